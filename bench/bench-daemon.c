@@ -1,0 +1,360 @@
+/* bench-daemon.c: the whole sampling path as netmetricsd runs it, on a 144-CPU fixture from
+ * gen-host.py (144-queue NIC, ~1,200 IRQ lines, ~200,000 counters), for a simulated hour at
+ * 1 Hz:
+ *   - CPU time of one sample of every source against the bare read() of the same files
+ *     (median of the rounds; the target is <= 3x);
+ *   - allocations per round in steady state (target 0);
+ *   - ring growth per 1 s round, keyframes amortised (target <= 12 KiB);
+ *   - `rates` over the whole hour (target <= 20 ms) and `queues --last 10` (<= 2 ms), through
+ *     the real command handlers.
+ *
+ *   bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS]
+ *
+ * Fixture steps 0..STEPS-1 are generated once and kept in memory; before each round the next
+ * step's files are written in place (untimed; the sources keep their fds open, as in the
+ * daemon). The sampler runs on a driven clock, one second per round. Ring growth is measured
+ * over the first pass through the steps, where every counter moves forward at its rate; the
+ * later rounds cycle through the steps again (each wrap to step 0 looks like a reset of
+ * every counter, a worst case for the ring) only to fill an hour for the query timings. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "daemon.h"
+#include "error.h"
+#include "query.h"
+#include "ring.h"
+#include "sampler.h"
+
+#ifndef GEN_HOST
+#define GEN_HOST "tests/fixtures/gen-host.py"
+#endif
+
+extern void *__libc_malloc(size_t size);
+extern void *__libc_calloc(size_t nmemb, size_t size);
+extern void *__libc_realloc(void *ptr, size_t size);
+
+static int counting;
+static unsigned long allocations;
+
+/* Count, then allocate. */
+void *
+malloc(size_t size)
+{
+	allocations += counting;
+	return __libc_malloc(size);
+}
+
+/* Count, then allocate zeroed. */
+void *
+calloc(size_t nmemb, size_t size)
+{
+	allocations += counting;
+	return __libc_calloc(nmemb, size);
+}
+
+/* Count, then reallocate. */
+void *
+realloc(void *ptr, size_t size)
+{
+	allocations += counting;
+	return __libc_realloc(ptr, size);
+}
+
+struct file {
+	char *rel;      /* path below the root */
+	char **content; /* [step] */
+	size_t *len;
+	int fd; /* kept open in the root, written in place */
+	char *buf;
+	size_t cap;
+};
+
+static struct file *files;
+static size_t nfiles;
+static const char *walk_base;
+static int walk_step;
+
+/* Record one regular file of a step tree (nftw callback). */
+static int
+walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	const char *rel = path + strlen(walk_base) + 1;
+	size_t i;
+	FILE *fp;
+
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode))
+		return 0;
+	/* Only what the sources read every sample: /proc/irq and /sys files are read when the
+	 * set of IRQs or devices changes, not per sample. */
+	if (strncmp(rel, "proc/irq/", 9) == 0 || strncmp(rel, "proc/sys/", 9) == 0 ||
+	    (strncmp(rel, "proc/", 5) != 0 && strncmp(rel, "ethtool/", 8) != 0))
+		return 0;
+	for (i = 0; i < nfiles && strcmp(files[i].rel, rel) != 0; i++)
+		;
+	if (i == nfiles) {
+		if (walk_step != 0)
+			return 0;
+		files = realloc(files, (nfiles + 1) * sizeof(*files));
+		memset(&files[nfiles], 0, sizeof(*files));
+		files[nfiles].rel = strdup(rel);
+		files[nfiles].content = calloc(64, sizeof(char *));
+		files[nfiles].len = calloc(64, sizeof(size_t));
+		nfiles++;
+	}
+	fp = fopen(path, "r");
+	files[i].content[walk_step] = malloc((size_t)st->st_size + 1);
+	files[i].len[walk_step] = fread(files[i].content[walk_step], 1, (size_t)st->st_size, fp);
+	fclose(fp);
+	return 0;
+}
+
+/* Generate step s into dir and load its files. */
+static void
+load_step(const char *gen, const char *dir, int s)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s && python3 %s %s --step %d >/dev/null", dir, gen, dir,
+	         s);
+	if (system(cmd) != 0) {
+		fprintf(stderr, "bench-daemon: %s failed\n", cmd);
+		exit(1);
+	}
+	walk_base = dir;
+	walk_step = s;
+	nftw(dir, walk_cb, 32, FTW_PHYS);
+}
+
+/* Write step s's files in place in the root (same inodes). */
+static void
+put_step(int s)
+{
+	for (size_t i = 0; i < nfiles; i++) {
+		if (files[i].content[s] == NULL)
+			continue;
+		if (pwrite(files[i].fd, files[i].content[s], files[i].len[s], 0) < 0 ||
+		    ftruncate(files[i].fd, (off_t)files[i].len[s]) < 0) {
+			perror(files[i].rel);
+			exit(1);
+		}
+	}
+}
+
+/* CPU time of the process, ns. */
+static uint64_t
+cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Wall time, ns. */
+static uint64_t
+wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The driven clock. */
+static uint64_t
+fake_now(void *arg)
+{
+	return *(uint64_t *)arg;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Median of n values (sorts them). */
+static uint64_t
+median(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	return v[n / 2];
+}
+
+/* Time one command handler call (wall ns), median of reps. */
+static uint64_t
+time_cmd(struct daemon *d, cmd_handler fn, const char *args_json, int reps)
+{
+	uint64_t t[64];
+	json_object *args = json_tokener_parse(args_json);
+
+	for (int i = 0; i < reps; i++) {
+		struct cmd_ctx ctx = {.d = d};
+		json_object *res = NULL;
+		struct nm_error err;
+		uint64_t t0 = wall_ns();
+		if (fn(&ctx, args, &res, &err) < 0) {
+			fprintf(stderr, "bench-daemon: command failed: %s\n", err.message);
+			exit(1);
+		}
+		t[i] = wall_ns() - t0;
+		json_object_put(res);
+	}
+	json_object_put(args);
+	return median(t, (size_t)reps);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *gen = GEN_HOST;
+	int rounds = 3600, steps = 12, ch;
+	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[64];
+	struct config cfg;
+	struct nm_error err;
+	struct daemon d;
+	uint64_t now = 1000000000ull, *tread, *tsample;
+	unsigned long steady_allocs = 0;
+	size_t bytes_total = 0;
+	struct ring_stats st0, st1;
+
+	while ((ch = getopt(argc, argv, "g:n:s:")) != -1) {
+		if (ch == 'g')
+			gen = optarg;
+		else if (ch == 'n')
+			rounds = atoi(optarg);
+		else if (ch == 's')
+			steps = atoi(optarg);
+		else {
+			fprintf(stderr,
+			        "usage: bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS]\n");
+			return 2;
+		}
+	}
+	if (steps < 2 || steps > 64 || rounds < 100)
+		return 2;
+	if (mkdtemp(root) == NULL)
+		return 1;
+	snprintf(stepdir, sizeof(stepdir), "%s.step", root);
+	fprintf(stderr, "generating %d fixture steps...\n", steps);
+	for (int s = 0; s < steps; s++)
+		load_step(gen, stepdir, s);
+	/* The root is step 0, written once; later steps are written in place. */
+	{
+		char cmd[256];
+		snprintf(cmd, sizeof(cmd),
+		         "rm -rf %s && python3 %s %s --step 0 >/dev/null && rm -rf %s", root, gen,
+		         root, stepdir);
+		if (system(cmd) != 0)
+			return 1;
+	}
+	for (size_t i = 0; i < nfiles; i++) {
+		char path[512];
+		snprintf(path, sizeof(path), "%s/%s", root, files[i].rel);
+		files[i].fd = open(path, O_RDWR | O_CLOEXEC);
+	}
+
+	config_defaults(&cfg);
+	free(cfg.root);
+	cfg.root = strdup(root);
+	/* Ethtool counters of the fixture's NIC, as on a real host where they are configured. */
+	memset(&d, 0, sizeof(d));
+	if ((d.sampler = sampler_new(&cfg, &err)) == NULL) {
+		fprintf(stderr, "bench-daemon: %s\n", err.message);
+		return 1;
+	}
+	sampler_set_clock(d.sampler, fake_now, &now);
+	d.query = query_new(d.sampler);
+
+	tread = calloc((size_t)rounds, sizeof(*tread));
+	tsample = calloc((size_t)rounds, sizeof(*tsample));
+	sampler_sample_all(d.sampler); /* first sample: every series interned */
+	fprintf(stderr, "%zu series after the first sample; %d rounds...\n",
+	        sampler_registry(d.sampler)->n, rounds);
+	for (int r = 0; r < rounds; r++) {
+		uint64_t c0;
+		put_step((r + 1) % steps);
+		/* The bare read of every file the sources read, into kept buffers. */
+		c0 = cpu_ns();
+		for (size_t i = 0; i < nfiles; i++) {
+			ssize_t n;
+			if (files[i].cap < files[i].len[0] * 2 + 4096) {
+				files[i].cap = files[i].len[0] * 2 + 4096;
+				files[i].buf = realloc(files[i].buf, files[i].cap);
+			}
+			n = pread(files[i].fd, files[i].buf, files[i].cap, 0);
+			(void)n;
+		}
+		tread[r] = cpu_ns() - c0;
+		now += 1000000000ull;
+		counting = r >= steps * 2; /* steady state: every step seen twice */
+		allocations = 0;
+		c0 = cpu_ns();
+		sampler_sample_all(d.sampler);
+		tsample[r] = cpu_ns() - c0;
+		counting = 0;
+		steady_allocs += allocations;
+		/* Growth over rounds 2..steps-2 of the first pass: round 1 sets every rate. */
+		if (r == 1)
+			ring_get_stats(sampler_ring(d.sampler), &st0);
+		if (r == steps - 2) {
+			ring_get_stats(sampler_ring(d.sampler), &st1);
+			bytes_total = st1.used - st0.used;
+		}
+	}
+	ring_get_stats(sampler_ring(d.sampler), &st1);
+
+	{
+		uint64_t mr = median(tread, (size_t)rounds), ms = median(tsample, (size_t)rounds);
+		printf("files read per round:        %zu\n", nfiles);
+		printf("series:                      %zu\n", sampler_registry(d.sampler)->n);
+		printf("bare read of the files:      %.3f ms CPU (median)\n", (double)mr / 1e6);
+		printf("one sample of every source:  %.3f ms CPU (median)\n", (double)ms / 1e6);
+		printf("sample / read ratio:         %.2fx (target <= 3x)\n",
+		       (double)ms / (double)mr);
+		printf("allocations, steady state:   %lu in %d rounds (target 0)\n", steady_allocs,
+		       rounds - steps * 2);
+		printf("ring used after %d rounds:   %.1f MiB of %.0f MiB, %zu segments, %llu "
+		       "evicted\n",
+		       rounds, (double)st1.used / (1 << 20), (double)st1.capacity / (1 << 20),
+		       st1.segments, (unsigned long long)st1.evicted_segments);
+		printf("ring growth per 1 s round:   %.0f bytes in the first pass (target <= "
+		       "12288)\n",
+		       (double)bytes_total / (steps - 3));
+		printf("keyframe:                    %zu bytes every 600 s: %.0f bytes per round "
+		       "amortised\n",
+		       st1.last_keyframe_bytes, (double)st1.last_keyframe_bytes / 600);
+	}
+	printf("rates over the last hour:    %.2f ms (target <= 20)\n",
+	       (double)time_cmd(&d, cmd_rates, "{\"last\":3600}", 9) / 1e6);
+	printf("rates 'irq.*' over 10 s:     %.2f ms\n",
+	       (double)time_cmd(&d, cmd_rates, "{\"glob\":\"irq.*\",\"last\":10}", 9) / 1e6);
+	printf("queues --last 10:            %.2f ms (target <= 2)\n",
+	       (double)time_cmd(&d, cmd_queues, "{\"last\":10}", 9) / 1e6);
+	printf("cpu --last 10:               %.2f ms\n",
+	       (double)time_cmd(&d, cmd_cpu, "{\"last\":10}", 9) / 1e6);
+
+	query_free(d.query);
+	sampler_free(d.sampler);
+	config_free(&cfg);
+	{
+		char cmd[128];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		if (system(cmd) != 0)
+			return 1;
+	}
+	return 0;
+}

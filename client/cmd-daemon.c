@@ -1,0 +1,104 @@
+/* cmd-daemon.c: renderers for the commands about the daemon itself: hello, status. */
+#include <string.h>
+
+#include "ctl.h"
+#include "jsonutil.h"
+#include "render-table.h"
+
+void
+render_hello(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	json_object *cmds = NULL;
+	struct table t;
+	static const char *const hdr[] = {"COMMAND", "ACCESS", "SUMMARY", NULL};
+
+	(void)opts;
+	fprintf(fp, "%s %s, protocol %lld\n\n", json_get_string(result, "daemon", "?"),
+	        json_get_string(result, "version", "?"),
+	        (long long)json_get_int(result, "protocol", 0));
+	if (!json_object_object_get_ex(result, "commands", &cmds) ||
+	    !json_object_is_type(cmds, json_type_array))
+		return;
+	table_init(&t, hdr);
+	for (size_t i = 0; i < json_object_array_length(cmds); i++) {
+		json_object *c = json_object_array_get_idx(cmds, i);
+		const char *row[] = {json_get_string(c, "name", ""),
+		                     json_get_string(c, "access", ""),
+		                     json_get_string(c, "summary", "")};
+		table_row(&t, row);
+	}
+	table_print(&t, fp);
+	table_free(&t);
+}
+
+/* The sources table and the ring line of status. */
+static void
+render_sources(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"SOURCE",   ">INTERVAL", "STATE",  ">SERIES",
+	                                  ">SAMPLES", ">COST",     "REASON", NULL};
+	json_object *arr = ctl_array(result, "sources"), *ring = NULL;
+	struct table t;
+
+	if (arr == NULL)
+		return;
+	fputc('\n', fp);
+	table_init(&t, hdr);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *s = json_object_array_get_idx(arr, i);
+		char iv[32], n[32], k[32], cost[32];
+		bool en = json_get_bool(s, "enabled", false);
+		snprintf(iv, sizeof(iv), "%lldms", (long long)json_get_int(s, "interval_ms", 0));
+		fmt_count((uint64_t)json_get_int(s, "series", 0), n, sizeof(n));
+		fmt_count((uint64_t)json_get_int(s, "samples", 0), k, sizeof(k));
+		snprintf(cost, sizeof(cost), "%.0fus", json_get_double(s, "last_cost_us", 0));
+		const char *row[] = {json_get_string(s, "name", "?"),
+		                     iv,
+		                     !en                                  ? "disabled"
+		                     : json_get_bool(s, "healthy", false) ? "ok"
+		                                                          : "FAILING",
+		                     n,
+		                     k,
+		                     cost,
+		                     json_get_string(s, "reason", "")};
+		table_row(&t, row);
+	}
+	ctl_table_out(&t, opts, fp);
+	if (json_object_object_get_ex(result, "ring", &ring)) {
+		char used[32], cap[32], bps[32], span[32], ns[32];
+		fmt_bytes(json_get_double(ring, "used_bytes", 0), used, sizeof(used));
+		fmt_bytes(json_get_double(ring, "capacity_bytes", 0), cap, sizeof(cap));
+		fmt_bytes(json_get_double(ring, "bytes_per_second", 0), bps, sizeof(bps));
+		fmt_seconds(json_get_double(ring, "span_s", 0), span, sizeof(span));
+		fmt_count((uint64_t)json_get_int(ring, "series", 0), ns, sizeof(ns));
+		fprintf(fp, "\nring: %s of %s used, %s series, %s/s, holds %s since %s\n", used,
+		        cap, ns, bps, span, json_get_string(ring, "oldest", "-"));
+	}
+}
+
+void
+render_status(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	json_object *clients = NULL;
+	char up[32], n[32];
+	const char *cfg = json_get_string(result, "config_file", NULL);
+
+	(void)opts;
+	fmt_seconds(json_get_double(result, "uptime_s", 0), up, sizeof(up));
+	fprintf(
+	    fp, "netmetricsd %s (protocol %lld), pid %lld, up %s since %s\n",
+	    json_get_string(result, "version", "?"), (long long)json_get_int(result, "protocol", 0),
+	    (long long)json_get_int(result, "pid", 0), up, json_get_string(result, "started", "?"));
+	fprintf(fp, "  socket     %s%s\n", json_get_string(result, "socket", "?"),
+	        json_get_bool(result, "socket_activated", false) ? " (from systemd)" : "");
+	fprintf(fp, "  root       %s\n", json_get_string(result, "root", "?"));
+	fprintf(fp, "  state dir  %s\n", json_get_string(result, "state_dir", "?"));
+	fprintf(fp, "  config     %s\n", cfg ? cfg : "built-in defaults (no file)");
+	if (json_object_object_get_ex(result, "clients", &clients)) {
+		fmt_count((uint64_t)json_get_int(clients, "connected", 0), n, sizeof(n));
+		fprintf(fp, "  clients    %s connected (at most %lld, %lld per uid)\n", n,
+		        (long long)json_get_int(clients, "max", 0),
+		        (long long)json_get_int(clients, "max_per_uid", 0));
+	}
+	render_sources(result, opts, fp);
+}

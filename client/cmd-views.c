@@ -1,0 +1,195 @@
+/* cmd-views.c: renderers for the host views: cpu, softirqs, queues, interrupts. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "jsonutil.h"
+#include "render-table.h"
+
+/* One percentage cell. */
+static void
+pct(json_object *o, const char *key, char *buf, size_t size)
+{
+	snprintf(buf, size, "%.1f", json_get_double(o, key, 0));
+}
+
+/* A row of the cpu table for one CPU or a total. */
+static void
+cpu_row(struct table *t, const char *label, json_object *o)
+{
+	static const char *const keys[] = {"user",   "nice",  "system", "irq", "softirq",
+	                                   "iowait", "steal", "idle",   "busy"};
+	char cells[10][24];
+	const char *row[11];
+
+	row[0] = label;
+	for (size_t i = 0; i < 9; i++) {
+		pct(o, keys[i], cells[i], sizeof(cells[i]));
+		row[i + 1] = cells[i];
+	}
+	snprintf(cells[9], sizeof(cells[9]), "%.2f", json_get_double(o, "busy_cpus", 0));
+	row[10] = cells[9];
+	table_row(t, row);
+}
+
+void
+render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {">CPU",   ">%USR",  ">%NICE",     ">%SYS",
+	                                  ">%IRQ",  ">%SOFT", ">%IOW",      ">%STEAL",
+	                                  ">%IDLE", ">%BUSY", ">CPUS BUSY", NULL};
+	json_object *arr = ctl_array(result, "cpus"), *o;
+	struct table t;
+	char label[32];
+
+	ctl_span_line(result, opts, fp);
+	table_init(&t, hdr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		o = json_object_array_get_idx(arr, i);
+		snprintf(label, sizeof(label), "%lld", (long long)json_get_int(o, "cpu", -1));
+		cpu_row(&t, label, o);
+	}
+	if (json_object_object_get_ex(result, "set", &o))
+		cpu_row(&t, json_get_string(o, "cpus", "set"), o);
+	if (json_object_object_get_ex(result, "all", &o))
+		cpu_row(&t, "all", o);
+	ctl_table_out(&t, opts, fp);
+}
+
+void
+render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	json_object *types = ctl_array(result, "types"), *cpus = ctl_array(result, "cpus");
+	json_object *tot = NULL;
+	const char *hdr[TABLE_MAX_COLS + 1] = {">CPU"};
+	static char names[TABLE_MAX_COLS][40];
+	const char *tn[TABLE_MAX_COLS];
+	size_t nt = 0;
+	struct table t;
+
+	json_object_object_get_ex(result, "total", &tot);
+	/* Only the types that moved, to keep the table narrow. */
+	for (size_t i = 0; types && i < json_object_array_length(types) && nt + 1 < TABLE_MAX_COLS;
+	     i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(types, i));
+		if (json_get_double(tot, name, 0) == 0)
+			continue;
+		snprintf(names[nt], sizeof(names[nt]), ">%s/s", name);
+		tn[nt] = name;
+		hdr[nt + 1] = names[nt];
+		nt++;
+	}
+	hdr[nt + 1] = NULL;
+	ctl_span_line(result, opts, fp);
+	table_init(&t, hdr);
+	for (size_t c = 0; cpus && c <= json_object_array_length(cpus); c++) {
+		bool total = c == json_object_array_length(cpus);
+		json_object *co = total ? NULL : json_object_array_get_idx(cpus, c);
+		json_object *rates = tot;
+		char cells[TABLE_MAX_COLS][32];
+		const char *row[TABLE_MAX_COLS];
+		if (!total) {
+			json_object_object_get_ex(co, "rates", &rates);
+			snprintf(cells[0], sizeof(cells[0]), "%lld",
+			         (long long)json_get_int(co, "cpu", -1));
+		} else
+			snprintf(cells[0], sizeof(cells[0]), "all");
+		row[0] = cells[0];
+		for (size_t i = 0; i < nt; i++) {
+			fmt_decimal(json_get_double(rates, tn[i], 0), 0, cells[i + 1],
+			            sizeof(cells[i + 1]));
+			row[i + 1] = cells[i + 1];
+		}
+		table_row(&t, row);
+	}
+	ctl_table_out(&t, opts, fp);
+}
+
+void
+render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"DEVICE",    ">QUEUE",      ">RX PKT/S",
+	                                  ">TX PKT/S", ">RX BYTES/S", ">TX BYTES/S",
+	                                  "IRQ",       "CPUS",        NULL};
+	json_object *devs = ctl_array(result, "devices");
+	struct table t;
+
+	ctl_span_line(result, opts, fp);
+	table_init(&t, hdr);
+	for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+		json_object *dev = json_object_array_get_idx(devs, i);
+		json_object *qs = ctl_array(dev, "queues"), *tot = NULL;
+		const char *name = json_get_string(dev, "name", "?");
+		char c[4][32], q[16], irq[64];
+		for (size_t j = 0; qs && j <= json_object_array_length(qs); j++) {
+			bool total = j == json_object_array_length(qs);
+			json_object *qo;
+			if (total) {
+				if (!json_object_object_get_ex(dev, "total", &tot))
+					break;
+				qo = tot;
+				snprintf(q, sizeof(q), "all");
+				irq[0] = '\0';
+			} else {
+				qo = json_object_array_get_idx(qs, j);
+				snprintf(q, sizeof(q), "%lld",
+				         (long long)json_get_int(qo, "queue", -1));
+				snprintf(irq, sizeof(irq), "%s", json_get_string(qo, "irqs", ""));
+			}
+			fmt_decimal(json_get_double(qo, "rx_pps", 0), 0, c[0], sizeof(c[0]));
+			fmt_decimal(json_get_double(qo, "tx_pps", 0), 0, c[1], sizeof(c[1]));
+			fmt_bytes(json_get_double(qo, "rx_bytes_ps", 0), c[2], sizeof(c[2]));
+			fmt_bytes(json_get_double(qo, "tx_bytes_ps", 0), c[3], sizeof(c[3]));
+			const char *row[] = {
+			    name, q,    c[0], c[1],
+			    c[2], c[3], irq,  total ? "" : json_get_string(qo, "cpus", "")};
+			table_row(&t, row);
+		}
+	}
+	ctl_table_out(&t, opts, fp);
+	if (!opts->csv && json_get_double(result, "min_rate", 0) > 0)
+		fprintf(fp, "(queues below %.0f packets/s hidden)\n",
+		        json_get_double(result, "min_rate", 0));
+}
+
+void
+render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {
+	    ">IRQ", "NAME", "DEVICE", ">QUEUE", "AFFINITY", ">PER SECOND", "CPUS (PER SECOND)",
+	    NULL};
+	json_object *arr = ctl_array(result, "irqs");
+	struct table t;
+
+	ctl_span_line(result, opts, fp);
+	table_init(&t, hdr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *cpus = NULL;
+		char rate[32], q[16], where[256] = "";
+		size_t off = 0;
+		fmt_decimal(json_get_double(o, "rate", 0), 0, rate, sizeof(rate));
+		if (json_get_int(o, "queue", -1) >= 0)
+			snprintf(q, sizeof(q), "%lld", (long long)json_get_int(o, "queue", -1));
+		else
+			q[0] = '\0';
+		if (json_object_object_get_ex(o, "cpus", &cpus)) {
+			json_object_object_foreach(cpus, k, v)
+			{
+				char r[32];
+				fmt_decimal(json_object_get_double(v), 0, r, sizeof(r));
+				if (off < sizeof(where) - 40)
+					off += (size_t)snprintf(where + off, sizeof(where) - off,
+					                        "%s%s:%s", off ? " " : "", k, r);
+			}
+		}
+		const char *row[] = {json_get_string(o, "irq", ""),
+		                     json_get_string(o, "name", ""),
+		                     json_get_string(o, "device", ""),
+		                     q,
+		                     json_get_string(o, "affinity", ""),
+		                     rate,
+		                     where};
+		table_row(&t, row);
+	}
+	ctl_table_out(&t, opts, fp);
+}

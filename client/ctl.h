@@ -1,0 +1,79 @@
+/* ctl.h: netmetricsctl's shared declarations: options, exit codes, the connection and the
+ * per-command renderers. */
+#ifndef NM_CTL_H
+#define NM_CTL_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "proto.h"
+
+#define CTL_DEFAULT_SOCKET "/run/netmetricsd/netmetricsd.sock"
+
+enum ctl_exit {
+	CTL_EXIT_OK = 0,
+	CTL_EXIT_REFUSED = 1, /* the daemon said no */
+	CTL_EXIT_USAGE = 2,
+	CTL_EXIT_UNREACHABLE = 3, /* cannot reach the daemon */
+};
+
+struct ctl_opts {
+	const char *socket;
+	bool json;
+	bool csv;
+};
+
+/* ---- conn.c ---- */
+struct conn {
+	int fd;
+	const char *path;
+	char *buf; /* unread bytes of the reply stream */
+	size_t len, cap;
+	int64_t next_id;
+};
+
+/* Connect; on failure print why and what to do, return -1 (exit CTL_EXIT_UNREACHABLE). */
+int conn_open(struct conn *c, const char *path);
+void conn_close(struct conn *c);
+/* Send one request and read its reply (events of other ids are skipped). Returns 0 with
+ * *rep filled (caller frees with proto_reply_free), -1 when the connection failed (message
+ * printed). */
+int conn_call(struct conn *c, const char *cmd, json_object *args, struct proto_reply *rep);
+/* Send a request without waiting; returns its id or -1. */
+int64_t conn_send(struct conn *c, const char *cmd, json_object *args);
+/* Read the next reply or event line. 0 ok, -1 on EOF/error (message printed). */
+int conn_read(struct conn *c, struct proto_reply *rep);
+
+/* ---- renderers (cmd-<group>.c) ---- */
+typedef void (*ctl_render_fn)(json_object *result, const struct ctl_opts *opts, FILE *fp);
+
+void render_hello(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_status(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_metrics(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_now(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_rates(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_series(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp);
+
+/* Shared by the renderers (cmd-query.c). */
+struct table;
+void ctl_table_out(struct table *t, const struct ctl_opts *opts, FILE *fp);
+json_object *ctl_array(json_object *o, const char *key);
+void ctl_span_line(json_object *result, const struct ctl_opts *opts, FILE *fp);
+
+/* ---- watch.c ---- */
+/* Run a watch stream until interrupted; the exit code. */
+int ctl_watch(const struct ctl_opts *opts, json_object *args);
+
+/* The renderer for a command, NULL for the default (JSON pretty-printed). */
+ctl_render_fn ctl_renderer_find(const char *name);
+
+/* ---- render-json.c ---- */
+/* Print the result object as the daemon sent it, one line. */
+void render_json(json_object *result, FILE *fp);
+
+#endif

@@ -1,0 +1,347 @@
+/* main.c: netmetricsctl: global options, the command named by the words on the command
+ * line (from the protocol's table), its arguments, the call, the rendering, the exit code. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "xmalloc.h"
+
+static const struct {
+	const char *name;
+	ctl_render_fn fn;
+} renderers[] = {
+    {"hello", render_hello},     {"status", render_status},
+    {"metrics", render_metrics}, {"now", render_now},
+    {"rates", render_rates},     {"series", render_series},
+    {"cpu", render_cpu},         {"softirqs", render_softirqs},
+    {"queues", render_queues},   {"interrupts", render_interrupts},
+};
+
+ctl_render_fn
+ctl_renderer_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(renderers) / sizeof(renderers[0]); i++)
+		if (strcmp(renderers[i].name, name) == 0)
+			return renderers[i].fn;
+	return NULL;
+}
+
+/* The command's name as typed: "mark-start" -> "mark start". */
+static void
+display_name(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", name);
+	for (char *p = buf; *p; p++)
+		if (*p == '-')
+			*p = ' ';
+}
+
+static void
+usage(FILE *fp)
+{
+	char name[PROTO_MAX_NAME];
+
+	fprintf(fp,
+	        "usage: netmetricsctl [--socket PATH] [--json] COMMAND [ARGS]\n"
+	        "       netmetricsctl COMMAND --help\n\n"
+	        "options:\n"
+	        "  -s, --socket PATH  the daemon's socket (default $NETMETRICS_SOCKET or %s)\n"
+	        "  -j, --json         print the daemon's result as JSON, unchanged\n"
+	        "      --csv          CSV where a command has tables\n"
+	        "  -h, --help         this text\n"
+	        "  -V, --version      print the version\n\n"
+	        "commands:\n",
+	        CTL_DEFAULT_SOCKET);
+	for (size_t i = 0; i < proto_ncommands; i++) {
+		const struct proto_command *c = &proto_commands[i];
+		char line[160];
+		display_name(c->name, name, sizeof(name));
+		snprintf(line, sizeof(line), "%s %s", name, c->usage ? c->usage : "");
+		fprintf(fp, "  %-34s %s%s\n", line, c->summary,
+		        (c->flags & PROTO_MUTATING) ? " [admin]" : "");
+	}
+	fprintf(fp, "\nexit status: 0 ok, 1 the daemon refused, 2 usage, 3 daemon unreachable\n");
+}
+
+/* Per-command help, from the table. */
+static void
+command_help(const struct proto_command *c, FILE *fp)
+{
+	char name[PROTO_MAX_NAME];
+	static const char *types[] = {"STRING",    "INT",     "NUMBER", "",
+	                              "STRING...", "CPULIST", "JSON"};
+
+	display_name(c->name, name, sizeof(name));
+	fprintf(fp, "usage: netmetricsctl %s %s\n\n%s.\n", name, c->usage ? c->usage : "",
+	        c->summary);
+	if (c->flags & PROTO_MUTATING)
+		fprintf(fp, "Changes the host: needs root or the daemon's admin group.\n");
+	if (c->args[0].name != NULL)
+		fprintf(fp, "\narguments:\n");
+	for (const struct proto_arg *a = c->args; a->name != NULL; a++) {
+		char opt[80];
+		snprintf(opt, sizeof(opt), "--%s %s", a->name, types[a->type]);
+		for (char *p = opt + 2; *p && *p != ' '; p++)
+			if (*p == '_')
+				*p = '-';
+		fprintf(fp, "  %-28s %s%s%s\n", opt, a->help ? a->help : "",
+		        a->required ? " (required)" : "", a->positional ? " (or positional)" : "");
+	}
+}
+
+/* Find the command named by the longest run of words at argv[0..]: "mark start" ->
+ * "mark-start". Sets *used to the words consumed. */
+static const struct proto_command *
+find_command(int argc, char **argv, int *used)
+{
+	char name[PROTO_MAX_NAME] = "";
+	const struct proto_command *found = NULL;
+
+	for (int i = 0; i < argc && i < 4 && argv[i][0] != '-'; i++) {
+		size_t l = strlen(name);
+		snprintf(name + l, sizeof(name) - l, "%s%s", l ? "-" : "", argv[i]);
+		const struct proto_command *c = proto_command_find(name);
+		if (c != NULL) {
+			found = c;
+			*used = i + 1;
+		}
+	}
+	return found;
+}
+
+/* Convert one command-line value to the JSON the argument's type wants. */
+static json_object *
+arg_value(const struct proto_arg *a, const char *s)
+{
+	char *end;
+
+	switch (a->type) {
+	case PROTO_ARG_INT: {
+		errno = 0;
+		long long v = strtoll(s, &end, 10);
+		if (errno || end == s || *end)
+			return NULL;
+		return json_object_new_int64(v);
+	}
+	case PROTO_ARG_NUMBER: {
+		double v = strtod(s, &end);
+		if (end == s || *end)
+			return NULL;
+		return json_object_new_double(v);
+	}
+	case PROTO_ARG_OBJECT:
+		return json_tokener_parse(s);
+	default:
+		return json_object_new_string(s);
+	}
+}
+
+/* The argument named by an option ("--last-sec" or "--last_sec"). */
+static const struct proto_arg *
+find_arg(const struct proto_command *c, const char *opt)
+{
+	for (const struct proto_arg *a = c->args; a->name != NULL; a++) {
+		size_t i;
+		for (i = 0; a->name[i] && opt[i]; i++)
+			if (a->name[i] != opt[i] && !(a->name[i] == '_' && opt[i] == '-'))
+				break;
+		if (a->name[i] == '\0' && opt[i] == '\0')
+			return a;
+	}
+	return NULL;
+}
+
+/* Add a value to args: repeated STRINGS options build an array. */
+static void
+args_put(json_object *args, const struct proto_arg *a, json_object *v)
+{
+	json_object *arr;
+
+	if (a->type != PROTO_ARG_STRINGS) {
+		json_object_object_add(args, a->name, v);
+		return;
+	}
+	if (!json_object_object_get_ex(args, a->name, &arr)) {
+		arr = json_object_new_array();
+		json_object_object_add(args, a->name, arr);
+	}
+	json_object_array_add(arr, v);
+}
+
+/* Build the args object from the words after the command. NULL after printing a usage error. */
+static json_object *
+parse_args(const struct proto_command *c, int argc, char **argv)
+{
+	json_object *args = json_object_new_object();
+	const struct proto_arg *pos = c->args;
+	char name[PROTO_MAX_NAME];
+
+	display_name(c->name, name, sizeof(name));
+	for (int i = 0; i < argc; i++) {
+		const struct proto_arg *a;
+		json_object *v;
+		const char *val;
+
+		if (strncmp(argv[i], "--", 2) == 0 && argv[i][2] != '\0') {
+			char *eq = strchr(argv[i], '=');
+			char opt[PROTO_MAX_NAME];
+			snprintf(opt, sizeof(opt), "%.*s",
+			         (int)(eq ? eq - argv[i] - 2 : (long)strlen(argv[i] + 2)),
+			         argv[i] + 2);
+			if ((a = find_arg(c, opt)) == NULL) {
+				fprintf(stderr, "netmetricsctl %s: unknown option --%s\n", name,
+				        opt);
+				goto fail;
+			}
+			if (a->type == PROTO_ARG_BOOL && eq == NULL) {
+				json_object_object_add(args, a->name, json_object_new_boolean(1));
+				continue;
+			}
+			if (eq != NULL)
+				val = eq + 1;
+			else if (i + 1 < argc)
+				val = argv[++i];
+			else {
+				fprintf(stderr, "netmetricsctl %s: --%s needs a value\n", name,
+				        opt);
+				goto fail;
+			}
+			if (a->type == PROTO_ARG_BOOL) {
+				v = json_object_new_boolean(strcmp(val, "yes") == 0 ||
+				                            strcmp(val, "true") == 0 ||
+				                            strcmp(val, "1") == 0);
+			} else
+				v = arg_value(a, val);
+		} else {
+			while (
+			    pos->name != NULL &&
+			    (!pos->positional || json_object_object_get_ex(args, pos->name, NULL)))
+				pos++;
+			if ((a = pos) == NULL || a->name == NULL) {
+				fprintf(stderr, "netmetricsctl %s: unexpected argument \"%s\"\n",
+				        name, argv[i]);
+				goto fail;
+			}
+			val = argv[i];
+			v = arg_value(a, val);
+			if (a->type != PROTO_ARG_STRINGS)
+				pos++;
+		}
+		if (v == NULL) {
+			fprintf(stderr, "netmetricsctl %s: bad value \"%s\" for %s\n", name, val,
+			        a->name);
+			goto fail;
+		}
+		args_put(args, a, v);
+	}
+	return args;
+fail:
+	json_object_put(args);
+	return NULL;
+}
+
+/* Call the daemon and render its answer; the exit code. */
+static int
+run(const struct ctl_opts *opts, const struct proto_command *c, json_object *args)
+{
+	struct conn conn;
+	struct proto_reply rep;
+	ctl_render_fn render;
+	int rc;
+
+	if (conn_open(&conn, opts->socket) < 0)
+		return CTL_EXIT_UNREACHABLE;
+	if (conn_call(&conn, c->name, args, &rep) < 0) {
+		conn_close(&conn);
+		return CTL_EXIT_UNREACHABLE;
+	}
+	if (!rep.ok) {
+		fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name ? rep.code_name : "error",
+		        rep.message ? rep.message : "(no message)");
+		rc = rep.code == NM_ERR_BAD_ARGS ? CTL_EXIT_USAGE : CTL_EXIT_REFUSED;
+	} else {
+		render = ctl_renderer_find(c->name);
+		if (opts->json || render == NULL)
+			render_json(rep.result, stdout);
+		else
+			render(rep.result, opts, stdout);
+		rc = CTL_EXIT_OK;
+	}
+	proto_reply_free(&rep);
+	conn_close(&conn);
+	return rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct ctl_opts opts = {0};
+	const struct proto_command *c;
+	json_object *args;
+	int i, used = 0, rc;
+
+	opts.socket = getenv("NETMETRICS_SOCKET");
+	if (opts.socket == NULL || *opts.socket == '\0')
+		opts.socket = CTL_DEFAULT_SOCKET;
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (strcmp(argv[i], "-s") == 0 || strcmp(argv[i], "--socket") == 0) {
+			if (++i == argc) {
+				fprintf(stderr, "netmetricsctl: --socket needs a path\n");
+				return CTL_EXIT_USAGE;
+			}
+			opts.socket = argv[i];
+		} else if (strncmp(argv[i], "--socket=", 9) == 0)
+			opts.socket = argv[i] + 9;
+		else if (strcmp(argv[i], "-j") == 0 || strcmp(argv[i], "--json") == 0)
+			opts.json = true;
+		else if (strcmp(argv[i], "--csv") == 0)
+			opts.csv = true;
+		else if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) {
+			usage(stdout);
+			return CTL_EXIT_OK;
+		} else if (strcmp(argv[i], "-V") == 0 || strcmp(argv[i], "--version") == 0) {
+			printf("netmetricsctl %s (protocol %d)\n", NM_VERSION, PROTO_VERSION);
+			return CTL_EXIT_OK;
+		} else {
+			fprintf(stderr, "netmetricsctl: unknown option %s\n", argv[i]);
+			usage(stderr);
+			return CTL_EXIT_USAGE;
+		}
+	}
+	if (i == argc) {
+		usage(stderr);
+		return CTL_EXIT_USAGE;
+	}
+	if ((c = find_command(argc - i, argv + i, &used)) == NULL) {
+		fprintf(stderr,
+		        "netmetricsctl: unknown command \"%s\" (see netmetricsctl --help)\n",
+		        argv[i]);
+		return CTL_EXIT_USAGE;
+	}
+	i += used;
+	/* Global options may also follow the command. */
+	for (int j = i; j < argc; j++) {
+		if (strcmp(argv[j], "--help") == 0 || strcmp(argv[j], "-h") == 0) {
+			command_help(c, stdout);
+			return CTL_EXIT_OK;
+		}
+		if (strcmp(argv[j], "--json") == 0 || strcmp(argv[j], "--csv") == 0) {
+			opts.json |= argv[j][2] == 'j';
+			opts.csv |= argv[j][2] == 'c';
+			memmove(&argv[j], &argv[j + 1], (size_t)(argc - j - 1) * sizeof(*argv));
+			argc--;
+			j--;
+		}
+	}
+	if ((args = parse_args(c, argc - i, argv + i)) == NULL)
+		return CTL_EXIT_USAGE;
+	if (c->flags & PROTO_STREAM)
+		rc = ctl_watch(&opts, args);
+	else
+		rc = run(&opts, c, args);
+	json_object_put(args);
+	return rc;
+}

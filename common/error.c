@@ -1,0 +1,71 @@
+/* error.c: error codes and their wire names, and the error a function fills. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+
+/* Indexed by enum nm_errcode; the names are part of the protocol and never change. */
+static const char *const error_names[NM_ERR__COUNT] = {
+    [NM_OK] = "ok",
+    [NM_ERR_BAD_REQUEST] = "bad_request",
+    [NM_ERR_TOO_LONG] = "too_long",
+    [NM_ERR_UNKNOWN_CMD] = "unknown_command",
+    [NM_ERR_BAD_ARGS] = "bad_args",
+    [NM_ERR_DENIED] = "denied",
+    [NM_ERR_NOT_FOUND] = "not_found",
+    [NM_ERR_EXISTS] = "exists",
+    [NM_ERR_BUSY] = "busy",
+    [NM_ERR_UNSUPPORTED] = "unsupported",
+    [NM_ERR_FAILED] = "failed",
+    [NM_ERR_INTERNAL] = "internal",
+};
+
+/* Fill err with a code and a formatted message (truncated to fit); always returns -1. */
+int
+nm_error_set(struct nm_error *err, enum nm_errcode code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (err == NULL)
+		return -1;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->message, sizeof err->message, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Reset err to "no error" with an empty message. */
+void
+nm_error_clear(struct nm_error *err)
+{
+	if (err == NULL)
+		return;
+	err->code = NM_OK;
+	err->message[0] = '\0';
+}
+
+/* The wire name of a code; "internal" for values outside the list. */
+const char *
+nm_error_name(enum nm_errcode code)
+{
+	if ((unsigned)code >= NM_ERR__COUNT)
+		return error_names[NM_ERR_INTERNAL];
+	return error_names[code];
+}
+
+/* The code for a wire name; NM_ERR_INTERNAL for NULL or an unknown name. */
+enum nm_errcode
+nm_error_from_name(const char *name)
+{
+	unsigned i;
+
+	if (name == NULL)
+		return NM_ERR_INTERNAL;
+	for (i = 0; i < NM_ERR__COUNT; i++) {
+		if (strcmp(error_names[i], name) == 0)
+			return (enum nm_errcode)i;
+	}
+	return NM_ERR_INTERNAL;
+}

@@ -1,0 +1,125 @@
+/* cmd-interrupts.c: interrupts per IRQ per CPU per second, with device, queue, affinity. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd-util.h"
+#include "cmd.h"
+#include "cpulist.h"
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "netdev.h"
+#include "query.h"
+#include "sampler.h"
+#include "source-interrupts.h"
+
+/* The words for an IRQ's queue kind. */
+static const char *
+queue_kind_name(enum irq_queue_kind k)
+{
+	static const char *const names[] = {"", "txrx", "rx", "tx", "io"};
+
+	return (unsigned)k < 5 ? names[k] : "";
+}
+
+/* One IRQ as an object, or NULL when it did not fire and all is false. */
+static json_object *
+irq_json(struct daemon *d, const struct irq_info *irq, bool all)
+{
+	json_object *o, *cpus = json_object_new_object();
+	uint64_t total = 0;
+	double rate = 0;
+	char list[1024], cpu[16];
+
+	for (unsigned c = 0; c < irq->ncpus; c++) {
+		series_id id = irq->cpu_series[c];
+		uint64_t delta;
+		if (id == SERIES_NONE || (delta = query_delta(d->query, id)) == 0)
+			continue;
+		total += delta;
+		rate += query_rate(d->query, id);
+		snprintf(cpu, sizeof(cpu), "%u", c);
+		json_add_double(cpus, cpu, query_rate(d->query, id));
+	}
+	if (irq->total != SERIES_NONE) {
+		total += query_delta(d->query, irq->total);
+		rate += query_rate(d->query, irq->total);
+	}
+	if (total == 0 && !all) {
+		json_object_put(cpus);
+		return NULL;
+	}
+	o = json_object_new_object();
+	json_add_string(o, "irq", irq->label);
+	json_add_string(o, "name", irq->name);
+	json_add_string(o, "chip", irq->chip);
+	json_add_string(o, "device", irq->queue.device);
+	json_add_int(o, "queue", irq->queue.index);
+	json_add_string(o, "queue_kind", queue_kind_name(irq->queue.kind));
+	if (irq->has_affinity) {
+		cpuset_format_list(&irq->affinity, list, sizeof(list));
+		json_add_string(o, "affinity", list);
+	}
+	if (irq->has_effective) {
+		cpuset_format_list(&irq->effective, list, sizeof(list));
+		json_add_string(o, "effective", list);
+	}
+	json_add_uint(o, "total", total);
+	json_add_double(o, "rate", rate);
+	json_object_object_add(o, "cpus", cpus);
+	return o;
+}
+
+int
+cmd_build_interrupts(struct daemon *d, json_object *args, json_object *o, struct nm_error *err)
+{
+	struct source *src = sampler_source(d->sampler, "interrupts");
+	const char *dev = json_get_string(args, "dev", NULL);
+	bool all = json_get_bool(args, "all", false);
+	struct netdev_aliases al;
+	const struct irq_info *irqs;
+	json_object *arr;
+	size_t n;
+
+	if ((irqs = source_interrupts_irqs(src, &n)) == NULL)
+		return nm_error_set(err, NM_ERR_UNSUPPORTED,
+		                    "the interrupts source has no sample%s%s",
+		                    src->reason[0] ? ": " : "", src->reason);
+	if (dev != NULL)
+		netdev_aliases(src->rootfd, dev, &al);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		json_object *io;
+		if (dev != NULL && !netdev_owns_irq(&al, &irqs[i]))
+			continue;
+		if ((io = irq_json(d, &irqs[i], all)) != NULL)
+			json_object_array_add(arr, io);
+	}
+	if (dev != NULL && json_object_array_length(arr) == 0 && !all) {
+		bool any = false;
+		for (size_t i = 0; i < n && !any; i++)
+			any = netdev_owns_irq(&al, &irqs[i]);
+		if (!any) {
+			json_object_put(arr);
+			return nm_error_set(err, NM_ERR_NOT_FOUND,
+			                    "no IRQ in /proc/interrupts names device %s%s%s", dev,
+			                    al.parent[0] ? " or " : "", al.parent);
+		}
+	}
+	json_object_object_add(o, "irqs", arr);
+	return 0;
+}
+
+int
+cmd_interrupts(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
+{
+	json_object *o = json_object_new_object();
+
+	if (cmd_span_last(ctx->d, args, CMD_DEFAULT_LAST_S, o, err) < 0 ||
+	    cmd_build_interrupts(ctx->d, args, o, err) < 0) {
+		json_object_put(o);
+		return -1;
+	}
+	*result = o;
+	return 0;
+}

@@ -1,0 +1,217 @@
+/* cmd-queues.c: per-queue rx/tx packet and byte rates of each device, the IRQs of each
+ * queue and the CPUs where they fired: the old pkts.sh table. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd-util.h"
+#include "cmd.h"
+#include "cpulist.h"
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "netdev.h"
+#include "query.h"
+#include "sampler.h"
+#include "source-interrupts.h"
+#include "source-queues.h"
+#include "xmalloc.h"
+
+#define QUEUE_MAX_IRQS 8
+
+/* Rates of one queue index of a device, rx and tx together. */
+struct qrow {
+	int index;
+	double rx_pps, tx_pps, rx_bps, tx_bps;
+	uint64_t rx_pkts, tx_pkts;
+};
+
+/* Rate and delta of a series, or zeros for SERIES_NONE. */
+static void
+rate_of(struct daemon *d, series_id id, double *rate, uint64_t *delta)
+{
+	if (id == SERIES_NONE)
+		return;
+	*rate += query_rate(d->query, id);
+	if (delta)
+		*delta += query_delta(d->query, id);
+}
+
+/* The IRQs of each queue index of one device, found in one pass over the IRQ table. */
+struct queue_irqs {
+	const struct irq_info *irq[QUEUE_MAX_IRQS];
+	unsigned n;
+};
+
+/* Fill map[0..nq) with the IRQs that name the device (or its parent) and a queue index. */
+static void
+map_irqs(struct source *isrc, const struct netdev_aliases *al, struct queue_irqs *map, uint32_t nq)
+{
+	const struct irq_info *irqs;
+	size_t n;
+
+	memset(map, 0, nq * sizeof(*map));
+	if (isrc == NULL || (irqs = source_interrupts_irqs(isrc, &n)) == NULL)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const struct irq_info *irq = &irqs[i];
+		struct queue_irqs *m;
+		if (irq->queue.index < 0 || (uint32_t)irq->queue.index >= nq ||
+		    !netdev_owns_irq(al, irq))
+			continue;
+		m = &map[irq->queue.index];
+		if (m->n < QUEUE_MAX_IRQS)
+			m->irq[m->n++] = irq;
+	}
+}
+
+/* Add the IRQs of one queue to qo: their numbers, affinity and the CPUs that fired. */
+static void
+queue_irqs(struct daemon *d, const struct queue_irqs *m, json_object *qo)
+{
+	struct cpuset fired, aff;
+	char list[1024], names[256] = "";
+	size_t off = 0;
+
+	cpuset_zero(&fired);
+	cpuset_zero(&aff);
+	for (unsigned i = 0; i < m->n; i++) {
+		const struct irq_info *irq = m->irq[i];
+		off += (size_t)snprintf(names + off, sizeof(names) - off, "%s%s", i ? "," : "",
+		                        irq->label);
+		if (off >= sizeof(names))
+			off = sizeof(names) - 1;
+		if (irq->has_affinity)
+			cpuset_or(&aff, &irq->affinity);
+		for (unsigned c = 0; c < irq->ncpus; c++)
+			if (irq->cpu_series[c] != SERIES_NONE &&
+			    query_delta(d->query, irq->cpu_series[c]) > 0)
+				cpuset_add(&fired, c);
+	}
+	json_add_string(qo, "irqs", names);
+	cpuset_format_list(&fired, list, sizeof(list));
+	json_add_string(qo, "cpus", list);
+	cpuset_format_list(&aff, list, sizeof(list));
+	json_add_string(qo, "affinity", list);
+}
+
+/* The rates of a queue row as an object. */
+static json_object *
+row_json(const struct qrow *r)
+{
+	json_object *o = json_object_new_object();
+
+	if (r->index >= 0)
+		json_add_int(o, "queue", r->index);
+	json_add_double(o, "rx_pps", r->rx_pps);
+	json_add_double(o, "tx_pps", r->tx_pps);
+	json_add_double(o, "rx_bytes_ps", r->rx_bps);
+	json_add_double(o, "tx_bytes_ps", r->tx_bps);
+	json_add_uint(o, "rx_packets", r->rx_pkts);
+	json_add_uint(o, "tx_packets", r->tx_pkts);
+	return o;
+}
+
+/* One device: its queues [first, last) of the list, merged by index. */
+static json_object *
+device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t last,
+            double min_rate, struct source *qsrc)
+{
+	struct source *isrc = sampler_source(d->sampler, "interrupts");
+	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	struct netdev_aliases al;
+	struct qrow tot = {.index = -1};
+	struct queue_irqs *map;
+	uint32_t maxq = 0;
+	size_t hidden = 0;
+
+	netdev_aliases(qsrc->rootfd, q[first].dev, &al);
+	for (size_t i = first; i < last; i++)
+		if (q[i].index + 1 > maxq)
+			maxq = q[i].index + 1;
+	map = xcalloc(maxq ? maxq : 1, sizeof(*map));
+	map_irqs(isrc, &al, map, maxq);
+	for (uint32_t idx = 0; idx < maxq; idx++) {
+		struct qrow r = {.index = (int)idx};
+		bool seen = false;
+		json_object *qo;
+		for (size_t i = first; i < last; i++) {
+			if (q[i].index != idx)
+				continue;
+			seen = true;
+			if (q[i].dir == QUEUE_RX) {
+				rate_of(d, q[i].packets, &r.rx_pps, &r.rx_pkts);
+				rate_of(d, q[i].bytes, &r.rx_bps, NULL);
+			} else {
+				rate_of(d, q[i].packets, &r.tx_pps, &r.tx_pkts);
+				rate_of(d, q[i].bytes, &r.tx_bps, NULL);
+			}
+		}
+		if (!seen)
+			continue;
+		tot.rx_pps += r.rx_pps;
+		tot.tx_pps += r.tx_pps;
+		tot.rx_bps += r.rx_bps;
+		tot.tx_bps += r.tx_bps;
+		tot.rx_pkts += r.rx_pkts;
+		tot.tx_pkts += r.tx_pkts;
+		if (r.rx_pps + r.tx_pps < min_rate) {
+			hidden++;
+			continue;
+		}
+		qo = row_json(&r);
+		queue_irqs(d, &map[idx], qo);
+		json_object_array_add(arr, qo);
+	}
+	free(map);
+	json_add_string(o, "name", q[first].dev);
+	json_add_string(o, "parent", al.parent[0] ? al.parent : NULL);
+	json_object_object_add(o, "queues", arr);
+	json_object_object_add(o, "total", row_json(&tot));
+	json_add_uint(o, "hidden", hidden);
+	return o;
+}
+
+int
+cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_error *err)
+{
+	struct source *qsrc = sampler_source(d->sampler, "queues");
+	const char *dev = json_get_string(args, "dev", NULL);
+	double min_rate = json_get_double(args, "min_rate", 0);
+	const struct queue_info *q;
+	json_object *arr = json_object_new_array();
+	size_t n, i = 0;
+
+	q = source_queues_list(qsrc, &n);
+	while (i < n) {
+		size_t j = i;
+		while (j < n && strcmp(q[j].dev, q[i].dev) == 0)
+			j++;
+		if (dev == NULL || strcmp(dev, q[i].dev) == 0)
+			json_object_array_add(arr, device_json(d, q, i, j, min_rate, qsrc));
+		i = j;
+	}
+	if (dev != NULL && json_object_array_length(arr) == 0) {
+		json_object_put(arr);
+		return nm_error_set(err, NM_ERR_NOT_FOUND,
+		                    "no per-queue counters for device \"%s\"%s%s", dev,
+		                    qsrc->reason[0] ? ": " : "", qsrc->reason);
+	}
+	json_add_double(o, "min_rate", min_rate);
+	json_object_object_add(o, "devices", arr);
+	return 0;
+}
+
+int
+cmd_queues(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
+{
+	json_object *o = json_object_new_object();
+
+	if (cmd_span_last(ctx->d, args, CMD_DEFAULT_LAST_S, o, err) < 0 ||
+	    cmd_build_queues(ctx->d, args, o, err) < 0) {
+		json_object_put(o);
+		return -1;
+	}
+	*result = o;
+	return 0;
+}

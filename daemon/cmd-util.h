@@ -1,0 +1,40 @@
+/* cmd-util.h: what the query commands share: the span from "last", series names split into
+ * parts, CPU and type discovery. */
+#ifndef NM_CMD_UTIL_H
+#define NM_CMD_UTIL_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "series.h"
+
+struct daemon;
+struct nm_error;
+
+#define CMD_DEFAULT_LAST_S 10.0
+
+/* Set d->query to the last args.last seconds (default def_s); adds "span_s", "from" and
+ * "to" (RFC 3339) to result. 0 ok, -1 with err. */
+int cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object *result,
+                  struct nm_error *err);
+/* Add the span of d->query to result ("span_s", "from", "to"). */
+void cmd_span_json(struct daemon *d, json_object *result);
+/* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */
+void cmd_format_mono(struct daemon *d, uint64_t mono_ns, char *buf, size_t size);
+/* Wall-clock seconds since the epoch of a CLOCK_MONOTONIC time. */
+double cmd_epoch_s(struct daemon *d, uint64_t mono_ns);
+
+/* The kind of a series as a word: "counter", "counter32", "gauge". */
+const char *cmd_kind_name(int kind);
+
+/* Series ids whose names look like PREFIX<number>SUFFIX or PREFIX...: collect the distinct
+ * middle parts, of live and dead series alike (callers check liveness). Used to discover CPUs
+ * ("cpu.", ".user") and softirq types. The returned array of strings is owned by the caller (free
+ * each and the array). */
+size_t cmd_collect_parts(struct daemon *d, const char *prefix, char ***parts);
+/* Split a name "a.b.c" at the first dot after prefix: copies the segment into buf. */
+bool cmd_name_segment(const char *name, size_t prefix_len, char *buf, size_t size);
+
+#endif

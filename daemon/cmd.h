@@ -1,0 +1,32 @@
+/* cmd.h: the command handlers, one file each (cmd-<name>.c), bound in cmd-table.c. */
+#ifndef NM_CMD_H
+#define NM_CMD_H
+
+#include "dispatch.h"
+
+struct daemon;
+
+#define CMD_HANDLER(name)                                                                          \
+	int cmd_##name(struct cmd_ctx *ctx, json_object *args, json_object **result,               \
+	               struct nm_error *err)
+
+CMD_HANDLER(hello);
+CMD_HANDLER(status);
+CMD_HANDLER(cancel);
+CMD_HANDLER(metrics);
+CMD_HANDLER(now);
+CMD_HANDLER(rates);
+CMD_HANDLER(series);
+CMD_HANDLER(queues);
+CMD_HANDLER(cpu);
+CMD_HANDLER(softirqs);
+CMD_HANDLER(interrupts);
+CMD_HANDLER(watch);
+
+/* Views shared by a command and by watch: fill o for the span already set on d->query. */
+int cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
+int cmd_build_cpu(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
+int cmd_build_softirqs(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
+int cmd_build_interrupts(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
+
+#endif

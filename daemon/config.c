@@ -1,0 +1,407 @@
+/* config.c: defaults, the INI file (libinih) and value parsers. */
+#include <errno.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "xmalloc.h"
+
+struct load_ctx {
+	struct config *cfg;
+	struct nm_error *err;
+	const char *path;
+	int failed;
+};
+
+/* Replace an owned string member. */
+static void
+set_str(char **dst, const char *val)
+{
+	free(*dst);
+	*dst = (val == NULL || *val == '\0') ? NULL : xstrdup(val);
+}
+
+void
+config_defaults(struct config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->socket_path = xstrdup(CONFIG_DEFAULT_SOCKET);
+	cfg->socket_mode = 0660;
+	cfg->state_dir = xstrdup(CONFIG_DEFAULT_STATEDIR);
+	cfg->root = xstrdup("/");
+	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->max_clients = 256;
+	cfg->max_clients_per_uid = 64;
+	cfg->client_output_high = 4u << 20;
+	cfg->client_output_low = 1u << 20;
+	cfg->request_timeout_ms = 10000;
+	cfg->ring_memory = 64u << 20;
+	cfg->sample_interval_ms = 1000;
+	cfg->keyframe_interval_ms = 600000;
+}
+
+/* Free every owned member. */
+void
+config_free(struct config *cfg)
+{
+	free(cfg->socket_path);
+	free(cfg->socket_group);
+	free(cfg->admin_group);
+	free(cfg->state_dir);
+	free(cfg->root);
+	for (size_t i = 0; i < cfg->nsource_opts; i++) {
+		free(cfg->source_opts[i].source);
+		free(cfg->source_opts[i].key);
+		free(cfg->source_opts[i].val);
+	}
+	free(cfg->source_opts);
+	memset(cfg, 0, sizeof(*cfg));
+}
+
+/* Duplicate an optional string. */
+static char *
+dup_opt(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+void
+config_copy(struct config *dst, const struct config *src)
+{
+	*dst = *src;
+	dst->socket_path = dup_opt(src->socket_path);
+	dst->socket_group = dup_opt(src->socket_group);
+	dst->admin_group = dup_opt(src->admin_group);
+	dst->state_dir = dup_opt(src->state_dir);
+	dst->root = dup_opt(src->root);
+	dst->source_opts = NULL;
+	dst->nsource_opts = 0;
+	for (size_t i = 0; i < src->nsource_opts; i++)
+		config_add_source_opt(dst, src->source_opts[i].source, src->source_opts[i].key,
+		                      src->source_opts[i].val);
+}
+
+void
+config_add_source_opt(struct config *cfg, const char *source, const char *key, const char *val)
+{
+	struct config_kv *kv;
+
+	cfg->source_opts =
+	    xreallocarray(cfg->source_opts, cfg->nsource_opts + 1, sizeof(*cfg->source_opts));
+	kv = &cfg->source_opts[cfg->nsource_opts++];
+	kv->source = xstrdup(source);
+	kv->key = xstrdup(key);
+	kv->val = xstrdup(val);
+}
+
+/* Parse yes/no/true/false/on/off/1/0. */
+int
+config_parse_bool(const char *s, bool *out)
+{
+	static const char *yes[] = {"yes", "true", "on", "1"};
+	static const char *no[] = {"no", "false", "off", "0"};
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(s, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(s, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Parse a byte size with an optional k/M/G suffix (powers of 1024). */
+int
+config_parse_size(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+	uint64_t mult = 1;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s || *s == '-')
+		return -1;
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mult = 1ull << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1ull << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1ull << 30;
+		end++;
+		break;
+	default:
+		return -1;
+	}
+	if (*end == 'i' && end[-1] != *s)
+		end++;
+	if (*end == 'B' || *end == 'b')
+		end++;
+	if (*end != '\0' || v > UINT64_MAX / mult)
+		return -1;
+	*out = v * mult;
+	return 0;
+}
+
+/* Parse a duration: a number with ms, s, m or h (seconds when bare). */
+int
+config_parse_duration_ms(const char *s, uint64_t *out)
+{
+	char *end;
+	double v;
+	double mult;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || v < 0 || v != v)
+		return -1;
+	if (strcmp(end, "ms") == 0)
+		mult = 1;
+	else if (strcmp(end, "s") == 0 || *end == '\0')
+		mult = 1000;
+	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
+		mult = 60000;
+	else if (strcmp(end, "h") == 0)
+		mult = 3600000;
+	else
+		return -1;
+	v *= mult;
+	if (v > 1e15)
+		return -1;
+	*out = (uint64_t)(v + 0.5);
+	return 0;
+}
+
+/* Parse an unsigned integer in [min, max]. */
+static int
+parse_uint(const char *s, unsigned long long min, unsigned long long max, int base,
+           unsigned long long *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || end == s || *end != '\0' || *s == '-' || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Set one [daemon] key. 1 handled, 0 unknown key, -1 bad value. */
+static int
+set_daemon_key(struct config *cfg, const char *key, const char *val)
+{
+	unsigned long long u;
+	int lvl;
+
+	if (strcmp(key, "socket") == 0) {
+		if (*val != '/')
+			return -1;
+		set_str(&cfg->socket_path, val);
+	} else if (strcmp(key, "socket_group") == 0) {
+		set_str(&cfg->socket_group, val);
+	} else if (strcmp(key, "socket_mode") == 0) {
+		if (parse_uint(val, 0, 0777, 8, &u) < 0)
+			return -1;
+		cfg->socket_mode = (unsigned)u;
+	} else if (strcmp(key, "admin_group") == 0) {
+		set_str(&cfg->admin_group, val);
+	} else if (strcmp(key, "state_dir") == 0) {
+		if (*val != '/')
+			return -1;
+		set_str(&cfg->state_dir, val);
+	} else if (strcmp(key, "root") == 0) {
+		if (*val != '/')
+			return -1;
+		set_str(&cfg->root, val);
+	} else if (strcmp(key, "log_level") == 0) {
+		if ((lvl = log_level_parse(val)) < 0)
+			return -1;
+		cfg->log_level = lvl;
+	} else
+		return 0;
+	return 1;
+}
+
+/* Set one [limits] key. 1 handled, 0 unknown key, -1 bad value. */
+static int
+set_limits_key(struct config *cfg, const char *key, const char *val)
+{
+	unsigned long long u;
+	uint64_t v;
+
+	if (strcmp(key, "max_clients") == 0) {
+		if (parse_uint(val, 1, 100000, 10, &u) < 0)
+			return -1;
+		cfg->max_clients = (unsigned)u;
+	} else if (strcmp(key, "max_clients_per_uid") == 0) {
+		if (parse_uint(val, 1, 100000, 10, &u) < 0)
+			return -1;
+		cfg->max_clients_per_uid = (unsigned)u;
+	} else if (strcmp(key, "client_output_high") == 0) {
+		if (config_parse_size(val, &v) < 0 || v < 65536 || v > (1ull << 32))
+			return -1;
+		cfg->client_output_high = v;
+	} else if (strcmp(key, "client_output_low") == 0) {
+		if (config_parse_size(val, &v) < 0 || v > (1ull << 32))
+			return -1;
+		cfg->client_output_low = v;
+	} else if (strcmp(key, "request_timeout") == 0) {
+		if (config_parse_duration_ms(val, &v) < 0 || v < 100)
+			return -1;
+		cfg->request_timeout_ms = v;
+	} else
+		return 0;
+	return 1;
+}
+
+/* Set one [sampling] key. 1 handled, 0 unknown key, -1 bad value. */
+static int
+set_sampling_key(struct config *cfg, const char *key, const char *val)
+{
+	uint64_t v;
+
+	if (strcmp(key, "ring_memory") == 0) {
+		if (config_parse_size(val, &v) < 0 || v < (1u << 20) || v > (64ull << 30))
+			return -1;
+		cfg->ring_memory = v;
+	} else if (strcmp(key, "interval") == 0) {
+		if (config_parse_duration_ms(val, &v) < 0 || v < 10 || v > 3600000)
+			return -1;
+		cfg->sample_interval_ms = v;
+	} else if (strcmp(key, "keyframe_interval") == 0) {
+		if (config_parse_duration_ms(val, &v) < 0 || v < 1000 || v > 86400000)
+			return -1;
+		cfg->keyframe_interval_ms = v;
+	} else
+		return 0;
+	return 1;
+}
+
+/* inih callback: route a key to its section. Returns 0 to stop at the first error. */
+static int
+ini_line_cb(void *user, const char *section, const char *key, const char *val)
+{
+	struct load_ctx *lc = user;
+	int r;
+
+	if (strcmp(section, "daemon") == 0)
+		r = set_daemon_key(lc->cfg, key, val);
+	else if (strcmp(section, "limits") == 0)
+		r = set_limits_key(lc->cfg, key, val);
+	else if (strcmp(section, "sampling") == 0)
+		r = set_sampling_key(lc->cfg, key, val);
+	else if (strncmp(section, "source.", 7) == 0 && section[7] != '\0') {
+		/* Checked by the sampler, which knows each source's keys. */
+		config_add_source_opt(lc->cfg, section + 7, key, val);
+		r = 1;
+	} else {
+		nm_error_set(lc->err, NM_ERR_BAD_ARGS, "%s: unknown section [%s]", lc->path,
+		             section);
+		lc->failed = 1;
+		return 0;
+	}
+	if (r == 0)
+		nm_error_set(lc->err, NM_ERR_BAD_ARGS, "%s: [%s]: unknown key \"%s\"", lc->path,
+		             section, key);
+	else if (r < 0)
+		nm_error_set(lc->err, NM_ERR_BAD_ARGS, "%s: [%s] %s: bad value \"%s\"", lc->path,
+		             section, key, val);
+	if (r <= 0) {
+		lc->failed = 1;
+		return 0;
+	}
+	return 1;
+}
+
+int
+config_load(struct config *cfg, const char *path, bool must_exist, struct nm_error *err)
+{
+	struct config tmp;
+	struct load_ctx lc;
+	FILE *fp;
+	int r;
+
+	if ((fp = fopen(path, "r")) == NULL) {
+		if (errno == ENOENT && !must_exist)
+			return 0;
+		return nm_error_set(err, NM_ERR_FAILED, "%s: %s", path, strerror(errno));
+	}
+	config_copy(&tmp, cfg);
+	lc = (struct load_ctx){&tmp, err, path, 0};
+	r = ini_parse_file(fp, ini_line_cb, &lc);
+	fclose(fp);
+	if (r != 0 && !lc.failed)
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s:%d: syntax error", path, r);
+	if (r == 0 && tmp.client_output_low >= tmp.client_output_high) {
+		nm_error_set(err, NM_ERR_BAD_ARGS,
+		             "%s: [limits] client_output_low must be below client_output_high",
+		             path);
+		r = -1;
+	}
+	if (r != 0) {
+		config_free(&tmp);
+		return -1;
+	}
+	config_free(cfg);
+	*cfg = tmp;
+	return 0;
+}
+
+json_object *
+config_to_json(const struct config *cfg)
+{
+	json_object *o = json_object_new_object();
+	char mode[8];
+
+	snprintf(mode, sizeof(mode), "%04o", cfg->socket_mode);
+	json_add_string(o, "socket", cfg->socket_path);
+	json_add_string(o, "socket_group", cfg->socket_group);
+	json_add_string(o, "socket_mode", mode);
+	json_add_string(o, "admin_group", cfg->admin_group);
+	json_add_string(o, "state_dir", cfg->state_dir);
+	json_add_string(o, "root", cfg->root);
+	json_add_string(o, "log_level", log_level_name(cfg->log_level));
+	json_add_uint(o, "max_clients", cfg->max_clients);
+	json_add_uint(o, "max_clients_per_uid", cfg->max_clients_per_uid);
+	json_add_uint(o, "client_output_high", cfg->client_output_high);
+	json_add_uint(o, "client_output_low", cfg->client_output_low);
+	json_add_uint(o, "request_timeout_ms", cfg->request_timeout_ms);
+	json_add_uint(o, "ring_memory", cfg->ring_memory);
+	json_add_uint(o, "sample_interval_ms", cfg->sample_interval_ms);
+	json_add_uint(o, "keyframe_interval_ms", cfg->keyframe_interval_ms);
+	if (cfg->nsource_opts > 0) {
+		json_object *srcs = json_object_new_object();
+		for (size_t i = 0; i < cfg->nsource_opts; i++) {
+			const struct config_kv *kv = &cfg->source_opts[i];
+			json_object *so = NULL;
+			if (!json_object_object_get_ex(srcs, kv->source, &so)) {
+				so = json_object_new_object();
+				json_object_object_add(srcs, kv->source, so);
+			}
+			json_add_string(so, kv->key, kv->val);
+		}
+		json_object_object_add(o, "sources", srcs);
+	}
+	return o;
+}

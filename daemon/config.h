@@ -1,0 +1,69 @@
+/* config.h: netmetricsd's configuration: built-in defaults, the INI file, command-line
+ * overrides. */
+#ifndef NM_CONFIG_H
+#define NM_CONFIG_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nm_error;
+
+#define CONFIG_DEFAULT_FILE     "/etc/netmetricsd/netmetricsd.conf"
+#define CONFIG_DEFAULT_SOCKET   "/run/netmetricsd/netmetricsd.sock"
+#define CONFIG_DEFAULT_STATEDIR "/var/lib/netmetricsd"
+
+struct config {
+	/* [daemon] */
+	char *socket_path;
+	char *socket_group; /* NULL: the daemon's own group */
+	unsigned socket_mode;
+	char *admin_group; /* NULL: root only */
+	char *state_dir;
+	char *root;
+	int log_level; /* enum log_level */
+
+	/* [limits] */
+	unsigned max_clients;
+	unsigned max_clients_per_uid;
+	size_t client_output_high;   /* stop reading a client whose unsent replies pass this */
+	size_t client_output_low;    /* resume below this */
+	uint64_t request_timeout_ms; /* a half-sent request older than this is dropped */
+
+	/* [sampling] */
+	uint64_t ring_memory;          /* bytes of history kept in memory */
+	uint64_t sample_interval_ms;   /* default interval of every source */
+	uint64_t keyframe_interval_ms; /* full state stored this often */
+
+	/* [source.NAME] sections: checked by the sampler, which knows the sources */
+	struct config_kv *source_opts;
+	size_t nsource_opts;
+};
+
+struct config_kv {
+	char *source; /* NAME of [source.NAME] */
+	char *key;
+	char *val;
+};
+
+/* Fill cfg with the built-in defaults (all strings owned by cfg). */
+void config_defaults(struct config *cfg);
+/* Load path over the defaults. A missing file is an error only when must_exist. 0 ok; -1 with
+ * err naming the file, line and key. cfg is untouched on error. */
+int config_load(struct config *cfg, const char *path, bool must_exist, struct nm_error *err);
+void config_free(struct config *cfg);
+/* Deep copy; dst is overwritten (not freed first). */
+void config_copy(struct config *dst, const struct config *src);
+/* Append a [source.NAME] key (copied). */
+void config_add_source_opt(struct config *cfg, const char *source, const char *key,
+                           const char *val);
+/* The configuration in force as JSON (new reference). */
+json_object *config_to_json(const struct config *cfg);
+
+/* Parsers for the value forms, shared with the sources' options. 0 ok, -1 on bad input. */
+int config_parse_bool(const char *s, bool *out);
+int config_parse_size(const char *s, uint64_t *out);        /* 64M, 512k, 1G, 4096 */
+int config_parse_duration_ms(const char *s, uint64_t *out); /* 10ms, 1s, 1.5s, 2m */
+
+#endif

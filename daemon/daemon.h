@@ -1,0 +1,38 @@
+/* daemon.h: the state netmetricsd's modules share, passed to every handler. */
+#ifndef NM_DAEMON_H
+#define NM_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "config.h"
+
+struct event_base;
+struct control;
+struct loop;
+struct sampler;
+struct query;
+
+struct daemon {
+	struct event_base *base;
+	struct config config;    /* in force */
+	const char *config_path; /* the file read (or tried) */
+	bool config_found;       /* the file existed */
+	/* Command-line overrides; they win over the file on every (re)load. */
+	const char *cli_socket, *cli_root, *cli_state_dir;
+	int cli_log_level; /* -1: none */
+	struct loop *loop;
+	struct control *control;
+	struct sampler *sampler;
+	struct query *query; /* reusable cursors for the commands */
+	uint32_t *ids;       /* scratch list of series ids for the commands */
+	size_t ids_cap;
+	uint64_t start_mono_ns;
+	uint64_t start_real_ns;
+	bool under_systemd;
+};
+
+/* Reload the configuration file (SIGHUP); keeps the old one on error. 0 ok, -1 logged. */
+int daemon_reload(struct daemon *d);
+
+#endif

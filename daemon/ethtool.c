@@ -1,0 +1,366 @@
+/* ethtool.c: `ethtool -S` counters through SIOCETHTOOL, and the same counters parsed from
+ * `ethtool -S` text for fixture roots.
+ *
+ * The kernel's ETHTOOL_GSTRINGS and ETHTOOL_GSTATS ignore the count userspace passes in: they
+ * write as many entries as the driver has now. A driver's count changes when its channels
+ * are reconfigured (ethtool -L), which can happen between our ETHTOOL_GSSET_INFO and the read.
+ * So the buffers the kernel writes into are mmap'ed with an inaccessible page after them:
+ * a longer answer stops at the guard with EFAULT instead of overwriting the heap, and we read
+ * the names again and retry. That also lets a sample skip GSSET_INFO: one ioctl per device,
+ * whose returned n_stats says whether the set changed. */
+#include <errno.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "ethtool.h"
+#include "xmalloc.h"
+
+#define ETHTOOL_MAX_COUNTERS (1u << 20) /* a driver claiming more is not believed */
+
+/* Release a guarded buffer. */
+static void
+gbuf_free(struct ethtool_gbuf *g)
+{
+	if (g->p != NULL)
+		munmap(g->p, g->len + (size_t)sysconf(_SC_PAGESIZE));
+	g->p = NULL;
+	g->len = 0;
+}
+
+/* Make g hold at least need writable bytes followed by a PROT_NONE page; 0 or -1. */
+static int
+gbuf_reserve(struct ethtool_gbuf *g, size_t need)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+	size_t len = (need + pg - 1) / pg * pg;
+	void *p;
+
+	if (g->p != NULL && need <= g->len)
+		return 0;
+	p = mmap(NULL, len + pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	if (mprotect((char *)p + len, pg, PROT_NONE) < 0) {
+		munmap(p, len + pg);
+		return -1;
+	}
+	gbuf_free(g);
+	g->p = p;
+	g->len = len;
+	return 0;
+}
+
+/* Start with an empty counter set. */
+void
+ethtool_counters_init(struct ethtool_counters *ec)
+{
+	memset(ec, 0, sizeof(*ec));
+}
+
+/* Release the names, values and ioctl buffers. */
+void
+ethtool_counters_free(struct ethtool_counters *ec)
+{
+	free(ec->names);
+	free(ec->values);
+	gbuf_free(&ec->strings);
+	gbuf_free(&ec->stats);
+	memset(ec, 0, sizeof(*ec));
+}
+
+/* Make room for n counters in names and values. */
+static void
+reserve_counters(struct ethtool_counters *ec, uint32_t n)
+{
+	uint32_t cap = ec->cap ? ec->cap : 64;
+
+	if (n <= ec->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	ec->names = xreallocarray(ec->names, cap, sizeof(*ec->names));
+	ec->values = xreallocarray(ec->values, cap, sizeof(*ec->values));
+	ec->cap = cap;
+}
+
+/* Open the datagram socket SIOCETHTOOL goes through. */
+int
+ethtool_socket(struct nm_error *err)
+{
+	int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return nm_error_set(err, NM_ERR_FAILED, "ethtool socket: %s", strerror(errno));
+	return fd;
+}
+
+/* Issue one SIOCETHTOOL command for ifname with data; -1 with errno. */
+static int
+ethtool_ioctl(int fd, const char *ifname, void *data)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (strlen(ifname) >= sizeof(ifr.ifr_name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(ifr.ifr_name, ifname);
+	ifr.ifr_data = data;
+	return ioctl(fd, SIOCETHTOOL, &ifr);
+}
+
+/* The driver's name, by ETHTOOL_GDRVINFO. */
+int
+ethtool_driver(int fd, const char *ifname, char *buf, size_t size)
+{
+	struct ethtool_drvinfo info;
+
+	memset(&info, 0, sizeof(info));
+	info.cmd = ETHTOOL_GDRVINFO;
+	if (ethtool_ioctl(fd, ifname, &info) < 0)
+		return -1;
+	snprintf(buf, size, "%.*s", (int)sizeof(info.driver), info.driver);
+	return 0;
+}
+
+/* The interface index and loopback flag, by SIOCGIFINDEX and SIOCGIFFLAGS. */
+int
+ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	if (strlen(ifname) >= sizeof(ifr.ifr_name)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(ifr.ifr_name, ifname);
+	if (ioctl(fd, SIOCGIFINDEX, &ifr) < 0)
+		return -1;
+	*ifindex = ifr.ifr_ifindex;
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) < 0)
+		return -1;
+	*loopback = (ifr.ifr_flags & IFF_LOOPBACK) != 0;
+	return 0;
+}
+
+/* The name of interface ifindex, by SIOCGIFNAME. */
+int
+ethtool_ifname(int fd, int ifindex, char *buf, size_t size)
+{
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	ifr.ifr_ifindex = ifindex;
+	if (ioctl(fd, SIOCGIFNAME, &ifr) < 0)
+		return -1;
+	snprintf(buf, size, "%.*s", (int)sizeof(ifr.ifr_name), ifr.ifr_name);
+	return 0;
+}
+
+/* How many ETH_SS_STATS counters the driver has now: 0 when it gives none; -1 with errno. */
+static int
+stats_count(int fd, const char *ifname, uint32_t *n)
+{
+	/* struct ethtool_sset_info ends in a flexible array: room for one u32 after it. */
+	uint64_t raw[(sizeof(struct ethtool_sset_info) + sizeof(uint32_t) + 7) / 8];
+	struct ethtool_sset_info *info = (struct ethtool_sset_info *)raw;
+
+	memset(raw, 0, sizeof(raw));
+	info->cmd = ETHTOOL_GSSET_INFO;
+	info->sset_mask = 1ull << ETH_SS_STATS;
+	if (ethtool_ioctl(fd, ifname, info) < 0) {
+		if (errno == EOPNOTSUPP) {
+			*n = 0;
+			return 0;
+		}
+		return -1;
+	}
+	*n = (info->sset_mask & (1ull << ETH_SS_STATS)) ? info->data[0] : 0;
+	return 0;
+}
+
+/* Read the driver's counter names into ec; 0, or -1 with errno. */
+static int
+load_names(int fd, const char *ifname, struct ethtool_counters *ec)
+{
+	struct ethtool_gstrings *gs;
+	uint32_t n;
+
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (stats_count(fd, ifname, &n) < 0)
+			return -1;
+		if (n > ETHTOOL_MAX_COUNTERS) {
+			errno = E2BIG;
+			return -1;
+		}
+		if (n == 0)
+			goto done;
+		if (gbuf_reserve(&ec->strings, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN) < 0)
+			return -1;
+		gs = ec->strings.p;
+		memset(gs, 0, sizeof(*gs));
+		gs->cmd = ETHTOOL_GSTRINGS;
+		gs->string_set = ETH_SS_STATS;
+		gs->len = n;
+		if (ethtool_ioctl(fd, ifname, gs) < 0) {
+			if (errno == EFAULT)
+				continue; /* grew past the guard: count again */
+			return -1;
+		}
+		n = gs->len;
+		if (sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN > ec->strings.len)
+			continue;
+		if (gbuf_reserve(&ec->stats, sizeof(struct ethtool_stats) + (size_t)n * 8) < 0)
+			return -1;
+		reserve_counters(ec, n);
+		for (uint32_t i = 0; i < n; i++) {
+			memcpy(ec->names[i], gs->data + (size_t)i * ETH_GSTRING_LEN,
+			       ETH_GSTRING_LEN);
+			ec->names[i][ETHTOOL_NAME_LEN] = '\0';
+		}
+		goto done;
+	}
+	errno = EAGAIN; /* the set kept changing under us */
+	return -1;
+done:
+	ec->n = n;
+	ec->loaded = true;
+	ec->generation++;
+	return 0;
+}
+
+/* Read the values (and the names when the set changed) with one GSTATS per call. */
+int
+ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct nm_error *err)
+{
+	struct ethtool_stats *st;
+	int rc;
+
+	if (!ec->loaded && load_names(fd, ifname, ec) < 0)
+		goto fail;
+	for (int attempt = 0; attempt < 3; attempt++) {
+		if (ec->n == 0)
+			return 0;
+		st = ec->stats.p;
+		st->cmd = ETHTOOL_GSTATS;
+		st->n_stats = ec->n;
+		rc = ethtool_ioctl(fd, ifname, st);
+		if (rc == 0 && st->n_stats == ec->n) {
+			memcpy(ec->values, st->data, (size_t)ec->n * sizeof(uint64_t));
+			return 0;
+		}
+		if (rc < 0 && errno != EFAULT)
+			goto fail;
+		/* The set changed under us (or grew past the guard): names again. */
+		if (load_names(fd, ifname, ec) < 0)
+			goto fail;
+	}
+	errno = EAGAIN;
+fail:
+	return nm_error_set(err, errno == ENODEV ? NM_ERR_NOT_FOUND : NM_ERR_FAILED,
+	                    "ethtool: %s: %s", ifname, strerror(errno));
+}
+
+/* Parse a decimal u64 from s[0..len) (surrounding blanks allowed); 0 or -1. */
+static int
+parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	size_t i = 0;
+	uint64_t v = 0;
+
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+		i++;
+	if (i == len || s[i] < '0' || s[i] > '9')
+		return -1;
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+		unsigned d = (unsigned)(s[i] - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return -1;
+		v = v * 10 + d;
+	}
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+		i++;
+	if (i != len)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* The position of the last ": " in s[0..len), or NULL. */
+static const char *
+last_colon_space(const char *s, size_t len)
+{
+	for (size_t i = len; i-- > 1;)
+		if (s[i] == ' ' && s[i - 1] == ':')
+			return s + i - 1;
+	return NULL;
+}
+
+/* Store counter i (name[0..nlen), value) in ec; true when the name differs from before. */
+static bool
+store_counter(struct ethtool_counters *ec, uint32_t i, const char *name, size_t nlen,
+              uint64_t value)
+{
+	bool changed = false;
+
+	reserve_counters(ec, i + 1);
+	if (i >= ec->n || strncmp(ec->names[i], name, nlen) != 0 || ec->names[i][nlen] != '\0') {
+		memcpy(ec->names[i], name, nlen);
+		ec->names[i][nlen] = '\0';
+		changed = true;
+	}
+	ec->values[i] = value;
+	return changed;
+}
+
+/* Parse `ethtool -S` text, splitting each line at its last ": ". */
+size_t
+ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
+{
+	const char *p = buf, *end = buf + len, *nl, *sep, *name;
+	size_t skipped = 0, nlen;
+	uint32_t n = 0;
+	bool changed = false;
+	uint64_t v;
+
+	for (; p < end; p = nl + 1) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		name = p;
+		while (name < nl && (*name == ' ' || *name == '\t'))
+			name++;
+		if (name == nl)
+			continue;
+		sep = last_colon_space(name, (size_t)(nl - name));
+		if (sep == NULL || sep == name) {
+			/* "NIC statistics:" and other headers */
+			skipped += (nl[-1] != ':');
+			continue;
+		}
+		nlen = (size_t)(sep - name);
+		if (nlen > ETHTOOL_NAME_LEN || n >= ETHTOOL_MAX_COUNTERS ||
+		    parse_u64(sep + 2, (size_t)(nl - sep - 2), &v) < 0) {
+			skipped++;
+			continue;
+		}
+		changed |= store_counter(ec, n, name, nlen, v);
+		n++;
+	}
+	if (n != ec->n || changed || !ec->loaded)
+		ec->generation++;
+	ec->n = n;
+	ec->loaded = true;
+	return skipped;
+}

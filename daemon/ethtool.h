@@ -1,0 +1,57 @@
+/* ethtool.h: one device's `ethtool -S` counters, read through the SIOCETHTOOL ioctl on the
+ * host or parsed from `ethtool -S` text under a fixture root. The counters of a device live
+ * in a struct ethtool_counters that the caller keeps between samples: names are read again
+ * only when the driver's set changes, so a steady-state read allocates nothing. */
+#ifndef NM_ETHTOOL_H
+#define NM_ETHTOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct nm_error;
+
+#define ETHTOOL_NAME_LEN 32 /* ETH_GSTRING_LEN: a name may fill it without a NUL */
+
+typedef char ethtool_name[ETHTOOL_NAME_LEN + 1]; /* always NUL-terminated here */
+
+/* Kernel-written scratch followed by an inaccessible guard page (see ethtool.c). */
+struct ethtool_gbuf {
+	void *p;
+	size_t len;
+};
+
+struct ethtool_counters {
+	uint32_t n;          /* counters in the set */
+	uint32_t cap;        /* room in names and values */
+	ethtool_name *names; /* names[i] as the driver gives them ("[0]: rx_ucast_packets") */
+	uint64_t *values;    /* values[i] of the last read */
+	unsigned generation; /* bumped whenever the names change: callers rebuild what they
+	                        derive from names (series ids, queue maps) */
+	bool loaded;         /* names read at least once */
+	struct ethtool_gbuf strings, stats; /* ioctl buffers, kept */
+};
+
+void ethtool_counters_init(struct ethtool_counters *ec);
+void ethtool_counters_free(struct ethtool_counters *ec);
+
+/* The socket the ioctls go through (AF_INET datagram, close-on-exec); -1 with err. */
+int ethtool_socket(struct nm_error *err);
+/* The driver's name ("virtio_net") into buf; -1 with errno. */
+int ethtool_driver(int fd, const char *ifname, char *buf, size_t size);
+/* The interface's index (SIOCGIFINDEX) and whether it is a loopback (SIOCGIFFLAGS); -1 with
+ * errno. */
+int ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback);
+/* The name of interface ifindex into buf; -1 with errno (ENODEV: no such interface). */
+int ethtool_ifname(int fd, int ifindex, char *buf, size_t size);
+/* Read ifname's counters into ec: names when the set is new or changed, then the values.
+ * 0 ok (ec->n is 0 when the driver gives no statistics); -1 with err (errno kept; ENODEV
+ * when the device went away). */
+int ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct nm_error *err);
+/* Parse `ethtool -S` text ("NIC statistics:" then "     name: value" lines; a name may
+ * itself hold ": ", the value follows the last one) into ec, bumping its generation when the
+ * names differ from the previous parse. Lines that are not "name: number" are skipped.
+ * Returns the number of lines skipped (0 for clean input). */
+size_t ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec);
+
+#endif

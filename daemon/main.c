@@ -1,0 +1,314 @@
+/* main.c: netmetricsd: options, start-up in order, the loop, shut-down in reverse. */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "daemon.h"
+#include "error.h"
+#include "log.h"
+#include "loop.h"
+#include "proto.h"
+#include "query.h"
+#include "sampler.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+static void
+usage(FILE *fp)
+{
+	fprintf(fp,
+	        "usage: netmetricsd [options]\n"
+	        "  -c, --config FILE     configuration file (default %s;\n"
+	        "                        built-in defaults when it does not exist)\n"
+	        "  -s, --socket PATH     control socket (default %s)\n"
+	        "  -r, --root DIR        read /proc and /sys below DIR (fixture trees)\n"
+	        "  -S, --state-dir DIR   where results and saved state live (default %s)\n"
+	        "  -f, --foreground      do not detach; log to stderr\n"
+	        "  -l, --log-level LVL   err, warn, info or debug\n"
+	        "  -n, --check-config    check the configuration, print \"configuration OK\"\n"
+	        "  -V, --version         print the version\n"
+	        "  -h, --help            this text\n",
+	        CONFIG_DEFAULT_FILE, CONFIG_DEFAULT_SOCKET, CONFIG_DEFAULT_STATEDIR);
+}
+
+/* Apply the command-line overrides over a freshly loaded configuration. */
+static void
+apply_overrides(struct daemon *d, struct config *cfg)
+{
+	if (d->cli_socket) {
+		free(cfg->socket_path);
+		cfg->socket_path = xstrdup(d->cli_socket);
+	}
+	if (d->cli_root) {
+		free(cfg->root);
+		cfg->root = xstrdup(d->cli_root);
+	}
+	if (d->cli_state_dir) {
+		free(cfg->state_dir);
+		cfg->state_dir = xstrdup(d->cli_state_dir);
+	}
+	if (d->cli_log_level >= 0)
+		cfg->log_level = d->cli_log_level;
+}
+
+/* Defaults, then the file, then the command line. 0 ok, -1 with err. */
+static int
+load_config(struct daemon *d, struct config *cfg, bool must_exist, struct nm_error *err)
+{
+	config_defaults(cfg);
+	if (config_load(cfg, d->config_path, must_exist, err) < 0) {
+		config_free(cfg);
+		return -1;
+	}
+	d->config_found = access(d->config_path, R_OK) == 0;
+	apply_overrides(d, cfg);
+	return 0;
+}
+
+int
+daemon_reload(struct daemon *d)
+{
+	struct config cfg;
+	struct nm_error err;
+
+	if (load_config(d, &cfg, false, &err) < 0) {
+		log_warnx("reload: %s; keeping the configuration in force", err.message);
+		return -1;
+	}
+	/* The socket and the root are bound at start; changing them needs a restart. */
+	if (strcmp(cfg.socket_path, d->config.socket_path) != 0 ||
+	    strcmp(cfg.root, d->config.root) != 0 ||
+	    strcmp(cfg.state_dir, d->config.state_dir) != 0)
+		log_warnx("reload: socket, root and state_dir changes take effect on restart");
+	if (sampler_reconfigure(d->sampler, &cfg, &err) < 0) {
+		log_warnx("reload: %s; keeping the configuration in force", err.message);
+		config_free(&cfg);
+		return -1;
+	}
+	free(cfg.socket_path);
+	free(cfg.root);
+	free(cfg.state_dir);
+	cfg.socket_path = xstrdup(d->config.socket_path);
+	cfg.root = xstrdup(d->config.root);
+	cfg.state_dir = xstrdup(d->config.state_dir);
+	config_free(&d->config);
+	d->config = cfg;
+	log_setlevel(d->config.log_level);
+	control_reconfigure(d->control);
+	log_info("configuration reloaded from %s", d->config_path);
+	return 0;
+}
+
+/* Create the state directory (and its parents) when missing. */
+static void
+make_state_dir(const char *dir)
+{
+	char *p = xstrdup(dir);
+
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			fatal("cannot create %s", p);
+		*s = '/';
+	}
+	if (mkdir(p, 0750) < 0 && errno != EEXIST)
+		fatal("cannot create state directory %s", p);
+	free(p);
+}
+
+/* Keep an fd per /proc/irq file and per source file open: raise the soft limit on open
+ * files to the hard one (KERNEL-NOTES: 1,000+ IRQs on a big host). */
+static void
+raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+			log_warn("setrlimit RLIMIT_NOFILE");
+	}
+}
+
+/* Detach; the parent exits once the child says it is ready (0) or gives up (1). Returns the
+ * write end of the readiness pipe in the child. */
+static int
+detach(void)
+{
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0)
+		fatal("pipe");
+	if ((pid = fork()) < 0)
+		fatal("fork");
+	if (pid > 0) {
+		close(pfd[1]);
+		_exit(read(pfd[0], &c, 1) == 1 ? 0 : 1);
+	}
+	close(pfd[0]);
+	if (setsid() < 0)
+		fatal("setsid");
+	return pfd[1];
+}
+
+/* Send the detached daemon's output to the journal, or to a log file in the state dir. */
+static void
+redirect_output(struct daemon *d)
+{
+	int fd = open("/dev/null", O_RDWR);
+	char *logfile;
+
+	if (fd >= 0) {
+		dup2(fd, STDIN_FILENO);
+		dup2(fd, STDOUT_FILENO);
+		close(fd);
+	}
+	if (access("/run/systemd/journal/socket", W_OK) == 0) {
+		log_init("netmetricsd", LOG_TARGET_JOURNAL, d->config.log_level);
+		if ((fd = open("/dev/null", O_RDWR)) >= 0) {
+			dup2(fd, STDERR_FILENO);
+			close(fd);
+		}
+		return;
+	}
+	logfile = xasprintf("%s/netmetricsd.log", d->config.state_dir);
+	if ((fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640)) >= 0) {
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+	}
+	free(logfile);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, 'c'}, {"socket", required_argument, NULL, 's'},
+	    {"root", required_argument, NULL, 'r'},   {"state-dir", required_argument, NULL, 'S'},
+	    {"foreground", no_argument, NULL, 'f'},   {"log-level", required_argument, NULL, 'l'},
+	    {"check-config", no_argument, NULL, 'n'}, {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	struct daemon d;
+	struct nm_error err;
+	bool foreground = false, check = false, explicit_config = false;
+	const char *reason;
+	int ch, ready_fd = -1;
+
+	memset(&d, 0, sizeof(d));
+	d.config_path = CONFIG_DEFAULT_FILE;
+	d.cli_log_level = -1;
+	d.under_systemd = getenv("NOTIFY_SOCKET") != NULL || getenv("LISTEN_FDS") != NULL;
+	log_init("netmetricsd",
+	         getenv("JOURNAL_STREAM") != NULL ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR,
+	         LOG_LEVEL_INFO);
+
+	while ((ch = getopt_long(argc, argv, "c:s:r:S:fl:nVh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c':
+			d.config_path = optarg;
+			explicit_config = true;
+			break;
+		case 's':
+			d.cli_socket = optarg;
+			break;
+		case 'r':
+			d.cli_root = optarg;
+			break;
+		case 'S':
+			d.cli_state_dir = optarg;
+			break;
+		case 'f':
+			foreground = true;
+			break;
+		case 'l':
+			if ((d.cli_log_level = log_level_parse(optarg)) < 0) {
+				fprintf(stderr, "netmetricsd: bad log level \"%s\"\n", optarg);
+				return 2;
+			}
+			break;
+		case 'n':
+			check = true;
+			break;
+		case 'V':
+			printf("netmetricsd %s (protocol %d)\n", NM_VERSION, PROTO_VERSION);
+			return 0;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (load_config(&d, &d.config, explicit_config, &err) < 0) {
+		fprintf(stderr, "netmetricsd: %s\n", err.message);
+		return 1;
+	}
+	if ((d.sampler = sampler_new(&d.config, &err)) == NULL) {
+		fprintf(stderr, "netmetricsd: %s: %s\n", d.config_path, err.message);
+		config_free(&d.config);
+		return 1;
+	}
+	if (check) {
+		printf("configuration OK\n");
+		sampler_free(d.sampler);
+		config_free(&d.config);
+		return 0;
+	}
+	if (d.cli_root != NULL && d.cli_root[0] != '/') {
+		fprintf(stderr, "netmetricsd: --root must be an absolute path\n");
+		return 2;
+	}
+	log_setlevel(d.config.log_level);
+	raise_nofile();
+	make_state_dir(d.config.state_dir);
+	if (!foreground && !d.under_systemd)
+		ready_fd = detach();
+
+	d.start_mono_ns = time_mono_ns();
+	d.start_real_ns = time_real_ns();
+	d.loop = loop_init(&d);
+	d.control = control_init(&d);
+	if (control_listen(d.control, &err) < 0)
+		fatalx("control socket: %s", err.message);
+	d.query = query_new(d.sampler);
+	sampler_start(d.sampler, d.base);
+
+	log_info("netmetricsd %s listening on %s (root %s, state %s)", NM_VERSION,
+	         control_socket_path(d.control), d.config.root, d.config.state_dir);
+	loop_ready(d.loop);
+	loop_status(d.loop, "listening on %s", control_socket_path(d.control));
+	if (ready_fd >= 0) {
+		redirect_output(&d);
+		if (write(ready_fd, "r", 1) != 1)
+			log_warn("readiness pipe");
+		close(ready_fd);
+	}
+
+	reason = loop_run(d.loop);
+
+	control_free(d.control, reason);
+	query_free(d.query);
+	sampler_free(d.sampler);
+	free(d.ids);
+	loop_free(d.loop);
+	log_info("stopped (%s)", reason);
+	config_free(&d.config);
+	return 0;
+}

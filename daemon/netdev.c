@@ -1,0 +1,35 @@
+/* netdev.c: joining IRQ names to network devices through their aliases. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "netdev.h"
+
+void
+netdev_aliases(int rootfd, const char *dev, struct netdev_aliases *al)
+{
+	char path[128], target[256];
+	ssize_t n;
+	const char *base;
+
+	memset(al, 0, sizeof(*al));
+	snprintf(al->name, sizeof(al->name), "%.63s", dev);
+	snprintf(path, sizeof(path), "sys/class/net/%s/device", dev);
+	if (strchr(dev, '/') != NULL ||
+	    (n = readlinkat(rootfd, path, target, sizeof(target) - 1)) <= 0)
+		return;
+	target[n] = '\0';
+	base = strrchr(target, '/');
+	snprintf(al->parent, sizeof(al->parent), "%.63s", base ? base + 1 : target);
+}
+
+bool
+netdev_owns_irq(const struct netdev_aliases *al, const struct irq_info *irq)
+{
+	const char *d = irq->queue.device;
+
+	if (*d == '\0')
+		return false;
+	return strcmp(d, al->name) == 0 || (al->parent[0] && strcmp(d, al->parent) == 0);
+}

@@ -1,0 +1,185 @@
+/* procparse.h: hand-written, no-copy parsing of /proc text.
+ *
+ * Every helper works on a cursor into a buffer [p, end) and never reads past end. None
+ * uses sscanf (glibc's measures the rest of the string on each call, so a loop over a
+ * 2 MB /proc/interrupts turns quadratic) or strtoull (twice the cost of a digit loop).
+ * The small helpers are inline: the sources call them once per cell.
+ *
+ * struct pp_row remembers where each count of a line ended, so that when the line comes
+ * back with the same length but different bytes, only the cells whose bytes differ are
+ * parsed again (pp_row_diff): a /proc/interrupts line of 144 cells where one queue's
+ * count moved costs one cell, not 144. */
+#ifndef NM_PROCPARSE_H
+#define NM_PROCPARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/* Whether c is a blank: a space or a tab (never a newline). */
+static inline bool
+pp_isblank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* Whether c is a decimal digit. */
+static inline bool
+pp_isdigit(char c)
+{
+	return (unsigned)(unsigned char)c - '0' <= 9;
+}
+
+/* Skip blanks; returns the first non-blank at or after p, or end. */
+static inline const char *
+pp_skip_blanks(const char *p, const char *end)
+{
+	while (p < end && pp_isblank(*p))
+		p++;
+	return p;
+}
+
+/* The '\n' ending the line that starts at p, or NULL when the buffer ends first. */
+static inline const char *
+pp_eol(const char *p, const char *end)
+{
+	return memchr(p, '\n', (size_t)(end - p));
+}
+
+/* Parse an unsigned decimal at *pp (no sign, no blanks skipped). 0 with *out set and *pp
+ * past the digits; -1 when there is no digit or the value passes 2^64-1 (*pp unchanged). */
+static inline int
+pp_u64(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = *pp, *lim;
+	uint64_t v;
+	unsigned d;
+
+	if (p == end || (d = (unsigned)(unsigned char)*p - '0') > 9)
+		return -1;
+	v = d;
+	p++;
+	/* Nineteen digits cannot pass 2^64-1: no checks on the common path. */
+	lim = end - p > 18 ? p + 18 : end;
+	while (p < lim && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+		v = v * 10 + d;
+		p++;
+	}
+	while (p < end && (d = (unsigned)(unsigned char)*p - '0') <= 9) {
+		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, d, &v))
+			return -1;
+		p++;
+	}
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+/* The value of a hex digit, or 16 when c is not one. */
+static inline unsigned
+pp_hexval(char c)
+{
+	unsigned d = (unsigned)(unsigned char)c;
+
+	if (d - '0' <= 9)
+		return d - '0';
+	d |= 0x20; /* lower case */
+	if (d - 'a' <= 5)
+		return d - 'a' + 10;
+	return 16;
+}
+
+/* Parse unsigned hex digits at *pp (no "0x"). Like pp_u64: -1 without a digit or past
+ * 2^64-1. */
+static inline int
+pp_hex(const char **pp, const char *end, uint64_t *out)
+{
+	const char *p = *pp;
+	uint64_t v = 0;
+	unsigned d;
+
+	if (p == end || (d = pp_hexval(*p)) > 15)
+		return -1;
+	do {
+		if (v >> 60)
+			return -1;
+		v = v << 4 | d;
+		p++;
+	} while (p < end && (d = pp_hexval(*p)) <= 15);
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+/* Parse a number in base 10 or 16 (see pp_u64, pp_hex). */
+static inline int
+pp_number(const char **pp, const char *end, int base, uint64_t *out)
+{
+	return base == 16 ? pp_hex(pp, end, out) : pp_u64(pp, end, out);
+}
+
+/* The next blank-separated token of a line [*pp, eol): its start and length, *pp moved past
+ * it. 0, or -1 when only blanks are left. */
+int pp_token(const char **pp, const char *eol, const char **tok, size_t *len);
+
+/* A row label: blanks, then the bytes up to the first ':' ("  LOC:" gives "LOC"). 0 with
+ * *pp just past the ':'; -1 when a blank or eol comes before any ':' or the label is empty. */
+int pp_label(const char **pp, const char *eol, const char **label, size_t *len);
+
+/* Parse a header of CPU columns ("   CPU0  CPU1  CPU5") from [p, eol) into cpus[]: the CPU
+ * number of each column in order. Tokens that are not CPU<n> end the header. Returns the
+ * number of columns (at most max), 0 when there is none. */
+size_t pp_cpu_header(const char *p, const char *eol, unsigned *cpus, size_t max);
+
+/* Write v in decimal at buf (at least 20 bytes, not NUL-terminated); returns the length. */
+size_t pp_utoa(uint64_t v, char *buf);
+
+/* Whether the bytes at p are exactly old[0..len) followed by '\n': a line unchanged since
+ * the last read, found without looking for its end first. */
+static inline bool
+pp_same_line(const char *p, const char *end, const char *old, size_t len)
+{
+	return (size_t)(end - p) > len && p[len] == '\n' && memcmp(p, old, len) == 0;
+}
+
+/* The first offset in [pos, len) where a and b differ, or len. Vectorised: use it to find
+ * the few changed bytes of two large reads of a file. */
+size_t pp_first_diff(const char *a, const char *b, size_t pos, size_t len);
+
+/* Where the counts of one line ended the last time it was parsed in full. */
+struct pp_row {
+	uint32_t *end;   /* end[c]: offset in the line just past cell c's last digit */
+	uint32_t ncells; /* counts found by the last full parse */
+	uint32_t cap;    /* allocated length of end[] */
+	uint32_t start;  /* offset where cell 0's blanks begin (just past the label) */
+	bool valid;      /* end[] describes the line last parsed */
+};
+
+/* Called with each count parsed: its column (0 = first count) and value. Return 0 to go
+ * on, -1 to stop (pp_row_diff then returns -1). */
+typedef int (*pp_cell_fn)(void *ctx, size_t col, uint64_t val);
+
+/* Parse in full the counts of the line [line, eol) starting at p (just past the label):
+ * blank-separated numbers in base 10 or 16, at most max of them; a token that is not a
+ * number followed by a blank or eol ends the counts. Records each count's end in row
+ * (allocates only when a line has more counts than ever before) and calls fn for each
+ * (fn may be NULL). Returns where the rest of the line starts (the first byte after the
+ * last count; p when there is none). */
+const char *pp_row_parse(struct pp_row *row, const char *line, const char *p, const char *eol,
+                         size_t max, int base, pp_cell_fn fn, void *ctx);
+
+/* The line [line, line+len) was parsed in full into row when it read old[0..len) (same
+ * length; the bytes may differ). Call fn (not NULL) only for the cells whose bytes
+ * differ; nothing when none do. 0 when done; -1 when the difference is not a simple change
+ * of counts (a cell that is no longer blanks then digits, a change in the label or in the
+ * text after the counts, or fn said stop): the caller parses the line in full with
+ * pp_row_parse. Differences are met in line order, so a change in the label stops it
+ * before any fn call; fn may have been called for earlier cells before other -1s. */
+int pp_row_diff(const struct pp_row *row, const char *line, const char *old, size_t len, int base,
+                pp_cell_fn fn, void *ctx);
+
+/* Free what a row holds and forget its layout. */
+void pp_row_free(struct pp_row *row);
+
+#endif

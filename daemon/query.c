@@ -1,0 +1,170 @@
+/* query.c: deltas, rates and values over a span of the ring. */
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "query.h"
+#include "ring.h"
+#include "sampler.h"
+#include "xmalloc.h"
+
+struct query {
+	struct sampler *s;
+	struct ring_cursor *c0, *c1;
+	uint64_t t0, t1;
+	bool live_end; /* c1 is the live state */
+};
+
+struct query *
+query_new(struct sampler *s)
+{
+	struct query *q = xcalloc(1, sizeof(*q));
+
+	q->s = s;
+	return q;
+}
+
+void
+query_free(struct query *q)
+{
+	if (q == NULL)
+		return;
+	if (q->c0)
+		ring_cursor_free(q->c0);
+	if (q->c1)
+		ring_cursor_free(q->c1);
+	free(q);
+}
+
+int
+query_span(struct query *q, uint64_t t0, uint64_t t1, struct nm_error *err)
+{
+	struct ring *r = sampler_ring(q->s);
+	struct ring_stats st;
+
+	ring_get_stats(r, &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	if (t1 > st.newest_ns)
+		t1 = st.newest_ns;
+	if (t0 < st.oldest_ns)
+		t0 = st.oldest_ns;
+	if (t0 > t1)
+		t0 = t1;
+	/* Cursors are sized when made; a registry that grew since needs new ones. */
+	if (q->c0 == NULL) {
+		q->c0 = ring_cursor_new(r);
+		q->c1 = ring_cursor_new(r);
+	}
+	if (ring_cursor_seek(q->c0, t0) < 0 || ring_cursor_seek(q->c1, t1) < 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "the span is no longer in the ring");
+	q->t0 = t0;
+	q->t1 = t1;
+	return 0;
+}
+
+int
+query_span_last(struct query *q, double seconds, struct nm_error *err)
+{
+	struct ring_stats st;
+	uint64_t span;
+
+	ring_get_stats(sampler_ring(q->s), &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
+	return query_span(q, span > st.newest_ns ? 0 : st.newest_ns - span, st.newest_ns, err);
+}
+
+uint64_t
+query_t0(const struct query *q)
+{
+	return q->t0;
+}
+
+uint64_t
+query_t1(const struct query *q)
+{
+	return q->t1;
+}
+
+uint64_t
+query_delta(const struct query *q, series_id id)
+{
+	return ring_cursor_value(q->c1, id) - ring_cursor_value(q->c0, id);
+}
+
+double
+query_seconds(const struct query *q, unsigned src)
+{
+	uint64_t a = ring_cursor_time(q->c0, src), b = ring_cursor_time(q->c1, src);
+
+	return (a == 0 || b <= a) ? 0 : (double)(b - a) / 1e9;
+}
+
+double
+query_delta_scaled(const struct query *q, series_id id)
+{
+	const struct series_info *si = series_get(sampler_registry(q->s), id);
+	uint64_t d = query_delta(q, id);
+	double v = si->kind == SERIES_GAUGE ? (double)(int64_t)d : (double)d;
+
+	return v * si->scale;
+}
+
+double
+query_rate(const struct query *q, series_id id)
+{
+	const struct series_info *si = series_get(sampler_registry(q->s), id);
+	double secs = query_seconds(q, si->source);
+
+	return secs > 0 ? query_delta_scaled(q, id) / secs : 0;
+}
+
+double
+query_value_end(const struct query *q, series_id id)
+{
+	const struct series_info *si = series_get(sampler_registry(q->s), id);
+
+	if (si->kind == SERIES_GAUGE)
+		return (double)(int64_t)ring_cursor_value(q->c1, id) * si->scale;
+	return (double)sampler_raw(q->s, id) * si->scale;
+}
+
+/* The literal prefix of a glob (up to the first wildcard or escape). */
+static size_t
+glob_prefix(const char *glob)
+{
+	return strcspn(glob, "*?[\\");
+}
+
+size_t
+query_match(const struct query *q, const char *glob, bool live_only, series_id **ids, size_t *cap)
+{
+	const struct series_registry *reg = sampler_registry(q->s);
+	size_t n = 0, plen;
+	bool all = glob == NULL || *glob == '\0' || strcmp(glob, "*") == 0;
+	bool literal;
+
+	plen = all ? 0 : glob_prefix(glob);
+	literal = !all && glob[plen] == '\0';
+	for (size_t id = 0; id < reg->n; id++) {
+		const char *name = reg->v[id].name;
+		if (live_only && !reg->v[id].live)
+			continue;
+		if (!all) {
+			/* A cheap prefix test first: most names fail it. */
+			if (strncmp(name, glob, plen) != 0)
+				continue;
+			if (literal ? name[plen] != '\0' : fnmatch(glob, name, 0) != 0)
+				continue;
+		}
+		if (n == *cap) {
+			*cap = *cap ? *cap * 2 : 256;
+			*ids = xreallocarray(*ids, *cap, sizeof(**ids));
+		}
+		(*ids)[n++] = (series_id)id;
+	}
+	return n;
+}

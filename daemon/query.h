@@ -1,0 +1,46 @@
+/* query.h: answers from the ring: values at a time, deltas and rates over a span, series
+ * matched by glob. Two reusable cursors mark the span's edges. */
+#ifndef NM_QUERY_H
+#define NM_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "series.h"
+
+struct sampler;
+struct nm_error;
+struct query;
+
+struct query *query_new(struct sampler *s);
+void query_free(struct query *q);
+
+/* Set the span to the last `seconds` before the newest data (t1 = live state). When the ring
+ * does not reach that far back, t0 is the oldest record kept. -1 with err when the ring is
+ * empty. */
+int query_span_last(struct query *q, double seconds, struct nm_error *err);
+/* Set the span to [t0, t1] (CLOCK_MONOTONIC ns); same clamping. */
+int query_span(struct query *q, uint64_t t0_ns, uint64_t t1_ns, struct nm_error *err);
+/* The span as set (ns, CLOCK_MONOTONIC). */
+uint64_t query_t0(const struct query *q);
+uint64_t query_t1(const struct query *q);
+
+/* Increment of a series over the span, in raw units (0 when it did not exist). */
+uint64_t query_delta(const struct query *q, series_id id);
+/* The span as seen by a source: time between its records at the two edges (s; 0 if none). */
+double query_seconds(const struct query *q, unsigned src);
+/* Per-second rate in the series' unit (raw delta x scale / source seconds; gauge: the
+ * signed change per second); 0 when the source has no span. */
+double query_rate(const struct query *q, series_id id);
+/* Delta in the series' unit (x scale; signed for a gauge). */
+double query_delta_scaled(const struct query *q, series_id id);
+/* The value of a series at the span's end: a gauge's level, a counter's raw reading. */
+double query_value_end(const struct query *q, series_id id);
+
+/* Ids of the series whose name matches glob (fnmatch), live or not, in id order. *ids is
+ * grown as needed (caller frees). NULL or "" matches all. */
+size_t query_match(const struct query *q, const char *glob, bool live_only, series_id **ids,
+                   size_t *cap);
+
+#endif

@@ -1,0 +1,95 @@
+/* ring.h: the bounded in-memory history of every series.
+ *
+ * Model. Each series has an accumulated value acc (the sum of its corrected increments since
+ * the daemon first saw it; for a gauge, its level). Each source sample is one record; the
+ * records of one source are numbered k = 1, 2, ... Between two records of its source a series
+ * moves by its delta d_k; the ring stores, per record, only the series whose delta changed
+ * (d_k != d_{k-1}), as the delta of the delta. Steady rates cost nothing; idle counters cost
+ * nothing. Every keyframe_interval (or when the segment passes ring_bytes/8) a keyframe
+ * stores (acc, delta) of every series and each source's k and time: the ring is a sequence of
+ * segments, each opening with a keyframe; the oldest segment is evicted first.
+ *
+ * Storage is one byte buffer of ring_bytes (allocated once, touched as it fills; memory
+ * follows activity). A record is: type byte, source, time, entries (zigzag varints), and a
+ * 4-byte length footer so the ring can be walked backwards from the newest record. Writing
+ * allocates nothing in steady state.
+ *
+ * Readers use a cursor: the state of every series as of a time t (the last record <= t of
+ * each source). A cursor near "now" is built backwards from the live state; one far in the
+ * past forwards from the keyframe before t. */
+#ifndef NM_RING_H
+#define NM_RING_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "series.h"
+
+#define RING_MAX_SOURCES 32
+
+struct ring;
+struct ring_cursor;
+
+struct ring_stats {
+	size_t capacity; /* ring_bytes */
+	size_t used;     /* bytes held by live segments */
+	size_t segments;
+	uint64_t records; /* records written since start */
+	uint64_t evicted_segments;
+	uint64_t oldest_ns; /* time of the oldest record kept (0: empty) */
+	uint64_t newest_ns;
+	size_t last_record_bytes;
+	size_t last_keyframe_bytes;
+	double bytes_per_second; /* growth over the last minute of records, keyframes amortised */
+	uint64_t allocations;    /* writer (re)allocations since start: layout changes only */
+};
+
+/* A ring of `bytes` (>= 1 MiB), for nsources sources, keyframes every keyframe_ns. */
+struct ring *ring_new(size_t bytes, unsigned nsources, uint64_t keyframe_ns);
+void ring_free(struct ring *r);
+
+/* ---- writer ---- */
+
+/* Open the record of one sample of source src taken at t_ns (CLOCK_MONOTONIC; never less
+ * than the previous record's time). May write a keyframe first. nseries is the registry's
+ * size now (ids < nseries). */
+void ring_begin(struct ring *r, unsigned src, uint64_t t_ns, size_t nseries);
+/* The series moved by d (already corrected by counter_delta) since the source's previous
+ * record. Series of the source that are not put in a record moved by 0. */
+void ring_put(struct ring *r, series_id id, uint64_t d);
+/* Close the record: series of src that moved last time and were not put now get delta 0;
+ * evicts the oldest segments if the record does not fit. */
+void ring_end(struct ring *r);
+
+/* The live value (acc) of a series: the newest state. 0 for unknown ids. */
+uint64_t ring_live_value(const struct ring *r, series_id id);
+/* The time of src's newest record (0: none). */
+uint64_t ring_live_time(const struct ring *r, unsigned src);
+void ring_get_stats(const struct ring *r, struct ring_stats *st);
+
+/* ---- readers ---- */
+
+/* A cursor sized for the ring's series; reuse it across queries (seek again). */
+struct ring_cursor *ring_cursor_new(const struct ring *r);
+void ring_cursor_free(struct ring_cursor *c);
+/* Position the cursor at t: for each source, its last record <= t. A cursor is valid until
+ * the next record is written (a backward seek reads the writer's state lazily): seek again
+ * after sampling. -1 when t is before the
+ * oldest record kept (nothing to say), 0 otherwise. t beyond the newest record is the live
+ * state. */
+int ring_cursor_seek(struct ring_cursor *c, uint64_t t_ns);
+/* How ring_cursor_seek_dir builds the cursor: AUTO picks the shorter walk; FORWARD replays
+ * from the keyframe before t; BACKWARD undoes the records after t from the live state. All
+ * three give the same cursor (the tests check it). */
+enum ring_seek_dir { RING_SEEK_AUTO = 0, RING_SEEK_FORWARD, RING_SEEK_BACKWARD };
+/* ring_cursor_seek with the direction chosen by the caller. */
+int ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_dir dir);
+/* acc of a series at the cursor (0 for a series not yet seen then). */
+uint64_t ring_cursor_value(const struct ring_cursor *c, series_id id);
+/* The time of src's record the cursor stands on (0: none at or before t). */
+uint64_t ring_cursor_time(const struct ring_cursor *c, unsigned src);
+/* The source's record number there (0: none). */
+uint64_t ring_cursor_k(const struct ring_cursor *c, unsigned src);
+
+#endif

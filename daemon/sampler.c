@@ -1,0 +1,522 @@
+/* sampler.c: every source on its own timer; raw readings to increments (the sink); records
+ * in the ring; health of each source with the reason it failed. */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "counter.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "sampler.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+static const struct source_ops *const all_sources[] = {
+    &source_interrupts_ops, &source_softirqs_ops, &source_cpu_ops,     &source_snmp_ops,
+    &source_link_ops,       &source_queues_ops,   &source_ethtool_ops, &source_softnet_ops,
+    &source_lnstat_ops,     &source_sysctl_ops,
+};
+#define NSOURCES (sizeof(all_sources) / sizeof(all_sources[0]))
+
+static int configure_source(struct source *src, const struct config *cfg, struct nm_error *err);
+
+/* What the sink knows of a series' raw readings. */
+enum { SEEN_NEVER = 0, SEEN_LIVE, SEEN_GONE };
+
+/* The sink a source writes into during one sample. */
+struct sink {
+	struct sampler *s;
+	unsigned src;
+	bool first; /* the source's first sample: readings are baselines */
+};
+
+struct sampler {
+	struct series_registry reg;
+	struct ring *ring;
+	struct source sources[NSOURCES];
+	struct event *timers[NSOURCES];
+	struct event_base *base;
+	char *root;
+	int rootfd;
+	/* per series: last raw reading and whether a baseline exists */
+	uint64_t *raw;
+	uint8_t *seen;
+	size_t cap;
+	int64_t mono_to_real;
+	struct config *cfg; /* a copy of the configuration the sources were built from */
+	uint64_t (*clock)(void *arg);
+	void *clock_arg;
+};
+
+/* The default clock. */
+static uint64_t
+mono_clock(void *arg)
+{
+	(void)arg;
+	return time_mono_ns();
+}
+
+void
+sampler_set_clock(struct sampler *s, uint64_t (*now)(void *arg), void *arg)
+{
+	s->clock = now;
+	s->clock_arg = arg;
+}
+
+/* Grow the per-series arrays to hold id (only when the set of series grows). */
+static void
+sampler_reserve(struct sampler *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 4096;
+
+	if (n <= s->cap)
+		return;
+	while (cap < n)
+		cap *= 2;
+	s->raw = xreallocarray(s->raw, cap, sizeof(*s->raw));
+	s->seen = xreallocarray(s->seen, cap, sizeof(*s->seen));
+	memset(s->raw + s->cap, 0, (cap - s->cap) * sizeof(*s->raw));
+	memset(s->seen + s->cap, 0, (cap - s->cap) * sizeof(*s->seen));
+	s->cap = cap;
+}
+
+void
+sink_put(struct sink *sink, series_id id, uint64_t raw)
+{
+	struct sampler *s = sink->s;
+	const struct series_info *si;
+	uint64_t d;
+
+	if (id >= s->cap)
+		sampler_reserve(s, (size_t)id + 1);
+	si = series_get(&s->reg, id);
+	if (s->seen[id] != SEEN_LIVE) {
+		/* A gauge's value is its level. A counter present at the source's first sample
+		 * is a baseline; one that appears later for the first time counts from zero (a
+		 * new device); one that comes back is a baseline again (an offline CPU keeps its
+		 * counts: counting them again would be a spike). */
+		d = si->kind == SERIES_GAUGE || (s->seen[id] == SEEN_NEVER && !sink->first) ? raw
+		                                                                            : 0;
+		s->seen[id] = SEEN_LIVE;
+	} else
+		d = counter_delta(si->kind, s->raw[id], raw);
+	s->raw[id] = raw;
+	ring_put(s->ring, id, d);
+}
+
+void
+sink_gone(struct sink *sink, series_id id)
+{
+	struct sampler *s = sink->s;
+
+	if (id < s->cap)
+		s->seen[id] = SEEN_GONE;
+	s->reg.v[id].live = false;
+	/* A gauge that disappears drops to zero; a counter simply stops moving. */
+	if (id < s->cap && series_get(&s->reg, id)->kind == SERIES_GAUGE) {
+		ring_put(s->ring, id, 0 - s->raw[id]);
+		s->raw[id] = 0;
+	}
+}
+
+/* CPU time of this thread, ns. */
+static uint64_t
+thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Mark a source unhealthy with a reason; log only on the change. */
+static void
+source_fail(struct source *src, const struct nm_error *err)
+{
+	char prefix[64];
+	const char *msg = err->message;
+	size_t plen;
+
+	/* Sources may name themselves already ("source snmp: ..."): say it once. */
+	plen = (size_t)snprintf(prefix, sizeof(prefix), "source %s: ", src->ops->name);
+	if (strncmp(msg, prefix, plen) == 0)
+		msg += plen;
+	if (src->healthy || strcmp(src->reason, msg) != 0)
+		log_warnx("source %s: %s", src->ops->name, msg);
+	src->healthy = false;
+	src->failures++;
+	snprintf(src->reason, sizeof(src->reason), "%s", msg);
+}
+
+/* Initialise a source that is not yet; 0 when ready. */
+static int
+source_try_init(struct sampler *s, struct source *src)
+{
+	struct nm_error err;
+
+	if (src->initialised)
+		return 0;
+	nm_error_clear(&err);
+	if (src->ops->init != NULL && src->ops->init(src, &err) < 0) {
+		source_fail(src, &err);
+		/* free releases priv and opts; options come back from the kept configuration
+		 * so the next try starts clean. */
+		if (src->ops->free != NULL)
+			src->ops->free(src);
+		src->priv = NULL;
+		src->opts = NULL;
+		configure_source(src, s->cfg, &err);
+		return -1;
+	}
+	src->initialised = true;
+	return 0;
+}
+
+/* One sample of one source into one ring record. */
+static void
+sample_source(struct sampler *s, unsigned i)
+{
+	struct source *src = &s->sources[i];
+	struct sink sink = {s, i, src->samples == 0};
+	struct nm_error err;
+	uint64_t t, c0;
+	int r;
+
+	if (source_try_init(s, src) < 0)
+		return;
+	nm_error_clear(&err);
+	c0 = thread_cpu_ns();
+	t = s->clock(s->clock_arg);
+	ring_begin(s->ring, i, t, s->reg.n);
+	r = src->ops->sample(src, &sink, &err);
+	ring_end(s->ring);
+	src->last_cost_ns = thread_cpu_ns() - c0;
+	src->last_sample_mono_ns = t;
+	if (r < 0) {
+		source_fail(src, &err);
+		return;
+	}
+	src->samples++;
+	if (!src->healthy)
+		log_info("source %s: healthy again", src->ops->name);
+	src->healthy = true;
+	src->reason[0] = '\0';
+}
+
+/* A source's timer fired. */
+static void
+timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct source *src = arg;
+	struct sampler *s =
+	    (struct sampler *)((char *)(src - src->index) - offsetof(struct sampler, sources));
+
+	(void)fd;
+	(void)what;
+	sample_source(s, src->index);
+}
+
+uint64_t
+sampler_sample_all(struct sampler *s)
+{
+	uint64_t t = s->clock(s->clock_arg);
+
+	for (unsigned i = 0; i < NSOURCES; i++)
+		if (s->sources[i].enabled)
+			sample_source(s, i);
+	return t;
+}
+
+/* Apply [sampling] and [source.NAME] to one source: enable, interval, its options. */
+static int
+configure_source(struct source *src, const struct config *cfg, struct nm_error *err)
+{
+	src->enabled = true;
+	src->interval_ms = cfg->sample_interval_ms;
+	for (size_t k = 0; k < cfg->nsource_opts; k++) {
+		const struct config_kv *kv = &cfg->source_opts[k];
+		uint64_t v;
+		bool b;
+
+		if (strcmp(src->ops->name, kv->source) != 0)
+			continue;
+		if (strcmp(kv->key, "enable") == 0) {
+			if (config_parse_bool(kv->val, &b) < 0)
+				return nm_error_set(err, NM_ERR_BAD_ARGS,
+				                    "[source.%s] enable: bad value \"%s\"",
+				                    kv->source, kv->val);
+			src->enabled = b;
+		} else if (strcmp(kv->key, "interval") == 0) {
+			if (config_parse_duration_ms(kv->val, &v) < 0 || v < 10 || v > 3600000)
+				return nm_error_set(err, NM_ERR_BAD_ARGS,
+				                    "[source.%s] interval: \"%s\" is not a "
+				                    "duration from 10ms to 1h",
+				                    kv->source, kv->val);
+			src->interval_ms = v;
+		} else if (src->ops->configure == NULL)
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "[source.%s]: unknown key \"%s\"",
+			                    kv->source, kv->key);
+		else if (src->ops->configure(src, kv->key, kv->val, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Configure every source; refuse sections that name no source. */
+static int
+configure_sources(struct source *srcs, const struct config *cfg, struct nm_error *err)
+{
+	for (size_t k = 0; k < cfg->nsource_opts; k++) {
+		bool known = false;
+		for (unsigned i = 0; i < NSOURCES; i++)
+			known |= strcmp(srcs[i].ops->name, cfg->source_opts[k].source) == 0;
+		if (!known)
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "[source.%s]: no such source",
+			                    cfg->source_opts[k].source);
+	}
+	for (unsigned i = 0; i < NSOURCES; i++)
+		if (configure_source(&srcs[i], cfg, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Release what configure and init gave a source. */
+static void
+source_release(struct source *src)
+{
+	if (src->ops->free != NULL)
+		src->ops->free(src);
+	src->priv = NULL;
+	src->opts = NULL;
+	src->initialised = false;
+}
+
+/* Fresh source structs for s (no priv, no options yet). */
+static void
+sources_blank(struct sampler *s, struct source *srcs)
+{
+	for (unsigned i = 0; i < NSOURCES; i++) {
+		memset(&srcs[i], 0, sizeof(srcs[i]));
+		srcs[i].ops = all_sources[i];
+		srcs[i].index = (uint8_t)i;
+		srcs[i].root = s->root;
+		srcs[i].host = strcmp(s->root, "/") == 0;
+		srcs[i].rootfd = s->rootfd;
+		srcs[i].reg = &s->reg;
+		srcs[i].healthy = true;
+	}
+}
+
+struct sampler *
+sampler_new(const struct config *cfg, struct nm_error *err)
+{
+	struct sampler *s = xcalloc(1, sizeof(*s));
+
+	s->root = xstrdup(cfg->root);
+	if ((s->rootfd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		nm_error_set(err, NM_ERR_FAILED, "root %s: %s", cfg->root, strerror(errno));
+		free(s->root);
+		free(s);
+		return NULL;
+	}
+	series_registry_init(&s->reg);
+	sources_blank(s, s->sources);
+	if (configure_sources(s->sources, cfg, err) < 0) {
+		sampler_free(s);
+		return NULL;
+	}
+	s->clock = mono_clock;
+	s->cfg = xcalloc(1, sizeof(*s->cfg));
+	config_copy(s->cfg, cfg);
+	s->ring = ring_new(cfg->ring_memory, NSOURCES, cfg->keyframe_interval_ms * 1000000ull);
+	s->mono_to_real = (int64_t)(time_real_ns() - time_mono_ns());
+	return s;
+}
+
+/* (Re)arm a source's timer at its interval, or stop it when disabled. */
+static void
+arm_timer(struct sampler *s, unsigned i)
+{
+	struct source *src = &s->sources[i];
+	struct timeval tv = {(time_t)(src->interval_ms / 1000),
+	                     (suseconds_t)(src->interval_ms % 1000) * 1000};
+
+	if (s->timers[i] == NULL)
+		s->timers[i] = event_new(s->base, -1, EV_PERSIST, timer_cb, src);
+	event_del(s->timers[i]);
+	if (src->enabled)
+		event_add(s->timers[i], &tv);
+}
+
+void
+sampler_start(struct sampler *s, struct event_base *base)
+{
+	s->base = base;
+	for (unsigned i = 0; i < NSOURCES; i++) {
+		if (!s->sources[i].enabled)
+			continue;
+		source_try_init(s, &s->sources[i]);
+		arm_timer(s, i);
+	}
+	/* A first sample of everything, so rates are available after one interval. */
+	sampler_sample_all(s);
+}
+
+int
+sampler_reconfigure(struct sampler *s, const struct config *cfg, struct nm_error *err)
+{
+	struct source fresh[NSOURCES];
+
+	sources_blank(s, fresh);
+	if (configure_sources(fresh, cfg, err) < 0) {
+		for (unsigned i = 0; i < NSOURCES; i++)
+			source_release(&fresh[i]);
+		return -1;
+	}
+	config_free(s->cfg);
+	config_copy(s->cfg, cfg);
+	for (unsigned i = 0; i < NSOURCES; i++) {
+		/* Keep counters of the old one so status stays continuous. */
+		fresh[i].samples = s->sources[i].samples;
+		fresh[i].failures = s->sources[i].failures;
+		source_release(&s->sources[i]);
+		s->sources[i] = fresh[i];
+		event_free(s->timers[i]);
+		s->timers[i] = event_new(s->base, -1, EV_PERSIST, timer_cb, &s->sources[i]);
+		if (s->sources[i].enabled)
+			source_try_init(s, &s->sources[i]);
+		arm_timer(s, i);
+	}
+	return 0;
+}
+
+void
+sampler_free(struct sampler *s)
+{
+	if (s == NULL)
+		return;
+	for (unsigned i = 0; i < NSOURCES; i++) {
+		if (s->timers[i])
+			event_free(s->timers[i]);
+		source_release(&s->sources[i]);
+	}
+	if (s->ring)
+		ring_free(s->ring);
+	series_registry_free(&s->reg);
+	if (s->cfg != NULL) {
+		config_free(s->cfg);
+		free(s->cfg);
+	}
+	close(s->rootfd);
+	free(s->raw);
+	free(s->seen);
+	free(s->root);
+	free(s);
+}
+
+struct series_registry *
+sampler_registry(struct sampler *s)
+{
+	return &s->reg;
+}
+
+struct ring *
+sampler_ring(struct sampler *s)
+{
+	return s->ring;
+}
+
+struct source *
+sampler_source(struct sampler *s, const char *name)
+{
+	for (unsigned i = 0; i < NSOURCES; i++)
+		if (strcmp(s->sources[i].ops->name, name) == 0)
+			return &s->sources[i];
+	return NULL;
+}
+
+size_t
+sampler_nsources(const struct sampler *s)
+{
+	(void)s;
+	return NSOURCES;
+}
+
+struct source *
+sampler_source_at(struct sampler *s, size_t i)
+{
+	return i < NSOURCES ? &s->sources[i] : NULL;
+}
+
+uint64_t
+sampler_raw(const struct sampler *s, series_id id)
+{
+	return id < s->cap ? s->raw[id] : 0;
+}
+
+int64_t
+sampler_mono_to_real(const struct sampler *s)
+{
+	return s->mono_to_real;
+}
+
+json_object *
+sampler_status_json(struct sampler *s)
+{
+	json_object *o = json_object_new_object();
+	json_object *arr = json_object_new_array();
+	json_object *ring = json_object_new_object();
+	size_t live[NSOURCES] = {0};
+	struct ring_stats st;
+	uint64_t now = s->clock(s->clock_arg);
+	char when[40];
+
+	for (size_t id = 0; id < s->reg.n; id++)
+		if (s->reg.v[id].live && s->reg.v[id].source < NSOURCES)
+			live[s->reg.v[id].source]++;
+	for (unsigned i = 0; i < NSOURCES; i++) {
+		struct source *src = &s->sources[i];
+		json_object *so = json_object_new_object();
+		json_add_string(so, "name", src->ops->name);
+		json_add_string(so, "description", src->ops->description);
+		json_add_bool(so, "enabled", src->enabled);
+		json_add_uint(so, "interval_ms", src->interval_ms);
+		json_add_bool(so, "healthy", src->enabled && src->healthy && src->initialised);
+		json_add_string(so, "reason", src->reason[0] ? src->reason : NULL);
+		json_add_uint(so, "series", live[i]);
+		json_add_uint(so, "samples", src->samples);
+		json_add_uint(so, "failures", src->failures);
+		json_add_double(so, "last_cost_us", (double)src->last_cost_ns / 1e3);
+		json_add_double(
+		    so, "last_sample_age_s",
+		    src->last_sample_mono_ns ? (double)(now - src->last_sample_mono_ns) / 1e9 : -1);
+		if (src->ops->describe != NULL && src->initialised)
+			json_object_object_add(so, "details", src->ops->describe(src));
+		json_object_array_add(arr, so);
+	}
+	ring_get_stats(s->ring, &st);
+	json_add_uint(ring, "capacity_bytes", st.capacity);
+	json_add_uint(ring, "used_bytes", st.used);
+	json_add_uint(ring, "segments", st.segments);
+	json_add_uint(ring, "records", st.records);
+	json_add_uint(ring, "evicted_segments", st.evicted_segments);
+	json_add_uint(ring, "last_record_bytes", st.last_record_bytes);
+	json_add_uint(ring, "last_keyframe_bytes", st.last_keyframe_bytes);
+	json_add_double(ring, "bytes_per_second", st.bytes_per_second);
+	if (st.oldest_ns) {
+		time_format_rfc3339((uint64_t)((int64_t)st.oldest_ns + s->mono_to_real), when,
+		                    sizeof(when));
+		json_add_string(ring, "oldest", when);
+		json_add_double(ring, "span_s", (double)(st.newest_ns - st.oldest_ns) / 1e9);
+	}
+	json_add_uint(ring, "series", s->reg.n);
+	json_object_object_add(o, "sources", arr);
+	json_object_object_add(o, "ring", ring);
+	return o;
+}

@@ -1,0 +1,56 @@
+/* sampler.h: runs every source on its own timer, turns raw readings into increments (the
+ * sink) and appends them to the ring. A synchronous sample of every source serves window
+ * edges and "now". */
+#ifndef NM_SAMPLER_H
+#define NM_SAMPLER_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ring.h"
+#include "series.h"
+#include "source.h"
+
+struct daemon;
+struct config;
+struct event_base;
+struct nm_error;
+
+#define SAMPLER_MAX_SOURCES 16
+
+struct sampler;
+
+/* Build the sources from cfg (checking every [source.NAME] key) without starting anything:
+ * for --check-config and before the loop runs. NULL with err on a bad configuration. */
+struct sampler *sampler_new(const struct config *cfg, struct nm_error *err);
+/* Start the timers on base; sources that fail to initialise are retried. */
+void sampler_start(struct sampler *s, struct event_base *base);
+/* Apply a reloaded configuration: intervals, enable, source options (sources re-created).
+ * 0 ok; -1 with err and nothing changed. */
+int sampler_reconfigure(struct sampler *s, const struct config *cfg, struct nm_error *err);
+void sampler_free(struct sampler *s);
+
+/* Replace the clock samples are stamped with (CLOCK_MONOTONIC ns by default): tests and
+ * benchmarks drive time themselves. */
+void sampler_set_clock(struct sampler *s, uint64_t (*now)(void *arg), void *arg);
+
+/* Sample every enabled source now; returns the time taken (CLOCK_MONOTONIC ns). */
+uint64_t sampler_sample_all(struct sampler *s);
+
+struct series_registry *sampler_registry(struct sampler *s);
+struct ring *sampler_ring(struct sampler *s);
+/* The source by name, or NULL. */
+struct source *sampler_source(struct sampler *s, const char *name);
+size_t sampler_nsources(const struct sampler *s);
+struct source *sampler_source_at(struct sampler *s, size_t i);
+/* The last raw reading of a series (what the kernel showed). */
+uint64_t sampler_raw(const struct sampler *s, series_id id);
+/* Offset to turn CLOCK_MONOTONIC ns into wall-clock ns. */
+int64_t sampler_mono_to_real(const struct sampler *s);
+
+/* status: sources and ring (new reference). */
+json_object *sampler_status_json(struct sampler *s);
+
+#endif

@@ -1,0 +1,353 @@
+/* source-cpu.c: CPU time per CPU and mode, and the system counters of /proc/stat.
+ *
+ * "cpu  u n s ..." is the sum over all CPUs, "cpuN ..." one online CPU: user nice system
+ * idle iowait irq softirq steal guest guest_nice, in USER_HZ ticks (older kernels print
+ * fewer modes; the missing ones get no series). Each becomes cpu.all.<mode> or
+ * cpu.<N>.<mode>, a COUNTER in "s" with scale 1/sysconf(_SC_CLK_TCK). cpu.online (GAUGE)
+ * counts the cpuN lines. Of the rest: stat.ctxt, stat.intr (only the first number of the
+ * long intr line, whose per-IRQ list is skipped with one memchr) and stat.processes are
+ * counters, stat.procs_running and stat.procs_blocked gauges.
+ *
+ * The file is read into two buffers in turn; a cpu line byte-identical to the one at the
+ * same place last time is skipped, others are parsed in full (ten short numbers: a digit
+ * loop costs less than finding the changed bytes), and a value equal to the last one put
+ * is not put.
+ * A CPU whose line disappears (offline) has its series declared gone; when it comes back
+ * they are interned again (same ids, revived) and put. A file cut mid-line is read up to
+ * its last complete line and nothing is declared gone. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "procparse.h"
+#include "source.h"
+#include "xmalloc.h"
+
+#define STAT_PATH    "proc/stat"
+#define CPU_NMODES   10
+#define CPU_MAX_CPUS 8192
+
+static const char *const cpu_modes[CPU_NMODES] = {
+    "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice",
+};
+
+/* The single-value lines of /proc/stat that are reported. */
+static const struct {
+	const char *key; /* with its trailing blank */
+	const char *name;
+	enum series_kind kind;
+	const char *unit;
+} stat_keys[] = {
+    {"ctxt ", "stat.ctxt", SERIES_COUNTER, "switches"},
+    {"intr ", "stat.intr", SERIES_COUNTER, "interrupts"},
+    {"processes ", "stat.processes", SERIES_COUNTER, "forks"},
+    {"procs_running ", "stat.procs_running", SERIES_GAUGE, "tasks"},
+    {"procs_blocked ", "stat.procs_blocked", SERIES_GAUGE, "tasks"},
+};
+#define NSTAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
+
+/* One CPU (slot 0: the "cpu" sum; slot N+1: cpuN). */
+struct cpu_slot {
+	series_id ids[CPU_NMODES];
+	uint64_t vals[CPU_NMODES]; /* last put */
+	bool present;              /* listed in the last complete read */
+	bool seen;                 /* listed in this read */
+};
+
+/* A cpu line by its position among the cpu lines: to skip it when unchanged. */
+struct cpu_line {
+	size_t prev_off, prev_len; /* in the previous buffer; prev_len 0: none */
+	size_t slot;
+};
+
+struct cpu_priv {
+	int fd;
+	char *buf[2]; /* buf[cur] holds the previous read */
+	size_t cap[2];
+	int cur;
+	bool have_prev;
+	double scale; /* 1/USER_HZ */
+	struct cpu_slot *slots;
+	size_t nslots;
+	struct cpu_line *lines;
+	size_t nlines;
+	series_id online_id;
+	uint64_t online;
+	series_id stat_ids[NSTAT_KEYS];
+	uint64_t stat_vals[NSTAT_KEYS];
+	unsigned puts; /* in the last sample */
+};
+
+/* Fill err for a failed open or read. */
+static int
+read_error(struct nm_error *err, int e)
+{
+	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
+	                    "source cpu: " STAT_PATH ": %s", strerror(e));
+}
+
+/* Make room for slot s (allocates only when a higher CPU number than ever shows up). */
+static void
+slots_reserve(struct cpu_priv *pv, size_t s)
+{
+	size_t n = pv->nslots ? pv->nslots : 64;
+
+	if (s < pv->nslots)
+		return;
+	while (n <= s)
+		n *= 2;
+	pv->slots = xreallocarray(pv->slots, n, sizeof(*pv->slots));
+	for (size_t i = pv->nslots; i < n; i++) {
+		memset(&pv->slots[i], 0, sizeof(pv->slots[i]));
+		for (int m = 0; m < CPU_NMODES; m++)
+			pv->slots[i].ids[m] = SERIES_NONE;
+	}
+	pv->nslots = n;
+}
+
+/* Put a value that differs from the last one (or was never put). */
+static void
+put_changed(struct cpu_priv *pv, struct sink *sink, series_id id, uint64_t *last, bool known,
+            uint64_t v)
+{
+	if (known && *last == v)
+		return;
+	*last = v;
+	sink_put(sink, id, v);
+	pv->puts++;
+}
+
+/* Parse the values of a cpu line from p (past its label) into slot s; put those that
+ * changed. Values are few and short, so a plain digit loop beats finding changed bytes. */
+static void
+cpu_line(struct source *src, struct cpu_priv *pv, struct sink *sink, size_t s, const char *p,
+         const char *eol)
+{
+	struct cpu_slot *sl = &pv->slots[s];
+	bool known = sl->present;
+	uint64_t v;
+
+	for (int m = 0; m < CPU_NMODES; m++) {
+		p = pp_skip_blanks(p, eol);
+		if (pp_u64(&p, eol, &v) < 0)
+			break;
+		if (sl->ids[m] == SERIES_NONE) {
+			if (s == 0)
+				sl->ids[m] =
+				    series_internf(src->reg, SERIES_COUNTER, src->index, "s",
+				                   pv->scale, "cpu.all.%s", cpu_modes[m]);
+			else
+				sl->ids[m] =
+				    series_internf(src->reg, SERIES_COUNTER, src->index, "s",
+				                   pv->scale, "cpu.%zu.%s", s - 1, cpu_modes[m]);
+			put_changed(pv, sink, sl->ids[m], &sl->vals[m], false, v);
+		} else
+			put_changed(pv, sink, sl->ids[m], &sl->vals[m], known, v);
+	}
+	sl->seen = true;
+}
+
+/* Declare gone the series of a CPU no longer listed; interned again when it returns. */
+static void
+slot_gone(struct cpu_slot *sl, struct sink *sink)
+{
+	for (int m = 0; m < CPU_NMODES; m++) {
+		if (sl->ids[m] != SERIES_NONE) {
+			sink_gone(sink, sl->ids[m]);
+			sl->ids[m] = SERIES_NONE;
+		}
+	}
+}
+
+/* Handle the line at p (ending at eol) if it is "cpu..."; nth is its place among the cpu
+ * lines. Returns whether it was one. */
+static bool
+maybe_cpu_line(struct source *src, struct cpu_priv *pv, struct sink *sink, const char *buf,
+               const char *p, const char *eol, size_t nth)
+{
+	const char *q = p + 3;
+	size_t s = 0;
+	uint64_t cpu;
+
+	if (eol - p < 4 || memcmp(p, "cpu", 3) != 0)
+		return false;
+	if (!pp_isblank(*q)) {
+		if (pp_u64(&q, eol, &cpu) < 0 || cpu >= CPU_MAX_CPUS || q == eol || !pp_isblank(*q))
+			return false;
+		s = (size_t)cpu + 1;
+	}
+	slots_reserve(pv, s);
+	if (nth >= pv->nlines) {
+		pv->lines = xreallocarray(pv->lines, nth + 16, sizeof(*pv->lines));
+		memset(&pv->lines[pv->nlines], 0, (nth + 16 - pv->nlines) * sizeof(*pv->lines));
+		pv->nlines = nth + 16;
+	}
+	cpu_line(src, pv, sink, s, q, eol);
+	pv->lines[nth] = (struct cpu_line){(size_t)(p - buf), (size_t)(eol - p), s};
+	return true;
+}
+
+/* Handle one of the single-value lines. */
+static void
+stat_line(struct source *src, struct cpu_priv *pv, struct sink *sink, const char *p,
+          const char *eol)
+{
+	uint64_t v;
+
+	for (size_t i = 0; i < NSTAT_KEYS; i++) {
+		size_t kl = strlen(stat_keys[i].key);
+
+		if ((size_t)(eol - p) <= kl || memcmp(p, stat_keys[i].key, kl) != 0)
+			continue;
+		p = pp_skip_blanks(p + kl, eol);
+		if (pp_u64(&p, eol, &v) < 0)
+			return;
+		if (pv->stat_ids[i] == SERIES_NONE) {
+			pv->stat_ids[i] =
+			    series_intern(src->reg, stat_keys[i].name, strlen(stat_keys[i].name),
+			                  stat_keys[i].kind, src->index, stat_keys[i].unit, 1.0);
+			put_changed(pv, sink, pv->stat_ids[i], &pv->stat_vals[i], false, v);
+		} else
+			put_changed(pv, sink, pv->stat_ids[i], &pv->stat_vals[i], true, v);
+		return;
+	}
+}
+
+/* Allocate the state and open /proc/stat. */
+static int
+cpu_init(struct source *src, struct nm_error *err)
+{
+	struct cpu_priv *pv = xcalloc(1, sizeof(*pv));
+	long hz = sysconf(_SC_CLK_TCK);
+
+	src->priv = pv;
+	pv->scale = 1.0 / (double)(hz > 0 ? hz : 100);
+	pv->online_id = SERIES_NONE;
+	for (size_t i = 0; i < NSTAT_KEYS; i++)
+		pv->stat_ids[i] = SERIES_NONE;
+	slots_reserve(pv, 0);
+	pv->fd = source_open(src, STAT_PATH);
+	if (pv->fd < 0)
+		return read_error(err, errno);
+	return 0;
+}
+
+/* Read /proc/stat once and put what changed. */
+static int
+cpu_sample(struct source *src, struct sink *sink, struct nm_error *err)
+{
+	struct cpu_priv *pv = src->priv;
+	const char *buf, *end, *old, *p, *eol;
+	struct cpu_line *ln;
+	int nxt = pv->cur ^ 1;
+	size_t nth = 0, ncpus = 0, s;
+	bool cut = false;
+	ssize_t n;
+
+	if (pv->fd < 0 && (pv->fd = source_open(src, STAT_PATH)) < 0)
+		return read_error(err, errno);
+	n = source_pread_fd(pv->fd, &pv->buf[nxt], &pv->cap[nxt]);
+	if (n < 0)
+		return read_error(err, errno);
+	buf = pv->buf[nxt];
+	end = buf + n;
+	old = pv->have_prev ? pv->buf[pv->cur] : NULL;
+	pv->puts = 0;
+
+	for (p = buf; p < end; p = eol + 1) {
+		ln = nth < pv->nlines ? &pv->lines[nth] : NULL;
+		if (ln != NULL && ln->prev_len > 0 && old != NULL &&
+		    pp_same_line(p, end, old + ln->prev_off, ln->prev_len)) {
+			eol = p + ln->prev_len;
+			ln->prev_off = (size_t)(p - buf);
+			pv->slots[ln->slot].seen = true;
+			ncpus += ln->slot > 0;
+			nth++;
+			continue;
+		}
+		eol = pp_eol(p, end);
+		if (eol == NULL) {
+			cut = true;
+			break;
+		}
+		if (maybe_cpu_line(src, pv, sink, buf, p, eol, nth)) {
+			ncpus += pv->lines[nth].slot > 0;
+			nth++;
+		} else
+			stat_line(src, pv, sink, p, eol);
+	}
+	/* Lines past the last cpu line refer to the old buffer: forget them. */
+	for (s = nth; s < pv->nlines; s++)
+		pv->lines[s].prev_len = 0;
+	for (s = 0; s < pv->nslots; s++) {
+		struct cpu_slot *sl = &pv->slots[s];
+
+		if (cut) {
+			sl->present = sl->present || sl->seen;
+		} else {
+			if (sl->present && !sl->seen)
+				slot_gone(sl, sink);
+			sl->present = sl->seen;
+		}
+		sl->seen = false;
+	}
+	if (!cut) {
+		if (pv->online_id == SERIES_NONE) {
+			pv->online_id = series_intern(src->reg, "cpu.online", 10, SERIES_GAUGE,
+			                              src->index, "cpus", 1.0);
+			put_changed(pv, sink, pv->online_id, &pv->online, false, ncpus);
+		} else
+			put_changed(pv, sink, pv->online_id, &pv->online, true, ncpus);
+	}
+	pv->cur = nxt;
+	pv->have_prev = true;
+	return 0;
+}
+
+/* Facts for status. */
+static json_object *
+cpu_describe(struct source *src)
+{
+	struct cpu_priv *pv = src->priv;
+	json_object *o = json_object_new_object();
+
+	if (pv == NULL)
+		return o;
+	json_add_uint(o, "online", pv->online);
+	json_add_double(o, "tick_s", pv->scale);
+	json_add_uint(o, "puts", pv->puts);
+	return o;
+}
+
+/* Close the file and free the state. */
+static void
+cpu_free(struct source *src)
+{
+	struct cpu_priv *pv = src->priv;
+
+	if (pv == NULL)
+		return;
+	if (pv->fd >= 0)
+		close(pv->fd);
+	free(pv->buf[0]);
+	free(pv->buf[1]);
+	free(pv->slots);
+	free(pv->lines);
+	free(pv);
+	src->priv = NULL;
+}
+
+const struct source_ops source_cpu_ops = {
+    .name = "cpu",
+    .description = "CPU time per CPU and mode, context switches, forks (/proc/stat)",
+    .configure = NULL,
+    .init = cpu_init,
+    .sample = cpu_sample,
+    .describe = cpu_describe,
+    .free = cpu_free,
+};

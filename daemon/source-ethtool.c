@@ -1,0 +1,363 @@
+/* source-ethtool.c: every `ethtool -S` counter of the chosen devices,
+ * `ethtool.<ifname>.<counter>`.
+ *
+ * [source.ethtool] devices = GLOB ... limits the devices (blanks or commas between globs);
+ * by default every device whose driver gives statistics, except lo. Counter names keep their
+ * characters except that blanks become '_' ("[0]: rx_ucast_packets" gives
+ * "ethtool.eth0.[0]:_rx_ucast_packets"). A driver that repeats a name (vmxnet3 lists the same
+ * names once per queue) gets "#2", "#3"... on the later ones.
+ *
+ * On the host: one SIOCETHTOOL GSTATS per device per sample on a kept socket into a kept
+ * buffer; names are read again only when the driver's count changes. Under a fixture root:
+ * DIR/ethtool/DEV.txt in `ethtool -S` form. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "devlist.h"
+#include "error.h"
+#include "ethtool.h"
+#include "log.h"
+#include "source.h"
+#include "xmalloc.h"
+
+struct eth_opts {
+	struct devlist_filter filter;
+};
+
+struct eth_dev {
+	char name[DEVLIST_NAME_MAX];
+	unsigned seen; /* sample generation that last listed it */
+	bool nostats;  /* the driver gives no statistics: not asked again */
+	bool failing;  /* the last read failed (logged once) */
+	struct ethtool_counters ec;
+	unsigned ids_gen; /* ec.generation that ids were made for */
+	series_id *ids;   /* ids[i] for ec.names[i] */
+	size_t nids;
+};
+
+struct eth_state {
+	struct devlist dl;
+	int fd; /* ethtool socket on the host, else -1 */
+	struct eth_dev **devs;
+	size_t ndevs, capdevs;
+	size_t hint;
+	unsigned gen;
+	char *buf; /* fixture text */
+	size_t cap;
+	/* during a sample */
+	struct source *src;
+	struct sink *sink;
+};
+
+/* A set of series ids, open addressing; built only when a device's names change. */
+struct idset {
+	uint32_t *slot; /* id + 1, 0 empty */
+	size_t mask;
+};
+
+/* Make an empty set with room for n ids. */
+static void
+idset_init(struct idset *s, size_t n)
+{
+	size_t cap = 16;
+
+	while (cap < 2 * n + 2)
+		cap *= 2;
+	s->slot = xcalloc(cap, sizeof(*s->slot));
+	s->mask = cap - 1;
+}
+
+/* Add id; false when it was there already. */
+static bool
+idset_add(struct idset *s, series_id id)
+{
+	size_t i = (id * 2654435761u) & s->mask;
+
+	for (; s->slot[i] != 0; i = (i + 1) & s->mask)
+		if (s->slot[i] == id + 1)
+			return false;
+	s->slot[i] = id + 1;
+	return true;
+}
+
+/* Is id in the set? */
+static bool
+idset_has(const struct idset *s, series_id id)
+{
+	size_t i = (id * 2654435761u) & s->mask;
+
+	for (; s->slot[i] != 0; i = (i + 1) & s->mask)
+		if (s->slot[i] == id + 1)
+			return true;
+	return false;
+}
+
+/* The series name of counter name on device dev, blanks made '_', into buf. */
+static void
+series_name(char *buf, size_t size, const char *dev, const char *name, unsigned dup)
+{
+	size_t n = (size_t)snprintf(buf, size, "ethtool.%s.", dev);
+
+	for (; *name != '\0' && n + 1 < size; name++)
+		buf[n++] = ((unsigned char)*name <= ' ' || *name == 0x7f) ? '_' : *name;
+	buf[n] = '\0';
+	if (dup > 1)
+		snprintf(buf + n, size - n, "#%u", dup);
+}
+
+/* Make the series of d's current names; the sink hears of those that went away. */
+static void
+intern_counters(struct eth_state *st, struct eth_dev *d)
+{
+	struct source *src = st->src;
+	series_id *old = d->ids, id = SERIES_NONE;
+	size_t nold = d->nids;
+	struct idset set;
+	char name[128]; /* "ethtool." + 15 + "." + 32 + "#N" */
+
+	idset_init(&set, d->ec.n);
+	d->ids = xreallocarray(NULL, d->ec.n ? d->ec.n : 1, sizeof(*d->ids));
+	for (uint32_t i = 0; i < d->ec.n; i++) {
+		for (unsigned dup = 1; dup <= d->ec.n + 1; dup++) {
+			series_name(name, sizeof(name), d->name, d->ec.names[i], dup);
+			id = series_intern(src->reg, name, strlen(name), SERIES_COUNTER, src->index,
+			                   "", 1.0);
+			if (idset_add(&set, id))
+				break;
+		}
+		d->ids[i] = id;
+	}
+	d->nids = d->ec.n;
+	d->ids_gen = d->ec.generation;
+	for (size_t j = 0; j < nold; j++)
+		if (!idset_has(&set, old[j]))
+			sink_gone(st->sink, old[j]);
+	free(old);
+	free(set.slot);
+}
+
+/* Tell the sink that all of d's series are gone and free d. */
+static void
+drop_dev(struct eth_state *st, struct eth_dev *d)
+{
+	if (st->sink != NULL)
+		for (size_t i = 0; i < d->nids; i++)
+			sink_gone(st->sink, d->ids[i]);
+	ethtool_counters_free(&d->ec);
+	free(d->ids);
+	free(d);
+}
+
+/* The device named name, created if new. */
+static struct eth_dev *
+find_dev(struct eth_state *st, const char *name)
+{
+	struct eth_dev *d;
+	size_t i;
+
+	/* Directory order is stable between samples: look where the last one matched. */
+	for (size_t k = 0; k < st->ndevs; k++) {
+		i = (st->hint + k) % st->ndevs;
+		if (strcmp(st->devs[i]->name, name) == 0) {
+			st->hint = i + 1;
+			return st->devs[i];
+		}
+	}
+	if (st->ndevs == st->capdevs) {
+		st->capdevs = st->capdevs ? st->capdevs * 2 : 16;
+		st->devs = xreallocarray(st->devs, st->capdevs, sizeof(*st->devs));
+	}
+	d = xcalloc(1, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	ethtool_counters_init(&d->ec);
+	st->devs[st->ndevs++] = d;
+	st->hint = st->ndevs;
+	return d;
+}
+
+/* devlist_scan callback: mark a listed device that passes the filter. */
+static void
+on_device(const char *name, void *arg)
+{
+	struct eth_state *st = arg;
+	struct eth_opts *o = st->src->opts;
+
+	if (!devlist_filter_match(o ? &o->filter : NULL, name))
+		return;
+	find_dev(st, name)->seen = st->gen;
+}
+
+/* Read d's counters; 0, or -1 when the device has nothing to report this sample. */
+static int
+read_dev(struct eth_state *st, struct eth_dev *d)
+{
+	struct nm_error e;
+	char path[64];
+	ssize_t len;
+
+	if (st->fd >= 0) {
+		if (ethtool_read(st->fd, d->name, &d->ec, &e) < 0) {
+			if (e.code == NM_ERR_NOT_FOUND)
+				d->seen = 0; /* went away after the listing */
+			else if (!d->failing)
+				log_warnx("source ethtool: %s", e.message);
+			d->failing = true;
+			return -1;
+		}
+		if (d->ec.n == 0)
+			d->nostats = true;
+	} else {
+		snprintf(path, sizeof(path), "ethtool/%s.txt", d->name);
+		len = source_read_file(st->src, path, &st->buf, &st->cap);
+		if (len < 0) {
+			if (errno == ENOENT)
+				d->seen = 0;
+			return -1;
+		}
+		ethtool_parse_text(st->buf, (size_t)len, &d->ec);
+	}
+	d->failing = false;
+	return 0;
+}
+
+/* Read and report one device. */
+static void
+sample_dev(struct eth_state *st, struct eth_dev *d)
+{
+	if (d->nostats || read_dev(st, d) < 0)
+		return;
+	if (d->ids_gen != d->ec.generation || d->nids != d->ec.n)
+		intern_counters(st, d);
+	for (uint32_t i = 0; i < d->ec.n; i++)
+		sink_put(st->sink, d->ids[i], d->ec.values[i]);
+}
+
+/* Drop the devices this sample did not list. */
+static void
+sweep(struct eth_state *st)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->ndevs; i++) {
+		if (st->devs[i]->seen != st->gen) {
+			drop_dev(st, st->devs[i]);
+			continue;
+		}
+		st->devs[kept++] = st->devs[i];
+	}
+	st->ndevs = kept;
+}
+
+/* Take one [source.ethtool] option. */
+static int
+eth_configure(struct source *src, const char *key, const char *val, struct nm_error *err)
+{
+	struct eth_opts *o = src->opts;
+
+	if (strcmp(key, "devices") != 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "source ethtool: unknown option %s", key);
+	if (o == NULL)
+		o = src->opts = xcalloc(1, sizeof(*o));
+	if (devlist_filter_parse(&o->filter, val, err) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "source ethtool: devices = %s: bad list",
+		                    val);
+	return 0;
+}
+
+/* Free the state and the options. */
+static void
+eth_free(struct source *src)
+{
+	struct eth_state *st = src->priv;
+	struct eth_opts *o = src->opts;
+
+	if (st != NULL) {
+		st->sink = NULL;
+		for (size_t i = 0; i < st->ndevs; i++)
+			drop_dev(st, st->devs[i]);
+		free(st->devs);
+		devlist_close(&st->dl);
+		if (st->fd >= 0)
+			close(st->fd);
+		free(st->buf);
+		free(st);
+		src->priv = NULL;
+	}
+	if (o != NULL) {
+		devlist_filter_free(&o->filter);
+		free(o);
+		src->opts = NULL;
+	}
+}
+
+/* Open the device directory and, on the host, the ethtool socket. */
+static int
+eth_init(struct source *src, struct nm_error *err)
+{
+	struct eth_state *st = xcalloc(1, sizeof(*st));
+
+	st->fd = -1;
+	st->src = src;
+	if (devlist_open(&st->dl, src, err) < 0)
+		goto fail;
+	if (src->host && (st->fd = ethtool_socket(err)) < 0)
+		goto fail;
+	src->priv = st;
+	return 0;
+fail:
+	devlist_close(&st->dl);
+	free(st);
+	return -1;
+}
+
+/* Read every chosen device once. */
+static int
+eth_sample(struct source *src, struct sink *sink, struct nm_error *err)
+{
+	struct eth_state *st = src->priv;
+
+	st->src = src;
+	st->sink = sink;
+	st->gen++;
+	st->hint = 0;
+	if (devlist_scan(&st->dl, on_device, st, err) < 0) {
+		st->sink = NULL;
+		return -1;
+	}
+	for (size_t i = 0; i < st->ndevs; i++)
+		if (st->devs[i]->seen == st->gen)
+			sample_dev(st, st->devs[i]);
+	sweep(st);
+	st->sink = NULL;
+	return 0;
+}
+
+/* Facts for status: the devices read and their counter counts. */
+static json_object *
+eth_describe(struct source *src)
+{
+	struct eth_state *st = src->priv;
+	json_object *o = json_object_new_object(), *devs = json_object_new_object();
+
+	for (size_t i = 0; st != NULL && i < st->ndevs; i++)
+		if (!st->devs[i]->nostats)
+			json_object_object_add(devs, st->devs[i]->name,
+			                       json_object_new_int64(st->devs[i]->ec.n));
+	json_object_object_add(o, "method",
+	                       json_object_new_string(src->host ? "ioctl" : "ethtool -S text"));
+	json_object_object_add(o, "devices", devs);
+	return o;
+}
+
+const struct source_ops source_ethtool_ops = {
+    .name = "ethtool",
+    .description = "ethtool -S counters (SIOCETHTOOL)",
+    .configure = eth_configure,
+    .init = eth_init,
+    .sample = eth_sample,
+    .describe = eth_describe,
+    .free = eth_free,
+};

@@ -1,0 +1,1057 @@
+/* source-interrupts.c: per-IRQ per-CPU interrupt counts from /proc/interrupts.
+ *
+ * The first line lists the online CPUs ("CPU0 CPU1 ... CPU143"; an offline CPU has no
+ * column). Each other line is a label ("45", "LOC") and ':', up to one count per column,
+ * then for a numeric IRQ the chip, hwirq and trigger and the action names, for an arch
+ * line a description. Everything is split on blanks, never on fixed columns. Each cell
+ * becomes irq.<label>.cpu<C> (COUNTER32); a line with a single count (ERR, MIS) becomes
+ * irq.<label>.total.
+ *
+ * On a 144-CPU host the file is ~2 MB and ~172,000 cells, and in a second only ~150 lines
+ * change, most in one cell. So the file is read into one of two buffers in turn and every
+ * line is compared with the same label's line of the previous read: a byte-identical line
+ * is skipped (no sink_put: the sampler keeps the value). In a changed line of the same
+ * length only the cells whose bytes differ are parsed (pp_row_diff); anything else is
+ * parsed in full. When the header is unchanged and the last read's lines followed one
+ * another, one vectorised diff of the two buffers finds the changed lines
+ * (scan_same_layout); otherwise lines are compared one by one.
+ *
+ * Lines normally come in the same order as last time: line k is checked against entry k.
+ * When a label does not match (an IRQ requested or freed) the rest of the file is matched
+ * by label through a hash and the table is rebuilt: that sample allocates, steady state
+ * does not. Entries whose line is gone are declared gone with all their series. When the
+ * CPU header changes the columns are mapped again, cells of CPUs no longer listed are
+ * declared gone and every line is parsed in full. A file that ends mid-line (no final
+ * '\n') is read up to its last complete line and nothing is declared gone.
+ *
+ * The text after the counts is kept per IRQ; when it changes (and when the IRQ appears)
+ * it is split into chip/hwirq/trigger/name, the name parsed into device and queue, and the
+ * affinity files read again. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "cpulist.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "procparse.h"
+#include "source-interrupts.h"
+#include "source.h"
+#include "xmalloc.h"
+
+#define IRQ_PATH      "proc/interrupts"
+#define IRQ_MAX_CPUS  CPUSET_MAX_CPUS
+#define IRQ_LABEL_MAX 64 /* longer labels are ignored */
+
+/* What the source keeps of one line besides its exported struct irq_info. */
+struct irq_state {
+	size_t prev_off, prev_len; /* the line in the previous buffer; prev_len 0: none */
+	struct pp_row row;         /* where its counts ended */
+	bool total_shape;          /* the last full parse found a single-count line */
+	char *label;               /* owned; info.label points here */
+	size_t label_len;
+	series_id *ids; /* [ncpus]; info.cpu_series points here */
+	char *tail;     /* the text after the counts as last parsed; NULL: none yet */
+	size_t tail_len;
+	char *fields; /* "chip\0hwirq\0trigger\0name\0"; the info strings point here */
+};
+
+struct irq_priv {
+	int fd;
+	char *buf[2]; /* buf[cur] holds the previous read, the other one the next */
+	size_t cap[2];
+	int cur;
+	size_t len[2]; /* bytes read into each buffer */
+	bool have_prev;
+	bool contiguous;       /* the entries' lines follow one another from the header to the end
+	                          of buf[cur]: a byte diff of the whole read finds what changed */
+	size_t header_len;     /* length of the header line in buf[cur] */
+	unsigned *cols;        /* [IRQ_MAX_CPUS]: CPU number of each column */
+	unsigned *newcols;     /* [IRQ_MAX_CPUS]: scratch for a header being parsed */
+	size_t ncols;          /* columns in the header */
+	unsigned ncpus;        /* highest CPU ever listed + 1: length of each ids array */
+	uint64_t *scratch;     /* [IRQ_MAX_CPUS]: counts of a line parsed in full */
+	struct irq_info *info; /* info[i] and st[i] describe line i of the last read */
+	struct irq_state *st;
+	size_t n;
+	char *abuf; /* affinity file reads */
+	size_t acap;
+	/* what the last sample did, for describe */
+	size_t lines_parsed, cells_put, full_parses;
+	uint64_t rebuilds;
+};
+
+/* What the cell callbacks need. */
+struct cell_ctx {
+	struct source *src;
+	struct irq_priv *pv;
+	struct irq_info *info;
+	struct irq_state *st;
+	struct sink *sink;
+};
+
+static const char empty[] = "";
+
+/* Fill err for a failed read or open of /proc/interrupts. */
+static int
+read_error(struct nm_error *err, int e)
+{
+	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
+	                    "source interrupts: " IRQ_PATH ": %s", strerror(e));
+}
+
+/* The IRQ number of a label made of digits, else -1 (an arch line). */
+static int
+label_irq(const char *s, size_t len)
+{
+	const char *p = s;
+	uint64_t v;
+
+	if (pp_u64(&p, s + len, &v) < 0 || p != s + len || v > INT32_MAX)
+		return -1;
+	return (int)v;
+}
+
+/* Intern irq.<label>.<what><cpu> (cpu < 0: no number). */
+static series_id
+intern_cell(struct source *src, const struct irq_state *st, const char *what, long cpu)
+{
+	char name[IRQ_LABEL_MAX + 48];
+	size_t n = 0, wl = strlen(what);
+
+	memcpy(name, "irq.", 4);
+	n = 4;
+	memcpy(name + n, st->label, st->label_len);
+	n += st->label_len;
+	name[n++] = '.';
+	memcpy(name + n, what, wl);
+	n += wl;
+	if (cpu >= 0)
+		n += pp_utoa((uint64_t)cpu, name + n);
+	return series_intern(src->reg, name, n, SERIES_COUNTER32, src->index, "interrupts", 1.0);
+}
+
+/* Declare gone every series of an entry and forget their ids. */
+static void
+entry_gone(struct sink *sink, struct irq_priv *pv, struct irq_info *info, struct irq_state *st)
+{
+	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++) {
+		if (st->ids[cpu] != SERIES_NONE) {
+			sink_gone(sink, st->ids[cpu]);
+			st->ids[cpu] = SERIES_NONE;
+		}
+	}
+	if (info->total != SERIES_NONE) {
+		sink_gone(sink, info->total);
+		info->total = SERIES_NONE;
+	}
+}
+
+/* Free what an entry owns. */
+static void
+entry_free(struct irq_state *st)
+{
+	pp_row_free(&st->row);
+	free(st->label);
+	free(st->ids);
+	free(st->tail);
+	free(st->fields);
+}
+
+/* Start an entry for a label seen for the first time. */
+static void
+entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, const char *label,
+           size_t len)
+{
+	memset(info, 0, sizeof(*info));
+	memset(st, 0, sizeof(*st));
+	st->label = xstrndup(label, len);
+	st->label_len = len;
+	st->ids = xreallocarray(NULL, pv->ncpus ? pv->ncpus : 1, sizeof(*st->ids));
+	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
+		st->ids[cpu] = SERIES_NONE;
+	info->irq = label_irq(label, len);
+	info->label = st->label;
+	info->chip = info->hwirq = info->trigger = info->name = empty;
+	info->queue.index = -1;
+	info->total = SERIES_NONE;
+	info->ncpus = pv->ncpus;
+	info->cpu_series = st->ids;
+}
+
+/* Read a CPU list file below the root into set; -1 (set empty) when it cannot be. */
+static int
+read_cpulist(struct source *src, struct irq_priv *pv, const char *path, struct cpuset *set)
+{
+	struct nm_error err;
+
+	if (source_read_file(src, path, &pv->abuf, &pv->acap) < 0 ||
+	    cpuset_parse_list(set, pv->abuf, &err) < 0) {
+		cpuset_zero(set);
+		return -1;
+	}
+	return 0;
+}
+
+/* Read /proc/irq/N/smp_affinity_list and effective_affinity_list of a numeric IRQ. */
+static void
+read_affinity(struct source *src, struct irq_priv *pv, struct irq_info *info)
+{
+	char path[64];
+
+	if (info->irq < 0)
+		return;
+	snprintf(path, sizeof(path), "proc/irq/%d/smp_affinity_list", info->irq);
+	info->has_affinity = read_cpulist(src, pv, path, &info->affinity) == 0;
+	snprintf(path, sizeof(path), "proc/irq/%d/effective_affinity_list", info->irq);
+	info->has_effective = read_cpulist(src, pv, path, &info->effective) == 0;
+}
+
+/* Whether [s, s+len) is a trigger name as /proc/interrupts shows it. */
+static bool
+is_trigger(const char *s, size_t len)
+{
+	static const char *const triggers[] = {"edge", "level", "fasteoi", "Edge", "Level"};
+
+	for (size_t i = 0; i < sizeof(triggers) / sizeof(triggers[0]); i++) {
+		if (strlen(triggers[i]) == len && memcmp(s, triggers[i], len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Append [s, s+len) and a NUL at *w; returns where it starts. */
+static const char *
+put_field(char **w, const char *s, size_t len)
+{
+	char *start = *w;
+
+	memcpy(start, s, len);
+	start[len] = '\0';
+	*w += len + 1;
+	return start;
+}
+
+/* Split the text after the counts of a numeric IRQ into chip, hwirq, trigger and name:
+ *   "IR-PCI-MSIX-0000:08:00.0  3-edge  mlx5_comp2@pci:0000:08:00.0"  (x86 today)
+ *   "GICv3  27 Level  arch_timer"                                   (arm64)
+ *   "IO-APIC-edge  timer"                                           (x86 before 3.x)
+ * An arch line's text is all name. */
+static void
+split_fields(struct irq_info *info, struct irq_state *st, const char *t, const char *e)
+{
+	const char *p = t, *tok, *tok2, *dash, *save;
+	size_t len, len2;
+	char *w = st->fields;
+
+	info->chip = info->hwirq = info->trigger = empty;
+	if (info->irq >= 0 && pp_token(&p, e, &tok, &len) == 0) {
+		dash = memrchr(tok, '-', len);
+		if (dash != NULL && is_trigger(dash + 1, (size_t)(tok + len - dash - 1))) {
+			info->chip = put_field(&w, tok, (size_t)(dash - tok));
+			info->trigger = put_field(&w, dash + 1, (size_t)(tok + len - dash - 1));
+		} else {
+			info->chip = put_field(&w, tok, len);
+			save = p;
+			if (pp_token(&p, e, &tok2, &len2) == 0 && pp_isdigit(tok2[0])) {
+				dash = memchr(tok2, '-', len2);
+				if (dash != NULL) {
+					info->hwirq = put_field(&w, tok2, (size_t)(dash - tok2));
+					info->trigger = put_field(&w, dash + 1,
+					                          (size_t)(tok2 + len2 - dash - 1));
+				} else {
+					info->hwirq = put_field(&w, tok2, len2);
+					save = p;
+					if (pp_token(&p, e, &tok, &len) == 0 &&
+					    is_trigger(tok, len))
+						info->trigger = put_field(&w, tok, len);
+					else
+						p = save;
+				}
+			} else
+				p = save;
+		}
+		t = pp_skip_blanks(p, e);
+	}
+	info->name = put_field(&w, t, (size_t)(e - t));
+}
+
+/* Take the text after the counts; when it differs from last time, split it, parse the
+ * name's device and queue and read the affinity again. */
+static void
+set_description(struct source *src, struct irq_priv *pv, struct irq_info *info,
+                struct irq_state *st, const char *t, const char *e)
+{
+	size_t len;
+
+	t = pp_skip_blanks(t, e);
+	while (e > t && pp_isblank(e[-1]))
+		e--;
+	len = (size_t)(e - t);
+	if (st->tail != NULL && st->tail_len == len && memcmp(st->tail, t, len) == 0)
+		return;
+	free(st->tail);
+	free(st->fields);
+	st->tail = xstrndup(t, len);
+	st->tail_len = len;
+	st->fields = xmalloc(len + 4);
+	split_fields(info, st, st->tail, st->tail + len);
+	source_interrupts_parse_name(info->name, strlen(info->name), &info->queue);
+	read_affinity(src, pv, info);
+}
+
+/* Keep the counts of a line parsed in full. */
+static int
+cell_store(void *arg, size_t col, uint64_t val)
+{
+	struct irq_priv *pv = arg;
+
+	pv->scratch[col] = val;
+	return 0;
+}
+
+/* Put one cell whose bytes changed; -1 (parse in full) when it has no series yet. */
+static int
+cell_changed(void *arg, size_t col, uint64_t val)
+{
+	struct cell_ctx *cx = arg;
+	series_id id;
+
+	if (cx->st->total_shape)
+		id = cx->info->total;
+	else if (col < cx->pv->ncols)
+		id = cx->st->ids[cx->pv->cols[col]];
+	else
+		id = SERIES_NONE;
+	if (id == SERIES_NONE)
+		return -1;
+	sink_put(cx->sink, id, val);
+	cx->pv->cells_put++;
+	return 0;
+}
+
+/* Whether a label is one the kernel always prints with a single total count. */
+static bool
+is_total_label(const struct irq_state *st)
+{
+	return st->label_len == 3 &&
+	       (memcmp(st->label, "ERR", 3) == 0 || memcmp(st->label, "MIS", 3) == 0);
+}
+
+/* Parse a line in full from p (just past the label): put every count, intern what has no
+ * series yet, declare gone the cells the line no longer has, take the description. */
+static void
+parse_full(struct cell_ctx *cx, const char *line, const char *p, const char *eol)
+{
+	struct irq_priv *pv = cx->pv;
+	struct irq_state *st = cx->st;
+	struct irq_info *info = cx->info;
+	const char *tail;
+	size_t n, c;
+	bool total;
+	unsigned cpu;
+
+	pv->full_parses++;
+	tail = pp_row_parse(&st->row, line, p, eol, pv->ncols, 10, cell_store, pv);
+	n = st->row.ncells;
+	total = n == 1 && (pv->ncols > 1 || is_total_label(st));
+	if (total) {
+		for (cpu = 0; cpu < pv->ncpus; cpu++) {
+			if (st->ids[cpu] != SERIES_NONE) {
+				sink_gone(cx->sink, st->ids[cpu]);
+				st->ids[cpu] = SERIES_NONE;
+			}
+		}
+		if (info->total == SERIES_NONE)
+			info->total = intern_cell(cx->src, st, "total", -1);
+		sink_put(cx->sink, info->total, pv->scratch[0]);
+		pv->cells_put++;
+	} else {
+		if (info->total != SERIES_NONE) {
+			sink_gone(cx->sink, info->total);
+			info->total = SERIES_NONE;
+		}
+		for (c = 0; c < n; c++) {
+			cpu = pv->cols[c];
+			if (st->ids[cpu] == SERIES_NONE)
+				st->ids[cpu] = intern_cell(cx->src, st, "cpu", cpu);
+			sink_put(cx->sink, st->ids[cpu], pv->scratch[c]);
+		}
+		pv->cells_put += n;
+		for (; c < pv->ncols; c++) {
+			cpu = pv->cols[c];
+			if (st->ids[cpu] != SERIES_NONE) {
+				sink_gone(cx->sink, st->ids[cpu]);
+				st->ids[cpu] = SERIES_NONE;
+			}
+		}
+	}
+	st->total_shape = total;
+	set_description(cx->src, pv, info, st, tail, eol);
+}
+
+/* Handle a line that is not byte-identical to its entry's previous one (or has none).
+ * eol is the line's end when known, else NULL; old the previous buffer (NULL: none);
+ * full forces a full parse. Returns the line's end. */
+static const char *
+process_line(struct cell_ctx *cx, const char *buf, const char *line, const char *end,
+             const char *eol, const char *old, bool full)
+{
+	struct irq_state *st = cx->st;
+	const char *p, *label;
+	size_t len;
+
+	cx->pv->lines_parsed++;
+	/* Same length as before: try the cells that changed. The guessed end is checked by
+	 * the diff itself, which fails on a '\n' inside what it compares. */
+	if (!full && old != NULL && st->prev_len > 0 && (size_t)(end - line) > st->prev_len &&
+	    line[st->prev_len] == '\n' &&
+	    pp_row_diff(&st->row, line, old + st->prev_off, st->prev_len, 10, cell_changed, cx) ==
+	        0) {
+		eol = line + st->prev_len;
+		goto done;
+	}
+	if (eol == NULL || memchr(line, '\n', (size_t)(eol - line)) != NULL)
+		eol = pp_eol(line, end);
+	p = line;
+	/* The caller checked the label; skip it again. */
+	if (pp_label(&p, eol, &label, &len) < 0)
+		p = line;
+	parse_full(cx, line, p, eol);
+done:
+	len = (size_t)(eol - line);
+	st->prev_off = (size_t)(line - buf);
+	st->prev_len = len;
+	return eol;
+}
+
+/* Small open-addressing table from label to entry, used only while rebuilding. Index i <
+ * nold is old entry i, nold + j new entry j. */
+struct label_hash {
+	uint32_t *slot; /* index + 1; 0 empty */
+	size_t mask;
+	const struct irq_state *old, *new;
+	size_t nold;
+};
+
+/* FNV-1a of a label. */
+static uint32_t
+label_hashval(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* The entry of an index of the label hash. */
+static const struct irq_state *
+lh_entry(const struct label_hash *lh, size_t idx)
+{
+	return idx < lh->nold ? &lh->old[idx] : &lh->new[idx - lh->nold];
+}
+
+/* The slot holding label, or the empty slot where it would go. */
+static size_t
+lh_slot(const struct label_hash *lh, const char *s, size_t len)
+{
+	size_t i = label_hashval(s, len) & lh->mask;
+	const struct irq_state *e;
+
+	while (lh->slot[i] != 0) {
+		e = lh_entry(lh, lh->slot[i] - 1);
+		if (e->label_len == len && memcmp(e->label, s, len) == 0)
+			return i;
+		i = (i + 1) & lh->mask;
+	}
+	return i;
+}
+
+/* Match the lines from p on by label, moving entries into new arrays in file order;
+ * entries [0, k) were already handled this sample. Entries left over are gone, unless the
+ * file was cut mid-line. Allocates: runs only when the set or order of lines changes.
+ * Returns whether every line from p on became an entry (none cut, skipped or doubled). */
+static bool
+rebuild(struct cell_ctx *cx, const char *buf, const char *p, const char *end, size_t k,
+        const char *old, bool full)
+{
+	struct irq_priv *pv = cx->pv;
+	struct irq_info *ninfo;
+	struct irq_state *nst;
+	struct label_hash lh;
+	const char *eol, *lp, *label;
+	size_t lines = 1, cap, nn = k, hcap = 16, slot, idx, len;
+	bool *taken, truncated = false, skipped = false;
+
+	for (lp = p; (lp = pp_eol(lp, end)) != NULL; lp++)
+		lines++;
+	cap = pv->n + lines;
+	ninfo = xcalloc(cap, sizeof(*ninfo));
+	nst = xcalloc(cap, sizeof(*nst));
+	taken = xcalloc(pv->n + 1, sizeof(*taken));
+	if (k > 0) {
+		memcpy(ninfo, pv->info, k * sizeof(*ninfo));
+		memcpy(nst, pv->st, k * sizeof(*nst));
+	}
+	while (hcap < 2 * cap)
+		hcap *= 2;
+	lh = (struct label_hash){xcalloc(hcap, sizeof(uint32_t)), hcap - 1, pv->st, nst, pv->n};
+	for (idx = 0; idx < pv->n; idx++) {
+		slot = lh_slot(&lh, pv->st[idx].label, pv->st[idx].label_len);
+		if (lh.slot[slot] == 0)
+			lh.slot[slot] = (uint32_t)idx + 1;
+		taken[idx] = idx < k;
+	}
+	for (; p < end; p = eol + 1) {
+		eol = pp_eol(p, end);
+		if (eol == NULL) {
+			truncated = true;
+			break;
+		}
+		lp = p;
+		if (pp_label(&lp, eol, &label, &len) < 0 || len > IRQ_LABEL_MAX) {
+			skipped = true;
+			continue;
+		}
+		slot = lh_slot(&lh, label, len);
+		if (lh.slot[slot] != 0) {
+			idx = lh.slot[slot] - 1;
+			if (idx >= pv->n || taken[idx]) {
+				skipped = true; /* the same label twice: keep the first */
+				continue;
+			}
+			taken[idx] = true;
+			ninfo[nn] = pv->info[idx];
+			nst[nn] = pv->st[idx];
+		} else {
+			entry_init(pv, &ninfo[nn], &nst[nn], label, len);
+			lh.slot[slot] = (uint32_t)(pv->n + nn) + 1;
+		}
+		cx->info = &ninfo[nn];
+		cx->st = &nst[nn];
+		eol = process_line(cx, buf, p, end, eol, nst[nn].prev_len ? old : NULL, full);
+		nn++;
+	}
+	for (idx = k; idx < pv->n; idx++) {
+		if (taken[idx])
+			continue;
+		if (truncated) {
+			ninfo[nn] = pv->info[idx];
+			nst[nn] = pv->st[idx];
+			nst[nn].prev_len = 0;
+			nn++;
+		} else {
+			entry_gone(cx->sink, pv, &pv->info[idx], &pv->st[idx]);
+			entry_free(&pv->st[idx]);
+		}
+	}
+	free(lh.slot);
+	free(taken);
+	free(pv->info);
+	free(pv->st);
+	pv->info = ninfo;
+	pv->st = nst;
+	pv->n = nn;
+	pv->rebuilds++;
+	return !truncated && !skipped;
+}
+
+/* Parse the CPU header; when its CPUs differ from last time map the columns again, grow
+ * the per-CPU arrays and declare gone the cells of CPUs no longer listed. *remapped says
+ * whether that happened (every line must then be parsed in full). */
+static int
+read_header(struct irq_priv *pv, struct sink *sink, const char *line, const char *eol,
+            bool *remapped, struct nm_error *err)
+{
+	size_t n = pp_cpu_header(line, eol, pv->newcols, IRQ_MAX_CPUS), i;
+	struct cpuset online;
+	unsigned maxcpu = 0, cpu;
+
+	if (n == 0)
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "source interrupts: " IRQ_PATH ": no CPU header");
+	if (n == pv->ncols && memcmp(pv->newcols, pv->cols, n * sizeof(*pv->cols)) == 0)
+		return 0;
+	cpuset_zero(&online);
+	for (i = 0; i < n; i++) {
+		if (pv->newcols[i] >= IRQ_MAX_CPUS)
+			return nm_error_set(err, NM_ERR_FAILED,
+			                    "source interrupts: " IRQ_PATH ": CPU%u out of range",
+			                    pv->newcols[i]);
+		cpuset_add(&online, pv->newcols[i]);
+		if (pv->newcols[i] > maxcpu)
+			maxcpu = pv->newcols[i];
+	}
+	memcpy(pv->cols, pv->newcols, n * sizeof(*pv->cols));
+	pv->ncols = n;
+	if (maxcpu + 1 > pv->ncpus) {
+		for (i = 0; i < pv->n; i++) {
+			pv->st[i].ids =
+			    xreallocarray(pv->st[i].ids, maxcpu + 1, sizeof(*pv->st[i].ids));
+			for (cpu = pv->ncpus; cpu <= maxcpu; cpu++)
+				pv->st[i].ids[cpu] = SERIES_NONE;
+			pv->info[i].cpu_series = pv->st[i].ids;
+			pv->info[i].ncpus = maxcpu + 1;
+		}
+		pv->ncpus = maxcpu + 1;
+	}
+	for (i = 0; i < pv->n; i++) {
+		for (cpu = 0; cpu < pv->ncpus; cpu++) {
+			if (pv->st[i].ids[cpu] != SERIES_NONE && !cpuset_has(&online, cpu)) {
+				sink_gone(sink, pv->st[i].ids[cpu]);
+				pv->st[i].ids[cpu] = SERIES_NONE;
+			}
+		}
+	}
+	*remapped = true;
+	return 0;
+}
+
+/* Allocate the source's state and open /proc/interrupts. */
+static int
+interrupts_init(struct source *src, struct nm_error *err)
+{
+	struct irq_priv *pv = xcalloc(1, sizeof(*pv));
+
+	src->priv = pv;
+	pv->cols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->cols));
+	pv->newcols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->newcols));
+	pv->scratch = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->scratch));
+	pv->fd = source_open(src, IRQ_PATH);
+	if (pv->fd < 0)
+		return read_error(err, errno);
+	return 0;
+}
+
+/* The common case: the read has the layout of the last one (same header, the entries'
+ * lines one after another). One vector diff over the whole buffer finds the changed bytes;
+ * only the lines holding them are looked at. Stops at the first line whose length or
+ * label moved, leaving it to the line-by-line walk. Returns the entries handled; *pp is
+ * where the walk goes on. */
+static size_t
+scan_same_layout(struct cell_ctx *cx, const char *buf, const char *end, const char *old,
+                 size_t oldlen, const char **pp)
+{
+	struct irq_priv *pv = cx->pv;
+	size_t pos = (size_t)(*pp - buf), len = (size_t)(end - buf), cmp, d, k = 0, off, ll;
+	const char *lp, *label, *eol;
+	struct irq_state *st;
+
+	cmp = len < oldlen ? len : oldlen;
+	for (;;) {
+		d = pp_first_diff(buf, old, pos, cmp);
+		/* Lines that end before the first difference are unchanged. */
+		while (k < pv->n && pv->st[k].prev_off + pv->st[k].prev_len < d)
+			k++;
+		if (k == pv->n) {
+			pos = k > 0 ? pv->st[k - 1].prev_off + pv->st[k - 1].prev_len + 1 : pos;
+			break;
+		}
+		st = &pv->st[k];
+		off = st->prev_off;
+		pos = off;
+		if (off + st->prev_len >= len || buf[off + st->prev_len] != '\n')
+			break; /* its length changed */
+		lp = buf + off;
+		eol = buf + off + st->prev_len;
+		if (pp_label(&lp, eol, &label, &ll) < 0 || ll != st->label_len ||
+		    memcmp(label, st->label, ll) != 0)
+			break;
+		cx->info = &pv->info[k];
+		cx->st = st;
+		if (process_line(cx, buf, buf + off, end, eol, old, false) != eol) {
+			pos = off + st->prev_len + 1; /* a '\n' moved inside: walk from the next */
+			k++;
+			break;
+		}
+		pos = off + st->prev_len + 1;
+		k++;
+	}
+	*pp = buf + pos;
+	return k;
+}
+
+/* Read /proc/interrupts once and put what changed. */
+static int
+interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
+{
+	struct irq_priv *pv = src->priv;
+	struct cell_ctx cx = {src, pv, NULL, NULL, sink};
+	const char *buf, *end, *old, *p, *eol, *lp, *label;
+	bool remapped = false, same_header, contiguous = true;
+	struct irq_state *st;
+	int nxt = pv->cur ^ 1;
+	size_t k, len;
+	ssize_t n;
+
+	if (pv->fd < 0 && (pv->fd = source_open(src, IRQ_PATH)) < 0)
+		return read_error(err, errno);
+	n = source_pread_fd(pv->fd, &pv->buf[nxt], &pv->cap[nxt]);
+	if (n < 0)
+		return read_error(err, errno);
+	buf = pv->buf[nxt];
+	end = buf + n;
+	old = pv->have_prev ? pv->buf[pv->cur] : NULL;
+	pv->lines_parsed = pv->cells_put = pv->full_parses = 0;
+
+	eol = pp_eol(buf, end);
+	if (eol == NULL)
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "source interrupts: " IRQ_PATH ": no CPU header");
+	same_header = old != NULL && pp_same_line(buf, end, old, pv->header_len);
+	if (!same_header && read_header(pv, sink, buf, eol, &remapped, err) < 0)
+		return -1;
+	pv->header_len = (size_t)(eol - buf);
+
+	p = eol + 1;
+	k = same_header && pv->contiguous
+	        ? scan_same_layout(&cx, buf, end, old, pv->len[pv->cur], &p)
+	        : 0;
+	while (p < end && k < pv->n) {
+		st = &pv->st[k];
+		if (!remapped && old != NULL && st->prev_len > 0 &&
+		    pp_same_line(p, end, old + st->prev_off, st->prev_len)) {
+			st->prev_off = (size_t)(p - buf);
+			p += st->prev_len + 1;
+			k++;
+			continue;
+		}
+		/* Guess the end from the old length; process_line checks the guess. */
+		eol =
+		    st->prev_len > 0 && (size_t)(end - p) > st->prev_len && p[st->prev_len] == '\n'
+		        ? p + st->prev_len
+		        : pp_eol(p, end);
+		if (eol == NULL) {
+			/* Cut mid-line: keep this and later entries as they are. */
+			for (; k < pv->n; k++)
+				pv->st[k].prev_len = 0;
+			contiguous = false;
+			goto done;
+		}
+		lp = p;
+		if (pp_label(&lp, eol, &label, &len) < 0) {
+			if (memchr(p, '\n', (size_t)(eol - p)) != NULL)
+				break; /* the guess spanned lines: let rebuild sort it out */
+			p = eol + 1;   /* not a line of ours: skip it */
+			contiguous = false;
+			continue;
+		}
+		if (len != st->label_len || memcmp(label, st->label, len) != 0)
+			break;
+		cx.info = &pv->info[k];
+		cx.st = st;
+		p = process_line(&cx, buf, p, end, eol, old, remapped) + 1;
+		k++;
+	}
+	if (p < end || k < pv->n)
+		contiguous = rebuild(&cx, buf, p, end, k, old, remapped) && contiguous;
+done:
+	pv->len[nxt] = (size_t)n;
+	pv->contiguous = contiguous;
+	pv->cur = nxt;
+	pv->have_prev = true;
+	return 0;
+}
+
+/* Facts for status: table size and what the last sample parsed. */
+static json_object *
+interrupts_describe(struct source *src)
+{
+	struct irq_priv *pv = src->priv;
+	json_object *o = json_object_new_object();
+
+	if (pv == NULL)
+		return o;
+	json_add_uint(o, "irqs", pv->n);
+	json_add_uint(o, "cpus", pv->ncols);
+	json_add_uint(o, "lines_parsed", pv->lines_parsed);
+	json_add_uint(o, "full_parses", pv->full_parses);
+	json_add_uint(o, "cells_put", pv->cells_put);
+	json_add_uint(o, "rebuilds", pv->rebuilds);
+	return o;
+}
+
+/* Close the file and free the table. */
+static void
+interrupts_free(struct source *src)
+{
+	struct irq_priv *pv = src->priv;
+
+	if (pv == NULL)
+		return;
+	if (pv->fd >= 0)
+		close(pv->fd);
+	for (size_t i = 0; i < pv->n; i++)
+		entry_free(&pv->st[i]);
+	free(pv->info);
+	free(pv->st);
+	free(pv->buf[0]);
+	free(pv->buf[1]);
+	free(pv->cols);
+	free(pv->newcols);
+	free(pv->scratch);
+	free(pv->abuf);
+	free(pv);
+	src->priv = NULL;
+}
+
+const struct source_ops source_interrupts_ops = {
+    .name = "interrupts",
+    .description = "per-IRQ per-CPU interrupt counts (/proc/interrupts)",
+    .configure = NULL,
+    .init = interrupts_init,
+    .sample = interrupts_sample,
+    .describe = interrupts_describe,
+    .free = interrupts_free,
+};
+
+/* The IRQ table of the last sample, in file order. */
+const struct irq_info *
+source_interrupts_irqs(struct source *src, size_t *n)
+{
+	struct irq_priv *pv = src->priv;
+
+	*n = pv != NULL ? pv->n : 0;
+	return *n > 0 ? pv->info : NULL;
+}
+
+/* The line of an IRQ number. */
+const struct irq_info *
+source_interrupts_find_irq(struct source *src, int irq)
+{
+	struct irq_priv *pv = src->priv;
+
+	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
+		if (pv->info[i].irq == irq)
+			return &pv->info[i];
+	}
+	return NULL;
+}
+
+/* The line with a label. */
+const struct irq_info *
+source_interrupts_find_label(struct source *src, const char *label)
+{
+	struct irq_priv *pv = src->priv;
+
+	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
+		if (strcmp(pv->info[i].label, label) == 0)
+			return &pv->info[i];
+	}
+	return NULL;
+}
+
+/* The IRQs whose name stands for a device's queue. */
+size_t
+source_interrupts_find_queue(struct source *src, const char *device, int index,
+                             const struct irq_info **out, size_t max)
+{
+	struct irq_priv *pv = src->priv;
+	size_t found = 0;
+
+	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
+		const struct irq_info *info = &pv->info[i];
+
+		if (info->queue.index != index || strcmp(info->queue.device, device) != 0)
+			continue;
+		if (found < max)
+			out[found] = info;
+		found++;
+	}
+	return found;
+}
+
+/* Read the affinity files of every numeric IRQ again. */
+int
+source_interrupts_refresh_affinity(struct source *src, struct nm_error *err)
+{
+	struct irq_priv *pv = src->priv;
+
+	if (pv == NULL || !pv->have_prev)
+		return nm_error_set(err, NM_ERR_FAILED, "source interrupts: not sampled yet");
+	for (size_t i = 0; i < pv->n; i++)
+		read_affinity(src, pv, &pv->info[i]);
+	return 0;
+}
+
+/* Name patterns. Each takes one action name [s, e) and fills q on a match. */
+
+/* Digits [s, e) (at least one) as an int. */
+static bool
+parse_index(const char *s, const char *e, int *out)
+{
+	const char *p = s;
+	uint64_t v;
+
+	if (pp_u64(&p, e, &v) < 0 || p != e || v > INT32_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* Copy a device name into q; false when it is empty or too long. */
+static bool
+set_device(struct irq_queue *q, const char *s, const char *e, enum irq_dev_kind kind)
+{
+	if (e <= s || (size_t)(e - s) >= sizeof(q->device))
+		return false;
+	memcpy(q->device, s, (size_t)(e - s));
+	q->device[e - s] = '\0';
+	q->dev_kind = kind;
+	return true;
+}
+
+/* The last occurrence of needle in [s, e), or NULL. */
+static const char *
+find_last(const char *s, const char *e, const char *needle)
+{
+	size_t nl = strlen(needle);
+	const char *p;
+
+	if ((size_t)(e - s) < nl)
+		return NULL;
+	for (p = e - nl;; p--) {
+		if (memcmp(p, needle, nl) == 0)
+			return p;
+		if (p == s)
+			return NULL;
+	}
+}
+
+/* <drv>_comp<N>@pci:<addr> (mlx5 completion vector N) or any <x>@pci:<addr>. */
+static bool
+match_pci(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *at = find_last(s, e, "@pci:"), *comp;
+
+	if (at == NULL || !set_device(q, at + 5, e, IRQ_DEV_PCI))
+		return false;
+	comp = find_last(s, at, "_comp");
+	if (comp != NULL && parse_index(comp + 5, at, &q->index))
+		q->kind = IRQ_QUEUE_TXRX;
+	return true;
+}
+
+/* virtio<K>-input.<N>, virtio<K>-output.<N>, or virtio<K>-<anything else>. */
+static bool
+match_virtio(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *p = s + 6, *dash;
+
+	if (e - s < 8 || memcmp(s, "virtio", 6) != 0 || !pp_isdigit(*p))
+		return false;
+	while (p < e && pp_isdigit(*p))
+		p++;
+	dash = p;
+	if (p == e || *p != '-' || !set_device(q, s, dash, IRQ_DEV_VIRTIO))
+		return false;
+	p++;
+	if (e - p > 6 && memcmp(p, "input.", 6) == 0 && parse_index(p + 6, e, &q->index))
+		q->kind = IRQ_QUEUE_RX;
+	else if (e - p > 7 && memcmp(p, "output.", 7) == 0 && parse_index(p + 7, e, &q->index))
+		q->kind = IRQ_QUEUE_TX;
+	else
+		q->index = -1;
+	return true;
+}
+
+/* nvme<K>q<N>. */
+static bool
+match_nvme(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *p = s + 4, *qp;
+
+	if (e - s < 7 || memcmp(s, "nvme", 4) != 0)
+		return false;
+	while (p < e && pp_isdigit(*p))
+		p++;
+	qp = p;
+	if (qp == s + 4 || qp == e || *qp != 'q' || !parse_index(qp + 1, e, &q->index))
+		return false;
+	if (!set_device(q, s, qp, IRQ_DEV_BLOCK)) {
+		q->index = -1;
+		return false;
+	}
+	q->kind = IRQ_QUEUE_IO;
+	return true;
+}
+
+/* [<drv>-]<dev><infix><N> for the infixes of network drivers. */
+static bool
+match_netdev(const char *s, const char *e, struct irq_queue *q)
+{
+	static const struct {
+		const char *infix;
+		enum irq_queue_kind kind;
+	} infixes[] = {
+	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
+	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
+	};
+	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-"};
+	const char *in, *dev;
+	size_t i, dl;
+
+	for (i = 0; i < sizeof(infixes) / sizeof(infixes[0]); i++) {
+		in = find_last(s, e, infixes[i].infix);
+		if (in == NULL || !parse_index(in + strlen(infixes[i].infix), e, &q->index))
+			continue;
+		dev = s;
+		for (size_t d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
+			dl = strlen(drivers[d]);
+			if (in - s > (ptrdiff_t)dl && memcmp(s, drivers[d], dl) == 0) {
+				dev = s + dl;
+				break;
+			}
+		}
+		if (!set_device(q, dev, in, IRQ_DEV_NETDEV))
+			continue;
+		q->kind = infixes[i].kind;
+		return true;
+	}
+	q->index = -1;
+	return false;
+}
+
+/* The patterns in the order they are tried (see source-interrupts.h). */
+static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
+    match_pci,
+    match_virtio,
+    match_nvme,
+    match_netdev,
+};
+
+/* Match action names against the patterns, first name and first pattern winning. */
+bool
+source_interrupts_parse_name(const char *name, size_t len, struct irq_queue *q)
+{
+	const char *p = name, *end = name + len, *s, *e, *comma;
+
+	for (; p < end; p = comma + 1) {
+		comma = memchr(p, ',', (size_t)(end - p));
+		if (comma == NULL)
+			comma = end;
+		s = pp_skip_blanks(p, comma);
+		e = comma;
+		while (e > s && pp_isblank(e[-1]))
+			e--;
+		for (size_t i = 0; e > s && i < sizeof(name_patterns) / sizeof(name_patterns[0]);
+		     i++) {
+			memset(q, 0, sizeof(*q));
+			q->index = -1;
+			if (name_patterns[i](s, e, q))
+				return true;
+		}
+		if (comma == end)
+			break;
+	}
+	memset(q, 0, sizeof(*q));
+	q->index = -1;
+	return false;
+}

@@ -1,0 +1,716 @@
+/* source-queues.c: per-queue packets and bytes of every device,
+ * `queue.<ifname>.rx<N>.packets|bytes` and `queue.<ifname>.tx<N>.packets|bytes`.
+ *
+ * First choice is the netdev generic netlink family's qstats-get, dumped once per sample for
+ * all devices with the queue scope. It also gives drop, checksum and GRO/GSO counters, kept
+ * as `queue.<ifname>.rx<N>.<attribute>` with the attribute's name from netdev.yaml,
+ * '-' made '_' (queue.eth0.rx0.rx_alloc_fail). A device that has answered qstats once stays
+ * on it. The others fall back to their `ethtool -S` counters read through the driver name
+ * patterns of qpattern.c; a device none of whose counters fits a pattern is read again only
+ * every QUEUES_RECHECK samples, in case its driver changes its names.
+ *
+ * [source.queues] options:
+ *	devices = GLOB ...		the devices to read (default: all but lo)
+ *	pattern = DIR KIND TERM ...	a driver convention tried before the built-ins
+ *					(syntax in qpattern.c); may be repeated
+ *	builtin-patterns = no		use only the configured patterns
+ *
+ * Under a fixture root there is no netlink: devices are DIR/ethtool/DEV.txt and their queues
+ * come from those files through the patterns. */
+#include <errno.h>
+#include <linux/genetlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/ctrl.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "devlist.h"
+#include "error.h"
+#include "ethtool.h"
+#include "log.h"
+#include "nldump.h"
+#include "qpattern.h"
+#include "source-queues.h"
+#include "source.h"
+#include "xmalloc.h"
+
+/* The netdev family (Debian 12's uapi headers predate it). */
+#define NETDEV_FAMILY_NAME        "netdev"
+#define NETDEV_CMD_QSTATS_GET     12
+#define NETDEV_A_QSTATS_IFINDEX   1
+#define NETDEV_A_QSTATS_QTYPE     2
+#define NETDEV_A_QSTATS_QID       3
+#define NETDEV_A_QSTATS_SCOPE     4
+#define NETDEV_QSTATS_SCOPE_QUEUE 1
+#define QSTATS_FIRST              8  /* NETDEV_A_QSTATS_RX_PACKETS */
+#define QSTATS_LAST               34 /* NETDEV_A_QSTATS_TX_WAKE, 6.18 */
+#define QSTATS_N                  (QSTATS_LAST - QSTATS_FIRST + 1)
+
+/* Series suffix of each qstats attribute from QSTATS_FIRST; packets and bytes of both
+ * directions share a name because the queue part says rx or tx. */
+static const char *const qstats_names[QSTATS_N] = {
+    "packets",                /* 8 rx-packets */
+    "bytes",                  /* 9 rx-bytes */
+    "packets",                /* 10 tx-packets */
+    "bytes",                  /* 11 tx-bytes */
+    "rx_alloc_fail",          /* 12 */
+    "rx_hw_drops",            /* 13 */
+    "rx_hw_drop_overruns",    /* 14 */
+    "rx_csum_complete",       /* 15 */
+    "rx_csum_unnecessary",    /* 16 */
+    "rx_csum_none",           /* 17 */
+    "rx_csum_bad",            /* 18 */
+    "rx_hw_gro_packets",      /* 19 */
+    "rx_hw_gro_bytes",        /* 20 */
+    "rx_hw_gro_wire_packets", /* 21 */
+    "rx_hw_gro_wire_bytes",   /* 22 */
+    "rx_hw_drop_ratelimits",  /* 23 */
+    "tx_hw_drops",            /* 24 */
+    "tx_hw_drop_errors",      /* 25 */
+    "tx_csum_none",           /* 26 */
+    "tx_needs_csum",          /* 27 */
+    "tx_hw_gso_packets",      /* 28 */
+    "tx_hw_gso_bytes",        /* 29 */
+    "tx_hw_gso_wire_packets", /* 30 */
+    "tx_hw_gso_wire_bytes",   /* 31 */
+    "tx_hw_drop_ratelimits",  /* 32 */
+    "tx_stop",                /* 33 */
+    "tx_wake",                /* 34 */
+};
+
+#define QUEUES_RECHECK 60
+
+/* The slot in a queue's ids of packets/bytes for dir: that of the qstats attribute. */
+#define SLOT(dir, kind) ((dir) == QUEUE_RX ? 0 + (kind) : 2 + (kind))
+
+struct queues_opts {
+	struct devlist_filter filter;
+	struct qpattern_table patterns; /* configured ones, tried first */
+	bool no_builtin;
+};
+
+struct qqueue {
+	bool present;
+	unsigned seen;          /* sample generation that last reported it */
+	unsigned sumgen;        /* ethtool: generation the sums are of */
+	series_id id[QSTATS_N]; /* by attribute - QSTATS_FIRST */
+	uint64_t sum[2];        /* ethtool: packets, bytes */
+	bool have[2];
+};
+
+enum qdev_via { VIA_NONE = 0, VIA_QSTATS, VIA_ETHTOOL };
+
+struct qdev {
+	char name[DEVLIST_NAME_MAX];
+	int ifindex;        /* 0 when unknown (fixture root) */
+	unsigned seen;      /* sample generation that last listed it */
+	unsigned answered;  /* sample generation that last read its queues */
+	enum qdev_via via;  /* VIA_QSTATS is for good */
+	bool nostats;       /* ethtool: the driver gives no statistics */
+	bool failing;       /* the last read failed (logged once) */
+	unsigned next_read; /* ethtool without queue counters: sample generation to retry */
+	struct ethtool_counters ec;
+	unsigned hits_gen; /* ec.generation the hits were mapped for */
+	struct qpattern_hit *hits;
+	size_t nhits, caphits;
+	struct qqueue *q[2]; /* by direction, indexed by queue number */
+	size_t nq[2];
+};
+
+struct queues_state {
+	struct devlist dl;
+	struct nldump nl;
+	int family; /* netdev family id; 0 when qstats are not to be asked */
+	int fd;     /* ethtool socket on the host, else -1 */
+	struct qpattern_table pats;
+	struct qdev **devs;
+	size_t ndevs, capdevs;
+	size_t hint;
+	struct qdev *last; /* qstats replies come grouped by device */
+	int *ignored;      /* ifindexes of devices not listed or filtered out */
+	size_t nignored, capignored;
+	unsigned gen;
+	char *buf; /* fixture text */
+	size_t cap;
+	struct queue_info *info;
+	size_t ninfo, capinfo;
+	bool layout_changed; /* info must be rebuilt at the end of the sample */
+	/* during a sample */
+	struct source *src;
+	struct sink *sink;
+};
+
+/* The queue dir/index of d, created when new; NULL for an absurd index. */
+static struct qqueue *
+get_queue(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index)
+{
+	struct qqueue *q;
+
+	if (dir > QUEUE_TX || index > QPATTERN_MAX_QUEUE)
+		return NULL;
+	if (index >= d->nq[dir]) {
+		size_t n = d->nq[dir] ? d->nq[dir] : 4;
+		while (n <= index)
+			n *= 2;
+		d->q[dir] = xreallocarray(d->q[dir], n, sizeof(*d->q[dir]));
+		memset(d->q[dir] + d->nq[dir], 0, (n - d->nq[dir]) * sizeof(*d->q[dir]));
+		d->nq[dir] = n;
+	}
+	q = &d->q[dir][index];
+	if (!q->present) {
+		q->present = true;
+		for (int i = 0; i < QSTATS_N; i++)
+			q->id[i] = SERIES_NONE;
+		st->layout_changed = true;
+	}
+	return q;
+}
+
+/* Put value into queue q's series for attribute slot (created on first use). */
+static void
+put_slot(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index, struct qqueue *q,
+         int slot, uint64_t value)
+{
+	struct source *src = st->src;
+	const char *name = qstats_names[slot];
+
+	if (q->id[slot] == SERIES_NONE) {
+		const char *unit = "";
+		size_t len = strlen(name);
+		if (len >= 5 && strcmp(name + len - 5, "bytes") == 0)
+			unit = "bytes";
+		else if (len >= 7 && strcmp(name + len - 7, "packets") == 0)
+			unit = "packets";
+		q->id[slot] = series_internf(src->reg, SERIES_COUNTER, src->index, unit, 1.0,
+		                             "queue.%s.%s%u.%s", d->name,
+		                             dir == QUEUE_RX ? "rx" : "tx", index, name);
+		if (slot < 4)
+			st->layout_changed = true;
+	}
+	sink_put(st->sink, q->id[slot], value);
+}
+
+/* Forget queue q, telling the sink its series are gone. */
+static void
+drop_queue(struct queues_state *st, struct qqueue *q)
+{
+	if (st->sink != NULL)
+		for (int i = 0; i < QSTATS_N; i++)
+			if (q->id[i] != SERIES_NONE)
+				sink_gone(st->sink, q->id[i]);
+	memset(q, 0, sizeof(*q));
+	st->layout_changed = true;
+}
+
+/* Forget every queue of d. */
+static void
+drop_queues(struct queues_state *st, struct qdev *d)
+{
+	for (unsigned dir = 0; dir < 2; dir++)
+		for (size_t i = 0; i < d->nq[dir]; i++)
+			if (d->q[dir][i].present)
+				drop_queue(st, &d->q[dir][i]);
+}
+
+/* Forget d and its queues. */
+static void
+drop_dev(struct queues_state *st, struct qdev *d)
+{
+	drop_queues(st, d);
+	ethtool_counters_free(&d->ec);
+	free(d->hits);
+	free(d->q[0]);
+	free(d->q[1]);
+	free(d);
+	st->layout_changed = true;
+	st->nignored = 0; /* the list of indexes would only grow with deleted devices */
+}
+
+/* The device named name, created if new. */
+static struct qdev *
+find_dev(struct queues_state *st, const char *name)
+{
+	struct qdev *d;
+	size_t i;
+	bool loopback = false;
+
+	for (size_t k = 0; k < st->ndevs; k++) {
+		i = (st->hint + k) % st->ndevs;
+		if (strcmp(st->devs[i]->name, name) == 0) {
+			st->hint = i + 1;
+			return st->devs[i];
+		}
+	}
+	if (st->ndevs == st->capdevs) {
+		st->capdevs = st->capdevs ? st->capdevs * 2 : 16;
+		st->devs = xreallocarray(st->devs, st->capdevs, sizeof(*st->devs));
+	}
+	d = xcalloc(1, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	ethtool_counters_init(&d->ec);
+	if (st->fd >= 0 && ethtool_ifindex(st->fd, name, &d->ifindex, &loopback) < 0)
+		d->ifindex = 0;
+	d->nostats = loopback;
+	st->nignored = 0; /* an index ignored so far may be this device's */
+	st->devs[st->ndevs++] = d;
+	st->hint = st->ndevs;
+	return d;
+}
+
+/* devlist_scan callback: mark a listed device that passes the filter. */
+static void
+on_device(const char *name, void *arg)
+{
+	struct queues_state *st = arg;
+	struct queues_opts *o = st->src->opts;
+
+	if (devlist_filter_match(o ? &o->filter : NULL, name))
+		find_dev(st, name)->seen = st->gen;
+}
+
+/* The listed device with this ifindex, or NULL. An unknown ifindex is looked up by name
+ * once: a device deleted and created again keeps its name but not its index. */
+static struct qdev *
+dev_by_ifindex(struct queues_state *st, int ifindex)
+{
+	char name[DEVLIST_NAME_MAX];
+
+	if (st->last != NULL && st->last->ifindex == ifindex)
+		return st->last;
+	for (size_t i = 0; i < st->ndevs; i++)
+		if (st->devs[i]->ifindex == ifindex && st->devs[i]->seen == st->gen)
+			return st->last = st->devs[i];
+	for (size_t i = 0; i < st->nignored; i++)
+		if (st->ignored[i] == ifindex)
+			return NULL;
+	if (ethtool_ifname(st->fd, ifindex, name, sizeof(name)) == 0)
+		for (size_t i = 0; i < st->ndevs; i++)
+			if (strcmp(st->devs[i]->name, name) == 0 && st->devs[i]->seen == st->gen) {
+				st->devs[i]->ifindex = ifindex;
+				return st->last = st->devs[i];
+			}
+	if (st->nignored == st->capignored) {
+		st->capignored = st->capignored ? st->capignored * 2 : 16;
+		st->ignored = xreallocarray(st->ignored, st->capignored, sizeof(*st->ignored));
+	}
+	st->ignored[st->nignored++] = ifindex;
+	return NULL;
+}
+
+/* Read one attribute as an unsigned number (4 or 8 bytes); false otherwise. */
+static bool
+attr_uint(const struct nlattr *a, uint64_t *v)
+{
+	uint32_t v32;
+
+	switch (nla_len(a)) {
+	case 4:
+		memcpy(&v32, nla_data(a), 4);
+		*v = v32;
+		return true;
+	case 8:
+		memcpy(v, nla_data(a), 8);
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* One qstats-get reply: the counters of one queue of one device. */
+static void
+on_qstats(const struct nlmsghdr *h, void *arg)
+{
+	struct queues_state *st = arg;
+	const struct nlattr *a, *vals[QSTATS_N] = {NULL};
+	uint64_t ifindex = 0, type = 2, qid = UINT64_MAX, v;
+	struct qdev *d;
+	struct qqueue *q;
+	int rem, t;
+
+	if (h->nlmsg_type != st->family || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return;
+	nla_for_each_attr(a, nlmsg_attrdata(h, GENL_HDRLEN), nlmsg_attrlen(h, GENL_HDRLEN), rem)
+	{
+		t = nla_type(a);
+		if (t == NETDEV_A_QSTATS_IFINDEX)
+			attr_uint(a, &ifindex);
+		else if (t == NETDEV_A_QSTATS_QTYPE)
+			attr_uint(a, &type);
+		else if (t == NETDEV_A_QSTATS_QID)
+			attr_uint(a, &qid);
+		else if (t >= QSTATS_FIRST && t <= QSTATS_LAST)
+			vals[t - QSTATS_FIRST] = a;
+	}
+	if (ifindex == 0 || ifindex > INT32_MAX || type > QUEUE_TX || qid > QPATTERN_MAX_QUEUE)
+		return;
+	d = dev_by_ifindex(st, (int)ifindex);
+	if (d == NULL)
+		return; /* filtered out, or appeared after the listing */
+	if (d->via != VIA_QSTATS) {
+		/* Series fed from ethtool until now: start them afresh from qstats. */
+		drop_queues(st, d);
+		d->via = VIA_QSTATS;
+	}
+	d->answered = st->gen;
+	q = get_queue(st, d, (unsigned)type, (uint32_t)qid);
+	if (q == NULL)
+		return;
+	q->seen = st->gen;
+	for (int i = 0; i < QSTATS_N; i++)
+		if (vals[i] != NULL && attr_uint(vals[i], &v))
+			put_slot(st, d, (unsigned)type, (uint32_t)qid, q, i, v);
+}
+
+/* Dump qstats of every device; 0 or -1 with err (qstats are then off when unsupported). */
+static int
+sample_qstats(struct queues_state *st, struct nm_error *err)
+{
+	struct {
+		struct nlmsghdr h;
+		struct genlmsghdr g;
+		struct nlattr a;
+		uint32_t scope;
+	} req;
+	struct nm_error e;
+
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = (uint16_t)st->family;
+	req.g.cmd = NETDEV_CMD_QSTATS_GET;
+	req.g.version = 1;
+	req.a.nla_len = NLA_HDRLEN + sizeof(req.scope);
+	req.a.nla_type = NETDEV_A_QSTATS_SCOPE;
+	req.scope = NETDEV_QSTATS_SCOPE_QUEUE;
+	st->last = NULL;
+	if (nldump_run(&st->nl, &req.h, on_qstats, st, &e) == 0)
+		return 0;
+	if (e.code == NM_ERR_UNSUPPORTED) {
+		log_info("source queues: qstats unsupported here, using ethtool counters");
+		st->family = 0;
+		return 0;
+	}
+	return nm_error_set(err, e.code, "source queues: qstats: %s", e.message);
+}
+
+/* Read d's ethtool counters (ioctl or fixture text); 0 or -1. */
+static int
+read_ethtool(struct queues_state *st, struct qdev *d)
+{
+	struct nm_error e;
+	char path[64];
+	ssize_t len;
+
+	if (st->fd >= 0) {
+		if (ethtool_read(st->fd, d->name, &d->ec, &e) < 0) {
+			if (e.code == NM_ERR_NOT_FOUND)
+				d->seen = 0; /* went away after the listing */
+			else if (!d->failing)
+				log_warnx("source queues: %s", e.message);
+			d->failing = true;
+			return -1;
+		}
+		d->failing = false;
+		if (d->ec.n == 0)
+			d->nostats = true;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "ethtool/%s.txt", d->name);
+	len = source_read_file(st->src, path, &st->buf, &st->cap);
+	if (len < 0) {
+		if (errno == ENOENT)
+			d->seen = 0;
+		return -1;
+	}
+	ethtool_parse_text(st->buf, (size_t)len, &d->ec);
+	return 0;
+}
+
+/* Report d's queues from its ethtool counters. */
+static void
+sample_ethtool(struct queues_state *st, struct qdev *d)
+{
+	struct qqueue *q;
+
+	if (d->nostats || st->gen < d->next_read || read_ethtool(st, d) < 0)
+		return;
+	if (d->hits_gen != d->ec.generation || d->via != VIA_ETHTOOL) {
+		d->nhits = d->ec.n == 0
+		               ? 0
+		               : qpattern_map(&st->pats, d->ec.names[0], sizeof(d->ec.names[0]),
+		                              d->ec.n, &d->hits, &d->caphits);
+		d->hits_gen = d->ec.generation;
+		d->via = d->nhits ? VIA_ETHTOOL : VIA_NONE;
+	}
+	d->answered = st->gen;
+	if (d->nhits == 0) {
+		d->next_read = st->gen + QUEUES_RECHECK;
+		return;
+	}
+	for (size_t i = 0; i < d->nhits; i++) {
+		const struct qpattern_hit *h = &d->hits[i];
+		q = get_queue(st, d, h->dir, h->queue);
+		if (q == NULL)
+			continue;
+		if (q->sumgen != st->gen) {
+			q->sumgen = st->gen;
+			q->sum[0] = q->sum[1] = 0;
+			q->have[0] = q->have[1] = false;
+		}
+		q->sum[h->kind] += d->ec.values[h->counter];
+		q->have[h->kind] = true;
+	}
+	for (unsigned dir = 0; dir < 2; dir++)
+		for (uint32_t i = 0; i < d->nq[dir]; i++) {
+			q = &d->q[dir][i];
+			if (!q->present || q->sumgen != st->gen)
+				continue;
+			q->seen = st->gen;
+			for (int k = 0; k < 2; k++)
+				if (q->have[k])
+					put_slot(st, d, dir, i, q, SLOT(dir, k), q->sum[k]);
+		}
+}
+
+/* Drop unlisted devices, and the queues of read devices that this sample did not report. */
+static void
+sweep(struct queues_state *st)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < st->ndevs; i++) {
+		struct qdev *d = st->devs[i];
+		if (d->seen != st->gen) {
+			drop_dev(st, d);
+			continue;
+		}
+		st->devs[kept++] = d;
+		if (d->answered != st->gen)
+			continue; /* down, or not read: its queues keep their values */
+		for (unsigned dir = 0; dir < 2; dir++)
+			for (size_t j = 0; j < d->nq[dir]; j++)
+				if (d->q[dir][j].present && d->q[dir][j].seen != st->gen)
+					drop_queue(st, &d->q[dir][j]);
+	}
+	st->ndevs = kept;
+}
+
+/* Rebuild the exported queue list. */
+static void
+build_info(struct queues_state *st)
+{
+	st->ninfo = 0;
+	for (size_t i = 0; i < st->ndevs; i++) {
+		struct qdev *d = st->devs[i];
+		for (unsigned dir = 0; dir < 2; dir++)
+			for (uint32_t j = 0; j < d->nq[dir]; j++) {
+				struct qqueue *q = &d->q[dir][j];
+				struct queue_info *qi;
+				if (!q->present)
+					continue;
+				if (st->ninfo == st->capinfo) {
+					st->capinfo = st->capinfo ? st->capinfo * 2 : 64;
+					st->info =
+					    xreallocarray(st->info, st->capinfo, sizeof(*st->info));
+				}
+				qi = &st->info[st->ninfo++];
+				qi->dev = d->name;
+				qi->dir = (uint8_t)dir;
+				qi->index = j;
+				qi->packets = q->id[SLOT(dir, 0)];
+				qi->bytes = q->id[SLOT(dir, 1)];
+			}
+	}
+	st->layout_changed = false;
+}
+
+/* The queue list built at the end of the last sample. */
+const struct queue_info *
+source_queues_list(struct source *src, size_t *n)
+{
+	struct queues_state *st = src->priv;
+
+	*n = st != NULL ? st->ninfo : 0;
+	return st != NULL ? st->info : NULL;
+}
+
+/* Take one [source.queues] option. */
+static int
+queues_configure(struct source *src, const char *key, const char *val, struct nm_error *err)
+{
+	struct queues_opts *o = src->opts;
+	bool b;
+
+	if (o == NULL) {
+		o = src->opts = xcalloc(1, sizeof(*o));
+		qpattern_table_init(&o->patterns);
+	}
+	if (strcmp(key, "devices") == 0) {
+		if (devlist_filter_parse(&o->filter, val, err) < 0)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "source queues: devices = %s: bad list", val);
+		return 0;
+	}
+	if (strcmp(key, "pattern") == 0) {
+		struct nm_error e;
+		if (qpattern_table_add(&o->patterns, val, &e) < 0)
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "source queues: %s", e.message);
+		return 0;
+	}
+	if (strcmp(key, "builtin-patterns") == 0) {
+		if (config_parse_bool(val, &b) < 0)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "source queues: builtin-patterns = %s: not a boolean",
+			                    val);
+		o->no_builtin = !b;
+		return 0;
+	}
+	return nm_error_set(err, NM_ERR_BAD_ARGS, "source queues: unknown option %s", key);
+}
+
+/* Free the state and the options. */
+static void
+queues_free(struct source *src)
+{
+	struct queues_state *st = src->priv;
+	struct queues_opts *o = src->opts;
+
+	if (st != NULL) {
+		st->sink = NULL;
+		for (size_t i = 0; i < st->ndevs; i++)
+			drop_dev(st, st->devs[i]);
+		free(st->devs);
+		devlist_close(&st->dl);
+		if (st->nl.sk != NULL)
+			nldump_close(&st->nl);
+		if (st->fd >= 0)
+			close(st->fd);
+		qpattern_table_free(&st->pats);
+		free(st->buf);
+		free(st->info);
+		free(st->ignored);
+		free(st);
+		src->priv = NULL;
+	}
+	if (o != NULL) {
+		devlist_filter_free(&o->filter);
+		qpattern_table_free(&o->patterns);
+		free(o);
+		src->opts = NULL;
+	}
+}
+
+/* Resolve the netdev family; qstats stay off (family 0) when the kernel lacks it. */
+static void
+open_qstats(struct queues_state *st)
+{
+	struct nm_error e;
+	int family;
+
+	if (nldump_open(&st->nl, NETLINK_GENERIC, &e) < 0) {
+		log_warnx("source queues: %s; using ethtool counters", e.message);
+		return;
+	}
+	family = genl_ctrl_resolve(st->nl.sk, NETDEV_FAMILY_NAME);
+	if (family < 0) {
+		log_info("source queues: no netdev netlink family (%s), using ethtool counters",
+		         nl_geterror(family));
+		nldump_close(&st->nl);
+		return;
+	}
+	st->family = family;
+}
+
+/* Build the pattern table and open the device list, netlink and the ethtool socket. */
+static int
+queues_init(struct source *src, struct nm_error *err)
+{
+	struct queues_state *st = xcalloc(1, sizeof(*st));
+	struct queues_opts *o = src->opts;
+
+	st->fd = -1;
+	st->src = src;
+	qpattern_table_init(&st->pats);
+	if (o != NULL)
+		qpattern_table_append(&st->pats, &o->patterns);
+	if (o == NULL || !o->no_builtin)
+		qpattern_table_add_builtin(&st->pats);
+	src->priv = st;
+	if (devlist_open(&st->dl, src, err) < 0)
+		goto fail;
+	if (src->host) {
+		if ((st->fd = ethtool_socket(err)) < 0)
+			goto fail;
+		open_qstats(st);
+	}
+	return 0;
+fail:
+	/* Keep the options for a later init. */
+	src->opts = NULL;
+	queues_free(src);
+	src->opts = o;
+	return -1;
+}
+
+/* Read every device's queues once. */
+static int
+queues_sample(struct source *src, struct sink *sink, struct nm_error *err)
+{
+	struct queues_state *st = src->priv;
+	int rc = 0;
+
+	st->src = src;
+	st->sink = sink;
+	st->gen++;
+	st->hint = 0;
+	if (devlist_scan(&st->dl, on_device, st, err) < 0) {
+		st->sink = NULL;
+		return -1;
+	}
+	if (st->family > 0)
+		rc = sample_qstats(st, err);
+	for (size_t i = 0; i < st->ndevs; i++) {
+		struct qdev *d = st->devs[i];
+		if (d->seen == st->gen && d->via != VIA_QSTATS)
+			sample_ethtool(st, d);
+	}
+	sweep(st);
+	if (st->layout_changed)
+		build_info(st); /* here, so the list stays put between samples */
+	st->sink = NULL;
+	return rc;
+}
+
+/* Facts for status: where each device's queues come from. */
+static json_object *
+queues_describe(struct source *src)
+{
+	static const char *const via[] = {"none", "qstats", "ethtool"};
+	struct queues_state *st = src->priv;
+	json_object *o = json_object_new_object(), *devs = json_object_new_object();
+	size_t n = 0;
+
+	for (size_t i = 0; st != NULL && i < st->ndevs; i++)
+		json_object_object_add(devs, st->devs[i]->name,
+		                       json_object_new_string(via[st->devs[i]->via]));
+	if (st != NULL)
+		source_queues_list(src, &n);
+	json_object_object_add(o, "qstats", json_object_new_boolean(st != NULL && st->family > 0));
+	json_object_object_add(o, "devices", devs);
+	json_object_object_add(o, "queues", json_object_new_int64((int64_t)n));
+	return o;
+}
+
+const struct source_ops source_queues_ops = {
+    .name = "queues",
+    .description = "per-queue packets and bytes (netdev qstats, ethtool fallback)",
+    .configure = queues_configure,
+    .init = queues_init,
+    .sample = queues_sample,
+    .describe = queues_describe,
+    .free = queues_free,
+};

@@ -1,0 +1,336 @@
+/* source-softnet.c: per-CPU packet processing counters from /proc/net/softnet_stat.
+ *
+ * One line per online CPU of "%08x" columns: processed, dropped, time_squeeze, five zeros,
+ * the old cpu_collision (zero), received_rps, flow_limit_count; since 5.10 also the
+ * backlog length and the CPU number, since 6.x input and process queue lengths. The CPU
+ * of a line is its column 13 when present, else its position (older kernels; right only
+ * while no CPU is offline). Each CPU gets softnet.cpu<C>.processed, .dropped,
+ * .time_squeeze, .received_rps, .flow_limit_count (COUNTER32) and, when the kernel prints
+ * it, .backlog (GAUGE).
+ *
+ * The file is read into two buffers in turn: a line of the same length as the one at the
+ * same position last time is compared with it and only its changed columns are parsed
+ * (pp_row_diff; nothing when it is byte-identical), any other is parsed in full. A CPU no longer
+ * listed has its series declared gone; when it comes back they are interned again (same ids) and
+ * put. A file cut mid-line is read up to its last complete line and nothing is declared gone. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "procparse.h"
+#include "source.h"
+#include "xmalloc.h"
+
+#define SOFTNET_PATH     "proc/net/softnet_stat"
+#define SOFTNET_MAX_CPUS 8192
+#define SOFTNET_MAX_COLS 32 /* columns parsed per line; more are ignored */
+#define SOFTNET_COL_CPU  12 /* column 13: the CPU number (5.10 and later) */
+
+/* The series of a CPU, with the column each comes from. */
+static const struct {
+	const char *name;
+	unsigned col;
+	enum series_kind kind;
+	const char *unit;
+} softnet_fields[] = {
+    {"processed", 0, SERIES_COUNTER32, "packets"},
+    {"dropped", 1, SERIES_COUNTER32, "packets"},
+    {"time_squeeze", 2, SERIES_COUNTER32, "events"},
+    {"received_rps", 9, SERIES_COUNTER32, "events"},
+    {"flow_limit_count", 10, SERIES_COUNTER32, "packets"},
+    {"backlog", 11, SERIES_GAUGE, "packets"},
+};
+#define SOFTNET_NFIELDS (sizeof(softnet_fields) / sizeof(softnet_fields[0]))
+
+/* One CPU's series. */
+struct softnet_cpu {
+	series_id ids[SOFTNET_NFIELDS];
+	uint64_t vals[SOFTNET_NFIELDS]; /* last put */
+	bool present;                   /* listed in the last complete read */
+	bool seen;                      /* listed in this read */
+};
+
+/* A line by its position. */
+struct softnet_line {
+	size_t prev_off, prev_len; /* in the previous buffer; prev_len 0: none */
+	struct pp_row row;
+	unsigned cpu;
+};
+
+struct softnet_priv {
+	int fd;
+	char *buf[2]; /* buf[cur] holds the previous read */
+	size_t cap[2];
+	int cur;
+	bool have_prev;
+	struct softnet_cpu *cpus;
+	size_t ncpus;
+	struct softnet_line *lines;
+	size_t nlines;
+	uint64_t scratch[SOFTNET_MAX_COLS];
+	unsigned listed, puts; /* CPUs listed and values put in the last sample */
+};
+
+/* What the cell callback needs: the changes of one line are held until the whole line is
+ * known to still be the same CPU's. */
+struct softnet_ctx {
+	struct softnet_cpu *c;
+	size_t n;
+	int field[SOFTNET_NFIELDS];
+	uint64_t val[SOFTNET_NFIELDS];
+};
+
+/* Fill err for a failed open or read. */
+static int
+read_error(struct nm_error *err, int e)
+{
+	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
+	                    "source softnet: " SOFTNET_PATH ": %s", strerror(e));
+}
+
+/* Make room for CPU cpu (allocates only for a higher CPU number than ever). */
+static void
+cpus_reserve(struct softnet_priv *pv, size_t cpu)
+{
+	size_t n = pv->ncpus ? pv->ncpus : 64;
+
+	if (cpu < pv->ncpus)
+		return;
+	while (n <= cpu)
+		n *= 2;
+	pv->cpus = xreallocarray(pv->cpus, n, sizeof(*pv->cpus));
+	for (size_t i = pv->ncpus; i < n; i++) {
+		memset(&pv->cpus[i], 0, sizeof(pv->cpus[i]));
+		for (size_t f = 0; f < SOFTNET_NFIELDS; f++)
+			pv->cpus[i].ids[f] = SERIES_NONE;
+	}
+	pv->ncpus = n;
+}
+
+/* The field of a column, or -1. */
+static int
+field_of(size_t col)
+{
+	for (size_t f = 0; f < SOFTNET_NFIELDS; f++) {
+		if (softnet_fields[f].col == col)
+			return (int)f;
+	}
+	return -1;
+}
+
+/* Put one value when it changed or was never put. */
+static void
+put_field(struct softnet_priv *pv, struct sink *sink, struct softnet_cpu *c, int f, bool known,
+          uint64_t v)
+{
+	if (known && c->vals[f] == v)
+		return;
+	c->vals[f] = v;
+	sink_put(sink, c->ids[f], v);
+	pv->puts++;
+}
+
+/* Note a changed column of a line parsed before; -1 (parse in full) when the CPU number
+ * changed or the column has no series. */
+static int
+cell_changed(void *arg, size_t col, uint64_t val)
+{
+	struct softnet_ctx *cx = arg;
+	int f;
+
+	if (col == SOFTNET_COL_CPU)
+		return -1;
+	if ((f = field_of(col)) < 0)
+		return 0;
+	if (cx->c->ids[f] == SERIES_NONE || cx->n == SOFTNET_NFIELDS)
+		return -1;
+	cx->field[cx->n] = f;
+	cx->val[cx->n++] = val;
+	return 0;
+}
+
+/* Keep the columns of a line parsed in full. */
+static int
+cell_store(void *arg, size_t col, uint64_t val)
+{
+	struct softnet_priv *pv = arg;
+
+	pv->scratch[col] = val;
+	return 0;
+}
+
+/* Parse line [p, eol), the nth, in full: find its CPU, intern and put its fields. */
+static void
+parse_full(struct source *src, struct softnet_priv *pv, struct sink *sink, struct softnet_line *ln,
+           const char *p, const char *eol, size_t nth)
+{
+	struct softnet_cpu *c;
+	size_t ncols, cpu;
+	bool known;
+
+	pp_row_parse(&ln->row, p, p, eol, SOFTNET_MAX_COLS, 16, cell_store, pv);
+	ncols = ln->row.ncells;
+	cpu = ncols > SOFTNET_COL_CPU ? pv->scratch[SOFTNET_COL_CPU] : nth;
+	if (ncols == 0 || cpu >= SOFTNET_MAX_CPUS) {
+		ln->row.valid = false;
+		return;
+	}
+	cpus_reserve(pv, cpu);
+	ln->cpu = (unsigned)cpu;
+	c = &pv->cpus[cpu];
+	known = c->present;
+	for (size_t f = 0; f < SOFTNET_NFIELDS; f++) {
+		if (softnet_fields[f].col >= ncols)
+			continue;
+		if (c->ids[f] == SERIES_NONE) {
+			c->ids[f] = series_internf(src->reg, softnet_fields[f].kind, src->index,
+			                           softnet_fields[f].unit, 1.0, "softnet.cpu%zu.%s",
+			                           cpu, softnet_fields[f].name);
+			put_field(pv, sink, c, (int)f, false, pv->scratch[softnet_fields[f].col]);
+		} else
+			put_field(pv, sink, c, (int)f, known, pv->scratch[softnet_fields[f].col]);
+	}
+	c->seen = true;
+}
+
+/* Allocate the state and open /proc/net/softnet_stat. */
+static int
+softnet_init(struct source *src, struct nm_error *err)
+{
+	struct softnet_priv *pv = xcalloc(1, sizeof(*pv));
+
+	src->priv = pv;
+	pv->fd = source_open(src, SOFTNET_PATH);
+	if (pv->fd < 0)
+		return read_error(err, errno);
+	return 0;
+}
+
+/* Read /proc/net/softnet_stat once and put what changed. */
+static int
+softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
+{
+	struct softnet_priv *pv = src->priv;
+	struct softnet_ctx cx;
+	const char *buf, *end, *old, *p, *eol;
+	struct softnet_line *ln;
+	int nxt = pv->cur ^ 1;
+	size_t nth = 0, i, len;
+	bool cut = false;
+	ssize_t n;
+
+	if (pv->fd < 0 && (pv->fd = source_open(src, SOFTNET_PATH)) < 0)
+		return read_error(err, errno);
+	n = source_pread_fd(pv->fd, &pv->buf[nxt], &pv->cap[nxt]);
+	if (n < 0)
+		return read_error(err, errno);
+	buf = pv->buf[nxt];
+	end = buf + n;
+	old = pv->have_prev ? pv->buf[pv->cur] : NULL;
+	pv->puts = 0;
+
+	for (p = buf; p < end; p = eol + 1, nth++) {
+		if (nth == pv->nlines) {
+			pv->lines = xreallocarray(pv->lines, nth + 64, sizeof(*pv->lines));
+			memset(&pv->lines[nth], 0, 64 * sizeof(*pv->lines));
+			pv->nlines = nth + 64;
+		}
+		ln = &pv->lines[nth];
+		len = ln->prev_len;
+		/* Same length as the line at this place last time: compare, and parse only the
+		 * columns that changed (nothing when none did). A '\n' that moved inside the
+		 * compared bytes fails the diff. */
+		if (len > 0 && (size_t)(end - p) > len && p[len] == '\n') {
+			cx.c = &pv->cpus[ln->cpu];
+			cx.n = 0;
+			if (pp_row_diff(&ln->row, p, old + ln->prev_off, len, 16, cell_changed,
+			                &cx) == 0) {
+				for (i = 0; i < cx.n; i++)
+					put_field(pv, sink, cx.c, cx.field[i], true, cx.val[i]);
+				cx.c->seen = true;
+				eol = p + len;
+				ln->prev_off = (size_t)(p - buf);
+				continue;
+			}
+		}
+		eol = pp_eol(p, end);
+		if (eol == NULL) {
+			cut = true;
+			break;
+		}
+		len = (size_t)(eol - p);
+		parse_full(src, pv, sink, ln, p, eol, nth);
+		ln->prev_off = (size_t)(p - buf);
+		ln->prev_len = ln->row.valid ? len : 0;
+	}
+	for (i = nth; i < pv->nlines; i++)
+		pv->lines[i].prev_len = 0;
+	pv->listed = 0;
+	for (i = 0; i < pv->ncpus; i++) {
+		struct softnet_cpu *c = &pv->cpus[i];
+
+		if (!cut && c->present && !c->seen) {
+			for (size_t f = 0; f < SOFTNET_NFIELDS; f++) {
+				if (c->ids[f] != SERIES_NONE) {
+					sink_gone(sink, c->ids[f]);
+					c->ids[f] = SERIES_NONE;
+				}
+			}
+		}
+		c->present = cut ? c->present || c->seen : c->seen;
+		pv->listed += c->present;
+		c->seen = false;
+	}
+	pv->cur = nxt;
+	pv->have_prev = true;
+	return 0;
+}
+
+/* Facts for status. */
+static json_object *
+softnet_describe(struct source *src)
+{
+	struct softnet_priv *pv = src->priv;
+	json_object *o = json_object_new_object();
+
+	if (pv == NULL)
+		return o;
+	json_add_uint(o, "cpus", pv->listed);
+	json_add_uint(o, "puts", pv->puts);
+	return o;
+}
+
+/* Close the file and free the state. */
+static void
+softnet_free(struct source *src)
+{
+	struct softnet_priv *pv = src->priv;
+
+	if (pv == NULL)
+		return;
+	if (pv->fd >= 0)
+		close(pv->fd);
+	for (size_t i = 0; i < pv->nlines; i++)
+		pp_row_free(&pv->lines[i].row);
+	free(pv->lines);
+	free(pv->cpus);
+	free(pv->buf[0]);
+	free(pv->buf[1]);
+	free(pv);
+	src->priv = NULL;
+}
+
+const struct source_ops source_softnet_ops = {
+    .name = "softnet",
+    .description = "per-CPU packets processed, dropped and squeezed (/proc/net/softnet_stat)",
+    .configure = NULL,
+    .init = softnet_init,
+    .sample = softnet_sample,
+    .describe = softnet_describe,
+    .free = softnet_free,
+};

@@ -1,0 +1,84 @@
+/* source.h: a source reads one kernel interface and reports its counters as series.
+ * Each source-<name>.c fills one struct source_ops. */
+#ifndef NM_SOURCE_H
+#define NM_SOURCE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "series.h"
+#include "sink.h"
+
+struct nm_error;
+struct source;
+
+struct source_ops {
+	const char *name;        /* "interrupts", the [source.NAME] config section */
+	const char *description; /* one line for status */
+	/* Take one option from [source.NAME] (keys other than enable/interval). 0 ok; -1 with
+	 * err naming key and value. Called before init; also by --check-config. May be NULL. */
+	int (*configure)(struct source *src, const char *key, const char *val,
+	                 struct nm_error *err);
+	/* Allocate private state and open what can be kept open. Failing here marks the source
+	 * unhealthy (the sampler retries init later), not fatal. */
+	int (*init)(struct source *src, struct nm_error *err);
+	/* Read the interface once and report through sink. -1 with err marks the source
+	 * unhealthy for this sample; the series keep their last values. */
+	int (*sample)(struct source *src, struct sink *sink, struct nm_error *err);
+	/* Extra facts for status (may be NULL): new reference. */
+	json_object *(*describe)(struct source *src);
+	/* Free priv and opts (both may be NULL: after a failed init, or when configure ran
+	 * but init never did, as with --check-config). The sampler configures again before
+	 * it retries init. */
+	void (*free)(struct source *src);
+};
+
+struct source {
+	const struct source_ops *ops;
+	uint8_t index;               /* position in the sampler's table: series_info.source */
+	const char *root;            /* root prefix, "/" on the host */
+	bool host;                   /* root is "/": netlink and ioctls may be used */
+	int rootfd;                  /* O_PATH|O_DIRECTORY fd of root: openat() below it */
+	struct series_registry *reg; /* shared registry */
+	void *priv;                  /* the source's own state */
+	void *opts;                  /* the source's own options (set by configure) */
+
+	/* set by the sampler */
+	bool enabled;
+	uint64_t interval_ms;
+	bool healthy;
+	bool initialised;
+	char reason[512]; /* why unhealthy (NM_ERROR_MSG_MAX) */
+	uint64_t samples;
+	uint64_t failures;
+	uint64_t last_cost_ns; /* CPU time of the last sample */
+	uint64_t last_sample_mono_ns;
+	size_t nseries; /* live series, kept by the sampler */
+};
+
+/* Every source the daemon knows, in sampler order. */
+extern const struct source_ops source_interrupts_ops;
+extern const struct source_ops source_softirqs_ops;
+extern const struct source_ops source_cpu_ops;
+extern const struct source_ops source_snmp_ops;
+extern const struct source_ops source_link_ops;
+extern const struct source_ops source_queues_ops;
+extern const struct source_ops source_ethtool_ops;
+extern const struct source_ops source_softnet_ops;
+extern const struct source_ops source_lnstat_ops;
+extern const struct source_ops source_sysctl_ops;
+
+/* Helpers every source uses (source.c). */
+
+/* Read a whole file below the source's root into *buf (grown as needed, never shrunk; the
+ * caller keeps buf across samples so steady state allocates nothing). NUL-terminates.
+ * Returns bytes read or -1 with errno. path is relative ("proc/interrupts"). */
+ssize_t source_read_file(struct source *src, const char *path, char **buf, size_t *cap);
+/* Same on a kept fd (pread from 0): the cheap path for files read every sample. */
+ssize_t source_pread_fd(int fd, char **buf, size_t *cap);
+/* Open path below the root (O_RDONLY|O_CLOEXEC); -1 with errno. */
+int source_open(struct source *src, const char *path);
+
+#endif

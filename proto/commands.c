@@ -1,0 +1,287 @@
+/* commands.c: the command table, the single source of truth for names, arguments and access.
+ * The daemon binds its handlers to it, the client builds its help from it. */
+#include <string.h>
+
+#include "jsonutil.h"
+#include "proto.h"
+
+/* Ids are JSON integers that every JSON implementation represents exactly. */
+#define PROTO_MAX_ID 9007199254740992.0 /* 2^53 */
+
+#define ARG_LAST                                                                                   \
+	{                                                                                          \
+		.name = "last", .type = PROTO_ARG_NUMBER, .min = 0.01, .max = 86400,               \
+		.help = "seconds back from the newest sample (default 10)"                         \
+	}
+#define ARG_GLOB(req)                                                                              \
+	{                                                                                          \
+		.name = "glob", .type = PROTO_ARG_STRING, .required = req, .positional = true,     \
+		.max_len = 256, .help = "series names to match, fnmatch(3) style: 'irq.*.cpu3'"    \
+	}
+
+const struct proto_command proto_commands[] = {
+    {
+        .name = "hello",
+        .flags = PROTO_READONLY,
+        .summary = "protocol version, daemon version and the command table",
+        .usage = "",
+    },
+    {
+        .name = "status",
+        .flags = PROTO_READONLY,
+        .summary = "daemon pid, uptime, configuration in force, root, state directory, clients",
+        .usage = "",
+    },
+    {
+        .name = "cancel",
+        .flags = PROTO_READONLY,
+        .summary = "stop a streaming command of this connection",
+        .usage = "ID",
+        .args =
+            {
+                {
+                    .name = "id",
+                    .type = PROTO_ARG_INT,
+                    .required = true,
+                    .min = 0,
+                    .max = PROTO_MAX_ID,
+                    .help = "id of the streaming request to stop",
+                    .positional = true,
+                },
+            },
+    },
+    {
+        .name = "metrics",
+        .flags = PROTO_READONLY,
+        .summary = "the series the daemon knows: name, kind, unit, source",
+        .usage = "[GLOB] [--live]",
+        .args = {ARG_GLOB(false),
+                 {.name = "live", .type = PROTO_ARG_BOOL, .help = "only series that exist now"}},
+    },
+    {
+        .name = "now",
+        .flags = PROTO_READONLY,
+        .summary = "sample every source now and show the current values",
+        .usage = "[GLOB]",
+        .args = {ARG_GLOB(false)},
+    },
+    {
+        .name = "rates",
+        .flags = PROTO_READONLY,
+        .summary = "per-second rates and deltas of matched series over the last seconds",
+        .usage = "[GLOB] [--last SEC] [--all]",
+        .args = {ARG_GLOB(false),
+                 ARG_LAST,
+                 {.name = "all",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "include series that did not move"}},
+    },
+    {
+        .name = "series",
+        .flags = PROTO_READONLY,
+        .summary = "rates of matched series step by step over a time range",
+        .usage = "GLOB [--from T] [--to T] [--step SEC]",
+        .args = {ARG_GLOB(true),
+                 {.name = "from",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = -1e7,
+                  .max = 1e11,
+                  .help = "start: seconds before now when <= 0 (default -300), else epoch seconds"},
+                 {.name = "to",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = -1e7,
+                  .max = 1e11,
+                  .help = "end, the same way (default 0: now)"},
+                 {.name = "step",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 86400,
+                  .help = "seconds per point (default 1)"}},
+    },
+    {
+        .name = "queues",
+        .flags = PROTO_READONLY,
+        .summary =
+            "per-queue rx/tx packet and byte rates, the IRQ of each queue and the CPUs it fired on",
+        .usage = "[DEV] [--last SEC] [--min-rate PPS]",
+        .args = {{.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .positional = true,
+                  .max_len = 15,
+                  .help = "network device (default: all)"},
+                 ARG_LAST,
+                 {.name = "min_rate",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0,
+                  .max = 1e12,
+                  .help = "hide queues below this many packets/s"}},
+    },
+    {
+        .name = "cpu",
+        .flags = PROTO_READONLY,
+        .summary =
+            "CPU utilisation per CPU and in total: user, system, irq, softirq, idle %, CPUs busy",
+        .usage = "[--last SEC] [--cpus LIST]",
+        .args = {ARG_LAST,
+                 {.name = "cpus",
+                  .type = PROTO_ARG_CPULIST,
+                  .max_len = 4096,
+                  .help = "only these CPUs, and their sum (list or hex mask)"}},
+    },
+    {
+        .name = "softirqs",
+        .flags = PROTO_READONLY,
+        .summary = "softirqs per type per CPU per second",
+        .usage = "[--last SEC] [--all]",
+        .args = {ARG_LAST,
+                 {.name = "all", .type = PROTO_ARG_BOOL, .help = "include CPUs with no softirqs"}},
+    },
+    {
+        .name = "interrupts",
+        .flags = PROTO_READONLY,
+        .summary = "interrupts per IRQ per CPU per second, with device, queue and affinity",
+        .usage = "[DEV] [--last SEC] [--all]",
+        .args = {{.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .positional = true,
+                  .max_len = 64,
+                  .help = "only the IRQs of this network device"},
+                 ARG_LAST,
+                 {.name = "all", .type = PROTO_ARG_BOOL, .help = "include IRQs that did not fire"}},
+    },
+    {
+        .name = "watch",
+        .flags = PROTO_READONLY | PROTO_STREAM,
+        .summary = "stream queues, cpu, softirqs or interrupts every interval until cancelled",
+        .usage = "queues|cpu|softirqs|interrupts [DEV] [--interval MS]",
+        .args = {{.name = "what",
+                  .type = PROTO_ARG_STRING,
+                  .required = true,
+                  .positional = true,
+                  .max_len = 16,
+                  .help = "queues, cpu, softirqs or interrupts"},
+                 {.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .positional = true,
+                  .max_len = 64,
+                  .help = "network device, for queues and interrupts"},
+                 {.name = "interval",
+                  .type = PROTO_ARG_INT,
+                  .min = 100,
+                  .max = 60000,
+                  .help = "milliseconds between views (default 1000)"},
+                 {.name = "min_rate",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0,
+                  .max = 1e12,
+                  .help = "queues: hide queues below this many packets/s"},
+                 {.name = "cpus",
+                  .type = PROTO_ARG_CPULIST,
+                  .max_len = 4096,
+                  .help = "cpu: only these CPUs, and their sum"},
+                 {.name = "all", .type = PROTO_ARG_BOOL, .help = "include idle rows"}},
+    },
+};
+
+const size_t proto_ncommands = sizeof(proto_commands) / sizeof(proto_commands[0]);
+
+/* Look a command up by name; NULL when unknown. */
+const struct proto_command *
+proto_command_find(const char *name)
+{
+	size_t i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < proto_ncommands; i++) {
+		if (strcmp(proto_commands[i].name, name) == 0)
+			return &proto_commands[i];
+	}
+	return NULL;
+}
+
+/* The wire name of a command's access: mutating wins over stream, stream over readonly. */
+const char *
+proto_command_access(const struct proto_command *cmd)
+{
+	if (cmd->flags & PROTO_MUTATING)
+		return "mutating";
+	if (cmd->flags & PROTO_STREAM)
+		return "stream";
+	return "readonly";
+}
+
+/* The wire name of an argument type. */
+static const char *
+arg_type_name(enum proto_arg_type type)
+{
+	switch (type) {
+	case PROTO_ARG_STRING:
+		return "string";
+	case PROTO_ARG_INT:
+		return "int";
+	case PROTO_ARG_NUMBER:
+		return "number";
+	case PROTO_ARG_BOOL:
+		return "bool";
+	case PROTO_ARG_STRINGS:
+		return "strings";
+	case PROTO_ARG_CPULIST:
+		return "cpulist";
+	case PROTO_ARG_OBJECT:
+		return "object";
+	}
+	return "unknown";
+}
+
+/* One argument's schema as a JSON object; min and max only when bounded. */
+static json_object *
+arg_json(const struct proto_arg *arg)
+{
+	json_object *obj = json_object_new_object();
+
+	json_add_string(obj, "name", arg->name);
+	json_add_string(obj, "type", arg_type_name(arg->type));
+	json_add_bool(obj, "required", arg->required);
+	json_add_string(obj, "help", arg->help != NULL ? arg->help : "");
+	if (arg->min != 0 || arg->max != 0) {
+		if (arg->type == PROTO_ARG_INT) {
+			json_add_int(obj, "min", (int64_t)arg->min);
+			json_add_int(obj, "max", (int64_t)arg->max);
+		} else {
+			json_add_double(obj, "min", arg->min);
+			json_add_double(obj, "max", arg->max);
+		}
+	}
+	return obj;
+}
+
+/* One command as a JSON object: name, access, summary, usage, args. */
+static json_object *
+command_json(const struct proto_command *cmd)
+{
+	json_object *obj = json_object_new_object();
+	json_object *args = json_object_new_array();
+	const struct proto_arg *arg;
+
+	json_add_string(obj, "name", cmd->name);
+	json_add_string(obj, "access", proto_command_access(cmd));
+	json_add_string(obj, "summary", cmd->summary);
+	json_add_string(obj, "usage", cmd->usage != NULL ? cmd->usage : "");
+	for (arg = cmd->args; arg < cmd->args + PROTO_MAX_ARGS && arg->name != NULL; arg++)
+		json_object_array_add(args, arg_json(arg));
+	json_object_object_add(obj, "args", args);
+	return obj;
+}
+
+/* The whole table as a JSON array, in table order; the caller puts the reference. */
+json_object *
+proto_commands_json(void)
+{
+	json_object *arr = json_object_new_array();
+	size_t i;
+
+	for (i = 0; i < proto_ncommands; i++)
+		json_object_array_add(arr, command_json(&proto_commands[i]));
+	return arr;
+}

@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""Real-kernel checks of the link, queues and ethtool sources (run as root).
+
+Two network namespaces joined by a 4-queue veth pair carry iperf3 traffic; the sources,
+run inside a namespace through tests/netns/nmsample.c, must agree with `ip -s link`,
+/sys/class/net/DEV/statistics and `ethtool -S`. Devices removed between samples must
+vanish. On the host, devices whose queues come from qstats (virtio_net here) must add up
+to their link counters. With 200 extra veth pairs, sampling must allocate nothing once
+warm.
+
+    sudo tests/netns/test_queues.py [-v]
+
+Namespaces and the build directory are removed on any exit, failure included.
+"""
+import atexit
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+NS_A, NS_B, NS_C = "nmtest-a", "nmtest-b", "nmtest-c"
+VERBOSE = "-v" in sys.argv
+BUILD = tempfile.mkdtemp(prefix="nmsample.")
+FAILURES = []
+CHILDREN = []  # background processes to kill on any exit
+
+# link.<dev>.<stat> -> where ip -j -s -s link puts it
+IP_FIELDS = {
+    "rx_bytes": ("rx", "bytes"), "rx_packets": ("rx", "packets"),
+    "rx_errors": ("rx", "errors"), "rx_dropped": ("rx", "dropped"),
+    "rx_over_errors": ("rx", "over_errors"), "multicast": ("rx", "multicast"),
+    "rx_length_errors": ("rx", "length_errors"), "rx_crc_errors": ("rx", "crc_errors"),
+    "rx_frame_errors": ("rx", "frame_errors"), "rx_fifo_errors": ("rx", "fifo_errors"),
+    "rx_missed_errors": ("rx", "missed_errors"),
+    "tx_bytes": ("tx", "bytes"), "tx_packets": ("tx", "packets"),
+    "tx_errors": ("tx", "errors"), "tx_dropped": ("tx", "dropped"),
+    "tx_carrier_errors": ("tx", "carrier_errors"), "collisions": ("tx", "collisions"),
+    "tx_aborted_errors": ("tx", "aborted_errors"), "tx_fifo_errors": ("tx", "fifo_errors"),
+    "tx_window_errors": ("tx", "window_errors"),
+    "tx_heartbeat_errors": ("tx", "heartbeat_errors"),
+}
+LINK_STATS = list(IP_FIELDS) + ["rx_compressed", "tx_compressed", "rx_nohandler"]
+
+
+def log(msg):
+    if VERBOSE:
+        print(msg, flush=True)
+
+
+def run(cmd, ns=None, check=True, **kw):
+    """Run cmd (a list), in namespace ns when given; return stdout."""
+    if ns:
+        cmd = ["ip", "netns", "exec", ns] + cmd
+    log("+ " + " ".join(cmd))
+    p = subprocess.Popen(cmd, stdin=subprocess.PIPE if "input" in kw else None,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    CHILDREN.append(p)  # killed by cleanup() if we are interrupted while it runs
+    out, err = p.communicate(kw.get("input"))
+    CHILDREN.remove(p)
+    if check and p.returncode != 0:
+        raise RuntimeError("%s failed (%d): %s" % (" ".join(cmd), p.returncode, err))
+    return out
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+
+
+def cleanup_netns():
+    for ns in (NS_A, NS_B, NS_C):
+        subprocess.run(["ip", "netns", "del", ns], stderr=subprocess.DEVNULL)
+
+
+def cleanup():
+    for p in CHILDREN:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    cleanup_netns()
+    shutil.rmtree(BUILD, ignore_errors=True)
+
+
+def on_signal(signum, frame):
+    sys.exit(128 + signum)  # runs atexit
+
+
+def build():
+    """Build nmsample twice: with the sanitizers, and counting allocations (no ASan)."""
+    srcs = [os.path.join(TOP, p) for p in (
+        "daemon/source.c", "daemon/series.c", "daemon/config.c", "daemon/ethtool.c",
+        "daemon/qpattern.c", "daemon/devlist.c", "daemon/nldump.c", "daemon/source-link.c",
+        "daemon/source-queues.c", "daemon/source-ethtool.c", "tests/netns/nmsample.c")]
+    srcs += [os.path.join(TOP, "common", f) for f in sorted(os.listdir(os.path.join(TOP, "common")))
+             if f.endswith(".c")]
+    pc = run(["pkg-config", "--cflags", "--libs", "json-c", "libsystemd", "libnl-3.0",
+              "libnl-genl-3.0", "libnl-route-3.0"]).split()
+    base = ["gcc", "-std=gnu11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-g",
+            "-I", os.path.join(TOP, "common"), "-I", os.path.join(TOP, "daemon")]
+    run(base + ["-fsanitize=address,undefined"] + srcs + pc + ["-linih", "-o", BUILD + "/nmsample"])
+    run(base + ["-O2", "-DNMSAMPLE_COUNT_ALLOCS"] + srcs + pc + ["-linih", "-o", BUILD + "/nmsample-count"])
+
+
+def nmsample(ns, *args, binary="nmsample"):
+    """Run nmsample in ns; return ({series: value}, [queue lines], [alloc lines])."""
+    out = run([os.path.join(BUILD, binary)] + list(args), ns=ns)
+    series, queues, allocs = {}, [], []
+    for line in out.splitlines():
+        if line.startswith("# allocs"):
+            allocs.append(line)
+        elif line.startswith("queue "):
+            queues.append(line.split())
+        else:
+            name, value = line.rsplit(" ", 1)
+            series[name] = int(value)
+    return series, queues, allocs
+
+
+def setup_pair():
+    for ns in (NS_A, NS_B):
+        run(["ip", "netns", "add", ns])
+        run(["ip", "link", "set", "lo", "up"], ns=ns)
+    run(["ip", "link", "add", "va", "numtxqueues", "4", "numrxqueues", "4", "netns", NS_A,
+         "type", "veth", "peer", "name", "vb", "numtxqueues", "4", "numrxqueues", "4",
+         "netns", NS_B])
+    for ns, dev, addr in ((NS_A, "va", "10.231.0.1/24"), (NS_B, "vb", "10.231.0.2/24")):
+        # No IPv6: no neighbour discovery moving counters behind our back.
+        run(["sysctl", "-qw", "net.ipv6.conf.%s.disable_ipv6=1" % dev], ns=ns, check=False)
+        run(["ip", "addr", "add", addr, "dev", dev], ns=ns)
+        run(["ip", "link", "set", dev, "up"], ns=ns)
+
+
+def traffic():
+    server = subprocess.Popen(["ip", "netns", "exec", NS_B, "iperf3", "-s", "-1"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    CHILDREN.append(server)
+    try:
+        for _ in range(50):
+            time.sleep(0.1)
+            r = subprocess.run(["ip", "netns", "exec", NS_A, "iperf3", "-c", "10.231.0.2",
+                                "-t", "2", "-P", "4", "-J"], stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, text=True)
+            if r.returncode == 0:
+                res = json.loads(r.stdout)
+                log("iperf3: %.0f Mbit/s" % (res["end"]["sum_sent"]["bits_per_second"] / 1e6))
+                return
+        raise RuntimeError("iperf3 never connected")
+    finally:
+        server.wait(timeout=10)
+
+
+def ip_stats(ns, dev):
+    return json.loads(run(["ip", "-j", "-s", "-s", "link", "show", "dev", dev], ns=ns))[0]["stats64"]
+
+
+def sysfs_stat(ns, dev, stat):
+    return int(run(["cat", "/sys/class/net/%s/statistics/%s" % (dev, stat)], ns=ns))
+
+
+def test_link():
+    series, _, _ = nmsample(NS_A, "link")
+    ipst = ip_stats(NS_A, "va")
+    check(series.get("link.va.tx_packets", 0) > 10000, "link: va sent iperf3 traffic (%d packets)"
+          % series.get("link.va.tx_packets", 0))
+    bad = [s for s, (d, f) in IP_FIELDS.items() if series.get("link.va." + s) != ipst[d][f]]
+    check(not bad, "link: va equals ip -s -s link in %d statistics%s"
+          % (len(IP_FIELDS), "" if not bad else " (differ: %s)" % bad))
+    bad = [s for s in LINK_STATS if series.get("link.va." + s) != sysfs_stat(NS_A, "va", s)]
+    check(not bad, "link: va equals /sys/class/net/va/statistics in all %d%s"
+          % (len(LINK_STATS), "" if not bad else " (differ: %s)" % bad))
+    check(series.get("link.lo.rx_packets") is not None, "link: lo of the namespace reported")
+    check(not any(k.startswith("link.eth0.") for k in series), "link: nothing of the host's devices")
+
+
+def test_ethtool():
+    series, _, _ = nmsample(NS_A, "ethtool")
+    text = run(["ethtool", "-S", "va"], ns=NS_A)
+    want = {}
+    for line in text.splitlines()[1:]:
+        name, value = line.strip().rsplit(": ", 1)
+        want["ethtool.va." + name.replace(" ", "_")] = int(value)
+    got = {k: v for k, v in series.items() if k.startswith("ethtool.va.")}
+    check(got == want, "ethtool: va's %d counters equal ethtool -S" % len(want))
+    check(not any(k.startswith("ethtool.lo.") for k in series), "ethtool: lo left out")
+
+
+def test_queues():
+    series, queues, _ = nmsample(NS_A, "-q", "queues")
+    check(not queues, "queues: veth has neither qstats nor per-queue ethtool packets: no queues")
+    # Through a configured pattern the same devices give their 4 rx queues (XDP counters).
+    series, queues, _ = nmsample(NS_A, "-q", "-o", "queues:pattern=rx packets rx_queue_%u_xdp_packets",
+                                 "-o", "queues:devices=va", "queues")
+    idx = sorted(int(q[3]) for q in queues if q[1] == "va" and q[2] == "rx")
+    check(idx == [0, 1, 2, 3], "queues: configured pattern finds va's rx queues 0-3 over the ioctl")
+
+
+def test_vanish():
+    """A device deleted between samples: its link and ethtool series are gone at the end."""
+    run(["ip", "link", "add", "vtmp0", "type", "veth", "peer", "name", "vtmp1"], ns=NS_A)
+    run(["ip", "link", "add", "vre0", "type", "veth", "peer", "name", "vre1"], ns=NS_A)
+    series, _, _ = nmsample(NS_A, "link", "ethtool")
+    check("link.vtmp0.rx_packets" in series and "ethtool.vtmp1.peer_ifindex" in series,
+          "vanish: vtmp0/vtmp1 reported while they exist")
+    cmd = ["ip", "netns", "exec", NS_A, os.path.join(BUILD, "nmsample"), "-g", "-n", "3", "-i",
+           "700", "link", "ethtool", "queues"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    CHILDREN.append(p)
+    time.sleep(1.0)
+    run(["ip", "link", "del", "vtmp0"], ns=NS_A)
+    # Deleted and created again under the same name (a new ifindex): still there.
+    run(["ip", "link", "del", "vre0"], ns=NS_A)
+    run(["ip", "link", "add", "vre0", "type", "veth", "peer", "name", "vre1"], ns=NS_A)
+    out, err = p.communicate(timeout=20)
+    check(p.returncode == 0 and "link.va.rx_packets" in out, "vanish: sampler kept running")
+    live = [l for l in out.splitlines() if not l.startswith("#")]
+    check(not any("vtmp" in l for l in live), "vanish: vtmp0/vtmp1 series gone after deletion")
+    gone = [l.split()[-1] for l in out.splitlines() if l.startswith("# gone")]
+    log("gone: %s" % gone)
+    check(any(g.startswith("link.vtmp0.") for g in gone) and
+          any(g.startswith("ethtool.vtmp1.") for g in gone), "vanish: sources said vtmp* gone")
+    check("link.vre0.rx_packets" in out and "ethtool.vre1.peer_ifindex" in out and
+          not any(".vre" in g for g in gone),
+          "vanish: vre0/vre1 deleted and created again between samples: reported, never gone")
+
+
+def test_host_qstats():
+    series, queues, _ = nmsample(None, "-q", "link", "queues")
+    devs = sorted({q[1] for q in queues})
+    qstats = [d for d in devs if any(k.startswith("queue.%s." % d) and k.endswith("_stop") for k in series)
+              or d == "eth0"]
+    for dev in qstats:
+        for d in ("rx", "tx"):
+            total = sum(v for k, v in series.items()
+                        if k.startswith("queue.%s.%s" % (dev, d)) and k.endswith(".packets"))
+            link = series.get("link.%s.%s_packets" % (dev, d), 0)
+            check(abs(total - link) <= 10 + link // 100,
+                  "host qstats: %s %s queues add up to %d, link %d" % (dev, d, total, link))
+    if not qstats:
+        print("skip host qstats: no device answers qstats here")
+
+
+def test_allocations():
+    """200 veth pairs: after the first sample, no allocation per sample."""
+    run(["ip", "netns", "add", NS_C])
+    batch = "".join("link add c%d type veth peer name d%d\n" % (i, i) for i in range(200))
+    run(["ip", "-n", NS_C, "-batch", "-"], input=batch)
+    _, _, allocs = nmsample(NS_C, "-n", "4", "link", "queues", "ethtool", binary="nmsample-count")
+    for line in allocs:
+        log(line)
+    first = [l for l in allocs if " sample 1 " in l]
+    steady = [l for l in allocs if " sample 1 " not in l]
+    print("info allocations, first sample with 401 devices: " +
+          ", ".join(l.split(" ", 4)[4] for l in first), flush=True)
+    check(all(l.endswith(": 0") for l in steady),
+          "allocations: none per sample in steady state (%s)" % "; ".join(steady[-3:]))
+
+
+def main():
+    if os.geteuid() != 0:
+        print("skip: needs root")
+        return 77
+    for tool in ("ip", "iperf3", "ethtool", "gcc"):
+        if shutil.which(tool) is None:
+            print("skip: %s not installed" % tool)
+            return 77
+    atexit.register(cleanup)
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    cleanup_netns()  # leftovers of an interrupted run
+    build()
+    setup_pair()
+    traffic()
+    test_link()
+    test_ethtool()
+    test_queues()
+    test_vanish()
+    test_host_qstats()
+    test_allocations()
+    if FAILURES:
+        print("%d check(s) failed" % len(FAILURES))
+        return 1
+    print("all checks passed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

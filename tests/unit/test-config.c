@@ -1,0 +1,142 @@
+/* test-config.c: defaults, the INI file, value parsers, errors that name the key. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "error.h"
+
+/* Write text to a temporary file; returns its path (static buffer). */
+static const char *
+write_conf(const char *text)
+{
+	static char path[64];
+	FILE *fp;
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/nm-test-config-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fp = fdopen(fd, "w");
+	fputs(text, fp);
+	fclose(fp);
+	return path;
+}
+
+static void
+test_parsers(void **state)
+{
+	uint64_t v;
+	bool b;
+
+	(void)state;
+	assert_int_equal(config_parse_size("64M", &v), 0);
+	assert_int_equal(v, 64ull << 20);
+	assert_int_equal(config_parse_size("512k", &v), 0);
+	assert_int_equal(v, 512ull << 10);
+	assert_int_equal(config_parse_size("1GiB", &v), 0);
+	assert_int_equal(v, 1ull << 30);
+	assert_int_equal(config_parse_size("4096", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(config_parse_size("-1", &v), -1);
+	assert_int_equal(config_parse_size("12X", &v), -1);
+	assert_int_equal(config_parse_duration_ms("10ms", &v), 0);
+	assert_int_equal(v, 10);
+	assert_int_equal(config_parse_duration_ms("1.5s", &v), 0);
+	assert_int_equal(v, 1500);
+	assert_int_equal(config_parse_duration_ms("2m", &v), 0);
+	assert_int_equal(v, 120000);
+	assert_int_equal(config_parse_duration_ms("3", &v), 0);
+	assert_int_equal(v, 3000);
+	assert_int_equal(config_parse_duration_ms("soon", &v), -1);
+	assert_int_equal(config_parse_bool("yes", &b), 0);
+	assert_true(b);
+	assert_int_equal(config_parse_bool("off", &b), 0);
+	assert_false(b);
+	assert_int_equal(config_parse_bool("maybe", &b), -1);
+}
+
+static void
+test_load(void **state)
+{
+	struct config cfg;
+	struct nm_error err;
+	const char *p = write_conf("[daemon]\nsocket = /tmp/x.sock\nadmin_group = wheel\n"
+	                           "socket_mode = 0600\n[limits]\nmax_clients = 12\n"
+	                           "request_timeout = 500ms\n[sampling]\nring_memory = 8M\n"
+	                           "interval = 250ms\n[source.sysctl]\nmatch = net/core/*\n"
+	                           "match = net/ipv4/tcp_mem\n");
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_string_equal(cfg.socket_path, "/tmp/x.sock");
+	assert_string_equal(cfg.admin_group, "wheel");
+	assert_int_equal(cfg.socket_mode, 0600);
+	assert_int_equal(cfg.max_clients, 12);
+	assert_int_equal(cfg.request_timeout_ms, 500);
+	assert_int_equal(cfg.ring_memory, 8u << 20);
+	assert_int_equal(cfg.sample_interval_ms, 250);
+	assert_int_equal(cfg.nsource_opts, 2);
+	assert_string_equal(cfg.source_opts[1].source, "sysctl");
+	assert_string_equal(cfg.source_opts[1].val, "net/ipv4/tcp_mem");
+	/* Untouched keys keep their defaults. */
+	assert_string_equal(cfg.state_dir, CONFIG_DEFAULT_STATEDIR);
+	assert_int_equal(cfg.max_clients_per_uid, 64);
+	config_free(&cfg);
+	unlink(p);
+}
+
+/* A bad file changes nothing and the message names the key. */
+static void
+test_errors(void **state)
+{
+	static const struct {
+		const char *text, *want;
+	} cases[] = {
+	    {"[daemon]\nsocet = /x\n", "socet"},
+	    {"[daemon]\nsocket = relative.sock\n", "socket"},
+	    {"[limits]\nmax_clients = 0\n", "max_clients"},
+	    {"[sampling]\ninterval = 1ms\n", "interval"},
+	    {"[nonsense]\na = b\n", "nonsense"},
+	    {"[limits]\nclient_output_low = 8M\nclient_output_high = 1M\n", "client_output_low"},
+	    {"no section line\n", "syntax"},
+	};
+	struct config cfg;
+	struct nm_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *p = write_conf(cases[i].text);
+		config_defaults(&cfg);
+		assert_int_equal(config_load(&cfg, p, true, &err), -1);
+		if (strstr(err.message, cases[i].want) == NULL)
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err.message, cases[i].want);
+		assert_int_equal(cfg.max_clients, 256);
+		config_free(&cfg);
+		unlink(p);
+	}
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, "/nonexistent/netmetricsd.conf", false, &err), 0);
+	assert_int_equal(config_load(&cfg, "/nonexistent/netmetricsd.conf", true, &err), -1);
+	config_free(&cfg);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parsers),
+	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_errors),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

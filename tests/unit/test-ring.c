@@ -1,0 +1,616 @@
+/* test-ring.c: the time-series ring against a reference model of every value at every
+ * record, seeking forwards and backwards; eviction; allocation and size in steady state. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "ring.h"
+#include "xmalloc.h"
+
+#define NSRC     3
+#define SEC      1000000000ull
+#define MIB      ((size_t)1 << 20)
+#define NO_DEATH UINT32_MAX
+
+/* xorshift64*: a fixed seed gives the same run every time. */
+static uint64_t rng_state;
+
+static uint64_t
+rnd(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 2685821657736338717ull;
+}
+
+static uint64_t
+rnd_below(uint64_t n)
+{
+	return rnd() % n;
+}
+
+/* True with probability pct/100. */
+static bool
+chance(unsigned pct)
+{
+	return rnd_below(100) < pct;
+}
+
+enum kind {
+	K_IDLE,         /* never moves; put or not */
+	K_CONST,        /* a steady rate */
+	K_RANDOM,       /* a new delta every record, of any size */
+	K_SPORADIC,     /* mostly idle, now and then a burst */
+	K_INTERMITTENT, /* a steady rate, but its source skips it now and then (moved 0) */
+	K_GAUGE,        /* moves up and down */
+	K_DOUBLE,       /* put twice in a record: moved by the sum */
+	K_COUNT
+};
+
+/* How many in 100 series are of each kind. */
+struct mix {
+	unsigned pct[K_COUNT];
+};
+
+static const struct mix mix_normal = {{40, 25, 10, 10, 7, 5, 3}};
+static const struct mix mix_busy = {{10, 15, 45, 10, 10, 5, 5}};
+
+/* The reference: every series' true value after every record. */
+struct model {
+	size_t n, nrec, caprec;
+	uint8_t *src, *kind;
+	uint64_t *rate;
+	uint32_t *birth, *death; /* record index of creation; last record put */
+	uint64_t *acc;
+	uint64_t *snap; /* snap[j * n + id]: acc after record j */
+	uint64_t *rec_t;
+	uint64_t (*src_k)[NSRC], (*src_t)[NSRC]; /* each source's k and time after record j */
+	uint64_t k[NSRC], t[NSRC];
+};
+
+/* Series 0..n_early-1 exist from the start; the rest are born one by one, in id order, over
+ * the first half of the run (some in the very record whose ring_begin did not count them). */
+static void
+model_init(struct model *m, size_t n, size_t n_early, size_t nrec, const struct mix *mix)
+{
+	memset(m, 0, sizeof(*m));
+	m->n = n;
+	m->caprec = nrec;
+	m->src = xcalloc(n, 1);
+	m->kind = xcalloc(n, 1);
+	m->rate = xcalloc(n, sizeof(uint64_t));
+	m->birth = xcalloc(n, sizeof(uint32_t));
+	m->death = xcalloc(n, sizeof(uint32_t));
+	m->acc = xcalloc(n, sizeof(uint64_t));
+	m->snap = xcalloc(n * nrec, sizeof(uint64_t));
+	m->rec_t = xcalloc(nrec, sizeof(uint64_t));
+	m->src_k = xcalloc(nrec, sizeof(*m->src_k));
+	m->src_t = xcalloc(nrec, sizeof(*m->src_t));
+	for (size_t id = 0; id < n; id++) {
+		unsigned r = (unsigned)rnd_below(100), k = 0;
+
+		while (k + 1 < K_COUNT && r >= mix->pct[k])
+			r -= mix->pct[k++];
+		m->kind[id] = (uint8_t)k;
+		m->src[id] = (uint8_t)rnd_below(NSRC);
+		/* Rates of every size: 1-byte deltas up to 40-bit ones. */
+		m->rate[id] = 1 + rnd_below(1ull << (1 + rnd_below(40)));
+		m->birth[id] =
+		    id < n_early ? 0 : (uint32_t)((id - n_early) * (nrec / 2) / (n - n_early));
+		m->death[id] = chance(5) ? (uint32_t)rnd_below(nrec) : NO_DEATH;
+	}
+}
+
+static void
+model_free(struct model *m)
+{
+	free(m->src);
+	free(m->kind);
+	free(m->rate);
+	free(m->birth);
+	free(m->death);
+	free(m->acc);
+	free(m->snap);
+	free(m->rec_t);
+	free(m->src_k);
+	free(m->src_t);
+}
+
+/* Put one series into the open record (maybe not, maybe twice) and follow its value. */
+static void
+model_put(struct model *m, struct ring *r, series_id id)
+{
+	uint64_t d, d2;
+
+	switch (m->kind[id]) {
+	case K_IDLE:
+		if (chance(50))
+			ring_put(r, id, 0);
+		return;
+	case K_CONST:
+		d = m->rate[id];
+		break;
+	case K_RANDOM:
+		d = rnd_below(1ull << rnd_below(64));
+		if (chance(3))
+			d = rnd(); /* any 64-bit value */
+		break;
+	case K_SPORADIC:
+		if (!chance(5)) {
+			if (chance(50))
+				ring_put(r, id, 0);
+			return;
+		}
+		d = 1 + rnd_below(1000);
+		break;
+	case K_INTERMITTENT:
+		if (chance(20))
+			return;
+		d = m->rate[id];
+		break;
+	case K_GAUGE:
+		d = (uint64_t)(int64_t)((int)rnd_below(201) - 100);
+		break;
+	case K_DOUBLE:
+	default:
+		d = rnd_below(50);
+		d2 = chance(50) ? d : rnd_below(50);
+		ring_put(r, id, d);
+		ring_put(r, id, d2);
+		m->acc[id] += d + d2;
+		return;
+	}
+	ring_put(r, id, d);
+	m->acc[id] += d;
+}
+
+/* One sample of source s at t, into the ring and the model. */
+static void
+model_record(struct model *m, struct ring *r, unsigned s, uint64_t t)
+{
+	size_t j = m->nrec, known = 0;
+
+	assert_true(j < m->caprec);
+	/* The registry as the sampler sees it at ring_begin: series born now come later. */
+	while (known < m->n && m->birth[known] < j)
+		known++;
+	ring_begin(r, s, t, known);
+	for (series_id id = 0; id < m->n && m->birth[id] <= j; id++)
+		if (m->src[id] == s && j <= m->death[id])
+			model_put(m, r, id);
+	ring_end(r);
+	m->k[s]++;
+	m->t[s] = t;
+	m->rec_t[j] = t;
+	memcpy(m->src_k[j], m->k, sizeof(m->k));
+	memcpy(m->src_t[j], m->t, sizeof(m->t));
+	memcpy(m->snap + j * m->n, m->acc, m->n * sizeof(uint64_t));
+	m->nrec++;
+}
+
+/* Run the three sources on their own intervals (with jitter) until nrec records; now and then
+ * all three sample at the same instant (a mark). */
+static void
+model_run(struct model *m, struct ring *r)
+{
+	static const uint64_t interval[NSRC] = {1 * SEC, 1700 * SEC / 1000, 5 * SEC};
+	uint64_t next[NSRC] = {10 * SEC, 10 * SEC + 123, 10 * SEC + 456};
+
+	while (m->nrec + NSRC <= m->caprec) {
+		unsigned s = 0;
+
+		for (unsigned i = 1; i < NSRC; i++)
+			if (next[i] < next[s])
+				s = i;
+		if (chance(2)) {
+			uint64_t t = next[s];
+			for (unsigned i = 0; i < NSRC; i++) {
+				model_record(m, r, i, t);
+				next[i] = t + interval[i] + rnd_below(SEC / 1000);
+			}
+			continue;
+		}
+		model_record(m, r, s, next[s]);
+		next[s] += interval[s] + rnd_below(SEC / 1000) - SEC / 2000;
+	}
+}
+
+/* The last record at or before t; -1 when none. */
+static long
+model_find(const struct model *m, uint64_t t)
+{
+	size_t lo = 0, hi = m->nrec;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (m->rec_t[mid] <= t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+static const char *const dir_name[] = {"auto", "forward", "backward"};
+
+/* Seek c to t in each direction and compare everything with the model. */
+static void
+check_at(const struct model *m, const struct ring *r, struct ring_cursor *c, uint64_t t)
+{
+	struct ring_stats st;
+	long j = model_find(m, t);
+
+	ring_get_stats(r, &st);
+	for (int dir = RING_SEEK_AUTO; dir <= RING_SEEK_BACKWARD; dir++) {
+		int rc = ring_cursor_seek_dir(c, t, (enum ring_seek_dir)dir);
+
+		if (j < 0 || t < st.oldest_ns) {
+			assert_int_equal(rc, -1);
+			assert_int_equal(ring_cursor_value(c, 0), 0);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		for (unsigned s = 0; s < NSRC; s++) {
+			assert_int_equal(ring_cursor_time(c, s), m->src_t[j][s]);
+			assert_int_equal(ring_cursor_k(c, s), m->src_k[j][s]);
+		}
+		for (series_id id = 0; id < m->n + 10; id++) {
+			uint64_t want = id < m->n ? m->snap[(size_t)j * m->n + id] : 0;
+			uint64_t got = ring_cursor_value(c, id);
+
+			if (got != want)
+				fail_msg("%s seek to %llu (record %ld): series %u (kind %u, source "
+				         "%u) is %llu, want %llu",
+				         dir_name[dir], (unsigned long long)t, j, id,
+				         id < m->n ? m->kind[id] : 0, id < m->n ? m->src[id] : 0,
+				         (unsigned long long)got, (unsigned long long)want);
+		}
+	}
+}
+
+/* Check 200 random times: exact record times, times between them, before and after. */
+static void
+check_random_times(const struct model *m, const struct ring *r, int ntimes)
+{
+	struct ring_cursor *c = ring_cursor_new(r);
+	uint64_t t0 = m->rec_t[0], t1 = m->rec_t[m->nrec - 1];
+
+	for (int i = 0; i < ntimes; i++) {
+		uint64_t t;
+
+		if (chance(40))
+			t = m->rec_t[rnd_below(m->nrec)];
+		else
+			t = t0 - 2 * SEC + rnd_below(t1 - t0 + 4 * SEC);
+		check_at(m, r, c, t);
+	}
+	check_at(m, r, c, t1);
+	check_at(m, r, c, UINT64_MAX);
+	ring_cursor_free(c);
+	for (series_id id = 0; id < m->n; id++)
+		assert_int_equal(ring_live_value(r, id), m->acc[id]);
+	for (unsigned s = 0; s < NSRC; s++)
+		assert_int_equal(ring_live_time(r, s), m->t[s]);
+}
+
+/* A ring big enough to keep everything, keyframes every minute: every time answers. */
+static void
+test_model(void **state)
+{
+	struct model m;
+	struct ring *r = ring_new(16 * MIB, NSRC, 60 * SEC);
+	struct ring_stats st;
+
+	(void)state;
+	rng_state = 0x9e3779b97f4a7c15ull;
+	model_init(&m, 5000, 4000, 1200, &mix_normal);
+	model_run(&m, r);
+	ring_get_stats(r, &st);
+	assert_int_equal(st.evicted_segments, 0);
+	assert_true(st.segments > 5);
+	assert_int_equal(st.records, m.nrec);
+	assert_int_equal(st.oldest_ns, m.rec_t[0]);
+	assert_int_equal(st.newest_ns, m.rec_t[m.nrec - 1]);
+	check_random_times(&m, r, 200);
+	model_free(&m);
+	ring_free(r);
+}
+
+/* A 1 MiB ring fed until it wrapped many times: before the oldest kept record is -1, after it
+ * every answer is right. */
+static void
+test_eviction(void **state)
+{
+	struct model m;
+	struct ring *r = ring_new(MIB, NSRC, 60 * SEC);
+	struct ring_cursor *c = ring_cursor_new(r);
+	struct ring_stats st;
+	long j;
+
+	(void)state;
+	rng_state = 0x243f6a8885a308d3ull;
+	model_init(&m, 5000, 4500, 1000, &mix_busy);
+	model_run(&m, r);
+	ring_get_stats(r, &st);
+	assert_true(st.evicted_segments > 10);
+	assert_true(st.used <= st.capacity);
+	assert_true(st.oldest_ns > m.rec_t[m.nrec / 2]);
+	assert_int_equal(st.newest_ns, m.rec_t[m.nrec - 1]);
+	assert_int_equal(ring_cursor_seek(c, st.oldest_ns - 1), -1);
+	assert_int_equal(ring_cursor_seek(c, m.rec_t[0]), -1);
+	assert_int_equal(ring_cursor_seek(c, 0), -1);
+	/* The oldest record kept and the one just before it. */
+	check_at(&m, r, c, st.oldest_ns);
+	check_at(&m, r, c, st.oldest_ns - 1);
+	j = model_find(&m, st.oldest_ns);
+	assert_true(j > 0);
+	check_random_times(&m, r, 200);
+	ring_cursor_free(c);
+	model_free(&m);
+	ring_free(r);
+}
+
+/* A cursor made before the registry grew still answers for the new series. */
+static void
+test_cursor_grows(void **state)
+{
+	struct ring *r = ring_new(MIB, 1, 60 * SEC);
+	struct ring_cursor *c = ring_cursor_new(r);
+
+	(void)state;
+	ring_begin(r, 0, 1 * SEC, 2);
+	ring_put(r, 0, 5);
+	ring_put(r, 1, 7);
+	ring_end(r);
+	ring_begin(r, 0, 2 * SEC, 2);
+	ring_put(r, 0, 5);
+	ring_put(r, 1000, 3); /* interned during the sample */
+	ring_end(r);
+	assert_int_equal(ring_cursor_seek(c, 2 * SEC), 0);
+	assert_int_equal(ring_cursor_value(c, 0), 10);
+	assert_int_equal(ring_cursor_value(c, 1), 7);
+	assert_int_equal(ring_cursor_value(c, 1000), 3);
+	assert_int_equal(ring_cursor_value(c, 1001), 0);
+	assert_int_equal(ring_cursor_seek_dir(c, 1 * SEC, RING_SEEK_FORWARD), 0);
+	assert_int_equal(ring_cursor_value(c, 1000), 0);
+	assert_int_equal(ring_cursor_value(c, 1), 7);
+	assert_int_equal(ring_cursor_seek_dir(c, 1 * SEC + 1, RING_SEEK_BACKWARD), 0);
+	assert_int_equal(ring_cursor_value(c, 1000), 0);
+	assert_int_equal(ring_cursor_value(c, 0), 5);
+	assert_int_equal(ring_cursor_time(c, 0), 1 * SEC);
+	assert_int_equal(ring_cursor_k(c, 0), 1);
+	assert_int_equal(ring_cursor_seek(c, SEC - 1), -1);
+	ring_cursor_free(c);
+	ring_free(r);
+}
+
+/* Feed one source of n constant-rate, n/5 random and n idle series. */
+static void
+feed_steady(struct ring *r, size_t n, size_t nrandom, uint64_t t)
+{
+	ring_begin(r, 0, t, 2 * n + nrandom);
+	for (series_id id = 0; id < n; id++)
+		ring_put(r, id, 1000 + id);
+	for (series_id id = 0; id < nrandom; id++)
+		ring_put(r, (series_id)n + id, 1 + rnd_below(1000));
+	for (series_id id = 0; id < n; id++)
+		ring_put(r, (series_id)(n + nrandom) + id, 0);
+	ring_end(r);
+}
+
+/* After warm-up, records, keyframes, wraps and evictions allocate nothing. */
+static void
+test_steady_no_alloc(void **state)
+{
+	struct ring *r = ring_new(MIB, 1, 30 * SEC);
+	struct ring_stats st0, st1;
+	uint64_t t = SEC;
+
+	(void)state;
+	rng_state = 42;
+	for (int i = 0; i < 10; i++, t += SEC)
+		feed_steady(r, 5000, 1000, t);
+	ring_get_stats(r, &st0);
+	assert_true(st0.allocations > 0);
+	for (int i = 0; i < 2000; i++, t += SEC)
+		feed_steady(r, 5000, 1000, t);
+	ring_get_stats(r, &st1);
+	assert_true(st1.evicted_segments > 0);
+	assert_true(st1.records == st0.records + 2000);
+	assert_int_equal(st1.allocations, st0.allocations);
+	ring_free(r);
+}
+
+/* 5,000 series at constant rates cost a few bytes a record, whatever the jitter. */
+static void
+test_steady_small(void **state)
+{
+	struct ring *r = ring_new(4 * MIB, 1, 600 * SEC);
+	struct ring_cursor *c;
+	struct ring_stats st;
+	uint64_t t = SEC;
+	size_t first = 0;
+
+	(void)state;
+	rng_state = 7;
+	for (int i = 0; i < 300; i++) {
+		t += SEC + rnd_below(SEC / 100);
+		ring_begin(r, 0, t, 5000);
+		for (series_id id = 0; id < 5000; id++)
+			ring_put(r, id, 100 * (uint64_t)id + 1);
+		ring_end(r);
+		ring_get_stats(r, &st);
+		if (i == 0)
+			first = st.last_record_bytes;
+		else
+			assert_true(st.last_record_bytes < 16);
+	}
+	assert_int_equal(st.segments, 1);
+	assert_true(st.used < st.last_keyframe_bytes + first + 299 * 16);
+	assert_true(st.bytes_per_second > 5 && st.bytes_per_second < 16);
+	c = ring_cursor_new(r);
+	assert_int_equal(ring_cursor_seek_dir(c, st.oldest_ns, RING_SEEK_BACKWARD), 0);
+	assert_int_equal(ring_cursor_value(c, 4999), 499901);
+	assert_int_equal(ring_cursor_seek_dir(c, t, RING_SEEK_FORWARD), 0);
+	assert_int_equal(ring_cursor_value(c, 4999), 300 * 499901ull);
+	ring_cursor_free(c);
+	ring_free(r);
+}
+
+/* A series stops moving when its source stops putting it, and moves again when put. */
+static void
+test_stop_and_resume(void **state)
+{
+	struct ring *r = ring_new(MIB, 2, 60 * SEC);
+	struct ring_cursor *c = ring_cursor_new(r);
+	static const uint64_t want[] = {0, 10, 20, 20, 20, 25, 30};
+
+	(void)state;
+	for (uint64_t i = 1; i <= 6; i++) {
+		ring_begin(r, 0, i * SEC, 1);
+		if (i <= 2 || i >= 5)
+			ring_put(r, 0, i <= 2 ? 10 : 5);
+		ring_end(r);
+		/* The other source samples in between and moves nothing of source 0. */
+		ring_begin(r, 1, i * SEC + SEC / 2, 1);
+		ring_end(r);
+	}
+	for (uint64_t i = 1; i <= 6; i++) {
+		for (int dir = RING_SEEK_FORWARD; dir <= RING_SEEK_BACKWARD; dir++) {
+			assert_int_equal(ring_cursor_seek_dir(c, i * SEC, dir), 0);
+			assert_int_equal(ring_cursor_value(c, 0), want[i]);
+			assert_int_equal(ring_cursor_seek_dir(c, i * SEC + SEC / 2, dir), 0);
+			assert_int_equal(ring_cursor_value(c, 0), want[i]);
+			assert_int_equal(ring_cursor_k(c, 1), i);
+		}
+	}
+	ring_cursor_free(c);
+	ring_free(r);
+}
+
+/* Sizes of entries in test_exact_wrap: series 0-2 toggle their delta between 1 and 2 (a 2-byte
+ * entry), series 3 between 1 and 101 (a 3-byte entry). */
+static void
+put_exact(struct ring *r, uint64_t *delta, uint64_t *acc, unsigned small, bool big)
+{
+	for (series_id id = 0; id < 4; id++) {
+		if (id < small)
+			delta[id] = 3 - delta[id];
+		if (id == 3 && big)
+			delta[id] = delta[id] == 1 ? 101 : 1;
+		ring_put(r, id, delta[id]);
+		acc[id] += delta[id];
+	}
+}
+
+/* A record that ends exactly at the end of the buffer: the next one wraps with no marker. */
+static void
+test_exact_wrap(void **state)
+{
+	static const struct {
+		bool slow; /* a 2-byte time step */
+		unsigned small;
+		bool big;
+	} pad[8] = {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1},
+	            {0, 2, 0}, {0, 1, 1}, {0, 3, 0}, {0, 2, 1}};
+	size_t cap = MIB, nrec = 200000, j, exact = 0;
+	uint64_t *rec_t = xcalloc(nrec, sizeof(uint64_t)),
+	         (*snap)[4] = xcalloc(nrec, sizeof(*snap));
+	uint64_t delta[4] = {1, 1, 1, 1}, acc[4] = {0}, t = SEC;
+	struct ring *r = ring_new(cap, 1, UINT64_MAX / 2);
+	struct ring_cursor *c = ring_cursor_new(r);
+	struct ring_stats st;
+
+	(void)state;
+	for (j = 0; j < nrec; j++) {
+		size_t room;
+		unsigned x = 0;
+
+		ring_get_stats(r, &st);
+		room = cap - st.used;
+		if (j > 0 && exact == 0 && st.evicted_segments == 0 && room >= 8 && room < 16)
+			x = (unsigned)(room - 8);
+		if (pad[x].slow)
+			t += 199;
+		ring_begin(r, 0, t, 4);
+		ring_get_stats(r, &st);
+		if (cap - st.used != room)
+			x = 0; /* a keyframe came first: try again next time */
+		put_exact(r, delta, acc, j == 0 ? 0 : pad[x].small, j > 0 && pad[x].big);
+		ring_end(r);
+		rec_t[j] = t;
+		memcpy(snap[j], acc, sizeof(acc));
+		ring_get_stats(r, &st);
+		if (exact == 0 && st.used == cap)
+			exact = j;
+		t += 1;
+		if (exact != 0 && j > exact + nrec / 4)
+			break;
+	}
+	assert_true(exact > 0);
+	nrec = j;
+	ring_get_stats(r, &st);
+	assert_true(st.evicted_segments > 0);
+	for (j = exact - 100; j < exact + 100; j++) {
+		for (int dir = RING_SEEK_FORWARD; dir <= RING_SEEK_BACKWARD; dir++) {
+			if (rec_t[j] < st.oldest_ns) {
+				assert_int_equal(ring_cursor_seek_dir(c, rec_t[j], dir), -1);
+				continue;
+			}
+			assert_int_equal(ring_cursor_seek_dir(c, rec_t[j], dir), 0);
+			assert_int_equal(ring_cursor_k(c, 0), j + 1);
+			for (series_id id = 0; id < 4; id++)
+				assert_int_equal(ring_cursor_value(c, id), snap[j][id]);
+		}
+	}
+	ring_cursor_free(c);
+	ring_free(r);
+	free(rec_t);
+	free(snap);
+}
+
+/* A keyframe bigger than the ring: no history, live values still right, no crash. */
+static void
+test_keyframe_too_big(void **state)
+{
+	struct ring *r = ring_new(MIB, 1, 60 * SEC);
+	struct ring_cursor *c;
+	struct ring_stats st;
+	size_t n = 400000;
+
+	(void)state;
+	for (uint64_t i = 1; i <= 3; i++) {
+		ring_begin(r, 0, i * SEC, n);
+		for (series_id id = 0; id < n; id++)
+			ring_put(r, id, 1ull << 40);
+		ring_end(r);
+	}
+	ring_get_stats(r, &st);
+	assert_int_equal(st.segments, 0);
+	assert_int_equal(st.newest_ns, 0);
+	assert_int_equal(ring_live_value(r, 17), 3ull << 40);
+	c = ring_cursor_new(r);
+	assert_int_equal(ring_cursor_seek(c, 3 * SEC), -1);
+	ring_cursor_free(c);
+	ring_free(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_model),        cmocka_unit_test(test_eviction),
+	    cmocka_unit_test(test_cursor_grows), cmocka_unit_test(test_steady_no_alloc),
+	    cmocka_unit_test(test_steady_small), cmocka_unit_test(test_stop_and_resume),
+	    cmocka_unit_test(test_exact_wrap),   cmocka_unit_test(test_keyframe_too_big),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

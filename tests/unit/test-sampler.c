@@ -1,0 +1,223 @@
+/* test-sampler.c: the sampler, sink, ring and query together on a small fixture root with a
+ * driven clock: baselines, 32-bit wraps, resets, series that vanish and come back, rates. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "config.h"
+#include "error.h"
+#include "query.h"
+#include "sampler.h"
+
+#define SEC 1000000000ull
+
+struct world {
+	char root[64];
+	struct config cfg;
+	struct sampler *s;
+	struct query *q;
+	uint64_t now;
+};
+
+/* The driven clock. */
+static uint64_t
+fake_clock(void *arg)
+{
+	return ((struct world *)arg)->now;
+}
+
+/* Rewrite proc/softirqs in place (the source keeps its fd and preads from 0). */
+static void
+write_softirqs(struct world *w, const char *text)
+{
+	char path[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/proc/softirqs", w->root);
+	fp = fopen(path, "r+");
+	if (fp == NULL)
+		fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), 0), 0);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* A root with only proc/softirqs, and a sampler with every other source disabled. */
+static int
+setup(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",     "snmp",   "link",  "queues",
+	                                     "ethtool",    "softnet", "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct nm_error err;
+	char path[128];
+
+	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-sampler-XXXXXX");
+	assert_non_null(mkdtemp(w->root));
+	snprintf(path, sizeof(path), "%s/proc", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:        100 4294967000\n");
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 1u << 20;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	w->now = 10 * SEC;
+	sampler_sample_all(w->s);
+	*state = w;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct world *w = *state;
+	char cmd[128];
+
+	query_free(w->q);
+	sampler_free(w->s);
+	config_free(&w->cfg);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", w->root);
+	assert_int_equal(system(cmd), 0);
+	free(w);
+	return 0;
+}
+
+/* Delta of a series over [t0, t1] seconds. */
+static uint64_t
+delta(struct world *w, const char *name, uint64_t t0, uint64_t t1)
+{
+	struct nm_error err;
+	series_id id = series_find(sampler_registry(w->s), name);
+
+	assert_int_not_equal(id, SERIES_NONE);
+	assert_int_equal(query_span(w->q, t0 * SEC, t1 * SEC, &err), 0);
+	return query_delta(w->q, id);
+}
+
+/* The first sample is a baseline; increments, a 32-bit wrap and the rate follow. */
+static void
+test_deltas_and_wrap(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	series_id id;
+
+	w->now = 11 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:        350        200\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 10, 11), 250);
+	/* 4294967000 -> 200 wrapped: 296 + 200 */
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu1", 10, 11), 496);
+	assert_int_equal(delta(w, "softirq.HI.cpu0", 10, 11), 0);
+
+	w->now = 13 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:        950        200\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 11, 13), 600);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 10, 13), 850);
+	id = series_find(sampler_registry(w->s), "softirq.NET_RX.cpu0");
+	assert_int_equal(query_span(w->q, 11 * SEC, 13 * SEC, &err), 0);
+	assert_true(query_rate(w->q, id) > 299.99 && query_rate(w->q, id) < 300.01);
+	assert_true(query_seconds(w->q, series_get(sampler_registry(w->s), id)->source) == 2.0);
+	/* A span before the first sample is clamped to it. */
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 0, 13), 850);
+}
+
+/* A CPU that goes offline leaves its series dead but its history queryable; when it comes
+ * back its reading is a new baseline (the kernel kept its counts), never a spike. */
+static void
+test_vanish_and_return(void **state)
+{
+	struct world *w = *state;
+	const struct series_registry *reg = sampler_registry(w->s);
+	series_id id;
+
+	w->now = 11 * SEC;
+	write_softirqs(w, "                    CPU0\n"
+	                  "          HI:          0\n"
+	                  "      NET_RX:        150\n");
+	sampler_sample_all(w->s);
+	id = series_find(reg, "softirq.NET_RX.cpu1");
+	assert_int_not_equal(id, SERIES_NONE);
+	assert_false(series_get(reg, id)->live);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 10, 11), 50);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu1", 10, 11), 0);
+
+	w->now = 12 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:        170         30\n");
+	sampler_sample_all(w->s);
+	assert_true(series_get(reg, id)->live);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu1", 11, 12), 0);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 11, 12), 20);
+
+	/* A reset of a CPU's counter (smaller value, not a plausible wrap) counts from 0. */
+	w->now = 13 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:          5         40\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 12, 13), 5);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu1", 12, 13), 10);
+}
+
+/* A source whose file disappears is unhealthy with the reason; it recovers. */
+static void
+test_health(void **state)
+{
+	struct world *w = *state;
+	struct source *src = sampler_source(w->s, "softirqs");
+	char path[128];
+
+	assert_true(src->healthy);
+	snprintf(path, sizeof(path), "%s/proc/softirqs", w->root);
+	assert_int_equal(truncate(path, 0), 0);
+	w->now = 11 * SEC;
+	sampler_sample_all(w->s);
+	/* An empty file is a parse failure, never a crash; the series keep their values. */
+	assert_false(src->healthy);
+	assert_non_null(strstr(src->reason, "proc/softirqs"));
+	assert_null(strstr(src->reason, "source softirqs"));
+	assert_int_equal(src->failures, 1);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:        110 4294967010\n");
+	w->now = 12 * SEC;
+	sampler_sample_all(w->s);
+	assert_true(src->healthy);
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 10, 12), 10);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_deltas_and_wrap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_vanish_and_return, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
