@@ -279,6 +279,10 @@ main(int argc, char **argv)
 	sampler_set_clock(d.sampler, fake_now, &now);
 	d.query = query_new(d.sampler);
 
+	uint64_t *tsrc[SAMPLER_MAX_SOURCES];
+	size_t nsrc = sampler_nsources(d.sampler);
+	for (size_t i = 0; i < nsrc; i++)
+		tsrc[i] = calloc((size_t)rounds, sizeof(uint64_t));
 	tread = calloc((size_t)rounds, sizeof(*tread));
 	tsample = calloc((size_t)rounds, sizeof(*tsample));
 	sampler_sample_all(d.sampler); /* first sample: every series interned */
@@ -306,6 +310,8 @@ main(int argc, char **argv)
 		sampler_sample_all(d.sampler);
 		tsample[r] = cpu_ns() - c0;
 		counting = 0;
+		for (size_t i = 0; i < nsrc; i++)
+			tsrc[i][r] = sampler_source_at(d.sampler, i)->last_cost_ns;
 		steady_allocs += allocations;
 		/* Growth over rounds 2..steps-2 of the first pass: round 1 sets every rate. */
 		if (r == 1)
@@ -325,6 +331,10 @@ main(int argc, char **argv)
 		printf("one sample of every source:  %.3f ms CPU (median)\n", (double)ms / 1e6);
 		printf("sample / read ratio:         %.2fx (target <= 3x)\n",
 		       (double)ms / (double)mr);
+		for (size_t i = 0; i < nsrc; i++)
+			printf("  %-10s                 %.3f ms CPU (median)\n",
+			       sampler_source_at(d.sampler, i)->ops->name,
+			       (double)median(tsrc[i], (size_t)rounds) / 1e6);
 		printf("allocations, steady state:   %lu in %d rounds (target 0)\n", steady_allocs,
 		       rounds - steps * 2);
 		printf("ring used after %d rounds:   %.1f MiB of %.0f MiB, %zu segments, %llu "

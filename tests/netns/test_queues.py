@@ -104,8 +104,8 @@ def build():
               "libnl-genl-3.0", "libnl-route-3.0"]).split()
     base = ["gcc", "-std=gnu11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-g",
             "-I", os.path.join(TOP, "common"), "-I", os.path.join(TOP, "daemon")]
-    run(base + ["-fsanitize=address,undefined"] + srcs + pc + ["-linih", "-o", BUILD + "/nmsample"])
-    run(base + ["-O2", "-DNMSAMPLE_COUNT_ALLOCS"] + srcs + pc + ["-linih", "-o", BUILD + "/nmsample-count"])
+    run(base + ["-fsanitize=address,undefined"] + srcs + pc + ["-linih", "-lm", "-o", BUILD + "/nmsample"])
+    run(base + ["-O2", "-DNMSAMPLE_COUNT_ALLOCS"] + srcs + pc + ["-linih", "-lm", "-o", BUILD + "/nmsample-count"])
 
 
 def nmsample(ns, *args, binary="nmsample"):
