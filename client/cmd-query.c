@@ -103,8 +103,15 @@ render_rates(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	table_init(&t, hdr);
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
 		json_object *m = json_object_array_get_idx(arr, i);
-		fmt_decimal(json_get_double(m, "rate", 0), 1, r, sizeof(r));
-		fmt_value(json_get_double(m, "delta", 0), d, sizeof(d));
+		/* Bytes read best in binary units, except in CSV, which wants plain numbers. */
+		if (!opts->csv && strcmp(json_get_string(m, "unit", ""), "bytes") == 0) {
+			fmt_bytes(json_get_double(m, "rate", 0), r, sizeof(r) - 2);
+			strcat(r, "/s");
+			fmt_bytes(json_get_double(m, "delta", 0), d, sizeof(d));
+		} else {
+			fmt_decimal(json_get_double(m, "rate", 0), 1, r, sizeof(r));
+			fmt_value(json_get_double(m, "delta", 0), d, sizeof(d));
+		}
 		const char *row[] = {json_get_string(m, "name", ""), r, d,
 		                     json_get_string(m, "unit", "")};
 		table_row(&t, row);

@@ -57,10 +57,8 @@ usage(FILE *fp)
 	        CTL_DEFAULT_SOCKET);
 	for (size_t i = 0; i < proto_ncommands; i++) {
 		const struct proto_command *c = &proto_commands[i];
-		char line[160];
 		display_name(c->name, name, sizeof(name));
-		snprintf(line, sizeof(line), "%s %s", name, c->usage ? c->usage : "");
-		fprintf(fp, "  %-34s %s%s\n", line, c->summary,
+		fprintf(fp, "  %s %s\n      %s%s\n", name, c->usage ? c->usage : "", c->summary,
 		        (c->flags & PROTO_MUTATING) ? " [admin]" : "");
 	}
 	fprintf(fp, "\nexit status: 0 ok, 1 the daemon refused, 2 usage, 3 daemon unreachable\n");

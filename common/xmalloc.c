@@ -92,3 +92,14 @@ xasprintf(const char *fmt, ...)
 		fatalx("xasprintf: out of memory");
 	return p;
 }
+
+/* Copy exactly n bytes and terminate them. */
+char *
+xmemdupz(const void *p, size_t n)
+{
+	char *s = xmalloc(n + 1);
+
+	memcpy(s, p, n);
+	s[n] = '\0';
+	return s;
+}

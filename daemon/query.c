@@ -100,6 +100,10 @@ query_seconds(const struct query *q, unsigned src)
 {
 	uint64_t a = ring_cursor_time(q->c0, src), b = ring_cursor_time(q->c1, src);
 
+	/* A span that starts before the source's first record starts at that record: the
+	 * series were at their baseline there (what the start cursor holds for them). */
+	if (a == 0)
+		a = ring_first_time(sampler_ring(q->s), src);
 	return (a == 0 || b <= a) ? 0 : (double)(b - a) / 1e9;
 }
 

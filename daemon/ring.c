@@ -63,6 +63,7 @@ struct wseries {
 struct wsource {
 	uint64_t k;        /* number of its newest record (0: none) */
 	uint64_t last_t;   /* time of that record */
+	uint64_t first_t;  /* time of its first record ever */
 	series_id *moving; /* its series whose delta is not 0 */
 	size_t nmoving, capmoving;
 };
@@ -632,6 +633,8 @@ ring_end(struct ring *r)
 	}
 	dt = r->cur_t - s->last_t;
 	s->k++;
+	if (s->k == 1)
+		s->first_t = r->cur_t;
 	s->last_t = r->cur_t;
 	r->last_t = r->cur_t;
 	store_sample(r, dt);
@@ -962,6 +965,12 @@ ring_cursor_value(const struct ring_cursor *c, series_id id)
 	if (v->delta == 0)
 		return v->acc;
 	return v->acc + v->delta * (c->k[v->src] - v->at_k);
+}
+
+uint64_t
+ring_first_time(const struct ring *r, unsigned src)
+{
+	return src < RING_MAX_SOURCES ? r->src[src].first_t : 0;
 }
 
 uint64_t

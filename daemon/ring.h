@@ -67,6 +67,9 @@ uint64_t ring_live_value(const struct ring *r, series_id id);
 /* The time of src's newest record (0: none). */
 uint64_t ring_live_time(const struct ring *r, unsigned src);
 void ring_get_stats(const struct ring *r, struct ring_stats *st);
+/* The time of src's first record since the daemon started (0: none). A cursor placed before
+ * it has no record of src; every series of src was at its baseline there. */
+uint64_t ring_first_time(const struct ring *r, unsigned src);
 
 /* ---- readers ---- */
 

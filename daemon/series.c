@@ -71,9 +71,14 @@ series_id
 series_intern(struct series_registry *reg, const char *name, size_t len, enum series_kind kind,
               uint8_t source, const char *unit, double scale)
 {
-	size_t slot = slot_of(reg, name, len);
+	const char *nul = memchr(name, '\0', len);
 	struct series_info *si;
+	size_t slot;
 
+	/* A name is a C string: bytes read from a file past a NUL are not part of it. */
+	if (nul != NULL)
+		len = (size_t)(nul - name);
+	slot = slot_of(reg, name, len);
 	if (reg->hash[slot] != 0) {
 		si = &reg->v[reg->hash[slot] - 1];
 		si->live = true;

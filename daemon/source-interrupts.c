@@ -169,7 +169,7 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 {
 	memset(info, 0, sizeof(*info));
 	memset(st, 0, sizeof(*st));
-	st->label = xstrndup(label, len);
+	st->label = xmemdupz(label, len);
 	st->label_len = len;
 	st->ids = xreallocarray(NULL, pv->ncpus ? pv->ncpus : 1, sizeof(*st->ids));
 	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
@@ -296,7 +296,7 @@ set_description(struct source *src, struct irq_priv *pv, struct irq_info *info,
 		return;
 	free(st->tail);
 	free(st->fields);
-	st->tail = xstrndup(t, len);
+	st->tail = xmemdupz(t, len);
 	st->tail_len = len;
 	st->fields = xmalloc(len + 4);
 	split_fields(info, st, st->tail, st->tail + len);

@@ -140,8 +140,11 @@ test_deltas_and_wrap(void **state)
 	assert_int_equal(query_span(w->q, 11 * SEC, 13 * SEC, &err), 0);
 	assert_true(query_rate(w->q, id) > 299.99 && query_rate(w->q, id) < 300.01);
 	assert_true(query_seconds(w->q, series_get(sampler_registry(w->s), id)->source) == 2.0);
-	/* A span before the first sample is clamped to it. */
+	/* A span before the first sample is clamped to it, and its rate uses the time from
+	 * that first sample. */
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 0, 13), 850);
+	assert_true(query_seconds(w->q, series_get(sampler_registry(w->s), id)->source) == 3.0);
+	assert_true(query_rate(w->q, id) > 283.33 && query_rate(w->q, id) < 283.34);
 }
 
 /* A CPU that goes offline leaves its series dead but its history queryable; when it comes
