@@ -7,6 +7,7 @@
 #include <event2/event.h>
 #include <grp.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/queue.h>
@@ -66,7 +67,8 @@ struct control {
 	struct daemon *d;
 	int fd;
 	bool activated;
-	char *path; /* the socket file we created, unlinked at exit */
+	char *path;           /* the socket file we created, unlinked at exit */
+	char *activated_path; /* the address of a socket systemd passed (never unlinked) */
 	struct event *ev_accept;
 	struct event *ev_resume;
 	bool accept_paused;
@@ -148,7 +150,11 @@ control_nclients(const struct control *ctl)
 const char *
 control_socket_path(const struct control *ctl)
 {
-	return ctl->path ? ctl->path : ctl->d->config.socket_path;
+	if (ctl->path != NULL)
+		return ctl->path;
+	if (ctl->activated_path != NULL)
+		return ctl->activated_path;
+	return ctl->d->config.socket_path;
 }
 
 bool
@@ -676,8 +682,16 @@ control_listen(struct control *ctl, struct nm_error *err)
 	int fd = activated_socket();
 
 	if (fd >= 0) {
+		struct sockaddr_un sun;
+		socklen_t len = sizeof(sun);
 		ctl->activated = true;
 		evutil_make_socket_nonblocking(fd);
+		/* Show the address systemd bound, not the configured one. */
+		if (getsockname(fd, (struct sockaddr *)&sun, &len) == 0 &&
+		    sun.sun_family == AF_UNIX && len > offsetof(struct sockaddr_un, sun_path) &&
+		    sun.sun_path[0] != '\0')
+			ctl->activated_path =
+			    xstrndup(sun.sun_path, len - offsetof(struct sockaddr_un, sun_path));
 		log_info("control: using the socket passed by systemd");
 	} else if ((fd = listen_path(ctl, err)) < 0)
 		return -1;
@@ -721,6 +735,7 @@ control_free(struct control *ctl, const char *reason)
 	if (ctl->path != NULL && unlink(ctl->path) < 0 && errno != ENOENT)
 		log_warn("unlink %s", ctl->path);
 	free(ctl->path);
+	free(ctl->activated_path);
 	free(ctl->uids);
 	free(ctl);
 }

@@ -1025,7 +1025,8 @@ def test_socket_activation():
 
         d = Daemon(start=False, preexec_fn=place_at_fd3, close_fds=False,
                    argv_prefix=["sh", "-c", 'LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"'])
-        d.argv[d.argv.index("--socket") + 1] = path
+        # The configured path differs: status must show the address systemd bound.
+        d.argv[d.argv.index("--socket") + 1] = os.path.join(tmp, "configured.sock")
         d.sock = path
         d.start()
         lsock.close()  # the daemon holds its copy
