@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc-count.h"
 #include "cmd.h"
 #include "config.h"
 #include "daemon.h"
@@ -38,37 +39,6 @@
 #ifndef GEN_HOST
 #define GEN_HOST "tests/fixtures/gen-host.py"
 #endif
-
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t nmemb, size_t size);
-extern void *__libc_realloc(void *ptr, size_t size);
-
-static int counting;
-static unsigned long allocations;
-
-/* Count, then allocate. */
-void *
-malloc(size_t size)
-{
-	allocations += counting;
-	return __libc_malloc(size);
-}
-
-/* Count, then allocate zeroed. */
-void *
-calloc(size_t nmemb, size_t size)
-{
-	allocations += counting;
-	return __libc_calloc(nmemb, size);
-}
-
-/* Count, then reallocate. */
-void *
-realloc(void *ptr, size_t size)
-{
-	allocations += counting;
-	return __libc_realloc(ptr, size);
-}
 
 struct file {
 	char *rel;      /* path below the root */
@@ -178,6 +148,7 @@ fake_now(void *arg)
 	return *(uint64_t *)arg;
 }
 
+/* qsort order of two uint64_t. */
 static int
 cmp_u64(const void *a, const void *b)
 {
@@ -217,6 +188,7 @@ time_cmd(struct daemon *d, cmd_handler fn, const char *args_json, int reps)
 	return median(t, (size_t)reps);
 }
 
+/* Generate the fixture, run the simulated hour, print the figures against their targets. */
 int
 main(int argc, char **argv)
 {
@@ -304,15 +276,14 @@ main(int argc, char **argv)
 		}
 		tread[r] = cpu_ns() - c0;
 		now += 1000000000ull;
-		counting = r >= steps * 2; /* steady state: every step seen twice */
-		allocations = 0;
+		if (r >= steps * 2) /* steady state: every step seen twice */
+			alloc_count_start();
 		c0 = cpu_ns();
 		sampler_sample_all(d.sampler);
 		tsample[r] = cpu_ns() - c0;
-		counting = 0;
+		steady_allocs += alloc_count_stop();
 		for (size_t i = 0; i < nsrc; i++)
 			tsrc[i][r] = sampler_source_at(d.sampler, i)->last_cost_ns;
-		steady_allocs += allocations;
 		/* Growth over rounds 2..steps-2 of the first pass: round 1 sets every rate. */
 		if (r == 1)
 			ring_get_stats(sampler_ring(d.sampler), &st0);

@@ -15,7 +15,7 @@
  *
  * Build: gcc -O2 -D_GNU_SOURCE -I common -I daemon common/[a-z]*.c daemon/source.c
  *   daemon/series.c daemon/procparse.c daemon/source-interrupts.c daemon/source-softirqs.c
- *   daemon/source-cpu.c daemon/source-softnet.c bench/bench-sample.c
+ *   daemon/source-cpu.c daemon/source-softnet.c bench/alloc-count.c bench/bench-sample.c
  *   $(pkg-config --cflags --libs json-c libsystemd) -o bench-sample */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "alloc-count.h"
 #include "error.h"
 #include "series.h"
 #include "sink.h"
@@ -37,39 +38,6 @@
 #ifndef GEN_HOST
 #define GEN_HOST "tests/fixtures/gen-host.py"
 #endif
-
-/* Allocation counting: every malloc, calloc and realloc of the process goes through these
- * (glibc lets a program interpose them and offers the real ones as __libc_*). */
-extern void *__libc_malloc(size_t size);
-extern void *__libc_calloc(size_t nmemb, size_t size);
-extern void *__libc_realloc(void *ptr, size_t size);
-
-static int counting;
-static unsigned long allocations;
-
-/* Count, then allocate. */
-void *
-malloc(size_t size)
-{
-	allocations += counting;
-	return __libc_malloc(size);
-}
-
-/* Count, then allocate zeroed. */
-void *
-calloc(size_t nmemb, size_t size)
-{
-	allocations += counting;
-	return __libc_calloc(nmemb, size);
-}
-
-/* Count, then resize. */
-void *
-realloc(void *ptr, size_t size)
-{
-	allocations += counting;
-	return __libc_realloc(ptr, size);
-}
 
 /* A sink that only counts. */
 struct sink {
@@ -199,7 +167,7 @@ main(int argc, char **argv)
 	char *content[NBENCHED][16], *rbuf[NBENCHED];
 	size_t len[NBENCHED][16], rcap[NBENCHED];
 	double *tp[NBENCHED], *ts[NBENCHED], first[NBENCHED], t0, sum_p = 0, sum_s = 0;
-	unsigned long puts[NBENCHED] = {0}, max_alloc = 0;
+	unsigned long puts[NBENCHED] = {0}, max_alloc = 0, nalloc;
 	int wfd[NBENCHED], rfd[NBENCHED], opt;
 	struct source src[NBENCHED];
 	struct series_registry reg;
@@ -293,15 +261,14 @@ main(int argc, char **argv)
 		}
 		for (i = 0; i < NBENCHED; i++) {
 			memset(&sink, 0, sizeof(sink));
-			allocations = 0;
-			counting = 1;
+			alloc_count_start();
 			t0 = cpu_us();
 			if (src[i].ops->sample(&src[i], &sink, &err) < 0)
 				return 1;
 			ts[i][r] = cpu_us() - t0;
-			counting = 0;
-			if (allocations > max_alloc)
-				max_alloc = allocations;
+			nalloc = alloc_count_stop();
+			if (nalloc > max_alloc)
+				max_alloc = nalloc;
 			puts[i] += sink.puts;
 		}
 	}

@@ -58,6 +58,25 @@ void render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* cmd-windows.c */
+void render_mark_start(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_windows(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_results(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_deleted(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_result_export(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* cmd-profile.c */
+void render_profile_show(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_profile_apply(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_profile_revert(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_profile_status(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_profiles(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* profile apply FILE: read the file into args as "text" (named after it). 0, or -1 after
+ * printing why. */
+int ctl_profile_args(json_object *args);
+
+/* cmd-report.c: report, result-show and mark-stop replies; compare. */
+void render_report(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp);
 
 /* Shared by the renderers (cmd-query.c). */
 struct table;

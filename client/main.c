@@ -13,11 +13,31 @@ static const struct {
 	const char *name;
 	ctl_render_fn fn;
 } renderers[] = {
-    {"hello", render_hello},     {"status", render_status},
-    {"metrics", render_metrics}, {"now", render_now},
-    {"rates", render_rates},     {"series", render_series},
-    {"cpu", render_cpu},         {"softirqs", render_softirqs},
-    {"queues", render_queues},   {"interrupts", render_interrupts},
+    {"hello", render_hello},
+    {"status", render_status},
+    {"metrics", render_metrics},
+    {"now", render_now},
+    {"rates", render_rates},
+    {"series", render_series},
+    {"cpu", render_cpu},
+    {"softirqs", render_softirqs},
+    {"queues", render_queues},
+    {"interrupts", render_interrupts},
+    {"mark-start", render_mark_start},
+    {"windows", render_windows},
+    {"window-delete", render_deleted},
+    {"results", render_results},
+    {"result-delete", render_deleted},
+    {"result-export", render_result_export},
+    {"profile-show", render_profile_show},
+    {"profile-apply", render_profile_apply},
+    {"profile-revert", render_profile_revert},
+    {"profile-status", render_profile_status},
+    {"profiles", render_profiles},
+    {"report", render_report},
+    {"result-show", render_report},
+    {"mark-stop", render_report},
+    {"compare", render_compare},
 };
 
 ctl_render_fn
@@ -336,6 +356,10 @@ main(int argc, char **argv)
 	}
 	if ((args = parse_args(c, argc - i, argv + i)) == NULL)
 		return CTL_EXIT_USAGE;
+	if (strcmp(c->name, "profile-apply") == 0 && ctl_profile_args(args) < 0) {
+		json_object_put(args);
+		return CTL_EXIT_USAGE;
+	}
 	if (c->flags & PROTO_STREAM)
 		rc = ctl_watch(&opts, args);
 	else

@@ -17,8 +17,6 @@
 #include "source-queues.h"
 #include "xmalloc.h"
 
-#define QUEUE_MAX_IRQS 8
-
 /* Rates of one queue index of a device, rx and tx together. */
 struct qrow {
 	int index;
@@ -37,37 +35,9 @@ rate_of(struct daemon *d, series_id id, double *rate, uint64_t *delta)
 		*delta += query_delta(d->query, id);
 }
 
-/* The IRQs of each queue index of one device, found in one pass over the IRQ table. */
-struct queue_irqs {
-	const struct irq_info *irq[QUEUE_MAX_IRQS];
-	unsigned n;
-};
-
-/* Fill map[0..nq) with the IRQs that name the device (or its parent) and a queue index. */
-static void
-map_irqs(struct source *isrc, const struct netdev_aliases *al, struct queue_irqs *map, uint32_t nq)
-{
-	const struct irq_info *irqs;
-	size_t n;
-
-	memset(map, 0, nq * sizeof(*map));
-	if (isrc == NULL || (irqs = source_interrupts_irqs(isrc, &n)) == NULL)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct irq_info *irq = &irqs[i];
-		struct queue_irqs *m;
-		if (irq->queue.index < 0 || (uint32_t)irq->queue.index >= nq ||
-		    !netdev_owns_irq(al, irq))
-			continue;
-		m = &map[irq->queue.index];
-		if (m->n < QUEUE_MAX_IRQS)
-			m->irq[m->n++] = irq;
-	}
-}
-
 /* Add the IRQs of one queue to qo: their numbers, affinity and the CPUs that fired. */
 static void
-queue_irqs(struct daemon *d, const struct queue_irqs *m, json_object *qo)
+queue_irqs(struct daemon *d, const struct netdev_queue_irqs *m, json_object *qo)
 {
 	struct cpuset fired, aff;
 	char list[1024], names[256] = "";
@@ -121,7 +91,7 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 	struct netdev_aliases al;
 	struct qrow tot = {.index = -1};
-	struct queue_irqs *map;
+	struct netdev_queue_irqs *map;
 	uint32_t maxq = 0;
 	size_t hidden = 0;
 
@@ -130,7 +100,7 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 		if (q[i].index + 1 > maxq)
 			maxq = q[i].index + 1;
 	map = xcalloc(maxq ? maxq : 1, sizeof(*map));
-	map_irqs(isrc, &al, map, maxq);
+	netdev_map_queue_irqs(isrc, &al, map, maxq);
 	for (uint32_t idx = 0; idx < maxq; idx++) {
 		struct qrow r = {.index = (int)idx};
 		bool seen = false;

@@ -17,6 +17,21 @@ static const struct cmd_binding bindings[] = {
     {"softirqs", cmd_softirqs},
     {"interrupts", cmd_interrupts},
     {"watch", cmd_watch},
+    {"mark-start", cmd_mark_start},
+    {"mark-stop", cmd_mark_stop},
+    {"windows", cmd_windows},
+    {"window-delete", cmd_window_delete},
+    {"report", cmd_report},
+    {"results", cmd_results},
+    {"result-show", cmd_result_show},
+    {"result-delete", cmd_result_delete},
+    {"result-export", cmd_result_export},
+    {"profile-show", cmd_profile_show},
+    {"profile-apply", cmd_profile_apply},
+    {"profile-revert", cmd_profile_revert},
+    {"profile-status", cmd_profile_status},
+    {"profiles", cmd_profiles},
+    {"compare", cmd_compare},
 };
 
 cmd_handler

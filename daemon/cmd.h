@@ -22,6 +22,21 @@ CMD_HANDLER(cpu);
 CMD_HANDLER(softirqs);
 CMD_HANDLER(interrupts);
 CMD_HANDLER(watch);
+CMD_HANDLER(mark_start);
+CMD_HANDLER(mark_stop);
+CMD_HANDLER(windows);
+CMD_HANDLER(window_delete);
+CMD_HANDLER(report);
+CMD_HANDLER(results);
+CMD_HANDLER(result_show);
+CMD_HANDLER(result_delete);
+CMD_HANDLER(result_export);
+CMD_HANDLER(profile_show);
+CMD_HANDLER(profile_apply);
+CMD_HANDLER(profile_revert);
+CMD_HANDLER(profile_status);
+CMD_HANDLER(profiles);
+CMD_HANDLER(compare);
 
 /* Views shared by a command and by watch: fill o for the span already set on d->query. */
 int cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);

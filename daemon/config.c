@@ -33,6 +33,7 @@ config_defaults(struct config *cfg)
 	cfg->socket_path = xstrdup(CONFIG_DEFAULT_SOCKET);
 	cfg->socket_mode = 0660;
 	cfg->state_dir = xstrdup(CONFIG_DEFAULT_STATEDIR);
+	cfg->profile_dir = xstrdup(CONFIG_DEFAULT_PROFILEDIR);
 	cfg->root = xstrdup("/");
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->max_clients = 256;
@@ -53,6 +54,7 @@ config_free(struct config *cfg)
 	free(cfg->socket_group);
 	free(cfg->admin_group);
 	free(cfg->state_dir);
+	free(cfg->profile_dir);
 	free(cfg->root);
 	for (size_t i = 0; i < cfg->nsource_opts; i++) {
 		free(cfg->source_opts[i].source);
@@ -78,6 +80,7 @@ config_copy(struct config *dst, const struct config *src)
 	dst->socket_group = dup_opt(src->socket_group);
 	dst->admin_group = dup_opt(src->admin_group);
 	dst->state_dir = dup_opt(src->state_dir);
+	dst->profile_dir = dup_opt(src->profile_dir);
 	dst->root = dup_opt(src->root);
 	dst->source_opts = NULL;
 	dst->nsource_opts = 0;
@@ -230,6 +233,10 @@ set_daemon_key(struct config *cfg, const char *key, const char *val)
 		if (*val != '/')
 			return -1;
 		set_str(&cfg->state_dir, val);
+	} else if (strcmp(key, "profile_dir") == 0) {
+		if (*val != '/')
+			return -1;
+		set_str(&cfg->profile_dir, val);
 	} else if (strcmp(key, "root") == 0) {
 		if (*val != '/')
 			return -1;
@@ -380,6 +387,7 @@ config_to_json(const struct config *cfg)
 	json_add_string(o, "socket_mode", mode);
 	json_add_string(o, "admin_group", cfg->admin_group);
 	json_add_string(o, "state_dir", cfg->state_dir);
+	json_add_string(o, "profile_dir", cfg->profile_dir);
 	json_add_string(o, "root", cfg->root);
 	json_add_string(o, "log_level", log_level_name(cfg->log_level));
 	json_add_uint(o, "max_clients", cfg->max_clients);

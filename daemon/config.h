@@ -10,9 +10,10 @@
 
 struct nm_error;
 
-#define CONFIG_DEFAULT_FILE     "/etc/netmetricsd/netmetricsd.conf"
-#define CONFIG_DEFAULT_SOCKET   "/run/netmetricsd/netmetricsd.sock"
-#define CONFIG_DEFAULT_STATEDIR "/var/lib/netmetricsd"
+#define CONFIG_DEFAULT_FILE       "/etc/netmetricsd/netmetricsd.conf"
+#define CONFIG_DEFAULT_SOCKET     "/run/netmetricsd/netmetricsd.sock"
+#define CONFIG_DEFAULT_STATEDIR   "/var/lib/netmetricsd"
+#define CONFIG_DEFAULT_PROFILEDIR "/etc/netmetricsd/profiles"
 
 struct config {
 	/* [daemon] */
@@ -21,6 +22,7 @@ struct config {
 	unsigned socket_mode;
 	char *admin_group; /* NULL: root only */
 	char *state_dir;
+	char *profile_dir; /* profiles applied by name: DIR/NAME.conf */
 	char *root;
 	int log_level; /* enum log_level */
 

@@ -12,6 +12,8 @@ struct control;
 struct loop;
 struct sampler;
 struct query;
+struct windows;
+struct results;
 
 struct daemon {
 	struct event_base *base;
@@ -24,6 +26,9 @@ struct daemon {
 	struct loop *loop;
 	struct control *control;
 	struct sampler *sampler;
+	/* Measurement windows (window.c) and the results store (results.c). */
+	struct windows *windows;
+	struct results *results;
 	struct query *query; /* reusable cursors for the commands */
 	uint32_t *ids;       /* scratch list of series ids for the commands */
 	size_t ids_cap;

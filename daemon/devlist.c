@@ -1,14 +1,18 @@
-/* devlist.c: list network devices from a kept directory fd, and the "devices" filter. */
+/* devlist.c: list network devices from a kept directory fd, read their counters, and the
+ * "devices" filter. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "devlist.h"
 #include "error.h"
+#include "ethtool.h"
+#include "log.h"
 #include "source.h"
 #include "xmalloc.h"
 
@@ -89,6 +93,40 @@ devlist_scan(struct devlist *dl, void (*fn)(const char *name, void *arg), void *
 			off += de->d_reclen;
 		}
 	}
+}
+
+/* Read one device's counters by ioctl or from its fixture text. */
+int
+devlist_read_counters(struct source *src, int fd, const char *name, struct ethtool_counters *ec,
+                      struct devlist_status *ds, char **buf, size_t *cap)
+{
+	struct nm_error e;
+	char path[64];
+	ssize_t len;
+
+	if (fd >= 0) {
+		if (ethtool_read(fd, name, ec, &e) < 0) {
+			if (e.code == NM_ERR_NOT_FOUND)
+				ds->seen = 0; /* went away after the listing */
+			else if (!ds->failing)
+				log_warnx("source %s: %s", src->ops->name, e.message);
+			ds->failing = true;
+			return -1;
+		}
+		ds->failing = false;
+		if (ec->n == 0)
+			ds->nostats = true;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "ethtool/%s.txt", name);
+	len = source_read_file(src, path, buf, cap);
+	if (len < 0) {
+		if (errno == ENOENT)
+			ds->seen = 0;
+		return -1;
+	}
+	ethtool_parse_text(*buf, (size_t)len, ec);
+	return 0;
 }
 
 /* Forget the globs. */

@@ -1,13 +1,14 @@
-/* devlist.h: the network devices the ethtool and queues sources walk. On the host they are
- * the entries of /sys/class/net; under a fixture root the DEV.txt files of DIR/ethtool. The
- * directory is kept open and read with getdents64 into a kept buffer, so a scan allocates
- * nothing. */
+/* devlist.h: the network devices the ethtool and queues sources walk, and the reading of
+ * their `ethtool -S` counters. On the host they are the entries of /sys/class/net; under a
+ * fixture root the DEV.txt files of DIR/ethtool. The directory is kept open and read with
+ * getdents64 into a kept buffer, so a scan allocates nothing. */
 #ifndef NM_DEVLIST_H
 #define NM_DEVLIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
+struct ethtool_counters;
 struct nm_error;
 struct source;
 
@@ -18,6 +19,14 @@ struct devlist {
 	bool fixture; /* entries are DEV.txt files */
 	char *buf;    /* getdents64 buffer */
 	size_t cap;
+};
+
+/* How listing and reading one device goes; the ethtool and queues sources keep one per
+ * device. */
+struct devlist_status {
+	unsigned seen; /* sample generation that last listed it; 0: it went away */
+	bool nostats;  /* the driver gives no statistics: not asked again */
+	bool failing;  /* the last read failed (logged once) */
 };
 
 /* The "devices" option: globs (fnmatch) a device must match; none means every device but
@@ -34,6 +43,13 @@ void devlist_close(struct devlist *dl);
  * with err when the directory cannot be read. */
 int devlist_scan(struct devlist *dl, void (*fn)(const char *name, void *arg), void *arg,
                  struct nm_error *err);
+/* Read device name's counters into ec: through the ethtool ioctl on fd (the host), or, when fd
+ * is -1 (a fixture root), by parsing DIR/ethtool/NAME.txt read into the kept *buf. 0 ok; -1
+ * when the device has nothing to report this sample: ds->seen is 0 when it went away, and a
+ * failing ioctl is logged once ("source NAME: ..."). On the host a driver that gives no
+ * statistics sets ds->nostats. */
+int devlist_read_counters(struct source *src, int fd, const char *name, struct ethtool_counters *ec,
+                          struct devlist_status *ds, char **buf, size_t *cap);
 
 /* Replace f with the globs in val, separated by blanks or commas; 0, or -1 with err and f
  * unchanged. */

@@ -133,6 +133,45 @@ ethtool_driver(int fd, const char *ifname, char *buf, size_t size)
 	return 0;
 }
 
+/* The ntuple feature, from ETHTOOL_GFLAGS. */
+int
+ethtool_get_ntuple(int fd, const char *ifname, bool *on)
+{
+	struct ethtool_value v = {.cmd = ETHTOOL_GFLAGS};
+
+	if (ethtool_ioctl(fd, ifname, &v) < 0)
+		return -1;
+	*on = (v.data & ETH_FLAG_NTUPLE) != 0;
+	return 0;
+}
+
+/* Set the ntuple feature through ETHTOOL_SFLAGS, keeping the other flags. */
+int
+ethtool_set_ntuple(int fd, const char *ifname, bool on)
+{
+	struct ethtool_value v = {.cmd = ETHTOOL_GFLAGS};
+
+	/* SFLAGS sets every flag at once: keep the others as they are. */
+	if (ethtool_ioctl(fd, ifname, &v) < 0)
+		return -1;
+	v.cmd = ETHTOOL_SFLAGS;
+	v.data = on ? (v.data | ETH_FLAG_NTUPLE) : (v.data & ~(uint32_t)ETH_FLAG_NTUPLE);
+	return ethtool_ioctl(fd, ifname, &v) < 0 ? -1 : 0;
+}
+
+/* Channel counts from ETHTOOL_GCHANNELS. */
+int
+ethtool_get_channels(int fd, const char *ifname, struct ethtool_chan *ch)
+{
+	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
+
+	if (ethtool_ioctl(fd, ifname, &c) < 0)
+		return -1;
+	*ch = (struct ethtool_chan){c.rx_count, c.tx_count, c.other_count, c.combined_count,
+	                            c.max_rx,   c.max_tx,   c.max_other,   c.max_combined};
+	return 0;
+}
+
 /* The interface index and loopback flag, by SIOCGIFINDEX and SIOCGIFFLAGS. */
 int
 ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback)

@@ -39,6 +39,19 @@ void ethtool_counters_free(struct ethtool_counters *ec);
 int ethtool_socket(struct nm_error *err);
 /* The driver's name ("virtio_net") into buf; -1 with errno. */
 int ethtool_driver(int fd, const char *ifname, char *buf, size_t size);
+/* The ntuple filter feature (ETH_FLAG_NTUPLE of ETHTOOL_GFLAGS): 0 with *on, or -1 with
+ * errno. */
+int ethtool_get_ntuple(int fd, const char *ifname, bool *on);
+/* Turn it on or off through ETHTOOL_SFLAGS, the other flags kept. 0, or -1 with errno
+ * (EOPNOTSUPP: the driver cannot change it, "ethtool -k" shows it [fixed]). */
+int ethtool_set_ntuple(int fd, const char *ifname, bool on);
+/* Channel counts (ETHTOOL_GCHANNELS), current and maximum. */
+struct ethtool_chan {
+	uint32_t rx, tx, other, combined;
+	uint32_t max_rx, max_tx, max_other, max_combined;
+};
+/* 0 with *ch, or -1 with errno (EOPNOTSUPP when the driver does not say). */
+int ethtool_get_channels(int fd, const char *ifname, struct ethtool_chan *ch);
 /* The interface's index (SIOCGIFINDEX) and whether it is a loopback (SIOCGIFFLAGS); -1 with
  * errno. */
 int ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback);

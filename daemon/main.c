@@ -16,8 +16,10 @@
 #include "loop.h"
 #include "proto.h"
 #include "query.h"
+#include "results.h"
 #include "sampler.h"
 #include "timeutil.h"
+#include "window.h"
 #include "xmalloc.h"
 
 static void
@@ -289,6 +291,11 @@ main(int argc, char **argv)
 		fatalx("control socket: %s", err.message);
 	d.query = query_new(d.sampler);
 	sampler_start(d.sampler, d.base);
+	if ((d.results = results_open(d.config.state_dir, &err)) == NULL)
+		fatalx("results: %s", err.message);
+	/* After the sampler starts: windows left open by a crash are stored at once. */
+	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
+		fatalx("windows: %s", err.message);
 
 	log_info("netmetricsd %s listening on %s (root %s, state %s)", NM_VERSION,
 	         control_socket_path(d.control), d.config.root, d.config.state_dir);
@@ -305,6 +312,9 @@ main(int argc, char **argv)
 
 	control_free(d.control, reason);
 	query_free(d.query);
+	/* Before the sampler goes: open windows are closed with a last sample. */
+	window_free(d.windows);
+	results_close(d.results);
 	sampler_free(d.sampler);
 	free(d.ids);
 	loop_free(d.loop);

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "source-interrupts.h"
 
@@ -17,5 +18,19 @@ struct netdev_aliases {
 void netdev_aliases(int rootfd, const char *dev, struct netdev_aliases *al);
 /* Does the device an IRQ names belong to the device with these aliases? */
 bool netdev_owns_irq(const struct netdev_aliases *al, const struct irq_info *irq);
+
+#define NETDEV_QUEUE_MAX_IRQS 8
+
+/* The IRQs of one queue index of a device (a queue may have several: virtio input.0 and
+ * output.0, eth0-rx-3 and eth0-tx-3). Pointers into the interrupts source's table. */
+struct netdev_queue_irqs {
+	const struct irq_info *irq[NETDEV_QUEUE_MAX_IRQS];
+	unsigned n;
+};
+
+/* Fill map[0..nq) with the IRQs that name the device (or its parent) and a queue index,
+ * in one pass over the IRQ table of isrc (the interrupts source; NULL leaves map empty). */
+void netdev_map_queue_irqs(struct source *isrc, const struct netdev_aliases *al,
+                           struct netdev_queue_irqs *map, uint32_t nq);
 
 #endif

@@ -19,17 +19,17 @@ struct nm_error;
 #define REPORT_MAX_CPUSETS 16
 
 struct report_cpuset {
-	char name[32];	  /* "expected" */
+	char name[32]; /* "expected" */
 	struct cpuset set;
-	char list[256];	  /* as given, for the output */
+	char list[256]; /* as given, for the output */
 };
 
 struct report_opts {
 	struct report_cpuset cpusets[REPORT_MAX_CPUSETS]; /* --cpus NAME=LIST, in order */
 	size_t ncpusets;
-	double min_queue_rate;	 /* queues below this many packets/s are left out (still summed) */
+	double min_queue_rate; /* queues below this many packets/s are left out (still summed) */
 	const char *const *tcpext; /* extra TcpExt fields to report (NULL-terminated or NULL) */
-	const char *device;	 /* limit device figures to this device (NULL: all with traffic) */
+	const char *device; /* limit device figures to this device (NULL: all with traffic) */
 };
 
 /* Build the report of the window [a, b] (b taken after a) with the sampler's registry and
@@ -37,7 +37,7 @@ struct report_opts {
  *   {"window": {...filled by the caller...}, "span_s": S, "figures": {GROUP: {...}}}
  * or NULL with err. The layout of "figures" is documented in proto/PROTOCOL.md (report). */
 json_object *report_build(struct sampler *s, const struct snapshot *a, const struct snapshot *b,
-			  const struct report_opts *opts, struct nm_error *err);
+                          const struct report_opts *opts, struct nm_error *err);
 
 /* Parse "NAME=LIST" into opts->cpusets (LIST a CPU list or hex mask). 0 ok, -1 with err. */
 int report_parse_cpuset(struct report_opts *opts, const char *arg, struct nm_error *err);

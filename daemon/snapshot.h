@@ -13,12 +13,12 @@
 struct sampler;
 
 struct snapshot {
-	uint64_t mono_ns;		     /* when it was taken (CLOCK_MONOTONIC) */
-	uint64_t real_ns;		     /* the same instant, wall clock */
-	size_t n;			     /* series known then: ids < n */
-	uint64_t *acc;			     /* [id]: ring_live_value (acc) then; owned */
-	uint64_t *raw;			     /* [id]: sampler_raw then (gauges' levels); owned */
-	uint64_t src_t[RING_MAX_SOURCES];    /* each source's newest record time (0: none) */
+	uint64_t mono_ns;                 /* when it was taken (CLOCK_MONOTONIC) */
+	uint64_t real_ns;                 /* the same instant, wall clock */
+	size_t n;                         /* series known then: ids < n */
+	uint64_t *acc;                    /* [id]: ring_live_value (acc) then; owned */
+	uint64_t *raw;                    /* [id]: sampler_raw then (gauges' levels); owned */
+	uint64_t src_t[RING_MAX_SOURCES]; /* each source's newest record time (0: none) */
 };
 
 /* Sample every enabled source now, then copy the live state into snap (allocates). */

@@ -15,14 +15,12 @@
  * A CPU whose line disappears (offline) has its series declared gone; when it comes back
  * they are interned again (same ids, revived) and put. A file cut mid-line is read up to
  * its last complete line and nothing is declared gone. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "error.h"
 #include "jsonutil.h"
 #include "procparse.h"
 #include "source.h"
@@ -66,12 +64,8 @@ struct cpu_line {
 };
 
 struct cpu_priv {
-	int fd;
-	char *buf[2]; /* buf[cur] holds the previous read */
-	size_t cap[2];
-	int cur;
-	bool have_prev;
-	double scale; /* 1/USER_HZ */
+	struct source_file file; /* /proc/stat */
+	double scale;            /* 1/USER_HZ */
 	struct cpu_slot *slots;
 	size_t nslots;
 	struct cpu_line *lines;
@@ -82,14 +76,6 @@ struct cpu_priv {
 	uint64_t stat_vals[NSTAT_KEYS];
 	unsigned puts; /* in the last sample */
 };
-
-/* Fill err for a failed open or read. */
-static int
-read_error(struct nm_error *err, int e)
-{
-	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
-	                    "source cpu: " STAT_PATH ": %s", strerror(e));
-}
 
 /* Make room for slot s (allocates only when a higher CPU number than ever shows up). */
 static void
@@ -231,10 +217,8 @@ cpu_init(struct source *src, struct nm_error *err)
 	for (size_t i = 0; i < NSTAT_KEYS; i++)
 		pv->stat_ids[i] = SERIES_NONE;
 	slots_reserve(pv, 0);
-	pv->fd = source_open(src, STAT_PATH);
-	if (pv->fd < 0)
-		return read_error(err, errno);
-	return 0;
+	source_file_init(&pv->file, STAT_PATH);
+	return source_file_open(src, &pv->file, err);
 }
 
 /* Read /proc/stat once and put what changed. */
@@ -244,19 +228,15 @@ cpu_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	struct cpu_priv *pv = src->priv;
 	const char *buf, *end, *old, *p, *eol;
 	struct cpu_line *ln;
-	int nxt = pv->cur ^ 1;
 	size_t nth = 0, ncpus = 0, s;
 	bool cut = false;
 	ssize_t n;
 
-	if (pv->fd < 0 && (pv->fd = source_open(src, STAT_PATH)) < 0)
-		return read_error(err, errno);
-	n = source_pread_fd(pv->fd, &pv->buf[nxt], &pv->cap[nxt]);
+	n = source_file_read(src, &pv->file, &buf, err);
 	if (n < 0)
-		return read_error(err, errno);
-	buf = pv->buf[nxt];
+		return -1;
 	end = buf + n;
-	old = pv->have_prev ? pv->buf[pv->cur] : NULL;
+	old = source_file_prev(&pv->file, NULL);
 	pv->puts = 0;
 
 	for (p = buf; p < end; p = eol + 1) {
@@ -304,8 +284,7 @@ cpu_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		} else
 			put_changed(pv, sink, pv->online_id, &pv->online, true, ncpus);
 	}
-	pv->cur = nxt;
-	pv->have_prev = true;
+	source_file_keep(&pv->file);
 	return 0;
 }
 
@@ -332,10 +311,7 @@ cpu_free(struct source *src)
 
 	if (pv == NULL)
 		return;
-	if (pv->fd >= 0)
-		close(pv->fd);
-	free(pv->buf[0]);
-	free(pv->buf[1]);
+	source_file_free(&pv->file);
 	free(pv->slots);
 	free(pv->lines);
 	free(pv);

@@ -10,7 +10,6 @@
  * On the host: one SIOCETHTOOL GSTATS per device per sample on a kept socket into a kept
  * buffer; names are read again only when the driver's count changes. Under a fixture root:
  * DIR/ethtool/DEV.txt in `ethtool -S` form. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 #include "devlist.h"
 #include "error.h"
 #include "ethtool.h"
-#include "log.h"
 #include "source.h"
 #include "xmalloc.h"
 
@@ -29,9 +27,7 @@ struct eth_opts {
 
 struct eth_dev {
 	char name[DEVLIST_NAME_MAX];
-	unsigned seen; /* sample generation that last listed it */
-	bool nostats;  /* the driver gives no statistics: not asked again */
-	bool failing;  /* the last read failed (logged once) */
+	struct devlist_status ds;
 	struct ethtool_counters ec;
 	unsigned ids_gen; /* ec.generation that ids were made for */
 	series_id *ids;   /* ids[i] for ec.names[i] */
@@ -187,47 +183,15 @@ on_device(const char *name, void *arg)
 
 	if (!devlist_filter_match(o ? &o->filter : NULL, name))
 		return;
-	find_dev(st, name)->seen = st->gen;
-}
-
-/* Read d's counters; 0, or -1 when the device has nothing to report this sample. */
-static int
-read_dev(struct eth_state *st, struct eth_dev *d)
-{
-	struct nm_error e;
-	char path[64];
-	ssize_t len;
-
-	if (st->fd >= 0) {
-		if (ethtool_read(st->fd, d->name, &d->ec, &e) < 0) {
-			if (e.code == NM_ERR_NOT_FOUND)
-				d->seen = 0; /* went away after the listing */
-			else if (!d->failing)
-				log_warnx("source ethtool: %s", e.message);
-			d->failing = true;
-			return -1;
-		}
-		if (d->ec.n == 0)
-			d->nostats = true;
-	} else {
-		snprintf(path, sizeof(path), "ethtool/%s.txt", d->name);
-		len = source_read_file(st->src, path, &st->buf, &st->cap);
-		if (len < 0) {
-			if (errno == ENOENT)
-				d->seen = 0;
-			return -1;
-		}
-		ethtool_parse_text(st->buf, (size_t)len, &d->ec);
-	}
-	d->failing = false;
-	return 0;
+	find_dev(st, name)->ds.seen = st->gen;
 }
 
 /* Read and report one device. */
 static void
 sample_dev(struct eth_state *st, struct eth_dev *d)
 {
-	if (d->nostats || read_dev(st, d) < 0)
+	if (d->ds.nostats ||
+	    devlist_read_counters(st->src, st->fd, d->name, &d->ec, &d->ds, &st->buf, &st->cap) < 0)
 		return;
 	if (d->ids_gen != d->ec.generation || d->nids != d->ec.n)
 		intern_counters(st, d);
@@ -242,7 +206,7 @@ sweep(struct eth_state *st)
 	size_t kept = 0;
 
 	for (size_t i = 0; i < st->ndevs; i++) {
-		if (st->devs[i]->seen != st->gen) {
+		if (st->devs[i]->ds.seen != st->gen) {
 			drop_dev(st, st->devs[i]);
 			continue;
 		}
@@ -328,7 +292,7 @@ eth_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		return -1;
 	}
 	for (size_t i = 0; i < st->ndevs; i++)
-		if (st->devs[i]->seen == st->gen)
+		if (st->devs[i]->ds.seen == st->gen)
 			sample_dev(st, st->devs[i]);
 	sweep(st);
 	st->sink = NULL;
@@ -343,7 +307,7 @@ eth_describe(struct source *src)
 	json_object *o = json_object_new_object(), *devs = json_object_new_object();
 
 	for (size_t i = 0; st != NULL && i < st->ndevs; i++)
-		if (!st->devs[i]->nostats)
+		if (!st->devs[i]->ds.nostats)
 			json_object_object_add(devs, st->devs[i]->name,
 			                       json_object_new_int64(st->devs[i]->ec.n));
 	json_object_object_add(o, "method",

@@ -27,11 +27,9 @@
  * The text after the counts is kept per IRQ; when it changes (and when the IRQ appears)
  * it is split into chip/hwirq/trigger/name, the name parsed into device and queue, and the
  * affinity files read again. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -61,15 +59,11 @@ struct irq_state {
 };
 
 struct irq_priv {
-	int fd;
-	char *buf[2]; /* buf[cur] holds the previous read, the other one the next */
-	size_t cap[2];
-	int cur;
-	size_t len[2]; /* bytes read into each buffer */
-	bool have_prev;
+	struct source_file file; /* /proc/interrupts */
+
 	bool contiguous;       /* the entries' lines follow one another from the header to the end
-	                          of buf[cur]: a byte diff of the whole read finds what changed */
-	size_t header_len;     /* length of the header line in buf[cur] */
+	                          of the kept read: a byte diff of the whole read finds what changed */
+	size_t header_len;     /* length of the header line in the kept read */
 	unsigned *cols;        /* [IRQ_MAX_CPUS]: CPU number of each column */
 	unsigned *newcols;     /* [IRQ_MAX_CPUS]: scratch for a header being parsed */
 	size_t ncols;          /* columns in the header */
@@ -95,14 +89,6 @@ struct cell_ctx {
 };
 
 static const char empty[] = "";
-
-/* Fill err for a failed read or open of /proc/interrupts. */
-static int
-read_error(struct nm_error *err, int e)
-{
-	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
-	                    "source interrupts: " IRQ_PATH ": %s", strerror(e));
-}
 
 /* The IRQ number of a label made of digits, else -1 (an arch line). */
 static int
@@ -624,10 +610,8 @@ interrupts_init(struct source *src, struct nm_error *err)
 	pv->cols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->cols));
 	pv->newcols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->newcols));
 	pv->scratch = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->scratch));
-	pv->fd = source_open(src, IRQ_PATH);
-	if (pv->fd < 0)
-		return read_error(err, errno);
-	return 0;
+	source_file_init(&pv->file, IRQ_PATH);
+	return source_file_open(src, &pv->file, err);
 }
 
 /* The common case: the read has the layout of the last one (same header, the entries'
@@ -687,18 +671,14 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	const char *buf, *end, *old, *p, *eol, *lp, *label;
 	bool remapped = false, same_header, contiguous = true;
 	struct irq_state *st;
-	int nxt = pv->cur ^ 1;
-	size_t k, len;
+	size_t k, len, oldlen;
 	ssize_t n;
 
-	if (pv->fd < 0 && (pv->fd = source_open(src, IRQ_PATH)) < 0)
-		return read_error(err, errno);
-	n = source_pread_fd(pv->fd, &pv->buf[nxt], &pv->cap[nxt]);
+	n = source_file_read(src, &pv->file, &buf, err);
 	if (n < 0)
-		return read_error(err, errno);
-	buf = pv->buf[nxt];
+		return -1;
 	end = buf + n;
-	old = pv->have_prev ? pv->buf[pv->cur] : NULL;
+	old = source_file_prev(&pv->file, &oldlen);
 	pv->lines_parsed = pv->cells_put = pv->full_parses = 0;
 
 	eol = pp_eol(buf, end);
@@ -711,9 +691,7 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	pv->header_len = (size_t)(eol - buf);
 
 	p = eol + 1;
-	k = same_header && pv->contiguous
-	        ? scan_same_layout(&cx, buf, end, old, pv->len[pv->cur], &p)
-	        : 0;
+	k = same_header && pv->contiguous ? scan_same_layout(&cx, buf, end, old, oldlen, &p) : 0;
 	while (p < end && k < pv->n) {
 		st = &pv->st[k];
 		if (!remapped && old != NULL && st->prev_len > 0 &&
@@ -753,10 +731,8 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	if (p < end || k < pv->n)
 		contiguous = rebuild(&cx, buf, p, end, k, old, remapped) && contiguous;
 done:
-	pv->len[nxt] = (size_t)n;
 	pv->contiguous = contiguous;
-	pv->cur = nxt;
-	pv->have_prev = true;
+	source_file_keep(&pv->file);
 	return 0;
 }
 
@@ -786,14 +762,11 @@ interrupts_free(struct source *src)
 
 	if (pv == NULL)
 		return;
-	if (pv->fd >= 0)
-		close(pv->fd);
+	source_file_free(&pv->file);
 	for (size_t i = 0; i < pv->n; i++)
 		entry_free(&pv->st[i]);
 	free(pv->info);
 	free(pv->st);
-	free(pv->buf[0]);
-	free(pv->buf[1]);
 	free(pv->cols);
 	free(pv->newcols);
 	free(pv->scratch);
@@ -874,7 +847,7 @@ source_interrupts_refresh_affinity(struct source *src, struct nm_error *err)
 {
 	struct irq_priv *pv = src->priv;
 
-	if (pv == NULL || !pv->have_prev)
+	if (pv == NULL || source_file_prev(&pv->file, NULL) == NULL)
 		return nm_error_set(err, NM_ERR_FAILED, "source interrupts: not sampled yet");
 	for (size_t i = 0; i < pv->n; i++)
 		read_affinity(src, pv, &pv->info[i]);

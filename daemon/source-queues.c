@@ -17,7 +17,6 @@
  *
  * Under a fixture root there is no netlink: devices are DIR/ethtool/DEV.txt and their queues
  * come from those files through the patterns. */
-#include <errno.h>
 #include <linux/genetlink.h>
 #include <netlink/attr.h>
 #include <netlink/genl/ctrl.h>
@@ -107,12 +106,11 @@ enum qdev_via { VIA_NONE = 0, VIA_QSTATS, VIA_ETHTOOL };
 
 struct qdev {
 	char name[DEVLIST_NAME_MAX];
+	struct devlist_status ds; /* ds.nostats: ethtool gives no statistics, or a loopback */
+
 	int ifindex;        /* 0 when unknown (fixture root) */
-	unsigned seen;      /* sample generation that last listed it */
 	unsigned answered;  /* sample generation that last read its queues */
 	enum qdev_via via;  /* VIA_QSTATS is for good */
-	bool nostats;       /* ethtool: the driver gives no statistics */
-	bool failing;       /* the last read failed (logged once) */
 	unsigned next_read; /* ethtool without queue counters: sample generation to retry */
 	struct ethtool_counters ec;
 	unsigned hits_gen; /* ec.generation the hits were mapped for */
@@ -255,7 +253,7 @@ find_dev(struct queues_state *st, const char *name)
 	ethtool_counters_init(&d->ec);
 	if (st->fd >= 0 && ethtool_ifindex(st->fd, name, &d->ifindex, &loopback) < 0)
 		d->ifindex = 0;
-	d->nostats = loopback;
+	d->ds.nostats = loopback;
 	st->nignored = 0; /* an index ignored so far may be this device's */
 	st->devs[st->ndevs++] = d;
 	st->hint = st->ndevs;
@@ -270,7 +268,7 @@ on_device(const char *name, void *arg)
 	struct queues_opts *o = st->src->opts;
 
 	if (devlist_filter_match(o ? &o->filter : NULL, name))
-		find_dev(st, name)->seen = st->gen;
+		find_dev(st, name)->ds.seen = st->gen;
 }
 
 /* The listed device with this ifindex, or NULL. An unknown ifindex is looked up by name
@@ -283,14 +281,15 @@ dev_by_ifindex(struct queues_state *st, int ifindex)
 	if (st->last != NULL && st->last->ifindex == ifindex)
 		return st->last;
 	for (size_t i = 0; i < st->ndevs; i++)
-		if (st->devs[i]->ifindex == ifindex && st->devs[i]->seen == st->gen)
+		if (st->devs[i]->ifindex == ifindex && st->devs[i]->ds.seen == st->gen)
 			return st->last = st->devs[i];
 	for (size_t i = 0; i < st->nignored; i++)
 		if (st->ignored[i] == ifindex)
 			return NULL;
 	if (ethtool_ifname(st->fd, ifindex, name, sizeof(name)) == 0)
 		for (size_t i = 0; i < st->ndevs; i++)
-			if (strcmp(st->devs[i]->name, name) == 0 && st->devs[i]->seen == st->gen) {
+			if (strcmp(st->devs[i]->name, name) == 0 &&
+			    st->devs[i]->ds.seen == st->gen) {
 				st->devs[i]->ifindex = ifindex;
 				return st->last = st->devs[i];
 			}
@@ -397,46 +396,14 @@ sample_qstats(struct queues_state *st, struct nm_error *err)
 	return nm_error_set(err, e.code, "source queues: qstats: %s", e.message);
 }
 
-/* Read d's ethtool counters (ioctl or fixture text); 0 or -1. */
-static int
-read_ethtool(struct queues_state *st, struct qdev *d)
-{
-	struct nm_error e;
-	char path[64];
-	ssize_t len;
-
-	if (st->fd >= 0) {
-		if (ethtool_read(st->fd, d->name, &d->ec, &e) < 0) {
-			if (e.code == NM_ERR_NOT_FOUND)
-				d->seen = 0; /* went away after the listing */
-			else if (!d->failing)
-				log_warnx("source queues: %s", e.message);
-			d->failing = true;
-			return -1;
-		}
-		d->failing = false;
-		if (d->ec.n == 0)
-			d->nostats = true;
-		return 0;
-	}
-	snprintf(path, sizeof(path), "ethtool/%s.txt", d->name);
-	len = source_read_file(st->src, path, &st->buf, &st->cap);
-	if (len < 0) {
-		if (errno == ENOENT)
-			d->seen = 0;
-		return -1;
-	}
-	ethtool_parse_text(st->buf, (size_t)len, &d->ec);
-	return 0;
-}
-
 /* Report d's queues from its ethtool counters. */
 static void
 sample_ethtool(struct queues_state *st, struct qdev *d)
 {
 	struct qqueue *q;
 
-	if (d->nostats || st->gen < d->next_read || read_ethtool(st, d) < 0)
+	if (d->ds.nostats || st->gen < d->next_read ||
+	    devlist_read_counters(st->src, st->fd, d->name, &d->ec, &d->ds, &st->buf, &st->cap) < 0)
 		return;
 	if (d->hits_gen != d->ec.generation || d->via != VIA_ETHTOOL) {
 		d->nhits = d->ec.n == 0
@@ -484,7 +451,7 @@ sweep(struct queues_state *st)
 
 	for (size_t i = 0; i < st->ndevs; i++) {
 		struct qdev *d = st->devs[i];
-		if (d->seen != st->gen) {
+		if (d->ds.seen != st->gen) {
 			drop_dev(st, d);
 			continue;
 		}
@@ -675,7 +642,7 @@ queues_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		rc = sample_qstats(st, err);
 	for (size_t i = 0; i < st->ndevs; i++) {
 		struct qdev *d = st->devs[i];
-		if (d->seen == st->gen && d->via != VIA_QSTATS)
+		if (d->ds.seen == st->gen && d->via != VIA_QSTATS)
 			sample_ethtool(st, d);
 	}
 	sweep(st);

@@ -12,10 +12,8 @@
  * type no longer listed is declared gone. A changed CPU header maps the columns again and
  * declares gone the cells of CPUs no longer listed. A file cut mid-line is read up to its
  * last complete row and nothing is declared gone. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
@@ -40,11 +38,7 @@ struct softirq_row {
 };
 
 struct softirq_priv {
-	int fd;
-	char *buf[2]; /* buf[cur] holds the previous read */
-	size_t cap[2];
-	int cur;
-	bool have_prev;
+	struct source_file file; /* /proc/softirqs */
 	size_t header_len;
 	unsigned *cols;    /* [SOFTIRQ_MAX_CPUS]: CPU number of each column */
 	unsigned *newcols; /* scratch for a header being parsed */
@@ -62,14 +56,6 @@ struct softirq_ctx {
 	struct softirq_row *row;
 	struct sink *sink;
 };
-
-/* Fill err for a failed open or read. */
-static int
-read_error(struct nm_error *err, int e)
-{
-	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
-	                    "source softirqs: " SOFTIRQ_PATH ": %s", strerror(e));
-}
 
 /* Intern softirq.<name>.cpu<cpu>. */
 static series_id
@@ -261,10 +247,8 @@ softirqs_init(struct source *src, struct nm_error *err)
 	pv->cols = xcalloc(SOFTIRQ_MAX_CPUS, sizeof(*pv->cols));
 	pv->newcols = xcalloc(SOFTIRQ_MAX_CPUS, sizeof(*pv->newcols));
 	pv->scratch = xcalloc(SOFTIRQ_MAX_CPUS, sizeof(*pv->scratch));
-	pv->fd = source_open(src, SOFTIRQ_PATH);
-	if (pv->fd < 0)
-		return read_error(err, errno);
-	return 0;
+	source_file_init(&pv->file, SOFTIRQ_PATH);
+	return source_file_open(src, &pv->file, err);
 }
 
 /* Read /proc/softirqs once and put what changed. */
@@ -276,18 +260,14 @@ softirqs_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	const char *buf, *end, *old, *p, *eol, *lp, *label;
 	struct softirq_row *r;
 	bool remapped = false;
-	int nxt = pv->cur ^ 1;
 	size_t k = 0, len;
 	ssize_t n;
 
-	if (pv->fd < 0 && (pv->fd = source_open(src, SOFTIRQ_PATH)) < 0)
-		return read_error(err, errno);
-	n = source_pread_fd(pv->fd, &pv->buf[nxt], &pv->cap[nxt]);
+	n = source_file_read(src, &pv->file, &buf, err);
 	if (n < 0)
-		return read_error(err, errno);
-	buf = pv->buf[nxt];
+		return -1;
 	end = buf + n;
-	old = pv->have_prev ? pv->buf[pv->cur] : NULL;
+	old = source_file_prev(&pv->file, NULL);
 	pv->cells_put = 0;
 
 	eol = pp_eol(buf, end);
@@ -335,8 +315,7 @@ softirqs_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	while (pv->nrows > k)
 		row_drop(sink, pv, &pv->rows[--pv->nrows]);
 done:
-	pv->cur = nxt;
-	pv->have_prev = true;
+	source_file_keep(&pv->file);
 	return 0;
 }
 
@@ -363,15 +342,12 @@ softirqs_free(struct source *src)
 
 	if (pv == NULL)
 		return;
-	if (pv->fd >= 0)
-		close(pv->fd);
+	source_file_free(&pv->file);
 	for (size_t i = 0; i < pv->nrows; i++) {
 		pp_row_free(&pv->rows[i].row);
 		free(pv->rows[i].ids);
 	}
 	free(pv->rows);
-	free(pv->buf[0]);
-	free(pv->buf[1]);
 	free(pv->cols);
 	free(pv->newcols);
 	free(pv->scratch);

@@ -13,14 +13,11 @@
  * (pp_row_diff; nothing when it is byte-identical), any other is parsed in full. A CPU no longer
  * listed has its series declared gone; when it comes back they are interned again (same ids) and
  * put. A file cut mid-line is read up to its last complete line and nothing is declared gone. */
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include <json-c/json.h>
 
-#include "error.h"
 #include "jsonutil.h"
 #include "procparse.h"
 #include "source.h"
@@ -63,11 +60,7 @@ struct softnet_line {
 };
 
 struct softnet_priv {
-	int fd;
-	char *buf[2]; /* buf[cur] holds the previous read */
-	size_t cap[2];
-	int cur;
-	bool have_prev;
+	struct source_file file; /* /proc/net/softnet_stat */
 	struct softnet_cpu *cpus;
 	size_t ncpus;
 	struct softnet_line *lines;
@@ -84,14 +77,6 @@ struct softnet_ctx {
 	int field[SOFTNET_NFIELDS];
 	uint64_t val[SOFTNET_NFIELDS];
 };
-
-/* Fill err for a failed open or read. */
-static int
-read_error(struct nm_error *err, int e)
-{
-	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
-	                    "source softnet: " SOFTNET_PATH ": %s", strerror(e));
-}
 
 /* Make room for CPU cpu (allocates only for a higher CPU number than ever). */
 static void
@@ -205,10 +190,8 @@ softnet_init(struct source *src, struct nm_error *err)
 	struct softnet_priv *pv = xcalloc(1, sizeof(*pv));
 
 	src->priv = pv;
-	pv->fd = source_open(src, SOFTNET_PATH);
-	if (pv->fd < 0)
-		return read_error(err, errno);
-	return 0;
+	source_file_init(&pv->file, SOFTNET_PATH);
+	return source_file_open(src, &pv->file, err);
 }
 
 /* Read /proc/net/softnet_stat once and put what changed. */
@@ -219,19 +202,15 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	struct softnet_ctx cx;
 	const char *buf, *end, *old, *p, *eol;
 	struct softnet_line *ln;
-	int nxt = pv->cur ^ 1;
 	size_t nth = 0, i, len;
 	bool cut = false;
 	ssize_t n;
 
-	if (pv->fd < 0 && (pv->fd = source_open(src, SOFTNET_PATH)) < 0)
-		return read_error(err, errno);
-	n = source_pread_fd(pv->fd, &pv->buf[nxt], &pv->cap[nxt]);
+	n = source_file_read(src, &pv->file, &buf, err);
 	if (n < 0)
-		return read_error(err, errno);
-	buf = pv->buf[nxt];
+		return -1;
 	end = buf + n;
-	old = pv->have_prev ? pv->buf[pv->cur] : NULL;
+	old = source_file_prev(&pv->file, NULL);
 	pv->puts = 0;
 
 	for (p = buf; p < end; p = eol + 1, nth++) {
@@ -286,8 +265,7 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		pv->listed += c->present;
 		c->seen = false;
 	}
-	pv->cur = nxt;
-	pv->have_prev = true;
+	source_file_keep(&pv->file);
 	return 0;
 }
 
@@ -313,14 +291,11 @@ softnet_free(struct source *src)
 
 	if (pv == NULL)
 		return;
-	if (pv->fd >= 0)
-		close(pv->fd);
+	source_file_free(&pv->file);
 	for (size_t i = 0; i < pv->nlines; i++)
 		pp_row_free(&pv->lines[i].row);
 	free(pv->lines);
 	free(pv->cpus);
-	free(pv->buf[0]);
-	free(pv->buf[1]);
 	free(pv);
 	src->priv = NULL;
 }

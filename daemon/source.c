@@ -2,8 +2,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "source.h"
 #include "xmalloc.h"
 
@@ -28,6 +30,7 @@ reserve(char **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+/* Read a kept fd whole from offset 0 into *buf. */
 ssize_t
 source_pread_fd(int fd, char **buf, size_t *cap)
 {
@@ -54,6 +57,7 @@ source_pread_fd(int fd, char **buf, size_t *cap)
 	return (ssize_t)len;
 }
 
+/* Open a path below the root. */
 int
 source_open(struct source *src, const char *path)
 {
@@ -62,6 +66,7 @@ source_open(struct source *src, const char *path)
 	return openat(src->rootfd, path, O_RDONLY | O_CLOEXEC);
 }
 
+/* Open, read whole and close a file below the root. */
 ssize_t
 source_read_file(struct source *src, const char *path, char **buf, size_t *cap)
 {
@@ -76,4 +81,76 @@ source_read_file(struct source *src, const char *path, char **buf, size_t *cap)
 	close(fd);
 	errno = e;
 	return n;
+}
+
+/* Set f up, closed, for path. */
+void
+source_file_init(struct source_file *f, const char *path)
+{
+	memset(f, 0, sizeof(*f));
+	f->path = path;
+	f->fd = -1;
+}
+
+/* Fill err for a failed open or read of f. */
+static int
+source_file_error(struct source *src, struct source_file *f, struct nm_error *err, int e)
+{
+	return nm_error_set(err, e == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
+	                    "source %s: %s: %s", src->ops->name, f->path, strerror(e));
+}
+
+/* Open f below the root; 0 or -1 with err. */
+int
+source_file_open(struct source *src, struct source_file *f, struct nm_error *err)
+{
+	f->fd = source_open(src, f->path);
+	if (f->fd < 0)
+		return source_file_error(src, f, err, errno);
+	return 0;
+}
+
+/* Read f into the buffer not holding the kept read, reopening it if closed. */
+ssize_t
+source_file_read(struct source *src, struct source_file *f, const char **buf, struct nm_error *err)
+{
+	int nxt = f->cur ^ 1;
+	ssize_t n;
+
+	if (f->fd < 0 && source_file_open(src, f, err) < 0)
+		return -1;
+	n = source_pread_fd(f->fd, &f->buf[nxt], &f->cap[nxt]);
+	if (n < 0)
+		return source_file_error(src, f, err, errno);
+	f->len[nxt] = (size_t)n;
+	*buf = f->buf[nxt];
+	return n;
+}
+
+/* The read kept last, or NULL. */
+const char *
+source_file_prev(const struct source_file *f, size_t *len)
+{
+	if (len != NULL)
+		*len = f->have_prev ? f->len[f->cur] : 0;
+	return f->have_prev ? f->buf[f->cur] : NULL;
+}
+
+/* Keep the last read. */
+void
+source_file_keep(struct source_file *f)
+{
+	f->cur ^= 1;
+	f->have_prev = true;
+}
+
+/* Close f and free its buffers. */
+void
+source_file_free(struct source_file *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	free(f->buf[0]);
+	free(f->buf[1]);
+	source_file_init(f, f->path);
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "series.h"
 #include "sink.h"
@@ -80,5 +81,34 @@ ssize_t source_read_file(struct source *src, const char *path, char **buf, size_
 ssize_t source_pread_fd(int fd, char **buf, size_t *cap);
 /* Open path below the root (O_RDONLY|O_CLOEXEC); -1 with errno. */
 int source_open(struct source *src, const char *path);
+
+/* A file a source reads whole every sample: kept open, read by turns into two kept buffers so
+ * that a sample can compare what it read with the read before. */
+struct source_file {
+	const char *path; /* below the root, "proc/stat"; a static string */
+	int fd;           /* -1 while closed */
+	char *buf[2];     /* buf[cur] holds the read kept last */
+	size_t cap[2];
+	size_t len[2]; /* bytes read into each buffer */
+	int cur;
+	bool have_prev; /* buf[cur] holds a kept read */
+};
+
+/* Set f up, closed, for path. */
+void source_file_init(struct source_file *f, const char *path);
+/* Open f below src's root: 0, or -1 with err "source NAME: PATH: strerror" (unsupported when
+ * the file does not exist, failed otherwise). */
+int source_file_open(struct source *src, struct source_file *f, struct nm_error *err);
+/* Read f whole (opening it first if it is closed) into the buffer not holding the kept read;
+ * *buf points at it, NUL-terminated. Returns its length, or -1 with err as source_file_open
+ * fills it. Allocates only when the file outgrows the buffer. */
+ssize_t source_file_read(struct source *src, struct source_file *f, const char **buf,
+                         struct nm_error *err);
+/* The read kept last, its length in *len (when not NULL); NULL before the first. */
+const char *source_file_prev(const struct source_file *f, size_t *len);
+/* Keep the last read: the next source_file_prev returns it. */
+void source_file_keep(struct source_file *f);
+/* Close f and free its buffers. */
+void source_file_free(struct source_file *f);
 
 #endif

@@ -19,6 +19,24 @@
 		.max_len = 256, .help = "series names to match, fnmatch(3) style: 'irq.*.cpu3'"    \
 	}
 
+/* The name of a window or a stored result (the daemon checks its characters). */
+#define ARG_WINDOW_NAME(what)                                                                      \
+	{                                                                                          \
+		.name = "name", .type = PROTO_ARG_STRING, .required = true, .positional = true,    \
+		.max_len = 200, .help = what                                                       \
+	}
+/* Options of a window's report. */
+#define ARG_REPORT_CPUS                                                                            \
+	{                                                                                          \
+		.name = "cpus", .type = PROTO_ARG_STRINGS, .max_len = 300,                         \
+		.help = "a CPU set to sum figures over, NAME=LIST (repeatable): expected=0-71"     \
+	}
+#define ARG_REPORT_MIN_RATE                                                                        \
+	{                                                                                          \
+		.name = "min_rate", .type = PROTO_ARG_NUMBER, .min = 0, .max = 1e12,               \
+		.help = "leave out queues below this many packets/s (still summed)"                \
+	}
+
 const struct proto_command proto_commands[] = {
     {
         .name = "hello",
@@ -180,6 +198,155 @@ const struct proto_command proto_commands[] = {
                   .max_len = 4096,
                   .help = "cpu: only these CPUs, and their sum"},
                  {.name = "all", .type = PROTO_ARG_BOOL, .help = "include idle rows"}},
+    },
+    {
+        .name = "mark-start",
+        .flags = PROTO_MUTATING,
+        .summary = "open a measurement window: sample every source now as its start",
+        .usage = "NAME",
+        .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'")},
+    },
+    {
+        .name = "mark-stop",
+        .flags = PROTO_MUTATING,
+        .summary = "close a window: sample every source now, store its report and show it",
+        .usage = "NAME [--cpus NAME=LIST ...] [--min-rate PPS]",
+        .args = {ARG_WINDOW_NAME("the open window to close"), ARG_REPORT_CPUS, ARG_REPORT_MIN_RATE},
+    },
+    {
+        .name = "windows",
+        .flags = PROTO_READONLY,
+        .summary = "open windows and closed ones still in memory: origin, start, end, duration",
+        .usage = "",
+    },
+    {
+        .name = "window-delete",
+        .flags = PROTO_MUTATING,
+        .summary = "forget a window, open or closed; its stored result stays",
+        .usage = "NAME",
+        .args = {ARG_WINDOW_NAME("the window to forget")},
+    },
+    {
+        .name = "report",
+        .flags = PROTO_READONLY,
+        .summary = "a window's report: live while open, else as stored; --cpus recomputes it",
+        .usage = "NAME [--cpus NAME=LIST ...] [--min-rate PPS]",
+        .args = {ARG_WINDOW_NAME("the window (or stored result)"), ARG_REPORT_CPUS,
+                 ARG_REPORT_MIN_RATE},
+    },
+    {
+        .name = "results",
+        .flags = PROTO_READONLY,
+        .summary = "stored results: name, origin, start, duration, complete",
+        .usage = "[GLOB]",
+        .args = {{.name = "glob",
+                  .type = PROTO_ARG_STRING,
+                  .positional = true,
+                  .max_len = 256,
+                  .help = "result names to match, fnmatch(3) style, '*' also matches '/'"}},
+    },
+    {
+        .name = "result-show",
+        .flags = PROTO_READONLY,
+        .summary = "a stored result, as it is on disk",
+        .usage = "NAME",
+        .args = {ARG_WINDOW_NAME("the result")},
+    },
+    {
+        .name = "result-delete",
+        .flags = PROTO_MUTATING,
+        .summary = "remove a stored result from the state directory",
+        .usage = "NAME",
+        .args = {ARG_WINDOW_NAME("the result")},
+    },
+    {
+        .name = "result-export",
+        .flags = PROTO_READONLY,
+        .summary = "a stored result as JSON, or as CSV with one row per figure",
+        .usage = "NAME [--json|--csv|--format json|csv]",
+        .args = {ARG_WINDOW_NAME("the result"),
+                 {.name = "format",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 8,
+                  .help = "json (default: the result unchanged) or csv (in \"csv\")"}},
+    },
+    {
+        .name = "profile-show",
+        .flags = PROTO_READONLY,
+        .summary = "a device's tuning per queue: IRQ affinity, XPS, RPS, RFS; ntuple, channels",
+        .usage = "[DEV]",
+        .args = {{.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .positional = true,
+                  .max_len = 15,
+                  .help = "network device (default: the device of the default route)"}},
+    },
+    {
+        .name = "profile-apply",
+        .flags = PROTO_MUTATING,
+        .summary = "apply a tuning profile, saving what it changes; any failure rolls back",
+        .usage = "NAME|FILE [--dev DEV] [--dry-run] [--profile JSON]",
+        .args = {{.name = "name",
+                  .type = PROTO_ARG_STRING,
+                  .positional = true,
+                  .max_len = 4095,
+                  .help = "a profile of the profile directory; the client reads a FILE (a "
+                          "path with '/' or ending in .conf) and sends it as text"},
+                 {.name = "text",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 60000,
+                  .help = "the profile as INI text"},
+                 {.name = "file",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 4095,
+                  .help = "the file the text was read from, recorded as its source"},
+                 {.name = "profile",
+                  .type = PROTO_ARG_OBJECT,
+                  .help = "the profile as a JSON object of the same sections and keys"},
+                 {.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 15,
+                  .help = "apply to this device instead of the profile's"},
+                 {.name = "dry_run",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "show the changes (current -> new) and touch nothing"}},
+    },
+    {
+        .name = "profile-revert",
+        .flags = PROTO_MUTATING,
+        .summary = "restore what applied profiles changed, as it was before the first",
+        .usage = "",
+    },
+    {
+        .name = "profile-status",
+        .flags = PROTO_READONLY,
+        .summary = "the applied profile: when, by whom, and whether live values drifted since",
+        .usage = "",
+    },
+    {
+        .name = "profiles",
+        .flags = PROTO_READONLY,
+        .summary = "the profiles of the profile directory, with their device and sections",
+        .usage = "",
+    },
+    {
+        .name = "compare",
+        .flags = PROTO_READONLY,
+        .summary = "stored results A against B figure by figure: change, % and better or worse; "
+                   "globs average iterations",
+        .usage = "A B",
+        .args = {{.name = "a",
+                  .type = PROTO_ARG_STRING,
+                  .required = true,
+                  .positional = true,
+                  .max_len = 256,
+                  .help = "result name or glob ('org/*': the mean of the iterations)"},
+                 {.name = "b",
+                  .type = PROTO_ARG_STRING,
+                  .required = true,
+                  .positional = true,
+                  .max_len = 256,
+                  .help = "result name or glob to compare with A"}},
     },
 };
 

@@ -15,6 +15,10 @@
  * changing or removing one does. Never reuse a command name.
  *   1  hello, status, cancel (first version); metrics, now, rates, series, queues, cpu,
  *      softirqs, interrupts, watch added (no bump: additions)
+ *      mark-start, mark-stop, windows, window-delete, report, results, result-show,
+ *      result-delete, result-export added (no bump: additions)
+ *      profile-show, profile-apply, profile-revert, profile-status, profiles added (no
+ *      bump: additions)
  */
 #define PROTO_VERSION 1
 

@@ -5,297 +5,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
-#include <fcntl.h>
-#include <json-c/json.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "series.h"
-#include "sink.h"
+#include "source-harness.h"
 #include "source.h"
-
-/* The test double of the sampler's sink: the last value put per id, and what this sample
- * put and declared gone. */
-struct sink {
-	uint64_t *val;
-	uint8_t *put, *gone;
-	size_t cap;
-	size_t nput, ngone;
-};
-
-/* Grow the sink's arrays to hold id. */
-static void
-sink_reserve(struct sink *s, series_id id)
-{
-	size_t cap = s->cap ? s->cap : 1024;
-
-	if (id < s->cap)
-		return;
-	while (cap <= id)
-		cap *= 2;
-	s->val = realloc(s->val, cap * sizeof(*s->val));
-	s->put = realloc(s->put, cap);
-	s->gone = realloc(s->gone, cap);
-	memset(s->val + s->cap, 0, (cap - s->cap) * sizeof(*s->val));
-	memset(s->put + s->cap, 0, cap - s->cap);
-	memset(s->gone + s->cap, 0, cap - s->cap);
-	s->cap = cap;
-}
-
-/* Record a value put. */
-void
-sink_put(struct sink *s, series_id id, uint64_t raw)
-{
-	sink_reserve(s, id);
-	s->val[id] = raw;
-	s->put[id] = 1;
-	s->nput++;
-}
-
-/* Record a series declared gone. */
-void
-sink_gone(struct sink *s, series_id id)
-{
-	sink_reserve(s, id);
-	s->gone[id] = 1;
-	s->ngone++;
-}
-
-/* Forget what the last sample put (values stay). */
-static void
-sink_clear(struct sink *s)
-{
-	if (s->cap) {
-		memset(s->put, 0, s->cap);
-		memset(s->gone, 0, s->cap);
-	}
-	s->nput = s->ngone = 0;
-}
-
-/* Free the sink's arrays. */
-static void
-sink_free(struct sink *s)
-{
-	free(s->val);
-	free(s->put);
-	free(s->gone);
-	memset(s, 0, sizeof(*s));
-}
-
-/* One test's world: a fixture dir, a registry, the source and the sink. */
-struct world {
-	char dir[64];
-	struct series_registry reg;
-	struct source src;
-	struct sink sink;
-	json_object *js; /* the last gen-host.py summary */
-};
-
-/* Run gen-host.py into the world's dir and keep its summary. */
-static void
-gen(struct world *w, const char *args)
-{
-	char cmd[1024], *out = NULL;
-	size_t len = 0, cap = 0, n;
-	FILE *f;
-
-	snprintf(cmd, sizeof(cmd), "python3 -S %s/gen-host.py %s --json %s", FIXTURE_DIR, w->dir,
-	         args);
-	f = popen(cmd, "r");
-	assert_non_null(f);
-	do {
-		if (len + 65536 > cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			out = realloc(out, cap);
-		}
-		n = fread(out + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	out[len] = '\0';
-	assert_int_equal(pclose(f), 0);
-	if (w->js)
-		json_object_put(w->js);
-	w->js = json_tokener_parse(out);
-	assert_non_null(w->js);
-	free(out);
-}
-
-/* Set up a world for a source on root (NULL: a new temporary fixture dir). */
-static void
-world_open(struct world *w, const struct source_ops *ops, const char *root)
-{
-	memset(w, 0, sizeof(*w));
-	if (root == NULL) {
-		strcpy(w->dir, "/tmp/nm-test-src-XXXXXX");
-		assert_non_null(mkdtemp(w->dir));
-		root = w->dir;
-	}
-	series_registry_init(&w->reg);
-	w->src.ops = ops;
-	w->src.root = root;
-	w->src.host = strcmp(root, "/") == 0;
-	w->src.rootfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	assert_true(w->src.rootfd >= 0);
-	w->src.reg = &w->reg;
-}
-
-/* Init the source, failing the test on error. */
-static void
-world_init(struct world *w)
-{
-	struct nm_error err;
-
-	nm_error_clear(&err);
-	if (w->src.ops->init(&w->src, &err) < 0)
-		fail_msg("init: %s", err.message);
-}
-
-/* One sample into a cleared sink. */
-static void
-sample(struct world *w)
-{
-	struct nm_error err;
-
-	nm_error_clear(&err);
-	sink_clear(&w->sink);
-	if (w->src.ops->sample(&w->src, &w->sink, &err) < 0)
-		fail_msg("sample: %s", err.message);
-}
-
-/* Tear a world down and remove its fixture dir. */
-static void
-world_close(struct world *w)
-{
-	char cmd[128];
-
-	w->src.ops->free(&w->src);
-	close(w->src.rootfd);
-	series_registry_free(&w->reg);
-	sink_free(&w->sink);
-	if (w->js)
-		json_object_put(w->js);
-	if (w->dir[0]) {
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", w->dir);
-		assert_int_equal(system(cmd), 0);
-	}
-}
-
-/* The id of a series that must exist. */
-static series_id
-must_find(struct world *w, const char *name)
-{
-	series_id id = series_find(&w->reg, name);
-
-	if (id == SERIES_NONE)
-		fail_msg("no series %s", name);
-	return id;
-}
-
-/* A member of the summary. */
-static json_object *
-js_get(json_object *o, const char *key)
-{
-	json_object *v = NULL;
-
-	if (!json_object_object_get_ex(o, key, &v))
-		fail_msg("summary has no %s", key);
-	return v;
-}
-
-/* A summary number as 64 bits: json-c keeps values past 2^63 as unsigned, negative ones
- * (gauge deltas) as signed. */
-static uint64_t
-js_u64(json_object *v)
-{
-	int64_t i = json_object_get_int64(v);
-
-	return i == INT64_MAX ? json_object_get_uint64(v) : (uint64_t)i;
-}
-
-/* Check every summary value of a series starting with prefix against what was put. */
-static void
-check_values(struct world *w, const char *prefix)
-{
-	json_object_object_foreach(js_get(w->js, "values"), name, v)
-	{
-		series_id id;
-
-		if (strncmp(name, prefix, strlen(prefix)) != 0)
-			continue;
-		id = must_find(w, name);
-		assert_true(id < w->sink.cap);
-		if (w->sink.val[id] != js_u64(v))
-			fail_msg("%s: got %llu, want %llu", name,
-			         (unsigned long long)w->sink.val[id],
-			         (unsigned long long)js_u64(v));
-	}
-}
-
-/* The summary's absent series of a prefix exist nowhere, or are gone. */
-static void
-check_absent(struct world *w, const char *prefix)
-{
-	json_object *a = js_get(w->js, "absent");
-
-	for (size_t i = 0; i < json_object_array_length(a); i++) {
-		const char *name = json_object_get_string(json_object_array_get_idx(a, i));
-		series_id id = series_find(&w->reg, name);
-
-		if (strncmp(name, prefix, strlen(prefix)) != 0)
-			continue;
-		if (id != SERIES_NONE && series_get(&w->reg, id)->live &&
-		    !(id < w->sink.cap && w->sink.gone[id]))
-			fail_msg("%s should be absent", name);
-	}
-}
-
-/* Make a directory below the fixture dir. */
-static void
-make_dir(struct world *w, const char *rel)
-{
-	char path[256];
-
-	snprintf(path, sizeof(path), "%s/%s", w->dir, rel);
-	assert_int_equal(mkdir(path, 0755), 0);
-}
-
-/* Write a file below the fixture dir by hand (in place: the source's fd sees it). */
-static void
-write_file(struct world *w, const char *rel, const char *text)
-{
-	char path[256];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", w->dir, rel);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
-/* The number a summary member holds. */
-static int64_t
-js_int(struct world *w, const char *key, const char *sub)
-{
-	json_object *o = js_get(w->js, key);
-
-	return json_object_get_int64(sub ? js_get(o, sub) : o);
-}
-
-/* The value last put for a series that must exist. */
-static uint64_t
-val(struct world *w, const char *name)
-{
-	series_id id = must_find(w, name);
-
-	assert_true(id < w->sink.cap);
-	return w->sink.val[id];
-}
 
 /* 144 CPUs: six series each at step 0 with their kinds; exact deltas at step 1 (CPU 2's
  * processed wraps at 2^32) with only the changed values put; nothing when unchanged. */
@@ -307,35 +25,35 @@ test_steps(void **state)
 	int64_t changed;
 
 	(void)state;
-	world_open(&w, &source_softnet_ops, NULL);
-	gen(&w, "--only softnet");
-	world_init(&w);
-	sample(&w);
+	harness_init(&w, &source_softnet_ops, NULL);
+	harness_gen(&w, "--only softnet");
+	harness_start(&w);
+	harness_sample(&w);
 	assert_int_equal(w.sink.nput, 144 * 6);
-	check_values(&w, "softnet.");
-	assert_int_equal(series_get(&w.reg, must_find(&w, "softnet.cpu9.dropped"))->kind,
+	harness_check_values(&w, "softnet.");
+	assert_int_equal(series_get(&w.reg, harness_find(&w, "softnet.cpu9.dropped"))->kind,
 	                 SERIES_COUNTER32);
-	assert_int_equal(series_get(&w.reg, must_find(&w, "softnet.cpu9.backlog"))->kind,
+	assert_int_equal(series_get(&w.reg, harness_find(&w, "softnet.cpu9.backlog"))->kind,
 	                 SERIES_GAUGE);
-	assert_string_equal(series_get(&w.reg, must_find(&w, "softnet.cpu9.processed"))->unit,
+	assert_string_equal(series_get(&w.reg, harness_find(&w, "softnet.cpu9.processed"))->unit,
 	                    "packets");
-	p2 = val(&w, "softnet.cpu2.processed");
-	b5 = val(&w, "softnet.cpu5.backlog");
-	changed = js_int(&w, "changed", "softnet");
+	p2 = harness_value(&w, "softnet.cpu2.processed");
+	b5 = harness_value(&w, "softnet.cpu5.backlog");
+	changed = harness_js_int(&w, "changed", "softnet");
 
-	gen(&w, "--only softnet --step 1");
-	sample(&w);
+	harness_gen(&w, "--only softnet --step 1");
+	harness_sample(&w);
 	assert_int_equal(w.sink.nput, changed);
 	assert_int_equal(w.sink.ngone, 0);
-	check_values(&w, "softnet.");
-	assert_true(val(&w, "softnet.cpu2.processed") < p2);
-	assert_int_equal((uint32_t)(val(&w, "softnet.cpu2.processed") - p2),
-	                 js_int(&w, "deltas", "softnet.cpu2.processed"));
-	assert_int_equal(val(&w, "softnet.cpu5.backlog") - b5,
-	                 js_int(&w, "deltas", "softnet.cpu5.backlog"));
-	sample(&w);
+	harness_check_values(&w, "softnet.");
+	assert_true(harness_value(&w, "softnet.cpu2.processed") < p2);
+	assert_int_equal((uint32_t)(harness_value(&w, "softnet.cpu2.processed") - p2),
+	                 harness_js_int(&w, "deltas", "softnet.cpu2.processed"));
+	assert_int_equal(harness_value(&w, "softnet.cpu5.backlog") - b5,
+	                 harness_js_int(&w, "deltas", "softnet.cpu5.backlog"));
+	harness_sample(&w);
 	assert_int_equal(w.sink.nput, 0);
-	world_close(&w);
+	harness_free(&w);
 }
 
 /* Offline CPUs: lines carry their CPU number, so the rows after a gap map right; going
@@ -347,36 +65,36 @@ test_offline(void **state)
 	series_id p3;
 
 	(void)state;
-	world_open(&w, &source_softnet_ops, NULL);
-	gen(&w, "--cpus 8 --odd --only softnet");
-	world_init(&w);
-	sample(&w);
-	check_values(&w, "softnet.");
-	check_absent(&w, "softnet.");
+	harness_init(&w, &source_softnet_ops, NULL);
+	harness_gen(&w, "--cpus 8 --odd --only softnet");
+	harness_start(&w);
+	harness_sample(&w);
+	harness_check_values(&w, "softnet.");
+	harness_check_absent(&w, "softnet.");
 	assert_int_equal(w.sink.nput, 6 * 6);
-	assert_int_equal(val(&w, "softnet.cpu4.processed"), 1000000 + 4000);
+	assert_int_equal(harness_value(&w, "softnet.cpu4.processed"), 1000000 + 4000);
 
-	gen(&w, "--cpus 8 --only softnet");
-	sample(&w);
+	harness_gen(&w, "--cpus 8 --only softnet");
+	harness_sample(&w);
 	assert_int_equal(w.sink.ngone, 0);
-	check_values(&w, "softnet.");
-	p3 = must_find(&w, "softnet.cpu3.processed");
+	harness_check_values(&w, "softnet.");
+	p3 = harness_find(&w, "softnet.cpu3.processed");
 	assert_int_equal(w.sink.nput, 2 * 6); /* CPUs 3 and 5, new */
 
-	gen(&w, "--cpus 8 --only softnet --offline 3 --step 1");
-	sample(&w);
+	harness_gen(&w, "--cpus 8 --only softnet --offline 3 --step 1");
+	harness_sample(&w);
 	assert_int_equal(w.sink.ngone, 6);
 	assert_true(w.sink.gone[p3]);
-	check_values(&w, "softnet.");
-	check_absent(&w, "softnet.");
+	harness_check_values(&w, "softnet.");
+	harness_check_absent(&w, "softnet.");
 
-	gen(&w, "--cpus 8 --only softnet --step 2");
-	sample(&w);
+	harness_gen(&w, "--cpus 8 --only softnet --step 2");
+	harness_sample(&w);
 	assert_int_equal(w.sink.ngone, 0);
-	assert_int_equal(must_find(&w, "softnet.cpu3.processed"), p3);
+	assert_int_equal(harness_find(&w, "softnet.cpu3.processed"), p3);
 	assert_true(w.sink.put[p3]);
-	check_values(&w, "softnet.");
-	world_close(&w);
+	harness_check_values(&w, "softnet.");
+	harness_free(&w);
 }
 
 /* Layouts of older kernels (no backlog or CPU column: the line's place is its CPU), a
@@ -387,47 +105,47 @@ test_layouts(void **state)
 	struct world w;
 
 	(void)state;
-	world_open(&w, &source_softnet_ops, NULL);
-	make_dir(&w, "proc");
-	make_dir(&w, "proc/net");
-	write_file(&w, "proc/net/softnet_stat",
-	           "0000000a 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
-	           "00000000 00000003 00000004\n"
-	           "0000000b 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-	           "00000000 00000000 00000000\n");
-	world_init(&w);
-	sample(&w);
+	harness_init(&w, &source_softnet_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_mkdir(&w, "proc/net");
+	harness_write(&w, "proc/net/softnet_stat",
+	              "0000000a 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
+	              "00000000 00000003 00000004\n"
+	              "0000000b 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	              "00000000 00000000 00000000\n");
+	harness_start(&w);
+	harness_sample(&w);
 	assert_int_equal(w.sink.nput, 2 * 5);
-	assert_int_equal(val(&w, "softnet.cpu0.processed"), 10);
-	assert_int_equal(val(&w, "softnet.cpu0.dropped"), 1);
-	assert_int_equal(val(&w, "softnet.cpu0.time_squeeze"), 2);
-	assert_int_equal(val(&w, "softnet.cpu0.received_rps"), 3);
-	assert_int_equal(val(&w, "softnet.cpu0.flow_limit_count"), 4);
-	assert_int_equal(val(&w, "softnet.cpu1.processed"), 11);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 10);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.dropped"), 1);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.time_squeeze"), 2);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.received_rps"), 3);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.flow_limit_count"), 4);
+	assert_int_equal(harness_value(&w, "softnet.cpu1.processed"), 11);
 	assert_int_equal(series_find(&w.reg, "softnet.cpu0.backlog"), SERIES_NONE);
 
 	/* 5.10 layout, CPU 1 offline: the second line is CPU 2. Cut mid-line after it. */
-	write_file(&w, "proc/net/softnet_stat",
-	           "0000000c 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
-	           "00000000 00000003 00000004 00000009 00000000\n"
-	           "ffffffff 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-	           "00000000 00000000 00000000 00000000 00000002\n"
-	           "0000");
-	sample(&w);
+	harness_write(&w, "proc/net/softnet_stat",
+	              "0000000c 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
+	              "00000000 00000003 00000004 00000009 00000000\n"
+	              "ffffffff 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	              "00000000 00000000 00000000 00000000 00000002\n"
+	              "0000");
+	harness_sample(&w);
 	assert_int_equal(w.sink.ngone, 0);
-	assert_int_equal(val(&w, "softnet.cpu0.processed"), 12);
-	assert_int_equal(val(&w, "softnet.cpu0.backlog"), 9);
-	assert_int_equal(val(&w, "softnet.cpu2.processed"), UINT32_MAX);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 12);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.backlog"), 9);
+	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), UINT32_MAX);
 
 	/* Complete again: CPU 1 is gone (five series; it never had a backlog). */
-	write_file(&w, "proc/net/softnet_stat",
-	           "0000000c 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
-	           "00000000 00000003 00000004 00000009 00000000\n"
-	           "zzzz\n");
-	sample(&w);
+	harness_write(&w, "proc/net/softnet_stat",
+	              "0000000c 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
+	              "00000000 00000003 00000004 00000009 00000000\n"
+	              "zzzz\n");
+	harness_sample(&w);
 	assert_int_equal(w.sink.ngone, 5 + 6);
-	assert_true(w.sink.gone[must_find(&w, "softnet.cpu1.processed")]);
-	world_close(&w);
+	assert_true(w.sink.gone[harness_find(&w, "softnet.cpu1.processed")]);
+	harness_free(&w);
 }
 
 /* A root without /proc/net/softnet_stat. */
@@ -438,11 +156,11 @@ test_missing(void **state)
 	struct world w;
 
 	(void)state;
-	world_open(&w, &source_softnet_ops, NULL);
+	harness_init(&w, &source_softnet_ops, NULL);
 	assert_int_equal(w.src.ops->init(&w.src, &err), -1);
 	assert_string_equal(err.message,
 	                    "source softnet: proc/net/softnet_stat: No such file or directory");
-	world_close(&w);
+	harness_free(&w);
 }
 
 /* This machine: one line per online CPU. */
@@ -454,19 +172,19 @@ test_host(void **state)
 	char name[64];
 
 	(void)state;
-	world_open(&w, &source_softnet_ops, "/");
-	world_init(&w);
-	sample(&w);
+	harness_init(&w, &source_softnet_ops, "/");
+	harness_start(&w);
+	harness_sample(&w);
 	for (long c = 0; c < ncpu; c++) {
 		snprintf(name, sizeof(name), "softnet.cpu%ld.processed", c);
-		must_find(&w, name);
+		harness_find(&w, name);
 		snprintf(name, sizeof(name), "softnet.cpu%ld.backlog", c);
-		must_find(&w, name); /* kernels since 5.10 */
+		harness_find(&w, name); /* kernels since 5.10 */
 	}
 	snprintf(name, sizeof(name), "softnet.cpu%ld.processed", ncpu);
 	assert_int_equal(series_find(&w.reg, name), SERIES_NONE);
 	assert_int_equal(w.sink.nput, 6 * (size_t)ncpu);
-	world_close(&w);
+	harness_free(&w);
 }
 
 /* Run the tests. */

@@ -1,0 +1,609 @@
+/* cmd-report.c: renderers for a window's report (report, result-show, mark-stop) and for
+ * compare: grouped tables with units and separators for people; CSV one row per figure. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ctl.h"
+#include "jsonutil.h"
+#include "render-table.h"
+#include "report-csv.h"
+
+/* ---- numbers ---- */
+
+/* A number for people: whole numbers with separators, others with the decimals their size
+ * deserves; "-" for null or absent. */
+static void
+fmt_num(json_object *v, char *buf, size_t size)
+{
+	double d;
+
+	if (v == NULL ||
+	    (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double))) {
+		snprintf(buf, size, "-");
+		return;
+	}
+	d = json_object_get_double(v);
+	if (d == trunc(d) || fabs(d) >= 1000)
+		fmt_decimal(d, 0, buf, size);
+	else if (fabs(d) >= 1)
+		fmt_decimal(d, 2, buf, size);
+	else
+		snprintf(buf, size, "%.3g", d);
+}
+
+/* The member key of o formatted by fmt_num. */
+static const char *
+num(json_object *o, const char *key, char *buf, size_t size)
+{
+	json_object *v = NULL;
+
+	if (o != NULL)
+		json_object_object_get_ex(o, key, &v);
+	fmt_num(v, buf, size);
+	return buf;
+}
+
+/* The member key of o, or NULL. */
+static json_object *
+member(json_object *o, const char *key)
+{
+	json_object *v = NULL;
+
+	if (o == NULL || !json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;
+}
+
+/* Print a table under a title line, or nothing when it has no rows. */
+static void
+section(FILE *fp, const char *title, struct table *t)
+{
+	if (t->nrows > 0) {
+		fprintf(fp, "\n%s\n", title);
+		table_print(t, fp);
+	}
+	table_free(t);
+}
+
+/* ---- the report's groups ---- */
+
+/* Per-queue rows of each device and its total. */
+static void
+queues_table(json_object *q, FILE *fp)
+{
+	static const char *const hdr[] = {"DEVICE",      ">QUEUE",      ">RX PKT/S", ">TX PKT/S",
+	                                  ">RX PACKETS", ">TX PACKETS", "IRQ CPUS",  NULL};
+	json_object *devs = ctl_array(q, "devices");
+	char c[6][40], title[160];
+	struct table t;
+	uint64_t hidden = 0;
+
+	table_init(&t, hdr);
+	for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+		json_object *d = json_object_array_get_idx(devs, i), *tot = member(d, "total");
+		json_object *qs = ctl_array(d, "queues");
+		const char *name = json_get_string(d, "name", "?");
+		hidden += (uint64_t)json_get_int(d, "hidden", 0);
+		for (size_t k = 0; qs && k < json_object_array_length(qs); k++) {
+			json_object *r = json_object_array_get_idx(qs, k);
+			const char *row[] = {name,
+			                     num(r, "queue", c[0], sizeof(c[0])),
+			                     num(r, "rx_pps", c[1], sizeof(c[1])),
+			                     num(r, "tx_pps", c[2], sizeof(c[2])),
+			                     num(r, "rx_packets", c[3], sizeof(c[3])),
+			                     num(r, "tx_packets", c[4], sizeof(c[4])),
+			                     json_get_string(r, "irq_cpus", "")};
+			table_row(&t, row);
+		}
+		const char *row[] = {name,
+		                     "total",
+		                     num(tot, "rx_pps", c[1], sizeof(c[1])),
+		                     num(tot, "tx_pps", c[2], sizeof(c[2])),
+		                     num(tot, "rx_packets", c[3], sizeof(c[3])),
+		                     num(tot, "tx_packets", c[4], sizeof(c[4])),
+		                     ""};
+		table_row(&t, row);
+	}
+	if (json_get_double(q, "min_rate", 0) > 0)
+		snprintf(title, sizeof(title),
+		         "Queues (%llu below %s packets/s left out, still in the totals)",
+		         (unsigned long long)hidden, num(q, "min_rate", c[5], sizeof(c[5])));
+	else
+		snprintf(title, sizeof(title), "Queues that moved");
+	section(fp, title, &t);
+}
+
+/* The CPU sets' packets by IRQ CPU and by queue index, and the ratio of the first two. */
+static void
+cpusets_table(json_object *q, FILE *fp)
+{
+	static const char *const hdr[] = {"SET",       "CPUS",        "BY",          ">RX PKT/S",
+	                                  ">TX PKT/S", ">RX PACKETS", ">TX PACKETS", NULL};
+	static const char *const by[][2] = {{"by_irq_cpu", "IRQ CPU"},
+	                                    {"by_queue_index", "queue index"}};
+	json_object *sets = ctl_array(q, "cpusets"), *ratio = member(q, "ratio");
+	char c[4][40];
+	struct table t;
+
+	table_init(&t, hdr);
+	for (size_t i = 0; sets && i < json_object_array_length(sets); i++) {
+		json_object *s = json_object_array_get_idx(sets, i);
+		for (size_t b = 0; b < 2; b++) {
+			json_object *o = member(s, by[b][0]);
+			const char *row[] = {json_get_string(s, "name", "?"),
+			                     json_get_string(s, "cpus", ""),
+			                     by[b][1],
+			                     num(o, "rx_pps", c[0], sizeof(c[0])),
+			                     num(o, "tx_pps", c[1], sizeof(c[1])),
+			                     num(o, "rx_packets", c[2], sizeof(c[2])),
+			                     num(o, "tx_packets", c[3], sizeof(c[3]))};
+			table_row(&t, row);
+		}
+	}
+	section(fp, "Packets per CPU set (queue i counts where its IRQ fired, or by its index)",
+	        &t);
+	if (ratio != NULL) {
+		json_object *names = ctl_array(ratio, "sets");
+		fprintf(fp, "ratio %s/%s: %s by IRQ CPU, %s by queue index\n",
+		        json_object_get_string(json_object_array_get_idx(names, 0)),
+		        json_object_get_string(json_object_array_get_idx(names, 1)),
+		        num(ratio, "by_irq_cpu", c[0], sizeof(c[0])),
+		        num(ratio, "by_queue_index", c[1], sizeof(c[1])));
+	}
+}
+
+/* One utilisation row: all CPUs or a set. */
+static void
+cpu_row(struct table *t, const char *label, const char *cpus, json_object *o)
+{
+	static const char *const keys[] = {"user", "system", "softirq", "irq", "busy"};
+	char c[7][32];
+	const char *row[8] = {label, cpus};
+
+	for (size_t i = 0; i < 5; i++) {
+		json_object *v = member(o, keys[i]);
+		snprintf(c[i], sizeof(c[i]), "%.1f", v ? json_object_get_double(v) : 0);
+		row[i + 2] = c[i];
+	}
+	snprintf(c[5], sizeof(c[5]), "%.2f", json_get_double(o, "busy_cpus", 0));
+	row[7] = c[5];
+	table_row(t, row);
+}
+
+/* CPU utilisation of all CPUs and of each set, and CPU time per packet. */
+static void
+cpu_table(json_object *cpu, FILE *fp)
+{
+	static const char *const hdr[] = {"CPUS",  "LIST",   ">%USR",      ">%SYS", ">%SOFT",
+	                                  ">%IRQ", ">%BUSY", ">CPUS BUSY", NULL};
+	json_object *sets = ctl_array(cpu, "sets");
+	struct table t;
+	char c[40];
+
+	table_init(&t, hdr);
+	if (member(cpu, "all") != NULL)
+		cpu_row(&t, "all", "", member(cpu, "all"));
+	for (size_t i = 0; sets && i < json_object_array_length(sets); i++) {
+		json_object *s = json_object_array_get_idx(sets, i);
+		cpu_row(&t, json_get_string(s, "name", "?"), json_get_string(s, "cpus", ""), s);
+	}
+	section(fp, "CPU utilisation", &t);
+	fprintf(fp, "busy CPU time per packet (all devices): %s us\n",
+	        num(cpu, "busy_us_per_packet", c, sizeof(c)));
+}
+
+/* IPIs and interrupts per device. */
+static void
+interrupts_table(json_object *irq, FILE *fp)
+{
+	static const char *const hdr[] = {"INTERRUPTS", ">TOTAL", ">PER S", NULL};
+	json_object *ipis = ctl_array(irq, "ipis"), *devs = ctl_array(irq, "devices");
+	char c[2][40], label[160];
+	struct table t;
+
+	table_init(&t, hdr);
+	const char *cal[] = {"IPI function call", num(irq, "ipi_cal", c[0], sizeof(c[0])),
+	                     num(irq, "ipi_cal_per_s", c[1], sizeof(c[1]))};
+	table_row(&t, cal);
+	const char *all[] = {"IPI all lines", num(irq, "ipi_all", c[0], sizeof(c[0])),
+	                     num(irq, "ipi_all_per_s", c[1], sizeof(c[1]))};
+	table_row(&t, all);
+	for (size_t i = 0; ipis && i < json_object_array_length(ipis); i++) {
+		json_object *o = json_object_array_get_idx(ipis, i);
+		snprintf(label, sizeof(label), "  %s", json_get_string(o, "line", "?"));
+		const char *row[] = {label, num(o, "total", c[0], sizeof(c[0])),
+		                     num(o, "per_s", c[1], sizeof(c[1]))};
+		table_row(&t, row);
+	}
+	for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+		json_object *o = json_object_array_get_idx(devs, i);
+		const char *nd = json_get_string(o, "netdev", NULL);
+		snprintf(label, sizeof(label), "%s%s%s%s", json_get_string(o, "device", "?"),
+		         nd ? " (" : "", nd ? nd : "", nd ? ")" : "");
+		const char *row[] = {label, num(o, "total", c[0], sizeof(c[0])),
+		                     num(o, "per_s", c[1], sizeof(c[1]))};
+		table_row(&t, row);
+	}
+	section(fp, "Interrupts", &t);
+}
+
+/* NET_RX and NET_TX in all, per set and per CPU, with packets per NET_RX. */
+static void
+softirqs_table(json_object *si, FILE *fp)
+{
+	static const char *const hdr[] = {"CPUS",      ">NET_RX",  ">NET_RX/S",    ">NET_TX",
+	                                  ">NET_TX/S", ">RX PKTS", ">PKTS/NET_RX", NULL};
+	json_object *sets = ctl_array(si, "sets"), *per = ctl_array(si, "per_cpu");
+	char c[6][40], label[64];
+	struct table t;
+
+	table_init(&t, hdr);
+	for (long i = -1; i < (long)(sets ? json_object_array_length(sets) : 0); i++) {
+		json_object *o = i < 0 ? si : json_object_array_get_idx(sets, (size_t)i);
+		const char *row[] = {i < 0 ? "all" : json_get_string(o, "name", "?"),
+		                     num(o, "net_rx", c[0], sizeof(c[0])),
+		                     num(o, "net_rx_per_s", c[1], sizeof(c[1])),
+		                     num(o, "net_tx", c[2], sizeof(c[2])),
+		                     num(o, "net_tx_per_s", c[3], sizeof(c[3])),
+		                     num(o, "rx_packets", c[4], sizeof(c[4])),
+		                     num(o, "packets_per_net_rx", c[5], sizeof(c[5]))};
+		table_row(&t, row);
+	}
+	for (size_t i = 0; per && i < json_object_array_length(per); i++) {
+		json_object *o = json_object_array_get_idx(per, i);
+		snprintf(label, sizeof(label), "cpu %lld", (long long)json_get_int(o, "cpu", -1));
+		const char *row[] = {label,
+		                     num(o, "net_rx", c[0], sizeof(c[0])),
+		                     num(o, "net_rx_per_s", c[1], sizeof(c[1])),
+		                     num(o, "net_tx", c[2], sizeof(c[2])),
+		                     num(o, "net_tx_per_s", c[3], sizeof(c[3])),
+		                     "",
+		                     ""};
+		table_row(&t, row);
+	}
+	section(fp, "NET_RX / NET_TX softirqs (received packets per NET_RX: batching)", &t);
+}
+
+/* Device packets, bytes, drops, and the driver's drop counters. */
+static void
+devices_table(json_object *devs, FILE *fp)
+{
+	static const char *const hdr[] = {"DEVICE",    ">RX PKTS",     ">TX PKTS",    ">RX PKT/S",
+	                                  ">TX PKT/S", ">RX BYTES/S",  ">TX BYTES/S", ">RX DROP",
+	                                  ">TX DROP",  "DRIVER DROPS", NULL};
+	char c[8][40], drops[512];
+	struct table t;
+
+	table_init(&t, hdr);
+	for (size_t i = 0; devs && i < json_object_array_length(devs); i++) {
+		json_object *d = json_object_array_get_idx(devs, i),
+		            *dd = member(d, "driver_drops");
+		size_t off = 0;
+		drops[0] = '\0';
+		if (dd != NULL) {
+			json_object_object_foreach(dd, k, v)
+			{
+				char n[40];
+				fmt_num(v, n, sizeof(n));
+				off += (size_t)snprintf(drops + off, sizeof(drops) - off, "%s%s %s",
+				                        off ? ", " : "", k, n);
+				if (off >= sizeof(drops))
+					break;
+			}
+		}
+		fmt_bytes(json_get_double(d, "rx_bytes_per_s", 0), c[4], sizeof(c[4]));
+		fmt_bytes(json_get_double(d, "tx_bytes_per_s", 0), c[5], sizeof(c[5]));
+		strncat(c[4], "/s", sizeof(c[4]) - strlen(c[4]) - 1);
+		strncat(c[5], "/s", sizeof(c[5]) - strlen(c[5]) - 1);
+		const char *row[] = {json_get_string(d, "name", "?"),
+		                     num(d, "rx_packets", c[0], sizeof(c[0])),
+		                     num(d, "tx_packets", c[1], sizeof(c[1])),
+		                     num(d, "rx_packets_per_s", c[2], sizeof(c[2])),
+		                     num(d, "tx_packets_per_s", c[3], sizeof(c[3])),
+		                     c[4],
+		                     c[5],
+		                     num(d, "rx_dropped", c[6], sizeof(c[6])),
+		                     num(d, "tx_dropped", c[7], sizeof(c[7])),
+		                     drops};
+		table_row(&t, row);
+	}
+	section(fp, "Devices", &t);
+}
+
+/* A group of counters with per-second twins ("x", "x_per_s"): one row each. */
+static void
+twins_table(json_object *o, const char *title, FILE *fp)
+{
+	static const char *const hdr[] = {"FIGURE", ">TOTAL", ">PER S", NULL};
+	char c[2][40], key[128];
+	struct table t;
+
+	table_init(&t, hdr);
+	json_object_object_foreach(o, k, v)
+	{
+		size_t l = strlen(k);
+		if (l > 6 && strcmp(k + l - 6, "_per_s") == 0)
+			continue;
+		if (!json_object_is_type(v, json_type_int) &&
+		    !json_object_is_type(v, json_type_double))
+			continue;
+		snprintf(key, sizeof(key), "%s_per_s", k);
+		fmt_num(v, c[0], sizeof(c[0]));
+		const char *row[] = {k, c[0],
+		                     member(o, key) ? num(o, key, c[1], sizeof(c[1])) : ""};
+		table_row(&t, row);
+	}
+	section(fp, title, &t);
+}
+
+/* sysctl deltas, or lnstat's {table: {field: delta}}. */
+static void
+deltas_table(json_object *o, const char *title, FILE *fp)
+{
+	static const char *const hdr[] = {"FIGURE", ">DELTA", NULL};
+	char c[40], key[192];
+	struct table t;
+
+	table_init(&t, hdr);
+	json_object_object_foreach(o, k, v)
+	{
+		if (json_object_is_type(v, json_type_object)) {
+			json_object_object_foreach(v, f, x)
+			{
+				snprintf(key, sizeof(key), "%s.%s", k, f);
+				fmt_num(x, c, sizeof(c));
+				const char *row[] = {key, c};
+				table_row(&t, row);
+			}
+			continue;
+		}
+		fmt_num(v, c, sizeof(c));
+		const char *row[] = {k, c};
+		table_row(&t, row);
+	}
+	section(fp, title, &t);
+}
+
+/* The report itself: the result, or its "report" member. */
+static json_object *
+report_of(json_object *result)
+{
+	json_object *r;
+
+	if (json_object_object_get_ex(result, "figures", NULL))
+		return result;
+	if (json_object_object_get_ex(result, "report", &r) ||
+	    json_object_object_get_ex(result, "result", &r))
+		return r;
+	return result;
+}
+
+/* The window line: name, edges, duration, state. */
+static void
+window_line(json_object *rep, FILE *fp)
+{
+	json_object *w = member(rep, "window");
+	char dur[32];
+
+	fmt_seconds(json_get_double(rep, "span_s", json_get_double(w, "duration_s", 0)), dur,
+	            sizeof(dur));
+	fprintf(fp, "window %s: %s to %s, %s%s%s\n", json_get_string(w, "name", "?"),
+	        json_get_string(w, "start", "?"), json_get_string(w, "end", "?"), dur,
+	        json_get_bool(w, "complete", true) ? "" : ", incomplete",
+	        json_get_string(w, "state", NULL) ? " (open: live)" : "");
+}
+
+/* Every group of the report as its own table, or CSV through report_to_csv. */
+void
+render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	json_object *rep = report_of(result), *f = member(rep, "figures"), *g;
+
+	if (opts->csv) {
+		char *s = report_to_csv(rep);
+		fputs(s, fp);
+		free(s);
+		return;
+	}
+	window_line(rep, fp);
+	if ((g = member(f, "queues")) != NULL) {
+		queues_table(g, fp);
+		cpusets_table(g, fp);
+	}
+	if ((g = member(f, "cpu")) != NULL)
+		cpu_table(g, fp);
+	if ((g = member(f, "interrupts")) != NULL)
+		interrupts_table(g, fp);
+	if ((g = member(f, "softirqs")) != NULL)
+		softirqs_table(g, fp);
+	if ((g = member(f, "devices")) != NULL)
+		devices_table(g, fp);
+	if ((g = member(f, "softnet")) != NULL)
+		twins_table(g, "Softnet (all CPUs)", fp);
+	if ((g = member(f, "tcp")) != NULL) {
+		twins_table(g, "TCP (retrans_ratio: retransmitted / sent segments)", fp);
+		if ((g = member(g, "tcpext")) != NULL)
+			twins_table(g, "TcpExt", fp);
+	}
+	if ((g = member(f, "sysctl")) != NULL)
+		deltas_table(g, "Sysctl counters", fp);
+	if ((g = member(f, "lnstat")) != NULL)
+		deltas_table(g, "lnstat (what moved)", fp);
+}
+
+/* ---- compare ---- */
+
+/* Colour escapes of one length each, so a column of them stays aligned. */
+#define COLOUR_GOOD  "\033[32m"
+#define COLOUR_BAD   "\033[31m"
+#define COLOUR_PLAIN "\033[39m"
+#define COLOUR_RESET "\033[0m"
+
+/* Does the figure's change go the better way (1), the worse (-1), or neither (0)? */
+static int
+verdict(json_object *fig)
+{
+	const char *better = json_get_string(fig, "better", NULL);
+	json_object *ch = member(fig, "change");
+	double d;
+
+	if (better == NULL || ch == NULL || json_object_is_type(ch, json_type_null))
+		return 0;
+	d = json_object_get_double(ch);
+	if (d == 0)
+		return 0;
+	return (d > 0) == (strcmp(better, "higher") == 0) ? 1 : -1;
+}
+
+/* Is a figure 0 (or missing) everywhere: nothing to show people. */
+static bool
+all_zero(json_object *fig)
+{
+	static const char *const keys[] = {"mean", "min", "max"};
+
+	for (int s = 0; s < 2; s++) {
+		json_object *side = member(fig, s ? "b" : "a");
+		for (size_t k = 0; k < 3; k++) {
+			json_object *v = member(side, keys[k]);
+			if (v != NULL && !json_object_is_type(v, json_type_null) &&
+			    json_object_get_double(v) != 0)
+				return false;
+		}
+	}
+	return true;
+}
+
+/* A side's description: its glob and how many results it matched. */
+static void
+side_label(json_object *cmp, const char *key, char *buf, size_t size)
+{
+	json_object *s = member(cmp, key);
+	long long n = (long long)json_get_int(s, "n", 0);
+
+	snprintf(buf, size, "%s (%lld result%s)", json_get_string(s, "glob", "?"), n,
+	         n == 1 ? "" : "s");
+}
+
+/* The comparison as CSV: every figure, every statistic. */
+static void
+compare_csv(json_object *figs, FILE *fp)
+{
+	static const char *const hdr[] = {
+	    "figure", "unit",  "better", "a_mean",   "a_min", "a_max",  "a_stddev",   "a_n",
+	    "b_mean", "b_min", "b_max",  "b_stddev", "b_n",   "change", "change_pct", NULL};
+	static const char *const stat[] = {"mean", "min", "max", "stddev", "n"};
+	char c[12][40];
+	struct table t;
+
+	table_init(&t, hdr);
+	for (size_t i = 0; figs && i < json_object_array_length(figs); i++) {
+		json_object *f = json_object_array_get_idx(figs, i);
+		const char *row[15] = {json_get_string(f, "figure", ""),
+		                       json_get_string(f, "unit", ""),
+		                       json_get_string(f, "better", "")};
+		for (int s = 0; s < 2; s++)
+			for (int k = 0; k < 5; k++) {
+				json_object *v = member(member(f, s ? "b" : "a"), stat[k]);
+				const char *txt = "";
+				if (v != NULL && !json_object_is_type(v, json_type_null))
+					txt = json_object_to_json_string_ext(
+					    v, JSON_C_TO_STRING_PLAIN);
+				snprintf(c[s * 5 + k], sizeof(c[0]), "%s", txt);
+				row[3 + s * 5 + k] = c[s * 5 + k];
+			}
+		for (int k = 0; k < 2; k++) {
+			json_object *v = member(f, k ? "change_pct" : "change");
+			snprintf(c[10 + k], sizeof(c[0]), "%s",
+			         v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
+			           : "");
+			if (v == NULL || json_object_is_type(v, json_type_null))
+				c[10 + k][0] = '\0';
+			row[13 + k] = c[10 + k];
+		}
+		table_row(&t, row);
+	}
+	table_print_csv(&t, fp);
+	table_free(&t);
+}
+
+/* A side's mean, and with several results its stddev, min and max, into cells. */
+static void
+side_cells(json_object *side, bool many, char c[4][40], const char **row)
+{
+	num(side, "mean", c[0], 40);
+	row[0] = c[0];
+	if (!many)
+		return;
+	num(side, "stddev", c[1], 40);
+	num(side, "min", c[2], 40);
+	num(side, "max", c[3], 40);
+	row[1] = c[1];
+	row[2] = c[2];
+	row[3] = c[3];
+}
+
+/* One row per figure that is not 0 on both sides, coloured by better/worse. */
+void
+render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr1[] = {"FIGURE", "UNIT", ">A", ">B", ">CHANGE", ">%", NULL};
+	static const char *const hdrn[] = {"FIGURE",  "UNIT", ">A",    ">A SD",  ">A MIN",
+	                                   ">A MAX",  ">B",   ">B SD", ">B MIN", ">B MAX",
+	                                   ">CHANGE", ">%",   NULL};
+	json_object *figs = ctl_array(result, "figures");
+	const char *nc = getenv("NO_COLOR");
+	bool colour = isatty(fileno(fp)) && (nc == NULL || *nc == '\0');
+	bool many = json_get_int(member(result, "a"), "n", 1) > 1 ||
+	            json_get_int(member(result, "b"), "n", 1) > 1;
+	char la[300], lb[300], sa[4][40], sb[4][40], ch[2][64], tmp[40];
+	size_t zero = 0;
+	struct table t;
+
+	if (opts->csv) {
+		compare_csv(figs, fp);
+		return;
+	}
+	side_label(result, "a", la, sizeof(la));
+	side_label(result, "b", lb, sizeof(lb));
+	fprintf(fp, "A: %s\nB: %s\n\n", la, lb);
+	table_init(&t, many ? hdrn : hdr1);
+	for (size_t i = 0; figs && i < json_object_array_length(figs); i++) {
+		json_object *f = json_object_array_get_idx(figs, i), *pct = member(f, "change_pct");
+		const char *row[12];
+		const char *col = "", *end = "";
+		int v = verdict(f);
+		size_t n = 2;
+		if (all_zero(f)) {
+			zero++;
+			continue;
+		}
+		if (colour) {
+			col = v > 0 ? COLOUR_GOOD : v < 0 ? COLOUR_BAD : COLOUR_PLAIN;
+			end = COLOUR_RESET;
+		}
+		row[0] = json_get_string(f, "figure", "?");
+		row[1] = json_get_string(f, "unit", "");
+		side_cells(member(f, "a"), many, sa, row + n);
+		n += many ? 4 : 1;
+		side_cells(member(f, "b"), many, sb, row + n);
+		n += many ? 4 : 1;
+		num(f, "change", tmp, sizeof(tmp));
+		snprintf(ch[0], sizeof(ch[0]), "%s%s%s%s", col,
+		         member(f, "change") && json_get_double(f, "change", 0) > 0 ? "+" : "", tmp,
+		         end);
+		if (pct == NULL || json_object_is_type(pct, json_type_null))
+			snprintf(tmp, sizeof(tmp), "-");
+		else
+			snprintf(tmp, sizeof(tmp), "%+.1f%%", json_object_get_double(pct));
+		snprintf(ch[1], sizeof(ch[1]), "%s%s%s", col, tmp, end);
+		row[n++] = ch[0];
+		row[n++] = ch[1];
+		table_row(&t, row);
+	}
+	table_print(&t, fp);
+	table_free(&t);
+	if (zero > 0)
+		fprintf(fp, "(%zu figures 0 on both sides not shown)\n", zero);
+}

@@ -1,0 +1,137 @@
+/* cmd-windows.c: renderers for windows and the results store: mark start, windows, window
+ * delete, results, result delete, result export. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ctl.h"
+#include "jsonutil.h"
+#include "render-table.h"
+#include "report-csv.h"
+
+/* A duration in seconds for people ("1h02m03s", "4.2s"), or "" when absent. */
+static void
+duration_cell(json_object *o, char *buf, size_t size)
+{
+	if (json_object_object_get_ex(o, "duration_s", NULL))
+		fmt_seconds(json_get_double(o, "duration_s", 0), buf, size);
+	else
+		snprintf(buf, size, "%s", "");
+}
+
+/* mark start: one line saying the window is open. */
+void
+render_mark_start(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	(void)opts;
+	fprintf(fp, "window %s open since %s\n", json_get_string(result, "name", "?"),
+	        json_get_string(result, "start", "?"));
+}
+
+/* windows: one row per window. */
+void
+render_windows(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"WINDOW", "ORIGIN",    "STATE",  "START",
+	                                  "END",    ">DURATION", "STORED", NULL};
+	json_object *arr = ctl_array(result, "windows");
+	struct table t;
+	char dur[32], state[32];
+
+	table_init(&t, hdr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *w = json_object_array_get_idx(arr, i);
+		duration_cell(w, dur, sizeof(dur));
+		if (json_object_object_get_ex(w, "closed_by", NULL))
+			snprintf(state, sizeof(state), "closed (%s)",
+			         json_get_string(w, "closed_by", ""));
+		else
+			snprintf(state, sizeof(state), "%s", json_get_string(w, "state", ""));
+		const char *row[] = {json_get_string(w, "name", ""),
+		                     json_get_string(w, "origin", ""),
+		                     state,
+		                     json_get_string(w, "start", ""),
+		                     json_get_string(w, "end", ""),
+		                     dur,
+		                     json_get_bool(w, "stored", false) ? "yes" : "no"};
+		table_row(&t, row);
+	}
+	if (!opts->csv && t.nrows == 0) {
+		table_free(&t);
+		fprintf(fp, "no windows\n");
+		return;
+	}
+	ctl_table_out(&t, opts, fp);
+}
+
+/* results: one row per stored result. */
+void
+render_results(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"RESULT",    "ORIGIN",   "START",
+	                                  ">DURATION", "COMPLETE", NULL};
+	json_object *arr = ctl_array(result, "results");
+	struct table t;
+	char dur[32];
+
+	table_init(&t, hdr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *r = json_object_array_get_idx(arr, i);
+		const char *complete = json_get_bool(r, "complete", false) ? "yes" : "no";
+		duration_cell(r, dur, sizeof(dur));
+		if (json_object_object_get_ex(r, "error", NULL))
+			complete = "unreadable";
+		const char *row[] = {json_get_string(r, "name", ""),
+		                     json_get_string(r, "origin", ""),
+		                     json_get_string(r, "start", ""), dur, complete};
+		table_row(&t, row);
+	}
+	if (!opts->csv && t.nrows == 0) {
+		table_free(&t);
+		fprintf(fp, "no results\n");
+		return;
+	}
+	ctl_table_out(&t, opts, fp);
+	/* Why a result is incomplete, under the table. */
+	for (size_t i = 0; !opts->csv && arr && i < json_object_array_length(arr); i++) {
+		json_object *r = json_object_array_get_idx(arr, i);
+		const char *why = json_get_string(r, "reason", json_get_string(r, "error", NULL));
+		if (why != NULL)
+			fprintf(fp, "%s: %s\n", json_get_string(r, "name", "?"), why);
+	}
+}
+
+/* window delete, result delete: one line. */
+void
+render_deleted(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	(void)opts;
+	fprintf(fp, "deleted %s", json_get_string(result, "deleted", "?"));
+	if (json_object_object_get_ex(result, "result_kept", NULL))
+		fprintf(fp, json_get_bool(result, "result_kept", false)
+		                ? " (its stored result stays)"
+		                : " (it has no stored result)");
+	fputc('\n', fp);
+}
+
+/* result export: the CSV the daemon made, or CSV made here from the JSON result with --csv,
+ * or the JSON on one line. */
+void
+render_result_export(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	json_object *csv;
+	char *s;
+
+	if (json_object_object_get_ex(result, "csv", &csv) &&
+	    json_object_is_type(csv, json_type_string) &&
+	    !json_object_object_get_ex(result, "figures", NULL)) {
+		fputs(json_object_get_string(csv), fp);
+		return;
+	}
+	if (!opts->csv) {
+		render_json(result, fp);
+		return;
+	}
+	s = report_to_csv(result);
+	fputs(s, fp);
+	free(s);
+}

@@ -1,0 +1,14 @@
+/* cmd-window-delete.c: forget a window, open or closed; its stored result stays. */
+#include "cmd.h"
+#include "daemon.h"
+#include "jsonutil.h"
+#include "window.h"
+
+/* window-delete: forget the window args.name. */
+int
+cmd_window_delete(struct cmd_ctx *ctx, json_object *args, json_object **result,
+                  struct nm_error *err)
+{
+	*result = window_delete(ctx->d->windows, json_get_string(args, "name", ""), err);
+	return *result != NULL ? 0 : -1;
+}

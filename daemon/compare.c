@@ -1,0 +1,345 @@
+/* compare.c: figure-by-figure comparison of two results or two sets of results.
+ *
+ * Each result is flattened to (path, value) pairs; the figures of both sides are matched by
+ * path. Units and the better direction come from the table below, by path pattern
+ * (fnmatch, '*' also matching '.'), first match wins. The directions:
+ *   - traffic (queue and device packets and bytes, TCP segments, softnet processed) and
+ *     the share of the first CPU set (the ratio), batching (packets per NET_RX): higher;
+ *   - drops (device, driver, softnet), time_squeeze, flow limits, retransmits and their
+ *     ratio, TcpExt timeouts, losses, drops and failures, IPIs, CPU time per packet:
+ *     lower;
+ *   - CPU utilisation, interrupts, softirqs and the CPU sets' own sums: not judged (null):
+ *     they follow the load, so more is neither good nor bad by itself; CPU time per
+ *     packet is the efficiency figure. */
+#include <fnmatch.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "jsonutil.h"
+#include "xmalloc.h"
+
+#define PATH_MAX_LEN 512
+
+/* A kind of figure. level: a share or ratio, which a result leaving it out does not make
+ * 0. */
+struct figure_kind {
+	const char *pattern;
+	const char *unit;
+	const char *better;
+	bool level;
+};
+
+#define HI "higher"
+#define LO "lower"
+
+static const struct figure_kind kinds[] = {
+    {"span_s", "s", NULL, true},
+    /* queues */
+    {"queues.ratio.*", "ratio", HI, true},
+    {"queues.min_rate", "packets/s", NULL, true},
+    {"queues.cpusets.*_pps", "packets/s", NULL, false},
+    {"queues.cpusets.*", "packets", NULL, false},
+    {"queues.devices.*.hidden", "queues", NULL, false},
+    {"queues.*_pps", "packets/s", HI, false},
+    {"queues.*", "packets", HI, false},
+    /* cpu */
+    {"cpu.busy_us_per_packet", "us", LO, true},
+    {"cpu.*.busy_cpus", "CPUs", NULL, true},
+    {"cpu.*.count", "CPUs", NULL, true},
+    {"cpu.*", "%", NULL, true},
+    /* interrupts */
+    {"interrupts.ipi*_per_s", "IPIs/s", LO, false},
+    {"interrupts.ipi*", "IPIs", LO, false},
+    {"interrupts.*per_s", "interrupts/s", NULL, false},
+    {"interrupts.*", "interrupts", NULL, false},
+    /* softirqs */
+    {"softirqs.*packets_per_net_rx", "packets", HI, true},
+    {"softirqs.*rx_packets", "packets", NULL, false},
+    {"softirqs.*_per_s", "softirqs/s", NULL, false},
+    {"softirqs.*", "softirqs", NULL, false},
+    /* devices */
+    {"devices.*.driver_drops_per_s.*", "packets/s", LO, false},
+    {"devices.*.driver_drops.*", "packets", LO, false},
+    {"devices.*_dropped_per_s", "packets/s", LO, false},
+    {"devices.*_dropped", "packets", LO, false},
+    {"devices.*_bytes_per_s", "bytes/s", HI, false},
+    {"devices.*_bytes", "bytes", HI, false},
+    {"devices.*_per_s", "packets/s", HI, false},
+    {"devices.*", "packets", HI, false},
+    /* softnet */
+    {"softnet.processed_per_s", "packets/s", HI, false},
+    {"softnet.processed", "packets", HI, false},
+    {"softnet.received_rps_per_s", "packets/s", NULL, false},
+    {"softnet.received_rps", "packets", NULL, false},
+    {"softnet.*_per_s", "events/s", LO, false},
+    {"softnet.*", "events", LO, false},
+    /* tcp */
+    {"tcp.retrans_ratio", "ratio", LO, true},
+    {"tcp.retrans_segs_per_s", "segments/s", LO, false},
+    {"tcp.retrans_segs", "segments", LO, false},
+    {"tcp.tcpext.*Retrans*", "", LO, false},
+    {"tcp.tcpext.*Timeout*", "", LO, false},
+    {"tcp.tcpext.*Loss*", "", LO, false},
+    {"tcp.tcpext.*Drop*", "", LO, false},
+    {"tcp.tcpext.*Fail*", "", LO, false},
+    {"tcp.tcpext.*Overflow*", "", LO, false},
+    {"tcp.tcpext.*Prune*", "", LO, false},
+    {"tcp.tcpext.*", "", NULL, false},
+    {"tcp.*_per_s", "segments/s", HI, false},
+    {"tcp.*", "segments", HI, false},
+    /* sysctl, lnstat and anything newer */
+    {"*", "", NULL, false},
+};
+
+/* The first kind whose pattern matches path. */
+static const struct figure_kind *
+kind_of(const char *path)
+{
+	size_t n = sizeof(kinds) / sizeof(kinds[0]);
+
+	for (size_t i = 0; i < n; i++)
+		if (fnmatch(kinds[i].pattern, path, 0) == 0)
+			return &kinds[i];
+	return &kinds[n - 1];
+}
+
+/* Unit and direction of a path from the table. */
+void
+compare_figure_kind(const char *path, const char **unit, const char **better)
+{
+	const struct figure_kind *k = kind_of(path);
+
+	*unit = k->unit;
+	*better = k->better;
+}
+
+/* Members that name an element of an array, in order of preference. */
+static const char *const ident_keys[] = {"name", "device", "line", "queue", "cpu"};
+
+/* The name of array element i: its identifying member (returned, so the walk leaves it
+ * out), else its index (NULL returned). */
+static const char *
+element_name(json_object *el, size_t i, char *buf, size_t size)
+{
+	json_object *v;
+
+	for (size_t k = 0; k < sizeof(ident_keys) / sizeof(ident_keys[0]); k++)
+		if (json_object_object_get_ex(el, ident_keys[k], &v) &&
+		    (json_object_is_type(v, json_type_string) ||
+		     json_object_is_type(v, json_type_int))) {
+			snprintf(buf, size, "%s", json_object_get_string(v));
+			return ident_keys[k];
+		}
+	snprintf(buf, size, "%zu", i);
+	return NULL;
+}
+
+/* Walk v below path (of length len in a PATH_MAX_LEN buffer), calling fn on numbers; an
+ * object's member skip (an array element's name) is left out. */
+static void
+walk(json_object *v, char *path, size_t len, const char *skip,
+     void (*fn)(const char *, double, void *), void *arg)
+{
+	const char *ident;
+	char name[128];
+
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		fn(path, NAN, arg);
+		break;
+	case json_type_int:
+	case json_type_double:
+		fn(path, json_object_get_double(v), arg);
+		break;
+	case json_type_object:
+		json_object_object_foreach(v, k, m)
+		{
+			int n;
+			if (skip != NULL && strcmp(k, skip) == 0)
+				continue;
+			n = snprintf(path + len, PATH_MAX_LEN - len, "%s%s", len ? "." : "", k);
+			if (n > 0 && len + (size_t)n < PATH_MAX_LEN)
+				walk(m, path, len + (size_t)n, NULL, fn, arg);
+		}
+		break;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(v); i++) {
+			json_object *el = json_object_array_get_idx(v, i);
+			int n;
+			if (!json_object_is_type(el, json_type_object))
+				continue; /* lists of names ("sets") are no figures */
+			ident = element_name(el, i, name, sizeof(name));
+			n = snprintf(path + len, PATH_MAX_LEN - len, ".%s", name);
+			if (n > 0 && len + (size_t)n < PATH_MAX_LEN)
+				walk(el, path, len + (size_t)n, ident, fn, arg);
+		}
+		break;
+	default: /* strings and booleans: labels, not figures */
+		break;
+	}
+	path[len] = '\0';
+}
+
+/* span_s first, then every figure in the report's order. */
+void
+compare_flatten(json_object *result, void (*fn)(const char *path, double v, void *arg), void *arg)
+{
+	char path[PATH_MAX_LEN] = "span_s";
+	json_object *v;
+
+	if (json_object_object_get_ex(result, "span_s", &v))
+		walk(v, path, strlen(path), NULL, fn, arg);
+	path[0] = '\0';
+	if (json_object_object_get_ex(result, "figures", &v))
+		walk(v, path, 0, NULL, fn, arg);
+}
+
+/* One figure: its values in every result of both sides. */
+struct figure {
+	char *path;
+	double *v;     /* [na + nb]; NAN: missing or null */
+	bool *present; /* [na + nb]: the result has the path */
+};
+
+/* Every figure of the comparison, indexed by path. */
+struct figures {
+	struct figure *v;
+	size_t n, cap;
+	json_object *index; /* path -> position in v */
+	size_t nres;        /* na + nb */
+	size_t cur;         /* the result being flattened */
+};
+
+/* Record one value of the current result. */
+static void
+collect(const char *path, double v, void *arg)
+{
+	struct figures *fs = arg;
+	json_object *pos;
+	struct figure *f;
+
+	if (json_object_object_get_ex(fs->index, path, &pos))
+		f = &fs->v[json_object_get_int64(pos)];
+	else {
+		if (fs->n == fs->cap) {
+			fs->cap = fs->cap ? fs->cap * 2 : 256;
+			fs->v = xreallocarray(fs->v, fs->cap, sizeof(*fs->v));
+		}
+		json_object_object_add(fs->index, path, json_object_new_int64((int64_t)fs->n));
+		f = &fs->v[fs->n++];
+		f->path = xstrdup(path);
+		f->v = xcalloc(fs->nres, sizeof(*f->v));
+		f->present = xcalloc(fs->nres, sizeof(*f->present));
+	}
+	f->v[fs->cur] = v;
+	f->present[fs->cur] = true;
+}
+
+/* Statistics of one side of a figure. */
+struct stats {
+	size_t n;
+	double mean, min, max, stddev;
+};
+
+/* Mean, min, max and sample standard deviation of v[0..n), missing values (NAN) skipped. */
+static void
+stats_of(const double *v, size_t n, struct stats *st)
+{
+	double sum = 0, sq = 0;
+
+	memset(st, 0, sizeof(*st));
+	st->mean = st->min = st->max = NAN;
+	for (size_t i = 0; i < n; i++) {
+		if (isnan(v[i]))
+			continue;
+		if (st->n == 0 || v[i] < st->min)
+			st->min = v[i];
+		if (st->n == 0 || v[i] > st->max)
+			st->max = v[i];
+		sum += v[i];
+		st->n++;
+	}
+	if (st->n == 0)
+		return;
+	st->mean = sum / (double)st->n;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(v[i]))
+			sq += (v[i] - st->mean) * (v[i] - st->mean);
+	st->stddev = st->n > 1 ? sqrt(sq / (double)(st->n - 1)) : 0;
+}
+
+/* One side as an object: the mean, and with several results min, max, stddev and n. */
+static json_object *
+side_json(const struct stats *st, size_t nres)
+{
+	json_object *o = json_object_new_object();
+
+	json_add_double(o, "mean", st->mean);
+	if (nres > 1) {
+		json_add_double(o, "min", st->min);
+		json_add_double(o, "max", st->max);
+		json_add_double(o, "stddev", st->n > 0 ? st->stddev : NAN);
+		json_add_uint(o, "n", st->n);
+	}
+	return o;
+}
+
+/* One figure's line of the comparison. */
+static json_object *
+figure_json(struct figure *f, size_t na, size_t nb)
+{
+	const struct figure_kind *k = kind_of(f->path);
+	json_object *o = json_object_new_object();
+	struct stats sa, sb;
+	double change, pct;
+
+	for (size_t i = 0; i < na + nb; i++)
+		if (!f->present[i])
+			f->v[i] = k->level ? NAN : 0;
+	stats_of(f->v, na, &sa);
+	stats_of(f->v + na, nb, &sb);
+	change = sb.mean - sa.mean;
+	if (sa.mean != 0)
+		pct = 100.0 * change / fabs(sa.mean);
+	else
+		pct = change == 0 ? 0 : NAN;
+	json_add_string(o, "figure", f->path);
+	json_add_string(o, "unit", k->unit);
+	json_add_string(o, "better", k->better);
+	json_object_object_add(o, "a", side_json(&sa, na));
+	json_object_object_add(o, "b", side_json(&sb, nb));
+	json_add_double(o, "change", change);
+	json_add_double(o, "change_pct", pct);
+	return o;
+}
+
+/* Collect every figure of every result, then one line per figure. */
+json_object *
+compare_results(json_object *const *a, size_t na, json_object *const *b, size_t nb)
+{
+	struct figures fs = {.index = json_object_new_object(), .nres = na + nb};
+	json_object *out = json_object_new_object(), *arr = json_object_new_array(), *side;
+
+	for (fs.cur = 0; fs.cur < na + nb; fs.cur++)
+		compare_flatten(fs.cur < na ? a[fs.cur] : b[fs.cur - na], collect, &fs);
+	for (size_t i = 0; i < fs.n; i++) {
+		json_object_array_add(arr, figure_json(&fs.v[i], na, nb));
+		free(fs.v[i].path);
+		free(fs.v[i].v);
+		free(fs.v[i].present);
+	}
+	free(fs.v);
+	json_object_put(fs.index);
+	side = json_object_new_object();
+	json_add_uint(side, "n", na);
+	json_object_object_add(out, "a", side);
+	side = json_object_new_object();
+	json_add_uint(side, "n", nb);
+	json_object_object_add(out, "b", side);
+	json_object_object_add(out, "figures", arr);
+	return out;
+}

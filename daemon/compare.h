@@ -1,0 +1,36 @@
+/* compare.h: one result (or a set of results: iterations) against another, figure by
+ * figure: each side's mean (with min, max and sample standard deviation when a side has
+ * several results), the absolute and % change, and whether higher or lower is better. */
+#ifndef NM_COMPARE_H
+#define NM_COMPARE_H
+
+#include <json-c/json.h>
+#include <stddef.h>
+
+#define COMPARE_MAX_RESULTS 256 /* results on one side */
+
+/* What kind of figure a path names: its unit ("packets/s", "%", "" when none) and which
+ * way is better ("higher", "lower", or NULL when it depends on the load). Never NULL
+ * unit. */
+void compare_figure_kind(const char *path, const char **unit, const char **better);
+
+/* Flatten a result's "figures" (and its "span_s") to paths: "tcp.retrans_segs",
+ * "queues.ratio.by_irq_cpu", "queues.devices.eth0.queues.7.rx_pps" (array elements are
+ * named by their name/device/line/queue/cpu member). fn gets each numeric leaf; v is NAN
+ * for a null (a ratio with nothing to divide by). */
+void compare_flatten(json_object *result, void (*fn)(const char *path, double v, void *arg),
+                     void *arg);
+
+/* Compare a[0..na) with b[0..nb) (results as the results store keeps them; na, nb >= 1).
+ * Returns a new object:
+ *   {"a": {"n": na}, "b": {"n": nb},
+ *    "figures": [{"figure": PATH, "unit": U, "better": "higher"|"lower"|null,
+ *                 "a": {"mean": M[, "min", "max", "stddev", "n"]}, "b": {...},
+ *                 "change": B-A, "change_pct": %}, ...]}
+ * in the order the figures first appear (a's results first). A figure that a result
+ * leaves out counts as 0 there (reports leave out what did not move), except shares and
+ * ratios (%, ratio, per packet), which count as missing; null values count as missing.
+ * "change_pct" is null when A's mean is 0 and B's is not. */
+json_object *compare_results(json_object *const *a, size_t na, json_object *const *b, size_t nb);
+
+#endif

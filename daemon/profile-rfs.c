@@ -1,0 +1,131 @@
+/* profile-rfs.c: the [rfs] section: Receive Flow Steering, the per-rx-queue flow tables
+ * (queues/rx-N/rps_flow_cnt) and the global socket flow table
+ * (net.core.rps_sock_flow_entries).
+ *
+ *   flow_cnt = 512             every rx queue's table (turns RFS on)
+ *   sock_flow_entries = N      the global table; default: flow_cnt x rx queues, as the kit
+ *                              computed it; "keep" leaves it alone
+ *   enable = off               RFS off: every rx queue's table 0, and the global table 0
+ *                              (unless sock_flow_entries says otherwise)
+ *
+ * The kernel rounds both sizes up to a power of two; values are compared that way. The
+ * global table exists only in the host's network namespace: elsewhere, unless it was asked
+ * for by value, it is left alone with a warning. */
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "profile.h"
+
+#define SOCK_SYSCTL "net.core.rps_sock_flow_entries"
+
+/* Take a key of [rfs]. */
+int
+profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
+{
+	enum profile_switch sw;
+
+	if (strcmp(key, "enable") == 0) {
+		if (profile_parse_switch("rfs", key, val, &sw, err) < 0)
+			return -1;
+		p->rfs = sw;
+		return 0;
+	}
+	if (strcmp(key, "flow_cnt") == 0) {
+		if (profile_parse_u32("rfs", key, val, PROFILE_FLOW_CNT_MAX, &p->flow_cnt, err) < 0)
+			return -1;
+		if (p->rfs == PROFILE_SWITCH_UNSET)
+			p->rfs = PROFILE_SWITCH_ON;
+		return 0;
+	}
+	if (strcmp(key, "sock_flow_entries") == 0) {
+		if (strcmp(val, "keep") == 0) {
+			p->sock_mode = PROFILE_SOCK_KEEP;
+			return 0;
+		}
+		if (strcmp(val, "default") == 0) {
+			p->sock_mode = PROFILE_SOCK_DEFAULT;
+			return 0;
+		}
+		if (profile_parse_u32("rfs", key, val, PROFILE_SOCK_MAX, &p->sock_flow_entries,
+		                      err) < 0)
+			return -1;
+		p->sock_mode = PROFILE_SOCK_SET;
+		if (p->rfs == PROFILE_SWITCH_UNSET)
+			p->rfs = PROFILE_SWITCH_ON;
+		return 0;
+	}
+	return nm_error_set(err, NM_ERR_BAD_ARGS,
+	                    "[rfs]: unknown key \"%s\" (flow_cnt, sock_flow_entries, enable)", key);
+}
+
+/* Check [rfs] once all its keys are read. */
+int
+profile_rfs_check(const struct profile *p, struct nm_error *err)
+{
+	if (p->rfs == PROFILE_SWITCH_ON && p->flow_cnt == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "[rfs] needs flow_cnt above 0 (enable = off turns RFS off)");
+	if (p->rfs == PROFILE_SWITCH_OFF && p->flow_cnt != 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "[rfs] flow_cnt with enable = off");
+	return 0;
+}
+
+/* The global table's size this profile asks for. -1 with err when it is too big. */
+static int
+sock_entries(const struct profile *p, const struct profile_host *h, uint32_t *out,
+             struct nm_error *err)
+{
+	uint64_t v;
+
+	if (p->sock_mode == PROFILE_SOCK_SET) {
+		*out = p->sock_flow_entries;
+		return 0;
+	}
+	v = p->rfs == PROFILE_SWITCH_ON ? (uint64_t)p->flow_cnt * h->nrx : 0;
+	if (v > PROFILE_SOCK_MAX)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "[rfs] flow_cnt %u x %u rx queues = %llu is above the kernel's "
+		                    "limit of %u for rps_sock_flow_entries: set sock_flow_entries",
+		                    p->flow_cnt, h->nrx, (unsigned long long)v, PROFILE_SOCK_MAX);
+	*out = (uint32_t)v;
+	return 0;
+}
+
+/* Plan the global socket flow table and every rx queue's flow count. */
+int
+profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
+                 struct nm_error *err)
+{
+	struct nm_error e;
+	uint32_t sock = 0;
+	char val[16];
+
+	if (p->rfs == PROFILE_SWITCH_UNSET)
+		return 0;
+	if (h->nrx == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "[rfs]: %s has no rx queues", h->dev);
+	if (p->sock_mode != PROFILE_SOCK_KEEP) {
+		if (sock_entries(p, h, &sock, err) < 0)
+			return -1;
+		snprintf(val, sizeof(val), "%u", sock);
+		if (plan_add(pl, h, PLAN_SYSCTL, NULL, -1, SOCK_SYSCTL, val, &e) == NULL) {
+			if (e.code != NM_ERR_NOT_FOUND || p->sock_mode == PROFILE_SOCK_SET) {
+				if (err)
+					*err = e;
+				return -1;
+			}
+			plan_warn(
+			    pl,
+			    "rps_sock_flow_entries is not visible here (it is global and lives "
+			    "in the host's network namespace): left alone; set it to %u from the "
+			    "host",
+			    sock);
+		}
+	}
+	snprintf(val, sizeof(val), "%u", p->rfs == PROFILE_SWITCH_ON ? p->flow_cnt : 0);
+	for (unsigned q = 0; q < h->nrx; q++)
+		if (plan_add(pl, h, PLAN_FLOW_CNT, h->dev, (int)q, NULL, val, err) == NULL)
+			return -1;
+	return 0;
+}

@@ -1,0 +1,577 @@
+/* profile.c: the profile model: INI text (libinih) and JSON into struct profile, the [profile]
+ * section, the value parsers the knob sections share, and the profile files of a
+ * directory. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "profile.h"
+#include "xmalloc.h"
+
+#define PROFILE_MAX_FILES 256 /* profiles listed from one directory */
+
+/* An empty profile. */
+void
+profile_init(struct profile *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+/* Free what the profile owns. */
+void
+profile_free(struct profile *p)
+{
+	free(p->irq.queues);
+	free(p->xps.queues);
+	free(p->rps.queues);
+	free(p->sysctls);
+	memset(p, 0, sizeof(*p));
+}
+
+/* Parse a CPU value: a word, a list or a mask. */
+int
+profile_parse_cpus(const char *val, struct profile_cpus *out, struct nm_error *err)
+{
+	struct nm_error e;
+
+	memset(out, 0, sizeof(*out));
+	if (strcmp(val, "all") == 0) {
+		out->kind = PROFILE_CPUS_ALL;
+		return 0;
+	}
+	if (strcmp(val, "local") == 0) {
+		out->kind = PROFILE_CPUS_LOCAL;
+		return 0;
+	}
+	if (cpuset_parse_any(&out->set, val, &e) < 0)
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "\"%s\" is not a CPU list, a hex mask, \"all\" or \"local\": %s", val,
+		    e.message);
+	out->kind = PROFILE_CPUS_SET;
+	return 0;
+}
+
+/* Match "PREFIX<N>" with N a plain decimal below 65536. */
+int
+profile_queue_key(const char *key, const char *prefix, unsigned *queue)
+{
+	size_t n = strlen(prefix);
+	unsigned long v = 0;
+	const char *p;
+
+	if (strncmp(key, prefix, n) != 0 || key[n] == '\0')
+		return 0;
+	for (p = key + n; *p; p++) {
+		if (*p < '0' || *p > '9' || v > 65535)
+			return 0;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	if (v > 65535 || (key[n] == '0' && key[n + 1] != '\0'))
+		return 0;
+	*queue = (unsigned)v;
+	return 1;
+}
+
+/* Set one queue's CPUs, keeping the list sorted by queue. */
+void
+profile_knob_set_queue(struct profile_knob *k, unsigned queue, const struct profile_cpus *c)
+{
+	size_t i;
+
+	for (i = 0; i < k->nqueues && k->queues[i].queue < queue; i++)
+		;
+	if (i < k->nqueues && k->queues[i].queue == queue) {
+		k->queues[i].cpus = *c;
+		return;
+	}
+	k->queues = xreallocarray(k->queues, k->nqueues + 1, sizeof(*k->queues));
+	memmove(&k->queues[i + 1], &k->queues[i], (k->nqueues - i) * sizeof(*k->queues));
+	k->queues[i].queue = queue;
+	k->queues[i].cpus = *c;
+	k->nqueues++;
+}
+
+/* The CPUs a knob names for a queue, or NULL. */
+const struct profile_cpus *
+profile_knob_queue(const struct profile_knob *k, unsigned queue)
+{
+	for (size_t i = 0; i < k->nqueues; i++)
+		if (k->queues[i].queue == queue)
+			return &k->queues[i].cpus;
+	return NULL;
+}
+
+/* Parse a policy word among those a section allows. */
+int
+profile_parse_policy(const char *section, const char *val, const char *const *names,
+                     const enum profile_policy *values, enum profile_policy *out,
+                     struct nm_error *err)
+{
+	char list[128] = "";
+	size_t off = 0;
+
+	for (size_t i = 0; names[i] != NULL; i++) {
+		if (strcmp(val, names[i]) == 0) {
+			*out = values[i];
+			return 0;
+		}
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s", i ? ", " : "",
+		                        names[i]);
+		if (off >= sizeof(list))
+			off = sizeof(list) - 1;
+	}
+	return nm_error_set(err, NM_ERR_BAD_ARGS, "[%s] policy: unknown policy \"%s\" (%s)",
+	                    section, val, list);
+}
+
+/* Parse on/off and its synonyms. */
+int
+profile_parse_switch(const char *section, const char *key, const char *val,
+                     enum profile_switch *out, struct nm_error *err)
+{
+	static const char *const on[] = {"on", "yes", "true", "1"};
+	static const char *const off[] = {"off", "no", "false", "0"};
+
+	for (size_t i = 0; i < 4; i++) {
+		if (strcasecmp(val, on[i]) == 0) {
+			*out = PROFILE_SWITCH_ON;
+			return 0;
+		}
+		if (strcasecmp(val, off[i]) == 0) {
+			*out = PROFILE_SWITCH_OFF;
+			return 0;
+		}
+	}
+	return nm_error_set(err, NM_ERR_BAD_ARGS, "[%s] %s: \"%s\" is not on or off", section, key,
+	                    val);
+}
+
+int
+profile_parse_u32(const char *section, const char *key, const char *val, uint32_t max,
+                  uint32_t *out, struct nm_error *err)
+{
+	unsigned long long v = 0;
+	const char *p = val;
+
+	if (*p == '\0')
+		goto bad;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			goto bad;
+		v = v * 10 + (unsigned long long)(*p - '0');
+		if (v > max)
+			goto bad;
+	}
+	*out = (uint32_t)v;
+	return 0;
+bad:
+	return nm_error_set(err, NM_ERR_BAD_ARGS,
+	                    "[%s] %s: \"%s\" is not a whole number from 0 to %u", section, key, val,
+	                    max);
+}
+
+/* Take a key of a per-queue section: policy, cpus or a queue. */
+int
+profile_knob_key(struct profile_knob *k, const char *section, const char *qprefix,
+                 const char *const *names, const enum profile_policy *values, const char *key,
+                 const char *val, struct nm_error *err)
+{
+	struct profile_cpus c;
+	struct nm_error e;
+	unsigned q;
+
+	k->present = true;
+	if (strcmp(key, "policy") == 0)
+		return profile_parse_policy(section, val, names, values, &k->policy, err);
+	if (strcmp(key, "cpus") == 0) {
+		if (profile_parse_cpus(val, &k->cpus, &e) < 0)
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "[%s] cpus: %s", section,
+			                    e.message);
+		return 0;
+	}
+	if (profile_queue_key(key, qprefix, &q)) {
+		if (profile_parse_cpus(val, &c, &e) < 0)
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "[%s] %s: %s", section, key,
+			                    e.message);
+		profile_knob_set_queue(k, q, &c);
+		return 0;
+	}
+	return nm_error_set(err, NM_ERR_BAD_ARGS, "[%s]: unknown key \"%s\" (policy, cpus, %sN)",
+	                    section, key, qprefix);
+}
+
+/* Copy a string member, refusing one that does not fit. */
+static int
+set_field(char *dst, size_t size, const char *key, const char *val, struct nm_error *err)
+{
+	if (strlen(val) >= size)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "[profile] %s: longer than %zu bytes",
+		                    key, size - 1);
+	snprintf(dst, size, "%s", val);
+	return 0;
+}
+
+/* One key of [profile]. */
+static int
+profile_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
+{
+	if (strcmp(key, "name") == 0)
+		return set_field(p->name, sizeof(p->name), key, val, err);
+	if (strcmp(key, "description") == 0)
+		return set_field(p->description, sizeof(p->description), key, val, err);
+	if (strcmp(key, "device") == 0) {
+		if (strcmp(val, PROFILE_DEFAULT_ROUTE) == 0 || *val == '\0') {
+			p->device[0] = '\0';
+			return 0;
+		}
+		if (profile_host_check_dev(val, err) < 0)
+			return -1;
+		snprintf(p->device, sizeof(p->device), "%s", val);
+		return 0;
+	}
+	return nm_error_set(err, NM_ERR_BAD_ARGS,
+	                    "[profile]: unknown key \"%s\" (name, description, device)", key);
+}
+
+/* Route a key to its section. */
+static int
+profile_set(struct profile *p, const char *section, const char *key, const char *val,
+            struct nm_error *err)
+{
+	static const struct {
+		const char *name;
+		int (*fn)(struct profile *, const char *, const char *, struct nm_error *);
+	} sections[] = {
+	    {"profile", profile_key},       {"irq", profile_irq_key}, {"xps", profile_xps_key},
+	    {"rps", profile_rps_key},       {"rfs", profile_rfs_key}, {"arfs", profile_arfs_key},
+	    {"sysctl", profile_sysctl_key},
+	};
+
+	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
+		if (strcmp(section, sections[i].name) == 0)
+			return sections[i].fn(p, key, val, err);
+	return nm_error_set(err, NM_ERR_BAD_ARGS,
+	                    "unknown section [%s] (profile, irq, xps, rps, rfs, arfs, sysctl)",
+	                    section);
+}
+
+/* The checks of every section once all keys are read. */
+static int
+profile_check(const struct profile *p, struct nm_error *err)
+{
+	if (profile_irq_check(p, err) < 0 || profile_xps_check(p, err) < 0 ||
+	    profile_rps_check(p, err) < 0 || profile_rfs_check(p, err) < 0 ||
+	    profile_arfs_check(p, err) < 0 || profile_sysctl_check(p, err) < 0)
+		return -1;
+	if (!p->irq.present && !p->xps.present && !p->rps.present &&
+	    p->rfs == PROFILE_SWITCH_UNSET && p->ntuple == PROFILE_SWITCH_UNSET && p->nsysctls == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "the profile changes nothing: give at least one of [irq], "
+		                    "[xps], [rps], [rfs], [arfs], [sysctl]");
+	return 0;
+}
+
+/* Prefix err's message with the profile's label. */
+static int
+label_error(struct nm_error *err, const char *label, int line)
+{
+	char msg[NM_ERROR_MSG_MAX];
+
+	if (err == NULL)
+		return -1;
+	snprintf(msg, sizeof(msg), "%s", err->message);
+	if (line > 0)
+		snprintf(err->message, sizeof(err->message), "%.63s:%d: %.400s", label, line, msg);
+	else
+		snprintf(err->message, sizeof(err->message), "%.63s: %.400s", label, msg);
+	return -1;
+}
+
+struct ini_ctx {
+	struct profile *p;
+	struct nm_error *err;
+	int failed;
+};
+
+/* inih callback: 0 stops at the first bad key (inih then returns its line). */
+static int
+ini_cb(void *user, const char *section, const char *key, const char *val)
+{
+	struct ini_ctx *c = user;
+
+	if (*section == '\0') {
+		nm_error_set(c->err, NM_ERR_BAD_ARGS,
+		             "\"%s\" is outside any section (a [section] line is missing or "
+		             "malformed)",
+		             key);
+		c->failed = 1;
+		return 0;
+	}
+	if (profile_set(c->p, section, key, val, c->err) < 0) {
+		c->failed = 1;
+		return 0;
+	}
+	return 1;
+}
+
+/* Parse INI text into a profile and check it. */
+int
+profile_parse_ini(struct profile *p, const char *name, const char *text, size_t len,
+                  struct nm_error *err)
+{
+	struct ini_ctx c;
+	char *copy;
+	int r;
+
+	profile_init(p);
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	if (len > PROFILE_MAX_TEXT)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: longer than %u bytes", name,
+		                    PROFILE_MAX_TEXT);
+	if (memchr(text, '\0', len) != NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: holds a NUL byte", name);
+	copy = xmemdupz(text, len);
+	c = (struct ini_ctx){p, err, 0};
+	r = ini_parse_string(copy, ini_cb, &c);
+	free(copy);
+	if (r != 0) {
+		if (!c.failed)
+			nm_error_set(err, NM_ERR_BAD_ARGS, "syntax error");
+		profile_free(p);
+		return label_error(err, name, r);
+	}
+	if (profile_check(p, err) < 0) {
+		profile_free(p);
+		return label_error(err, name, 0);
+	}
+	return 0;
+}
+
+/* A JSON scalar as the string an INI value would be; NULL for other types. */
+static const char *
+json_scalar(json_object *v, char *buf, size_t size)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		return json_object_get_string(v);
+	case json_type_int:
+		snprintf(buf, size, "%lld", (long long)json_object_get_int64(v));
+		return buf;
+	case json_type_boolean:
+		return json_object_get_boolean(v) ? "on" : "off";
+	default:
+		return NULL;
+	}
+}
+
+/* The members of one JSON section (or of the top level for [profile]). */
+static int
+json_section(struct profile *p, const char *section, json_object *obj, bool top,
+             struct nm_error *err)
+{
+	char num[32];
+
+	json_object_object_foreach(obj, key, v)
+	{
+		const char *val;
+		if (top && json_object_is_type(v, json_type_object))
+			continue; /* a section, done by the caller */
+		if ((val = json_scalar(v, num, sizeof(num))) == NULL)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "[%s] %s: must be a string, an integer or a boolean",
+			                    section, key);
+		if (profile_set(p, section, key, val, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Parse a JSON object into a profile and check it. */
+int
+profile_parse_json(struct profile *p, const char *name, json_object *obj, struct nm_error *err)
+{
+	profile_init(p);
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	if (!json_object_is_type(obj, json_type_object)) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "a profile must be a JSON object");
+		return label_error(err, name, 0);
+	}
+	if (json_section(p, "profile", obj, true, err) < 0)
+		goto fail;
+	json_object_object_foreach(obj, key, v)
+	{
+		if (!json_object_is_type(v, json_type_object))
+			continue;
+		if (strcmp(key, "profile") == 0 && json_section(p, "profile", v, false, err) < 0)
+			goto fail;
+		if (strcmp(key, "profile") != 0 && json_section(p, key, v, false, err) < 0)
+			goto fail;
+	}
+	if (profile_check(p, err) < 0)
+		goto fail;
+	return 0;
+fail:
+	profile_free(p);
+	return label_error(err, name, 0);
+}
+
+/* Is name a profile name (a file name in the profile directory, without ".conf")? */
+static bool
+valid_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= PROFILE_NAME_MAX || name[0] == '.')
+		return false;
+	for (const char *s = name; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
+			return false;
+	return true;
+}
+
+/* Read a whole small file; NULL with err. The caller frees. */
+static char *
+read_text(const char *path, size_t *len, struct nm_error *err)
+{
+	char *buf = xmalloc(PROFILE_MAX_TEXT + 2);
+	size_t n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0) {
+		nm_error_set(err, errno == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED, "%s: %s",
+		             path, strerror(errno));
+		free(buf);
+		return NULL;
+	}
+	while (n <= PROFILE_MAX_TEXT && (r = read(fd, buf + n, PROFILE_MAX_TEXT + 1 - n)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			nm_error_set(err, NM_ERR_FAILED, "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		n += (size_t)r;
+	}
+	if (n > PROFILE_MAX_TEXT) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: longer than %u bytes", path,
+		             PROFILE_MAX_TEXT);
+		goto fail;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+fail:
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/* Read and parse a profile of the profile directory. */
+int
+profile_load(struct profile *p, const char *dir, const char *name, char *path, size_t size,
+             struct nm_error *err)
+{
+	char *text;
+	size_t len;
+	int r;
+
+	profile_init(p);
+	if (!valid_name(name))
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "\"%s\" is not a profile name (letters, digits, '_', '-', '.'; "
+		                    "a file is given by a path with a '/' or ending in .conf)",
+		                    name);
+	if ((size_t)snprintf(path, size, "%s/%s.conf", dir, name) >= size)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "profile path too long");
+	if ((text = read_text(path, &len, err)) == NULL) {
+		if (err && err->code == NM_ERR_NOT_FOUND)
+			nm_error_set(err, NM_ERR_NOT_FOUND,
+			             "no profile \"%s\" (no %s; \"profiles\" lists them)", name,
+			             path);
+		return -1;
+	}
+	r = profile_parse_ini(p, name, text, len, err);
+	free(text);
+	return r;
+}
+
+/* The sections a profile sets, as JSON. */
+json_object *
+profile_sections_json(const struct profile *p)
+{
+	json_object *a = json_object_new_array();
+
+	if (p->irq.present)
+		json_object_array_add(a, json_object_new_string("irq"));
+	if (p->xps.present)
+		json_object_array_add(a, json_object_new_string("xps"));
+	if (p->rps.present)
+		json_object_array_add(a, json_object_new_string("rps"));
+	if (p->rfs != PROFILE_SWITCH_UNSET)
+		json_object_array_add(a, json_object_new_string("rfs"));
+	if (p->ntuple != PROFILE_SWITCH_UNSET)
+		json_object_array_add(a, json_object_new_string("arfs"));
+	if (p->nsysctls > 0)
+		json_object_array_add(a, json_object_new_string("sysctl"));
+	return a;
+}
+
+/* qsort comparator of file names. */
+static int
+cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The profiles of a directory, each parsed, as JSON. */
+json_object *
+profile_list_json(const char *dir)
+{
+	json_object *arr = json_object_new_array();
+	char *names[PROFILE_MAX_FILES];
+	size_t n = 0;
+	struct dirent *de;
+	DIR *dp = opendir(dir);
+
+	if (dp == NULL)
+		return arr;
+	while ((de = readdir(dp)) != NULL && n < PROFILE_MAX_FILES) {
+		size_t l = strlen(de->d_name);
+		if (l > 5 && strcmp(de->d_name + l - 5, ".conf") == 0 && de->d_name[0] != '.')
+			names[n++] = xstrndup(de->d_name, l - 5);
+	}
+	closedir(dp);
+	qsort(names, n, sizeof(names[0]), cmp_names);
+	for (size_t i = 0; i < n; i++) {
+		json_object *o = json_object_new_object();
+		struct profile p;
+		struct nm_error err;
+		char path[4096] = "";
+
+		json_add_string(o, "name", names[i]);
+		if (profile_load(&p, dir, names[i], path, sizeof(path), &err) < 0) {
+			json_add_string(o, "error", err.message);
+		} else {
+			json_add_string(o, "description", p.description);
+			json_add_string(o, "device",
+			                p.device[0] ? p.device : PROFILE_DEFAULT_ROUTE);
+			json_object_object_add(o, "sections", profile_sections_json(&p));
+			profile_free(&p);
+		}
+		json_add_string(o, "path", path);
+		json_object_array_add(arr, o);
+		free(names[i]);
+	}
+	return arr;
+}

@@ -1,0 +1,379 @@
+/* profile.h: tuning profiles: IRQ affinity, XPS, RPS, RFS, aRFS (ntuple) and net.* sysctls
+ * for one network device.
+ *
+ * A profile (struct profile) is parsed from INI text (conf/profiles/NAME.conf) or from a JSON
+ * object of the same sections and keys (profile.c). Each knob owns its section: its keys,
+ * its checks and the writes it plans (profile-<knob>.c). On a host (struct profile_host,
+ * profile-host.c: every path below the root prefix, confined to the device's own sysfs
+ * directory) a profile becomes a plan: a list of (path, old, new) writes in a fixed order,
+ * validated before anything is written (profile-plan.c). Applying saves the old values to
+ * the state directory first and rolls every write back on any failure; revert restores the
+ * saved values, also after a restart (profile-state.c). */
+#ifndef NM_PROFILE_H
+#define NM_PROFILE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpulist.h"
+
+struct nm_error;
+struct irq_info;
+
+#define PROFILE_NAME_MAX      64
+#define PROFILE_DEV_MAX       16 /* IFNAMSIZ */
+#define PROFILE_SYSCTL_MAX    128
+#define PROFILE_VALUE_MAX     256
+#define PROFILE_MAX_TEXT      60000 /* bytes of INI text */
+#define PROFILE_MAX_SYSCTLS   64
+#define PROFILE_DEFAULT_ROUTE "default-route"
+#define PROFILE_FLOW_CNT_MAX  (1u << 22) /* rps_flow_cnt of one rx queue */
+#define PROFILE_SOCK_MAX      (1u << 29) /* rps_sock_flow_entries (the kernel's limit) */
+
+/* What a knob does with its queues. Each knob accepts some of these. */
+enum profile_policy {
+	PROFILE_POLICY_UNSET = 0,
+	PROFILE_POLICY_SPREAD,     /* irq: the IRQs of queue i -> the i-th CPU of the list */
+	PROFILE_POLICY_ALL,        /* irq: every queue IRQ -> the whole list */
+	PROFILE_POLICY_DEFAULT,    /* irq: /proc/irq/default_smp_affinity */
+	PROFILE_POLICY_ONE_TO_ONE, /* xps: tx-i -> the i-th CPU of the list */
+	PROFILE_POLICY_CPUS,       /* rps: the whole list on every rx queue */
+	PROFILE_POLICY_NONE,       /* xps, rps: the empty mask */
+	PROFILE_POLICY_EXPLICIT,   /* only the queues named one by one */
+};
+
+/* A set of CPUs as a profile names it: a list or mask, or a word resolved on the host. */
+enum profile_cpus_kind {
+	PROFILE_CPUS_UNSET = 0,
+	PROFILE_CPUS_SET,   /* "0-3,72" or a hex mask */
+	PROFILE_CPUS_ALL,   /* "all": every online CPU (rps: every online housekeeping CPU) */
+	PROFILE_CPUS_LOCAL, /* "local": the online CPUs of the device's NUMA node */
+};
+
+struct profile_cpus {
+	enum profile_cpus_kind kind;
+	struct cpuset set; /* PROFILE_CPUS_SET */
+};
+
+/* The CPUs named for one queue ("queue.3", "tx-3", "rx-3" keys). */
+struct profile_queue_cpus {
+	unsigned queue;
+	struct profile_cpus cpus;
+};
+
+/* The [irq], [xps] and [rps] sections. */
+struct profile_knob {
+	bool present; /* the section was given */
+	enum profile_policy policy;
+	struct profile_cpus cpus;
+	struct profile_queue_cpus *queues; /* per-queue keys, sorted by queue; owned */
+	size_t nqueues;
+};
+
+enum profile_switch {
+	PROFILE_SWITCH_UNSET = 0,
+	PROFILE_SWITCH_OFF,
+	PROFILE_SWITCH_ON,
+};
+
+/* rps_sock_flow_entries: computed, given, or left alone. */
+enum profile_sock {
+	PROFILE_SOCK_DEFAULT = 0, /* flow_cnt x rx queues (0 when rfs is off) */
+	PROFILE_SOCK_SET,
+	PROFILE_SOCK_KEEP,
+};
+
+struct profile_sysctl {
+	char name[PROFILE_SYSCTL_MAX]; /* "net.core.netdev_max_backlog" */
+	char value[PROFILE_VALUE_MAX];
+};
+
+struct profile {
+	char name[PROFILE_NAME_MAX];
+	char description[256];
+	char device[PROFILE_DEV_MAX]; /* "": the device of the default route */
+	struct profile_knob irq, xps, rps;
+	enum profile_switch rfs;
+	uint32_t flow_cnt; /* per rx queue, when rfs is on */
+	enum profile_sock sock_mode;
+	uint32_t sock_flow_entries; /* PROFILE_SOCK_SET */
+	enum profile_switch ntuple; /* [arfs] */
+	struct profile_sysctl *sysctls;
+	size_t nsysctls;
+};
+
+/* ---- profile.c: the model ---- */
+
+void profile_init(struct profile *p);
+void profile_free(struct profile *p);
+/* Parse INI text into p (initialised here). name labels the profile and its messages ("spread",
+ * a file name); [profile] name overrides it. 0 ok; -1 with err naming the line, section and
+ * key. */
+int profile_parse_ini(struct profile *p, const char *name, const char *text, size_t len,
+                      struct nm_error *err);
+/* Parse a JSON object of the same sections: {"device":"eth0","irq":{"policy":"spread",
+ * "cpus":"0-7"},"rfs":{"flow_cnt":512},"sysctl":{"net.core.somaxconn":"4096"}}. Members of a
+ * section are strings, integers or booleans; top-level name, description and device are
+ * [profile] keys. 0 ok; -1 with err. */
+int profile_parse_json(struct profile *p, const char *name, json_object *obj, struct nm_error *err);
+/* Read and parse DIR/NAME.conf. name: letters, digits, '_', '-', '.', not starting with '.'.
+ * 0 ok (path gets the file's path); -1 with err (NM_ERR_NOT_FOUND when there is no such
+ * file). */
+int profile_load(struct profile *p, const char *dir, const char *name, char *path, size_t size,
+                 struct nm_error *err);
+/* The profiles of dir as a JSON array (new reference): name, description, device, sections,
+ * and error for a file that does not parse. */
+json_object *profile_list_json(const char *dir);
+/* The sections a profile touches, as a JSON array of names (new reference). */
+json_object *profile_sections_json(const struct profile *p);
+
+/* Helpers the knob files share. */
+/* Parse a CPU value: "all", "local", a CPU list or a kernel hex mask. 0 or -1 with err. */
+int profile_parse_cpus(const char *val, struct profile_cpus *out, struct nm_error *err);
+/* Parse "PREFIX<N>" ("tx-3" with prefix "tx-"): 1 matched with *queue, 0 not this form. */
+int profile_queue_key(const char *key, const char *prefix, unsigned *queue);
+/* Set the CPUs of one queue of a knob (replacing an earlier key for the same queue). */
+void profile_knob_set_queue(struct profile_knob *k, unsigned queue, const struct profile_cpus *c);
+/* The CPUs a knob's per-queue keys give queue, or NULL. */
+const struct profile_cpus *profile_knob_queue(const struct profile_knob *k, unsigned queue);
+/* Take a key of a per-queue section ([irq], [xps], [rps]): policy (one of names), cpus, or
+ * QPREFIX<N> ("queue.3", "tx-3"). 0 or -1 with err. */
+int profile_knob_key(struct profile_knob *k, const char *section, const char *qprefix,
+                     const char *const *names, const enum profile_policy *values, const char *key,
+                     const char *val, struct nm_error *err);
+/* Parse a policy word among those allowed (a NULL-terminated list of names and values). */
+int profile_parse_policy(const char *section, const char *val, const char *const *names,
+                         const enum profile_policy *values, enum profile_policy *out,
+                         struct nm_error *err);
+/* Parse on/off/yes/no/true/false/1/0. 0 or -1 with err naming section and key. */
+int profile_parse_switch(const char *section, const char *key, const char *val,
+                         enum profile_switch *out, struct nm_error *err);
+/* Parse an unsigned integer in [0, max]. 0 or -1 with err. */
+int profile_parse_u32(const char *section, const char *key, const char *val, uint32_t max,
+                      uint32_t *out, struct nm_error *err);
+
+/* ---- profile-host.c: the host a profile is applied to ---- */
+
+/* Where a plan entry's file lives: the base directory below the root, which the relative
+ * path may not leave. */
+enum profile_base {
+	PROFILE_BASE_NETDEV, /* sys/class/net/DEV (the device's own sysfs directory) */
+	PROFILE_BASE_IRQ,    /* proc/irq */
+	PROFILE_BASE_SYSCTL, /* proc/sys */
+	PROFILE_BASE_ROOT,   /* the root itself (ethtool/DEV.features of a fixture) */
+};
+
+struct profile_host {
+	int rootfd;                  /* O_PATH|O_DIRECTORY fd of the root; owned */
+	char root[256];              /* the root prefix ("/" on the host) */
+	bool real;                   /* root is "/": ethtool ioctls reach the kernel */
+	int ethfd;                   /* ethtool socket (real only), -1 until needed; owned */
+	const struct irq_info *irqs; /* the interrupts source's IRQ table (borrowed), or NULL */
+	size_t nirqs;
+	char irq_reason[128]; /* why irqs is NULL */
+	/* set by profile_host_set_device */
+	char dev[PROFILE_DEV_MAX];
+	bool dev_from_route;
+	unsigned nrx, ntx; /* queues/rx-N and queues/tx-N directories */
+	/* read by profile_host_open */
+	struct cpuset online;
+	struct cpuset unhoused; /* isolated and nohz_full CPUs: the kernel drops them from RPS */
+	unsigned nr_cpus;       /* mask width: the highest possible CPU + 1 */
+};
+
+/* Open the root and read the CPUs (online, possible, isolated). 0 ok; -1 with err. */
+int profile_host_open(struct profile_host *h, const char *root, struct nm_error *err);
+void profile_host_close(struct profile_host *h);
+/* Check a device name as the kernel does (1-15 bytes, no '/', ':', whitespace, not "." or
+ * ".."). 0 or -1 with err. */
+int profile_host_check_dev(const char *dev, struct nm_error *err);
+/* Choose the device: dev, or the device of the default route when dev is NULL, "" or
+ * "default-route"; it must exist; counts its queues. 0 ok; -1 with err. */
+int profile_host_set_device(struct profile_host *h, const char *dev, struct nm_error *err);
+/* Does sys/class/net/DEV exist below the root? */
+bool profile_host_dev_exists(struct profile_host *h, const char *dev);
+/* Open rel below base (the base's own symlinks resolve inside the root; rel may hold no
+ * symlink and no ".." and may not leave base). flags: O_RDONLY or O_WRONLY|O_TRUNC. An fd, or
+ * -1 with errno. */
+int profile_host_openat(struct profile_host *h, enum profile_base base, const char *dev,
+                        const char *rel, int flags);
+/* Read a small file below base, trailing whitespace cut, into buf. 0 or -1 with errno. */
+int profile_host_read(struct profile_host *h, enum profile_base base, const char *dev,
+                      const char *rel, char *buf, size_t size);
+/* Write val and a newline in one write(2). 0 or -1 with errno. */
+int profile_host_write(struct profile_host *h, enum profile_base base, const char *dev,
+                       const char *rel, const char *val);
+/* Resolve a profile's CPUs on this host and check that every one is online (for_rps: and
+ * not isolated). what names the key in messages. 0 or -1 with err. */
+int profile_host_cpus(struct profile_host *h, const struct profile_cpus *c, bool for_rps,
+                      const char *what, struct cpuset *out, struct nm_error *err);
+/* Is a process named irqbalance running (proc/PID/comm below the root)? */
+bool profile_host_irqbalance(struct profile_host *h);
+/* The ethtool socket, opened on first use; -1 with err. */
+int profile_host_ethfd(struct profile_host *h, struct nm_error *err);
+
+/* ---- profile-plan.c: the writes ---- */
+
+/* What a plan entry writes, in plan order (the order writes happen in). */
+enum plan_kind {
+	PLAN_SYSCTL = 0, /* proc/sys/<name>; rfs's rps_sock_flow_entries is one */
+	PLAN_RPS,        /* queues/rx-N/rps_cpus (mask) */
+	PLAN_FLOW_CNT,   /* queues/rx-N/rps_flow_cnt */
+	PLAN_XPS,        /* queues/tx-N/xps_cpus (mask) */
+	PLAN_IRQ,        /* proc/irq/N/smp_affinity_list (list) */
+	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
+	PLAN_KIND__COUNT
+};
+
+struct plan_entry {
+	enum plan_kind kind;
+	char dev[PROFILE_DEV_MAX];     /* RPS, FLOW_CNT, XPS, NTUPLE */
+	int index;                     /* queue (RPS, FLOW_CNT, XPS) or IRQ number */
+	char name[PROFILE_SYSCTL_MAX]; /* SYSCTL: its name; IRQ: its action name (display) */
+	char path[320];                /* "/sys/class/net/eth0/queues/tx-3/xps_cpus", below root */
+	char *old;                     /* the value read before, as the file shows it; owned */
+	char *new;                     /* the value to write; owned */
+	bool change;                   /* old and new differ (as values, not strings) */
+	bool written;
+};
+
+struct plan {
+	struct plan_entry *e;
+	size_t n, cap;
+	json_object *warnings; /* array of strings; owned */
+	bool irq_written;      /* an IRQ affinity was written (views need a refresh) */
+};
+
+void plan_init(struct plan *pl);
+void plan_free(struct plan *pl);
+/* Add a warning (printf-style) to the plan. */
+void plan_warn(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Append an entry: fills its path, reads its old value (so a missing file is found before
+ * anything is written) and compares. Returns the entry, or NULL with err. */
+struct plan_entry *plan_add(struct plan *pl, struct profile_host *h, enum plan_kind kind,
+                            const char *dev, int index, const char *name, const char *new,
+                            struct nm_error *err);
+/* Build the plan of p on h (device already set): every knob in plan order. 0 ok; -1 with
+ * err and nothing written. */
+int plan_build(struct plan *pl, const struct profile *p, struct profile_host *h,
+               struct nm_error *err);
+/* Write every entry that changes, in order, reading each back. On a failure, restore what
+ * was written in reverse order; err says which write failed, why, and how the rollback went.
+ * 0 ok; -1 with err. */
+int plan_execute(struct plan *pl, struct profile_host *h, struct nm_error *err);
+/* Put back the old value of every entry written, last first. 0, or -1 with err naming the
+ * first that failed. */
+int plan_undo(struct plan *pl, struct profile_host *h, struct nm_error *err);
+/* Are two values of kind the same value (CPU sets by content, counts as the kernel rounds
+ * them, sysctls word by word)? */
+bool plan_same(enum plan_kind kind, const char *name, const char *a, const char *b);
+/* Read the live value of e into a new string (caller frees); NULL with err. */
+char *plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err);
+/* Write val to e's file (or the ntuple feature) and read it back. 0 or -1 with err. */
+int plan_write_checked(struct profile_host *h, const struct plan_entry *e, const char *val,
+                       struct nm_error *err);
+/* Plan the per-queue masks of k (xps_cpus, rps_cpus) for nq queues named QPREFIX<N>: a
+ * queue's own key, else the policy (one-to-one: the i-th CPU of cpus; cpus: all of them;
+ * none: the empty mask; explicit: untouched). 0 or -1 with err. */
+int plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile_knob *k,
+                     enum plan_kind kind, unsigned nq, const char *section, const char *qprefix,
+                     struct nm_error *err);
+/* A net.* sysctl name as a path below proc/sys ("net.core.x" -> "net/core/x"; a name with
+ * '/' is a path already). 0, or -1 when it is not a net.* name or would leave proc/sys. */
+int plan_sysctl_rel(const char *name, char *buf, size_t size);
+/* Fill e's path from its kind, device, index and name. */
+void plan_entry_path(const struct profile_host *h, struct plan_entry *e);
+/* The kind as a word ("xps") and back (-1 when unknown). */
+const char *plan_kind_name(enum plan_kind kind);
+int plan_kind_parse(const char *s);
+/* A value as people read it: CPU masks as lists ("0-3,72"), others unchanged. */
+void plan_display(enum plan_kind kind, const char *val, char *buf, size_t size);
+/* The entries that change, for dry-run and apply: [{"kind","path","old","new",...}]. */
+json_object *plan_changes_json(const struct plan *pl);
+/* How many entries change. */
+size_t plan_nchanges(const struct plan *pl);
+
+/* ---- the knobs: each parses its section's keys, checks them, plans its writes ---- */
+
+/* Take one key of the section; 0 ok, -1 with err. */
+int profile_irq_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
+int profile_xps_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
+int profile_rps_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
+int profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
+int profile_arfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
+int profile_sysctl_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
+/* Check the section as a whole once every key is read; 0 or -1 with err. */
+int profile_irq_check(const struct profile *p, struct nm_error *err);
+int profile_xps_check(const struct profile *p, struct nm_error *err);
+int profile_rps_check(const struct profile *p, struct nm_error *err);
+int profile_rfs_check(const struct profile *p, struct nm_error *err);
+int profile_arfs_check(const struct profile *p, struct nm_error *err);
+int profile_sysctl_check(const struct profile *p, struct nm_error *err);
+/* Add the knob's writes to the plan, checking them against the host; 0 or -1 with err. */
+int profile_irq_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
+                     struct nm_error *err);
+int profile_xps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
+                     struct nm_error *err);
+int profile_rps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
+                     struct nm_error *err);
+int profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
+                     struct nm_error *err);
+int profile_arfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
+                      struct nm_error *err);
+int profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
+                        struct nm_error *err);
+
+/* profile-irq.c: one queue IRQ of a device. */
+struct profile_irq {
+	unsigned queue;
+	const struct irq_info *irq; /* borrowed from h->irqs */
+};
+/* The queue IRQs of h's device (named by the device or its parent, as the queue views join
+ * them), by queue then in /proc/interrupts order; *n gets their number. Caller frees. */
+struct profile_irq *profile_irq_list(struct profile_host *h, size_t *n);
+/* profile-arfs.c: the ntuple feature of dev: "on" or "off" into buf (size >= 4). 0 ok; -1
+ * with err (NM_ERR_UNSUPPORTED when the device cannot say). */
+int profile_arfs_get(struct profile_host *h, const char *dev, char *buf, size_t size,
+                     struct nm_error *err);
+/* Turn it on or off. 0 ok; -1 with err naming the device and why. */
+int profile_arfs_set(struct profile_host *h, const char *dev, bool on, struct nm_error *err);
+/* The channel counts of dev as JSON (new reference), or NULL when unknown. */
+json_object *profile_arfs_channels(struct profile_host *h, const char *dev);
+
+/* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
+
+/* Who applied what, for applied.json. */
+struct profile_origin {
+	const char *profile; /* its name */
+	const char *source;  /* the file it came from, "inline" or "text" */
+	uint32_t uid;
+	int32_t pid;
+};
+
+/* Apply a built plan: save the old values (profile_state_save), write (plan_execute,
+ * which rolls back on failure; saved.json is then put back as it was), and record what was
+ * applied (applied.json; when that fails the writes are undone). 0, or -1 with err and the
+ * host as before. */
+int profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
+                  const struct profile_origin *o, struct nm_error *err);
+/* Save the old value of every entry of pl that saved.json does not hold yet (the oldest
+ * value wins: revert goes back to before the first apply). *prev gets the file's previous
+ * contents (NULL when there was none) for profile_state_restore_saved. 0 or -1 with err. */
+int profile_state_save(const char *state_dir, const struct plan *pl, const char *root,
+                       json_object **prev, struct nm_error *err);
+/* Put saved.json back as it was before profile_state_save (prev NULL: remove it). */
+int profile_state_restore_saved(const char *state_dir, json_object *prev, struct nm_error *err);
+/* Record the applied profile and the values it wrote (applied.json). 0 or -1 with err. */
+int profile_state_applied(const char *state_dir, const struct plan *pl,
+                          const struct profile_origin *o, const char *device, struct nm_error *err);
+/* Restore every saved value in reverse order, then remove the state files. The result
+ * (new reference) says what was done; a second revert finds nothing and says so. NULL with
+ * err when a write failed (the state is kept so that revert can be tried again). */
+json_object *profile_state_revert(const char *state_dir, struct profile_host *h,
+                                  struct nm_error *err);
+/* What is applied, by whom, when, and which of its values have drifted since (new
+ * reference). */
+json_object *profile_state_status(const char *state_dir, struct profile_host *h);
+#endif

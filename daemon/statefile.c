@@ -1,0 +1,286 @@
+/* statefile.c: atomic JSON files in the state directory: write, read, remove, scan. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "statefile.h"
+#include "xmalloc.h"
+
+/* Nesting of a stored JSON file accepted on reading. */
+#define STATEFILE_MAX_DEPTH 64
+/* Directory levels walked by a scan (a 200-byte name has at most 100). */
+#define STATEFILE_MAX_LEVELS 128
+
+/* root/rel into buf; -1 with err when it does not fit. */
+static int
+join_path(char *buf, size_t size, const char *root, const char *rel, const char *suffix,
+          struct nm_error *err)
+{
+	int n = snprintf(buf, size, "%s/%s%s", root, rel, suffix);
+
+	if (n < 0 || (size_t)n >= size)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "path %s/%s is too long", root, rel);
+	return 0;
+}
+
+/* fsync the directory dir, so that a rename or unlink in it is on disk. */
+static int
+sync_dir(const char *dir, struct nm_error *err)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || fsync(fd) < 0) {
+		nm_error_set(err, NM_ERR_FAILED, "sync %s: %s", dir, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* fsync the directory holding path. */
+static int
+sync_parent(const char *path, struct nm_error *err)
+{
+	char dir[PATH_MAX];
+	char *slash;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return sync_dir(".", err);
+	*slash = '\0';
+	return sync_dir(dir[0] ? dir : "/", err);
+}
+
+/* Create a directory when missing and sync its parent. */
+int
+statefile_mkdir(const char *dir, struct nm_error *err)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0750) == 0)
+		return sync_parent(dir, err);
+	if (errno == EEXIST && stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	if (errno == EEXIST)
+		errno = ENOTDIR;
+	return nm_error_set(err, NM_ERR_FAILED, "create directory %s: %s", dir, strerror(errno));
+}
+
+/* Create the directories of path below root (path starts with root + '/'). */
+static int
+make_parents(const char *root, char *path, struct nm_error *err)
+{
+	for (char *s = path + strlen(root) + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		int rc = statefile_mkdir(path, err);
+		*s = '/';
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Write all of buf to fd. */
+static int
+write_all(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Move tmp to path; with noreplace, fail with EEXIST when path exists. */
+static int
+move_into_place(const char *tmp, const char *path, bool noreplace)
+{
+	if (!noreplace)
+		return rename(tmp, path);
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+	/* A file system without RENAME_NOREPLACE: link(2) refuses an existing name too. */
+	if (link(tmp, path) < 0)
+		return -1;
+	unlink(tmp);
+	return 0;
+}
+
+/* Write a JSON file atomically: temp file, fsync, rename, fsync of the directory. */
+int
+statefile_write_json(const char *root, const char *rel, json_object *obj, bool noreplace,
+                     struct nm_error *err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	size_t len;
+	const char *line = json_to_line(obj, &len);
+	int fd;
+
+	if (join_path(path, sizeof(path), root, rel, "", err) < 0 ||
+	    join_path(tmp, sizeof(tmp), root, rel, STATEFILE_TMP_SUFFIX, err) < 0 ||
+	    make_parents(root, path, err) < 0)
+		return -1;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	if (fd < 0)
+		return nm_error_set(err, NM_ERR_FAILED, "create %s: %s", tmp, strerror(errno));
+	if (write_all(fd, line, len) < 0 || write_all(fd, "\n", 1) < 0 || fsync(fd) < 0) {
+		nm_error_set(err, NM_ERR_FAILED, "write %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (close(fd) < 0) {
+		nm_error_set(err, NM_ERR_FAILED, "write %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	if (move_into_place(tmp, path, noreplace) < 0) {
+		int e = errno;
+		unlink(tmp);
+		if (e == EEXIST)
+			return nm_error_set(err, NM_ERR_EXISTS, "%s exists", path);
+		return nm_error_set(err, NM_ERR_FAILED, "rename %s: %s", tmp, strerror(e));
+	}
+	return sync_parent(path, err);
+}
+
+/* Read a JSON file of at most STATEFILE_MAX_BYTES. */
+json_object *
+statefile_read_json(const char *root, const char *rel, struct nm_error *err)
+{
+	char path[PATH_MAX], msg[256];
+	struct stat st;
+	json_object *obj;
+	size_t len = 0;
+	char *buf;
+	int fd;
+
+	if (join_path(path, sizeof(path), root, rel, "", err) < 0)
+		return NULL;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+		nm_error_set(err, errno == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED, "open %s: %s",
+		             path, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > STATEFILE_MAX_BYTES) {
+		nm_error_set(err, NM_ERR_FAILED, "%s: not a regular file of at most %u bytes", path,
+		             STATEFILE_MAX_BYTES);
+		close(fd);
+		return NULL;
+	}
+	buf = xmalloc((size_t)st.st_size + 1);
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	obj = json_parse_bounded(buf, len, STATEFILE_MAX_DEPTH, msg, sizeof(msg));
+	free(buf);
+	if (obj == NULL)
+		nm_error_set(err, NM_ERR_FAILED, "%s: %s", path, msg);
+	return obj;
+}
+
+/* Remove a file and the directories it leaves empty. */
+int
+statefile_remove(const char *root, const char *rel, struct nm_error *err)
+{
+	char path[PATH_MAX];
+	char *slash;
+
+	if (join_path(path, sizeof(path), root, rel, "", err) < 0)
+		return -1;
+	if (unlink(path) < 0)
+		return nm_error_set(err, errno == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED,
+		                    "remove %s: %s", path, strerror(errno));
+	if (sync_parent(path, err) < 0)
+		return -1;
+	/* Directories of names with '/' go with their last file; root itself stays. */
+	while ((slash = strrchr(path, '/')) != NULL && (size_t)(slash - path) > strlen(root)) {
+		*slash = '\0';
+		if (rmdir(path) < 0)
+			break;
+	}
+	return 0;
+}
+
+/* Does s end with suffix? */
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* Walk root/rel (rel "" for root itself), level levels deep. */
+static void
+scan_dir(const char *root, char *rel, size_t rel_size, const char *suffix, statefile_scan_fn fn,
+         void *arg, int level)
+{
+	char dirpath[PATH_MAX];
+	size_t base = strlen(rel);
+	struct dirent *de;
+	DIR *dir;
+
+	snprintf(dirpath, sizeof(dirpath), "%s%s%s", root, base ? "/" : "", rel);
+	if ((dir = opendir(dirpath)) == NULL) {
+		if (errno != ENOENT)
+			log_warn("state: cannot read %s", dirpath);
+		return;
+	}
+	while ((de = readdir(dir)) != NULL) {
+		struct stat st;
+		int n;
+
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		n = snprintf(rel + base, rel_size - base, "%s%s", base ? "/" : "", de->d_name);
+		if (n < 0 || (size_t)n >= rel_size - base)
+			continue;
+		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode) && level < STATEFILE_MAX_LEVELS)
+			scan_dir(root, rel, rel_size, suffix, fn, arg, level + 1);
+		else if (S_ISREG(st.st_mode) && ends_with(de->d_name, STATEFILE_TMP_SUFFIX)) {
+			log_info("state: removing %s/%s, a write a crash interrupted", root, rel);
+			unlinkat(dirfd(dir), de->d_name, 0);
+		} else if (S_ISREG(st.st_mode) && ends_with(de->d_name, suffix))
+			fn(rel, arg);
+		rel[base] = '\0';
+	}
+	closedir(dir);
+}
+
+/* Walk a tree for files with a suffix, removing interrupted writes. */
+void
+statefile_scan(const char *root, const char *suffix, statefile_scan_fn fn, void *arg)
+{
+	char rel[PATH_MAX] = "";
+
+	scan_dir(root, rel, sizeof(rel), suffix, fn, arg, 0);
+}

@@ -1,0 +1,41 @@
+/* statefile.h: JSON files below a directory of the state directory, written atomically
+ * (temp file, fsync, rename, fsync of the directory) so that a crash leaves either the old
+ * state or the new one, never half a file. Paths are relative to a root directory that
+ * exists; their missing subdirectories are created on write and removed when emptied. */
+#ifndef NM_STATEFILE_H
+#define NM_STATEFILE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct nm_error;
+
+/* The suffix of a file being written; a file with it found at start-up is a crash's
+ * leftover. */
+#define STATEFILE_TMP_SUFFIX ".tmp"
+/* The largest file read back (a report of a very big host stays far below). */
+#define STATEFILE_MAX_BYTES (64u << 20)
+
+/* Write obj as one line of JSON and a newline to root/rel atomically, creating rel's
+ * directories. With noreplace, an existing file is left alone: NM_ERR_EXISTS. 0 ok; -1
+ * with err. */
+int statefile_write_json(const char *root, const char *rel, json_object *obj, bool noreplace,
+                         struct nm_error *err);
+/* Read root/rel as JSON (a new reference) or NULL with err (NM_ERR_NOT_FOUND when the
+ * file does not exist). */
+json_object *statefile_read_json(const char *root, const char *rel, struct nm_error *err);
+/* Remove root/rel, sync its directory and remove the directories it leaves empty up to
+ * root. 0 ok; -1 with err (NM_ERR_NOT_FOUND when it did not exist). */
+int statefile_remove(const char *root, const char *rel, struct nm_error *err);
+
+/* Called for each file found by statefile_scan, with its path relative to root. */
+typedef void (*statefile_scan_fn)(const char *rel, void *arg);
+/* Walk the tree below root and call fn for every regular file whose name ends with
+ * suffix; files ending with STATEFILE_TMP_SUFFIX (interrupted writes) are removed. */
+void statefile_scan(const char *root, const char *suffix, statefile_scan_fn fn, void *arg);
+
+/* Create the directory dir when missing (mode 0750). 0 ok; -1 with err. */
+int statefile_mkdir(const char *dir, struct nm_error *err);
+
+#endif

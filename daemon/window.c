@@ -1,0 +1,631 @@
+/* window.c: the registry of measurement windows: open ones, closed ones kept in memory with
+ * both edge snapshots, the files that mark open windows on disk, and recovery of windows a
+ * crash left open. */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "report.h"
+#include "results.h"
+#include "sampler.h"
+#include "snapshot.h"
+#include "statefile.h"
+#include "timeutil.h"
+#include "window.h"
+#include "xmalloc.h"
+
+#define WINDOW_SUFFIX ".json"
+#define CRASH_REASON  "the daemon stopped without closing it (crash or kill)"
+
+struct window {
+	char *name;
+	char origin[8]; /* "hand" or "test" */
+	bool open;
+	const char *closed_by; /* "hand" or "shutdown" once closed */
+	uint64_t close_seq;    /* order of closing: the first closed is forgotten first */
+	json_object *opts;     /* closed: {"cpus": [...], "min_rate": N} of its report */
+	struct snapshot start, end;
+};
+
+struct windows {
+	struct sampler *sampler;
+	struct results *results;
+	char *dir;          /* STATE_DIR/windows: one file per open window */
+	struct window **ws; /* in the order they were opened */
+	size_t n, cap;
+	uint64_t close_seq;
+};
+
+/* The index of the window named name, or -1. */
+static ssize_t
+find(const struct windows *ws, const char *name)
+{
+	for (size_t i = 0; i < ws->n; i++)
+		if (strcmp(ws->ws[i]->name, name) == 0)
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The file of an open window, relative to ws->dir. */
+static void
+window_rel(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", name, WINDOW_SUFFIX);
+}
+
+/* Free a window and take it out of the list (its files are left alone). */
+static void
+drop(struct windows *ws, size_t i)
+{
+	struct window *w = ws->ws[i];
+
+	snapshot_free(&w->start);
+	snapshot_free(&w->end);
+	json_object_put(w->opts);
+	free(w->name);
+	free(w);
+	memmove(ws->ws + i, ws->ws + i + 1, (ws->n - i - 1) * sizeof(*ws->ws));
+	ws->n--;
+}
+
+/* Memory the snapshots of a window hold. */
+static size_t
+snap_bytes(const struct window *w)
+{
+	return (w->start.n + w->end.n) * 2 * sizeof(uint64_t);
+}
+
+/* Forget the first-closed windows while more than the bounds are kept. */
+static void
+trim(struct windows *ws)
+{
+	for (;;) {
+		size_t nclosed = 0, bytes = 0, oldest = 0;
+		uint64_t seq = UINT64_MAX;
+
+		for (size_t i = 0; i < ws->n; i++) {
+			if (ws->ws[i]->open)
+				continue;
+			nclosed++;
+			bytes += snap_bytes(ws->ws[i]);
+			if (ws->ws[i]->close_seq < seq) {
+				seq = ws->ws[i]->close_seq;
+				oldest = i;
+			}
+		}
+		if (nclosed <= WINDOW_KEEP_MAX && bytes <= WINDOW_KEEP_BYTES)
+			return;
+		log_debug("window %s: snapshots dropped from memory (result stays on disk)",
+		          ws->ws[oldest]->name);
+		drop(ws, oldest);
+	}
+}
+
+/* RFC 3339 of a snapshot's instant. */
+static void
+snap_time(const struct snapshot *s, char *buf, size_t size)
+{
+	time_format_rfc3339(s->real_ns, buf, size);
+}
+
+/* The options of a report from args with defaults: {"cpus": [...], "min_rate": N}; a member
+ * args lacks comes from base (the options of the stored result) when given. */
+static json_object *
+opts_effective(json_object *args, json_object *base)
+{
+	json_object *o = json_object_new_object(), *cpus = NULL, *v = NULL;
+
+	if (!json_object_object_get_ex(args, "cpus", &cpus))
+		json_object_object_get_ex(base, "cpus", &cpus);
+	json_object_object_add(o, "cpus",
+	                       json_object_is_type(cpus, json_type_array)
+	                           ? json_object_get(cpus)
+	                           : json_object_new_array());
+	if (!json_object_object_get_ex(args, "min_rate", &v))
+		json_object_object_get_ex(base, "min_rate", &v);
+	json_object_object_add(o, "min_rate", json_double(v ? json_object_get_double(v) : 0));
+	return o;
+}
+
+/* Fill report_opts from effective options (opts_effective). 0 ok; -1 with err. */
+static int
+opts_parse(json_object *eff, struct report_opts *opts, struct nm_error *err)
+{
+	json_object *cpus = json_object_object_get(eff, "cpus");
+
+	memset(opts, 0, sizeof(*opts));
+	for (size_t i = 0; i < json_object_array_length(cpus); i++)
+		if (report_parse_cpuset(
+		        opts, json_object_get_string(json_object_array_get_idx(cpus, i)), err) < 0)
+			return -1;
+	opts->min_queue_rate = json_get_double(eff, "min_rate", 0);
+	return 0;
+}
+
+/* Are two sets of effective options the same? */
+static bool
+opts_equal(json_object *a, json_object *b)
+{
+	return json_object_equal(json_object_object_get(a, "cpus"),
+	                         json_object_object_get(b, "cpus")) &&
+	       json_get_double(a, "min_rate", 0) == json_get_double(b, "min_rate", 0);
+}
+
+/* The "window" object of a report over [w->start, end]. */
+static json_object *
+window_json(const struct window *w, const struct snapshot *end, json_object *eff)
+{
+	json_object *o = json_object_new_object();
+	char t[40];
+
+	json_add_string(o, "name", w->name);
+	json_add_string(o, "origin", w->origin);
+	snap_time(&w->start, t, sizeof(t));
+	json_add_string(o, "start", t);
+	snap_time(end, t, sizeof(t));
+	json_add_string(o, "end", t);
+	json_object_object_add(o, "duration_s",
+	                       json_double((double)(end->mono_ns - w->start.mono_ns) / 1e9));
+	if (w->open) {
+		json_add_string(o, "state", "open");
+		json_add_bool(o, "complete", false);
+	} else {
+		json_add_string(o, "closed_by", w->closed_by);
+		json_add_bool(o, "complete", true);
+	}
+	json_object_object_foreach(eff, k, v)
+	{
+		json_object_object_add(o, k, json_object_get(v));
+	}
+	return o;
+}
+
+/* Build the report of w over [w->start, end] with the effective options eff: the "window"
+ * object first, then what report_build returned. NULL with err. */
+static json_object *
+build(struct windows *ws, struct window *w, const struct snapshot *end, json_object *eff,
+      struct nm_error *err)
+{
+	struct report_opts opts;
+	json_object *rep, *out, *win, *theirs;
+
+	if (opts_parse(eff, &opts, err) < 0 ||
+	    (rep = report_build(ws->sampler, &w->start, end, &opts, err)) == NULL)
+		return NULL;
+	out = json_object_new_object();
+	win = window_json(w, end, eff);
+	/* report.h leaves "window" to the caller; keep anything it put there all the same. */
+	if (json_object_object_get_ex(rep, "window", &theirs) &&
+	    json_object_is_type(theirs, json_type_object)) {
+		json_object_object_foreach(theirs, k, v)
+		{
+			if (!json_object_object_get_ex(win, k, NULL))
+				json_object_object_add(win, k, json_object_get(v));
+		}
+	}
+	json_object_object_add(out, "window", win);
+	json_object_object_foreach(rep, k, v)
+	{
+		if (strcmp(k, "window") != 0)
+			json_object_object_add(out, k, json_object_get(v));
+	}
+	json_object_put(rep);
+	return out;
+}
+
+static void recover_all(struct windows *ws);
+
+/* Create the registry and recover windows a crash left open. */
+struct windows *
+window_init(struct sampler *s, struct results *rs, const char *state_dir, struct nm_error *err)
+{
+	struct windows *ws = xcalloc(1, sizeof(*ws));
+
+	ws->sampler = s;
+	ws->results = rs;
+	ws->dir = xasprintf("%s/windows", state_dir);
+	if (statefile_mkdir(ws->dir, err) < 0) {
+		free(ws->dir);
+		free(ws);
+		return NULL;
+	}
+	recover_all(ws);
+	return ws;
+}
+
+/* Close w (open) with the options in args: store its report, then mark it closed. Returns
+ * the report (new reference) or NULL with err, w still open. */
+static json_object *
+close_window(struct windows *ws, struct window *w, json_object *args, const char *closed_by,
+             struct nm_error *err)
+{
+	json_object *eff = opts_effective(args, NULL), *r;
+	struct snapshot end;
+	struct nm_error e;
+	char rel[PATH_MAX];
+
+	snapshot_take(ws->sampler, &end);
+	w->open = false;
+	w->closed_by = closed_by;
+	r = build(ws, w, &end, eff, err);
+	if (r == NULL || results_put(ws->results, w->name, r, err) < 0) {
+		w->open = true;
+		w->closed_by = NULL;
+		json_object_put(r);
+		json_object_put(eff);
+		snapshot_free(&end);
+		return NULL;
+	}
+	/* The result is on disk: the open-window file has served its purpose. A crash before
+	 * it goes is harmless, as recovery finds the result stored. */
+	window_rel(w->name, rel, sizeof(rel));
+	if (statefile_remove(ws->dir, rel, &e) < 0)
+		log_warnx("window %s: %s", w->name, e.message);
+	w->end = end;
+	w->opts = eff;
+	w->close_seq = ++ws->close_seq;
+	log_info("window %s closed (%s), result stored", w->name, closed_by);
+	trim(ws);
+	return r;
+}
+
+/* Close every open window, then free the registry. */
+void
+window_free(struct windows *ws)
+{
+	struct nm_error err;
+
+	if (ws == NULL)
+		return;
+	/* Closing one may forget others (trim): look for the next open one from the start. */
+	for (;;) {
+		json_object *r;
+		size_t i = 0;
+
+		while (i < ws->n && !ws->ws[i]->open)
+			i++;
+		if (i == ws->n)
+			break;
+		if ((r = close_window(ws, ws->ws[i], NULL, "shutdown", &err)) == NULL) {
+			/* Its file stays: the next start stores it as incomplete. */
+			log_warnx("window %s: not closed at shutdown: %s", ws->ws[i]->name,
+			          err.message);
+			drop(ws, i);
+		}
+		json_object_put(r);
+	}
+	while (ws->n > 0)
+		drop(ws, ws->n - 1);
+	free(ws->ws);
+	free(ws->dir);
+	free(ws);
+}
+
+/* Count the open windows. */
+static size_t
+count_open(const struct windows *ws)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < ws->n; i++)
+		n += ws->ws[i]->open;
+	return n;
+}
+
+/* Refuse a name in use by a window or a stored result. */
+static int
+name_free(struct windows *ws, const char *name, struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+
+	if (i >= 0 && ws->ws[i]->open)
+		return nm_error_set(err, NM_ERR_EXISTS, "window %s is open", name);
+	if (i >= 0)
+		return nm_error_set(err, NM_ERR_EXISTS,
+		                    "a closed window named %s exists (window delete %s forgets it)",
+		                    name, name);
+	if (results_exists(ws->results, name))
+		return nm_error_set(err, NM_ERR_EXISTS,
+		                    "a result named %s exists (result delete %s removes it)", name,
+		                    name);
+	return 0;
+}
+
+/* Open a window: take its start snapshot and mark it open on disk. */
+json_object *
+window_start(struct windows *ws, const char *name, const char *origin, struct nm_error *err)
+{
+	json_object *o;
+	struct window *w;
+	char rel[PATH_MAX], t[40];
+
+	if (results_name_check(name, err) < 0 || name_free(ws, name, err) < 0)
+		return NULL;
+	if (strcmp(origin, "hand") != 0 && strcmp(origin, "test") != 0) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "origin \"%s\" is not hand or test", origin);
+		return NULL;
+	}
+	if (count_open(ws) >= WINDOW_OPEN_MAX) {
+		nm_error_set(err, NM_ERR_BUSY, "%d windows are open already", WINDOW_OPEN_MAX);
+		return NULL;
+	}
+	w = xcalloc(1, sizeof(*w));
+	w->name = xstrdup(name);
+	snprintf(w->origin, sizeof(w->origin), "%s", origin);
+	w->open = true;
+	snapshot_take(ws->sampler, &w->start);
+	snap_time(&w->start, t, sizeof(t));
+	o = json_object_new_object();
+	json_add_string(o, "name", name);
+	json_add_string(o, "origin", origin);
+	json_add_string(o, "start", t);
+	window_rel(name, rel, sizeof(rel));
+	if (statefile_write_json(ws->dir, rel, o, false, err) < 0) {
+		json_object_put(o);
+		snapshot_free(&w->start);
+		free(w->name);
+		free(w);
+		return NULL;
+	}
+	if (ws->n == ws->cap) {
+		ws->cap = ws->cap ? ws->cap * 2 : 16;
+		ws->ws = xreallocarray(ws->ws, ws->cap, sizeof(*ws->ws));
+	}
+	ws->ws[ws->n++] = w;
+	json_add_string(o, "state", "open");
+	log_info("window %s opened (%s)", name, origin);
+	return o;
+}
+
+/* Close the open window name and store its report. */
+json_object *
+window_stop(struct windows *ws, const char *name, json_object *args, const char *closed_by,
+            struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+
+	if (strcmp(closed_by, "hand") != 0 && strcmp(closed_by, "test") != 0) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "closed_by \"%s\" is not hand or test",
+		             closed_by);
+		return NULL;
+	}
+	if (i < 0) {
+		nm_error_set(err, NM_ERR_NOT_FOUND, "no open window named %s", name);
+		return NULL;
+	}
+	if (!ws->ws[i]->open) {
+		nm_error_set(err, NM_ERR_NOT_FOUND, "window %s is closed already", name);
+		return NULL;
+	}
+	return close_window(ws, ws->ws[i], args, closed_by, err);
+}
+
+/* A live report of the open window w, from its start to now. */
+static json_object *
+report_live(struct windows *ws, struct window *w, json_object *args, struct nm_error *err)
+{
+	json_object *eff = opts_effective(args, NULL), *r;
+	struct snapshot now;
+
+	snapshot_take(ws->sampler, &now);
+	r = build(ws, w, &now, eff, err);
+	snapshot_free(&now);
+	json_object_put(eff);
+	return r;
+}
+
+/* A window's report: live, stored or recomputed. */
+json_object *
+window_report(struct windows *ws, const char *name, json_object *args, struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	struct window *w = i >= 0 ? ws->ws[i] : NULL;
+	json_object *stored, *base = NULL, *eff, *r;
+	struct nm_error e;
+
+	if (results_name_check(name, err) < 0)
+		return NULL;
+	if (w != NULL && w->open) {
+		if ((r = report_live(ws, w, args, err)) != NULL)
+			json_add_bool(r, "stored", false);
+		return r;
+	}
+	if ((stored = results_get(ws->results, name, &e)) == NULL && e.code != NM_ERR_NOT_FOUND) {
+		nm_error_set(err, e.code, "%s", e.message);
+		return NULL;
+	}
+	if (stored == NULL && w == NULL) {
+		nm_error_set(err, NM_ERR_NOT_FOUND, "no window or result named %s", name);
+		return NULL;
+	}
+	/* What args leaves out is as the stored result (or the kept window) had it. */
+	if (stored != NULL)
+		json_object_object_get_ex(stored, "window", &base);
+	else
+		base = w->opts;
+	eff = opts_effective(args, base);
+	if (stored != NULL) {
+		json_object *own = opts_effective(NULL, base);
+		bool same = opts_equal(eff, own);
+
+		json_object_put(own);
+		if (same) {
+			json_object_put(eff);
+			json_add_bool(stored, "stored", true);
+			return stored;
+		}
+	}
+	if (w != NULL) {
+		if ((r = build(ws, w, &w->end, eff, err)) != NULL)
+			json_add_bool(r, "stored", false);
+	} else {
+		r = NULL;
+		nm_error_set(
+		    err, NM_ERR_NOT_FOUND,
+		    "window %s: its edge snapshots are gone (the daemon restarted, the window "
+		    "was deleted, or over %d windows closed since), so its report cannot be "
+		    "computed with other --cpus or --min-rate; without them, report %s shows "
+		    "the stored one",
+		    name, WINDOW_KEEP_MAX, name);
+	}
+	json_object_put(eff);
+	json_object_put(stored);
+	return r;
+}
+
+/* Forget a window; its stored result stays. */
+json_object *
+window_delete(struct windows *ws, const char *name, struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	json_object *o;
+	char rel[PATH_MAX];
+	struct nm_error e;
+	bool was_open;
+
+	if (results_name_check(name, err) < 0)
+		return NULL;
+	if (i < 0) {
+		nm_error_set(err, NM_ERR_NOT_FOUND, "no window named %s%s", name,
+		             results_exists(ws->results, name)
+		                 ? " (a stored result has that name: result delete removes it)"
+		                 : "");
+		return NULL;
+	}
+	was_open = ws->ws[i]->open;
+	if (was_open) {
+		window_rel(name, rel, sizeof(rel));
+		if (statefile_remove(ws->dir, rel, &e) < 0 && e.code != NM_ERR_NOT_FOUND) {
+			nm_error_set(err, e.code, "window %s: %s", name, e.message);
+			return NULL;
+		}
+	}
+	drop(ws, (size_t)i);
+	log_info("window %s deleted", name);
+	o = json_object_new_object();
+	json_add_string(o, "deleted", name);
+	json_add_string(o, "state", was_open ? "open" : "closed");
+	json_add_bool(o, "result_kept", results_exists(ws->results, name));
+	return o;
+}
+
+/* One window for the list. */
+static json_object *
+list_entry(struct windows *ws, const struct window *w)
+{
+	json_object *o = json_object_new_object();
+	uint64_t end = w->open ? time_mono_ns() : w->end.mono_ns;
+	char t[40];
+
+	json_add_string(o, "name", w->name);
+	json_add_string(o, "origin", w->origin);
+	json_add_string(o, "state", w->open ? "open" : "closed");
+	snap_time(&w->start, t, sizeof(t));
+	json_add_string(o, "start", t);
+	if (!w->open) {
+		snap_time(&w->end, t, sizeof(t));
+		json_add_string(o, "end", t);
+	}
+	json_object_object_add(
+	    o, "duration_s",
+	    json_double(end > w->start.mono_ns ? (double)(end - w->start.mono_ns) / 1e9 : 0));
+	if (!w->open)
+		json_add_string(o, "closed_by", w->closed_by);
+	json_add_bool(o, "stored", results_exists(ws->results, w->name));
+	return o;
+}
+
+/* Open and kept windows. */
+json_object *
+window_list_json(struct windows *ws)
+{
+	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+
+	for (size_t i = 0; i < ws->n; i++)
+		json_object_array_add(arr, list_entry(ws, ws->ws[i]));
+	json_add_uint(o, "count", ws->n);
+	json_add_uint(o, "open", count_open(ws));
+	json_object_object_add(o, "windows", arr);
+	return o;
+}
+
+/* Store the window left open in the file rel as an incomplete result, then remove the file.
+ * When its result is stored already (the crash came between storing it and removing the
+ * file), only the file goes. */
+static void
+recover(struct windows *ws, const char *rel)
+{
+	char name[PATH_MAX], now[40];
+	json_object *old, *r, *win;
+	struct nm_error err;
+
+	snprintf(name, sizeof(name), "%.*s", (int)(strlen(rel) - strlen(WINDOW_SUFFIX)), rel);
+	if (results_name_check(name, &err) < 0) {
+		log_warnx("window: ignoring %s/%s: %s", ws->dir, rel, err.message);
+		return;
+	}
+	if (!results_exists(ws->results, name)) {
+		if ((old = statefile_read_json(ws->dir, rel, &err)) == NULL)
+			log_warnx("window %s: %s", name, err.message);
+		time_format_rfc3339(time_real_ns(), now, sizeof(now));
+		r = json_object_new_object();
+		win = json_object_new_object();
+		json_add_string(win, "name", name);
+		json_add_string(win, "origin", json_get_string(old, "origin", "hand"));
+		json_add_string(win, "start", json_get_string(old, "start", NULL));
+		json_add_bool(win, "complete", false);
+		json_add_string(win, "reason", CRASH_REASON);
+		json_add_string(win, "recovered", now);
+		json_object_object_add(r, "window", win);
+		json_object_object_add(r, "figures", json_object_new_object());
+		json_object_put(old);
+		if (results_put(ws->results, name, r, &err) < 0) {
+			/* The file stays, so the next start tries again. */
+			log_warnx("window %s: left open by the last run: %s", name, err.message);
+			json_object_put(r);
+			return;
+		}
+		json_object_put(r);
+		log_warnx("window %s: left open by the last run; stored as incomplete", name);
+	}
+	if (statefile_remove(ws->dir, rel, &err) < 0)
+		log_warnx("window %s: %s", name, err.message);
+}
+
+/* Paths of open-window files found by a scan. */
+struct rel_list {
+	char **v;
+	size_t n, cap;
+};
+
+/* Collect the path of one open-window file (recovered after the scan, which must not see
+ * the tree change under it). */
+static void
+collect(const char *rel, void *arg)
+{
+	struct rel_list *list = arg;
+
+	if (list->n == list->cap) {
+		list->cap = list->cap ? list->cap * 2 : 8;
+		list->v = xreallocarray(list->v, list->cap, sizeof(*list->v));
+	}
+	list->v[list->n++] = xstrdup(rel);
+}
+
+/* Recover every window the last run left open. */
+static void
+recover_all(struct windows *ws)
+{
+	struct rel_list list = {NULL, 0, 0};
+
+	statefile_scan(ws->dir, WINDOW_SUFFIX, collect, &list);
+	for (size_t i = 0; i < list.n; i++) {
+		recover(ws, list.v[i]);
+		free(list.v[i]);
+	}
+	free(list.v);
+}

@@ -1,0 +1,52 @@
+/* window.h: named measurement windows. A window's edges are snapshots taken right after a
+ * synchronous sample of every source, so they are exact and do not depend on the ring still
+ * holding that time. An open window is also a file in STATE_DIR/windows, so one left open
+ * across a crash is found at the next start and stored as an incomplete result. Closing a
+ * window stores its report in the results store before anyone is told it closed. */
+#ifndef NM_WINDOW_H
+#define NM_WINDOW_H
+
+#include <json-c/json.h>
+
+struct sampler;
+struct results;
+struct nm_error;
+struct windows;
+
+/* Closed windows whose snapshots stay in memory (for reports with other CPU sets); beyond
+ * either bound the window closed first is forgotten (its result stays on disk). */
+#define WINDOW_KEEP_MAX   64
+#define WINDOW_KEEP_BYTES (256u << 20)
+/* Windows open at once. */
+#define WINDOW_OPEN_MAX 64
+
+/* The registry, over s and rs (both must outlive it). Windows left open by a daemon that
+ * did not stop cleanly are stored as incomplete results. NULL with err. */
+struct windows *window_init(struct sampler *s, struct results *rs, const char *state_dir,
+                            struct nm_error *err);
+/* Close every open window (closed_by "shutdown", stored) and free the registry. */
+void window_free(struct windows *ws);
+
+/* Open a window: origin is "hand" or "test". Refuses a name that an open window, a kept
+ * window or a stored result uses (NM_ERR_EXISTS). Returns a description (new reference)
+ * or NULL with err. */
+json_object *window_start(struct windows *ws, const char *name, const char *origin,
+                          struct nm_error *err);
+/* Close an open window: its report with the options in args ("cpus": ["NAME=LIST", ...],
+ * "min_rate": N; args may be NULL) is stored, then returned (new reference). closed_by is
+ * "hand" (mark-stop) or "test" (the test runner). NULL with err; the window then stays
+ * open. */
+json_object *window_stop(struct windows *ws, const char *name, json_object *args,
+                         const char *closed_by, struct nm_error *err);
+/* The report of a window: live (start to now) for an open one; the stored result when args
+ * asks nothing else (marked "stored": true); recomputed from the snapshots when args asks
+ * for other CPU sets and they are still in memory. New reference, or NULL with err. */
+json_object *window_report(struct windows *ws, const char *name, json_object *args,
+                           struct nm_error *err);
+/* Forget a window, open or closed; its stored result stays. Returns a description (new
+ * reference) or NULL with err. */
+json_object *window_delete(struct windows *ws, const char *name, struct nm_error *err);
+/* Open and kept windows, in the order they were opened (new reference). */
+json_object *window_list_json(struct windows *ws);
+
+#endif

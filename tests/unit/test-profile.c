@@ -1,0 +1,681 @@
+/* test-profile.c: tuning profiles on a fixture root of a 144-CPU host with a 144-queue mlx5
+ * eth0 (tests/fixtures/gen-host.py): every shipped profile parses; bad profiles are refused
+ * with a message naming the key; a dry run touches nothing; apply writes every file byte for
+ * byte as expected (masks above 64 CPUs included), status sees drift, revert restores the
+ * tree exactly and a second revert is harmless; a write that fails half-way (a read-only
+ * file) rolls everything back; validation refuses offline and isolated CPUs, missing queues,
+ * bad device names and a fixed ntuple feature before writing anything. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <linux/capability.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "profile.h"
+#include "sampler.h"
+#include "source-interrupts.h"
+
+#define PROFILES_DIR TEST_SRCDIR "/../../conf/profiles"
+#define NCPUS        144
+#define NQ           144
+
+struct world {
+	char base[64];  /* mkdtemp: base/root, base/orig, base/state */
+	char root[96];  /* the fixture root the profile works on */
+	char orig[96];  /* a pristine copy */
+	char state[96]; /* the state directory */
+	struct config cfg;
+	struct sampler *s;
+	struct profile_host h;
+	int irq_of_queue[NQ]; /* eth0's mlx5_comp<q> IRQ number */
+};
+
+/* Run a shell command; fail the test when it fails. */
+static void
+run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	if (system(cmd) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+/* Is the tree below the root the same as the pristine copy, byte for byte? */
+static bool
+tree_same(struct world *w)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "diff -r --no-dereference %s %s", w->orig, w->root);
+	return system(cmd) == 0;
+}
+
+/* The text of a file below the root (static buffer). */
+static const char *
+slurp(struct world *w, const char *rel)
+{
+	static char buf[65536];
+	char path[512];
+	size_t n;
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	if ((fp = fopen(path, "r")) == NULL)
+		fail_msg("cannot open %s", path);
+	n = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Replace a file below the root. */
+static void
+put(struct world *w, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Replace a file of the pristine copy too (a test that changes the fixture itself). */
+static void
+put_both(struct world *w, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	put(w, rel, text);
+	snprintf(path, sizeof(path), "%s/%s", w->orig, rel);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* A kernel mask of 144 CPUs with one CPU set, built here independently of cpulist.c: five
+ * comma groups, the first of 4 hex digits (CPUs 128-143), the others of 8. */
+static void
+mask_of(const int *cpus, size_t n, char *buf)
+{
+	uint32_t g[5] = {0};
+
+	for (size_t i = 0; i < n; i++)
+		g[cpus[i] / 32] |= 1u << (cpus[i] % 32);
+	sprintf(buf, "%04x,%08x,%08x,%08x,%08x\n", g[4], g[3], g[2], g[1], g[0]);
+}
+
+/* Group setup: the fixture, its pristine copy, a sampler with only the interrupts source
+ * (for the IRQ table) and eth0's queue IRQs. */
+static int
+setup_group(void **state)
+{
+	static const char *const others[] = {"softirqs", "cpu",     "snmp",   "link",  "queues",
+	                                     "ethtool",  "softnet", "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct nm_error err;
+	const struct irq_info *irqs;
+	size_t n;
+
+	/* tmpfs when there is one: every test copies the tree afresh. */
+	snprintf(w->base, sizeof(w->base), "%s/nm-test-profile-XXXXXX",
+	         access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp");
+	assert_non_null(mkdtemp(w->base));
+	snprintf(w->root, sizeof(w->root), "%s/root", w->base);
+	snprintf(w->orig, sizeof(w->orig), "%s/orig", w->base);
+	snprintf(w->state, sizeof(w->state), "%s/state", w->base);
+	run("python3 %s/gen-host.py %s --cpus %d --queues %d --irqs 400 "
+	    "--only interrupts,irq,sys,sysctl,ethtool",
+	    FIXTURE_DIR, w->orig, NCPUS, NQ);
+	run("cp -a %s %s", w->orig, w->root);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 1u << 20;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_sample_all(w->s);
+	irqs = source_interrupts_irqs(sampler_source(w->s, "interrupts"), &n);
+	assert_non_null(irqs);
+	for (size_t i = 0; i < n; i++) {
+		unsigned q;
+		char tail[32];
+		if (sscanf(irqs[i].name, "mlx5_comp%u@pci:%31s", &q, tail) == 2 && q < NQ &&
+		    strcmp(tail, "0000:08:00.0") == 0)
+			w->irq_of_queue[q] = irqs[i].irq;
+	}
+	for (unsigned q = 0; q < NQ; q++)
+		assert_true(w->irq_of_queue[q] > 0);
+	*state = w;
+	return 0;
+}
+
+/* Remove the fixture and the sampler. */
+static int
+teardown_group(void **state)
+{
+	struct world *w = *state;
+
+	sampler_free(w->s);
+	config_free(&w->cfg);
+	run("rm -rf %s", w->base);
+	free(w);
+	return 0;
+}
+
+/* Per test: a pristine root, no saved state, a host on eth0 with the IRQ table. */
+static int
+setup(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+
+	run("rm -rf %s %s && cp -a %s %s", w->root, w->state, w->orig, w->root);
+	assert_int_equal(mkdir(w->state, 0750), 0);
+	assert_int_equal(profile_host_open(&w->h, w->root, &err), 0);
+	w->h.irqs = source_interrupts_irqs(sampler_source(w->s, "interrupts"), &w->h.nirqs);
+	if (profile_host_set_device(&w->h, "eth0", &err) < 0)
+		fail_msg("%s", err.message);
+	return 0;
+}
+
+/* Close the host. */
+static int
+teardown(void **state)
+{
+	struct world *w = *state;
+
+	profile_host_close(&w->h);
+	return 0;
+}
+
+/* Parse INI text; fail the test with the message when it does not parse. */
+static void
+parse_ok(struct profile *p, const char *text)
+{
+	struct nm_error err;
+
+	if (profile_parse_ini(p, "t", text, strlen(text), &err) < 0)
+		fail_msg("profile does not parse: %s", err.message);
+}
+
+/* Parse, plan and apply as the daemon does. 0, or -1 with err. */
+static int
+apply_text(struct world *w, const char *text, struct nm_error *err)
+{
+	struct profile_origin o = {"t", "test", 0, 1};
+	struct profile p;
+	struct plan pl;
+	int r;
+
+	parse_ok(&p, text);
+	plan_init(&pl);
+	r = plan_build(&pl, &p, &w->h, err);
+	if (r == 0)
+		r = profile_apply(w->state, &pl, &w->h, &o, err);
+	plan_free(&pl);
+	profile_free(&p);
+	return r;
+}
+
+/* Does a state file exist? */
+static bool
+state_file(struct world *w, const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/profile/%s", w->state, name);
+	return access(path, F_OK) == 0;
+}
+
+/* Every file in conf/profiles parses; the example parses to what it says. */
+static void
+test_shipped_profiles(void **state)
+{
+	json_object *list = profile_list_json(PROFILES_DIR), *o;
+	static const char *const want[] = {"arfs-1024",    "arfs-512", "defaults",
+	                                   "example-eth0", "rps-all",  "spread"};
+	struct profile p;
+	struct nm_error err;
+	char path[4096];
+	size_t n = json_object_array_length(list), found = 0;
+
+	(void)state;
+	for (size_t i = 0; i < n; i++) {
+		o = json_object_array_get_idx(list, i);
+		if (json_object_object_get_ex(o, "error", NULL))
+			fail_msg("%s", json_get_string(o, "error", ""));
+		for (size_t k = 0; k < sizeof(want) / sizeof(want[0]); k++)
+			found += strcmp(json_get_string(o, "name", ""), want[k]) == 0;
+	}
+	assert_int_equal(found, sizeof(want) / sizeof(want[0]));
+	json_object_put(list);
+
+	assert_int_equal(profile_load(&p, PROFILES_DIR, "example-eth0", path, sizeof(path), &err),
+	                 0);
+	assert_string_equal(p.device, "eth0");
+	assert_int_equal(p.irq.policy, PROFILE_POLICY_SPREAD);
+	assert_int_equal(p.irq.cpus.kind, PROFILE_CPUS_SET);
+	assert_int_equal(cpuset_count(&p.irq.cpus.set), 144);
+	assert_int_equal(p.xps.policy, PROFILE_POLICY_ONE_TO_ONE);
+	assert_int_equal(p.rfs, PROFILE_SWITCH_ON);
+	assert_int_equal(p.flow_cnt, 512);
+	assert_int_equal(p.sock_mode, PROFILE_SOCK_DEFAULT);
+	profile_free(&p);
+	assert_int_equal(profile_load(&p, PROFILES_DIR, "../etc/passwd", path, sizeof(path), &err),
+	                 -1);
+	assert_int_equal(profile_load(&p, PROFILES_DIR, "nosuch", path, sizeof(path), &err), -1);
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+}
+
+/* Bad profiles: refused, with the key (and the line for INI) in the message. */
+static void
+test_parse_errors(void **state)
+{
+	static const struct {
+		const char *text, *word;
+	} bad[] = {
+	    {"[irq]\npolicy = sprad\ncpus = 0-3\n", "sprad"},
+	    {"[irq]\npolicy = spread\n", "needs cpus"},
+	    {"[irq]\npolicy = spread\ncpus = 0-3,x\n", "cpus"},
+	    {"[xps]\npolicy = one-to-one\ncpus = 1\ntx-3x = 4\n", "tx-3x"},
+	    {"[rps]\n", "changes nothing"},
+	    {"[rfs]\nflow_cnt = 99999999999\n", "flow_cnt"},
+	    {"[rfs]\nflow_cnt = -1\n", "flow_cnt"},
+	    {"[arfs]\nntuple = on\n", "needs RFS"},
+	    {"[arfs]\nntuple = maybe\n", "ntuple"},
+	    {"[sysctl]\nkernel.panic = 1\n", "kernel.panic"},
+	    {"[sysctl]\nnet.core..x = 1\n", "net.core..x"},
+	    {"[sysctl]\nnet/../../etc/x = 1\n", "net/../../etc/x"},
+	    {"[profile]\ndevice = ../etc\n[rps]\ncpus = 1\n", "../etc"},
+	    {"[profile]\ndevice = eth0/x\n[rps]\ncpus = 1\n", "eth0/x"},
+	    {"[frob]\nx = 1\n", "[frob]"},
+	    {"[rfs]\nflow_cnt = 1\n[sysctl]\nnet.core.rps_sock_flow_entries = 5\n",
+	     "rps_sock_flow_entries"},
+	    {"[irq\npolicy = all\n", "outside any section"},
+	    {"[irq]\npolicy\n", "syntax"},
+	};
+	struct profile p;
+	struct nm_error err;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (profile_parse_ini(&p, "bad", bad[i].text, strlen(bad[i].text), &err) == 0)
+			fail_msg("accepted: %s", bad[i].text);
+		if (strstr(err.message, bad[i].word) == NULL)
+			fail_msg("\"%s\" lacks \"%s\"", err.message, bad[i].word);
+	}
+	/* The line of the bad key. */
+	assert_int_equal(
+	    profile_parse_ini(&p, "f", "[xps]\npolicy = none\n\ncpus = zz\n", 31, &err), -1);
+	assert_non_null(strstr(err.message, "f:4:"));
+}
+
+/* The JSON form takes the same sections and keys. */
+static void
+test_parse_json(void **state)
+{
+	static const char text[] =
+	    "{\"device\":\"eth0\",\"irq\":{\"policy\":\"all\",\"cpus\":\"0-3\",\"queue.2\":\"7\"},"
+	    "\"rfs\":{\"flow_cnt\":512,\"sock_flow_entries\":\"keep\"},\"arfs\":{\"ntuple\":true},"
+	    "\"sysctl\":{\"net.core.netdev_max_backlog\":5000}}";
+	char msg[128];
+	json_object *o = json_parse_bounded(text, strlen(text), 16, msg, sizeof(msg));
+	struct profile p;
+	struct nm_error err;
+
+	(void)state;
+	assert_non_null(o);
+	if (profile_parse_json(&p, "inline", o, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(p.device, "eth0");
+	assert_int_equal(p.irq.policy, PROFILE_POLICY_ALL);
+	assert_int_equal(p.irq.nqueues, 1);
+	assert_true(cpuset_has(&profile_knob_queue(&p.irq, 2)->set, 7));
+	assert_int_equal(p.flow_cnt, 512);
+	assert_int_equal(p.sock_mode, PROFILE_SOCK_KEEP);
+	assert_int_equal(p.ntuple, PROFILE_SWITCH_ON);
+	assert_string_equal(p.sysctls[0].value, "5000");
+	profile_free(&p);
+	json_object_put(o);
+	o = json_parse_bounded("{\"irq\":{\"policy\":[1]}}", 22, 16, msg, sizeof(msg));
+	assert_non_null(o);
+	assert_int_equal(profile_parse_json(&p, "inline", o, &err), -1);
+	assert_non_null(strstr(err.message, "policy"));
+	json_object_put(o);
+}
+
+/* A dry run of the issue's example plans the RFS writes (IRQs and XPS are spread already)
+ * and touches nothing. */
+static void
+test_dry_run(void **state)
+{
+	struct world *w = *state;
+	struct profile p;
+	struct plan pl;
+	struct nm_error err;
+	char path[4096];
+	json_object *ch;
+
+	assert_int_equal(profile_load(&p, PROFILES_DIR, "example-eth0", path, sizeof(path), &err),
+	                 0);
+	plan_init(&pl);
+	if (plan_build(&pl, &p, &w->h, &err) < 0)
+		fail_msg("%s", err.message);
+	/* 144 IRQs, 144 xps, 144 flow counts and the socket table, of which the flow counts
+	 * and the socket table change. */
+	assert_int_equal(pl.n, 3 * NQ + 1);
+	assert_int_equal(plan_nchanges(&pl), NQ + 1);
+	ch = plan_changes_json(&pl);
+	assert_string_equal(json_get_string(json_object_array_get_idx(ch, 0), "path", ""),
+	                    "/proc/sys/net/core/rps_sock_flow_entries");
+	assert_string_equal(json_get_string(json_object_array_get_idx(ch, 0), "new", ""), "73728");
+	json_object_put(ch);
+	plan_free(&pl);
+	profile_free(&p);
+	assert_true(tree_same(w));
+	assert_false(state_file(w, "saved.json"));
+}
+
+static const char *const BIG =
+    "[profile]\ndevice = eth0\n"
+    "[irq]\npolicy = spread\ncpus = 64-143\nqueue.5 = 1-2\n"
+    "[xps]\npolicy = one-to-one\ncpus = 64-143\n"
+    "[rps]\ncpus = 100-143\nrx-7 = ffff,00000000,00000000,00000000,00000001\n"
+    "[rfs]\nflow_cnt = 1000\n"
+    "[arfs]\nntuple = on\n"
+    "[sysctl]\nnet.core.netdev_max_backlog = 5000\n";
+
+/* Apply writes every file as expected; status sees drift; revert restores every byte. */
+static void
+test_apply_status_revert(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	char rel[128], want[64];
+	int rps[44], cpu;
+	json_object *st, *res;
+
+	if (apply_text(w, BIG, &err) < 0)
+		fail_msg("%s", err.message);
+	for (int i = 0; i < 44; i++)
+		rps[i] = 100 + i;
+	for (unsigned q = 0; q < NQ; q++) {
+		cpu = 64 + (int)(q % 80);
+		snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", w->irq_of_queue[q]);
+		snprintf(want, sizeof(want), q == 5 ? "1-2\n" : "%d\n", cpu);
+		assert_string_equal(slurp(w, rel), want);
+		snprintf(rel, sizeof(rel), "sys/class/net/eth0/queues/tx-%u/xps_cpus", q);
+		mask_of(&cpu, 1, want);
+		assert_string_equal(slurp(w, rel), want);
+		snprintf(rel, sizeof(rel), "sys/class/net/eth0/queues/rx-%u/rps_cpus", q);
+		if (q == 7) {
+			int two[] = {0,   128, 129, 130, 131, 132, 133, 134, 135,
+			             136, 137, 138, 139, 140, 141, 142, 143};
+			mask_of(two, 17, want);
+		} else
+			mask_of(rps, 44, want);
+		assert_string_equal(slurp(w, rel), want);
+		snprintf(rel, sizeof(rel), "sys/class/net/eth0/queues/rx-%u/rps_flow_cnt", q);
+		assert_string_equal(slurp(w, rel), "1000\n");
+	}
+	/* Spot checks of the masks, written out by hand. */
+	assert_string_equal(slurp(w, "sys/class/net/eth0/queues/tx-0/xps_cpus"),
+	                    "0000,00000000,00000001,00000000,00000000\n");
+	assert_string_equal(slurp(w, "sys/class/net/eth0/queues/tx-36/xps_cpus"),
+	                    "0000,00000010,00000000,00000000,00000000\n");
+	assert_string_equal(slurp(w, "sys/class/net/eth0/queues/tx-79/xps_cpus"),
+	                    "8000,00000000,00000000,00000000,00000000\n");
+	assert_string_equal(slurp(w, "sys/class/net/eth0/queues/rx-0/rps_cpus"),
+	                    "ffff,fffffff0,00000000,00000000,00000000\n");
+	assert_string_equal(slurp(w, "proc/sys/net/core/rps_sock_flow_entries"), "144000\n");
+	assert_string_equal(slurp(w, "proc/sys/net/core/netdev_max_backlog"), "5000\n");
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.features"), "\nntuple-filters: on\n"));
+	/* eth1 and the other IRQs are untouched. */
+	assert_string_equal(slurp(w, "sys/class/net/eth1/queues/tx-3/xps_cpus"),
+	                    "0000,00000000,00000000,00000000,00000008\n");
+	assert_true(state_file(w, "saved.json") && state_file(w, "applied.json"));
+
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "applied", false));
+	assert_false(json_get_bool(st, "drift", true));
+	assert_int_equal(json_get_int(st, "entries", 0), 4 * NQ + 3);
+	json_object_put(st);
+	/* Someone moves an IRQ: status says which, what was applied and what it is now. */
+	snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", w->irq_of_queue[3]);
+	put(w, rel, "0-143\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	res = json_object_array_get_idx(json_object_object_get(st, "drifted"), 0);
+	assert_string_equal(json_get_string(res, "expected", ""), "67");
+	assert_string_equal(json_get_string(res, "live", ""), "0-143");
+	json_object_put(st);
+
+	/* Revert (from the state directory alone, as after a restart): every byte back. */
+	profile_host_close(&w->h);
+	assert_int_equal(profile_host_open(&w->h, w->root, &err), 0);
+	res = profile_state_revert(w->state, &w->h, &err);
+	if (res == NULL)
+		fail_msg("%s", err.message);
+	assert_true(json_get_bool(res, "reverted", false));
+	assert_int_equal(json_get_int(res, "restored", 0), 4 * NQ + 3);
+	json_object_put(res);
+	assert_true(tree_same(w));
+	assert_false(state_file(w, "saved.json") || state_file(w, "applied.json"));
+	/* A second revert finds nothing and says so. */
+	res = profile_state_revert(w->state, &w->h, &err);
+	assert_non_null(res);
+	assert_false(json_get_bool(res, "reverted", true));
+	json_object_put(res);
+	assert_true(tree_same(w));
+}
+
+/* Two applies, then one revert: back to before the first (the oldest value is kept). */
+static void
+test_two_applies_one_revert(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	json_object *res;
+
+	if (apply_text(w, "[rps]\ncpus = 0-3\n[rfs]\nflow_cnt = 64\n", &err) < 0)
+		fail_msg("%s", err.message);
+	if (apply_text(w, "[rps]\ncpus = 4-5\n[xps]\npolicy = none\n", &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "sys/class/net/eth0/queues/rx-9/rps_cpus"),
+	                    "0000,00000000,00000000,00000000,00000030\n");
+	res = profile_state_revert(w->state, &w->h, &err);
+	assert_non_null(res);
+	json_object_put(res);
+	assert_true(tree_same(w));
+}
+
+/* Drop or restore CAP_DAC_OVERRIDE (root writes read-only files otherwise). */
+static void
+dac_override(bool on)
+{
+	struct __user_cap_header_struct hdr = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct data[2];
+
+	if (geteuid() != 0)
+		return;
+	assert_int_equal(syscall(SYS_capget, &hdr, data), 0);
+	if (on)
+		data[0].effective |= 1u << CAP_DAC_OVERRIDE;
+	else
+		data[0].effective &= ~(1u << CAP_DAC_OVERRIDE);
+	assert_int_equal(syscall(SYS_capset, &hdr, data), 0);
+}
+
+/* tx-72's xps_cpus is read-only: the RFS, RPS and XPS writes before it are rolled back, the
+ * error names the file and the reason, and no state is left saved. */
+static void
+test_failure_rolls_back(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/sys/class/net/eth0/queues/tx-72/xps_cpus", w->root);
+	assert_int_equal(chmod(path, 0444), 0);
+	dac_override(false);
+	assert_int_equal(apply_text(w, BIG, &err), -1);
+	dac_override(true);
+	assert_int_equal(chmod(path, 0644), 0);
+	if (strstr(err.message, "write /sys/class/net/eth0/queues/tx-72/xps_cpus: Permission "
+	                        "denied") == NULL ||
+	    strstr(err.message, "rolled back") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	assert_false(state_file(w, "saved.json") || state_file(w, "applied.json"));
+}
+
+/* A device whose ntuple feature is fixed: the last write fails, all before it roll back. */
+static void
+test_ntuple_fixed(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	char *was = strdup(slurp(w, "ethtool/eth0.features"));
+
+	put_both(w, "ethtool/eth0.features", "Features for eth0:\nntuple-filters: off [fixed]\n");
+	assert_int_equal(apply_text(w, "[rfs]\nflow_cnt = 512\n[arfs]\nntuple = on\n", &err), -1);
+	if (strstr(err.message, "write ethtool eth0 ntuple on") == NULL ||
+	    strstr(err.message, "[fixed]") == NULL ||
+	    strstr(err.message, "rolled back: 145 values restored") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	put_both(w, "ethtool/eth0.features", was);
+	free(was);
+}
+
+/* Validation refuses before anything is written. */
+static void
+test_validation(void **state)
+{
+	static const struct {
+		const char *text, *word;
+	} bad[] = {
+	    {"[irq]\npolicy = spread\ncpus = 0-143\n", "CPU 5 is offline"},
+	    {"[xps]\npolicy = one-to-one\ncpus = 6-200\n", "CPU 144 does not exist"},
+	    {"[xps]\npolicy = explicit\ntx-200 = 1\n", "tx-200"},
+	    {"[irq]\npolicy = explicit\nqueue.150 = 1\n", "queue.150"},
+	    {"[rps]\ncpus = 10-12\n", "CPU 11 is isolated"},
+	    {"[sysctl]\nnet.core.no_such_thing = 1\n", "no_such_thing"},
+	};
+	struct world *w = *state;
+	struct profile p;
+	struct plan pl;
+	struct nm_error err;
+
+	put_both(w, "sys/devices/system/cpu/online", "0-4,6-143\n");
+	put_both(w, "sys/devices/system/cpu/isolated", "11\n");
+	profile_host_close(&w->h);
+	assert_int_equal(profile_host_open(&w->h, w->root, &err), 0);
+	w->h.irqs = source_interrupts_irqs(sampler_source(w->s, "interrupts"), &w->h.nirqs);
+	assert_int_equal(profile_host_set_device(&w->h, "eth0", &err), 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		parse_ok(&p, bad[i].text);
+		plan_init(&pl);
+		if (plan_build(&pl, &p, &w->h, &err) == 0)
+			fail_msg("accepted: %s", bad[i].text);
+		if (strstr(err.message, bad[i].word) == NULL)
+			fail_msg("\"%s\" lacks \"%s\"", err.message, bad[i].word);
+		plan_free(&pl);
+		profile_free(&p);
+	}
+	/* "all" leaves the offline and isolated CPUs out. */
+	parse_ok(&p, "[rps]\ncpus = all\n");
+	plan_init(&pl);
+	assert_int_equal(plan_build(&pl, &p, &w->h, &err), 0);
+	assert_string_equal(pl.e[0].new, "ffff,ffffffff,ffffffff,ffffffff,fffff7df");
+	plan_free(&pl);
+	profile_free(&p);
+	assert_true(tree_same(w));
+	put_both(w, "sys/devices/system/cpu/online", "0-143\n");
+	put_both(w, "sys/devices/system/cpu/isolated", "\n");
+}
+
+/* Devices: the default route's, missing ones, names that would leave sys/class/net. */
+static void
+test_devices(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+
+	assert_int_equal(profile_host_set_device(&w->h, NULL, &err), 0);
+	assert_string_equal(w->h.dev, "eth0");
+	assert_true(w->h.dev_from_route);
+	assert_int_equal(w->h.nrx, NQ);
+	assert_int_equal(w->h.ntx, NQ);
+	assert_int_equal(profile_host_set_device(&w->h, "eth9", &err), -1);
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	assert_int_equal(profile_host_set_device(&w->h, "..", &err), -1);
+	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+	assert_int_equal(profile_host_set_device(&w->h, "../../etc", &err), -1);
+	assert_int_equal(profile_host_openat(&w->h, PROFILE_BASE_NETDEV, "eth0",
+	                                     "queues/../../../../../etc/passwd", 0),
+	                 -1);
+	/* The device link itself is a symlink: nothing below the device may follow one. */
+	assert_int_equal(
+	    profile_host_openat(&w->h, PROFILE_BASE_NETDEV, "eth0", "device/vendor", 0), -1);
+	assert_int_equal(profile_host_set_device(&w->h, "eth0", &err), 0);
+}
+
+/* irqbalance is seen through proc/PID/comm. */
+static void
+test_irqbalance(void **state)
+{
+	struct world *w = *state;
+	char path[256];
+
+	assert_false(profile_host_irqbalance(&w->h));
+	snprintf(path, sizeof(path), "%s/proc/4242", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put(w, "proc/4242/comm", "irqbalance\n");
+	assert_true(profile_host_irqbalance(&w->h));
+}
+
+/* Run every test in this file. */
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_shipped_profiles),
+	    cmocka_unit_test(test_parse_errors),
+	    cmocka_unit_test(test_parse_json),
+	    cmocka_unit_test_setup_teardown(test_dry_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_apply_status_revert, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_two_applies_one_revert, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_failure_rolls_back, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_ntuple_fixed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_irqbalance, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, setup_group, teardown_group);
+}

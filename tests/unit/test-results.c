@@ -1,0 +1,333 @@
+/* test-results.c: the results store: name checks, put/get/delete/match with names that are
+ * paths, atomic writes (no temp file left), refusal of an existing name, and a reopen that
+ * lists everything stored before. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "results.h"
+
+struct fixture {
+	char dir[64];
+	struct results *rs;
+};
+
+/* Remove one entry of a tree (nftw callback). */
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+/* A fresh state directory and a store opened on it. */
+static int
+setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct nm_error err;
+
+	snprintf(f->dir, sizeof(f->dir), "/tmp/nm-test-results-XXXXXX");
+	if (mkdtemp(f->dir) == NULL)
+		return -1;
+	if ((f->rs = results_open(f->dir, &err)) == NULL)
+		return -1;
+	*state = f;
+	return 0;
+}
+
+/* Close the store and remove the state directory. */
+static int
+teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	results_close(f->rs);
+	nftw(f->dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	free(f);
+	return 0;
+}
+
+/* A small result object (new reference). */
+static json_object *
+make_result(const char *name, int value)
+{
+	json_object *r = json_object_new_object(), *w = json_object_new_object();
+
+	json_object_object_add(w, "name", json_object_new_string(name));
+	json_object_object_add(r, "window", w);
+	json_object_object_add(r, "value", json_object_new_int(value));
+	json_object_object_add(r, "path", json_object_new_string("/a/b"));
+	return r;
+}
+
+/* Store a result, asserting it worked. */
+static void
+put_ok(struct results *rs, const char *name, int value)
+{
+	json_object *r = make_result(name, value);
+	struct nm_error err;
+
+	if (results_put(rs, name, r, &err) < 0)
+		fail_msg("put %s: %s", name, err.message);
+	json_object_put(r);
+}
+
+/* Count files below dir whose names end with suffix. */
+static size_t
+count_files(const char *dir, const char *suffix)
+{
+	char path[512];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d = opendir(dir);
+
+	if (d == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		struct stat st;
+		size_t l = strlen(de->d_name), m = strlen(suffix);
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (lstat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			n += count_files(path, suffix);
+		else if (l >= m && strcmp(de->d_name + l - m, suffix) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Names: what passes, what is refused, and that the refusal says bad_args. */
+static void
+test_name_check(void **state)
+{
+	static const char *const good[] = {
+	    "run1", "suite/conns_64_iter_1", "a.b-c_D9", "a/b/c", ".hidden", "x..y", NULL};
+	static const char *const bad[] = {"",  "../x", "a//b", "/a",   "a/",  "/", "a/./b", "..",
+	                                  ".", "a/..", "a b",  "a\\b", "a:b", "é", "a\nb",  NULL};
+	struct nm_error err;
+	char name[256];
+
+	(void)state;
+	for (size_t i = 0; good[i] != NULL; i++)
+		if (results_name_check(good[i], &err) < 0)
+			fail_msg("\"%s\" refused: %s", good[i], err.message);
+	for (size_t i = 0; bad[i] != NULL; i++) {
+		nm_error_clear(&err);
+		if (results_name_check(bad[i], &err) == 0)
+			fail_msg("\"%s\" accepted", bad[i]);
+		assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+		assert_true(err.message[0] != '\0');
+	}
+	memset(name, 'a', 200);
+	name[200] = '\0';
+	assert_int_equal(results_name_check(name, &err), 0);
+	name[200] = 'a';
+	name[201] = '\0';
+	assert_int_equal(results_name_check(name, &err), -1);
+	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+	assert_non_null(strstr(err.message, "200"));
+}
+
+/* put, get, exists, match and delete, with names that are paths. */
+static void
+test_put_get_delete(void **state)
+{
+	struct fixture *f = *state;
+	const char *const *names;
+	struct nm_error err;
+	json_object *r;
+	char path[256];
+	struct stat st;
+	size_t n;
+
+	put_ok(f->rs, "suite/conns_64_iter_1", 1);
+	put_ok(f->rs, "suite/conns_64_iter_2", 2);
+	put_ok(f->rs, "run1", 3);
+	assert_true(results_exists(f->rs, "run1"));
+	assert_true(results_exists(f->rs, "suite/conns_64_iter_2"));
+	assert_false(results_exists(f->rs, "suite"));
+
+	r = results_get(f->rs, "suite/conns_64_iter_2", &err);
+	assert_non_null(r);
+	assert_int_equal(json_object_get_int(json_object_object_get(r, "value")), 2);
+	json_object_put(r);
+	snprintf(path, sizeof(path), "%s/results/suite/conns_64_iter_1.json", f->dir);
+	assert_int_equal(stat(path, &st), 0);
+
+	n = results_match(f->rs, NULL, &names);
+	assert_int_equal(n, 3);
+	assert_string_equal(names[0], "run1");
+	assert_string_equal(names[1], "suite/conns_64_iter_1");
+	assert_string_equal(names[2], "suite/conns_64_iter_2");
+	n = results_match(f->rs, "suite*", &names); /* '*' matches '/' too */
+	assert_int_equal(n, 2);
+	n = results_match(f->rs, "*iter_2", &names);
+	assert_int_equal(n, 1);
+	assert_string_equal(names[0], "suite/conns_64_iter_2");
+	assert_int_equal(results_match(f->rs, "nothing*", &names), 0);
+
+	assert_null(results_get(f->rs, "nope", &err));
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	assert_null(results_get(f->rs, "../etc/passwd", &err));
+	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+
+	assert_int_equal(results_delete(f->rs, "suite/conns_64_iter_1", &err), 0);
+	assert_false(results_exists(f->rs, "suite/conns_64_iter_1"));
+	assert_int_equal(results_delete(f->rs, "suite/conns_64_iter_1", &err), -1);
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	assert_int_equal(stat(path, &st), -1);
+	/* The directory goes with its last result. */
+	assert_int_equal(results_delete(f->rs, "suite/conns_64_iter_2", &err), 0);
+	snprintf(path, sizeof(path), "%s/results/suite", f->dir);
+	assert_int_equal(stat(path, &st), -1);
+	snprintf(path, sizeof(path), "%s/results", f->dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(results_match(f->rs, NULL, &names), 1);
+}
+
+/* The file is the JSON on one line (no escaped '/') and a newline; no temp file stays. */
+static void
+test_atomic_file(void **state)
+{
+	struct fixture *f = *state;
+	char path[256], buf[512];
+	size_t len;
+	FILE *fp;
+
+	put_ok(f->rs, "a/b/c", 7);
+	put_ok(f->rs, "d", 8);
+	snprintf(path, sizeof(path), "%s/results/a/b/c.json", f->dir);
+	fp = fopen(path, "r");
+	assert_non_null(fp);
+	len = fread(buf, 1, sizeof(buf) - 1, fp);
+	fclose(fp);
+	buf[len] = '\0';
+	assert_string_equal(buf,
+	                    "{\"window\":{\"name\":\"a/b/c\"},\"value\":7,\"path\":\"/a/b\"}\n");
+	snprintf(path, sizeof(path), "%s/results", f->dir);
+	assert_int_equal(count_files(path, ".tmp"), 0);
+	assert_int_equal(count_files(path, ".json"), 2);
+}
+
+/* A name in use is refused, in memory and on disk; the first result stays. */
+static void
+test_refuses_existing(void **state)
+{
+	struct fixture *f = *state;
+	json_object *r = make_result("x", 2), *got;
+	struct nm_error err;
+	struct results *other;
+
+	put_ok(f->rs, "x", 1);
+	assert_int_equal(results_put(f->rs, "x", r, &err), -1);
+	assert_int_equal(err.code, NM_ERR_EXISTS);
+	/* A second store over the same directory (opened before x existed) refuses too. */
+	other = results_open(f->dir, &err);
+	assert_non_null(other);
+	put_ok(f->rs, "y", 1);
+	assert_int_equal(results_put(other, "y", r, &err), -1);
+	assert_int_equal(err.code, NM_ERR_EXISTS);
+	results_close(other);
+	got = results_get(f->rs, "x", &err);
+	assert_int_equal(json_object_get_int(json_object_object_get(got, "value")), 1);
+	json_object_put(got);
+	assert_int_equal(results_put(f->rs, "../y", r, &err), -1);
+	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+	json_object_put(r);
+}
+
+/* Reopening lists everything stored, sorted; a leftover temp file is removed, not listed;
+ * files that are not results are ignored. */
+static void
+test_reopen(void **state)
+{
+	struct fixture *f = *state;
+	const char *const *names;
+	struct nm_error err;
+	char path[256];
+	json_object *r;
+	FILE *fp;
+
+	put_ok(f->rs, "zeta", 1);
+	put_ok(f->rs, "suite/b/iter_2", 2);
+	put_ok(f->rs, "suite/a", 3);
+	put_ok(f->rs, "alpha", 4);
+	results_close(f->rs);
+	snprintf(path, sizeof(path), "%s/results/suite/half.json.tmp", f->dir);
+	fp = fopen(path, "w");
+	fputs("{\"trunc", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/results/notes.txt", f->dir);
+	fp = fopen(path, "w");
+	fputs("hello\n", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/results/bad name.json", f->dir);
+	fp = fopen(path, "w");
+	fputs("{}\n", fp);
+	fclose(fp);
+
+	f->rs = results_open(f->dir, &err);
+	assert_non_null(f->rs);
+	assert_int_equal(results_match(f->rs, NULL, &names), 4);
+	assert_string_equal(names[0], "alpha");
+	assert_string_equal(names[1], "suite/a");
+	assert_string_equal(names[2], "suite/b/iter_2");
+	assert_string_equal(names[3], "zeta");
+	r = results_get(f->rs, "suite/b/iter_2", &err);
+	assert_non_null(r);
+	assert_int_equal(json_object_get_int(json_object_object_get(r, "value")), 2);
+	json_object_put(r);
+	snprintf(path, sizeof(path), "%s/results", f->dir);
+	assert_int_equal(count_files(path, ".tmp"), 0);
+}
+
+/* A result whose file was removed by hand: get says so, delete forgets it. */
+static void
+test_file_removed(void **state)
+{
+	struct fixture *f = *state;
+	struct nm_error err;
+	char path[256];
+
+	put_ok(f->rs, "gone", 1);
+	snprintf(path, sizeof(path), "%s/results/gone.json", f->dir);
+	assert_int_equal(unlink(path), 0);
+	assert_null(results_get(f->rs, "gone", &err));
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	assert_int_equal(results_delete(f->rs, "gone", &err), 0);
+	assert_false(results_exists(f->rs, "gone"));
+}
+
+/* Run every test in this file. */
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_name_check),
+	    cmocka_unit_test_setup_teardown(test_put_get_delete, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_refuses_existing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_file_removed, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
