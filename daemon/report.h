@@ -17,6 +17,7 @@ struct sampler;
 struct nm_error;
 
 #define REPORT_MAX_CPUSETS 16
+#define REPORT_MAX_TCPEXT  32
 
 struct report_cpuset {
 	char name[32]; /* "expected" */
@@ -30,6 +31,8 @@ struct report_opts {
 	double min_queue_rate; /* queues below this many packets/s are left out (still summed) */
 	const char *const *tcpext; /* extra TcpExt fields to report (NULL-terminated or NULL) */
 	const char *device; /* limit device figures to this device (NULL: all with traffic) */
+	/* storage for tcpext when the caller has no array of its own */
+	const char *tcpext_buf[REPORT_MAX_TCPEXT + 1];
 };
 
 /* Build the report of the window [a, b] (b taken after a) with the sampler's registry and

@@ -128,6 +128,11 @@ opts_effective(json_object *args, json_object *base)
 	if (!json_object_object_get_ex(args, "min_rate", &v))
 		json_object_object_get_ex(base, "min_rate", &v);
 	json_object_object_add(o, "min_rate", json_double(v ? json_object_get_double(v) : 0));
+	v = NULL;
+	if (!json_object_object_get_ex(args, "tcpext", &v))
+		json_object_object_get_ex(base, "tcpext", &v);
+	if (json_object_is_type(v, json_type_array))
+		json_object_object_add(o, "tcpext", json_object_get(v));
 	return o;
 }
 
@@ -143,6 +148,20 @@ opts_parse(json_object *eff, struct report_opts *opts, struct nm_error *err)
 		        opts, json_object_get_string(json_object_array_get_idx(cpus, i)), err) < 0)
 			return -1;
 	opts->min_queue_rate = json_get_double(eff, "min_rate", 0);
+	/* Extra TcpExt fields: names, kept by eff while the report is built. */
+	{
+		json_object *tx = json_object_object_get(eff, "tcpext");
+		size_t n = tx ? json_object_array_length(tx) : 0;
+		if (n > REPORT_MAX_TCPEXT)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "argument \"tcpext\": at most %d fields",
+			                    REPORT_MAX_TCPEXT);
+		for (size_t i = 0; i < n; i++)
+			opts->tcpext_buf[i] =
+			    json_object_get_string(json_object_array_get_idx(tx, i));
+		opts->tcpext_buf[n] = NULL;
+		opts->tcpext = n ? opts->tcpext_buf : NULL;
+	}
 	return 0;
 }
 
@@ -152,6 +171,8 @@ opts_equal(json_object *a, json_object *b)
 {
 	return json_object_equal(json_object_object_get(a, "cpus"),
 	                         json_object_object_get(b, "cpus")) &&
+	       json_object_equal(json_object_object_get(a, "tcpext"),
+	                         json_object_object_get(b, "tcpext")) &&
 	       json_get_double(a, "min_rate", 0) == json_get_double(b, "min_rate", 0);
 }
 

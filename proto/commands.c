@@ -31,6 +31,11 @@
 		.name = "cpus", .type = PROTO_ARG_STRINGS, .max_len = 300,                         \
 		.help = "a CPU set to sum figures over, NAME=LIST (repeatable): expected=0-71"     \
 	}
+#define ARG_REPORT_TCPEXT                                                                          \
+	{                                                                                          \
+		.name = "tcpext", .type = PROTO_ARG_STRINGS, .max_len = 64,                        \
+		.help = "also report this TcpExt field (TCPLostRetransmit...); repeatable"         \
+	}
 #define ARG_REPORT_MIN_RATE                                                                        \
 	{                                                                                          \
 		.name = "min_rate", .type = PROTO_ARG_NUMBER, .min = 0, .max = 1e12,               \
@@ -210,8 +215,9 @@ const struct proto_command proto_commands[] = {
         .name = "mark-stop",
         .flags = PROTO_MUTATING,
         .summary = "close a window: sample every source now, store its report and show it",
-        .usage = "NAME [--cpus NAME=LIST ...] [--min-rate PPS]",
-        .args = {ARG_WINDOW_NAME("the open window to close"), ARG_REPORT_CPUS, ARG_REPORT_MIN_RATE},
+        .usage = "NAME [--cpus NAME=LIST ...] [--min-rate PPS] [--tcpext FIELD ...]",
+        .args = {ARG_WINDOW_NAME("the open window to close"), ARG_REPORT_CPUS, ARG_REPORT_MIN_RATE,
+                 ARG_REPORT_TCPEXT},
     },
     {
         .name = "windows",
@@ -230,9 +236,9 @@ const struct proto_command proto_commands[] = {
         .name = "report",
         .flags = PROTO_READONLY,
         .summary = "a window's report: live while open, else as stored; --cpus recomputes it",
-        .usage = "NAME [--cpus NAME=LIST ...] [--min-rate PPS]",
+        .usage = "NAME [--cpus NAME=LIST ...] [--min-rate PPS] [--tcpext FIELD ...]",
         .args = {ARG_WINDOW_NAME("the window (or stored result)"), ARG_REPORT_CPUS,
-                 ARG_REPORT_MIN_RATE},
+                 ARG_REPORT_MIN_RATE, ARG_REPORT_TCPEXT},
     },
     {
         .name = "results",

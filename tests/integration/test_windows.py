@@ -255,7 +255,14 @@ def test_overlapping_and_nested():
         udp_traffic(200)
         inner = d.json("mark", "stop", "suite/inner")["window"]
         time.sleep(0.1)
-        outer = d.json("mark", "stop", "outer")["window"]
+        res = d.json("mark", "stop", "outer", "--tcpext", "TCPLostRetransmit", "--tcpext",
+                     "DelayedACKs")
+        outer = res["window"]
+        # Asked-for TcpExt fields are reported (total and per second) and remembered.
+        tx = res["figures"]["tcp"]["tcpext"]
+        assert set(tx) == {"TCPLostRetransmit", "TCPLostRetransmit_per_s", "DelayedACKs",
+                           "DelayedACKs_per_s"}, tx
+        assert outer["tcpext"] == ["TCPLostRetransmit", "DelayedACKs"], outer
         time.sleep(0.1)
         overlap = d.json("mark", "stop", "overlap")["window"]
         assert outer["start"] < inner["start"] < overlap["start"], (outer, inner, overlap)
