@@ -34,6 +34,9 @@ def window(d, name, seconds, *opts):
     d.ctl("mark", "start", name)
     t0 = time.time()
     res = iperf(seconds)
+    # iperf3 counts bytes written to its socket; the last of them leave the socket buffer a
+    # moment after it exits. Close the window once they are on the wire.
+    time.sleep(0.5)
     rep = d.json("mark", "stop", name, *opts)
     return rep, res, time.time() - t0
 
@@ -53,7 +56,9 @@ def test_report_matches_iperf3():
         devs = {x["name"]: x for x in f["devices"]}
         assert "vA" in devs, list(devs)
         va = devs["vA"]
-        assert sent <= va["tx_bytes"] <= sent * 1.10, \
+        # Headers add 52-66 bytes per 1448-byte segment: 100-110% of the payload (0.1% below
+        # allowed for bytes still queued when the window closed under a heavy load).
+        assert sent * 0.999 <= va["tx_bytes"] <= sent * 1.10, \
             "report vA tx_bytes %d vs iperf3 %d" % (va["tx_bytes"], sent)
         assert va["rx_bytes"] > 0 and va["rx_packets"] > 0, va
         # The rates are the increments over the time between the link source's samples.
