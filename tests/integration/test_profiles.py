@@ -19,7 +19,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from nsrun import Skip  # noqa: E402
 
 NETMETRICSD = os.environ.get("NETMETRICSD", "")
 NETMETRICSCTL = os.environ.get("NETMETRICSCTL", "")
@@ -31,10 +34,6 @@ HOST_A, HOST_B = "nmh%da" % (os.getpid() % 100000), "nmh%db" % (os.getpid() % 10
 SCRUB = ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "JOURNAL_STREAM",
          "NETMETRICS_SOCKET")
 NQ = 4
-
-
-class Skip(Exception):
-    pass
 
 
 def sh(*args, check=True, ns=None):
@@ -378,34 +377,7 @@ TESTS = [test_show, test_apply_revert, test_ntuple_fails_and_rolls_back,
 
 
 def main():
-    if os.geteuid() != 0:
-        print("skipping profile tests: they need root for network namespaces")
-        print("0 passed, 0 failed, %d skipped" % len(TESTS))
-        return 0
-    passed = failed = skipped = 0
-    for t in TESTS:
-        only = sys.argv[1:]
-        if only and not any(o in t.__name__ for o in only):
-            continue
-        start = time.time()
-        try:
-            make_pair()
-            t()
-            print("ok   %s (%.1fs)" % (t.__name__, time.time() - start))
-            passed += 1
-        except Skip as e:
-            print("skip %s: %s" % (t.__name__, e))
-            skipped += 1
-        except Exception:
-            print("FAIL %s (%.1fs)" % (t.__name__, time.time() - start))
-            traceback.print_exc()
-            failed += 1
-        finally:
-            remove_pair()
-        sys.stdout.flush()
-    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
-    return 1 if failed else 0
-
+    return nsrun.run(TESTS, "profile", make_pair, remove_pair)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -17,12 +17,11 @@ Needs root (namespaces) and iperf3. Environment: NETMETRICSD, NETMETRICSCTL. End
 """
 import json
 import os
-import shutil
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
 from test_sampling import NS_A, Daemon, iperf, make_pair, remove_pair  # noqa: E402
 
 MSS = 1448
@@ -142,35 +141,7 @@ TESTS = [test_report_matches_iperf3, test_compare_windows]
 
 
 def main():
-    if os.geteuid() != 0:
-        print("skipping report tests: they need root for network namespaces")
-        print("0 passed, 0 failed, %d skipped" % len(TESTS))
-        return 0
-    if shutil.which("iperf3") is None:
-        print("iperf3 is missing: install it (apt-get install iperf3)")
-        print("0 passed, 1 failed")
-        return 1
-    passed = failed = 0
-    for t in TESTS:
-        only = sys.argv[1:]
-        if only and not any(o in t.__name__ for o in only):
-            continue
-        start = time.time()
-        try:
-            make_pair()
-            t()
-            print("ok   %s (%.1fs)" % (t.__name__, time.time() - start))
-            passed += 1
-        except Exception:
-            print("FAIL %s (%.1fs)" % (t.__name__, time.time() - start))
-            traceback.print_exc()
-            failed += 1
-        finally:
-            remove_pair()
-        sys.stdout.flush()
-    print("%d passed, %d failed" % (passed, failed))
-    return 1 if failed else 0
-
+    return nsrun.run(TESTS, "report", make_pair, remove_pair, need_iperf3=True)
 
 if __name__ == "__main__":
     sys.exit(main())

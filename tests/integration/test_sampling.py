@@ -17,7 +17,10 @@ import subprocess
 import sys
 import tempfile
 import time
-import traceback
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from nsrun import Skip  # noqa: E402
 
 NETMETRICSD = os.environ.get("NETMETRICSD", "")
 NETMETRICSCTL = os.environ.get("NETMETRICSCTL", "")
@@ -26,10 +29,6 @@ NS_A, NS_B = TAG + "a", TAG + "b"
 ADDR_A, ADDR_B = "10.199.0.1", "10.199.0.2"
 SCRUB = ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "JOURNAL_STREAM",
          "NETMETRICS_SOCKET")
-
-
-class Skip(Exception):
-    pass
 
 
 def sh(*args, check=True, ns=None, **kw):
@@ -249,38 +248,7 @@ TESTS = [test_rates_match_iperf3, test_device_removed_mid_run, test_host_queues_
 
 
 def main():
-    if os.geteuid() != 0:
-        print("skipping sampling tests: they need root for network namespaces")
-        print("0 passed, 0 failed, %d skipped" % len(TESTS))
-        return 0
-    if shutil.which("iperf3") is None:
-        print("iperf3 is missing: install it (apt-get install iperf3)")
-        print("0 passed, 1 failed")
-        return 1
-    passed = failed = skipped = 0
-    for t in TESTS:
-        only = sys.argv[1:]
-        if only and not any(o in t.__name__ for o in only):
-            continue
-        start = time.time()
-        try:
-            make_pair()
-            t()
-            print("ok   %s (%.1fs)" % (t.__name__, time.time() - start))
-            passed += 1
-        except Skip as e:
-            print("skip %s: %s" % (t.__name__, e))
-            skipped += 1
-        except Exception:
-            print("FAIL %s (%.1fs)" % (t.__name__, time.time() - start))
-            traceback.print_exc()
-            failed += 1
-        finally:
-            remove_pair()
-        sys.stdout.flush()
-    print("%d passed, %d failed%s" % (passed, failed, ", %d skipped" % skipped if skipped else ""))
-    return 1 if failed else 0
-
+    return nsrun.run(TESTS, "sampling", make_pair, remove_pair, need_iperf3=True)
 
 if __name__ == "__main__":
     sys.exit(main())
