@@ -408,6 +408,8 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		return;
 	}
 	window_line(rep, fp);
+	if ((g = member(rep, "test")) != NULL)
+		ctl_print_benchmark(g, fp);
 	if ((g = member(f, "queues")) != NULL) {
 		queues_table(g, fp);
 		cpusets_table(g, fp);
@@ -552,7 +554,7 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	static const char *const hdrn[] = {"FIGURE",  "UNIT", ">A",    ">A SD",  ">A MIN",
 	                                   ">A MAX",  ">B",   ">B SD", ">B MIN", ">B MAX",
 	                                   ">CHANGE", ">%",   NULL};
-	json_object *figs = ctl_array(result, "figures");
+	json_object *figs = ctl_array(result, "figures"), *pts;
 	const char *nc = getenv("NO_COLOR");
 	bool colour = isatty(fileno(fp)) && (nc == NULL || *nc == '\0');
 	bool many = json_get_int(member(result, "a"), "n", 1) > 1 ||
@@ -561,6 +563,19 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	size_t zero = 0;
 	struct table t;
 
+	if (json_object_object_get_ex(result, "points", &pts)) {
+		/* Two suites: one comparison per point of the matrix. */
+		for (size_t i = 0; i < json_object_array_length(pts); i++) {
+			json_object *p = json_object_array_get_idx(pts, i);
+			if (!opts->csv)
+				fprintf(fp, "%s== %s: %s against %s ==\n", i ? "\n" : "",
+				        json_get_string(p, "point", "?"),
+				        json_get_string(result, "suite_a", "A"),
+				        json_get_string(result, "suite_b", "B"));
+			render_compare(p, opts, fp);
+		}
+		return;
+	}
 	if (opts->csv) {
 		compare_csv(figs, fp);
 		return;

@@ -80,8 +80,12 @@ render_results(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		duration_cell(r, dur, sizeof(dur));
 		if (json_object_object_get_ex(r, "error", NULL))
 			complete = "unreadable";
-		const char *row[] = {json_get_string(r, "name", ""),
-		                     json_get_string(r, "origin", ""),
+		char origin[64];
+		/* A test's result says how the benchmark ended: "test: failed". */
+		snprintf(origin, sizeof(origin), "%s%s%s", json_get_string(r, "origin", ""),
+		         json_object_object_get_ex(r, "test_status", NULL) ? ": " : "",
+		         json_get_string(r, "test_status", ""));
+		const char *row[] = {json_get_string(r, "name", ""), origin,
 		                     json_get_string(r, "start", ""), dur, complete};
 		table_row(&t, row);
 	}

@@ -78,6 +78,19 @@ int ctl_profile_args(json_object *args);
 void render_report(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp);
 
+/* cmd-test.c: tests and suites. */
+void render_test(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_test_status(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_tests(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_suite(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* suite run FILE: read the file into args as text. 0, or -1 after printing why. */
+int ctl_suite_args(json_object *args);
+/* The benchmark block of a test's report: what ran, how it ended, its figures. */
+void ctl_print_benchmark(json_object *test, FILE *fp);
+/* --wait: follow a test or suite until it ends, print it; 0 when it (every run) passed. */
+int ctl_wait_test(const struct ctl_opts *opts, const char *name);
+int ctl_wait_suite(const struct ctl_opts *opts, const char *name);
+
 /* Shared by the renderers (cmd-query.c). */
 struct table;
 void ctl_table_out(struct table *t, const struct ctl_opts *opts, FILE *fp);

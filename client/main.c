@@ -38,6 +38,13 @@ static const struct {
     {"result-show", render_report},
     {"mark-stop", render_report},
     {"compare", render_compare},
+    {"test-start", render_test},
+    {"test-stop", render_test},
+    {"test-status", render_test_status},
+    {"tests", render_tests},
+    {"suite-run", render_suite},
+    {"suite-status", render_suite},
+    {"suite-stop", render_suite},
 };
 
 ctl_render_fn
@@ -203,6 +210,17 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 		json_object *v;
 		const char *val;
 
+		if (strcmp(argv[i], "--") == 0) {
+			/* The words after -- are a command (test start --driver exec). */
+			if ((a = find_arg(c, "argv")) == NULL) {
+				fprintf(stderr, "netmetricsctl %s: nothing takes words after --\n",
+				        name);
+				goto fail;
+			}
+			for (i++; i < argc; i++)
+				args_put(args, a, json_object_new_string(argv[i]));
+			break;
+		}
 		if (strncmp(argv[i], "--", 2) == 0 && argv[i][2] != '\0') {
 			char *eq = strchr(argv[i], '=');
 			char opt[PROTO_MAX_NAME];
@@ -293,6 +311,39 @@ run(const struct ctl_opts *opts, const struct proto_command *c, json_object *arg
 	return rc;
 }
 
+/* Start a test or suite and follow it until it ends (--wait). */
+static int
+run_and_wait(const struct ctl_opts *opts, const struct proto_command *c, json_object *args)
+{
+	json_object *res;
+	struct conn conn;
+	struct proto_reply rep;
+	char name[256];
+	int rc;
+
+	if (conn_open(&conn, opts->socket) < 0)
+		return CTL_EXIT_UNREACHABLE;
+	if (conn_call(&conn, c->name, args, &rep) < 0) {
+		conn_close(&conn);
+		return CTL_EXIT_UNREACHABLE;
+	}
+	if (!rep.ok) {
+		fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name ? rep.code_name : "error",
+		        rep.message ? rep.message : "(no message)");
+		rc = rep.code == NM_ERR_BAD_ARGS ? CTL_EXIT_USAGE : CTL_EXIT_REFUSED;
+		proto_reply_free(&rep);
+		conn_close(&conn);
+		return rc;
+	}
+	res = rep.result;
+	snprintf(name, sizeof(name), "%s", json_get_string(res, "name", ""));
+	proto_reply_free(&rep);
+	conn_close(&conn);
+	if (strcmp(c->name, "suite-run") == 0)
+		return ctl_wait_suite(opts, name);
+	return ctl_wait_test(opts, name);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -300,6 +351,7 @@ main(int argc, char **argv)
 	const struct proto_command *c;
 	json_object *args;
 	int i, used = 0, rc;
+	bool wait = false;
 
 	opts.socket = getenv("NETMETRICS_SOCKET");
 	if (opts.socket == NULL || *opts.socket == '\0')
@@ -340,8 +392,17 @@ main(int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	i += used;
-	/* Global options may also follow the command. */
-	for (int j = i; j < argc; j++) {
+	/* Global options may also follow the command (not a command's words after --). */
+	for (int j = i; j < argc && strcmp(argv[j], "--") != 0; j++) {
+		/* --wait is the client's own: it follows a test or suite it started. */
+		if (strcmp(argv[j], "--wait") == 0 &&
+		    (strcmp(c->name, "test-start") == 0 || strcmp(c->name, "suite-run") == 0)) {
+			wait = true;
+			memmove(&argv[j], &argv[j + 1], (size_t)(argc - j - 1) * sizeof(*argv));
+			argc--;
+			j--;
+			continue;
+		}
 		if (strcmp(argv[j], "--help") == 0 || strcmp(argv[j], "-h") == 0) {
 			command_help(c, stdout);
 			return CTL_EXIT_OK;
@@ -356,12 +417,15 @@ main(int argc, char **argv)
 	}
 	if ((args = parse_args(c, argc - i, argv + i)) == NULL)
 		return CTL_EXIT_USAGE;
-	if (strcmp(c->name, "profile-apply") == 0 && ctl_profile_args(args) < 0) {
+	if ((strcmp(c->name, "profile-apply") == 0 && ctl_profile_args(args) < 0) ||
+	    (strcmp(c->name, "suite-run") == 0 && ctl_suite_args(args) < 0)) {
 		json_object_put(args);
 		return CTL_EXIT_USAGE;
 	}
 	if (c->flags & PROTO_STREAM)
 		rc = ctl_watch(&opts, args);
+	else if (wait)
+		rc = run_and_wait(&opts, c, args);
 	else
 		rc = run(&opts, c, args);
 	json_object_put(args);

@@ -26,6 +26,11 @@ entry(struct results *rs, const char *name)
 		for (size_t i = 0; listed[i] != NULL; i++)
 			if (json_object_object_get_ex(win, listed[i], &v))
 				json_object_object_add(o, listed[i], json_object_get(v));
+	/* A test's result: its driver and how it ended. */
+	if (json_object_object_get_ex(r, "test", &v)) {
+		json_add_string(o, "driver", json_get_string(v, "driver", ""));
+		json_add_string(o, "test_status", json_get_string(v, "status", ""));
+	}
 	json_object_put(r);
 	return o;
 }

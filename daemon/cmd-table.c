@@ -32,6 +32,13 @@ static const struct cmd_binding bindings[] = {
     {"profile-status", cmd_profile_status},
     {"profiles", cmd_profiles},
     {"compare", cmd_compare},
+    {"test-start", cmd_test_start},
+    {"test-status", cmd_test_status},
+    {"test-stop", cmd_test_stop},
+    {"tests", cmd_tests},
+    {"suite-run", cmd_suite_run},
+    {"suite-status", cmd_suite_status},
+    {"suite-stop", cmd_suite_stop},
 };
 
 cmd_handler

@@ -37,6 +37,13 @@ CMD_HANDLER(profile_revert);
 CMD_HANDLER(profile_status);
 CMD_HANDLER(profiles);
 CMD_HANDLER(compare);
+CMD_HANDLER(test_start);
+CMD_HANDLER(test_status);
+CMD_HANDLER(test_stop);
+CMD_HANDLER(tests);
+CMD_HANDLER(suite_run);
+CMD_HANDLER(suite_status);
+CMD_HANDLER(suite_stop);
 
 /* Views shared by a command and by watch: fill o for the span already set on d->query. */
 int cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);

@@ -38,6 +38,15 @@ struct figure_kind {
 
 static const struct figure_kind kinds[] = {
     {"span_s", "s", NULL, true},
+    /* a test's own figures */
+    {"test.throughput_mbps", "Mbit/s", HI, true},
+    {"test.received_mbps", "Mbit/s", HI, true},
+    {"test.transactions_per_s*", "transactions/s", HI, true},
+    {"test.*latency_us*", "us", LO, true},
+    {"test.retransmits", "segments", LO, false},
+    {"test.cpu_*_pct", "%", LO, true},
+    {"test.procs_reporting", "", NULL, true},
+    {"test.*", "", NULL, true},
     /* queues */
     {"queues.ratio.*", "ratio", HI, true},
     {"queues.min_rate", "packets/s", NULL, true},
@@ -196,6 +205,12 @@ compare_flatten(json_object *result, void (*fn)(const char *path, double v, void
 	path[0] = '\0';
 	if (json_object_object_get_ex(result, "figures", &v))
 		walk(v, path, 0, NULL, fn, arg);
+	/* A test's own figures: "test.throughput_mbps". */
+	if (json_object_object_get_ex(result, "test", &v) &&
+	    json_object_object_get_ex(v, "figures", &v)) {
+		snprintf(path, sizeof(path), "test");
+		walk(v, path, strlen(path), NULL, fn, arg);
+	}
 }
 
 /* One figure: its values in every result of both sides. */

@@ -38,6 +38,7 @@ config_defaults(struct config *cfg)
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->max_clients = 256;
 	cfg->max_clients_per_uid = 64;
+	cfg->max_tests = 1;
 	cfg->client_output_high = 4u << 20;
 	cfg->client_output_low = 1u << 20;
 	cfg->request_timeout_ms = 10000;
@@ -265,6 +266,10 @@ set_limits_key(struct config *cfg, const char *key, const char *val)
 		if (parse_uint(val, 1, 100000, 10, &u) < 0)
 			return -1;
 		cfg->max_clients_per_uid = (unsigned)u;
+	} else if (strcmp(key, "max_tests") == 0) {
+		if (parse_uint(val, 1, 64, 10, &u) < 0)
+			return -1;
+		cfg->max_tests = (unsigned)u;
 	} else if (strcmp(key, "client_output_high") == 0) {
 		if (config_parse_size(val, &v) < 0 || v < 65536 || v > (1ull << 32))
 			return -1;
@@ -392,6 +397,7 @@ config_to_json(const struct config *cfg)
 	json_add_string(o, "log_level", log_level_name(cfg->log_level));
 	json_add_uint(o, "max_clients", cfg->max_clients);
 	json_add_uint(o, "max_clients_per_uid", cfg->max_clients_per_uid);
+	json_add_uint(o, "max_tests", cfg->max_tests);
 	json_add_uint(o, "client_output_high", cfg->client_output_high);
 	json_add_uint(o, "client_output_low", cfg->client_output_low);
 	json_add_uint(o, "request_timeout_ms", cfg->request_timeout_ms);

@@ -32,6 +32,7 @@ struct config {
 	size_t client_output_high;   /* stop reading a client whose unsent replies pass this */
 	size_t client_output_low;    /* resume below this */
 	uint64_t request_timeout_ms; /* a half-sent request older than this is dropped */
+	unsigned max_tests;          /* benchmark tests running at once */
 
 	/* [sampling] */
 	uint64_t ring_memory;          /* bytes of history kept in memory */

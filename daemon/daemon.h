@@ -14,6 +14,8 @@ struct sampler;
 struct query;
 struct windows;
 struct results;
+struct runner;
+struct suites;
 
 struct daemon {
 	struct event_base *base;
@@ -29,8 +31,10 @@ struct daemon {
 	/* Measurement windows (window.c) and the results store (results.c). */
 	struct windows *windows;
 	struct results *results;
-	struct query *query; /* reusable cursors for the commands */
-	uint32_t *ids;       /* scratch list of series ids for the commands */
+	struct runner *runner; /* benchmark tests (runner.c) */
+	struct suites *suites; /* suites of tests (suite.c) */
+	struct query *query;   /* reusable cursors for the commands */
+	uint32_t *ids;         /* scratch list of series ids for the commands */
 	size_t ids_cap;
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;

@@ -17,6 +17,8 @@
 #include "proto.h"
 #include "query.h"
 #include "results.h"
+#include "runner.h"
+#include "suite.h"
 #include "sampler.h"
 #include "timeutil.h"
 #include "window.h"
@@ -296,6 +298,10 @@ main(int argc, char **argv)
 	/* After the sampler starts: windows left open by a crash are stored at once. */
 	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
 		fatalx("windows: %s", err.message);
+	if ((d.runner = runner_init(&d, &err)) == NULL)
+		fatalx("runner: %s", err.message);
+	if ((d.suites = suite_init(&d, &err)) == NULL)
+		fatalx("suites: %s", err.message);
 
 	log_info("netmetricsd %s listening on %s (root %s, state %s)", NM_VERSION,
 	         control_socket_path(d.control), d.config.root, d.config.state_dir);
@@ -312,6 +318,10 @@ main(int argc, char **argv)
 
 	control_free(d.control, reason);
 	query_free(d.query);
+	/* A running suite is marked incomplete, then its test ends: processes stopped, window
+	 * stored, profile taken back. */
+	suite_free(d.suites);
+	runner_free(d.runner);
 	/* Before the sampler goes: open windows are closed with a last sample. */
 	window_free(d.windows);
 	results_close(d.results);

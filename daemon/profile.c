@@ -13,6 +13,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "profile.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 #define PROFILE_MAX_FILES 256 /* profiles listed from one directory */
@@ -478,11 +479,57 @@ fail:
 }
 
 /* Read and parse a profile of the profile directory. */
-int
-profile_load(struct profile *p, const char *dir, const char *name, char *path, size_t size,
-             struct nm_error *err)
+/* Replace every ${NAME} of text with vars.NAME (a string or number); NULL with err when a
+ * name has no value. The caller frees. */
+static char *
+substitute(const char *text, size_t len, json_object *vars, size_t *outlen, struct nm_error *err)
 {
-	char *text;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0;
+
+	while (i < len) {
+		const char *close;
+		json_object *v;
+		char key[64];
+
+		if (text[i] != '$' || i + 1 >= len || text[i + 1] != '{') {
+			strbuf_addch(&sb, text[i++]);
+			continue;
+		}
+		close = memchr(text + i + 2, '}', len - i - 2);
+		if (close == NULL || (size_t)(close - text - i - 2) >= sizeof(key)) {
+			strbuf_free(&sb);
+			nm_error_set(err, NM_ERR_BAD_ARGS, "unterminated ${ in the profile");
+			return NULL;
+		}
+		snprintf(key, sizeof(key), "%.*s", (int)(close - text - i - 2), text + i + 2);
+		if (!json_object_object_get_ex(vars, key, &v) ||
+		    json_object_is_type(v, json_type_null)) {
+			strbuf_free(&sb);
+			nm_error_set(err, NM_ERR_BAD_ARGS,
+			             "the profile uses ${%s}, which has no value here", key);
+			return NULL;
+		}
+		strbuf_addstr(&sb, json_object_get_string(v));
+		i = (size_t)(close - text) + 1;
+	}
+	if (sb.len > PROFILE_MAX_TEXT) {
+		strbuf_free(&sb);
+		nm_error_set(err, NM_ERR_BAD_ARGS,
+		             "the profile is longer than %u bytes with its "
+		             "values in",
+		             PROFILE_MAX_TEXT);
+		return NULL;
+	}
+	return strbuf_detach(&sb, outlen);
+}
+
+/* Read DIR/NAME.conf, fill in ${VARS}, parse. */
+int
+profile_load_vars(struct profile *p, const char *dir, const char *name, json_object *vars,
+                  char *path, size_t size, struct nm_error *err)
+{
+	char *text, *filled;
 	size_t len;
 	int r;
 
@@ -501,9 +548,62 @@ profile_load(struct profile *p, const char *dir, const char *name, char *path, s
 			             path);
 		return -1;
 	}
+	if (vars != NULL) {
+		filled = substitute(text, len, vars, &len, err);
+		free(text);
+		if ((text = filled) == NULL)
+			return -1;
+	}
 	r = profile_parse_ini(p, name, text, len, err);
 	free(text);
 	return r;
+}
+
+/* A template (a profile with ${NAME}s a suite fills in): parse it with each ${NAME} set to
+ * 1 to check the rest, and list its names in o.vars. true when it parses so. */
+static bool
+template_load(struct profile *p, const char *dir, const char *name, json_object *o)
+{
+	json_object *vars = json_object_new_object(), *list = json_object_new_array();
+	char path[4096], *text;
+	struct nm_error err;
+	size_t len;
+	bool ok;
+
+	snprintf(path, sizeof(path), "%s/%s.conf", dir, name);
+	if ((text = read_text(path, &len, &err)) == NULL) {
+		json_object_put(vars);
+		json_object_put(list);
+		return false;
+	}
+	for (const char *s = strstr(text, "${"), *e; s != NULL; s = strstr(e, "${")) {
+		if ((e = strchr(s, '}')) == NULL || e - s - 2 > 63)
+			break;
+		char key[64];
+		snprintf(key, sizeof(key), "%.*s", (int)(e - s - 2), s + 2);
+		if (!json_object_object_get_ex(vars, key, NULL)) {
+			json_add_string(vars, key, "1");
+			json_object_array_add(list, json_object_new_string(key));
+		}
+	}
+	free(text);
+	ok = json_object_object_length(vars) > 0 &&
+	     profile_load_vars(p, dir, name, vars, path, sizeof(path), &err) == 0;
+	json_object_put(vars);
+	if (ok) {
+		json_add_bool(o, "template", true);
+		json_object_object_add(o, "vars", list);
+	} else
+		json_object_put(list);
+	return ok;
+}
+
+/* Read and parse DIR/NAME.conf as it is. */
+int
+profile_load(struct profile *p, const char *dir, const char *name, char *path, size_t size,
+             struct nm_error *err)
+{
+	return profile_load_vars(p, dir, name, NULL, path, size, err);
 }
 
 /* The sections a profile sets, as JSON. */
@@ -560,7 +660,8 @@ profile_list_json(const char *dir)
 		char path[4096] = "";
 
 		json_add_string(o, "name", names[i]);
-		if (profile_load(&p, dir, names[i], path, sizeof(path), &err) < 0) {
+		if (profile_load(&p, dir, names[i], path, sizeof(path), &err) < 0 &&
+		    !template_load(&p, dir, names[i], o)) {
 			json_add_string(o, "error", err.message);
 		} else {
 			json_add_string(o, "description", p.description);

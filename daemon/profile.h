@@ -126,6 +126,10 @@ int profile_load(struct profile *p, const char *dir, const char *name, char *pat
 /* The profiles of dir as a JSON array (new reference): name, description, device, sections,
  * and error for a file that does not parse. */
 json_object *profile_list_json(const char *dir);
+/* profile_load with every ${NAME} in the text replaced by vars.NAME first (a suite's matrix
+ * values: "flow_cnt = ${rfs}"); a ${NAME} without a value is an error. vars NULL: none. */
+int profile_load_vars(struct profile *p, const char *dir, const char *name, json_object *vars,
+                      char *path, size_t size, struct nm_error *err);
 /* The sections a profile touches, as a JSON array of names (new reference). */
 json_object *profile_sections_json(const struct profile *p);
 

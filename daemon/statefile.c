@@ -131,6 +131,16 @@ int
 statefile_write_json(const char *root, const char *rel, json_object *obj, bool noreplace,
                      struct nm_error *err)
 {
+	return statefile_write_json_flags(root, rel, obj, noreplace ? STATEFILE_NOREPLACE : 0,
+	                                  err);
+}
+
+/* Write atomically; fsync the file and its directory unless STATEFILE_NOSYNC. */
+int
+statefile_write_json_flags(const char *root, const char *rel, json_object *obj, unsigned flags,
+                           struct nm_error *err)
+{
+	bool noreplace = flags & STATEFILE_NOREPLACE, sync = !(flags & STATEFILE_NOSYNC);
 	char path[PATH_MAX], tmp[PATH_MAX];
 	size_t len;
 	const char *line = json_to_line(obj, &len);
@@ -143,7 +153,7 @@ statefile_write_json(const char *root, const char *rel, json_object *obj, bool n
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
 	if (fd < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "create %s: %s", tmp, strerror(errno));
-	if (write_all(fd, line, len) < 0 || write_all(fd, "\n", 1) < 0 || fsync(fd) < 0) {
+	if (write_all(fd, line, len) < 0 || write_all(fd, "\n", 1) < 0 || (sync && fsync(fd) < 0)) {
 		nm_error_set(err, NM_ERR_FAILED, "write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -161,7 +171,7 @@ statefile_write_json(const char *root, const char *rel, json_object *obj, bool n
 			return nm_error_set(err, NM_ERR_EXISTS, "%s exists", path);
 		return nm_error_set(err, NM_ERR_FAILED, "rename %s: %s", tmp, strerror(e));
 	}
-	return sync_parent(path, err);
+	return sync ? sync_parent(path, err) : 0;
 }
 
 /* Read a JSON file of at most STATEFILE_MAX_BYTES. */
@@ -209,6 +219,13 @@ statefile_read_json(const char *root, const char *rel, struct nm_error *err)
 int
 statefile_remove(const char *root, const char *rel, struct nm_error *err)
 {
+	return statefile_remove_flags(root, rel, 0, err);
+}
+
+/* Remove; sync the directory unless STATEFILE_NOSYNC. */
+int
+statefile_remove_flags(const char *root, const char *rel, unsigned flags, struct nm_error *err)
+{
 	char path[PATH_MAX];
 	char *slash;
 
@@ -217,7 +234,7 @@ statefile_remove(const char *root, const char *rel, struct nm_error *err)
 	if (unlink(path) < 0)
 		return nm_error_set(err, errno == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED,
 		                    "remove %s: %s", path, strerror(errno));
-	if (sync_parent(path, err) < 0)
+	if (!(flags & STATEFILE_NOSYNC) && sync_parent(path, err) < 0)
 		return -1;
 	/* Directories of names with '/' go with their last file; root itself stays. */
 	while ((slash = strrchr(path, '/')) != NULL && (size_t)(slash - path) > strlen(root)) {

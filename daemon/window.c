@@ -28,6 +28,7 @@ struct window {
 	const char *closed_by; /* "hand" or "shutdown" once closed */
 	uint64_t close_seq;    /* order of closing: the first closed is forgotten first */
 	json_object *opts;     /* closed: {"cpus": [...], "min_rate": N} of its report */
+	bool frozen;           /* open, but its end edge is taken (end) */
 	struct snapshot start, end;
 };
 
@@ -240,6 +241,28 @@ build(struct windows *ws, struct window *w, const struct snapshot *end, json_obj
 
 static void recover_all(struct windows *ws);
 
+/* Add the caller's members to a report: those of extra.window go into its "window" object
+ * (over what is there), the others at the top. */
+static void
+merge_extra(json_object *r, json_object *extra)
+{
+	json_object *win;
+
+	if (!json_object_is_type(extra, json_type_object))
+		return;
+	json_object_object_foreach(extra, k, v)
+	{
+		if (strcmp(k, "window") == 0 && json_object_object_get_ex(r, "window", &win) &&
+		    json_object_is_type(v, json_type_object)) {
+			json_object_object_foreach(v, wk, wv)
+			{
+				json_object_object_add(win, wk, json_object_get(wv));
+			}
+		} else
+			json_object_object_add(r, k, json_object_get(v));
+	}
+}
+
 /* Create the registry and recover windows a crash left open. */
 struct windows *
 window_init(struct sampler *s, struct results *rs, const char *state_dir, struct nm_error *err)
@@ -262,29 +285,38 @@ window_init(struct sampler *s, struct results *rs, const char *state_dir, struct
  * the report (new reference) or NULL with err, w still open. */
 static json_object *
 close_window(struct windows *ws, struct window *w, json_object *args, const char *closed_by,
-             struct nm_error *err)
+             json_object *extra, struct nm_error *err)
 {
 	json_object *eff = opts_effective(args, NULL), *r;
 	struct snapshot end;
 	struct nm_error e;
 	char rel[PATH_MAX];
 
-	snapshot_take(ws->sampler, &end);
+	if (w->frozen) {
+		end = w->end;
+		memset(&w->end, 0, sizeof(w->end));
+		w->frozen = false;
+	} else
+		snapshot_take(ws->sampler, &end);
 	w->open = false;
 	w->closed_by = closed_by;
 	r = build(ws, w, &end, eff, err);
+	if (r != NULL)
+		merge_extra(r, extra);
 	if (r == NULL || results_put(ws->results, w->name, r, err) < 0) {
 		w->open = true;
 		w->closed_by = NULL;
 		json_object_put(r);
 		json_object_put(eff);
-		snapshot_free(&end);
+		/* Keep the edge the caller froze: a retry closes at the same instant. */
+		w->end = end;
+		w->frozen = true;
 		return NULL;
 	}
 	/* The result is on disk: the open-window file has served its purpose. A crash before
 	 * it goes is harmless, as recovery finds the result stored. */
 	window_rel(w->name, rel, sizeof(rel));
-	if (statefile_remove(ws->dir, rel, &e) < 0)
+	if (statefile_remove_flags(ws->dir, rel, STATEFILE_NOSYNC, &e) < 0)
 		log_warnx("window %s: %s", w->name, e.message);
 	w->end = end;
 	w->opts = eff;
@@ -311,7 +343,7 @@ window_free(struct windows *ws)
 			i++;
 		if (i == ws->n)
 			break;
-		if ((r = close_window(ws, ws->ws[i], NULL, "shutdown", &err)) == NULL) {
+		if ((r = close_window(ws, ws->ws[i], NULL, "shutdown", NULL, &err)) == NULL) {
 			/* Its file stays: the next start stores it as incomplete. */
 			log_warnx("window %s: not closed at shutdown: %s", ws->ws[i]->name,
 			          err.message);
@@ -385,7 +417,9 @@ window_start(struct windows *ws, const char *name, const char *origin, struct nm
 	json_add_string(o, "origin", origin);
 	json_add_string(o, "start", t);
 	window_rel(name, rel, sizeof(rel));
-	if (statefile_write_json(ws->dir, rel, o, false, err) < 0) {
+	/* Not fsync'ed: the marker only helps recovery, and the loop must not wait for a busy
+	 * disk while a test's timers are due. */
+	if (statefile_write_json_flags(ws->dir, rel, o, STATEFILE_NOSYNC, err) < 0) {
 		json_object_put(o);
 		snapshot_free(&w->start);
 		free(w->name);
@@ -405,7 +439,7 @@ window_start(struct windows *ws, const char *name, const char *origin, struct nm
 /* Close the open window name and store its report. */
 json_object *
 window_stop(struct windows *ws, const char *name, json_object *args, const char *closed_by,
-            struct nm_error *err)
+            json_object *extra, struct nm_error *err)
 {
 	ssize_t i = find(ws, name);
 
@@ -422,7 +456,24 @@ window_stop(struct windows *ws, const char *name, json_object *args, const char 
 		nm_error_set(err, NM_ERR_NOT_FOUND, "window %s is closed already", name);
 		return NULL;
 	}
-	return close_window(ws, ws->ws[i], args, closed_by, err);
+	return close_window(ws, ws->ws[i], args, closed_by, extra, err);
+}
+
+/* Take the end edge of an open window now; it stays open until window_stop. */
+int
+window_freeze(struct windows *ws, const char *name, struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	struct window *w;
+
+	if (i < 0 || !ws->ws[i]->open)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no open window named %s", name);
+	w = ws->ws[i];
+	if (!w->frozen) {
+		snapshot_take(ws->sampler, &w->end);
+		w->frozen = true;
+	}
+	return 0;
 }
 
 /* A live report of the open window w, from its start to now. */
@@ -432,9 +483,13 @@ report_live(struct windows *ws, struct window *w, json_object *args, struct nm_e
 	json_object *eff = opts_effective(args, NULL), *r;
 	struct snapshot now;
 
-	snapshot_take(ws->sampler, &now);
-	r = build(ws, w, &now, eff, err);
-	snapshot_free(&now);
+	if (w->frozen) {
+		r = build(ws, w, &w->end, eff, err);
+	} else {
+		snapshot_take(ws->sampler, &now);
+		r = build(ws, w, &now, eff, err);
+		snapshot_free(&now);
+	}
 	json_object_put(eff);
 	return r;
 }

@@ -34,10 +34,16 @@ json_object *window_start(struct windows *ws, const char *name, const char *orig
                           struct nm_error *err);
 /* Close an open window: its report with the options in args ("cpus": ["NAME=LIST", ...],
  * "min_rate": N; args may be NULL) is stored, then returned (new reference). closed_by is
- * "hand" (mark-stop) or "test" (the test runner). NULL with err; the window then stays
- * open. */
+ * "hand" (mark-stop) or "test" (the test runner). extra (may be NULL) adds members to the
+ * report before it is stored: those of extra.window go into its "window" object, the rest
+ * at the top ("test": the benchmark's figures). The end edge is now, or the instant of
+ * window_freeze. NULL with err; the window then stays open. */
 json_object *window_stop(struct windows *ws, const char *name, json_object *args,
-                         const char *closed_by, struct nm_error *err);
+                         const char *closed_by, json_object *extra, struct nm_error *err);
+/* Take the end edge of an open window now, while it stays open (a test's measured span
+ * ends at cool-down, its result is stored when the benchmark has exited). Its live report
+ * ends there too. 0, or -1 with err. */
+int window_freeze(struct windows *ws, const char *name, struct nm_error *err);
 /* The report of a window: live (start to now) for an open one; the stored result when args
  * asks nothing else (marked "stored": true); recomputed from the snapshots when args asks
  * for other CPU sets and they are still in memory. New reference, or NULL with err. */

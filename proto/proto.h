@@ -19,6 +19,8 @@
  *      result-delete, result-export added (no bump: additions)
  *      profile-show, profile-apply, profile-revert, profile-status, profiles added (no
  *      bump: additions)
+ *      test-start, test-status, test-stop, tests, suite-run, suite-status, suite-stop added
+ *      (no bump: additions)
  */
 #define PROTO_VERSION 1
 
@@ -55,7 +57,7 @@ struct proto_arg {
 };
 
 #define PROTO_MAX_STRING 4096
-#define PROTO_MAX_ARGS   16
+#define PROTO_MAX_ARGS   24
 
 struct proto_command {
 	const char *name;

@@ -1,0 +1,28 @@
+/* cmd-suite-status.c: a suite's record: its runs with their status and figures, and the
+ * summary table (the mean of each figure per point); without a name, the running suite, or
+ * the list of every suite when none runs. */
+#include "cmd.h"
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "suite.h"
+
+/* suite-status: one suite, or the list. */
+int
+cmd_suite_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
+{
+	const char *name = json_get_string(args, "name", NULL);
+	json_object *o;
+	struct nm_error e;
+
+	if ((o = suite_status(ctx->d->suites, name, &e)) != NULL) {
+		*result = o;
+		return 0;
+	}
+	if (name != NULL)
+		return nm_error_set(err, e.code, "%s", e.message);
+	o = json_object_new_object();
+	json_object_object_add(o, "suites", suite_list(ctx->d->suites));
+	*result = o;
+	return 0;
+}

@@ -1,0 +1,229 @@
+/* driver-netperf.c: N netperf processes, pinned round-robin (-T lcpu,rcpu) as the shell kit
+ * did, with interim results (-D 1) for live throughput and omni key=value output for the
+ * figures: total throughput, total and per-process transactions/s, and latency as
+ * 1e6 / (per-process transactions/s). */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "parse-netperf.h"
+#include "runner.h"
+
+/* The tests netperf runs that report through omni output selectors. */
+static const char *const types[] = {"TCP_STREAM", "TCP_MAERTS", "TCP_RR", "TCP_CRR",
+                                    "UDP_STREAM", "UDP_RR",     NULL};
+
+/* Is the type request/response (sizes -r, figures in transactions)? */
+static bool
+is_rr(const char *type)
+{
+	size_t n = strlen(type);
+
+	return n > 3 && strcmp(type + n - 3, "_RR") == 0;
+}
+
+/* Check the spec: a host, a known type, whole seconds. */
+static int
+netperf_check(struct test_spec *s, struct nm_error *err)
+{
+	bool known = false;
+
+	if (s->argv != NULL)
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "--driver netperf takes no command after -- (use --driver exec)");
+	if (s->host[0] == '\0')
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--driver netperf needs --host (where netserver listens)");
+	if (s->type[0] == '\0')
+		snprintf(s->type, sizeof(s->type), "TCP_STREAM");
+	for (size_t i = 0; types[i] != NULL; i++)
+		known |= strcmp(types[i], s->type) == 0;
+	if (!known)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--type %s: netperf tests here are TCP_STREAM, TCP_MAERTS, "
+		                    "TCP_RR, TCP_CRR, UDP_STREAM, UDP_RR",
+		                    s->type);
+	if (s->duration_s < 1 || s->duration_s != floor(s->duration_s))
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--duration: netperf runs whole seconds (1 or more)");
+	if (s->size == 0)
+		s->size = is_rr(s->type) ? 1 : 16384;
+	if (s->nfigures > 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--figure is for --driver exec");
+	return 0;
+}
+
+static unsigned
+netperf_nprocs(const struct test_spec *s)
+{
+	return s->procs;
+}
+
+/* netperf -H HOST [-p PORT] -l D -t TYPE -P 0 -D 1 [-T L,R] -- -k SELECTORS -m|-r SIZE */
+static char **
+netperf_argv(const struct test_spec *s, const char *program, const struct test_proc *p)
+{
+	char dur[32], pin[32], size[32];
+	const char *w[24];
+	size_t n = 0;
+
+	snprintf(dur, sizeof(dur), "%.0f", s->duration_s);
+	w[n++] = program;
+	w[n++] = "-H";
+	w[n++] = s->host;
+	if (s->port[0]) {
+		w[n++] = "-p";
+		w[n++] = s->port;
+	}
+	w[n++] = "-l";
+	w[n++] = dur;
+	w[n++] = "-t";
+	w[n++] = s->type;
+	w[n++] = "-P";
+	w[n++] = "0";
+	w[n++] = "-D";
+	w[n++] = "1";
+	if (p->local_cpu >= 0 || p->remote_cpu >= 0) {
+		char l[12] = "", r[12] = "";
+		if (p->local_cpu >= 0)
+			snprintf(l, sizeof(l), "%d", p->local_cpu);
+		if (p->remote_cpu >= 0)
+			snprintf(r, sizeof(r), "%d", p->remote_cpu);
+		snprintf(pin, sizeof(pin), "%s,%s", l, r);
+		w[n++] = "-T";
+		w[n++] = pin;
+	}
+	w[n++] = "--";
+	w[n++] = "-k";
+	w[n++] = NETPERF_SELECTORS;
+	if (is_rr(s->type)) {
+		snprintf(size, sizeof(size), "%u,%u", s->size, s->size);
+		w[n++] = "-r";
+	} else {
+		snprintf(size, sizeof(size), "%u", s->size);
+		w[n++] = "-m";
+	}
+	w[n++] = size;
+	return runner_strv(w, n);
+}
+
+static void
+netperf_proc_init(struct test_proc *p)
+{
+	parse_netperf_init(p->priv);
+}
+
+static void
+netperf_line(struct test_proc *p, const char *line, size_t len)
+{
+	parse_netperf_line(p->priv, line, len);
+}
+
+/* Live: the sum of the newest interim results. */
+static void
+netperf_live(const struct test *t, json_object *o)
+{
+	double sum = 0;
+	unsigned n = 0;
+	const char *units = NULL;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct netperf_out *np = t->procs[i].priv;
+		if (np->ninterim == 0 || t->procs[i].finished)
+			continue;
+		sum += np->interim;
+		units = np->interim_units;
+		n++;
+	}
+	if (n == 0)
+		return;
+	if (strcmp(units, "Trans/s") == 0)
+		json_object_object_add(o, "transactions_per_s", json_double(sum));
+	else if (strcmp(units, "10^6bits/s") == 0)
+		json_object_object_add(o, "throughput_mbps", json_double(sum));
+	else {
+		json_object_object_add(o, "throughput", json_double(sum));
+		json_add_string(o, "units", units);
+	}
+	json_add_uint(o, "reporting", n);
+}
+
+/* Add a number, or null when NAN. */
+static void
+add_num(json_object *o, const char *key, double v)
+{
+	json_object_object_add(o, key, isnan(v) ? NULL : json_double(v));
+}
+
+/* The figures once every process has ended. */
+static int
+netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why, size_t size)
+{
+	bool rr = is_rr(t->spec.type);
+	double tput = 0, trans = 0, lat = 0, p99 = 0;
+	unsigned n = 0, nlat = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct netperf_out *np = t->procs[i].priv;
+		json_object *pf = json_object_array_get_idx(procs, i);
+
+		if (!np->final) {
+			if (!t->stopping)
+				snprintf(why, size, "netperf #%zu printed no result%s%s", i,
+				         t->procs[i].last_words[0] ? ": " : "",
+				         t->procs[i].last_words);
+			continue;
+		}
+		n++;
+		if (rr) {
+			trans += np->transaction_rate;
+			add_num(pf, "transactions_per_s", np->transaction_rate);
+			add_num(pf, "latency_us", 1e6 / np->transaction_rate);
+			if (!isnan(np->mean_latency_us)) {
+				lat += np->mean_latency_us;
+				nlat++;
+				add_num(pf, "mean_latency_us", np->mean_latency_us);
+			}
+			if (!isnan(np->p99_latency_us) && np->p99_latency_us > p99)
+				p99 = np->p99_latency_us;
+		} else {
+			tput += np->throughput;
+			add_num(pf,
+			        strcmp(np->units, "10^6bits/s") == 0 ? "throughput_mbps"
+			                                             : "throughput",
+			        np->throughput);
+		}
+		add_num(pf, "elapsed_s", np->elapsed_s);
+		add_num(pf, "bytes_sent", np->bytes_sent);
+		add_num(pf, "bytes_recvd", np->bytes_recvd);
+	}
+	json_add_uint(figs, "procs_reporting", n);
+	if (n == 0)
+		return t->stopping ? 0 : -1;
+	if (rr) {
+		add_num(figs, "transactions_per_s", trans);
+		add_num(figs, "transactions_per_s_per_proc", trans / n);
+		/* The kit's figure: one transaction's round trip, from the rate. */
+		add_num(figs, "latency_us", 1e6 / (trans / n));
+		add_num(figs, "mean_latency_us", nlat ? lat / nlat : NAN);
+		add_num(figs, "p99_latency_us_max", nlat ? p99 : NAN);
+	} else
+		add_num(figs, "throughput_mbps", tput);
+	return n == t->nprocs || t->stopping ? 0 : -1;
+}
+
+const struct driver driver_netperf = {
+    .name = "netperf",
+    .program = "netperf",
+    .priv_size = sizeof(struct netperf_out),
+    .check = netperf_check,
+    .nprocs = netperf_nprocs,
+    .argv = netperf_argv,
+    .proc_init = netperf_proc_init,
+    .on_line = netperf_line,
+    .live = netperf_live,
+    .figures = netperf_figures,
+};

@@ -1,0 +1,36 @@
+/* parse-netperf.h: netperf's output as the test runner asks for it: "-P 0" (no banner),
+ * "-D 1" (interim results) and omni key=value output ("-- -k THROUGHPUT,..."), one line at a
+ * time as it arrives. */
+#ifndef NM_PARSE_NETPERF_H
+#define NM_PARSE_NETPERF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The output selectors the runner asks for, in the order netperf prints them. */
+#define NETPERF_SELECTORS                                                                          \
+	"THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,MEAN_LATENCY,P99_LATENCY,ELAPSED_TIME,"      \
+	"LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD"
+
+/* What one netperf process reported. A figure it did not report is NAN. */
+struct netperf_out {
+	double throughput;       /* in units */
+	char units[24];          /* "10^6bits/s", "Trans/s" */
+	double transaction_rate; /* per second (RR tests; 1 for streams) */
+	double mean_latency_us;
+	double p99_latency_us;
+	double elapsed_s;
+	double bytes_sent, bytes_recvd;
+	double interim;         /* the newest interim result, in interim_units */
+	char interim_units[24]; /* "10^6bits/s", "Trans/s" */
+	unsigned ninterim;
+	bool final; /* THROUGHPUT was seen: the test ended normally */
+};
+
+void parse_netperf_init(struct netperf_out *o);
+/* Take one line (no newline; need not be NUL-terminated). Returns 1 when it was a line
+ * netperf's key=value output, 0 otherwise (an error message, say). */
+int parse_netperf_line(struct netperf_out *o, const char *line, size_t len);
+
+#endif

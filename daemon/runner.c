@@ -1,0 +1,931 @@
+/* runner.c: the life of a test: profile, processes, warm-up, the measured window, cool-down,
+ * the processes' exits, the figures, the stored result, the profile taken back. Timers and
+ * exits arrive on the loop; nothing here waits, except at shutdown. */
+#include <errno.h>
+#include <event2/event.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cmd-profile.h"
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "profile.h"
+#include "results.h"
+#include "runner.h"
+#include "child.h"
+#include "timeutil.h"
+#include "window.h"
+#include "xmalloc.h"
+
+#define KILL_GRACE_SEC     5  /* SIGTERM, then SIGKILL this much later */
+#define DEADLINE_SLACK_SEC 30 /* past duration before a test counts as hung */
+#define SHUTDOWN_WAIT_MS   3000
+
+struct runner {
+	struct daemon *d;
+	struct test **tests; /* running first, in start order; then finished, newest last */
+	size_t n, cap;
+};
+
+static const char *const state_names[] = {
+    [TEST_STARTING] = "starting", [TEST_WARMUP] = "warmup",       [TEST_MEASURING] = "measuring",
+    [TEST_COOLDOWN] = "cooldown", [TEST_FINISHING] = "finishing", [TEST_PASSED] = "passed",
+    [TEST_FAILED] = "failed",     [TEST_STOPPED] = "stopped",     [TEST_INCOMPLETE] = "incomplete",
+};
+
+const char *
+runner_state_name(enum test_state s)
+{
+	return state_names[s];
+}
+
+bool
+runner_finished(const struct test *t)
+{
+	return t->state >= TEST_PASSED;
+}
+
+/* ---- helpers the drivers share ---- */
+
+char **
+runner_strv(const char *const *words, size_t n)
+{
+	char **v = xcalloc(n + 1, sizeof(*v));
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = xstrdup(words[i]);
+	return v;
+}
+
+void
+runner_strv_free(char **v)
+{
+	if (v == NULL)
+		return;
+	for (size_t i = 0; v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+int
+runner_cpu_for(const struct cpuset *set, unsigned i)
+{
+	unsigned n = cpuset_count(set);
+
+	return n == 0 ? -1 : cpuset_nth(set, i % n);
+}
+
+double
+runner_elapsed(const struct test *t)
+{
+	uint64_t end = t->end_mono_ns ? t->end_mono_ns : time_mono_ns();
+
+	return (double)(end - t->start_mono_ns) / 1e9;
+}
+
+/* ---- the registry ---- */
+
+struct runner *
+runner_init(struct daemon *d, struct nm_error *err)
+{
+	struct runner *r;
+
+	if (child_init(d->base, err) < 0)
+		return NULL;
+	r = xcalloc(1, sizeof(*r));
+	r->d = d;
+	return r;
+}
+
+size_t
+runner_running(const struct runner *r)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		n += !runner_finished(r->tests[i]);
+	return n;
+}
+
+struct test *
+runner_find(struct runner *r, const char *name)
+{
+	for (size_t i = r->n; i-- > 0;)
+		if (strcmp(r->tests[i]->spec.name, name) == 0)
+			return r->tests[i];
+	return NULL;
+}
+
+void
+runner_spec_free(struct test_spec *spec)
+{
+	for (size_t i = 0; i < spec->nfigures; i++)
+		regfree(&spec->figures[i].re);
+	free(spec->figures);
+	runner_strv_free(spec->argv);
+	json_object_put(spec->profile_vars);
+	memset(spec, 0, sizeof(*spec));
+}
+
+/* Free a test that has no process left running. */
+static void
+test_free(struct test *t)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		child_free(t->procs[i].sp);
+		runner_strv_free(t->procs[i].argv);
+		free(t->procs[i].priv);
+	}
+	free(t->procs);
+	if (t->ev_warmup)
+		event_free(t->ev_warmup);
+	if (t->ev_cooldown)
+		event_free(t->ev_cooldown);
+	if (t->ev_deadline)
+		event_free(t->ev_deadline);
+	if (t->ev_kill)
+		event_free(t->ev_kill);
+	json_object_put(t->summary);
+	runner_spec_free(&t->spec);
+	free(t);
+}
+
+/* Keep at most TEST_KEEP_MAX finished tests: forget the oldest, never keep (which the
+ * caller still uses). */
+static void
+trim(struct runner *r, const struct test *keep)
+{
+	size_t finished = 0;
+
+	for (size_t i = 0; i < r->n; i++)
+		finished += runner_finished(r->tests[i]);
+	for (size_t i = 0; i < r->n && finished > TEST_KEEP_MAX;) {
+		if (!runner_finished(r->tests[i]) || r->tests[i] == keep) {
+			i++;
+			continue;
+		}
+		test_free(r->tests[i]);
+		memmove(r->tests + i, r->tests + i + 1, (r->n - i - 1) * sizeof(*r->tests));
+		r->n--;
+		finished--;
+	}
+}
+
+/* ---- the description of a test ---- */
+
+/* A CPU set as a list, or null when empty. */
+static void
+add_cpus(json_object *o, const char *key, const struct cpuset *set)
+{
+	char buf[1024];
+
+	if (cpuset_empty(set)) {
+		json_object_object_add(o, key, NULL);
+		return;
+	}
+	cpuset_format_list(set, buf, sizeof(buf));
+	json_add_string(o, key, buf);
+}
+
+/* What was asked: the spec. */
+static void
+spec_json(const struct test_spec *s, json_object *o)
+{
+	json_add_string(o, "driver", s->driver->name);
+	if (s->type[0])
+		json_add_string(o, "type", s->type);
+	if (s->host[0])
+		json_add_string(o, "host", s->host);
+	if (s->port[0])
+		json_add_string(o, "port", s->port);
+	if (s->netns[0])
+		json_add_string(o, "netns", s->netns);
+	json_add_uint(o, "procs", s->procs);
+	json_object_object_add(o, "duration_s",
+	                       s->duration_s > 0 ? json_double(s->duration_s) : NULL);
+	if (s->size)
+		json_add_uint(o, "size", s->size);
+	json_object_object_add(o, "warmup_s", json_double(s->warmup_s));
+	json_object_object_add(o, "cooldown_s", json_double(s->cooldown_s));
+	add_cpus(o, "local_cpus", &s->local_cpus);
+	add_cpus(o, "remote_cpus", &s->remote_cpus);
+	if (s->profile[0])
+		json_add_string(o, "profile", s->profile);
+	if (s->profile_vars != NULL)
+		json_object_object_add(o, "profile_vars", json_object_get(s->profile_vars));
+	if (s->suite[0])
+		json_add_string(o, "suite", s->suite);
+	if (s->argv != NULL) {
+		json_object *a = json_object_new_array();
+		for (size_t i = 0; s->argv[i] != NULL; i++)
+			json_object_array_add(a, json_object_new_string(s->argv[i]));
+		json_object_object_add(o, "argv", a);
+	}
+	if (s->nfigures > 0) {
+		json_object *f = json_object_new_object();
+		for (size_t i = 0; i < s->nfigures; i++)
+			json_add_string(f, s->figures[i].name, s->figures[i].pattern);
+		json_object_object_add(o, "figure_patterns", f);
+	}
+}
+
+/* One process as test status shows it. */
+static json_object *
+proc_json(const struct test_proc *p)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	json_add_uint(o, "index", p->index);
+	if (p->sp != NULL)
+		json_add_int(o, "pid", child_pid(p->sp));
+	for (size_t i = 0; p->argv != NULL && p->argv[i] != NULL; i++)
+		json_object_array_add(a, json_object_new_string(p->argv[i]));
+	json_object_object_add(o, "argv", a);
+	if (p->local_cpu >= 0)
+		json_add_int(o, "local_cpu", p->local_cpu);
+	if (p->remote_cpu >= 0)
+		json_add_int(o, "remote_cpu", p->remote_cpu);
+	json_add_string(o, "state", p->finished ? p->ended : "running");
+	if (p->finished && p->last_words[0] && (p->exit_status != 0 || p->exit_signal != 0))
+		json_add_string(o, "stderr", p->last_words);
+	return o;
+}
+
+/* A running test as test status shows it. */
+json_object *
+runner_test_json(const struct test *t)
+{
+	json_object *o, *live, *procs;
+	char ts[40];
+
+	if (t->summary != NULL)
+		return json_object_get(t->summary);
+	o = json_object_new_object();
+	json_add_string(o, "name", t->spec.name);
+	spec_json(&t->spec, o);
+	json_add_string(o, "state", runner_state_name(t->state));
+	time_format_rfc3339(t->start_real_ns, ts, sizeof(ts));
+	json_add_string(o, "started", ts);
+	json_object_object_add(o, "elapsed_s", json_double(runner_elapsed(t)));
+	json_add_bool(o, "window_open", t->window_open);
+	live = json_object_new_object();
+	if (t->spec.driver->live != NULL)
+		t->spec.driver->live(t, live);
+	json_object_object_add(o, "live", live);
+	procs = json_object_new_array();
+	for (size_t i = 0; i < t->nprocs; i++)
+		json_object_array_add(procs, proc_json(&t->procs[i]));
+	json_object_object_add(o, "processes", procs);
+	if (t->reason[0])
+		json_add_string(o, "reason", t->reason);
+	return o;
+}
+
+/* Running tests first, then the finished. */
+json_object *
+runner_list_json(struct runner *r)
+{
+	json_object *a = json_object_new_array();
+
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < r->n; i++)
+			if (runner_finished(r->tests[i]) == (pass == 1))
+				json_object_array_add(a, runner_test_json(r->tests[i]));
+	return a;
+}
+
+/* ---- the profile of a test ---- */
+
+/* Apply the test's profile (with its ${VARS}); refuse when another is applied, since
+ * taking ours back would take that one back too. 0 or -1 with err. */
+static int
+profile_put(struct runner *r, struct test *t, struct nm_error *err)
+{
+	struct daemon *d = r->d;
+	struct profile_origin o = {t->spec.profile, "", 0, (int32_t)getpid()};
+	struct profile_host h;
+	struct profile p;
+	struct plan pl;
+	json_object *st;
+	char path[4096];
+	int rc = -1;
+
+	if (profile_load_vars(&p, d->config.profile_dir, t->spec.profile, t->spec.profile_vars,
+	                      path, sizeof(path), err) < 0)
+		return -1;
+	if (cmd_profile_host(d, &h, err) < 0) {
+		profile_free(&p);
+		return -1;
+	}
+	st = profile_state_status(d->config.state_dir, &h);
+	if (json_get_bool(st, "applied", false) || json_get_int(st, "saved", 0) > 0) {
+		nm_error_set(err, NM_ERR_BUSY,
+		             "test %s: profile %s is applied already; a test applies its own "
+		             "profile and takes it back, so revert that one first (profile revert)",
+		             t->spec.name, json_get_string(st, "profile", "(unrecorded)"));
+		json_object_put(st);
+		goto out_host;
+	}
+	json_object_put(st);
+	o.source = path;
+	plan_init(&pl);
+	if (profile_host_set_device(&h, p.device, err) == 0 && plan_build(&pl, &p, &h, err) == 0 &&
+	    profile_apply(d->config.state_dir, &pl, &h, &o, err) == 0) {
+		log_info("test %s: profile %s applied (%zu values written)", t->spec.name,
+		         t->spec.profile, plan_nchanges(&pl));
+		t->profile_applied = true;
+		rc = 0;
+	}
+	if (pl.irq_written)
+		cmd_profile_refresh(d);
+	plan_free(&pl);
+out_host:
+	profile_host_close(&h);
+	profile_free(&p);
+	if (rc < 0 && err != NULL && strncmp(err->message, "test ", 5) != 0) {
+		char msg[NM_ERROR_MSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", err->message);
+		nm_error_set(err, err->code, "test %s: profile %s: %s", t->spec.name,
+		             t->spec.profile, msg);
+	}
+	return rc;
+}
+
+/* Take the test's profile back. Failures are logged and kept in the reason. */
+static void
+profile_take_back(struct runner *r, struct test *t)
+{
+	struct profile_host h;
+	struct nm_error err;
+	json_object *res;
+
+	if (!t->profile_applied)
+		return;
+	t->profile_applied = false;
+	if (cmd_profile_host(r->d, &h, &err) < 0) {
+		log_warnx("test %s: profile %s not reverted: %s", t->spec.name, t->spec.profile,
+		          err.message);
+		return;
+	}
+	res = profile_state_revert(r->d->config.state_dir, &h, &err);
+	profile_host_close(&h);
+	cmd_profile_refresh(r->d);
+	if (res == NULL)
+		log_warnx("test %s: profile %s not reverted: %s", t->spec.name, t->spec.profile,
+		          err.message);
+	else
+		log_info("test %s: profile %s reverted", t->spec.name, t->spec.profile);
+	json_object_put(res);
+}
+
+/* ---- the window ---- */
+
+/* Open the test's window now. */
+static int
+window_begin(struct runner *r, struct test *t, struct nm_error *err)
+{
+	json_object *w;
+
+	if (t->window_open || t->window_stored)
+		return 0;
+	if ((w = window_start(r->d->windows, t->spec.name, "test", err)) == NULL)
+		return -1;
+	json_object_put(w);
+	t->window_open = true;
+	return 0;
+}
+
+/* ---- ending a test ---- */
+
+static void finish(struct test *t);
+
+/* Send sig to every process still running. */
+static void
+kill_all(struct test *t, int sig)
+{
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].sp != NULL && child_running(t->procs[i].sp))
+			child_kill(t->procs[i].sp, sig);
+}
+
+/* The grace after SIGTERM is over. */
+static void
+kill_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct test *t = arg;
+
+	(void)fd;
+	(void)what;
+	log_warnx("test %s: processes still running %ds after SIGTERM; killing them", t->spec.name,
+	          KILL_GRACE_SEC);
+	kill_all(t, SIGKILL);
+}
+
+/* End the test early: as (failed, stopped, incomplete) with the reason; the processes get
+ * SIGTERM, then SIGKILL. finish() runs when the last has exited. */
+static void
+end_early(struct test *t, enum test_state as, const char *reason)
+{
+	struct timeval tv = {KILL_GRACE_SEC, 0};
+
+	if (t->stopping)
+		return;
+	t->stopping = true;
+	t->stop_as = as;
+	if (reason != t->reason)
+		snprintf(t->reason, sizeof(t->reason), "%s", reason);
+	log_info("test %s: ending (%s): %s", t->spec.name, runner_state_name(as), reason);
+	/* The measured span ends here, not when the processes are gone. */
+	if (t->window_open && !t->window_frozen) {
+		struct nm_error err;
+		if (window_freeze(t->runner->d->windows, t->spec.name, &err) == 0)
+			t->window_frozen = true;
+	}
+	kill_all(t, SIGTERM);
+	if (t->ev_kill == NULL)
+		t->ev_kill = evtimer_new(t->runner->d->base, kill_cb, t);
+	evtimer_add(t->ev_kill, &tv);
+	if (t->nfinished == t->nprocs)
+		finish(t);
+}
+
+/* The test object stored with the result and shown once finished. */
+static json_object *
+summary_json(struct test *t, json_object *figs, json_object *procfigs)
+{
+	json_object *o = json_object_new_object(), *procs = json_object_new_array();
+	char ts[40];
+
+	json_add_string(o, "name", t->spec.name);
+	spec_json(&t->spec, o);
+	json_add_string(o, "state", runner_state_name(t->state));
+	json_add_string(o, "status", runner_state_name(t->state));
+	if (t->reason[0])
+		json_add_string(o, "reason", t->reason);
+	if (t->program[0])
+		json_add_string(o, "program", t->program);
+	time_format_rfc3339(t->start_real_ns, ts, sizeof(ts));
+	json_add_string(o, "started", ts);
+	json_object_object_add(o, "elapsed_s", json_double(runner_elapsed(t)));
+	json_object_object_add(o, "figures", figs);
+	for (size_t i = 0; i < t->nprocs; i++) {
+		json_object *p = proc_json(&t->procs[i]), *f;
+
+		f = procfigs ? json_object_array_get_idx(procfigs, i) : NULL;
+		if (f != NULL) {
+			json_object_object_foreach(f, k, v)
+			{
+				json_object_object_add(p, k, json_object_get(v));
+			}
+		}
+		json_object_array_add(procs, p);
+	}
+	json_object_object_add(o, "processes", procs);
+	return o;
+}
+
+/* The first process that failed, in words, into t->reason. */
+static bool
+first_failure(struct test *t)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct test_proc *p = &t->procs[i];
+		if (p->finished && (p->exit_status != 0 || p->exit_signal != 0)) {
+			snprintf(t->reason, sizeof(t->reason), "%s #%u (pid %d) %s%s%s",
+			         t->spec.driver->name, p->index, p->sp ? (int)child_pid(p->sp) : -1,
+			         p->ended, p->last_words[0] ? ": " : "", p->last_words);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Disarm every timer of a finished test. */
+static void
+timers_stop(struct test *t)
+{
+	struct event *evs[] = {t->ev_warmup, t->ev_cooldown, t->ev_deadline, t->ev_kill};
+
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
+		if (evs[i] != NULL)
+			evtimer_del(evs[i]);
+}
+
+/* Every process has exited (or none started): figures, status, the stored window, the
+ * profile back, the suite told. */
+static void
+finish(struct test *t)
+{
+	struct runner *r = t->runner;
+	json_object *figs = json_object_new_object(), *procfigs = json_object_new_array();
+	json_object *extra, *win, *res;
+	struct nm_error err;
+	char why[512] = "";
+	bool early = t->window_open && !t->window_frozen;
+
+	if (runner_finished(t))
+		return;
+	t->end_mono_ns = time_mono_ns();
+	for (size_t i = 0; i < t->nprocs; i++)
+		json_object_array_add(procfigs, json_object_new_object());
+	if (!t->never_started && t->spec.driver->figures != NULL &&
+	    t->spec.driver->figures(t, figs, procfigs, why, sizeof(why)) < 0 && !t->stopping &&
+	    !first_failure(t)) {
+		t->stopping = true;
+		t->stop_as = TEST_FAILED;
+		snprintf(t->reason, sizeof(t->reason), "%s", why);
+	}
+	if (t->stopping)
+		t->state = t->stop_as;
+	else if (first_failure(t))
+		t->state = TEST_FAILED;
+	else
+		t->state = TEST_PASSED;
+	if (t->state == TEST_PASSED && !t->window_open && !t->window_stored)
+		snprintf(t->reason, sizeof(t->reason),
+		         "the benchmark ended %.1f s after it started, before the warm-up (%.1f s) "
+		         "was over: the window is empty",
+		         runner_elapsed(t), t->spec.warmup_s);
+	else if (t->state == TEST_PASSED && early && t->spec.duration_s > 0)
+		snprintf(t->reason, sizeof(t->reason),
+		         "the benchmark ended %.1f s after it started, before the cool-down",
+		         runner_elapsed(t));
+	t->summary = summary_json(t, figs, procfigs);
+	json_object_put(procfigs);
+	/* Keep the window in every case: open it now if the test ended before warm-up. */
+	if (!t->window_stored && window_begin(r, t, &err) < 0)
+		log_warnx("test %s: no window: %s", t->spec.name, err.message);
+	if (t->window_open && !t->window_stored) {
+		extra = json_object_new_object();
+		json_object_object_add(extra, "test", json_object_get(t->summary));
+		if (t->state != TEST_PASSED) {
+			win = json_object_new_object();
+			json_add_bool(win, "complete", false);
+			json_add_string(win, "reason", t->reason);
+			json_object_object_add(extra, "window", win);
+		}
+		res = window_stop(r->d->windows, t->spec.name, NULL, "test", extra, &err);
+		json_object_put(extra);
+		if (res == NULL)
+			log_warnx("test %s: result not stored: %s", t->spec.name, err.message);
+		else
+			t->window_stored = true;
+		json_object_put(res);
+		t->window_open = false;
+	}
+	profile_take_back(r, t);
+	timers_stop(t);
+	log_info("test %s: %s%s%s", t->spec.name, runner_state_name(t->state),
+	         t->reason[0] ? ": " : "", t->reason);
+	if (t->on_finish != NULL)
+		t->on_finish(t, t->finish_arg);
+	trim(r, t);
+}
+
+/* ---- timers and exits ---- */
+
+/* Warm-up is over: the window opens. */
+static void
+warmup_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct test *t = arg;
+	struct nm_error err;
+
+	(void)fd;
+	(void)what;
+	log_debug("test %s: warm-up over at %.3f s", t->spec.name, runner_elapsed(t));
+	if (t->stopping || runner_finished(t))
+		return;
+	if (window_begin(t->runner, t, &err) < 0) {
+		char why[NM_ERROR_MSG_MAX + 16];
+		snprintf(why, sizeof(why), "window: %s", err.message);
+		end_early(t, TEST_FAILED, why);
+		return;
+	}
+	t->state = TEST_MEASURING;
+}
+
+/* Cool-down begins: the window's end edge is taken. */
+static void
+cooldown_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct test *t = arg;
+	struct nm_error err;
+
+	(void)fd;
+	(void)what;
+	log_debug("test %s: cool-down at %.3f s", t->spec.name, runner_elapsed(t));
+	if (t->stopping || runner_finished(t) || !t->window_open)
+		return;
+	if (window_freeze(t->runner->d->windows, t->spec.name, &err) < 0)
+		log_warnx("test %s: %s", t->spec.name, err.message);
+	else
+		t->window_frozen = true;
+	t->state = TEST_COOLDOWN;
+}
+
+/* The processes outlived their duration by far. */
+static void
+deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct test *t = arg;
+	char why[128];
+
+	(void)fd;
+	(void)what;
+	if (t->stopping || runner_finished(t))
+		return;
+	snprintf(why, sizeof(why), "the benchmark did not finish within %.0f s",
+	         t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4);
+	end_early(t, TEST_FAILED, why);
+}
+
+/* A stdout line of a process goes to the driver. */
+static void
+proc_line(struct child *sp, const char *line, size_t len, void *arg)
+{
+	struct test_proc *p = arg;
+	struct test *t = p->test;
+
+	(void)sp;
+	if (t->spec.driver->on_line != NULL)
+		t->spec.driver->on_line(p, line, len);
+}
+
+/* A process has exited and its output is read. A failure ends the others. */
+static void
+proc_done(struct child *sp, void *arg)
+{
+	struct test_proc *p = arg;
+	struct test *t = p->test;
+
+	if (p->finished)
+		return;
+	p->finished = true;
+	p->exit_status = child_exit_status(sp);
+	p->exit_signal = child_exit_signal(sp);
+	p->stopped_at_s = runner_elapsed(t);
+	child_describe(sp, p->ended, sizeof(p->ended));
+	child_last_words(sp, p->last_words, sizeof(p->last_words));
+	t->nfinished++;
+	log_debug("test %s: process %u (pid %d) %s", t->spec.name, p->index, (int)child_pid(sp),
+	          p->ended);
+	if (!t->stopping && (p->exit_status != 0 || p->exit_signal != 0)) {
+		first_failure(t);
+		end_early(t, TEST_FAILED, t->reason);
+		return; /* end_early finishes when this was the last */
+	}
+	if (t->nfinished == t->nprocs)
+		finish(t);
+}
+
+static const struct child_ops proc_ops = {proc_line, proc_done};
+
+/* Arm a one-shot timer at sec after the start. */
+static struct event *
+timer_at(struct runner *r, struct test *t, double sec, event_callback_fn fn)
+{
+	struct event *ev = evtimer_new(r->d->base, fn, t);
+	struct timeval tv;
+
+	if (sec < 0)
+		sec = 0;
+	tv.tv_sec = (time_t)sec;
+	tv.tv_usec = (suseconds_t)((sec - (double)tv.tv_sec) * 1e6);
+	evtimer_add(ev, &tv);
+	return ev;
+}
+
+/* Add t to the registry. */
+static void
+registry_add(struct runner *r, struct test *t)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? r->cap * 2 : 16;
+		r->tests = xreallocarray(r->tests, r->cap, sizeof(*r->tests));
+	}
+	r->tests[r->n++] = t;
+}
+
+/* Is the name free for a new test: no running test, window or result has it? */
+static int
+name_check(struct runner *r, const char *name, struct nm_error *err)
+{
+	struct test *old = runner_find(r, name);
+	json_object *w;
+
+	if (results_name_check(name, err) < 0)
+		return -1;
+	if (old != NULL && !runner_finished(old))
+		return nm_error_set(err, NM_ERR_EXISTS, "test %s is running", name);
+	if (results_exists(r->d->results, name))
+		return nm_error_set(err, NM_ERR_EXISTS,
+		                    "a result named %s exists (result delete %s removes it, or "
+		                    "choose another --name)",
+		                    name, name);
+	if ((w = window_report(r->d->windows, name, NULL, NULL)) != NULL) {
+		json_object_put(w);
+		return nm_error_set(err, NM_ERR_EXISTS, "a window named %s exists", name);
+	}
+	return 0;
+}
+
+/* Start the processes; on failure the ones started are killed. 0 or -1 with err. */
+static int
+child_all(struct runner *r, struct test *t, struct nm_error *err)
+{
+	const struct driver *drv = t->spec.driver;
+
+	(void)r;
+	t->procs = xcalloc(t->nprocs, sizeof(*t->procs));
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct test_proc *p = &t->procs[i];
+		p->test = t;
+		p->index = (unsigned)i;
+		p->local_cpu = runner_cpu_for(&t->spec.local_cpus, (unsigned)i);
+		p->remote_cpu = runner_cpu_for(&t->spec.remote_cpus, (unsigned)i);
+		p->priv = drv->priv_size ? xcalloc(1, drv->priv_size) : NULL;
+		if (drv->proc_init != NULL)
+			drv->proc_init(p);
+		p->argv = drv->argv(&t->spec, t->program, p);
+	}
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct test_proc *p = &t->procs[i];
+		p->sp = child_start(p->argv, t->spec.netns, &proc_ops, p, err);
+		if (p->sp == NULL) {
+			for (size_t j = 0; j < i; j++) {
+				child_free(t->procs[j].sp);
+				t->procs[j].sp = NULL;
+			}
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A test that could not start: its failure is stored as its result (an empty window with
+ * the reason), then err says so. */
+static void
+fail_at_start(struct runner *r, struct test *t, struct nm_error *err)
+{
+	char msg[NM_ERROR_MSG_MAX];
+
+	snprintf(t->reason, sizeof(t->reason), "%s", err->message);
+	snprintf(msg, sizeof(msg), "%s", err->message);
+	t->stopping = true;
+	t->stop_as = TEST_FAILED;
+	t->never_started = true;
+	if (t->procs == NULL)
+		t->nprocs = 0;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		t->procs[i].finished = true;
+		snprintf(t->procs[i].ended, sizeof(t->procs[i].ended), "not started");
+	}
+	t->nfinished = t->nprocs;
+	registry_add(r, t);
+	finish(t);
+	nm_error_set(err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, msg,
+	             t->window_stored ? "; its result is stored with the reason" : "");
+}
+
+/* Start a test. */
+json_object *
+runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct test *t, void *arg),
+             void *arg, struct nm_error *err)
+{
+	const struct driver *drv = spec->driver;
+	struct test *t;
+	size_t running = runner_running(r);
+	unsigned max = r->d->config.max_tests;
+
+	if (running >= max) {
+		const char *busy = "?";
+		for (size_t i = 0; i < r->n; i++)
+			if (!runner_finished(r->tests[i])) {
+				busy = r->tests[i]->spec.name;
+				break;
+			}
+		nm_error_set(err, NM_ERR_BUSY,
+		             "test %s is running (%u test%s at a time; [limits] max_tests)", busy,
+		             max, max == 1 ? "" : "s");
+		runner_spec_free(spec);
+		return NULL;
+	}
+	if (name_check(r, spec->name, err) < 0) {
+		runner_spec_free(spec);
+		return NULL;
+	}
+	t = xcalloc(1, sizeof(*t));
+	t->runner = r;
+	t->spec = *spec;
+	memset(spec, 0, sizeof(*spec));
+	t->on_finish = on_finish;
+	t->finish_arg = arg;
+	t->start_mono_ns = time_mono_ns();
+	t->start_real_ns = time_real_ns();
+	t->nprocs = drv->nprocs(&t->spec);
+	/* Bad input (a profile that does not exist or does not fit) starts nothing. */
+	if (t->spec.profile[0] && profile_put(r, t, err) < 0) {
+		test_free(t);
+		return NULL;
+	}
+	if (child_resolve(drv->program ? drv->program : t->spec.argv[0], t->program,
+	                  sizeof(t->program), err) < 0 ||
+	    child_all(r, t, err) < 0) {
+		fail_at_start(r, t, err);
+		return NULL;
+	}
+	registry_add(r, t);
+	t->state = t->spec.warmup_s > 0 ? TEST_WARMUP : TEST_MEASURING;
+	t->ev_warmup = timer_at(r, t, t->spec.warmup_s, warmup_cb);
+	if (t->spec.duration_s > 0) {
+		t->ev_cooldown =
+		    timer_at(r, t, t->spec.duration_s - t->spec.cooldown_s, cooldown_cb);
+		t->ev_deadline =
+		    timer_at(r, t, t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4,
+		             deadline_cb);
+	}
+	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
+	         t->nprocs == 1 ? "" : "es");
+	return runner_test_json(t);
+}
+
+/* test stop: end a running test by hand. */
+json_object *
+runner_stop(struct runner *r, const char *name, struct nm_error *err)
+{
+	struct test *t = runner_find(r, name);
+	char why[128];
+
+	if (t == NULL || runner_finished(t)) {
+		nm_error_set(err, NM_ERR_NOT_FOUND, "no running test named %s", name);
+		return NULL;
+	}
+	snprintf(why, sizeof(why), "stopped by hand after %.1f s", runner_elapsed(t));
+	end_early(t, TEST_STOPPED, why);
+	return runner_test_json(t);
+}
+
+/* Shutdown: end every running test, wait a little for the processes, store. */
+void
+runner_free(struct runner *r)
+{
+	uint64_t deadline;
+
+	if (r == NULL)
+		return;
+	for (size_t i = 0; i < r->n; i++)
+		if (!runner_finished(r->tests[i]))
+			end_early(r->tests[i], TEST_INCOMPLETE,
+			          "the daemon stopped during the test");
+	/* The loop is gone: reap here, briefly, then child_free kills what is left. */
+	deadline = time_mono_ns() + (uint64_t)SHUTDOWN_WAIT_MS * 1000000u;
+	while (runner_running(r) > 0 && time_mono_ns() < deadline) {
+		usleep(20000);
+		child_reap();
+		for (size_t i = 0; i < r->n; i++) {
+			struct test *t = r->tests[i];
+			bool reaped = true;
+			if (runner_finished(t))
+				continue;
+			for (size_t j = 0; j < t->nprocs; j++)
+				reaped &= t->procs[j].finished || (t->procs[j].sp != NULL &&
+				                                   !child_running(t->procs[j].sp));
+			if (reaped)
+				for (size_t j = 0; j < t->nprocs; j++)
+					if (!t->procs[j].finished && t->procs[j].sp != NULL) {
+						/* Reaped, output still open: take it as finished.
+						 */
+						proc_done(t->procs[j].sp, &t->procs[j]);
+					}
+		}
+	}
+	for (size_t i = 0; i < r->n; i++) {
+		struct test *t = r->tests[i];
+		if (runner_finished(t))
+			continue;
+		kill_all(t, SIGKILL);
+		for (size_t j = 0; j < t->nprocs; j++)
+			if (!t->procs[j].finished && t->procs[j].sp != NULL) {
+				child_free(t->procs[j].sp); /* reaps */
+				t->procs[j].sp = NULL;
+				t->procs[j].finished = true;
+				snprintf(t->procs[j].ended, sizeof(t->procs[j].ended),
+				         "killed at shutdown");
+				t->nfinished++;
+			}
+		finish(t);
+	}
+	for (size_t i = 0; i < r->n; i++)
+		test_free(r->tests[i]);
+	free(r->tests);
+	free(r);
+	child_fini();
+}

@@ -1,0 +1,184 @@
+/* runner.h: benchmark tests the daemon runs: it starts the processes (no shell), measures
+ * the steady state in a window (from the end of the warm-up to the start of the cool-down),
+ * and stores the benchmark's own figures with the window's report once every process has
+ * exited. A driver (driver-<name>.c) knows one benchmark: its argv, its output, its
+ * figures. A failed test (missing binary, bad arguments, crash, non-zero exit) still keeps
+ * its window, with the reason. */
+#ifndef NM_RUNNER_H
+#define NM_RUNNER_H
+
+#include <json-c/json.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cpulist.h"
+
+struct daemon;
+struct nm_error;
+struct child;
+struct runner;
+struct test;
+
+#define TEST_PROCS_MAX    1024
+#define TEST_FIGURES_MAX  16
+#define TEST_ARGV_MAX     256
+#define TEST_KEEP_MAX     32 /* finished tests kept in memory for test status */
+#define TEST_DURATION_MAX 86400.0
+
+/* A figure lifted from an exec test's output: the last match of re; its first group (or
+ * the whole match) is the number. */
+struct test_figure_rx {
+	char name[64];
+	char pattern[512];
+	regex_t re;
+};
+
+/* What a test runs: checked and completed by runner_spec_parse and the driver's check. */
+struct test_spec {
+	char name[201];
+	const struct driver *driver;
+	char type[24]; /* TCP_STREAM, TCP_RR, ... as the driver takes them */
+	char host[256];
+	char port[8]; /* "": the benchmark's default */
+	char netns[64];
+	unsigned procs;
+	double duration_s; /* 0: exec without a duration (runs until it exits) */
+	unsigned size;     /* bytes per send (streams) or per request/response (RR) */
+	double warmup_s, cooldown_s;
+	struct cpuset local_cpus, remote_cpus; /* empty: no pinning */
+	char profile[64];                      /* "": none */
+	json_object *profile_vars;             /* ${NAME} values for the profile (suites); owned */
+	char **argv;                           /* exec: the command; NULL-terminated, owned */
+	struct test_figure_rx *figures;        /* exec: figures to lift; owned */
+	size_t nfigures;
+	char suite[201]; /* the suite the test belongs to, "" when none */
+};
+
+enum test_state {
+	TEST_STARTING = 0,
+	TEST_WARMUP,
+	TEST_MEASURING,
+	TEST_COOLDOWN,
+	TEST_FINISHING, /* the span is measured; waiting for the processes to exit */
+	TEST_PASSED,
+	TEST_FAILED,
+	TEST_STOPPED,    /* test stop */
+	TEST_INCOMPLETE, /* the daemon stopped */
+};
+
+/* One process of a test. */
+struct test_proc {
+	struct test *test;
+	unsigned index;
+	struct child *sp;          /* NULL once freed */
+	char **argv;               /* owned */
+	int local_cpu, remote_cpu; /* -1: not pinned */
+	void *priv;                /* the driver's per-process state (driver->priv_size) */
+	bool finished;
+	char ended[96];       /* how it ended, in words */
+	char last_words[256]; /* stderr's last line */
+	int exit_status;      /* -1: killed by a signal */
+	int exit_signal;
+	double stopped_at_s; /* elapsed when it finished */
+};
+
+struct test {
+	struct runner *runner;
+	struct test_spec spec;
+	enum test_state state;
+	char program[4096]; /* the resolved benchmark binary */
+	struct test_proc *procs;
+	size_t nprocs, nfinished;
+	uint64_t start_mono_ns, start_real_ns, end_mono_ns;
+	bool window_open, window_frozen, window_stored;
+	bool profile_applied;
+	bool stopping;      /* the runner is ending it: exits are expected */
+	bool never_started; /* no process ran (binary missing, exec failed) */
+	enum test_state stop_as;
+	char reason[512]; /* why it failed or stopped */
+	struct event *ev_warmup, *ev_cooldown, *ev_deadline, *ev_kill;
+	json_object *summary; /* once finished: its test object as stored; owned */
+	/* Told when the test has finished and its result is stored (suites). */
+	void (*on_finish)(struct test *t, void *arg);
+	void *finish_arg;
+};
+
+/* A benchmark the runner can drive. */
+struct driver {
+	const char *name;    /* "netperf" */
+	const char *program; /* the binary looked up in PATH; NULL: argv[0] (exec) */
+	size_t priv_size;    /* per-process state the runner allocates (zeroed) */
+	/* Check the spec and fill the driver's defaults. 0, or -1 with err. */
+	int (*check)(struct test_spec *spec, struct nm_error *err);
+	/* The number of processes. */
+	unsigned (*nprocs)(const struct test_spec *spec);
+	/* The argv of process p (p->index, p->local_cpu, p->remote_cpu set), NULL-terminated
+	 * and owned by the caller; program is the resolved binary. */
+	char **(*argv)(const struct test_spec *spec, const char *program,
+	               const struct test_proc *p);
+	/* Set up p->priv (zeroed memory) before the process starts; may be NULL. */
+	void (*proc_init)(struct test_proc *p);
+	/* A line of a process's stdout as it arrives; may be NULL. */
+	void (*on_line)(struct test_proc *p, const char *line, size_t len);
+	/* Figures known while the test runs (interim throughput) into o; may be NULL. */
+	void (*live)(const struct test *t, json_object *o);
+	/* Once every process has finished: the test's figures into figs and each process's
+	 * own into procs[i] (objects, in process order). Returns -1 with why when the output
+	 * says the benchmark failed although it exited 0. */
+	int (*figures)(struct test *t, json_object *figs, json_object *procs, char *why,
+	               size_t size);
+};
+
+/* The drivers: netperf, iperf3, exec (driver-<name>.c). NULL when unknown. */
+const struct driver *driver_find(const char *name);
+/* Their names, for messages: "netperf, iperf3, exec". */
+const char *driver_names(void);
+/* Helpers the drivers share (runner.c). */
+/* A NULL-terminated argv from a format-free list of words; the caller frees with
+ * runner_strv_free. */
+char **runner_strv(const char *const *words, size_t n);
+void runner_strv_free(char **v);
+/* The CPU list as netperf/iperf3 take it in pinning: the (i mod count)-th CPU, or -1 when
+ * the set is empty. */
+int runner_cpu_for(const struct cpuset *set, unsigned i);
+/* The elapsed seconds of a test now (or at its end once finished). */
+double runner_elapsed(const struct test *t);
+
+/* The runner, over d (its base, windows, results, sampler, config). NULL with err. */
+struct runner *runner_init(struct daemon *d, struct nm_error *err);
+/* End every running test (status incomplete: the daemon stopped), store their windows,
+ * revert their profiles, free. */
+void runner_free(struct runner *r);
+
+/* Parse and check a test's arguments (as test start takes them, see proto/commands.c)
+ * into spec. 0, or -1 with err; nothing is kept on error. */
+int runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec,
+                      struct nm_error *err);
+void runner_spec_free(struct test_spec *spec);
+
+/* Start a test (spec is taken over, also on error). Returns its description (new
+ * reference). On error returns NULL with err: nothing was started, or the test failed at
+ * once (a binary that cannot run) and its failure is stored as its result (err says so).
+ * on_finish (may be NULL) is told when it has finished. */
+json_object *runner_start(struct runner *r, struct test_spec *spec,
+                          void (*on_finish)(struct test *t, void *arg), void *arg,
+                          struct nm_error *err);
+/* Stop a running test: its processes are terminated, its partial window is stored. The
+ * reply describes it (new reference), or NULL with err. */
+json_object *runner_stop(struct runner *r, const char *name, struct nm_error *err);
+/* The test named name, running or finished recently; NULL when not known. */
+struct test *runner_find(struct runner *r, const char *name);
+/* A test as test status shows it (new reference). */
+json_object *runner_test_json(const struct test *t);
+/* Running tests first, then the recently finished (new reference). */
+json_object *runner_list_json(struct runner *r);
+/* How many tests run now. */
+size_t runner_running(const struct runner *r);
+/* The state as a word: "warmup", "passed", ... */
+const char *runner_state_name(enum test_state s);
+/* Has the test finished (passed, failed, stopped, incomplete)? */
+bool runner_finished(const struct test *t);
+
+#endif

@@ -1,0 +1,794 @@
+/* suite.c: a suite file becomes a list of runs (the matrix, iterations outermost so that
+ * the runs of one point are interleaved with the others, as noisy hosts need); the runs go
+ * one after another through the runner, with a pause between them; the record on disk
+ * follows every step. */
+#include <ctype.h>
+#include <event2/event.h>
+#include <ini.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "profile.h"
+#include "results.h"
+#include "runner.h"
+#include "statefile.h"
+#include "suite.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define SUITE_SUFFIX ".json"
+
+struct suite {
+	char name[101];
+	json_object *rec;  /* the record: also what is stored */
+	json_object *runs; /* borrowed from rec: [{name, point, iter, args, status, ...}] */
+	size_t next;       /* the run to start next */
+	bool stopping;
+	bool starting;     /* inside runner_start: a failure there is recorded by start_next */
+	char current[201]; /* the running test, "" between runs */
+	struct event *ev_pause;
+	double pause_s;
+};
+
+struct suites {
+	struct daemon *d;
+	char *dir; /* STATE_DIR/suites */
+	struct suite *running;
+};
+
+/* ---- the record on disk ---- */
+
+/* Write the record of s. */
+static void
+save(struct suites *ss, struct suite *s)
+{
+	struct nm_error err;
+	char rel[160];
+
+	snprintf(rel, sizeof(rel), "%s%s", s->name, SUITE_SUFFIX);
+	/* Progress only (each run's result is stored and synced by itself): no fsync. */
+	if (statefile_write_json_flags(ss->dir, rel, s->rec, STATEFILE_NOSYNC, &err) < 0)
+		log_warnx("suite %s: record not saved: %s", s->name, err.message);
+}
+
+/* Load the record of a suite named name; NULL with err. */
+static json_object *
+load(struct suites *ss, const char *name, struct nm_error *err)
+{
+	char rel[160];
+
+	snprintf(rel, sizeof(rel), "%s%s", name, SUITE_SUFFIX);
+	return statefile_read_json(ss->dir, rel, err);
+}
+
+/* Mark a record left running by a crash as incomplete. */
+static void
+recover(const char *rel, void *arg)
+{
+	struct suites *ss = arg;
+	struct nm_error err;
+	json_object *rec = statefile_read_json(ss->dir, rel, &err);
+
+	if (rec == NULL) {
+		log_warnx("suite: %s/%s: %s", ss->dir, rel, err.message);
+		return;
+	}
+	if (strcmp(json_get_string(rec, "state", ""), "running") == 0) {
+		json_add_string(rec, "state", "incomplete");
+		json_add_string(rec, "reason",
+		                "the daemon stopped without finishing it (crash or kill)");
+		if (statefile_write_json(ss->dir, rel, rec, false, &err) < 0)
+			log_warnx("suite: %s: %s", rel, err.message);
+		else
+			log_warnx("suite %s: left running by the last run; marked incomplete",
+			          json_get_string(rec, "name", rel));
+	}
+	json_object_put(rec);
+}
+
+struct suites *
+suite_init(struct daemon *d, struct nm_error *err)
+{
+	struct suites *ss = xcalloc(1, sizeof(*ss));
+
+	ss->d = d;
+	ss->dir = xasprintf("%s/suites", d->config.state_dir);
+	if (statefile_mkdir(ss->dir, err) < 0) {
+		free(ss->dir);
+		free(ss);
+		return NULL;
+	}
+	statefile_scan(ss->dir, SUITE_SUFFIX, recover, ss);
+	return ss;
+}
+
+/* ---- parsing a suite file ---- */
+
+struct parse {
+	json_object *suite;  /* [suite] keys as strings */
+	json_object *test;   /* [test] keys, typed as test start takes them */
+	json_object *matrix; /* [{"name": D, "values": [..]}] in file order */
+	struct nm_error *err;
+	bool failed;
+};
+
+/* The [test] keys and their types. */
+static const struct {
+	const char *key;
+	char type; /* 's' string, 'i' integer, 'n' number */
+} test_keys[] = {
+    {"driver", 's'},   {"host", 's'}, {"type", 's'},       {"procs", 'i'},
+    {"duration", 'n'}, {"size", 'i'}, {"warmup", 'n'},     {"cooldown", 'n'},
+    {"netns", 's'},    {"port", 's'}, {"local_cpus", 's'}, {"remote_cpus", 's'},
+};
+
+/* Is a matrix value usable in a result name? */
+static bool
+value_ok(const char *v)
+{
+	if (*v == '\0' || strlen(v) > 32)
+		return false;
+	for (; *v; v++)
+		if (!isalnum((unsigned char)*v) && *v != '.' && *v != '-')
+			return false;
+	return true;
+}
+
+/* One key of a [test] section. */
+static int
+test_key(struct parse *p, const char *key, const char *val)
+{
+	for (size_t i = 0; i < sizeof(test_keys) / sizeof(test_keys[0]); i++) {
+		char *end;
+		if (strcmp(test_keys[i].key, key) != 0)
+			continue;
+		if (test_keys[i].type == 's') {
+			json_add_string(p->test, key, val);
+			return 1;
+		}
+		double v = strtod(val, &end);
+		if (end == val || *end != '\0' || !isfinite(v) ||
+		    (test_keys[i].type == 'i' && v != floor(v))) {
+			nm_error_set(p->err, NM_ERR_BAD_ARGS, "[test] %s = %s: not a%s number", key,
+			             val, test_keys[i].type == 'i' ? " whole" : "");
+			return 0;
+		}
+		if (test_keys[i].type == 'i')
+			json_add_int(p->test, key, (int64_t)v);
+		else
+			json_object_object_add(p->test, key, json_double(v));
+		return 1;
+	}
+	nm_error_set(p->err, NM_ERR_BAD_ARGS,
+	             "[test] has no key \"%s\" (driver, host, type, procs, duration, size, "
+	             "warmup, cooldown, netns, port, local_cpus, remote_cpus)",
+	             key);
+	return 0;
+}
+
+/* One matrix dimension: "rfs = 512 1024". */
+static int
+matrix_key(struct parse *p, const char *key, const char *val)
+{
+	json_object *dim, *values = json_object_new_array();
+	char *copy = xstrdup(val), *save = NULL;
+
+	for (char *w = strtok_r(copy, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
+		if (!value_ok(w)) {
+			nm_error_set(
+			    p->err, NM_ERR_BAD_ARGS,
+			    "[matrix] %s: value \"%s\" (letters, digits, '.', '-'; up to 32)", key,
+			    w);
+			free(copy);
+			json_object_put(values);
+			return 0;
+		}
+		json_object_array_add(values, json_object_new_string(w));
+	}
+	free(copy);
+	if (json_object_array_length(values) == 0 || !value_ok(key) || strchr(key, '.') ||
+	    json_object_array_length(p->matrix) >= SUITE_DIMS_MAX) {
+		nm_error_set(p->err, NM_ERR_BAD_ARGS,
+		             "[matrix] %s: a name (letters, digits, '-') and at least one value; "
+		             "at most %d dimensions",
+		             key, SUITE_DIMS_MAX);
+		json_object_put(values);
+		return 0;
+	}
+	dim = json_object_new_object();
+	json_add_string(dim, "name", key);
+	json_object_object_add(dim, "values", values);
+	json_object_array_add(p->matrix, dim);
+	return 1;
+}
+
+/* inih's callback: one key. */
+static int
+ini_cb(void *user, const char *section, const char *key, const char *val)
+{
+	struct parse *p = user;
+	static const char *const suite_keys[] = {"name",  "description", "iterations",
+	                                         "pause", "profile",     NULL};
+
+	if (p->failed)
+		return 0;
+	if (strcmp(section, "suite") == 0) {
+		for (size_t i = 0; suite_keys[i] != NULL; i++)
+			if (strcmp(suite_keys[i], key) == 0) {
+				json_add_string(p->suite, key, val);
+				return 1;
+			}
+		nm_error_set(p->err, NM_ERR_BAD_ARGS,
+		             "[suite] has no key \"%s\" (name, description, iterations, pause, "
+		             "profile)",
+		             key);
+	} else if (strcmp(section, "test") == 0) {
+		if (test_key(p, key, val))
+			return 1;
+	} else if (strcmp(section, "matrix") == 0) {
+		if (matrix_key(p, key, val))
+			return 1;
+	} else
+		nm_error_set(p->err, NM_ERR_BAD_ARGS, "unknown section [%s] (suite, test, matrix)",
+		             section);
+	p->failed = true;
+	return 0;
+}
+
+/* A point's name and the profile values: "conns_64_rfs_512" for index idx of the matrix. */
+static void
+point_of(json_object *matrix, size_t idx, char *buf, size_t size, json_object *vars)
+{
+	size_t len = 0, n = json_object_array_length(matrix);
+
+	buf[0] = '\0';
+	/* The last dimension varies fastest. */
+	size_t stride[SUITE_DIMS_MAX], total = 1;
+	for (size_t d = n; d-- > 0;) {
+		stride[d] = total;
+		total *= json_object_array_length(
+		    json_object_object_get(json_object_array_get_idx(matrix, d), "values"));
+	}
+	for (size_t d = 0; d < n; d++) {
+		json_object *dim = json_object_array_get_idx(matrix, d);
+		json_object *values = json_object_object_get(dim, "values");
+		size_t k = (idx / stride[d]) % json_object_array_length(values);
+		const char *v = json_object_get_string(json_object_array_get_idx(values, k));
+		const char *dn = json_get_string(dim, "name", "");
+
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s_%s",
+		                        d ? "_" : "", dn, v);
+		json_add_string(vars, dn, v);
+	}
+	if (n == 0)
+		snprintf(buf, size, "run");
+}
+
+/* The number of points of the matrix. */
+static size_t
+npoints(json_object *matrix)
+{
+	size_t total = 1;
+
+	for (size_t d = 0; d < json_object_array_length(matrix); d++)
+		total *= json_object_array_length(
+		    json_object_object_get(json_object_array_get_idx(matrix, d), "values"));
+	return total;
+}
+
+/* Build the runs of the suite and check each (as test start would). */
+static json_object *
+build_runs(struct suites *ss, const char *sname, struct parse *p, unsigned iters,
+           const char *profile, struct nm_error *err)
+{
+	json_object *runs = json_object_new_array();
+	size_t np = npoints(p->matrix);
+
+	if (np * iters > SUITE_RUNS_MAX) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%zu runs: at most %d", np * iters,
+		             SUITE_RUNS_MAX);
+		json_object_put(runs);
+		return NULL;
+	}
+	for (unsigned it = 1; it <= iters; it++)
+		for (size_t i = 0; i < np; i++) {
+			json_object *vars = json_object_new_object(), *args, *run, *conns;
+			struct test_spec spec;
+			char point[400], name[201];
+
+			point_of(p->matrix, i, point, sizeof(point), vars);
+			snprintf(name, sizeof(name), "%s/%s_iter_%u", sname, point, it);
+			args = json_object_new_object();
+			json_object_object_foreach(p->test, k, v)
+			{
+				json_object_object_add(args, k, json_object_get(v));
+			}
+			json_add_string(args, "name", name);
+			json_add_string(args, "suite", sname);
+			if (json_object_object_get_ex(vars, "conns", &conns))
+				json_add_int(args, "procs", atoll(json_object_get_string(conns)));
+			if (profile != NULL) {
+				json_add_string(args, "profile", profile);
+				json_object_object_add(args, "profile_vars", json_object_get(vars));
+			}
+			if (runner_spec_parse(ss->d->runner, args, &spec, err) < 0) {
+				char msg[NM_ERROR_MSG_MAX];
+				snprintf(msg, sizeof(msg), "%s", err->message);
+				nm_error_set(err, NM_ERR_BAD_ARGS, "run %s: %s", name, msg);
+				json_object_put(vars);
+				json_object_put(args);
+				json_object_put(runs);
+				return NULL;
+			}
+			runner_spec_free(&spec);
+			run = json_object_new_object();
+			json_add_string(run, "name", name);
+			json_add_string(run, "point", point);
+			json_add_uint(run, "iter", it);
+			json_object_object_add(run, "values", vars);
+			json_object_object_add(run, "args", args);
+			json_add_string(run, "status", "pending");
+			json_object_array_add(runs, run);
+		}
+	return runs;
+}
+
+/* Check the profile loads with the values of every point. */
+static int
+check_profile(struct suites *ss, const char *profile, json_object *runs, struct nm_error *err)
+{
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *run = json_object_array_get_idx(runs, i), *vars = NULL;
+		struct profile pr;
+		char path[4096];
+		int r;
+
+		json_object_object_get_ex(run, "values", &vars);
+		r = profile_load_vars(&pr, ss->d->config.profile_dir, profile, vars, path,
+		                      sizeof(path), err);
+		profile_free(&pr);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* ---- running ---- */
+
+static void start_next(struct suites *ss, struct suite *s);
+
+/* The pause between runs is over. */
+static void
+pause_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct suites *ss = arg;
+
+	(void)fd;
+	(void)what;
+	if (ss->running != NULL)
+		start_next(ss, ss->running);
+}
+
+/* Finish the suite: final state, summary, record; it stops being the running one. */
+static void
+suite_end(struct suites *ss, struct suite *s, const char *state, const char *reason)
+{
+	char ts[40];
+
+	json_add_string(s->rec, "state", state);
+	if (reason != NULL)
+		json_add_string(s->rec, "reason", reason);
+	time_format_rfc3339(time_real_ns(), ts, sizeof(ts));
+	json_add_string(s->rec, "ended", ts);
+	json_object_object_del(s->rec, "current");
+	save(ss, s);
+	log_info("suite %s: %s%s%s", s->name, state, reason ? ": " : "", reason ? reason : "");
+	if (s->ev_pause != NULL)
+		event_free(s->ev_pause);
+	json_object_put(s->rec);
+	if (ss->running == s)
+		ss->running = NULL;
+	free(s);
+}
+
+/* Record a run's outcome in the record. */
+static void
+run_record(struct suite *s, size_t i, const char *status, const char *reason, json_object *figs)
+{
+	json_object *run = json_object_array_get_idx(s->runs, i);
+
+	json_add_string(run, "status", status);
+	if (reason != NULL && *reason)
+		json_add_string(run, "reason", reason);
+	if (figs != NULL)
+		json_object_object_add(run, "figures", json_object_get(figs));
+	json_add_uint(s->rec, "runs_done", i + 1);
+}
+
+/* A test of the suite has finished (called by the runner). */
+static void
+test_done(struct test *t, void *arg)
+{
+	struct suites *ss = arg;
+	struct suite *s = ss->running;
+	json_object *figs = NULL;
+	struct timeval tv;
+
+	if (s == NULL || s->starting || strcmp(s->current, t->spec.name) != 0)
+		return;
+	if (t->summary != NULL)
+		json_object_object_get_ex(t->summary, "figures", &figs);
+	run_record(s, s->next - 1, runner_state_name(t->state), t->reason, figs);
+	s->current[0] = '\0';
+	json_object_object_del(s->rec, "current");
+	save(ss, s);
+	if (s->stopping) {
+		suite_end(ss, s, "stopped", "stopped by hand");
+		return;
+	}
+	if (s->next >= json_object_array_length(s->runs)) {
+		suite_end(ss, s, "finished", NULL);
+		return;
+	}
+	tv.tv_sec = (time_t)s->pause_s;
+	tv.tv_usec = (suseconds_t)((s->pause_s - (double)tv.tv_sec) * 1e6);
+	evtimer_add(s->ev_pause, &tv);
+}
+
+/* Start the next run; a run that cannot start is recorded and the suite goes on. */
+static void
+start_next(struct suites *ss, struct suite *s)
+{
+	while (s->next < json_object_array_length(s->runs)) {
+		json_object *run = json_object_array_get_idx(s->runs, s->next++), *args, *desc;
+		struct test_spec spec;
+		struct nm_error err;
+
+		json_object_object_get_ex(run, "args", &args);
+		snprintf(s->current, sizeof(s->current), "%s", json_get_string(run, "name", ""));
+		json_add_string(s->rec, "current", s->current);
+		desc = NULL;
+		s->starting = true;
+		if (runner_spec_parse(ss->d->runner, args, &spec, &err) == 0)
+			desc = runner_start(ss->d->runner, &spec, test_done, ss, &err);
+		s->starting = false;
+		if (desc != NULL) {
+			json_object_put(desc);
+			json_add_string(run, "status", "running");
+			save(ss, s);
+			return;
+		}
+		/* Failed at once (a result may be stored by the runner already). */
+		log_warnx("suite %s: run %s: %s", s->name, s->current, err.message);
+		run_record(s, s->next - 1, "failed", err.message, NULL);
+		s->current[0] = '\0';
+	}
+	suite_end(ss, s, "finished", NULL);
+}
+
+/* Start a suite from its text. */
+json_object *
+suite_run(struct suites *ss, const char *text, const char *file, const char *name, bool dry,
+          struct nm_error *err)
+{
+	struct parse p = {json_object_new_object(), json_object_new_object(),
+	                  json_object_new_array(), err, false};
+	const char *sname, *profile;
+	json_object *runs = NULL, *rec = NULL, *dims;
+	const char *const *matched;
+	struct suite *s;
+	char ts[40], glob[120];
+	unsigned long iters;
+	uint64_t pause_ms = 5000;
+	int r;
+
+	if (ss->running != NULL) {
+		nm_error_set(err, NM_ERR_BUSY, "suite %s is running (suite stop ends it)",
+		             ss->running->name);
+		goto out;
+	}
+	if ((r = ini_parse_string(text, ini_cb, &p)) != 0) {
+		if (!p.failed)
+			nm_error_set(err, NM_ERR_BAD_ARGS, "%s: line %d: not INI", file, r);
+		else {
+			char msg[NM_ERROR_MSG_MAX];
+			snprintf(msg, sizeof(msg), "%s", err->message);
+			nm_error_set(err, NM_ERR_BAD_ARGS, "%s: line %d: %s", file, r, msg);
+		}
+		goto out;
+	}
+	sname = name ? name : json_get_string(p.suite, "name", NULL);
+	if (sname == NULL || results_name_check(sname, err) < 0 || strchr(sname, '/') ||
+	    strlen(sname) > 100) {
+		if (sname == NULL || strchr(sname, '/') || strlen(sname) > 100)
+			nm_error_set(err, NM_ERR_BAD_ARGS,
+			             "%s: give the suite a name ([suite] name or --name; letters, "
+			             "digits, '.', '_', '-', up to 100)",
+			             file);
+		goto out;
+	}
+	iters = strtoul(json_get_string(p.suite, "iterations", "1"), NULL, 10);
+	if (iters < 1 || iters > 1000) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: [suite] iterations: 1 to 1000", file);
+		goto out;
+	}
+	if (config_parse_duration_ms(json_get_string(p.suite, "pause", "5s"), &pause_ms) < 0 ||
+	    pause_ms > 3600000) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: [suite] pause: a duration up to 1h", file);
+		goto out;
+	}
+	profile = json_get_string(p.suite, "profile", NULL);
+	for (size_t d = 0; profile == NULL && d < json_object_array_length(p.matrix); d++) {
+		const char *dn =
+		    json_get_string(json_object_array_get_idx(p.matrix, d), "name", "");
+		if (strcmp(dn, "conns") != 0) {
+			nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "%s: [matrix] %s is a profile value, but [suite] names no profile "
+			    "to put it in (profile = NAME, with ${%s} in it)",
+			    file, dn, dn);
+			goto out;
+		}
+	}
+	snprintf(glob, sizeof(glob), "%s/*", sname);
+	if (suite_exists(ss, sname) || results_match(ss->d->results, glob, &matched) > 0) {
+		nm_error_set(
+		    err, NM_ERR_EXISTS,
+		    "suite %s has run before (its results are %s); choose another --name or "
+		    "delete them",
+		    sname, glob);
+		goto out;
+	}
+	if ((runs = build_runs(ss, sname, &p, (unsigned)iters, profile, err)) == NULL ||
+	    (profile != NULL && check_profile(ss, profile, runs, err) < 0))
+		goto out;
+	if (dry) {
+		rec = json_object_new_object();
+		json_add_string(rec, "name", sname);
+		json_add_string(rec, "file", file);
+		json_add_string(rec, "state", "dry-run");
+		json_add_uint(rec, "runs_total", json_object_array_length(runs));
+		json_object_object_add(rec, "runs", runs);
+		runs = NULL;
+		goto out;
+	}
+	s = xcalloc(1, sizeof(*s));
+	snprintf(s->name, sizeof(s->name), "%s", sname);
+	s->pause_s = (double)pause_ms / 1000;
+	s->ev_pause = evtimer_new(ss->d->base, pause_cb, ss);
+	rec = json_object_new_object();
+	json_add_string(rec, "name", sname);
+	json_add_string(rec, "file", file);
+	json_add_string(rec, "description", json_get_string(p.suite, "description", ""));
+	json_add_string(rec, "state", "running");
+	time_format_rfc3339(time_real_ns(), ts, sizeof(ts));
+	json_add_string(rec, "started", ts);
+	json_add_uint(rec, "iterations", iters);
+	json_object_object_add(rec, "pause_s", json_double(s->pause_s));
+	if (profile != NULL)
+		json_add_string(rec, "profile", profile);
+	json_object_object_add(rec, "test", json_object_get(p.test));
+	dims = json_object_get(p.matrix);
+	json_object_object_add(rec, "matrix", dims);
+	json_add_uint(rec, "runs_total", json_object_array_length(runs));
+	json_add_uint(rec, "runs_done", 0);
+	json_object_object_add(rec, "runs", runs);
+	s->rec = rec;
+	s->runs = runs;
+	runs = NULL;
+	ss->running = s;
+	log_info("suite %s: %zu runs from %s", sname, json_object_array_length(s->runs), file);
+	save(ss, s);
+	rec = json_object_get(s->rec);
+	start_next(ss, s);
+out:
+	json_object_put(runs);
+	json_object_put(p.suite);
+	json_object_put(p.test);
+	json_object_put(p.matrix);
+	return rec;
+}
+
+/* Stop the running suite. */
+json_object *
+suite_stop(struct suites *ss, const char *name, struct nm_error *err)
+{
+	struct suite *s = ss->running;
+	json_object *rec;
+	struct nm_error e;
+
+	if (s == NULL || (name != NULL && strcmp(name, s->name) != 0)) {
+		nm_error_set(err, NM_ERR_NOT_FOUND, "no running suite%s%s", name ? " named " : "",
+		             name ? name : "");
+		return NULL;
+	}
+	rec = json_object_get(s->rec);
+	s->stopping = true;
+	if (s->current[0]) {
+		json_object *r = runner_stop(ss->d->runner, s->current, &e);
+		json_object_put(r);
+		if (r == NULL)
+			log_warnx("suite %s: %s", s->name, e.message);
+		return rec; /* test_done ends the suite */
+	}
+	suite_end(ss, s, "stopped", "stopped by hand");
+	return rec;
+}
+
+/* The mean of every numeric figure of the passed runs of each point. */
+static json_object *
+summary_of(json_object *runs)
+{
+	json_object *points = json_object_new_object(), *out = json_object_new_array();
+
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *run = json_object_array_get_idx(runs, i), *pt, *figs, *sums;
+		const char *point = json_get_string(run, "point", "");
+
+		if (!json_object_object_get_ex(points, point, &pt)) {
+			pt = json_object_new_object();
+			json_add_string(pt, "point", point);
+			json_add_uint(pt, "runs", 0);
+			json_add_uint(pt, "passed", 0);
+			json_object_object_add(pt, "sums", json_object_new_object());
+			json_object_object_add(points, point, pt);
+			json_object_array_add(out, json_object_get(pt));
+		}
+		json_add_uint(pt, "runs", (uint64_t)json_get_int(pt, "runs", 0) + 1);
+		if (strcmp(json_get_string(run, "status", ""), "passed") != 0 ||
+		    !json_object_object_get_ex(run, "figures", &figs))
+			continue;
+		json_add_uint(pt, "passed", (uint64_t)json_get_int(pt, "passed", 0) + 1);
+		json_object_object_get_ex(pt, "sums", &sums);
+		json_object_object_foreach(figs, k, v)
+		{
+			if (json_object_is_type(v, json_type_double) ||
+			    json_object_is_type(v, json_type_int))
+				json_object_object_add(sums, k,
+				                       json_double(json_get_double(sums, k, 0) +
+				                                   json_object_get_double(v)));
+		}
+	}
+	for (size_t i = 0; i < json_object_array_length(out); i++) {
+		json_object *pt = json_object_array_get_idx(out, i), *sums, *means;
+		double n = (double)json_get_int(pt, "passed", 0);
+
+		json_object_object_get_ex(pt, "sums", &sums);
+		means = json_object_new_object();
+		json_object_object_foreach(sums, k, v)
+		{
+			json_object_object_add(means, k,
+			                       json_double(json_object_get_double(v) / n));
+		}
+		json_object_object_del(pt, "sums");
+		json_object_object_add(pt, "mean", means);
+	}
+	json_object_put(points);
+	return out;
+}
+
+/* A suite's record with its summary; the runs without their arguments. */
+json_object *
+suite_status(struct suites *ss, const char *name, struct nm_error *err)
+{
+	json_object *rec, *out, *runs, *copy;
+
+	if (ss->running != NULL && (name == NULL || strcmp(name, ss->running->name) == 0))
+		rec = json_object_get(ss->running->rec);
+	else if (name == NULL) {
+		nm_error_set(err, NM_ERR_NOT_FOUND, "no suite is running (suite status NAME)");
+		return NULL;
+	} else if ((rec = load(ss, name, err)) == NULL) {
+		if (err->code == NM_ERR_NOT_FOUND)
+			nm_error_set(err, NM_ERR_NOT_FOUND, "no suite named %s", name);
+		return NULL;
+	}
+	out = json_object_new_object();
+	json_object_object_foreach(rec, k, v)
+	{
+		if (strcmp(k, "runs") != 0)
+			json_object_object_add(out, k, json_object_get(v));
+	}
+	copy = json_object_new_array();
+	if (json_object_object_get_ex(rec, "runs", &runs))
+		for (size_t i = 0; i < json_object_array_length(runs); i++) {
+			json_object *run = json_object_array_get_idx(runs, i), *e;
+			e = json_object_new_object();
+			json_object_object_foreach(run, k, v)
+			{
+				if (strcmp(k, "args") != 0)
+					json_object_object_add(e, k, json_object_get(v));
+			}
+			json_object_array_add(copy, e);
+		}
+	json_object_object_add(out, "summary", summary_of(copy));
+	json_object_object_add(out, "runs", copy);
+	json_object_put(rec);
+	return out;
+}
+
+/* Collect the names of stored records. */
+static void
+list_one(const char *rel, void *arg)
+{
+	json_object *names = arg;
+	size_t n = strlen(rel);
+
+	if (n > strlen(SUITE_SUFFIX) && strchr(rel, '/') == NULL)
+		json_object_array_add(
+		    names, json_object_new_string_len(rel, (int)(n - strlen(SUITE_SUFFIX))));
+}
+
+/* Every suite on disk, by name. */
+json_object *
+suite_list(struct suites *ss)
+{
+	json_object *names = json_object_new_array(), *out = json_object_new_array();
+
+	statefile_scan(ss->dir, SUITE_SUFFIX, list_one, names);
+	for (size_t i = 0; i < json_object_array_length(names); i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(names, i));
+		struct nm_error err;
+		json_object *rec = load(ss, name, &err), *e = json_object_new_object();
+
+		json_add_string(e, "name", name);
+		if (rec == NULL)
+			json_add_string(e, "error", err.message);
+		else {
+			static const char *const keep[] = {"state",     "started",    "ended",
+			                                   "runs_done", "runs_total", "reason",
+			                                   "file",      NULL};
+			json_object *v;
+			for (size_t k = 0; keep[k] != NULL; k++)
+				if (json_object_object_get_ex(rec, keep[k], &v))
+					json_object_object_add(e, keep[k], json_object_get(v));
+		}
+		json_object_put(rec);
+		json_object_array_add(out, e);
+	}
+	json_object_put(names);
+	return out;
+}
+
+int
+suite_exists(struct suites *ss, const char *name)
+{
+	struct nm_error err;
+	json_object *rec;
+
+	if (ss->running != NULL && strcmp(ss->running->name, name) == 0)
+		return 1;
+	if ((rec = load(ss, name, &err)) == NULL)
+		return 0;
+	json_object_put(rec);
+	return 1;
+}
+
+/* Shutdown: a running suite is incomplete; its test is ended by runner_free. */
+void
+suite_free(struct suites *ss)
+{
+	struct suite *s;
+
+	if (ss == NULL)
+		return;
+	if ((s = ss->running) != NULL) {
+		if (s->current[0]) {
+			struct test *t = runner_find(ss->d->runner, s->current);
+			if (t != NULL)
+				t->on_finish = NULL;
+			run_record(s, s->next - 1, "incomplete",
+			           "the daemon stopped during the test", NULL);
+		}
+		suite_end(ss, s, "incomplete", "the daemon stopped during the suite");
+	}
+	free(ss->dir);
+	free(ss);
+}

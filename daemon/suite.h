@@ -1,0 +1,44 @@
+/* suite.h: suites of tests run by the daemon: a matrix over connection counts and profile
+ * values (conf/suites/NAME.conf: "conns = 64 128 1024", "rfs = 512 1024") times iterations,
+ * a pause between runs, each run's profile applied with its values (${rfs}) and taken
+ * back after it; results named SUITE/conns_64_rfs_512_iter_1 as the shell kit named them.
+ * A suite's record (runs, statuses, the summary table) is kept in STATE_DIR/suites/NAME.json
+ * and rewritten after every run, so it survives the client and a restart; a daemon stopping
+ * marks a running suite incomplete. */
+#ifndef NM_SUITE_H
+#define NM_SUITE_H
+
+#include <json-c/json.h>
+#include <stdbool.h>
+
+struct daemon;
+struct nm_error;
+struct suites;
+
+#define SUITE_RUNS_MAX 4096
+#define SUITE_DIMS_MAX 8
+
+/* The registry over d (its runner, results, state directory). Suites a crash left running
+ * are marked incomplete. NULL with err. */
+struct suites *suite_init(struct daemon *d, struct nm_error *err);
+/* Mark a running suite incomplete (the daemon is stopping) and free. Call before
+ * runner_free, which then ends the suite's test. */
+void suite_free(struct suites *ss);
+
+/* Parse suite text (file names the source in messages), check every run's arguments, and
+ * start the first run (with dry, only list the runs). name (may be NULL) overrides [suite]
+ * name. Returns the suite's record (new reference) or NULL with err; nothing is started on
+ * error. */
+json_object *suite_run(struct suites *ss, const char *text, const char *file, const char *name,
+                       bool dry, struct nm_error *err);
+/* Stop the running suite (name NULL: whichever runs). Returns its record, or NULL with
+ * err. */
+json_object *suite_stop(struct suites *ss, const char *name, struct nm_error *err);
+/* The record of a suite (running or stored), with its summary table. NULL with err. */
+json_object *suite_status(struct suites *ss, const char *name, struct nm_error *err);
+/* Every suite known (stored records), newest first: name, state, runs done of total. */
+json_object *suite_list(struct suites *ss);
+/* Is there a suite of that name (running or stored)? */
+int suite_exists(struct suites *ss, const char *name);
+
+#endif

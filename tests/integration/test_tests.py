@@ -1,0 +1,444 @@
+#!/usr/bin/env python3
+"""Benchmark tests and suites on the real kernel: two network namespaces joined by a
+4-queue veth pair, netmetricsd running in the sender's namespace (A) and starting the
+benchmark processes itself; netserver and iperf3 -s listen in B. Checks that each test's
+own figures agree with what its window's report counted on the veth, that failures
+(a missing binary, a command that exits 1, a test stopped by hand) are reported with the
+reason while the window is kept and nothing is left running, and that a 2x2x1 suite with a
+profile value (${rfs}) runs to completion, takes its profile back and compares against
+itself point by point.
+
+Tolerances: on the wire each 1448-byte TCP segment carries 52-66 bytes of headers, so the
+veth's tx bits are 100-105% of the payload the benchmark reports; both figures are
+averages over different spans (the benchmark's whole run, the window's steady middle), and
+this host is shared, so the rates may differ by up to 20%. A TCP_RR transaction is one
+request packet each way (the ACK rides on the next packet), so vA's tx packets/s are
+95-130% of the transactions/s (some delayed ACKs go alone).
+
+Needs root (namespaces), netperf/netserver and iperf3. Environment: NETMETRICSD,
+NETMETRICSCTL. Ends with "N passed, M failed".
+"""
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from test_sampling import (ADDR_B, NS_A, NS_B, NETMETRICSCTL, NETMETRICSD,  # noqa: E402
+                           env, make_pair, remove_pair, sh)
+
+PROFILE = """[profile]
+description = RFS with the suite's flow count
+device = vA
+
+[rfs]
+flow_cnt = ${rfs}
+"""
+
+SUITE = """[suite]
+name = %s
+iterations = 1
+pause = 500ms
+profile = rfs-var
+
+[test]
+driver = netperf
+host = %s
+type = TCP_STREAM
+duration = 3
+warmup = 1
+cooldown = 1
+
+[matrix]
+conns = 1 2
+rfs = 256 512
+"""
+
+
+class Daemon:
+    """netmetricsd in namespace A with its own state and profile directories; stop() keeps
+    them when asked, so that a restart finds what the last run stored."""
+
+    def __init__(self, base=None, profiles=None):
+        self.dir = base or tempfile.mkdtemp(prefix="nm-tests-")
+        self.sock = os.path.join(self.dir, "s.sock")
+        if profiles is None:
+            profiles = os.path.join(self.dir, "profiles")
+            os.makedirs(profiles, exist_ok=True)
+            with open(os.path.join(profiles, "rfs-var.conf"), "w") as f:
+                f.write(PROFILE)
+        conf = os.path.join(self.dir, "netmetricsd.conf")
+        with open(conf, "w") as f:
+            f.write("[daemon]\nprofile_dir = %s\n[sampling]\ninterval = 500ms\n" % profiles)
+        self.log = open(os.path.join(self.dir, "log"), "a")
+        self.proc = subprocess.Popen(
+            ["ip", "netns", "exec", NS_A, NETMETRICSD, "--foreground", "--socket", self.sock,
+             "--state-dir", os.path.join(self.dir, "state"), "--config", conf,
+             "--log-level", "info"], stdout=self.log, stderr=subprocess.STDOUT, env=env())
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            if os.path.exists(self.sock) and self.ctl("status", check=False).returncode == 0:
+                return
+            if self.proc.poll() is not None:
+                break
+            time.sleep(0.1)
+        raise AssertionError("netmetricsd did not start: " + self.logtext())
+
+    def ctl(self, *args, check=True, timeout=60):
+        r = subprocess.run([NETMETRICSCTL, "--socket", self.sock] + list(args),
+                           capture_output=True, text=True, env=env(), timeout=timeout)
+        if check and r.returncode != 0:
+            raise AssertionError("netmetricsctl %s: exit %d: %s%s" % (
+                " ".join(args), r.returncode, r.stderr, self.logtext()))
+        return r
+
+    def json(self, *args, check=True):
+        return json.loads(self.ctl("--json", *args, check=check).stdout)
+
+    def logtext(self):
+        self.log.flush()
+        with open(self.log.name) as f:
+            return f.read()[-3000:]
+
+    def children(self):
+        """Processes whose parent is the daemon: what it started and still runs."""
+        pid = self.proc.pid
+        kids = []
+        for p in os.listdir("/proc"):
+            if not p.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % p) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid or int(fields[1]) in self.daemon_pids():
+                kids.append(int(p))
+        return kids
+
+    def daemon_pids(self):
+        # ip netns exec execs the daemon: the Popen pid is the daemon itself.
+        return {self.proc.pid}
+
+    def stop(self, keep=False):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.log.close()
+        if not keep:
+            shutil.rmtree(self.dir, ignore_errors=True)
+        return self.proc.returncode
+
+
+class Servers:
+    """netserver and iperf3 -s in namespace B."""
+
+    def __init__(self):
+        self.procs = [
+            subprocess.Popen(["ip", "netns", "exec", NS_B, "netserver", "-D", "-4", "-L",
+                              ADDR_B], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
+            subprocess.Popen(["ip", "netns", "exec", NS_B, "iperf3", "-s", "-B", ADDR_B],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)]
+        deadline = time.time() + 10
+        while time.time() < deadline:
+            out = sh("ss", "-ltn", ns=NS_B).stdout
+            if ":12865" in out and ":5201" in out:
+                return
+            time.sleep(0.1)
+        self.stop()
+        raise AssertionError("netserver/iperf3 did not listen in " + NS_B)
+
+    def stop(self):
+        for p in self.procs:
+            p.kill()
+            p.wait()
+
+
+def need_tools():
+    for tool in ("netperf", "netserver", "iperf3", "ss"):
+        if shutil.which(tool) is None:
+            raise AssertionError("%s is missing: the dependency installer (.ci/run, README) "
+                                 "installs it" % tool)
+
+
+def device(rep, name):
+    devs = {x["name"]: x for x in rep["figures"]["devices"]}
+    assert name in devs, list(devs)
+    return devs[name]
+
+
+def run_test(d, *args):
+    """test start --wait; returns the stored result."""
+    name = args[args.index("--name") + 1]
+    r = d.ctl("test", "start", "--wait", *args, check=False, timeout=120)
+    assert r.returncode == 0, "test %s: exit %d\n%s%s%s" % (name, r.returncode, r.stdout,
+                                                            r.stderr, d.logtext())
+    return d.json("result", "show", name)
+
+
+def test_netperf_stream_and_rr():
+    """4 netperf TCP_STREAM processes, then TCP_RR: figures agree with the veth."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        rep = run_test(d, "--driver", "netperf", "--name", "np-stream", "--host", ADDR_B,
+                       "--procs", "4", "--duration", "5", "--warmup", "1", "--cooldown", "1",
+                       "--local-cpus", "0-1")
+        t = rep["test"]
+        assert t["status"] == "passed" and len(t["processes"]) == 4, t
+        # Pinned round-robin: -T 0, -T 1, -T 0, -T 1.
+        pins = [p["argv"][p["argv"].index("-T") + 1] for p in t["processes"]]
+        assert pins == ["0,", "1,", "0,", "1,"], pins
+        mbps = t["figures"]["throughput_mbps"]
+        per = sum(p["throughput_mbps"] for p in t["processes"])
+        assert abs(per - mbps) < 0.01 * mbps, (per, mbps)
+        assert rep["window"]["origin"] == "test" and rep["window"]["complete"], rep["window"]
+        # Warm-up 1 s and cool-down 1 s of 5 s: the window is the middle 3 s.
+        assert 2.8 <= rep["span_s"] <= 3.3, rep["span_s"]
+        link_mbps = device(rep, "vA")["tx_bytes_per_s"] * 8 / 1e6
+        assert 0.80 * mbps <= link_mbps <= 1.25 * mbps, \
+            "vA sent %.0f Mbit/s in the window, netperf says %.0f" % (link_mbps, mbps)
+        print("  stream: netperf %.0f Mbit/s, vA %.0f Mbit/s (%.3f)" % (
+            mbps, link_mbps, link_mbps / mbps))
+
+        rep = run_test(d, "--driver", "netperf", "--name", "np-rr", "--host", ADDR_B,
+                       "--type", "TCP_RR", "--procs", "2", "--duration", "5", "--warmup", "1",
+                       "--cooldown", "1")
+        f = rep["test"]["figures"]
+        tps = f["transactions_per_s"]
+        assert tps > 100, f
+        assert abs(f["transactions_per_s_per_proc"] - tps / 2) < 1e-6 * tps, f
+        assert abs(f["latency_us"] - 1e6 / (tps / 2)) < 1e-3 * f["latency_us"], f
+        pps = device(rep, "vA")["tx_packets_per_s"]
+        assert 0.80 * tps <= pps <= 1.40 * tps, \
+            "vA sent %.0f packets/s in the window, netperf did %.0f transactions/s" % (pps, tps)
+        print("  rr: netperf %.0f trans/s, vA %.0f packets/s (%.3f)" % (tps, pps, pps / tps))
+        # The test is listed, and compare sees its figures.
+        listed = {x["name"]: x for x in d.json("tests")["tests"]}
+        assert listed["np-rr"]["state"] == "passed", listed
+        cmp = d.json("compare", "np-stream", "np-rr", "--figures", "test.*")
+        figs = {x["figure"]: x for x in cmp["figures"]}
+        assert figs["test.throughput_mbps"]["a"]["mean"] == mbps, figs
+        assert figs["test.transactions_per_s"]["b"]["mean"] == tps, figs
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
+def test_iperf3():
+    """An iperf3 test: its throughput agrees with the veth."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        rep = run_test(d, "--driver", "iperf3", "--name", "ip3", "--host", ADDR_B,
+                       "--procs", "2", "--duration", "5", "--warmup", "1", "--cooldown", "1")
+        f = rep["test"]["figures"]
+        assert rep["test"]["status"] == "passed" and f["streams"] == 2, rep["test"]
+        mbps = f["throughput_mbps"]
+        link_mbps = device(rep, "vA")["tx_bytes_per_s"] * 8 / 1e6
+        assert 0.80 * mbps <= link_mbps <= 1.25 * mbps, (link_mbps, mbps)
+        print("  iperf3 %.0f Mbit/s, vA %.0f Mbit/s (%.3f)" % (mbps, link_mbps,
+                                                             link_mbps / mbps))
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
+def test_failures():
+    """Missing binary, exit 1 after a second, a test stopped by hand, bad arguments."""
+    d = Daemon()
+    try:
+        # A binary that does not exist: the start fails, its result says why.
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "gone", "--",
+                  "/nonexistent/bench", check=False)
+        assert r.returncode == 1 and "no such file" in r.stderr, r.stderr
+        rep = d.json("result", "show", "gone")
+        assert rep["test"]["status"] == "failed" and not rep["window"]["complete"], rep
+        assert "no such file" in rep["window"]["reason"], rep["window"]
+
+        # A command that exits 1 after a second: failed, with its last words.
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "exit1", "--wait", "--",
+                  "/bin/sh", "-c", "sleep 1; echo bad input >&2; exit 1", check=False)
+        assert r.returncode == 1, r.stdout + r.stderr
+        rep = d.json("result", "show", "exit1")
+        t = rep["test"]
+        assert t["status"] == "failed", t
+        assert "exited with status 1" in t["reason"] and "bad input" in t["reason"], t
+        assert 0.9 <= t["elapsed_s"] <= 5, t
+
+        # A netperf that finds no netserver (nothing listens in A): failed, reason given.
+        r = d.ctl("test", "start", "--name", "nonet", "--host", "127.0.0.1", "--port",
+                  "9", "--duration", "5", "--wait", check=False)
+        assert r.returncode == 1, r.stdout + r.stderr
+        t = d.json("result", "show", "nonet")["test"]
+        assert t["status"] == "failed" and "status 255" in t["reason"], t
+
+        # Stopped by hand: the processes go, the partial window stays.
+        d.ctl("test", "start", "--driver", "exec", "--name", "long", "--duration", "60",
+              "--warmup", "0.5", "--", "/bin/sleep", "300")
+        time.sleep(1.5)
+        st = d.json("test", "status")["tests"]
+        assert [x["name"] for x in st] == ["long"] and st[0]["state"] == "measuring", st
+        # One test at a time: a second is refused with the running one's name.
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "second", "--", "/bin/true",
+                  check=False)
+        assert r.returncode == 1 and "test long is running" in r.stderr, r.stderr
+        d.ctl("test", "stop", "long")
+        deadline = time.time() + 10
+        while time.time() < deadline and d.json("test", "status", "long")["tests"][0][
+                "state"] != "stopped":
+            time.sleep(0.2)
+        rep = d.json("result", "show", "long")
+        assert rep["test"]["status"] == "stopped", rep["test"]
+        assert not rep["window"]["complete"] and "by hand" in rep["window"]["reason"], rep
+        assert 0.5 <= rep["span_s"] <= 3, rep["span_s"]
+        assert d.children() == [], "left running: %s" % d.children()
+
+        # Bad arguments change nothing.
+        for args, msg in ((["--procs", "0", "--host", "x"], "procs"),
+                          (["--host", ADDR_B, "--duration", "3"], "leave no window"),
+                          (["--host", ADDR_B, "--local-cpus", "4000"], "not online"),
+                          (["--driver", "nope"], "unknown driver"),
+                          (["--driver", "netperf"], "needs --host"),
+                          (["--host", ADDR_B, "--type", "SCTP_FOO"], "--type")):
+            r = d.ctl("test", "start", "--name", "bad", *args, check=False)
+            assert r.returncode == 2 and msg in r.stderr, (args, r.stderr)
+        assert d.ctl("result", "show", "bad", check=False).returncode == 1
+        assert d.json("status")["pid"] > 0
+    finally:
+        assert d.stop() == 0
+
+
+def test_suite():
+    """A 2x2x1 suite: 4 runs named as the kit named them, profile applied per run and taken
+    back, a summary, and compare of the suite against itself point by point."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        path = os.path.join(d.dir, "rfs.conf")
+        with open(path, "w") as f:
+            f.write(SUITE % ("rfs", ADDR_B))
+        r = d.ctl("suite", "run", path, "--wait", timeout=120, check=False)
+        assert r.returncode == 0, r.stdout + r.stderr + d.logtext()
+        assert "summary" in r.stdout and "conns_2_rfs_512" in r.stdout, r.stdout
+        st = d.json("suite", "status", "rfs")
+        assert st["state"] == "finished" and st["runs_done"] == 4, st
+        names = [x["name"] for x in st["runs"]]
+        assert names == ["rfs/conns_1_rfs_256_iter_1", "rfs/conns_1_rfs_512_iter_1",
+                         "rfs/conns_2_rfs_256_iter_1", "rfs/conns_2_rfs_512_iter_1"], names
+        for run in st["runs"]:
+            assert run["status"] == "passed", run
+            rep = d.json("result", "show", run["name"])
+            t = rep["test"]
+            assert t["suite"] == "rfs" and t["profile"] == "rfs-var", t
+            assert t["procs"] == int(run["values"]["conns"]), (t, run)
+            assert t["profile_vars"]["rfs"] == run["values"]["rfs"], t
+        # The profile was applied with the run's value and taken back after it.
+        flow = sh("cat", "/sys/class/net/vA/queues/rx-0/rps_flow_cnt", ns=NS_A).stdout.strip()
+        assert flow == "0", "rps_flow_cnt left at %s" % flow
+        assert d.json("profile", "status")["applied"] is False
+        assert "profile rfs-var applied" in d.logtext()
+        assert len(st["summary"]) == 4 and all(p["passed"] == 1 for p in st["summary"]), st
+        cmp = d.json("compare", "rfs", "rfs")
+        assert len(cmp["points"]) == 4, cmp
+        for p in cmp["points"]:
+            figs = {x["figure"]: x for x in p["figures"]}
+            assert figs["test.throughput_mbps"]["change"] == 0, figs
+        out = d.ctl("compare", "rfs", "rfs").stdout
+        assert "== conns_1_rfs_256: rfs against rfs ==" in out, out
+        # A suite of the same name again is refused; results are not overwritten.
+        r = d.ctl("suite", "run", path, check=False)
+        assert r.returncode == 1 and "has run before" in r.stderr, r.stderr
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
+def test_suite_daemon_stops():
+    """Stopping the daemon mid-suite: the test's processes end, the suite and the test are
+    marked incomplete, and a restart shows them so."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    base = d.dir
+    try:
+        path = os.path.join(d.dir, "long.conf")
+        with open(path, "w") as f:
+            f.write((SUITE % ("long", ADDR_B)).replace("duration = 3", "duration = 30"))
+        d.ctl("suite", "run", path)
+        time.sleep(2.5)
+        st = d.json("suite", "status")
+        assert st["state"] == "running" and st["current"] == "long/conns_1_rfs_256_iter_1", st
+        assert len(d.children()) == 1, d.children()
+        assert d.stop(keep=True) == 0
+        d = Daemon(base)
+        st = d.json("suite", "status", "long")
+        assert st["state"] == "incomplete" and "daemon stopped" in st["reason"], st
+        rep = d.json("result", "show", "long/conns_1_rfs_256_iter_1")
+        assert rep["test"]["status"] == "incomplete" and not rep["window"]["complete"], rep
+        assert d.json("profile", "status")["applied"] is False
+    finally:
+        d.stop()
+        srv.stop()
+
+
+def test_shipped_suites():
+    """Every suite in conf/suites checks out with the shipped profiles (dry run), and a
+    suite with a mistake is refused with the line and nothing started."""
+    src = os.environ.get("SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+    d = Daemon(profiles=os.path.join(src, "conf", "profiles"))
+    try:
+        files = sorted(glob.glob(os.path.join(src, "conf", "suites", "*.conf")))
+        assert files, "no conf/suites/*.conf"
+        for f in files:
+            rec = d.json("suite", "run", f, "--dry-run")
+            assert rec["state"] == "dry-run" and rec["runs_total"] >= 1, rec
+        rec = d.json("suite", "run", os.path.join(src, "conf", "suites", "rfs-sweep.conf"),
+                     "--dry-run")
+        assert rec["runs_total"] == 18, rec["runs_total"]
+        assert rec["runs"][0]["name"] == "rfs-sweep/conns_64_rfs_512_iter_1", rec["runs"][0]
+        assert rec["runs"][6]["name"] == "rfs-sweep/conns_64_rfs_512_iter_2", rec["runs"][6]
+        profiles = {p["name"]: p for p in d.json("profiles")["profiles"]}
+        assert profiles["rfs-template"].get("template") and \
+            profiles["rfs-template"]["vars"] == ["rfs"], profiles["rfs-template"]
+        bad = os.path.join(d.dir, "bad.conf")
+        for text, word in (("[suite]\nname = x\n[test]\nhots = a\n", "hots"),
+                           ("[suite]\nname = x\n[test]\nhost = a\n[matrix]\nrfs = 1\n",
+                            "names no profile"),
+                           ("[suite]\nname = x\n[test]\nhost = a\nduration = 2\n",
+                            "leave no window"),
+                           ("[suite]\n[test]\nhost = a\n", "give the suite a name")):
+            with open(bad, "w") as f:
+                f.write(text)
+            r = d.ctl("suite", "run", bad, check=False)
+            assert r.returncode == 2 and word in r.stderr, (text, r.stderr)
+        assert d.json("suite", "status")["suites"] == []
+        assert d.children() == []
+    finally:
+        assert d.stop() == 0
+
+
+def main():
+    if os.geteuid() == 0 and shutil.which("ip") is None:
+        print("ip (iproute2) is missing")
+        return 1
+    return nsrun.run([test_netperf_stream_and_rr, test_iperf3, test_failures, test_suite,
+                      test_suite_daemon_stops, test_shipped_suites], "benchmark test", make_pair, remove_pair,
+                     need_iperf3=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
