@@ -1,9 +1,10 @@
-/* cmd-query.c: renderers for the series commands: metrics, now, rates, series. */
+/* cmd-query.c: renderers for the series commands: metrics, now, rates, series, trend. */
 #include <string.h>
 #include <time.h>
 
 #include "ctl.h"
 #include "jsonutil.h"
+#include "plot.h"
 #include "render-table.h"
 
 /* Print a table aligned, or as CSV with --csv. */
@@ -131,6 +132,14 @@ render_series(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	size_t ns = arr ? json_object_array_length(arr) : 0, np = 0;
 	struct table t;
 
+	if (opts->plot != PLOT_NONE) {
+		plot_series(result, (enum plot_mode)opts->plot, fp);
+		return;
+	}
+	if (opts->csv) {
+		plot_csv(result, fp);
+		return;
+	}
 	if (ns > TABLE_MAX_COLS - 1)
 		ns = TABLE_MAX_COLS - 1;
 	for (size_t i = 0; i < ns; i++) {
@@ -162,8 +171,6 @@ render_series(json_object *result, const struct ctl_opts *opts, FILE *fp)
 				struct tm tm;
 				gmtime_r(&sec, &tm);
 				strftime(cells[0], sizeof(cells[0]), "%H:%M:%S", &tm);
-				if (opts->csv)
-					snprintf(cells[0], sizeof(cells[0]), "%.3f", tv);
 			} else
 				fmt_decimal(v, 1, cells[i], sizeof(cells[i]));
 			row[i] = cells[i];
@@ -171,4 +178,142 @@ render_series(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		table_row(&t, row);
 	}
 	ctl_table_out(&t, opts, fp);
+}
+
+/* The clock time of an RFC 3339 time: "2026-11-30T12:00:31.123Z" -> "12:00:31". */
+static const char *
+trend_clock(json_object *o, const char *key, char *buf, size_t size)
+{
+	const char *s = json_get_string(o, key, "?");
+
+	if (strlen(s) >= 19 && s[10] == 'T')
+		snprintf(buf, size, "%.8s", s + 11);
+	else
+		snprintf(buf, size, "%s", s);
+	return buf;
+}
+
+/* A rate (or a gauge's level) for people: "5.01 Mpps", "1.20 MB/s", "3.40k drops/s". */
+static const char *
+trend_value(double v, const char *unit, bool level, char *buf, size_t size)
+{
+	char n[32], prefix[2] = "";
+	size_t l;
+
+	plot_fmt_si(v, n, sizeof(n));
+	l = strlen(n);
+	if (l > 1 && n[l - 1] >= 'A' && n[l - 1] <= 'z') {
+		prefix[0] = n[l - 1];
+		n[l - 1] = '\0';
+	}
+	if (level)
+		snprintf(buf, size, "%s%s%s%s", n, prefix, *unit ? " " : "", unit);
+	else if (strcmp(unit, "packets") == 0)
+		snprintf(buf, size, "%s %spps", n, prefix);
+	else if (strcmp(unit, "bytes") == 0)
+		snprintf(buf, size, "%s %sB/s", n, prefix);
+	else
+		snprintf(buf, size, "%s%s%s%s/s", n, prefix, *unit ? " " : "", unit);
+	return buf;
+}
+
+/* The movers table: counters that moved most at the onset. */
+static void
+trend_movers(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"SERIES", ">BEFORE/S", ">AFTER/S", ">CHANGE", NULL};
+	json_object *arr = ctl_array(result, "movers");
+	struct table t;
+	char span[32], b[48], a[48], c[48];
+
+	if (arr == NULL || json_object_array_length(arr) == 0)
+		return;
+	fmt_seconds(json_get_double(result, "movers_span_s", 0), span, sizeof(span));
+	if (!opts->csv)
+		fprintf(fp, "\ncounters that moved most at the onset (%s before vs %s after):\n",
+		        span, span);
+	table_init(&t, hdr);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *m = json_object_array_get_idx(arr, i);
+		double before = json_get_double(m, "before_rate", 0);
+		fmt_decimal(before, 1, b, sizeof(b));
+		fmt_decimal(json_get_double(m, "after_rate", 0), 1, a, sizeof(a));
+		if (before == 0)
+			snprintf(c, sizeof(c), "new");
+		else {
+			double pct = json_get_double(m, "change", 0) * 100;
+			c[0] = pct > 0 ? '+' : '\0';
+			fmt_decimal(pct, 0, c + (pct > 0), sizeof(c) - 1);
+			strcat(c, "%");
+		}
+		const char *row[] = {json_get_string(m, "series", ""), b, a, c};
+		table_row(&t, row);
+	}
+	ctl_table_out(&t, opts, fp);
+}
+
+/* trend: the plateau, the decay and the recovery in a sentence, then the movers. */
+void
+render_trend(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	const char *unit = json_get_string(result, "unit", "");
+	const char *verdict = json_get_string(result, "verdict", "?");
+	bool level = strcmp(json_get_string(result, "values", "rate"), "level") == 0;
+	json_object *pl = NULL, *on = NULL, *dec = NULL, *rec = NULL;
+	char t0[40], t1[40], v[48], step[32];
+	int64_t decays = json_get_int(result, "decays", 0);
+
+	if (opts->csv) {
+		trend_movers(result, opts, fp);
+		return;
+	}
+	json_object_object_get_ex(result, "plateau", &pl);
+	json_object_object_get_ex(result, "onset", &on);
+	json_object_object_get_ex(result, "decayed", &dec);
+	json_object_object_get_ex(result, "recovery", &rec);
+	fmt_seconds(json_get_double(result, "step", 0), step, sizeof(step));
+	fprintf(
+	    fp, "%s: %s from %s to %s, %lld points every %s%s\n",
+	    json_get_string(result, "metric", "?"), level ? "level" : "rate",
+	    trend_clock(result, "from", t0, sizeof(t0)), trend_clock(result, "to", t1, sizeof(t1)),
+	    (long long)json_get_int(result, "points", 0), step,
+	    json_get_bool(result, "clipped", false) ? " (the ring no longer holds the start)" : "");
+	if (strcmp(verdict, "idle") == 0) {
+		fprintf(fp, "no traffic\n");
+		return;
+	}
+	if (strcmp(verdict, "too-short") == 0) {
+		fprintf(fp,
+		        "too short to tell: the plateau is taken from the first %gs of traffic\n",
+		        json_get_double(result, "plateau_s", 0));
+		return;
+	}
+	if (pl != NULL)
+		fprintf(fp, "plateau %s from %s to %s",
+		        trend_value(json_get_double(pl, "level", 0), unit, level, v, sizeof(v)),
+		        trend_clock(pl, "start", t0, sizeof(t0)),
+		        trend_clock(pl, "end", t1, sizeof(t1)));
+	if (on == NULL) {
+		fprintf(fp, "; steady (never below %.0f%% of it for %gs)\n",
+		        json_get_double(result, "threshold", 0) * 100,
+		        json_get_double(result, "sustain_s", 0));
+		return;
+	}
+	fprintf(fp, "; decay at %s (%s, %.0f%% of plateau)",
+	        trend_clock(on, "time", t0, sizeof(t0)),
+	        trend_value(json_get_double(on, "level", 0), unit, level, v, sizeof(v)),
+	        json_get_double(on, "fraction", 0) * 100);
+	if (rec != NULL)
+		fprintf(fp, "; recovered at %s (%s)", trend_clock(rec, "time", t0, sizeof(t0)),
+		        trend_value(json_get_double(rec, "level", 0), unit, level, v, sizeof(v)));
+	else
+		fprintf(fp, "; not recovered by %s", trend_clock(result, "to", t0, sizeof(t0)));
+	fprintf(fp, "\ndecayed level %s (%.0f%% of plateau) from %s to %s\n",
+	        trend_value(json_get_double(dec, "level", 0), unit, level, v, sizeof(v)),
+	        json_get_double(dec, "fraction", 0) * 100,
+	        trend_clock(dec, "start", t0, sizeof(t0)), trend_clock(dec, "end", t1, sizeof(t1)));
+	if (decays > 1)
+		fprintf(fp, "%lld decays in all\n", (long long)decays);
+	fprintf(fp, "verdict: %s\n", verdict);
+	trend_movers(result, opts, fp);
 }

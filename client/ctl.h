@@ -22,6 +22,7 @@ struct ctl_opts {
 	const char *socket;
 	bool json;
 	bool csv;
+	int plot; /* series --plot[=MODE]: enum plot_mode (plot.h), 0 none */
 };
 
 /* ---- conn.c ---- */
@@ -58,6 +59,7 @@ void render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_trend(json_object *result, const struct ctl_opts *opts, FILE *fp);
 /* cmd-windows.c */
 void render_mark_start(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_windows(json_object *result, const struct ctl_opts *opts, FILE *fp);

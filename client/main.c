@@ -7,6 +7,7 @@
 #include "ctl.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "plot.h"
 #include "xmalloc.h"
 
 static const struct {
@@ -19,6 +20,7 @@ static const struct {
     {"now", render_now},
     {"rates", render_rates},
     {"series", render_series},
+    {"trend", render_trend},
     {"cpu", render_cpu},
     {"softirqs", render_softirqs},
     {"queues", render_queues},
@@ -78,6 +80,8 @@ usage(FILE *fp)
 	        "  -s, --socket PATH  the daemon's socket (default $NETMETRICS_SOCKET or %s)\n"
 	        "  -j, --json         print the daemon's result as JSON, unchanged\n"
 	        "      --csv          CSV where a command has tables\n"
+	        "      --plot[=MODE]  series: draw a chart per series in the terminal; MODE\n"
+	        "                     braille (line charts) or spark (sparklines)\n"
 	        "  -h, --help         this text\n"
 	        "  -V, --version      print the version\n\n"
 	        "commands:\n",
@@ -115,6 +119,10 @@ command_help(const struct proto_command *c, FILE *fp)
 		fprintf(fp, "  %-28s %s%s%s\n", opt, a->help ? a->help : "",
 		        a->required ? " (required)" : "", a->positional ? " (or positional)" : "");
 	}
+	if (strcmp(c->name, "series") == 0)
+		fprintf(fp, "\nclient options:\n  %-28s %s\n  %-28s %s\n", "--plot[=braille|spark]",
+		        "draw each series in the terminal (braille charts, or sparklines)", "--csv",
+		        "rows of epoch_s,SERIES,... for gnuplot or a spreadsheet");
 }
 
 /* Find the command named by the longest run of words at argv[0..]: "mark start" ->
@@ -406,6 +414,24 @@ main(int argc, char **argv)
 		if (strcmp(argv[j], "--help") == 0 || strcmp(argv[j], "-h") == 0) {
 			command_help(c, stdout);
 			return CTL_EXIT_OK;
+		}
+		/* --plot is the client's own: it draws what series returns. */
+		if (strcmp(argv[j], "--plot") == 0 || strncmp(argv[j], "--plot=", 7) == 0) {
+			if (strcmp(c->name, "series") != 0) {
+				fprintf(stderr,
+				        "netmetricsctl: --plot: only series draws charts\n");
+				return CTL_EXIT_USAGE;
+			}
+			if ((opts.plot = plot_mode_parse(argv[j] + 6 + (argv[j][6] == '='))) < 0) {
+				fprintf(stderr,
+				        "netmetricsctl: --plot: %s is not braille or spark\n",
+				        argv[j] + 7);
+				return CTL_EXIT_USAGE;
+			}
+			memmove(&argv[j], &argv[j + 1], (size_t)(argc - j - 1) * sizeof(*argv));
+			argc--;
+			j--;
+			continue;
 		}
 		if (strcmp(argv[j], "--json") == 0 || strcmp(argv[j], "--csv") == 0) {
 			opts.json |= argv[j][2] == 'j';

@@ -39,6 +39,7 @@ static const struct cmd_binding bindings[] = {
     {"suite-run", cmd_suite_run},
     {"suite-status", cmd_suite_status},
     {"suite-stop", cmd_suite_stop},
+    {"trend", cmd_trend},
 };
 
 cmd_handler

@@ -3,6 +3,7 @@
 #define NM_CMD_H
 
 #include "dispatch.h"
+#include "series.h"
 
 struct daemon;
 
@@ -44,11 +45,24 @@ CMD_HANDLER(tests);
 CMD_HANDLER(suite_run);
 CMD_HANDLER(suite_status);
 CMD_HANDLER(suite_stop);
+CMD_HANDLER(trend);
 
 /* Views shared by a command and by watch: fill o for the span already set on d->query. */
 int cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
 int cmd_build_cpu(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
 int cmd_build_softirqs(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
 int cmd_build_interrupts(struct daemon *d, json_object *args, json_object *o, struct nm_error *err);
+/* trend of args.metric over [t0_ns, t1_ns] (CLOCK_MONOTONIC; clamped to the ring) with the
+ * options of the trend command in args (threshold, sustain, movers...): fills o as the
+ * command does. The report of a test calls it with {"metric": NAME} and its window's span
+ * (window_span). 0, or -1 with err. */
+int cmd_build_trend(struct daemon *d, json_object *args, uint64_t t0_ns, uint64_t t1_ns,
+                    json_object *o, struct nm_error *err);
+/* A time argument of series and trend (from, to): <= 0 is seconds back from newest, else
+ * epoch seconds. CLOCK_MONOTONIC ns. */
+uint64_t cmd_series_time(struct daemon *d, double v, uint64_t newest);
+/* Narrow [t0, t1] (by less than a sampling interval at each end) so that the edges of steps
+ * of whole intervals from t0 fall half an interval from the samples of id's source. */
+void cmd_series_align(struct daemon *d, series_id id, uint64_t *t0, uint64_t *t1);
 
 #endif

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "error.h"
 #include "jsonutil.h"
@@ -704,4 +705,85 @@ recover_all(struct windows *ws)
 		free(list.v[i]);
 	}
 	free(list.v);
+}
+
+/* Wall-clock ns of an RFC 3339 UTC time as reports carry it ("2026-11-29T23:52:40.123Z"); 0
+ * when s is not one. */
+static uint64_t
+parse_rfc3339(const char *s)
+{
+	struct tm tm = {0};
+	double frac = 0;
+	char *end;
+	time_t sec;
+	int n = 0;
+
+	if (s == NULL || sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%n", &tm.tm_year, &tm.tm_mon,
+	                        &tm.tm_mday, &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &n) != 6)
+		return 0;
+	s += n;
+	if (*s == '.') {
+		frac = strtod(s, &end);
+		s = end;
+	}
+	if (strcmp(s, "Z") != 0)
+		return 0;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	if ((sec = timegm(&tm)) <= 0)
+		return 0;
+	return (uint64_t)sec * 1000000000ull + (uint64_t)(frac * 1e9 + 0.5);
+}
+
+/* CLOCK_MONOTONIC ns of a wall-clock time, 0 when it was before the clock's start. */
+static uint64_t
+real_to_mono(struct windows *ws, uint64_t real_ns)
+{
+	int64_t mono = (int64_t)real_ns - sampler_mono_to_real(ws->sampler);
+
+	return mono > 0 ? (uint64_t)mono : 0;
+}
+
+/* The span of a window: kept edges, an open window's start to now, or a stored result's. */
+int
+window_span(struct windows *ws, const char *name, uint64_t *t0_ns, uint64_t *t1_ns,
+            struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	json_object *stored, *win = NULL;
+	struct ring_stats st;
+	struct nm_error e;
+	uint64_t a, b;
+
+	if (results_name_check(name, err) < 0)
+		return -1;
+	if (i >= 0) {
+		const struct window *w = ws->ws[i];
+
+		*t0_ns = w->start.mono_ns;
+		/* An open window has no end edge unless it was frozen (end taken, still open). */
+		if (!w->open || w->end.mono_ns != 0)
+			*t1_ns = w->end.mono_ns;
+		else {
+			ring_get_stats(sampler_ring(ws->sampler), &st);
+			*t1_ns = st.newest_ns;
+		}
+		return 0;
+	}
+	if ((stored = results_get(ws->results, name, &e)) == NULL) {
+		if (e.code == NM_ERR_NOT_FOUND)
+			return nm_error_set(err, e.code, "no window or result named %s", name);
+		return nm_error_set(err, e.code, "%s", e.message);
+	}
+	json_object_object_get_ex(stored, "window", &win);
+	a = parse_rfc3339(json_get_string(win, "start", NULL));
+	b = parse_rfc3339(json_get_string(win, "end", NULL));
+	json_object_put(stored);
+	if (a == 0 || b == 0 || b < a)
+		return nm_error_set(err, NM_ERR_NOT_FOUND,
+		                    "result %s has no start and end (a window a crash left open)",
+		                    name);
+	*t0_ns = real_to_mono(ws, a);
+	*t1_ns = real_to_mono(ws, b);
+	return 0;
 }

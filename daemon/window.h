@@ -7,6 +7,7 @@
 #define NM_WINDOW_H
 
 #include <json-c/json.h>
+#include <stdint.h>
 
 struct sampler;
 struct results;
@@ -54,5 +55,11 @@ json_object *window_report(struct windows *ws, const char *name, json_object *ar
 json_object *window_delete(struct windows *ws, const char *name, struct nm_error *err);
 /* Open and kept windows, in the order they were opened (new reference). */
 json_object *window_list_json(struct windows *ws);
+/* The span of a window in CLOCK_MONOTONIC ns, for queries over the ring: an open window's
+ * start to the newest sample, a kept window's edges, else a stored result's window.start
+ * and window.end (a result of an earlier run maps to before this run's ring: clamp and
+ * check). 0, or -1 with err (not_found). */
+int window_span(struct windows *ws, const char *name, uint64_t *t0_ns, uint64_t *t1_ns,
+                struct nm_error *err);
 
 #endif

@@ -21,6 +21,7 @@
  *      bump: additions)
  *      test-start, test-status, test-stop, tests, suite-run, suite-status, suite-stop added
  *      (no bump: additions)
+ *      trend added (no bump: addition)
  */
 #define PROTO_VERSION 1
 

@@ -1,0 +1,88 @@
+/* trend.h: the shape of a rate over time: its initial plateau, the onset of a decay (the rate
+ * below a fraction of the plateau for a sustained time), the decayed level and any recovery;
+ * and the counters that moved most at the onset. Pure functions over arrays, no daemon
+ * state: a unit test links this file alone. cmd-trend.c reads the points from the ring
+ * (cmd_build_trend in cmd.h takes a series name and a span). */
+#ifndef NM_TREND_H
+#define NM_TREND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One point: the rate over the interval that ends at t. Points are in increasing t; the
+ * interval of point i starts at point i-1's t (the first one's is as long as the second's).
+ * t is in seconds from any origin. */
+struct trend_point {
+	double t;
+	double v;
+};
+
+struct trend_params {
+	double threshold; /* decay: below threshold x plateau (default 0.7) */
+	double recover;   /* recovery: back at or above recover x plateau (default 0.9) */
+	double sustain_s; /* ... for at least this long (default 5) */
+	double plateau_s; /* the plateau: the median of the first plateau_s s of traffic (10) */
+};
+
+#define TREND_THRESHOLD 0.7
+#define TREND_RECOVER   0.9
+#define TREND_SUSTAIN_S 5.0
+#define TREND_PLATEAU_S 10.0
+/* Traffic starts at the first point at or above this fraction of the series' 95th
+ * percentile: the idle lead-in before a test is not part of the plateau. */
+#define TREND_IDLE_FRACTION 0.1
+
+enum trend_verdict {
+	TREND_STEADY,          /* no decay */
+	TREND_DECAY,           /* the rate decayed and is still down at the end */
+	TREND_DECAY_RECOVERED, /* it decayed and came back (and stayed back) */
+	TREND_IDLE,            /* no traffic at all */
+	TREND_TOO_SHORT,       /* fewer than 3 points, or traffic shorter than plateau_s */
+};
+
+/* What trend_analyse found; times are in the points' seconds. The fields of the first decay
+ * describe the first episode; a rate that recovers and decays again counts in decays. */
+struct trend_result {
+	enum trend_verdict verdict;
+	size_t npoints;
+	/* The plateau: from the start of traffic to the onset (or the end); level = median of
+	 * the first plateau_s seconds. Set unless idle or too short. */
+	double plateau_start, plateau_end, plateau;
+	/* The first decay: the start of the first interval below threshold x plateau of a run
+	 * lasting sustain_s; onset_level = the median of that run without its first point
+	 * (when it has more than one), which mixes both levels when the rate fell inside it. */
+	bool has_onset;
+	double onset, onset_level;
+	/* From the onset to the recovery (or the end): the median rate there. */
+	double decayed_start, decayed_end, decayed;
+	/* The first recovery after it: the start of a run at or above recover x plateau lasting
+	 * sustain_s; recovery_level = the median from there to the next decay (or the end). */
+	bool has_recovery;
+	double recovery, recovery_level;
+	unsigned decays; /* decay episodes in all */
+};
+
+/* The defaults above. */
+void trend_params_default(struct trend_params *p);
+/* Analyse pts[0..n) with p (thresholds as fractions, > 0; recover >= threshold). */
+void trend_analyse(const struct trend_point *pts, size_t n, const struct trend_params *p,
+                   struct trend_result *r);
+/* "steady", "decay", "decay-recovered", "idle", "too-short". */
+const char *trend_verdict_name(enum trend_verdict v);
+
+/* A counter around the onset: its rate before and after (per second). */
+struct trend_mover {
+	const char *name; /* not owned */
+	double before, after;
+	double change; /* set by trend_rank_movers */
+	size_t tag;    /* the caller's: which counter this is */
+};
+
+/* Rank candidates by how much they moved: change = (after - before) / max(before,
+ * min_rate), so a counter that went from 0 to 5,000/s (drops) outranks one that fell by
+ * 64%. Candidates below min_rate both before and after (tiny counts) are dropped. Sorts
+ * m[0..n) in place, largest |change| first (ties: larger absolute move, then name), and
+ * returns how many are kept at the front. min_rate > 0. */
+size_t trend_rank_movers(struct trend_mover *m, size_t n, double min_rate);
+
+#endif

@@ -1,0 +1,433 @@
+/* test-cmd-trend.c: the trend command on a fixture tree sampled on a driven clock: eth0
+ * forwards 100,000 packets/s, then 30,000/s while nf_conntrack drops and CPU 0 squeezes,
+ * then 95,000/s. Samples come every second a few ms off the beat, and a window's edges add
+ * samples off it: the steps still hold one sample each, the onset, levels and recovery are
+ * exact, the movers are the drops and the squeeze; the same from the stored result once the
+ * window is forgotten; a gauge's level; the refusals; and series steps of one interval hold
+ * one sample each. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "cmd-util.h"
+#include "cmd.h"
+#include "config.h"
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "query.h"
+#include "results.h"
+#include "sampler.h"
+#include "window.h"
+
+#define MS       1000000ull
+#define T0       (1000 * 1000 * MS) /* the timeline's 0, CLOCK_MONOTONIC */
+#define LAST     60                 /* samples at 1..LAST s */
+#define WIN_FROM 2400               /* ms: the window's edges, off the beat */
+#define WIN_TO   58600
+
+static const char *const off[] = {"interrupts", "softirqs", "cpu",    "snmp",
+                                  "queues",     "ethtool",  "sysctl", NULL};
+
+struct world {
+	char root[64], state[96];
+	struct config cfg;
+	struct daemon d;
+	uint64_t now;
+};
+
+static uint64_t
+fake_clock(void *arg)
+{
+	return ((struct world *)arg)->now;
+}
+
+/* How far off the beat sample k is: -20, -10, 0, 10 or 20 ms. */
+static int64_t
+jitter_ms(unsigned k)
+{
+	return ((int64_t)(k * 7 % 5) - 2) * 10;
+}
+
+/* Write a file below the root in place (the sources keep their fds). */
+static void
+put_file(struct world *w, const char *rel, const char *text)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", w->root, rel);
+	fp = fopen(path, "r+");
+	if (fp == NULL)
+		fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), 0), 0);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* The counters t ms into the timeline (t a multiple of 10): packets at 100, 30 then 95 per ms
+ * (switching at 20 s and 40 s); drops 5, insert failures 2 and squeezes 0.2 per ms between. */
+static void
+write_host(struct world *w, int64_t t)
+{
+	int64_t b = t < 20000 ? 0 : (t < 40000 ? t : 40000) - 20000;
+	int64_t pkts = 100 * (t < 20000 ? t : 20000) + 30 * b + (t > 40000 ? 95 * (t - 40000) : 0);
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+	         "Inter-|   Receive                                                |  Transmit\n"
+	         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    "
+	         "packets errs drop fifo colls carrier compressed\n"
+	         "  eth0: %lld %lld 0 0 0 0 0 0 %lld %lld 0 0 0 0 0 0\n",
+	         (long long)pkts * 64, (long long)pkts, (long long)pkts * 60, (long long)pkts);
+	put_file(w, "proc/net/dev", buf);
+	snprintf(buf, sizeof(buf),
+	         "entries  clashres found new invalid ignore delete chainlength insert "
+	         "insert_failed drop early_drop icmp_error  expect_new expect_create "
+	         "expect_delete search_restart\n"
+	         "000001f4 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	         "00000000 %08llx %08llx 00000000 00000000 00000000 00000000 00000000 00000000\n",
+	         (unsigned long long)(2 * b), (unsigned long long)(5 * b));
+	put_file(w, "proc/net/stat/nf_conntrack", buf);
+	snprintf(buf, sizeof(buf),
+	         "%08llx 00000000 %08llx 00000000 00000000 00000000 00000000 00000000 00000000 "
+	         "00000000 00000000 00000000 00000000\n"
+	         "%08llx 00000000 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	         "00000000 00000000 00000000 00000001\n",
+	         (unsigned long long)(pkts / 2), (unsigned long long)(b / 5),
+	         (unsigned long long)(pkts / 2));
+	put_file(w, "proc/net/softnet_stat", buf);
+}
+
+/* Move the clock to t ms and write the counters of then. */
+static void
+at(struct world *w, int64_t t)
+{
+	w->now = T0 + (uint64_t)t * MS;
+	write_host(w, t);
+}
+
+/* The host, the daemon's parts over it, a window from 2.4 s to 58.6 s and samples every
+ * second off the beat. */
+static int
+setup(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	struct nm_error err;
+	json_object *r;
+	char cmd[128];
+
+	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-cmd-trend-XXXXXX");
+	assert_non_null(mkdtemp(w->root));
+	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/net/stat", w->root);
+	assert_int_equal(system(cmd), 0);
+	snprintf(w->state, sizeof(w->state), "%s/state", w->root);
+	assert_int_equal(mkdir(w->state, 0700), 0);
+	at(w, 0);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	for (const char *const *s = off; *s; s++)
+		config_add_source_opt(&w->cfg, *s, "enable", "no");
+	w->d.sampler = sampler_new(&w->cfg, &err);
+	if (w->d.sampler == NULL)
+		fail_msg("sampler_new: %s", err.message);
+	sampler_set_clock(w->d.sampler, fake_clock, w);
+	w->d.query = query_new(w->d.sampler);
+	assert_non_null(w->d.results = results_open(w->state, &err));
+	assert_non_null(w->d.windows = window_init(w->d.sampler, w->d.results, w->state, &err));
+	for (unsigned k = 1; k <= LAST; k++) {
+		int64_t t = (int64_t)k * 1000 + jitter_ms(k);
+		if (t > WIN_FROM && (t - 1000) <= WIN_FROM) {
+			at(w, WIN_FROM);
+			assert_non_null(r = window_start(w->d.windows, "run", "hand", &err));
+			json_object_put(r);
+		}
+		if (t > WIN_TO && (t - 1000) <= WIN_TO) {
+			at(w, WIN_TO);
+			r = window_stop(w->d.windows, "run", NULL, "hand", NULL, &err);
+			if (r == NULL)
+				fail_msg("window_stop: %s", err.message);
+			json_object_put(r);
+		}
+		at(w, t);
+		sampler_sample_all(w->d.sampler);
+	}
+	*state = w;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct world *w = *state;
+	char cmd[128];
+
+	window_free(w->d.windows);
+	results_close(w->d.results);
+	query_free(w->d.query);
+	free(w->d.ids);
+	sampler_free(w->d.sampler);
+	config_free(&w->cfg);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", w->root);
+	assert_int_equal(system(cmd), 0);
+	free(w);
+	return 0;
+}
+
+/* Run trend with args (JSON text); the result, or NULL with err. */
+static json_object *
+trend(struct world *w, const char *args_text, struct nm_error *err)
+{
+	struct cmd_ctx ctx = {.d = &w->d};
+	json_object *args = json_tokener_parse(args_text), *result = NULL;
+	int rc;
+
+	assert_non_null(args);
+	rc = cmd_trend(&ctx, args, &result, err);
+	json_object_put(args);
+	return rc == 0 ? result : NULL;
+}
+
+/* The member at a dotted path; fails when missing. */
+static json_object *
+get(json_object *o, const char *path)
+{
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *k = strtok_r(buf, ".", &save); k != NULL; k = strtok_r(NULL, ".", &save))
+		if (!json_object_object_get_ex(o, k, &o))
+			fail_msg("no member \"%s\" (path %s)", k, path);
+	return o;
+}
+
+/* Check a time member: t ms into the timeline (plus the beat's half). */
+static void
+assert_time(struct world *w, json_object *o, const char *path, int64_t t)
+{
+	char want[40];
+
+	cmd_format_mono(&w->d, T0 + (uint64_t)t * MS, want, sizeof(want));
+	if (strcmp(json_object_get_string(get(o, path)), want) != 0)
+		fail_msg("%s: %s, not %s (%lld ms)", path, json_object_get_string(get(o, path)),
+		         want, (long long)t);
+}
+
+static void
+assert_level(json_object *o, const char *path, double want)
+{
+	double v = json_object_get_double(get(o, path));
+
+	if (fabs(v - want) > 1e-6 * fabs(want) + 1e-9)
+		fail_msg("%s: %.9g, not %.9g", path, v, want);
+}
+
+/* The beat is sample 58's phase (-10 ms): step edges fall at k s + 490 ms. */
+#define EDGE(k) ((int64_t)(k)*1000 + 490)
+
+/* Over the window: the plateau, the onset, the decayed level, the recovery, the movers. */
+static void
+test_window(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	json_object *t = trend(w, "{\"metric\":\"link.eth0.rx_packets\",\"window\":\"run\"}", &err);
+	json_object *mv;
+
+	if (t == NULL)
+		fail_msg("trend: %s", err.message);
+	assert_string_equal(json_object_get_string(get(t, "window")), "run");
+	assert_string_equal(json_object_get_string(get(t, "metric")), "link.eth0.rx_packets");
+	assert_string_equal(json_object_get_string(get(t, "values")), "rate");
+	assert_int_equal(json_object_get_double(get(t, "step")), 1);
+	/* From the first edge after 2.4 s to the last before 58.6 s: 56 steps of one sample. */
+	assert_time(w, t, "from", EDGE(2));
+	assert_time(w, t, "to", EDGE(58));
+	assert_int_equal(json_object_get_int(get(t, "points")), 56);
+	assert_false(json_object_get_boolean(get(t, "clipped")));
+	assert_string_equal(json_object_get_string(get(t, "verdict")), "decay-recovered");
+	assert_int_equal(json_object_get_int(get(t, "decays")), 1);
+	assert_time(w, t, "plateau.start", EDGE(2));
+	assert_level(t, "plateau.level", 100000);
+	/* Sample 20 came at 19.98 s: the step from 20.49 s holds 20 ms of the plateau and 1 s
+	 * at 30,000/s, 31,373/s: the onset is there, its level that of the steps after. */
+	assert_time(w, t, "plateau.end", EDGE(20));
+	assert_time(w, t, "onset.time", EDGE(20));
+	assert_level(t, "onset.level", 30000);
+	assert_level(t, "onset.fraction", 0.3);
+	assert_time(w, t, "decayed.start", EDGE(20));
+	assert_time(w, t, "decayed.end", EDGE(40));
+	assert_level(t, "decayed.level", 30000);
+	/* Sample 40 came at 39.98 s: the step from 40.49 s, at 93,725/s, is the recovery. */
+	assert_time(w, t, "recovery.time", EDGE(40));
+	assert_level(t, "recovery.level", 95000);
+	assert_level(t, "recovery.fraction", 0.95);
+
+	/* 5 s before the step before the onset against 5 s after the onset's step. */
+	assert_int_equal(json_object_get_int(get(t, "movers_span_s")), 5);
+	assert_time(w, json_object_array_get_idx(get(t, "movers_before"), 0), "", EDGE(14));
+	mv = get(t, "movers");
+	assert_int_equal(json_object_array_length(mv), 8); /* all that moved */
+	assert_int_equal(json_object_get_int(get(t, "candidates")), 41);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(mv, 0), "series")),
+	                    "lnstat.nf_conntrack.drop");
+	assert_level(json_object_array_get_idx(mv, 0), "before_rate", 0);
+	assert_level(json_object_array_get_idx(mv, 0), "after_rate", 5000);
+	assert_level(json_object_array_get_idx(mv, 0), "change", 2500); /* floor: 10 in 5 s */
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(mv, 1), "series")),
+	                    "lnstat.nf_conntrack.insert_failed");
+	assert_level(json_object_array_get_idx(mv, 1), "after_rate", 2000);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(mv, 2), "series")),
+	                    "softnet.cpu0.time_squeeze");
+	assert_level(json_object_array_get_idx(mv, 2), "after_rate", 200);
+	assert_string_equal(json_object_get_string(get(json_object_array_get_idx(mv, 2), "unit")),
+	                    "events");
+	for (size_t i = 3; i < 8; i++) {
+		json_object *m = json_object_array_get_idx(mv, i);
+		const char *name = json_object_get_string(get(m, "series"));
+		assert_level(m, "change", -0.7);
+		assert_true(strncmp(name, "link.eth0.", 10) == 0 ||
+		            strncmp(name, "softnet.", 8) == 0);
+		assert_string_not_equal(name, "link.eth0.rx_packets");
+	}
+	json_object_put(t);
+}
+
+/* The window forgotten, its stored result gives the same span, to the millisecond. */
+static void
+test_stored_result(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	json_object *kept, *stored, *r;
+	const char *args = "{\"metric\":\"link.eth0.rx_packets\",\"window\":\"run\",\"movers\":3}";
+
+	assert_non_null(kept = trend(w, args, &err));
+	assert_non_null(r = window_delete(w->d.windows, "run", &err));
+	json_object_put(r);
+	stored = trend(w, args, &err);
+	if (stored == NULL)
+		fail_msg("trend: %s", err.message);
+	assert_string_equal(json_to_line(stored, NULL), json_to_line(kept, NULL));
+	json_object_put(kept);
+	json_object_put(stored);
+}
+
+/* A gauge is read as its level; from/to instead of a window. */
+static void
+test_gauge_and_from_to(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+	char args[256];
+	json_object *t;
+
+	snprintf(args, sizeof(args),
+	         "{\"metric\":\"lnstat.nf_conntrack.entries\",\"from\":%.3f,\"to\":%.3f}",
+	         cmd_epoch_s(&w->d, T0 + 5000 * MS), cmd_epoch_s(&w->d, T0 + 50000 * MS));
+	t = trend(w, args, &err);
+	if (t == NULL)
+		fail_msg("trend: %s", err.message);
+	assert_string_equal(json_object_get_string(get(t, "values")), "level");
+	assert_string_equal(json_object_get_string(get(t, "kind")), "gauge");
+	assert_string_equal(json_object_get_string(get(t, "verdict")), "steady");
+	assert_level(t, "plateau.level", 500);
+	assert_true(json_object_is_type(get(t, "window"), json_type_null));
+	assert_true(json_object_is_type(get(t, "onset"), json_type_null));
+	assert_int_equal(json_object_array_length(get(t, "movers")), 0);
+	json_object_put(t);
+
+	/* The decay alone, with 2 s steps: no recovery yet. */
+	snprintf(args, sizeof(args),
+	         "{\"metric\":\"link.eth0.rx_packets\",\"from\":%.3f,\"to\":%.3f,\"step\":2,"
+	         "\"sustain\":4,\"movers\":0}",
+	         cmd_epoch_s(&w->d, T0 + 5000 * MS), cmd_epoch_s(&w->d, T0 + 38000 * MS));
+	t = trend(w, args, &err);
+	if (t == NULL)
+		fail_msg("trend: %s", err.message);
+	assert_int_equal(json_object_get_int(get(t, "step")), 2);
+	assert_string_equal(json_object_get_string(get(t, "verdict")), "decay");
+	assert_true(json_object_is_type(get(t, "recovery"), json_type_null));
+	assert_level(t, "decayed.level", 30000);
+	assert_int_equal(json_object_array_length(get(t, "movers")), 0);
+	json_object_put(t);
+}
+
+/* Refusals: a glob of many, no such series, no such window, window and from, recover below
+ * threshold. */
+static void
+test_refusals(void **state)
+{
+	struct world *w = *state;
+	struct nm_error err;
+
+	assert_null(trend(w, "{\"metric\":\"link.eth0.*\"}", &err));
+	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+	assert_non_null(strstr(err.message, "name one"));
+	assert_null(trend(w, "{\"metric\":\"link.eth9.rx_packets\"}", &err));
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	assert_null(trend(w, "{\"metric\":\"link.eth0.rx_packets\",\"window\":\"nope\"}", &err));
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	assert_null(
+	    trend(w, "{\"metric\":\"link.eth0.rx_packets\",\"window\":\"run\",\"from\":-5}", &err));
+	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+	assert_null(trend(
+	    w, "{\"metric\":\"link.eth0.rx_packets\",\"threshold\":0.8,\"recover\":0.5}", &err));
+	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+}
+
+/* series: steps of one interval each hold one sample, though samples come off the beat and
+ * the window's edges added two more: every rate is one of the phases' (or a step across a
+ * switch), none 0 or doubled. */
+static void
+test_series_one_sample_per_step(void **state)
+{
+	struct world *w = *state;
+	struct cmd_ctx ctx = {.d = &w->d};
+	struct nm_error err;
+	json_object *args = json_object_new_object(), *r = NULL, *pts;
+
+	json_add_string(args, "glob", "link.eth0.rx_packets");
+	json_add_double(args, "from", cmd_epoch_s(&w->d, T0 + 1000 * MS));
+	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
+	if (cmd_series(&ctx, args, &r, &err) < 0)
+		fail_msg("series: %s", err.message);
+	pts = get(json_object_array_get_idx(get(r, "series"), 0), "points");
+	assert_int_equal(json_object_array_length(pts), 58);
+	for (size_t i = 0; i < json_object_array_length(pts); i++) {
+		double v = json_object_get_double(
+		    json_object_array_get_idx(json_object_array_get_idx(pts, i), 1));
+		bool ok = fabs(v - 100000) < 1e-3 || fabs(v - 30000) < 1e-3 ||
+		          fabs(v - 95000) < 1e-3 ||
+		          fabs(v - 100000 * 0.02 / 1.02 - 30000 / 1.02) < 1e-3 ||
+		          fabs(v - 30000 * 0.02 / 1.02 - 95000 / 1.02) < 1e-3;
+		if (!ok)
+			fail_msg("point %zu: %.3f", i, v);
+	}
+	json_object_put(args);
+	json_object_put(r);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_window),        cmocka_unit_test(test_gauge_and_from_to),
+	    cmocka_unit_test(test_refusals),      cmocka_unit_test(test_series_one_sample_per_step),
+	    cmocka_unit_test(test_stored_result), /* last: it forgets the window */
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
