@@ -13,10 +13,14 @@ num(json_object *obj, const char *key)
 {
 	json_object *v;
 
+	double d;
+
 	if (!json_object_object_get_ex(obj, key, &v) ||
 	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
 		return NAN;
-	return json_object_get_double(v);
+	/* json-c takes 1e400 and Infinity: they would come out as invalid JSON. */
+	d = json_object_get_double(v);
+	return isfinite(d) ? d : NAN;
 }
 
 /* Parse the document. */
@@ -24,15 +28,16 @@ int
 parse_iperf3_json(const char *text, size_t len, struct iperf3_out *out)
 {
 	json_object *root, *end = NULL, *sent = NULL, *recv = NULL, *cpu = NULL, *streams;
-	char why[128];
+	char why[128] = "";
 
 	memset(out, 0, sizeof(*out));
 	out->sent_bps = out->received_bps = out->sent_bytes = out->received_bytes = NAN;
 	out->retransmits = out->seconds = out->cpu_host_pct = out->cpu_remote_pct = NAN;
 	if ((root = json_parse_bounded(text, len, 64, why, sizeof(why))) == NULL ||
 	    !json_object_is_type(root, json_type_object)) {
+		/* "null" parses to NULL without a message. */
 		snprintf(out->error, sizeof(out->error), "iperf3 output is not JSON: %s",
-		         root ? "not an object" : why);
+		         root || why[0] == '\0' ? "not an object" : why);
 		json_object_put(root);
 		return -1;
 	}

@@ -27,7 +27,8 @@ number(const char *s, size_t len, double *out)
 	memcpy(buf, s, len);
 	buf[len] = '\0';
 	v = strtod(buf, &end);
-	if (end == buf || *end != '\0' || !isfinite(v))
+	/* end short of len: a NUL inside the value. */
+	if (end == buf || end != buf + len || !isfinite(v))
 		return false;
 	*out = v;
 	return true;

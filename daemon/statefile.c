@@ -131,8 +131,7 @@ int
 statefile_write_json(const char *root, const char *rel, json_object *obj, bool noreplace,
                      struct nm_error *err)
 {
-	return statefile_write_json_flags(root, rel, obj, noreplace ? STATEFILE_NOREPLACE : 0,
-	                                  err);
+	return statefile_write_json_flags(root, rel, obj, noreplace ? STATEFILE_NOREPLACE : 0, err);
 }
 
 /* Write atomically; fsync the file and its directory unless STATEFILE_NOSYNC. */
@@ -208,10 +207,13 @@ statefile_read_json(const char *root, const char *rel, struct nm_error *err)
 		len += (size_t)n;
 	}
 	close(fd);
+	msg[0] = '\0';
 	obj = json_parse_bounded(buf, len, STATEFILE_MAX_DEPTH, msg, sizeof(msg));
 	free(buf);
+	/* A file holding "null" parses to NULL without a message. */
 	if (obj == NULL)
-		nm_error_set(err, NM_ERR_FAILED, "%s: %s", path, msg);
+		nm_error_set(err, NM_ERR_FAILED, "%s: %s", path,
+		             msg[0] ? msg : "not a JSON object");
 	return obj;
 }
 
