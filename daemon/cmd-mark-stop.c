@@ -9,7 +9,7 @@
 int
 cmd_mark_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
-	*result =
-	    window_stop(ctx->d->windows, json_get_string(args, "name", ""), args, "hand", NULL, err);
+	*result = window_stop(ctx->d->windows, json_get_string(args, "name", ""), args, "hand",
+	                      NULL, err);
 	return *result != NULL ? 0 : -1;
 }

@@ -28,10 +28,9 @@ int statefile_write_json(const char *root, const char *rel, json_object *obj, bo
  * a busy disk would cost more (seen here: 8 s, while a benchmark ran). */
 #define STATEFILE_NOREPLACE 1u
 #define STATEFILE_NOSYNC    2u
-int statefile_write_json_flags(const char *root, const char *rel, json_object *obj,
-                               unsigned flags, struct nm_error *err);
-int statefile_remove_flags(const char *root, const char *rel, unsigned flags,
-                           struct nm_error *err);
+int statefile_write_json_flags(const char *root, const char *rel, json_object *obj, unsigned flags,
+                               struct nm_error *err);
+int statefile_remove_flags(const char *root, const char *rel, unsigned flags, struct nm_error *err);
 /* Read root/rel as JSON (a new reference) or NULL with err (NM_ERR_NOT_FOUND when the
  * file does not exist). */
 json_object *statefile_read_json(const char *root, const char *rel, struct nm_error *err);
