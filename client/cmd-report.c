@@ -410,6 +410,11 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	window_line(rep, fp);
 	if ((g = member(rep, "test")) != NULL)
 		ctl_print_benchmark(g, fp);
+	if ((g = member(rep, "trend")) != NULL) {
+		/* The rate was not steady over the window (or the test asked). */
+		fprintf(fp, "\nTrend of %s over the window\n", json_get_string(g, "metric", "?"));
+		render_trend(g, opts, fp);
+	}
 	if ((g = member(f, "queues")) != NULL) {
 		queues_table(g, fp);
 		cpusets_table(g, fp);

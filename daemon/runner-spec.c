@@ -201,7 +201,8 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 	    copy_arg(args, "port", spec->port, sizeof(spec->port), err) < 0 ||
 	    copy_arg(args, "netns", spec->netns, sizeof(spec->netns), err) < 0 ||
 	    copy_arg(args, "profile", spec->profile, sizeof(spec->profile), err) < 0 ||
-	    copy_arg(args, "suite", spec->suite, sizeof(spec->suite), err) < 0)
+	    copy_arg(args, "suite", spec->suite, sizeof(spec->suite), err) < 0 ||
+	    copy_arg(args, "trend", spec->trend, sizeof(spec->trend), err) < 0)
 		goto fail;
 	if (spec->name[0] == '\0')
 		default_name(spec, spec->name, sizeof(spec->name));

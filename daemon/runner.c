@@ -12,11 +12,15 @@
 #include <unistd.h>
 
 #include "cmd-profile.h"
+#include "cmd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "profile.h"
+#include "query.h"
+#include "sampler.h"
+#include "series.h"
 #include "results.h"
 #include "runner.h"
 #include "child.h"
@@ -507,6 +511,65 @@ first_failure(struct test *t)
 	return false;
 }
 
+/* The link that sent most packets over [t0, t1]: "link.DEV.tx_packets" into buf, or "". */
+static void
+busiest_link(struct runner *r, uint64_t t0, uint64_t t1, char *buf, size_t size)
+{
+	struct query *q = r->d->query;
+	struct nm_error err;
+	series_id *ids = NULL;
+	uint64_t best = 0;
+	size_t n, cap = 0;
+
+	buf[0] = '\0';
+	if (query_span(q, t0, t1, &err) < 0)
+		return;
+	n = query_match(q, "link.*.tx_packets", true, &ids, &cap);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t dlt = query_delta(q, ids[i]);
+		if (dlt > best) {
+			best = dlt;
+			snprintf(buf, size, "%s",
+			         series_get(sampler_registry(r->d->sampler), ids[i])->name);
+		}
+	}
+	free(ids);
+}
+
+/* The trend of the test's rate over its window, added to extra as "trend" when the rate was
+ * not steady (or always, when the test named its series). */
+static void
+trend_of(struct runner *r, struct test *t, json_object *extra)
+{
+	json_object *args, *o;
+	struct nm_error err;
+	uint64_t t0, t1;
+	char metric[257];
+	const char *verdict;
+
+	if (window_span(r->d->windows, t->spec.name, &t0, &t1, &err) < 0)
+		return;
+	snprintf(metric, sizeof(metric), "%s", t->spec.trend);
+	if (metric[0] == '\0')
+		busiest_link(r, t0, t1, metric, sizeof(metric));
+	if (metric[0] == '\0')
+		return;
+	args = json_object_new_object();
+	json_add_string(args, "metric", metric);
+	o = json_object_new_object();
+	if (cmd_build_trend(r->d, args, t0, t1, o, &err) < 0) {
+		log_debug("test %s: no trend of %s: %s", t->spec.name, metric, err.message);
+		json_object_put(o);
+	} else {
+		verdict = json_get_string(o, "verdict", "");
+		if (t->spec.trend[0] || strncmp(verdict, "decay", 5) == 0)
+			json_object_object_add(extra, "trend", o);
+		else
+			json_object_put(o);
+	}
+	json_object_put(args);
+}
+
 /* Disarm every timer of a finished test. */
 static void
 timers_stop(struct test *t)
@@ -565,6 +628,7 @@ finish(struct test *t)
 	if (t->window_open && !t->window_stored) {
 		extra = json_object_new_object();
 		json_object_object_add(extra, "test", json_object_get(t->summary));
+		trend_of(r, t, extra);
 		if (t->state != TEST_PASSED) {
 			win = json_object_new_object();
 			json_add_bool(win, "complete", false);

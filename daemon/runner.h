@@ -54,6 +54,7 @@ struct test_spec {
 	struct test_figure_rx *figures;        /* exec: figures to lift; owned */
 	size_t nfigures;
 	char suite[201]; /* the suite the test belongs to, "" when none */
+	char trend[257]; /* the series the report's trend analyses, "" for the busiest link */
 };
 
 enum test_state {

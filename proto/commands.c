@@ -502,7 +502,12 @@ const struct proto_command proto_commands[] = {
                  {.name = "argv",
                   .type = PROTO_ARG_STRINGS,
                   .max_len = 4096,
-                  .help = "exec: the command and its arguments (the words after --)"}},
+                  .help = "exec: the command and its arguments (the words after --)"},
+                 {.name = "trend",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 256,
+                  .help = "the series whose rate the report analyses for decay (default: "
+                          "the link that sent most packets)"}},
     },
     {
         .name = "test-status",

@@ -395,6 +395,54 @@ def test_suite_daemon_stops():
         srv.stop()
 
 
+SENDER = """
+import socket, sys, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+t0 = time.monotonic()
+for rate, secs in ((2000, 13), (400, 11)):
+    end = time.monotonic() + secs
+    n = 0
+    start = time.monotonic()
+    while time.monotonic() < end:
+        s.sendto(b"x" * 18, (sys.argv[1], 9))
+        n += 1
+        delay = start + n / rate - time.monotonic()
+        if delay > 0:
+            time.sleep(delay)
+print("sent", n)
+"""
+
+
+def test_trend_in_report():
+    """A test whose rate falls from 2000 to 400 packets/s: its report carries the trend
+    of the busiest link, with the onset where the rate fell."""
+    d = Daemon()
+    try:
+        rep = run_test(d, "--driver", "exec", "--name", "falls", "--duration", "24",
+                       "--warmup", "0.5", "--cooldown", "0.5", "--", "python3", "-c", SENDER,
+                       ADDR_B)
+        tr = rep.get("trend")
+        assert tr is not None, "no trend in the report: %s" % list(rep)
+        assert tr["metric"] == "link.vA.tx_packets", tr["metric"]
+        assert tr["verdict"] == "decay", tr
+        assert 1800 <= tr["plateau"]["level"] <= 2100, tr["plateau"]
+        assert 350 <= tr["decayed"]["level"] <= 450, tr["decayed"]
+        # The rate fell 13 s after the start, 12.5 s into the window.
+        start = rep["window"]["start"]
+        onset = tr["onset"]["time"]
+        t = lambda x: time.mktime(time.strptime(x[:19], "%Y-%m-%dT%H:%M:%S")) + float(
+            "0" + x[19:-1])
+        assert 11.5 <= t(onset) - t(start) <= 14, (start, onset)
+        out = d.ctl("report", "falls").stdout
+        assert "Trend of link.vA.tx_packets" in out and "decay" in out, out
+        # A steady test carries no trend.
+        rep = run_test(d, "--driver", "exec", "--name", "steady", "--duration", "4",
+                       "--warmup", "0.5", "--cooldown", "0.5", "--", "sleep", "4")
+        assert "trend" not in rep, rep.get("trend")
+    finally:
+        assert d.stop() == 0
+
+
 def test_shipped_suites():
     """Every suite in conf/suites checks out with the shipped profiles (dry run), and a
     suite with a mistake is refused with the line and nothing started."""
@@ -436,7 +484,7 @@ def main():
         print("ip (iproute2) is missing")
         return 1
     return nsrun.run([test_netperf_stream_and_rr, test_iperf3, test_failures, test_suite,
-                      test_suite_daemon_stops, test_shipped_suites], "benchmark test", make_pair, remove_pair,
+                      test_suite_daemon_stops, test_shipped_suites, test_trend_in_report], "benchmark test", make_pair, remove_pair,
                      need_iperf3=True)
 
 
