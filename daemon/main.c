@@ -317,11 +317,11 @@ main(int argc, char **argv)
 	reason = loop_run(d.loop);
 
 	control_free(d.control, reason);
-	query_free(d.query);
 	/* A running suite is marked incomplete, then its test ends: processes stopped, window
-	 * stored, profile taken back. */
+	 * stored (with its trend, through d.query), profile taken back. */
 	suite_free(d.suites);
 	runner_free(d.runner);
+	query_free(d.query);
 	/* Before the sampler goes: open windows are closed with a last sample. */
 	window_free(d.windows);
 	results_close(d.results);

@@ -383,7 +383,9 @@ def test_suite_daemon_stops():
         st = d.json("suite", "status")
         assert st["state"] == "running" and st["current"] == "long/conns_1_rfs_256_iter_1", st
         assert len(d.children()) == 1, d.children()
-        assert d.stop(keep=True) == 0
+        rc = d.stop(keep=True)
+        with open(os.path.join(base, "log")) as f:
+            assert rc == 0, "exit %s: %s" % (rc, f.read()[-4000:])
         d = Daemon(base)
         st = d.json("suite", "status", "long")
         assert st["state"] == "incomplete" and "daemon stopped" in st["reason"], st
