@@ -361,27 +361,9 @@ ctl_suite_args(json_object *args)
 static json_object *
 call(const struct ctl_opts *opts, const char *cmd, json_object *args, int *rc)
 {
-	struct conn conn;
-	struct proto_reply rep;
-	json_object *res = NULL;
+	json_object *res;
 
-	if (conn_open(&conn, opts->socket) < 0) {
-		*rc = CTL_EXIT_UNREACHABLE;
-		return NULL;
-	}
-	if (conn_call(&conn, cmd, args, &rep) < 0) {
-		conn_close(&conn);
-		*rc = CTL_EXIT_UNREACHABLE;
-		return NULL;
-	}
-	if (!rep.ok) {
-		fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name ? rep.code_name : "error",
-		        rep.message ? rep.message : "(no message)");
-		*rc = CTL_EXIT_REFUSED;
-	} else
-		res = json_object_get(rep.result);
-	proto_reply_free(&rep);
-	conn_close(&conn);
+	*rc = ctl_call(opts, cmd, args, &res);
 	return res;
 }
 

@@ -181,3 +181,31 @@ conn_call(struct conn *c, const char *cmd, json_object *args, struct proto_reply
 		proto_reply_free(rep);
 	}
 }
+
+/* One request on its own connection: *result gets the daemon's result (new reference)
+ * when it said yes; a refusal is printed. The exit code: CTL_EXIT_OK, _USAGE (bad_args),
+ * _REFUSED, _UNREACHABLE. */
+int
+ctl_call(const struct ctl_opts *opts, const char *cmd, json_object *args, json_object **result)
+{
+	struct conn conn;
+	struct proto_reply rep;
+	int rc = CTL_EXIT_OK;
+
+	*result = NULL;
+	if (conn_open(&conn, opts->socket) < 0)
+		return CTL_EXIT_UNREACHABLE;
+	if (conn_call(&conn, cmd, args, &rep) < 0) {
+		conn_close(&conn);
+		return CTL_EXIT_UNREACHABLE;
+	}
+	if (!rep.ok) {
+		fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name ? rep.code_name : "error",
+		        rep.message ? rep.message : "(no message)");
+		rc = rep.code == NM_ERR_BAD_ARGS ? CTL_EXIT_USAGE : CTL_EXIT_REFUSED;
+	} else
+		*result = json_object_get(rep.result);
+	proto_reply_free(&rep);
+	conn_close(&conn);
+	return rc;
+}

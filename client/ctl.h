@@ -45,6 +45,9 @@ int conn_call(struct conn *c, const char *cmd, json_object *args, struct proto_r
 int64_t conn_send(struct conn *c, const char *cmd, json_object *args);
 /* Read the next reply or event line. 0 ok, -1 on EOF/error (message printed). */
 int conn_read(struct conn *c, struct proto_reply *rep);
+/* One request on its own connection; *result (new reference) when the daemon said yes, a
+ * refusal printed. Returns the exit code (enum ctl_exit). */
+int ctl_call(const struct ctl_opts *opts, const char *cmd, json_object *args, json_object **result);
 
 /* ---- renderers (cmd-<group>.c) ---- */
 typedef void (*ctl_render_fn)(json_object *result, const struct ctl_opts *opts, FILE *fp);

@@ -291,31 +291,17 @@ fail:
 static int
 run(const struct ctl_opts *opts, const struct proto_command *c, json_object *args)
 {
-	struct conn conn;
-	struct proto_reply rep;
-	ctl_render_fn render;
-	int rc;
+	ctl_render_fn render = ctl_renderer_find(c->name);
+	json_object *res;
+	int rc = ctl_call(opts, c->name, args, &res);
 
-	if (conn_open(&conn, opts->socket) < 0)
-		return CTL_EXIT_UNREACHABLE;
-	if (conn_call(&conn, c->name, args, &rep) < 0) {
-		conn_close(&conn);
-		return CTL_EXIT_UNREACHABLE;
-	}
-	if (!rep.ok) {
-		fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name ? rep.code_name : "error",
-		        rep.message ? rep.message : "(no message)");
-		rc = rep.code == NM_ERR_BAD_ARGS ? CTL_EXIT_USAGE : CTL_EXIT_REFUSED;
-	} else {
-		render = ctl_renderer_find(c->name);
-		if (opts->json || render == NULL)
-			render_json(rep.result, stdout);
-		else
-			render(rep.result, opts, stdout);
-		rc = CTL_EXIT_OK;
-	}
-	proto_reply_free(&rep);
-	conn_close(&conn);
+	if (res == NULL)
+		return rc;
+	if (opts->json || render == NULL)
+		render_json(res, stdout);
+	else
+		render(res, opts, stdout);
+	json_object_put(res);
 	return rc;
 }
 
@@ -324,29 +310,13 @@ static int
 run_and_wait(const struct ctl_opts *opts, const struct proto_command *c, json_object *args)
 {
 	json_object *res;
-	struct conn conn;
-	struct proto_reply rep;
 	char name[256];
-	int rc;
+	int rc = ctl_call(opts, c->name, args, &res);
 
-	if (conn_open(&conn, opts->socket) < 0)
-		return CTL_EXIT_UNREACHABLE;
-	if (conn_call(&conn, c->name, args, &rep) < 0) {
-		conn_close(&conn);
-		return CTL_EXIT_UNREACHABLE;
-	}
-	if (!rep.ok) {
-		fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name ? rep.code_name : "error",
-		        rep.message ? rep.message : "(no message)");
-		rc = rep.code == NM_ERR_BAD_ARGS ? CTL_EXIT_USAGE : CTL_EXIT_REFUSED;
-		proto_reply_free(&rep);
-		conn_close(&conn);
+	if (res == NULL)
 		return rc;
-	}
-	res = rep.result;
 	snprintf(name, sizeof(name), "%s", json_get_string(res, "name", ""));
-	proto_reply_free(&rep);
-	conn_close(&conn);
+	json_object_put(res);
 	if (strcmp(c->name, "suite-run") == 0)
 		return ctl_wait_suite(opts, name);
 	return ctl_wait_test(opts, name);
