@@ -274,7 +274,8 @@ runner_test_json(const struct test *t)
 	o = json_object_new_object();
 	json_add_string(o, "name", t->spec.name);
 	spec_json(&t->spec, o);
-	json_add_string(o, "state", runner_state_name(t->state));
+	/* Ending: its processes were told to go and have not all gone yet. */
+	json_add_string(o, "state", t->stopping ? "stopping" : runner_state_name(t->state));
 	time_format_rfc3339(t->start_real_ns, ts, sizeof(ts));
 	json_add_string(o, "started", ts);
 	json_object_object_add(o, "elapsed_s", json_double(runner_elapsed(t)));
