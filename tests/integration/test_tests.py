@@ -278,6 +278,13 @@ def test_failures():
         assert "exited with status 1" in t["reason"] and "bad input" in t["reason"], t
         assert 0.9 <= t["elapsed_s"] <= 5, t
 
+        # A crash: killed by a signal, in words.
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "crash", "--wait", "--",
+                  "/bin/sh", "-c", "sleep 0.5; kill -SEGV $$", check=False)
+        assert r.returncode == 1, r.stdout + r.stderr
+        t = d.json("result", "show", "crash")["test"]
+        assert t["status"] == "failed" and "killed by SIGSEGV" in t["reason"], t
+
         # A netperf that finds no netserver (nothing listens in A): failed, reason given.
         r = d.ctl("test", "start", "--name", "nonet", "--host", "127.0.0.1", "--port",
                   "9", "--duration", "5", "--wait", check=False)
