@@ -3,9 +3,10 @@
 
 #include "runner.h"
 
-extern const struct driver driver_netperf, driver_iperf3, driver_exec;
+extern const struct driver driver_netperf, driver_iperf3, driver_exec, driver_pktgen;
 
-static const struct driver *const drivers[] = {&driver_netperf, &driver_iperf3, &driver_exec};
+static const struct driver *const drivers[] = {&driver_netperf, &driver_iperf3, &driver_exec,
+                                               &driver_pktgen};
 
 /* The driver named name, or NULL. */
 const struct driver *
@@ -21,5 +22,5 @@ driver_find(const char *name)
 const char *
 driver_names(void)
 {
-	return "netperf, iperf3, exec";
+	return "netperf, iperf3, exec, pktgen";
 }

@@ -153,13 +153,48 @@ default_name(const struct test_spec *spec, char *buf, size_t size)
 	         ts + 11, ts + 14, ts + 17);
 }
 
+/* The packet generator's arguments (drivers with packet_args); the driver checks them. */
+static int
+packet_args(json_object *args, struct test_spec *spec, struct nm_error *err)
+{
+	static const char *const keys[] = {"dev",   "dst_min", "dst_max", "dst_mac",
+	                                   "src",   "flows",   "flowlen", "clone_skb",
+	                                   "delay", "count",   "threads", "rate"};
+
+	if (!spec->driver->packet_args) {
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (json_object_object_get_ex(args, keys[i], NULL))
+				return nm_error_set(err, NM_ERR_BAD_ARGS,
+				                    "argument \"%s\" is for --driver pktgen",
+				                    keys[i]);
+		return 0;
+	}
+	if (copy_arg(args, "dev", spec->dev, sizeof(spec->dev), err) < 0 ||
+	    copy_arg(args, "dst_min", spec->dst_min, sizeof(spec->dst_min), err) < 0 ||
+	    copy_arg(args, "dst_max", spec->dst_max, sizeof(spec->dst_max), err) < 0 ||
+	    copy_arg(args, "dst_mac", spec->dst_mac, sizeof(spec->dst_mac), err) < 0 ||
+	    copy_arg(args, "src", spec->src, sizeof(spec->src), err) < 0)
+		return -1;
+	spec->flows = (unsigned)json_get_int(args, "flows", 0);
+	spec->flowlen = (unsigned)json_get_int(args, "flowlen", 0);
+	spec->clone_skb = (unsigned)json_get_int(args, "clone_skb", 0);
+	spec->threads = (unsigned)json_get_int(args, "threads", 0);
+	spec->delay_ns = (uint64_t)json_get_int(args, "delay", 0);
+	spec->count = (uint64_t)json_get_int(args, "count", 0);
+	spec->rate_pps = json_get_double(args, "rate", 0);
+	return 0;
+}
+
 /* Warm-up, cool-down and duration: defaults and their fit. */
 static int
 timing(json_object *args, struct test_spec *spec, struct nm_error *err)
 {
 	json_object *v;
 
-	spec->duration_s = json_get_double(args, "duration", spec->driver->program ? 10 : 0);
+	/* A packet count ends a test by itself, as exec's command does. */
+	bool runs_out = !(spec->driver->program || spec->driver->program_of) || spec->count > 0;
+
+	spec->duration_s = json_get_double(args, "duration", runs_out ? 0 : 10);
 	if (json_object_object_get_ex(args, "warmup", &v))
 		spec->warmup_s = json_object_get_double(v);
 	else if (spec->duration_s == 0)
@@ -218,7 +253,8 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 	if (cpus_arg(args, "local_cpus", true, &spec->local_cpus, err) < 0 ||
 	    cpus_arg(args, "remote_cpus", false, &spec->remote_cpus, err) < 0 ||
 	    argv_arg(args, spec, err) < 0 || figures_arg(args, spec, err) < 0 ||
-	    timing(args, spec, err) < 0 || spec->driver->check(spec, err) < 0)
+	    packet_args(args, spec, err) < 0 || timing(args, spec, err) < 0 ||
+	    spec->driver->check(spec, err) < 0)
 		goto fail;
 	return 0;
 fail:

@@ -156,6 +156,8 @@ test_free(struct test *t)
 		event_free(t->ev_deadline);
 	if (t->ev_kill)
 		event_free(t->ev_kill);
+	if (t->ev_end)
+		event_free(t->ev_end);
 	json_object_put(t->summary);
 	runner_spec_free(&t->spec);
 	free(t);
@@ -198,6 +200,28 @@ add_cpus(json_object *o, const char *key, const struct cpuset *set)
 	json_add_string(o, key, buf);
 }
 
+/* The packet generator's arguments, as the driver completed them. */
+static void
+generator_json(const struct test_spec *s, json_object *o)
+{
+	json_add_string(o, "generator", s->generator);
+	json_add_string(o, "dev", s->dev);
+	json_add_string(o, "dst_min", s->dst_min);
+	json_add_string(o, "dst_max", s->dst_max);
+	json_add_string(o, "dst_mac", s->dst_mac);
+	json_add_string(o, "src", s->src);
+	json_add_string(o, "src_mac", s->src_mac);
+	json_add_uint(o, "flows", s->flows);
+	json_add_uint(o, "flowlen", s->flowlen);
+	json_add_uint(o, "clone_skb", s->clone_skb);
+	json_add_uint(o, "threads", s->threads);
+	json_object_object_add(o, "count",
+	                       s->count ? json_object_new_int64((int64_t)s->count) : NULL);
+	json_object_object_add(o, "delay_ns",
+	                       s->delay_ns ? json_object_new_int64((int64_t)s->delay_ns) : NULL);
+	json_object_object_add(o, "rate_pps", s->rate_pps > 0 ? json_double(s->rate_pps) : NULL);
+}
+
 /* What was asked: the spec. */
 static void
 spec_json(const struct test_spec *s, json_object *o)
@@ -226,6 +250,8 @@ spec_json(const struct test_spec *s, json_object *o)
 		json_object_object_add(o, "profile_vars", json_object_get(s->profile_vars));
 	if (s->suite[0])
 		json_add_string(o, "suite", s->suite);
+	if (s->driver->packet_args)
+		generator_json(s, o);
 	if (s->argv != NULL) {
 		json_object *a = json_object_new_array();
 		for (size_t i = 0; s->argv[i] != NULL; i++)
@@ -496,13 +522,23 @@ summary_json(struct test *t, json_object *figs, json_object *procfigs)
 	return o;
 }
 
+/* Did the process fail: exit non-zero, or die by a signal other than the SIGTERM that
+ * ended an until_stopped benchmark at its duration? */
+static bool
+proc_failed(const struct test *t, const struct test_proc *p)
+{
+	if (t->duration_over && p->exit_signal == SIGTERM)
+		return false;
+	return p->exit_status != 0 || p->exit_signal != 0;
+}
+
 /* The first process that failed, in words, into t->reason. */
 static bool
 first_failure(struct test *t)
 {
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct test_proc *p = &t->procs[i];
-		if (p->finished && (p->exit_status != 0 || p->exit_signal != 0)) {
+		if (p->finished && proc_failed(t, p)) {
 			snprintf(t->reason, sizeof(t->reason), "%s #%u (pid %d) %s%s%s",
 			         t->spec.driver->name, p->index, p->sp ? (int)child_pid(p->sp) : -1,
 			         p->ended, p->last_words[0] ? ": " : "", p->last_words);
@@ -575,7 +611,7 @@ trend_of(struct runner *r, struct test *t, json_object *extra)
 static void
 timers_stop(struct test *t)
 {
-	struct event *evs[] = {t->ev_warmup, t->ev_cooldown, t->ev_deadline, t->ev_kill};
+	struct event *evs[] = {t->ev_warmup, t->ev_cooldown, t->ev_deadline, t->ev_kill, t->ev_end};
 
 	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++)
 		if (evs[i] != NULL)
@@ -645,6 +681,8 @@ finish(struct test *t)
 		json_object_put(res);
 		t->window_open = false;
 	}
+	if (t->spec.driver->teardown != NULL)
+		t->spec.driver->teardown(t);
 	profile_take_back(r, t);
 	timers_stop(t);
 	log_info("test %s: %s%s%s", t->spec.name, runner_state_name(t->state),
@@ -712,6 +750,27 @@ deadline_cb(evutil_socket_t fd, short what, void *arg)
 	end_early(t, TEST_FAILED, why);
 }
 
+/* The duration is over for a benchmark that runs until signalled: SIGTERM ends it (its
+ * exit is the normal end); SIGKILL follows if it does not go. */
+static void
+end_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct test *t = arg;
+	struct timeval tv = {KILL_GRACE_SEC, 0};
+
+	(void)fd;
+	(void)what;
+	if (t->stopping || runner_finished(t))
+		return;
+	log_debug("test %s: duration over at %.3f s; ending the benchmark", t->spec.name,
+	          runner_elapsed(t));
+	t->duration_over = true;
+	kill_all(t, SIGTERM);
+	if (t->ev_kill == NULL)
+		t->ev_kill = evtimer_new(t->runner->d->base, kill_cb, t);
+	evtimer_add(t->ev_kill, &tv);
+}
+
 /* A stdout line of a process goes to the driver. */
 static void
 proc_line(struct child *sp, const char *line, size_t len, void *arg)
@@ -742,7 +801,7 @@ proc_done(struct child *sp, void *arg)
 	t->nfinished++;
 	log_debug("test %s: process %u (pid %d) %s", t->spec.name, p->index, (int)child_pid(sp),
 	          p->ended);
-	if (!t->stopping && (p->exit_status != 0 || p->exit_signal != 0)) {
+	if (!t->stopping && proc_failed(t, p)) {
 		first_failure(t);
 		end_early(t, TEST_FAILED, t->reason);
 		return; /* end_early finishes when this was the last */
@@ -901,9 +960,11 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 		test_free(t);
 		return NULL;
 	}
-	if (child_resolve(drv->program ? drv->program : t->spec.argv[0], t->program,
-	                  sizeof(t->program), err) < 0 ||
-	    child_all(r, t, err) < 0) {
+	if (child_resolve(drv->program_of ? drv->program_of(&t->spec)
+	                  : drv->program  ? drv->program
+	                                  : t->spec.argv[0],
+	                  t->program, sizeof(t->program), err) < 0 ||
+	    (drv->setup != NULL && drv->setup(t, err) < 0) || child_all(r, t, err) < 0) {
 		fail_at_start(r, t, err);
 		return NULL;
 	}
@@ -916,6 +977,8 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 		t->ev_deadline =
 		    timer_at(r, t, t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4,
 		             deadline_cb);
+		if (drv->until_stopped)
+			t->ev_end = timer_at(r, t, t->spec.duration_s, end_cb);
 	}
 	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
 	         t->nprocs == 1 ? "" : "es");

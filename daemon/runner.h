@@ -54,7 +54,19 @@ struct test_spec {
 	struct test_figure_rx *figures;        /* exec: figures to lift; owned */
 	size_t nfigures;
 	char suite[201]; /* the suite the test belongs to, "" when none */
-	char trend[257]; /* the series the report's trend analyses, "" for the busiest link */
+	/* The packet generator's (drivers with packet_args; see driver-pktgen.c). The
+	 * driver fills what was left out ("" or 0) with what it resolved or defaults to. */
+	char dev[16];                  /* the egress device */
+	char dst_min[16], dst_max[16]; /* IPv4 destination range */
+	char dst_mac[18];              /* the next hop's MAC */
+	char src[16];                  /* source IPv4 */
+	char src_mac[18];              /* the device's MAC (filled by the driver) */
+	unsigned flows, flowlen, clone_skb, threads;
+	uint64_t delay_ns; /* gap between packets per thread; 0: none */
+	uint64_t count;    /* packets in total; 0: until the duration ends */
+	double rate_pps;   /* packets/s in total; 0: unpaced */
+	char generator[8]; /* what the driver runs: "pktgen" or "trafgen" */
+	char trend[257];   /* the series the report's trend analyses, "" for the busiest link */
 };
 
 enum test_state {
@@ -101,6 +113,9 @@ struct test {
 	char reason[512]; /* why it failed or stopped */
 	struct event *ev_warmup, *ev_cooldown, *ev_deadline, *ev_kill;
 	json_object *summary; /* once finished: its test object as stored; owned */
+	void *drv;            /* the driver's state for the test (setup, teardown) */
+	bool duration_over;   /* the runner ended an until_stopped benchmark at its duration */
+	struct event *ev_end; /* the end of the duration (until_stopped drivers) */
 	/* Told when the test has finished and its result is stored (suites). */
 	void (*on_finish)(struct test *t, void *arg);
 	void *finish_arg;
@@ -111,6 +126,18 @@ struct driver {
 	const char *name;    /* "netperf" */
 	const char *program; /* the binary looked up in PATH; NULL: argv[0] (exec) */
 	size_t priv_size;    /* per-process state the runner allocates (zeroed) */
+	bool packet_args;    /* takes the packet generator's arguments (dev, dst_min, ...) */
+	/* Runs until signalled: at the end of the duration the runner sends SIGTERM, and an
+	 * exit then (status 0, or killed by that SIGTERM) is the normal end. */
+	bool until_stopped;
+	/* The binary when it depends on the spec (NULL: program). */
+	const char *(*program_of)(const struct test_spec *spec);
+	/* Before the processes start: prepare what they need (files, qdiscs) and keep it in
+	 * t->drv. 0, or -1 with err (the test fails at start). May be NULL. */
+	int (*setup)(struct test *t, struct nm_error *err);
+	/* Once every process has exited (also after a failed start): undo setup and free
+	 * t->drv. May be NULL. */
+	void (*teardown)(struct test *t);
 	/* Check the spec and fill the driver's defaults. 0, or -1 with err. */
 	int (*check)(struct test_spec *spec, struct nm_error *err);
 	/* The number of processes. */
@@ -132,9 +159,9 @@ struct driver {
 	               size_t size);
 };
 
-/* The drivers: netperf, iperf3, exec (driver-<name>.c). NULL when unknown. */
+/* The drivers: netperf, iperf3, exec, pktgen (driver-<name>.c). NULL when unknown. */
 const struct driver *driver_find(const char *name);
-/* Their names, for messages: "netperf, iperf3, exec". */
+/* Their names, for messages: "netperf, iperf3, exec, pktgen". */
 const char *driver_names(void);
 /* Helpers the drivers share (runner.c). */
 /* A NULL-terminated argv from a format-free list of words; the caller frees with

@@ -428,16 +428,20 @@ const struct proto_command proto_commands[] = {
     {
         .name = "test-start",
         .flags = PROTO_MUTATING,
-        .summary = "run a benchmark (netperf, iperf3, any command) with its window: warm-up, "
-                   "measured span, cool-down; its figures are stored with the report",
-        .usage = "[--driver netperf|iperf3|exec] [--name NAME] [--host H] [--type TYPE] "
+        .summary = "run a benchmark (netperf, iperf3, a packet generator, any command) with its "
+                   "window: warm-up, measured span, cool-down; its figures are stored with the "
+                   "report",
+        .usage = "[--driver netperf|iperf3|pktgen|exec] [--name NAME] [--host H] [--type TYPE] "
                  "[--procs N] [--duration S] [--size B] [--warmup S] [--cooldown S] "
                  "[--local-cpus LIST] [--remote-cpus LIST] [--profile P] [--netns NS] "
-                 "[--port P] [--figure NAME=REGEX] [--wait] [-- COMMAND...]",
+                 "[--port P] [--figure NAME=REGEX] [--dev DEV] [--dst-min IP] [--dst-max IP] "
+                 "[--dst-mac MAC] [--src IP] [--flows N] [--flowlen N] [--clone-skb N] "
+                 "[--delay NS | --rate PPS] [--count N] [--threads N] [--wait] [-- COMMAND...]",
         .args = {{.name = "driver",
                   .type = PROTO_ARG_STRING,
                   .max_len = 32,
-                  .help = "netperf (default), iperf3, or exec (the command after --)"},
+                  .help = "netperf (default), iperf3, pktgen (packets: the kernel's pktgen, "
+                          "else trafgen), or exec (the command after --)"},
                  {.name = "name",
                   .type = PROTO_ARG_STRING,
                   .max_len = 200,
@@ -465,7 +469,8 @@ const struct proto_command proto_commands[] = {
                   .min = 1,
                   .max = 1 << 30,
                   .help = "bytes per send (streams, default 16384) or per request and "
-                          "response (RR, default 1)"},
+                          "response (RR, default 1); pktgen: bytes per frame with the FCS "
+                          "(default 64)"},
                  {.name = "warmup",
                   .type = PROTO_ARG_NUMBER,
                   .min = 0,
@@ -507,7 +512,65 @@ const struct proto_command proto_commands[] = {
                   .type = PROTO_ARG_STRING,
                   .max_len = 256,
                   .help = "the series whose rate the report analyses for decay (default: "
-                          "the link that sent most packets)"}},
+                          "the link that sent most packets)"},
+                 {.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 15,
+                  .help = "pktgen: the generator's egress device (required)"},
+                 {.name = "dst_min",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 15,
+                  .help = "pktgen: the lowest destination IPv4 address (default 10.0.0.0)"},
+                 {.name = "dst_max",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 15,
+                  .help = "pktgen: the highest destination IPv4 address (default "
+                          "10.18.255.255)"},
+                 {.name = "dst_mac",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 17,
+                  .help = "pktgen: the next hop's MAC (default: the neighbour entry of the "
+                          "route to dst_min)"},
+                 {.name = "src",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 15,
+                  .help = "pktgen: the source IPv4 address (default: the device's)"},
+                 {.name = "flows",
+                  .type = PROTO_ARG_INT,
+                  .min = 1,
+                  .max = 65535,
+                  .help = "pktgen: concurrent flows, each a destination (default 256)"},
+                 {.name = "flowlen",
+                  .type = PROTO_ARG_INT,
+                  .min = 1,
+                  .max = 65535,
+                  .help = "pktgen: packets per flow before it moves on (default 8)"},
+                 {.name = "clone_skb",
+                  .type = PROTO_ARG_INT,
+                  .min = 0,
+                  .max = 1000000,
+                  .help = "pktgen: copies of each packet the kernel's pktgen sends (default 0)"},
+                 {.name = "delay",
+                  .type = PROTO_ARG_INT,
+                  .min = 1,
+                  .max = 1e10,
+                  .help = "pktgen: nanoseconds between packets, per thread"},
+                 {.name = "count",
+                  .type = PROTO_ARG_INT,
+                  .min = 1,
+                  .max = 1e15,
+                  .help = "pktgen: packets to send in all, instead of --duration"},
+                 {.name = "threads",
+                  .type = PROTO_ARG_INT,
+                  .min = 1,
+                  .max = 256,
+                  .help = "pktgen: sending threads, one per CPU from CPU 0 (default 1)"},
+                 {.name = "rate",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 1,
+                  .max = 1e9,
+                  .help = "pktgen: packets/s in all (trafgen: paced by a tbf qdisc on --dev "
+                          "for the test)"}},
     },
     {
         .name = "test-status",

@@ -1,0 +1,812 @@
+/* driver-pktgen.c: a packet generator on one device: UDP frames of --size bytes to
+ * destinations in [--dst-min, --dst-max], --flows flows of --flowlen packets, for the
+ * duration or --count packets, on --threads CPUs. Where the kernel has pktgen
+ * (/proc/net/pktgen/pgctrl) it runs netmetrics-pktgen, which writes pktgen's commands
+ * (parse-pktgen.c) and starts it; elsewhere it runs trafgen (netsniff-ng) with a
+ * configuration that does the same. Either runs in --netns through ip netns exec.
+ *
+ * What the frames need is found when the test is checked, by running ip -j in the
+ * generator's namespace (a few milliseconds; ip is needed anyway for --netns): the
+ * device's MAC, MTU and IPv4 address (the default --src), and, without --dst-mac, the
+ * next hop's MAC: the neighbour entry of the gateway (or of dst_min itself when it is on
+ * the link) of the route to dst_min. libnl could do the same from the daemon, but only
+ * after entering the namespace (setns) and back; ip already knows how.
+ *
+ * Pacing: pktgen paces itself (ratep, delay). trafgen's own pacing does not hold a rate
+ * (its -b sends each second's quota at full speed then sleeps, and stops shaping after one
+ * slow second; -t sleeps per packet with ~25 us of overhead), so with --rate or --delay
+ * the driver puts a tbf qdisc on the device for the test and removes it after, only when
+ * the device's root qdisc is the kernel's default (else the test is refused: the user's
+ * own qdisc is never replaced). Without either, both send as fast as they can. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "child.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "parse-pktgen.h"
+#include "runner.h"
+#include "strbuf.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+extern char **environ;
+
+#define HELPER          "netmetrics-pktgen"
+#define DST_MIN         "10.0.0.0" /* the range: 1,245,184 destinations */
+#define DST_MAX         "10.18.255.255"
+#define FLOWS           256
+#define FLOWLEN         8
+#define TOOL_TIMEOUT_MS 5000         /* ip or tc taking longer is stuck */
+#define TOOL_OUT_MAX    (256 * 1024) /* bytes of ip/tc output read */
+#define TBF_BURST_MIN   30000        /* bytes; as the forwarding-decay example measured */
+#define TBF_LIMIT_MIN   2000000      /* bytes; above the socket buffer: the qdisc never drops */
+
+/* What setup left for teardown (t->drv). */
+struct pktgen_state {
+	char dir[256]; /* the test's private directory, "" when none */
+	char cfg[300]; /* trafgen's configuration in it */
+	bool tbf;      /* our tbf qdisc is on the device */
+};
+
+/* ---- running ip and tc ---- */
+
+/* Say why, in a buffer of size bytes (cut to fit). */
+static int say(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int
+say(char *why, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* Read what fd has into sb (at most max bytes kept). false at end of file or error. */
+static bool
+take(int fd, struct strbuf *sb, size_t max)
+{
+	char buf[8192];
+	ssize_t n = read(fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return true;
+	if (n <= 0)
+		return false;
+	if (sb->len < max)
+		strbuf_add(sb, buf, (size_t)n < max - sb->len ? (size_t)n : max - sb->len);
+	return true;
+}
+
+/* Run argv (argv[0] looked up in PATH) and wait for it, at most TOOL_TIMEOUT_MS: its stdout
+ * into out (the caller frees it with strbuf_free), its last stderr line into why. 0 when it
+ * exited 0. This is the one place the driver waits on a child: ip and tc answer in
+ * milliseconds, and only when a test is checked, started or ended. */
+static int
+run_tool(const char *const *argv, struct strbuf *out, char *why, size_t size)
+{
+	int o[2] = {-1, -1}, e[2] = {-1, -1}, st = 0, r;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dflt;
+	char path[4096];
+	struct strbuf err;
+	struct nm_error ne;
+	uint64_t deadline = time_mono_ns() + (uint64_t)TOOL_TIMEOUT_MS * 1000000u;
+	pid_t pid;
+
+	strbuf_init(out);
+	strbuf_init(&err);
+	if (child_resolve(argv[0], path, sizeof(path), &ne) < 0)
+		return say(why, size, "%s", ne.message);
+	if (pipe2(o, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(e, O_CLOEXEC | O_NONBLOCK) < 0) {
+		say(why, size, "%s: pipe: %s", argv[0], strerror(errno));
+		for (int i = 0; i < 2; i++)
+			if (o[i] >= 0)
+				close(o[i]);
+		return -1;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+	posix_spawn_file_actions_adddup2(&fa, o[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, e[1], 2);
+	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* the daemon's sockets stay */
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGPIPE);
+	sigaddset(&dflt, SIGTERM);
+	sigaddset(&dflt, SIGINT);
+	sigaddset(&dflt, SIGHUP);
+	sigaddset(&dflt, SIGCHLD);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dflt);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	r = posix_spawn(&pid, path, &fa, &at, (char *const *)argv, environ);
+	posix_spawnattr_destroy(&at);
+	posix_spawn_file_actions_destroy(&fa);
+	close(o[1]);
+	close(e[1]);
+	if (r != 0) {
+		close(o[0]);
+		close(e[0]);
+		return say(why, size, "%s: cannot run: %s", path, strerror(r));
+	}
+	for (bool oo = true, eo = true; oo || eo;) {
+		struct pollfd p[2] = {{oo ? o[0] : -1, POLLIN, 0}, {eo ? e[0] : -1, POLLIN, 0}};
+		int64_t left = (int64_t)(deadline - time_mono_ns()) / 1000000;
+
+		if ((int64_t)(deadline - time_mono_ns()) <= 0 ||
+		    (poll(p, 2, (int)(left > 0 ? left : 1)) < 0 && errno != EINTR)) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (oo && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			oo = take(o[0], out, TOOL_OUT_MAX);
+		if (eo && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			eo = take(e[0], &err, 4096);
+	}
+	close(o[0]);
+	close(e[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	strbuf_addch(out, '\0');
+	out->len--;
+	strbuf_addch(&err, '\0');
+	while (err.len > 0 && (err.buf[err.len - 1] == '\n' || err.buf[err.len - 1] == '\0'))
+		err.buf[--err.len] = '\0';
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+		strbuf_free(&err);
+		return 0;
+	}
+	{
+		const char *last = strrchr(err.buf, '\n');
+		say(why, size, "%s",
+		    err.len == 0 ? (WIFSIGNALED(st) ? "timed out" : "failed")
+		    : last       ? last + 1
+		                 : err.buf);
+	}
+	strbuf_free(&err);
+	return -1;
+}
+
+/* Run TOOL [-n NETNS] -j WORDS... and parse its JSON. NULL with why. */
+static json_object *
+tool_json(const char *tool, const char *netns, const char *const *words, char *why, size_t size)
+{
+	const char *argv[24];
+	struct strbuf out;
+	json_object *j = NULL;
+	char msg[256] = "";
+	size_t n = 0;
+
+	argv[n++] = tool;
+	if (netns[0]) {
+		argv[n++] = "-n";
+		argv[n++] = netns;
+	}
+	argv[n++] = "-j";
+	for (size_t i = 0; words[i] != NULL && n < 23; i++)
+		argv[n++] = words[i];
+	argv[n] = NULL;
+	if (run_tool(argv, &out, why, size) == 0) {
+		j = json_parse_bounded(out.buf, out.len, 16, msg, sizeof(msg));
+		if (j == NULL)
+			snprintf(why, size, "%s printed no JSON%s%s", tool, msg[0] ? ": " : "",
+			         msg);
+	}
+	strbuf_free(&out);
+	return j;
+}
+
+/* Run tc [-n NETNS] WORDS... 0, or -1 with why. */
+static int
+tc_run(const char *netns, const char *const *words, char *why, size_t size)
+{
+	const char *argv[24];
+	struct strbuf out;
+	size_t n = 0;
+	int rc;
+
+	argv[n++] = "tc";
+	if (netns[0]) {
+		argv[n++] = "-n";
+		argv[n++] = netns;
+	}
+	for (size_t i = 0; words[i] != NULL && n < 23; i++)
+		argv[n++] = words[i];
+	argv[n] = NULL;
+	rc = run_tool(argv, &out, why, size);
+	strbuf_free(&out);
+	return rc;
+}
+
+/* ---- the spec ---- */
+
+/* The packets/s trafgen is paced to (the tbf qdisc), 0 when unpaced. */
+static double
+trafgen_rate(const struct test_spec *s)
+{
+	if (s->rate_pps > 0)
+		return s->rate_pps;
+	if (s->delay_ns > 0)
+		return (double)s->threads * 1e9 / (double)s->delay_ns;
+	return 0;
+}
+
+/* The spec as parse-pktgen.c takes it (checked already). */
+static void
+opts_of(const struct test_spec *s, struct pktgen_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->dev, sizeof(o->dev), "%s", s->dev);
+	pktgen_parse_ipv4(s->dst_min, &o->dst_min);
+	pktgen_parse_ipv4(s->dst_max, &o->dst_max);
+	pktgen_parse_ipv4(s->src, &o->src);
+	pktgen_parse_mac(s->dst_mac, o->dst_mac);
+	pktgen_parse_mac(s->src_mac, o->src_mac);
+	o->size = s->size;
+	o->flows = s->flows;
+	o->flowlen = s->flowlen;
+	o->clone_skb = s->clone_skb;
+	o->threads = s->threads;
+	o->delay_ns = s->delay_ns;
+	o->rate_pps = s->rate_pps;
+	o->count = s->count;
+}
+
+/* The arguments that are not the generator's. */
+static int
+check_foreign(const struct test_spec *s, struct nm_error *err)
+{
+	if (s->argv != NULL)
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "--driver pktgen takes no command after -- (use --driver exec)");
+	if (s->host[0] || s->type[0] || s->port[0])
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--host, --type and --port are for netperf and iperf3; the "
+		                    "generator sends to --dst-min..--dst-max through --dev");
+	if (s->procs != 1)
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "--procs: the generator is one process; --threads sets how many "
+		    "CPUs send");
+	if (s->nfigures > 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--figure is for --driver exec");
+	if (!cpuset_empty(&s->local_cpus) || !cpuset_empty(&s->remote_cpus))
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--local-cpus/--remote-cpus pin netperf and iperf3; the "
+		                    "generator's thread i runs on CPU i (--threads)");
+	return 0;
+}
+
+/* Defaults, the destination range, the numbers. */
+static int
+check_numbers(struct test_spec *s, struct pktgen_opts *o, struct nm_error *err)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned max_threads =
+	    cpus > 0 && cpus < PKTGEN_THREADS_MAX ? (unsigned)cpus : PKTGEN_THREADS_MAX;
+
+	if (s->dst_min[0] == '\0')
+		snprintf(s->dst_min, sizeof(s->dst_min), "%s", DST_MIN);
+	if (s->dst_max[0] == '\0')
+		snprintf(s->dst_max, sizeof(s->dst_max), "%s", DST_MAX);
+	s->flows = s->flows ? s->flows : FLOWS;
+	s->flowlen = s->flowlen ? s->flowlen : FLOWLEN;
+	s->threads = s->threads ? s->threads : 1;
+	s->size = s->size ? s->size : PKTGEN_MIN_SIZE;
+	if (pktgen_parse_ipv4(s->dst_min, &o->dst_min) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--dst-min \"%s\": not an IPv4 address",
+		                    s->dst_min);
+	if (pktgen_parse_ipv4(s->dst_max, &o->dst_max) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--dst-max \"%s\": not an IPv4 address",
+		                    s->dst_max);
+	if (o->dst_min > o->dst_max)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--dst-min %s is above --dst-max %s",
+		                    s->dst_min, s->dst_max);
+	if (s->src[0] && pktgen_parse_ipv4(s->src, &o->src) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--src \"%s\": not an IPv4 address",
+		                    s->src);
+	if (s->dst_mac[0] && pktgen_parse_mac(s->dst_mac, o->dst_mac) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--dst-mac \"%s\": give six hex bytes, aa:bb:cc:dd:ee:ff",
+		                    s->dst_mac);
+	if (s->threads > max_threads)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--threads %u: one per CPU, and %u CPUs are online", s->threads,
+		                    max_threads);
+	if (s->rate_pps > 0 && s->delay_ns > 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--rate and --delay both pace the generator: give one");
+	if (s->duration_s == 0 && s->count == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "give --count or --duration");
+	return 0;
+}
+
+/* What the kernel's pktgen cannot do that trafgen can, and the other way round. */
+static int
+check_generator(const struct test_spec *s, const struct pktgen_opts *o, struct nm_error *err)
+{
+	uint64_t n = (uint64_t)o->dst_max - o->dst_min + 1;
+
+	if (strcmp(s->generator, "pktgen") == 0) {
+		if (s->count > 0 && s->count < s->threads)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "--count %" PRIu64
+			                    " below --threads %u: pktgen's count "
+			                    "is per thread, and 0 would mean no end",
+			                    s->count, s->threads);
+		if (s->rate_pps > 0 && s->rate_pps < s->threads)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "--rate %.0f below --threads %u: pktgen's ratep is per "
+			                    "thread",
+			                    s->rate_pps, s->threads);
+		return 0;
+	}
+	if (s->clone_skb > 0)
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "--clone-skb: this kernel has no pktgen (no %s/pgctrl); trafgen "
+		    "runs instead and has no such setting",
+		    PKTGEN_DIR);
+	/* trafgen's drnd() is min + rand() % (max - min + 1), and dinc() wraps at max + 1. */
+	if (n > 0x7fffffffu || o->dst_max == UINT32_MAX)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--dst-min..--dst-max: trafgen draws from at most 2^31 - 1 "
+		                    "addresses, below 255.255.255.255");
+	if (s->flowlen > 1 && (uint64_t)s->flows * s->flowlen > PKTGEN_TEMPLATES_MAX)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--flows x --flowlen: trafgen sends them as %u x %u packet "
+		                    "templates; at most %d",
+		                    s->flows, s->flowlen, PKTGEN_TEMPLATES_MAX);
+	if (s->flowlen > 1 && s->flows > n)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--flows %u: more flows than the %" PRIu64
+		                    " destinations of the range",
+		                    s->flows, n);
+	return 0;
+}
+
+/* The device (MAC, MTU, address) and the size that fits it. */
+static int
+check_device(struct test_spec *s, struct pktgen_opts *o, struct nm_error *err)
+{
+	const char *words[] = {"addr", "show", "dev", s->dev, NULL};
+	struct pktgen_link l;
+	char why[256];
+	json_object *j;
+
+	if (strchr(s->netns, '/') != NULL || strcmp(s->netns, ".") == 0 ||
+	    strcmp(s->netns, "..") == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "netns \"%s\": not a namespace name",
+		                    s->netns);
+	if ((j = tool_json("ip", s->netns, words, why, sizeof(why))) == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--dev %s%s%s: %s", s->dev,
+		                    s->netns[0] ? " in netns " : "", s->netns, why);
+	if (pktgen_ip_link(j, &l, why, sizeof(why)) < 0) {
+		json_object_put(j);
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "--dev %s: %s", s->dev, why);
+	}
+	json_object_put(j);
+	memcpy(o->src_mac, l.mac, 6);
+	pktgen_format_mac(l.mac, s->src_mac, sizeof(s->src_mac));
+	if (s->size < PKTGEN_MIN_SIZE || s->size > l.mtu + 14 + PKTGEN_FCS)
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "--size %u: %d to %u bytes on %s (the frame with its FCS; MTU %u)", s->size,
+		    PKTGEN_MIN_SIZE, l.mtu + 14 + PKTGEN_FCS, s->dev, l.mtu);
+	if (s->src[0] == '\0') {
+		if (!l.has_ipv4)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "--dev %s has no IPv4 address: give --src", s->dev);
+		o->src = l.ipv4;
+		pktgen_format_ipv4(l.ipv4, s->src, sizeof(s->src));
+	}
+	return 0;
+}
+
+/* The next hop's MAC, when --dst-mac was left out. */
+static int
+check_dst_mac(struct test_spec *s, struct pktgen_opts *o, struct nm_error *err)
+{
+	const char *route[] = {"-4", "route", "get", s->dst_min, NULL};
+	char why[256], dev[64], nh[16];
+	const char *neigh[] = {"-4", "neigh", "show", "to", nh, "dev", s->dev, NULL};
+	uint32_t hop;
+	json_object *j;
+	int rc;
+
+	if (s->dst_mac[0])
+		return 0;
+	if ((j = tool_json("ip", s->netns, route, why, sizeof(why))) == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "no route to %s%s%s (%s): give --dst-mac",
+		                    s->dst_min, s->netns[0] ? " in netns " : "", s->netns, why);
+	rc = pktgen_ip_nexthop(j, &hop, dev, sizeof(dev), why, sizeof(why));
+	json_object_put(j);
+	if (rc < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "route to %s: %s: give --dst-mac",
+		                    s->dst_min, why);
+	if (strcmp(dev, s->dev) != 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "the route to %s leaves by %s, not --dev %s: give --dst-mac",
+		                    s->dst_min, dev, s->dev);
+	pktgen_format_ipv4(hop, nh, sizeof(nh));
+	if ((j = tool_json("ip", s->netns, neigh, why, sizeof(why))) == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "neighbours of %s: %s", s->dev, why);
+	rc = pktgen_ip_neigh(j, hop, o->dst_mac, why, sizeof(why));
+	json_object_put(j);
+	if (rc < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "next hop %s on %s: %s (reach it once, e.g. ping, or give "
+		                    "--dst-mac)",
+		                    nh, s->dev, why);
+	pktgen_format_mac(o->dst_mac, s->dst_mac, sizeof(s->dst_mac));
+	return 0;
+}
+
+/* trafgen paced: the device's root qdisc must be the kernel's default, which the tbf may
+ * replace and give back. */
+static int
+check_qdisc(const struct test_spec *s, struct nm_error *err)
+{
+	const char *words[] = {"qdisc", "show", "dev", s->dev, NULL};
+	char why[256], kind[32];
+	json_object *j;
+	bool dflt;
+
+	if (strcmp(s->generator, "trafgen") != 0 || trafgen_rate(s) == 0)
+		return 0;
+	if ((j = tool_json("tc", s->netns, words, why, sizeof(why))) == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "qdiscs of %s: %s", s->dev, why);
+	dflt = pktgen_tc_root_default(j, kind, sizeof(kind));
+	json_object_put(j);
+	if (!dflt)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--rate/--delay: trafgen is paced by a tbf qdisc on %s for the "
+		                    "test, but %s has a root qdisc of its own (%s); remove it or "
+		                    "run unpaced",
+		                    s->dev, s->dev, kind);
+	return 0;
+}
+
+/* Check the spec, fill the defaults, resolve the addresses. */
+static int
+pktgen_check(struct test_spec *s, struct nm_error *err)
+{
+	struct pktgen_opts o;
+
+	memset(&o, 0, sizeof(o));
+	if (check_foreign(s, err) < 0)
+		return -1;
+	if (s->dev[0] == '\0')
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--driver pktgen needs --dev (the generator's egress device)");
+	snprintf(s->generator, sizeof(s->generator), "%s",
+	         access(PKTGEN_DIR "/pgctrl", F_OK) == 0 ? "pktgen" : "trafgen");
+	if (check_numbers(s, &o, err) < 0 || check_generator(s, &o, err) < 0 ||
+	    check_device(s, &o, err) < 0 || check_dst_mac(s, &o, err) < 0 ||
+	    check_qdisc(s, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* netmetrics-pktgen beside the daemon's own binary (the build tree, sbindir), else PATH. */
+static const char *
+helper_path(void)
+{
+	static char path[PATH_MAX];
+	char self[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n > 0) {
+		self[n] = '\0';
+		if ((slash = strrchr(self, '/')) != NULL) {
+			*slash = '\0';
+			if ((size_t)snprintf(path, sizeof(path), "%s/%s", self, HELPER) <
+			        sizeof(path) &&
+			    access(path, X_OK) == 0)
+				return path;
+		}
+	}
+	return HELPER;
+}
+
+static const char *
+pktgen_program(const struct test_spec *s)
+{
+	return strcmp(s->generator, "pktgen") == 0 ? helper_path() : "trafgen";
+}
+
+static unsigned
+pktgen_nprocs(const struct test_spec *s)
+{
+	(void)s;
+	return 1;
+}
+
+/* ---- setup and teardown ---- */
+
+/* Write trafgen's configuration into a private directory. */
+static int
+write_config(struct test *t, struct pktgen_state *st, struct nm_error *err)
+{
+	const char *tmp = getenv("TMPDIR");
+	struct pktgen_opts o;
+	struct strbuf sb;
+	FILE *fp;
+	int ok;
+
+	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 200)
+		tmp = "/tmp";
+	snprintf(st->dir, sizeof(st->dir), "%s/netmetrics-pktgen.XXXXXX", tmp);
+	if (mkdtemp(st->dir) == NULL) {
+		nm_error_set(err, NM_ERR_FAILED, "%s: %s", st->dir, strerror(errno));
+		st->dir[0] = '\0';
+		return -1;
+	}
+	snprintf(st->cfg, sizeof(st->cfg), "%s/trafgen.cfg", st->dir);
+	opts_of(&t->spec, &o);
+	strbuf_init(&sb);
+	pktgen_trafgen_config(&o, &sb);
+	if ((fp = fopen(st->cfg, "wex")) == NULL) {
+		strbuf_free(&sb);
+		return nm_error_set(err, NM_ERR_FAILED, "%s: %s", st->cfg, strerror(errno));
+	}
+	ok = fwrite(sb.buf, 1, sb.len, fp) == sb.len;
+	ok &= fclose(fp) == 0;
+	strbuf_free(&sb);
+	if (!ok)
+		return nm_error_set(err, NM_ERR_FAILED, "%s: %s", st->cfg, strerror(errno));
+	return 0;
+}
+
+/* Pace trafgen: a tbf qdisc of the rate on the device. */
+static int
+add_tbf(struct test *t, struct pktgen_state *st, struct nm_error *err)
+{
+	const struct test_spec *s = &t->spec;
+	double bytes_per_s = trafgen_rate(s) * (s->size - PKTGEN_FCS);
+	double burst = fmax(TBF_BURST_MIN, bytes_per_s / 50); /* 20 ms */
+	char rate[32], bst[32], lim[32], why[256];
+	const char *words[] = {"qdisc", "add",   "dev", s->dev,  "root", "tbf", "rate",
+	                       rate,    "burst", bst,   "limit", lim,    NULL};
+
+	snprintf(rate, sizeof(rate), "%.0fbit", bytes_per_s * 8);
+	snprintf(bst, sizeof(bst), "%.0f", burst);
+	snprintf(lim, sizeof(lim), "%.0f", fmax(TBF_LIMIT_MIN, 4 * burst));
+	if (tc_run(s->netns, words, why, sizeof(why)) < 0)
+		return nm_error_set(err, NM_ERR_FAILED, "pacing: tc qdisc add dev %s root tbf: %s",
+		                    s->dev, why);
+	st->tbf = true;
+	log_info("test %s: trafgen paced to %.0f packets/s by a tbf qdisc on %s (rate %s)", s->name,
+	         trafgen_rate(s), s->dev, rate);
+	return 0;
+}
+
+/* Before trafgen starts: its configuration, its pacing. */
+static int
+pktgen_setup(struct test *t, struct nm_error *err)
+{
+	struct pktgen_state *st = xcalloc(1, sizeof(*st));
+
+	t->drv = st;
+	if (strcmp(t->spec.generator, "trafgen") != 0)
+		return 0;
+	if (write_config(t, st, err) < 0)
+		return -1;
+	if (trafgen_rate(&t->spec) > 0 && add_tbf(t, st, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* After: the qdisc off, the files gone. */
+static void
+pktgen_teardown(struct test *t)
+{
+	struct pktgen_state *st = t->drv;
+	char why[256];
+
+	if (st == NULL)
+		return;
+	if (st->tbf) {
+		const char *words[] = {"qdisc", "del", "dev", t->spec.dev, "root", NULL};
+		if (tc_run(t->spec.netns, words, why, sizeof(why)) < 0)
+			log_warnx("test %s: tbf qdisc on %s not removed: %s", t->spec.name,
+			          t->spec.dev, why);
+	}
+	if (st->cfg[0] && unlink(st->cfg) < 0 && errno != ENOENT)
+		log_warn("test %s: %s", t->spec.name, st->cfg);
+	if (st->dir[0] && rmdir(st->dir) < 0)
+		log_warn("test %s: %s", t->spec.name, st->dir);
+	free(st);
+	t->drv = NULL;
+}
+
+/* ---- the process ---- */
+
+/* trafgen --no-sock-mem -Q -q -o DEV -i CFG -P THREADS [-n COUNT] [-t 0], or
+ * netmetrics-pktgen -w FILE CMD ... -s -p DEV@i ... */
+static char **
+pktgen_argv(const struct test_spec *s, const char *program, const struct test_proc *p)
+{
+	const struct pktgen_state *st = p->test->drv;
+	struct pktgen_opts o;
+	char threads[16], count[32];
+	const char *w[24];
+	size_t n = 0;
+
+	opts_of(s, &o);
+	if (strcmp(s->generator, "pktgen") == 0)
+		return pktgen_helper_argv(&o, program);
+	snprintf(threads, sizeof(threads), "%u", s->threads);
+	snprintf(count, sizeof(count), "%" PRIu64, s->count);
+	w[n++] = program;
+	/* -A (leave net.core.*mem alone) is in --help but not in 0.6.8's getopt. */
+	w[n++] = "--no-sock-mem";
+	w[n++] = "-Q"; /* leave IRQ affinity alone */
+	w[n++] = "-q"; /* through the qdisc (the tbf that paces) */
+	w[n++] = "-o";
+	w[n++] = s->dev;
+	w[n++] = "-i";
+	w[n++] = st->cfg;
+	w[n++] = "-P";
+	w[n++] = threads;
+	if (s->count > 0) {
+		w[n++] = "-n";
+		w[n++] = count;
+	}
+	if (trafgen_rate(s) > 0) {
+		/* sendto(), which blocks while the qdisc is full: no busy loop. */
+		w[n++] = "-t";
+		w[n++] = "0";
+	}
+	return runner_strv(w, n);
+}
+
+/* ---- figures ---- */
+
+/* Add a number, or null when not finite. */
+static void
+add_num(json_object *o, const char *key, double v)
+{
+	json_object_object_add(o, key, isfinite(v) ? json_double(v) : NULL);
+}
+
+/* The common figures. */
+static void
+add_totals(json_object *o, uint64_t packets, uint64_t bytes, double elapsed)
+{
+	json_add_uint(o, "packets_sent", packets);
+	json_add_uint(o, "bytes_sent", bytes);
+	add_num(o, "elapsed_s", elapsed);
+	add_num(o, "pps", elapsed > 0 ? (double)packets / elapsed : NAN);
+}
+
+/* pktgen's results, from netmetrics-pktgen's output. */
+static int
+pktgen_results(struct test *t, const char *text, json_object *figs, json_object *pf, char *why,
+               size_t size)
+{
+	struct pktgen_result *r = xcalloc(PKTGEN_THREADS_MAX, sizeof(*r));
+	size_t n = parse_pktgen_output(text, r, PKTGEN_THREADS_MAX);
+	json_object *threads = json_object_new_array();
+	uint64_t packets = 0, errors = 0;
+	double elapsed = 0;
+	unsigned ok = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		json_object *th = json_object_new_object();
+
+		packets += r[i].packets;
+		errors += r[i].errors;
+		elapsed = fmax(elapsed, r[i].elapsed_s);
+		ok += r[i].ok;
+		json_add_string(th, "device", r[i].name);
+		json_add_uint(th, "packets_sent", r[i].packets);
+		json_add_uint(th, "errors", r[i].errors);
+		if (r[i].ok) {
+			add_num(th, "elapsed_s", r[i].elapsed_s);
+			add_num(th, "pps", r[i].pps);
+		} else
+			json_add_string(th, "result", r[i].result);
+		json_object_array_add(threads, th);
+	}
+	add_totals(figs, packets, packets * (t->spec.size - PKTGEN_FCS), ok ? elapsed : NAN);
+	json_add_uint(figs, "errors", errors);
+	json_object_object_add(pf, "threads", threads);
+	free(r);
+	if (ok == 0 && !t->stopping) {
+		snprintf(why, size, "pktgen reported no result (%zu device file%s read)", n,
+		         n == 1 ? "" : "s");
+		return -1;
+	}
+	return 0;
+}
+
+/* trafgen's results, from its summary. */
+static int
+trafgen_results(struct test *t, const char *text, size_t len, json_object *figs, json_object *pf,
+                char *why, size_t size)
+{
+	struct trafgen_out *out = xmalloc(sizeof(*out));
+	json_object *workers;
+
+	if (parse_trafgen_summary(text, len, out) < 0) {
+		free(out);
+		if (t->stopping)
+			return 0;
+		snprintf(why, size, "trafgen printed no summary%s%s",
+		         t->procs[0].last_words[0] ? ": " : "", t->procs[0].last_words);
+		return -1;
+	}
+	add_totals(figs, out->packets, out->bytes, out->elapsed_s);
+	workers = json_object_new_array();
+	for (unsigned i = 0; i < out->workers; i++) {
+		json_object *w = json_object_new_object();
+		json_add_int(w, "cpu", out->worker_cpu[i]);
+		json_add_uint(w, "packets_sent", out->worker_packets[i]);
+		add_num(w, "elapsed_s", out->worker_s[i]);
+		json_object_array_add(workers, w);
+	}
+	json_object_object_add(pf, "workers", workers);
+	free(out);
+	return 0;
+}
+
+/* The figures once the generator has ended: the test's and its process's are the same. */
+static int
+pktgen_figures(struct test *t, json_object *figs, json_object *procs, char *why, size_t size)
+{
+	json_object *pf = json_object_array_get_idx(procs, 0);
+	const char *text;
+	size_t len;
+	bool cut;
+	int rc;
+
+	if (t->nprocs == 0 || t->procs[0].sp == NULL)
+		return 0;
+	text = child_stdout(t->procs[0].sp, &len, &cut);
+	if (strcmp(t->spec.generator, "pktgen") == 0)
+		rc = pktgen_results(t, text, figs, pf, why, size);
+	else
+		rc = trafgen_results(t, text, len, figs, pf, why, size);
+	json_object_object_foreach(figs, k, v)
+	{
+		json_object_object_add(pf, k, json_object_get(v));
+	}
+	return rc;
+}
+
+const struct driver driver_pktgen = {
+    .name = "pktgen",
+    .program = NULL,
+    .packet_args = true,
+    .until_stopped = true,
+    .program_of = pktgen_program,
+    .setup = pktgen_setup,
+    .teardown = pktgen_teardown,
+    .check = pktgen_check,
+    .nprocs = pktgen_nprocs,
+    .argv = pktgen_argv,
+    .figures = pktgen_figures,
+};
