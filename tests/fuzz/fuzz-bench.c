@@ -1,5 +1,5 @@
-/* fuzz-bench.c: the benchmark output parsers (parse-netperf.c, parse-iperf3.c) on arbitrary
- * child output of at most 1 MiB.
+/* fuzz-bench.c: the benchmark output parsers (parse-netperf.c, parse-iperf3.c, and the
+ * generators' in parse-pktgen.c) on arbitrary child output of at most 1 MiB.
  *
  * Every input goes to both parsers, as the drivers would hand it over, so that the
  * captured outputs of tests/fixtures/ serve as seeds unchanged:
@@ -22,6 +22,7 @@
 
 #include "parse-iperf3.h"
 #include "parse-netperf.h"
+#include "parse-pktgen.h"
 
 #define FUZZ_MAX_INPUT (1u << 20)
 #define NOT_JSON       "iperf3 output is not JSON: "
@@ -130,7 +131,35 @@ fuzz_iperf3(const uint8_t *data, size_t size)
 	}
 }
 
-/* libFuzzer's entry point: the input as netperf's output and as iperf3's. */
+/* The generator outputs: trafgen's summary (bytes and a length), netmetrics-pktgen's
+ * device files (a C string). The counts stay within their arrays; times are finite. */
+static void
+fuzz_generators(const uint8_t *data, size_t size)
+{
+	struct pktgen_result r[PKTGEN_THREADS_MAX];
+	struct trafgen_out t;
+	char *buf = exact_copy(data, size), *str;
+	size_t n;
+
+	if (parse_trafgen_summary(buf, size, &t) == 0) {
+		fuzz_check(t.found);
+		fuzz_check(t.workers <= PKTGEN_THREADS_MAX);
+		fuzz_check(figure_ok(t.elapsed_s));
+	}
+	free(buf);
+	str = malloc(size + 1);
+	fuzz_check(str != NULL);
+	memcpy(str, data, size);
+	str[size] = '\0';
+	n = parse_pktgen_output(str, r, PKTGEN_THREADS_MAX);
+	for (size_t i = 0; i < n && i < PKTGEN_THREADS_MAX; i++) {
+		fuzz_check(memchr(r[i].result, '\0', sizeof(r[i].result)) != NULL);
+		fuzz_check(figure_ok(r[i].elapsed_s) && figure_ok(r[i].pps));
+	}
+	free(str);
+}
+
+/* libFuzzer's entry point: the input as netperf's output, iperf3's, and the generators'. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -138,5 +167,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	fuzz_netperf(data, size);
 	fuzz_iperf3(data, size);
+	fuzz_generators(data, size);
 	return 0;
 }
