@@ -9,6 +9,7 @@
 #include "query.h"
 #include "ring.h"
 #include "sampler.h"
+#include "window.h"
 
 #define SERIES_MAX_SERIES 1000
 #define SERIES_MAX_POINTS 100000
@@ -82,6 +83,7 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	struct daemon *d = ctx->d;
 	const struct series_registry *reg = sampler_registry(d->sampler);
 	const char *glob = json_get_string(args, "glob", NULL);
+	const char *win = json_get_string(args, "window", NULL);
 	double step = json_get_double(args, "step", 1.0);
 	struct ring_stats st;
 	uint64_t t0, t1, stepns;
@@ -91,8 +93,14 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	ring_get_stats(sampler_ring(d->sampler), &st);
 	if (st.newest_ns == 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
-	t0 = cmd_series_time(d, json_get_double(args, "from", -300), st.newest_ns);
-	t1 = cmd_series_time(d, json_get_double(args, "to", 0), st.newest_ns);
+	if (win != NULL) {
+		/* The span of a test or hand-made window, as far as the ring still holds it. */
+		if (window_span(d->windows, win, &t0, &t1, err) < 0)
+			return -1;
+	} else {
+		t0 = cmd_series_time(d, json_get_double(args, "from", -300), st.newest_ns);
+		t1 = cmd_series_time(d, json_get_double(args, "to", 0), st.newest_ns);
+	}
 	if (t0 < st.oldest_ns)
 		t0 = st.oldest_ns;
 	if (t1 > st.newest_ns)

@@ -444,6 +444,14 @@ def test_trend_in_report():
         assert 11.5 <= t(onset) - t(start) <= 14, (start, onset)
         out = d.ctl("report", "falls").stdout
         assert "Trend of link.vA.tx_packets" in out and "decay" in out, out
+        # The whole test, per second: 2000/s, then 400/s.
+        ser = d.json("series", "link.vA.tx_packets", "--window", "falls")["series"][0]
+        rates = [p[1] for p in ser["points"]]
+        assert 20 <= len(rates) <= 24, len(rates)
+        assert all(1700 <= r <= 2200 for r in rates[1:11]), rates
+        assert all(300 <= r <= 500 for r in rates[-9:-1]), rates
+        csv = d.ctl("--csv", "series", "link.vA.tx_packets", "--window", "falls").stdout
+        assert csv.splitlines()[0] == "epoch_s,link.vA.tx_packets", csv[:200]
         # A steady test carries no trend.
         rep = run_test(d, "--driver", "exec", "--name", "steady", "--duration", "4",
                        "--warmup", "0.5", "--cooldown", "0.5", "--", "sleep", "4")
