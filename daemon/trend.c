@@ -118,7 +118,7 @@ scan_episodes(const struct trend_point *pts, size_t n, size_t a, const struct tr
               struct trend_result *r, double *scratch)
 {
 	double low = p->threshold * r->plateau, high = p->recover * r->plateau;
-	size_t pos = a, conf, rconf, next, nconf;
+	size_t pos = a, conf = 0, rconf = 0, next, nconf = 0;
 
 	r->verdict = TREND_STEADY;
 	r->decays = 0;
