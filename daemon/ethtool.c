@@ -22,6 +22,7 @@
 
 #include "error.h"
 #include "ethtool.h"
+#include "procparse.h"
 #include "xmalloc.h"
 
 #define ETHTOOL_MAX_COUNTERS (1u << 20) /* a driver claiming more is not believed */
@@ -71,13 +72,15 @@ void
 ethtool_counters_free(struct ethtool_counters *ec)
 {
 	free(ec->names);
+	free(ec->nlen);
 	free(ec->values);
+	free(ec->changed);
 	gbuf_free(&ec->strings);
 	gbuf_free(&ec->stats);
 	memset(ec, 0, sizeof(*ec));
 }
 
-/* Make room for n counters in names and values. */
+/* Make room for n counters in names, nlen, values and changed. */
 static void
 reserve_counters(struct ethtool_counters *ec, uint32_t n)
 {
@@ -88,8 +91,28 @@ reserve_counters(struct ethtool_counters *ec, uint32_t n)
 	while (cap < n)
 		cap *= 2;
 	ec->names = xreallocarray(ec->names, cap, sizeof(*ec->names));
+	ec->nlen = xreallocarray(ec->nlen, cap, sizeof(*ec->nlen));
 	ec->values = xreallocarray(ec->values, cap, sizeof(*ec->values));
+	ec->changed = xreallocarray(ec->changed, cap, sizeof(*ec->changed));
 	ec->cap = cap;
+}
+
+/* Take the values of a read: list those that changed when the names are the ones of the read
+ * before (same generation), else just copy them. */
+static void
+take_values(struct ethtool_counters *ec, const uint64_t *v, bool same_names)
+{
+	ec->nchanged = 0;
+	if (!same_names) {
+		memcpy(ec->values, v, (size_t)ec->n * sizeof(*v));
+		return;
+	}
+	for (uint32_t i = 0; i < ec->n; i++) {
+		if (v[i] != ec->values[i]) {
+			ec->values[i] = v[i];
+			ec->changed[ec->nchanged++] = i;
+		}
+	}
 }
 
 /* Open the datagram socket SIOCETHTOOL goes through. */
@@ -267,6 +290,7 @@ load_names(int fd, const char *ifname, struct ethtool_counters *ec)
 			memcpy(ec->names[i], gs->data + (size_t)i * ETH_GSTRING_LEN,
 			       ETH_GSTRING_LEN);
 			ec->names[i][ETHTOOL_NAME_LEN] = '\0';
+			ec->nlen[i] = (uint8_t)strlen(ec->names[i]);
 		}
 		goto done;
 	}
@@ -283,6 +307,7 @@ done:
 int
 ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct nm_error *err)
 {
+	unsigned gen = ec->generation;
 	struct ethtool_stats *st;
 	int rc;
 
@@ -296,7 +321,7 @@ ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct nm_
 		st->n_stats = ec->n;
 		rc = ethtool_ioctl(fd, ifname, st);
 		if (rc == 0 && st->n_stats == ec->n) {
-			memcpy(ec->values, st->data, (size_t)ec->n * sizeof(uint64_t));
+			take_values(ec, (const uint64_t *)st->data, ec->generation == gen);
 			return 0;
 		}
 		if (rc < 0 && errno != EFAULT)
@@ -311,6 +336,13 @@ fail:
 	                    "ethtool: %s: %s", ifname, strerror(errno));
 }
 
+/* Whether c may surround a value: a blank or the '\r' of a CRLF file. */
+static bool
+is_value_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r';
+}
+
 /* Parse a decimal u64 from s[0..len) (surrounding blanks allowed); 0 or -1. */
 static int
 parse_u64(const char *s, size_t len, uint64_t *out)
@@ -318,7 +350,7 @@ parse_u64(const char *s, size_t len, uint64_t *out)
 	size_t i = 0;
 	uint64_t v = 0;
 
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+	while (i < len && is_value_blank(s[i]))
 		i++;
 	if (i == len || s[i] < '0' || s[i] > '9')
 		return -1;
@@ -328,7 +360,7 @@ parse_u64(const char *s, size_t len, uint64_t *out)
 			return -1;
 		v = v * 10 + d;
 	}
-	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r'))
+	while (i < len && is_value_blank(s[i]))
 		i++;
 	if (i != len)
 		return -1;
@@ -346,19 +378,50 @@ last_colon_space(const char *s, size_t len)
 	return NULL;
 }
 
-/* Store counter i (name[0..nlen), value) in ec; true when the name differs from before. */
+/* Whether the line at p is blanks, the name of counter i, ": " and a value as parse_u64 takes
+ * it: the common case of a line that names the counter it named last time. Then *v is the
+ * value and *nl the line's end ('\n' or end). The value holds no ':', so that ": " is the
+ * line's last, where the full parse splits it too. */
 static bool
-store_counter(struct ethtool_counters *ec, uint32_t i, const char *name, size_t nlen,
+same_name_line(const struct ethtool_counters *ec, uint32_t i, const char *p, const char *end,
+               uint64_t *v, const char **nl)
+{
+	size_t nlen = ec->nlen[i];
+
+	p = pp_skip_blanks(p, end);
+	if (nlen == 0 || (size_t)(end - p) < nlen + 2 || memcmp(p, ec->names[i], nlen) != 0 ||
+	    p[nlen] != ':' || p[nlen + 1] != ' ')
+		return false;
+	p += nlen + 2;
+	while (p < end && is_value_blank(*p))
+		p++;
+	if (pp_u64(&p, end, v) < 0)
+		return false;
+	while (p < end && is_value_blank(*p))
+		p++;
+	if (p < end && *p != '\n')
+		return false;
+	*nl = p;
+	return true;
+}
+
+/* Store counter i (name[0..nlen), value) in ec, where the last parse had n counters; true
+ * when the name differs from before. */
+static bool
+store_counter(struct ethtool_counters *ec, uint32_t i, uint32_t n, const char *name, size_t nlen,
               uint64_t value)
 {
 	bool changed = false;
 
 	reserve_counters(ec, i + 1);
-	if (i >= ec->n || strncmp(ec->names[i], name, nlen) != 0 || ec->names[i][nlen] != '\0') {
+	if (i >= n || ec->nlen[i] != nlen || memcmp(ec->names[i], name, nlen) != 0) {
 		memcpy(ec->names[i], name, nlen);
 		ec->names[i][nlen] = '\0';
+		ec->nlen[i] = (uint8_t)nlen;
 		changed = true;
 	}
+	if (i < n && ec->values[i] != value)
+		ec->changed[ec->nchanged++] = i;
 	ec->values[i] = value;
 	return changed;
 }
@@ -369,11 +432,20 @@ ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 {
 	const char *p = buf, *end = buf + len, *nl, *sep, *name;
 	size_t skipped = 0, nlen;
-	uint32_t n = 0;
+	uint32_t n = 0, oldn = ec->n;
 	bool changed = false;
 	uint64_t v;
 
+	ec->nchanged = 0;
 	for (; p < end; p = nl + 1) {
+		if (n < oldn && same_name_line(ec, n, p, end, &v, &nl)) {
+			if (v != ec->values[n]) {
+				ec->values[n] = v;
+				ec->changed[ec->nchanged++] = n;
+			}
+			n++;
+			continue;
+		}
 		nl = memchr(p, '\n', (size_t)(end - p));
 		if (nl == NULL)
 			nl = end;
@@ -394,7 +466,7 @@ ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 			skipped++;
 			continue;
 		}
-		changed |= store_counter(ec, n, name, nlen, v);
+		changed |= store_counter(ec, n, oldn, name, nlen, v);
 		n++;
 	}
 	if (n != ec->n || changed || !ec->loaded)

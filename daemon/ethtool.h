@@ -23,9 +23,14 @@ struct ethtool_gbuf {
 
 struct ethtool_counters {
 	uint32_t n;          /* counters in the set */
-	uint32_t cap;        /* room in names and values */
+	uint32_t cap;        /* room in names, nlen, values and changed */
 	ethtool_name *names; /* names[i] as the driver gives them ("[0]: rx_ucast_packets") */
+	uint8_t *nlen;       /* bytes of names[i] as read (its strlen but for a NUL in text) */
 	uint64_t *values;    /* values[i] of the last read */
+	/* The indexes of the counters whose value the last read changed, in order. Meaningful
+	 * only when that read kept the generation: otherwise every counter is new to callers. */
+	uint32_t *changed;
+	uint32_t nchanged;
 	unsigned generation; /* bumped whenever the names change: callers rebuild what they
 	                        derive from names (series ids, queue maps) */
 	bool loaded;         /* names read at least once */
@@ -57,14 +62,16 @@ int ethtool_get_channels(int fd, const char *ifname, struct ethtool_chan *ch);
 int ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback);
 /* The name of interface ifindex into buf; -1 with errno (ENODEV: no such interface). */
 int ethtool_ifname(int fd, int ifindex, char *buf, size_t size);
-/* Read ifname's counters into ec: names when the set is new or changed, then the values.
- * 0 ok (ec->n is 0 when the driver gives no statistics); -1 with err (errno kept; ENODEV
- * when the device went away). */
+/* Read ifname's counters into ec: names when the set is new or changed, then the values, and
+ * which of them changed (ec->changed). 0 ok (ec->n is 0 when the driver gives no statistics);
+ * -1 with err (errno kept; ENODEV when the device went away). */
 int ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct nm_error *err);
 /* Parse `ethtool -S` text ("NIC statistics:" then "     name: value" lines; a name may
  * itself hold ": ", the value follows the last one) into ec, bumping its generation when the
- * names differ from the previous parse. Lines that are not "name: number" are skipped.
- * Returns the number of lines skipped (0 for clean input). */
+ * names differ from the previous parse, and listing in ec->changed the values that differ.
+ * Lines that are not "name: number" are skipped. Returns the number of lines skipped (0 for
+ * clean input). A line that still names the counter it named last time costs a compare of
+ * the name and the parse of its value. */
 size_t ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec);
 
 #endif

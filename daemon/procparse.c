@@ -103,9 +103,10 @@ load16(const char *p)
 	return v;
 }
 
-/* The first offset at or after pos where a and b differ, or len. */
-size_t
-pp_first_diff(const char *a, const char *b, size_t pos, size_t len)
+/* The first offset at or after pos where a and b differ, or len (inline for pp_row_diff,
+ * which calls it for every change in a line). */
+static inline size_t
+first_diff(const char *a, const char *b, size_t pos, size_t len)
 {
 	pp_v16 x;
 	uint64_t w;
@@ -130,6 +131,13 @@ pp_first_diff(const char *a, const char *b, size_t pos, size_t len)
 	while (pos < len && a[pos] == b[pos])
 		pos++;
 	return pos;
+}
+
+/* The first offset at or after pos where a and b differ, or len. */
+size_t
+pp_first_diff(const char *a, const char *b, size_t pos, size_t len)
+{
+	return first_diff(a, b, pos, len);
 }
 
 /* Make room for n cell ends in row. */
@@ -215,7 +223,7 @@ pp_row_diff(const struct pp_row *row, const char *line, const char *old, size_t 
 	if (!row->valid || (row->ncells > 0 && row->end[row->ncells - 1] > len))
 		return -1;
 	for (;;) {
-		d = pp_first_diff(line, old, pos, len);
+		d = first_diff(line, old, pos, len);
 		if (d == len)
 			return 0;
 		if (d < row->start)

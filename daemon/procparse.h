@@ -95,18 +95,26 @@ pp_hexval(char c)
 static inline int
 pp_hex(const char **pp, const char *end, uint64_t *out)
 {
-	const char *p = *pp;
-	uint64_t v = 0;
+	const char *p = *pp, *lim;
+	uint64_t v;
 	unsigned d;
 
 	if (p == end || (d = pp_hexval(*p)) > 15)
 		return -1;
-	do {
+	v = d;
+	p++;
+	/* Sixteen digits cannot pass 2^64-1: no checks on the common path. */
+	lim = end - p > 15 ? p + 15 : end;
+	while (p < lim && (d = pp_hexval(*p)) <= 15) {
+		v = v << 4 | d;
+		p++;
+	}
+	while (p < end && (d = pp_hexval(*p)) <= 15) {
 		if (v >> 60)
 			return -1;
 		v = v << 4 | d;
 		p++;
-	} while (p < end && (d = pp_hexval(*p)) <= 15);
+	}
 	*pp = p;
 	*out = v;
 	return 0;

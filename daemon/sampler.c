@@ -26,8 +26,11 @@ static const struct source_ops *const all_sources[] = {
 
 static int configure_source(struct source *src, const struct config *cfg, struct nm_error *err);
 
-/* What the sink knows of a series' raw readings. */
-enum { SEEN_NEVER = 0, SEEN_LIVE, SEEN_GONE };
+/* What the sink knows of a series' raw readings: the state in the low bits and, while it is
+ * SEEN_LIVE, the series' kind above them, a copy of the registry's (set at creation, never
+ * changed) so that a put reads none of the registry's large entries. */
+enum { SEEN_NEVER = 0, SEEN_LIVE, SEEN_GONE, SEEN_STATE = 3 };
+#define SEEN_KIND_SHIFT 2
 
 /* The sink a source writes into during one sample. */
 struct sink {
@@ -90,22 +93,22 @@ void
 sink_put(struct sink *sink, series_id id, uint64_t raw)
 {
 	struct sampler *s = sink->s;
-	const struct series_info *si;
+	uint8_t seen, kind;
 	uint64_t d;
 
 	if (id >= s->cap)
 		sampler_reserve(s, (size_t)id + 1);
-	si = series_get(&s->reg, id);
-	if (s->seen[id] != SEEN_LIVE) {
+	seen = s->seen[id];
+	if ((seen & SEEN_STATE) != SEEN_LIVE) {
 		/* A gauge's value is its level. A counter present at the source's first sample
 		 * is a baseline; one that appears later for the first time counts from zero (a
 		 * new device); one that comes back is a baseline again (an offline CPU keeps its
 		 * counts: counting them again would be a spike). */
-		d = si->kind == SERIES_GAUGE || (s->seen[id] == SEEN_NEVER && !sink->first) ? raw
-		                                                                            : 0;
-		s->seen[id] = SEEN_LIVE;
+		kind = series_get(&s->reg, id)->kind;
+		d = kind == SERIES_GAUGE || (seen == SEEN_NEVER && !sink->first) ? raw : 0;
+		s->seen[id] = (uint8_t)(SEEN_LIVE | kind << SEEN_KIND_SHIFT);
 	} else
-		d = counter_delta(si->kind, s->raw[id], raw);
+		d = counter_delta(seen >> SEEN_KIND_SHIFT, s->raw[id], raw);
 	s->raw[id] = raw;
 	ring_put(s->ring, id, d);
 }
@@ -178,26 +181,34 @@ source_try_init(struct sampler *s, struct source *src)
 	return 0;
 }
 
-/* One sample of one source into one ring record. */
+/* One sample of one source into one ring record. *cpu is the thread's CPU time when the
+ * sample before it ended (0: unknown), so that sources sampled in a row read the clock (a
+ * system call) once each; it is set to when this one ended, or 0. */
 static void
-sample_source(struct sampler *s, unsigned i)
+sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 {
 	struct source *src = &s->sources[i];
 	struct sink sink = {s, i, src->samples == 0};
+	bool ready = src->initialised;
 	struct nm_error err;
-	uint64_t t, c0;
+	uint64_t t, c0, c1;
 	int r;
 
-	if (source_try_init(s, src) < 0)
+	if (source_try_init(s, src) < 0) {
+		*cpu = 0;
 		return;
+	}
 	nm_error_clear(&err);
-	c0 = thread_cpu_ns();
+	c0 = ready && *cpu != 0 ? *cpu : thread_cpu_ns();
 	t = s->clock(s->clock_arg);
 	ring_begin(s->ring, i, t, s->reg.n);
 	r = src->ops->sample(src, &sink, &err);
 	ring_end(s->ring);
-	src->last_cost_ns = thread_cpu_ns() - c0;
+	c1 = thread_cpu_ns();
+	src->last_cost_ns = c1 - c0;
 	src->last_sample_mono_ns = t;
+	/* What a log line below costs is no source's. */
+	*cpu = r == 0 && src->healthy ? c1 : 0;
 	if (r < 0) {
 		source_fail(src, &err);
 		return;
@@ -216,20 +227,21 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct source *src = arg;
 	struct sampler *s =
 	    (struct sampler *)((char *)(src - src->index) - offsetof(struct sampler, sources));
+	uint64_t cpu = 0;
 
 	(void)fd;
 	(void)what;
-	sample_source(s, src->index);
+	sample_source(s, src->index, &cpu);
 }
 
 uint64_t
 sampler_sample_all(struct sampler *s)
 {
-	uint64_t t = s->clock(s->clock_arg);
+	uint64_t t = s->clock(s->clock_arg), cpu = 0;
 
 	for (unsigned i = 0; i < NSOURCES; i++)
 		if (s->sources[i].enabled)
-			sample_source(s, i);
+			sample_source(s, i, &cpu);
 	return t;
 }
 

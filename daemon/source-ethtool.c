@@ -9,7 +9,7 @@
  *
  * On the host: one SIOCETHTOOL GSTATS per device per sample on a kept socket into a kept
  * buffer; names are read again only when the driver's count changes. Under a fixture root:
- * DIR/ethtool/DEV.txt in `ethtool -S` form. */
+ * DIR/ethtool/DEV.txt in `ethtool -S` form. Only the counters whose value changed are put. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,17 +186,26 @@ on_device(const char *name, void *arg)
 	find_dev(st, name)->ds.seen = st->gen;
 }
 
-/* Read and report one device. */
+/* Read and report one device: every counter when its names changed, else those whose value
+ * did (the sink keeps the others). */
 static void
 sample_dev(struct eth_state *st, struct eth_dev *d)
 {
+	uint32_t i;
+
 	if (d->ds.nostats ||
 	    devlist_read_counters(st->src, st->fd, d->name, &d->ec, &d->ds, &st->buf, &st->cap) < 0)
 		return;
-	if (d->ids_gen != d->ec.generation || d->nids != d->ec.n)
+	if (d->ids_gen != d->ec.generation || d->nids != d->ec.n) {
 		intern_counters(st, d);
-	for (uint32_t i = 0; i < d->ec.n; i++)
+		for (i = 0; i < d->ec.n; i++)
+			sink_put(st->sink, d->ids[i], d->ec.values[i]);
+		return;
+	}
+	for (uint32_t k = 0; k < d->ec.nchanged; k++) {
+		i = d->ec.changed[k];
 		sink_put(st->sink, d->ids[i], d->ec.values[i]);
+	}
 }
 
 /* Drop the devices this sample did not list. */

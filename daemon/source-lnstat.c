@@ -14,10 +14,15 @@
  *
  * The directory is listed at init, every LNSTAT_RESCAN_SAMPLES samples and after a
  * table's read fails (its module was unloaded); the listing uses getdents64 on a kept
- * fd, so it allocates nothing unless a table appears. */
+ * fd, so it allocates nothing unless a table appears.
+ *
+ * Each table is a struct source_file, read by turns into two kept buffers, so each row is
+ * compared with its bytes of the previous read, as source-interrupts.c does with its lines:
+ * a byte-identical row is skipped, and in a row of the same length only the cells whose
+ * bytes differ are parsed (pp_row_diff). A row is parsed in full when it is new, changed
+ * length or holds a token that is not a hex count. */
 #include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -41,29 +46,35 @@
 #define LNSTAT_MAX_ROWS       8192 /* NR_CPUS at most */
 #define LNSTAT_MAX_FIELD      64   /* longer field names are ignored */
 
+/* Where a row was in the kept read, and where its cells ended. */
+struct lnstat_row {
+	size_t off, len;   /* the row in the kept read; len 0: not there */
+	struct pp_row row; /* valid when every token of the row is a count of a column */
+};
+
 /* One file of /proc/net/stat. */
 struct lnstat_table {
 	char name[NAME_MAX + 1];
-	int fd;
+	char path[sizeof(LNSTAT_DIR) + NAME_MAX + 1]; /* file.path points here */
+	struct source_file file;
 	bool seen;    /* found by the directory listing in progress */
 	char *header; /* the header line the ids were interned from */
 	size_t headerlen, headercap;
-	size_t ncols;          /* fields in the header (bounded) */
-	long entries_col;      /* column of "entries", or -1 */
-	series_id entries_id;  /* lnstat.<table>.entries */
-	series_id *sum_ids;    /* [ncols]: lnstat.<table>.<field>; SERIES_NONE for entries */
-	uint64_t *sums;        /* [ncols]: accumulated sums */
-	series_id *cpu_ids;    /* [row * ncols + col]: lnstat.<table>.cpu<row>.<field> */
-	uint32_t *prev;        /* [row * ncols + col]: the cell's last value */
-	size_t nrows, rowscap; /* rows interned; rows allocated */
+	size_t ncols;            /* fields in the header (bounded) */
+	long entries_col;        /* column of "entries", or -1 */
+	series_id entries_id;    /* lnstat.<table>.entries */
+	series_id *sum_ids;      /* [ncols]: lnstat.<table>.<field>; SERIES_NONE for entries */
+	uint64_t *sums;          /* [ncols]: accumulated sums */
+	series_id *cpu_ids;      /* [row * ncols + col]: lnstat.<table>.cpu<row>.<field> */
+	uint32_t *prev;          /* [row * ncols + col]: the cell's last value */
+	struct lnstat_row *rows; /* [row] */
+	size_t nrows, rowscap;   /* rows interned; rows allocated */
 };
 
 struct lnstat_priv {
 	int dirfd; /* the kept directory fd, rewound for each listing */
 	struct lnstat_table **tables;
 	size_t ntables, tablescap;
-	char *buf; /* read buffer shared by the tables */
-	size_t bufcap;
 	unsigned since_scan; /* samples since the last listing */
 	bool rescan;         /* list before the next sample */
 };
@@ -166,8 +177,10 @@ table_gone_unless_kept(struct source *src, struct lnstat_table *t, struct id_lis
 static void
 table_free(struct lnstat_table *t)
 {
-	if (t->fd >= 0)
-		close(t->fd);
+	source_file_free(&t->file);
+	for (size_t r = 0; r < t->rowscap; r++)
+		pp_row_free(&t->rows[r].row);
+	free(t->rows);
 	free(t->header);
 	free(t->sum_ids);
 	free(t->sums);
@@ -225,12 +238,16 @@ table_add_row(struct source *src, struct lnstat_table *t, size_t r)
 	size_t n;
 
 	if (r >= t->rowscap) {
-		t->rowscap = t->rowscap ? t->rowscap * 2 : 4;
-		while (t->rowscap <= r)
-			t->rowscap *= 2;
+		size_t cap = t->rowscap ? t->rowscap * 2 : 4;
+
+		while (cap <= r)
+			cap *= 2;
 		t->cpu_ids =
-		    xreallocarray(t->cpu_ids, t->rowscap * LNSTAT_MAX_COLUMNS, sizeof(*t->cpu_ids));
-		t->prev = xreallocarray(t->prev, t->rowscap * LNSTAT_MAX_COLUMNS, sizeof(*t->prev));
+		    xreallocarray(t->cpu_ids, cap * LNSTAT_MAX_COLUMNS, sizeof(*t->cpu_ids));
+		t->prev = xreallocarray(t->prev, cap * LNSTAT_MAX_COLUMNS, sizeof(*t->prev));
+		t->rows = xreallocarray(t->rows, cap, sizeof(*t->rows));
+		memset(t->rows + t->rowscap, 0, (cap - t->rowscap) * sizeof(*t->rows));
+		t->rowscap = cap;
 	}
 	n = header_fields(t->header, t->header + t->headerlen, tok, len);
 	for (size_t c = 0; c < t->ncols; c++) {
@@ -245,33 +262,86 @@ table_add_row(struct source *src, struct lnstat_table *t, size_t r)
 	}
 }
 
-/* Report one row: its changed cells (all of them when force), their increments added to
- * the sums, and entries from row 0. */
+/* Report cell c of row r when it changed (or force): its increment added to the sum; entries
+ * from row 0. */
+static void
+table_cell(struct lnstat_table *t, size_t r, size_t c, uint32_t v, bool force, struct sink *sink)
+{
+	uint32_t *prev;
+
+	if ((long)c == t->entries_col) {
+		if (r == 0)
+			sink_put(sink, t->entries_id, v);
+		return;
+	}
+	prev = &t->prev[r * t->ncols + c];
+	if (!force && v == *prev)
+		return;
+	/* A u32 difference is the increment across a wrap too; a new cell's prev is 0. */
+	t->sums[c] += (uint32_t)(v - *prev);
+	*prev = v;
+	if (t->cpu_ids[r * t->ncols + c] != SERIES_NONE)
+		sink_put(sink, t->cpu_ids[r * t->ncols + c], v);
+}
+
+/* Report one row [s, end) parsed in full: every cell (see table_cell). Tokens that are not
+ * hex counts are skipped, each still taking its column. Records where the cells end, for
+ * the next read to parse only those that change. */
 static void
 table_row(struct lnstat_table *t, size_t r, bool force, struct sink *sink, const char *s,
           const char *end)
 {
-	const char *tok;
+	struct pp_row *row = &t->rows[r].row;
+	const char *tok, *p = s;
 	size_t len;
-	uint32_t v, *prev;
+	uint32_t v;
 
-	for (size_t c = 0; c < t->ncols && pp_token(&s, end, &tok, &len) == 0; c++) {
-		if (parse_cell(tok, len, &v) < 0)
-			continue;
-		if ((long)c == t->entries_col) {
-			if (r == 0)
-				sink_put(sink, t->entries_id, v);
-			continue;
-		}
-		prev = &t->prev[r * t->ncols + c];
-		if (!force && v == *prev)
-			continue;
-		/* A u32 difference is the increment across a wrap too; a new cell's prev is 0. */
-		t->sums[c] += (uint32_t)(v - *prev);
-		*prev = v;
-		if (t->cpu_ids[r * t->ncols + c] != SERIES_NONE)
-			sink_put(sink, t->cpu_ids[r * t->ncols + c], v);
-	}
+	/* The layout holds only when every token is a count of a column. */
+	if (pp_skip_blanks(pp_row_parse(row, s, s, end, t->ncols, 16, NULL, NULL), end) != end)
+		row->valid = false;
+	for (size_t c = 0; c < t->ncols && pp_token(&p, end, &tok, &len) == 0; c++)
+		if (parse_cell(tok, len, &v) == 0)
+			table_cell(t, r, c, v, force, sink);
+}
+
+/* What a cell callback of pp_row_diff needs. */
+struct row_ctx {
+	struct lnstat_table *t;
+	size_t r;
+	struct sink *sink;
+};
+
+/* pp_row_diff callback: a cell whose bytes changed. One past 32 bits is skipped, as a full
+ * parse skips it. */
+static int
+cell_changed(void *arg, size_t col, uint64_t val)
+{
+	struct row_ctx *cx = arg;
+
+	if (val <= UINT32_MAX)
+		table_cell(cx->t, cx->r, col, (uint32_t)val, false, cx->sink);
+	return 0;
+}
+
+/* Report row r at s if only its cells changed since the kept read old: nothing when its bytes
+ * are the same, else the cells whose bytes differ. false when it must be parsed in full (it
+ * changed length or shape); *e is its end when true. */
+static bool
+table_row_cells(struct lnstat_table *t, size_t r, struct sink *sink, const char *s, const char *end,
+                const char *old, const char **e)
+{
+	struct lnstat_row *lr = &t->rows[r];
+	struct row_ctx cx = {t, r, sink};
+
+	/* Guess the end from the old length; the comparisons check the guess: the old row
+	 * holds no '\n', and pp_row_diff fails on one. */
+	*e = s + lr->len;
+	if (old == NULL || lr->len == 0 || (size_t)(end - s) < lr->len ||
+	    (*e != end && **e != '\n'))
+		return false;
+	/* pp_row_diff finds an unchanged row too, except one whose layout it cannot use. */
+	return pp_row_diff(&lr->row, s, old + lr->off, lr->len, 16, cell_changed, &cx) == 0 ||
+	       (!lr->row.valid && memcmp(s, old + lr->off, lr->len) == 0);
 }
 
 /* Forget the per-CPU series of rows r and up (the file got shorter). */
@@ -352,40 +422,45 @@ table_carry_row(struct lnstat_table *t, const struct lnstat_carry *carry, size_t
 static int
 table_sample(struct source *src, struct lnstat_table *t, struct sink *sink)
 {
-	struct lnstat_priv *p = src->priv;
 	struct id_list old = {NULL, 0};
 	struct lnstat_carry carry = {0};
-	const char *s, *e, *end;
+	const char *buf, *prev, *s, *e, *end;
+	struct nm_error err;
 	bool changed = false;
 	size_t r = 0;
 	ssize_t n;
 
-	n = source_pread_fd(t->fd, &p->buf, &p->bufcap);
+	n = source_file_read(src, &t->file, &buf, &err);
 	if (n < 0)
 		return -1;
 	if (n == 0)
-		return 0;
-	s = p->buf;
-	end = p->buf + n;
-	e = line_end(s, end);
-	if (t->header == NULL || t->headerlen != (size_t)(e - s) ||
-	    memcmp(t->header, s, t->headerlen) != 0) {
-		table_relayout(src, t, s, e, &old, &carry);
+		return 0; /* nothing to say; the kept read stays the one to compare with */
+	prev = source_file_prev(&t->file, NULL);
+	end = buf + n;
+	e = line_end(buf, end);
+	if (t->header == NULL || t->headerlen != (size_t)(e - buf) ||
+	    memcmp(t->header, buf, t->headerlen) != 0) {
+		table_relayout(src, t, buf, e, &old, &carry);
 		changed = true;
 	}
 	for (s = e + (e < end); s < end && r < LNSTAT_MAX_ROWS; s = e + (e < end)) {
-		e = line_end(s, end);
-		if (pp_skip_blanks(s, e) == e)
-			continue;
-		if (r >= t->nrows) {
-			table_add_row(src, t, r);
-			if (changed)
-				table_carry_row(t, &carry, r);
-			t->nrows = r + 1;
-			table_row(t, r, true, sink, s, e);
-		} else {
-			table_row(t, r, false, sink, s, e);
+		if (r >= t->nrows || !table_row_cells(t, r, sink, s, end, prev, &e)) {
+			e = line_end(s, end);
+			if (pp_skip_blanks(s, e) == e)
+				continue;
+			if (r >= t->nrows) {
+				table_add_row(src, t, r);
+				if (changed)
+					table_carry_row(t, &carry, r);
+				t->nrows = r + 1;
+				table_row(t, r, true, sink, s, e);
+			} else {
+				/* pp_row_diff may have put some cells: the rest only change. */
+				table_row(t, r, false, sink, s, e);
+			}
 		}
+		t->rows[r].off = (size_t)(s - buf);
+		t->rows[r].len = (size_t)(e - s);
 		r++;
 	}
 	if (r < t->nrows)
@@ -397,6 +472,7 @@ table_sample(struct source *src, struct lnstat_table *t, struct sink *sink)
 		table_gone_unless_kept(src, t, &old, sink);
 		free(carry.prev);
 	}
+	source_file_keep(&t->file);
 	return 0;
 }
 
@@ -416,25 +492,26 @@ add_table(struct source *src, const char *name, unsigned char type)
 {
 	struct lnstat_priv *p = src->priv;
 	struct lnstat_table *t;
+	struct nm_error err;
 	struct stat st;
-	int fd;
 
 	if (type != DT_REG && type != DT_UNKNOWN)
 		return;
 	if (p->ntables >= LNSTAT_MAX_TABLES || strlen(name) > NAME_MAX)
 		return;
-	fd = openat(p->dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		log_debug("source lnstat: %s: open failed: %s", name, strerror(errno));
-		return;
-	}
-	if (type == DT_UNKNOWN && (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))) {
-		close(fd);
-		return;
-	}
 	t = xcalloc(1, sizeof(*t));
 	snprintf(t->name, sizeof(t->name), "%s", name);
-	t->fd = fd;
+	snprintf(t->path, sizeof(t->path), LNSTAT_DIR "/%s", name);
+	source_file_init(&t->file, t->path);
+	if (source_file_open(src, &t->file, &err) < 0) {
+		log_debug("%s", err.message);
+		free(t);
+		return;
+	}
+	if (type == DT_UNKNOWN && (fstat(t->file.fd, &st) < 0 || !S_ISREG(st.st_mode))) {
+		table_free(t);
+		return;
+	}
 	t->seen = true;
 	t->entries_col = -1;
 	t->entries_id = SERIES_NONE;
@@ -558,7 +635,6 @@ lnstat_free(struct source *src)
 	free(p->tables);
 	if (p->dirfd >= 0)
 		close(p->dirfd);
-	free(p->buf);
 	free(p);
 	src->priv = NULL;
 }

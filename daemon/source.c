@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -30,17 +31,19 @@ reserve(char **buf, size_t *cap, size_t need)
 	return 0;
 }
 
-/* Read a kept fd whole from offset 0 into *buf. */
-ssize_t
-source_pread_fd(int fd, char **buf, size_t *cap)
+/* Read fd whole from offset 0 into *buf. A sized fd (a regular file with a size) ends at the
+ * first short read; /proc files return a page or so per read() and end only at a read of 0. */
+static ssize_t
+read_whole(int fd, bool sized, char **buf, size_t *cap)
 {
-	size_t len = 0;
+	size_t len = 0, want;
 	ssize_t n;
 
 	if (reserve(buf, cap, 4095) < 0)
 		return -1;
 	for (;;) {
-		n = pread(fd, *buf + len, *cap - 1 - len, (off_t)len);
+		want = *cap - 1 - len;
+		n = pread(fd, *buf + len, want, (off_t)len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -49,12 +52,21 @@ source_pread_fd(int fd, char **buf, size_t *cap)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (sized && (size_t)n < want)
+			break;
 		/* Full buffer: there may be more; grow and go on. */
 		if (len == *cap - 1 && reserve(buf, cap, *cap * 2) < 0)
 			return -1;
 	}
 	(*buf)[len] = '\0';
 	return (ssize_t)len;
+}
+
+/* Read a kept fd whole from offset 0 into *buf. */
+ssize_t
+source_pread_fd(int fd, char **buf, size_t *cap)
+{
+	return read_whole(fd, false, buf, cap);
 }
 
 /* Open a path below the root. */
@@ -100,13 +112,17 @@ source_file_error(struct source *src, struct source_file *f, struct nm_error *er
 	                    "source %s: %s: %s", src->ops->name, f->path, strerror(e));
 }
 
-/* Open f below the root; 0 or -1 with err. */
+/* Open f below the root and see whether it is sized; 0 or -1 with err. */
 int
 source_file_open(struct source *src, struct source_file *f, struct nm_error *err)
 {
+	struct stat st;
+
 	f->fd = source_open(src, f->path);
 	if (f->fd < 0)
 		return source_file_error(src, f, err, errno);
+	/* /proc files say 0 bytes: only a file that gives its size may end at a short read. */
+	f->sized = fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 	return 0;
 }
 
@@ -119,7 +135,7 @@ source_file_read(struct source *src, struct source_file *f, const char **buf, st
 
 	if (f->fd < 0 && source_file_open(src, f, err) < 0)
 		return -1;
-	n = source_pread_fd(f->fd, &f->buf[nxt], &f->cap[nxt]);
+	n = read_whole(f->fd, f->sized, &f->buf[nxt], &f->cap[nxt]);
 	if (n < 0)
 		return source_file_error(src, f, err, errno);
 	f->len[nxt] = (size_t)n;

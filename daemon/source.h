@@ -85,8 +85,10 @@ int source_open(struct source *src, const char *path);
 /* A file a source reads whole every sample: kept open, read by turns into two kept buffers so
  * that a sample can compare what it read with the read before. */
 struct source_file {
-	const char *path; /* below the root, "proc/stat"; a static string */
+	const char *path; /* below the root, "proc/stat"; a static string or one that outlives f */
 	int fd;           /* -1 while closed */
+	bool sized;       /* a regular file with a size (a fixture's), not a /proc one: a read
+	                     that returns less than asked reached its end */
 	char *buf[2];     /* buf[cur] holds the read kept last */
 	size_t cap[2];
 	size_t len[2]; /* bytes read into each buffer */
@@ -101,7 +103,8 @@ void source_file_init(struct source_file *f, const char *path);
 int source_file_open(struct source *src, struct source_file *f, struct nm_error *err);
 /* Read f whole (opening it first if it is closed) into the buffer not holding the kept read;
  * *buf points at it, NUL-terminated. Returns its length, or -1 with err as source_file_open
- * fills it. Allocates only when the file outgrows the buffer. */
+ * fills it. Allocates only when the file outgrows the buffer. A sized file takes one read()
+ * when it fits; any other takes reads until one returns 0 (/proc gives a page or so a read). */
 ssize_t source_file_read(struct source *src, struct source_file *f, const char **buf,
                          struct nm_error *err);
 /* The read kept last, its length in *len (when not NULL); NULL before the first. */

@@ -114,6 +114,63 @@ test_two_samples(void **state)
 	harness_free(&w);
 }
 
+/* Rows are compared with the previous read: only cells whose bytes changed are parsed; a token
+ * that is not a hex count is skipped and its row parsed in full until it is one again; a row
+ * that changes length is parsed in full. The values are those a full parse gives. */
+static void
+test_changed_cells(void **state)
+{
+	struct world w;
+	struct nm_error err = {0};
+
+	(void)state;
+	harness_init(&w, &source_lnstat_ops, NULL);
+	harness_copy_fixture("lnstat", w.dir);
+	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
+	harness_sample(&w);
+
+	/* Two cells of row 1 change in place: those two and their sums. */
+	harness_edit(&w, "proc/net/stat/arp_cache", "00000003 00000020 00000002",
+	             "00000003 00000021 00000004");
+	harness_sample(&w);
+	harness_check(&w, "lnstat.arp_cache.cpu1.allocs", 0x21, SERIES_COUNTER32);
+	harness_check(&w, "lnstat.arp_cache.cpu1.destroys", 4, SERIES_COUNTER32);
+	harness_check(&w, "lnstat.arp_cache.allocs", 0x31, SERIES_COUNTER);
+	harness_check(&w, "lnstat.arp_cache.destroys", 5, SERIES_COUNTER);
+	assert_false(w.sink.put[harness_find(&w, "lnstat.arp_cache.cpu1.lookups")]);
+	assert_false(w.sink.put[harness_find(&w, "lnstat.arp_cache.cpu0.allocs")]);
+
+	/* A token that is not a count: skipped, the row's other cells still read. */
+	harness_edit(&w, "proc/net/stat/arp_cache", "00000003 00000021 00000004",
+	             "00000003 0000002g 00000005");
+	harness_sample(&w);
+	assert_false(w.sink.put[harness_find(&w, "lnstat.arp_cache.cpu1.allocs")]);
+	harness_check(&w, "lnstat.arp_cache.cpu1.destroys", 5, SERIES_COUNTER32);
+	harness_check(&w, "lnstat.arp_cache.allocs", 0x31, SERIES_COUNTER);
+	/* Unchanged since: nothing put. */
+	harness_sample(&w);
+	assert_false(w.sink.put[harness_find(&w, "lnstat.arp_cache.cpu1.destroys")]);
+	/* A count again. */
+	harness_edit(&w, "proc/net/stat/arp_cache", "0000002g", "00000023");
+	harness_sample(&w);
+	harness_check(&w, "lnstat.arp_cache.cpu1.allocs", 0x23, SERIES_COUNTER32);
+	harness_check(&w, "lnstat.arp_cache.allocs", 0x33, SERIES_COUNTER);
+	assert_false(w.sink.put[harness_find(&w, "lnstat.arp_cache.cpu1.destroys")]);
+
+	/* Shorter cells: the row is parsed in full, then its new layout diffed. */
+	harness_edit(&w, "proc/net/stat/arp_cache", "00000003 00000023 00000005", "3 23 6");
+	harness_sample(&w);
+	harness_check(&w, "lnstat.arp_cache.cpu1.destroys", 6, SERIES_COUNTER32);
+	assert_false(w.sink.put[harness_find(&w, "lnstat.arp_cache.cpu1.allocs")]);
+	harness_edit(&w, "proc/net/stat/arp_cache", "3 23 6", "3 2a 6");
+	harness_sample(&w);
+	harness_check(&w, "lnstat.arp_cache.cpu1.allocs", 0x2a, SERIES_COUNTER32);
+	harness_check(&w, "lnstat.arp_cache.allocs", 0x3a, SERIES_COUNTER);
+	assert_false(w.sink.put[harness_find(&w, "lnstat.arp_cache.cpu1.destroys")]);
+	assert_int_equal(w.sink.ngone, 0);
+	harness_free(&w);
+}
+
 /* A header that changes interns again: fields that left are gone, kept ones keep their
  * ids; rows that left are gone. */
 static void
@@ -273,11 +330,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixture_values),
-	    cmocka_unit_test(test_two_samples),
-	    cmocka_unit_test(test_header_and_rows_change),
-	    cmocka_unit_test(test_rescan),
-	    cmocka_unit_test(test_missing_dir),
+	    cmocka_unit_test(test_fixture_values), cmocka_unit_test(test_two_samples),
+	    cmocka_unit_test(test_changed_cells),  cmocka_unit_test(test_header_and_rows_change),
+	    cmocka_unit_test(test_rescan),         cmocka_unit_test(test_missing_dir),
 	    cmocka_unit_test(test_real_proc),
 	};
 
