@@ -357,16 +357,6 @@ ctl_suite_args(json_object *args)
 	return 0;
 }
 
-/* Call cmd with args once; the result (new reference) or NULL after printing why. */
-static json_object *
-call(const struct ctl_opts *opts, const char *cmd, json_object *args, int *rc)
-{
-	json_object *res;
-
-	*rc = ctl_call(opts, cmd, args, &res);
-	return res;
-}
-
 /* Follow test name until it has finished; print it; 0 when it passed. Each poll is a new
  * connection, so a daemon restart mid-test is seen as such. */
 int
@@ -380,7 +370,7 @@ ctl_wait_test(const struct ctl_opts *opts, const char *name)
 	for (;;) {
 		const char *state;
 		json_object_put(res);
-		if ((res = call(opts, "test-status", args, &rc)) == NULL)
+		if ((rc = ctl_call(opts, "test-status", args, &res)) != CTL_EXIT_OK)
 			break;
 		t = json_object_array_get_idx(ctl_array(res, "tests"), 0);
 		state = json_get_string(t, "state", "?");
@@ -423,7 +413,7 @@ ctl_wait_suite(const struct ctl_opts *opts, const char *name)
 	json_add_string(args, "name", name);
 	for (;;) {
 		json_object_put(res);
-		if ((res = call(opts, "suite-status", args, &rc)) == NULL)
+		if ((rc = ctl_call(opts, "suite-status", args, &res)) != CTL_EXIT_OK)
 			break;
 		if (strcmp(json_get_string(res, "state", ""), "running") != 0) {
 			json_object *runs;

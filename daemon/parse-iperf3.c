@@ -7,19 +7,13 @@
 #include "jsonutil.h"
 #include "parse-iperf3.h"
 
-/* A number at obj.key, or NAN. */
+/* A finite number at obj.key, or NAN (json-c takes 1e400 and Infinity: they would come
+ * out as invalid JSON). */
 static double
 num(json_object *obj, const char *key)
 {
-	json_object *v;
+	double d = json_get_double(obj, key, NAN);
 
-	double d;
-
-	if (!json_object_object_get_ex(obj, key, &v) ||
-	    !(json_object_is_type(v, json_type_double) || json_object_is_type(v, json_type_int)))
-		return NAN;
-	/* json-c takes 1e400 and Infinity: they would come out as invalid JSON. */
-	d = json_object_get_double(v);
 	return isfinite(d) ? d : NAN;
 }
 

@@ -441,7 +441,8 @@ const struct proto_command proto_commands[] = {
                  "[--local-cpus LIST] [--remote-cpus LIST] [--profile P] [--netns NS] "
                  "[--port P] [--figure NAME=REGEX] [--dev DEV] [--dst-min IP] [--dst-max IP] "
                  "[--dst-mac MAC] [--src IP] [--flows N] [--flowlen N] [--clone-skb N] "
-                 "[--delay NS | --rate PPS] [--count N] [--threads N] [--wait] [-- COMMAND...]",
+                 "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] [--wait] "
+                 "[-- COMMAND...]",
         .args = {{.name = "driver",
                   .type = PROTO_ARG_STRING,
                   .max_len = 32,

@@ -33,15 +33,14 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
+from test_sampling import sh  # noqa: E402
+from test_tests import Daemon  # noqa: E402
 
 NETMETRICSD = os.environ.get("NETMETRICSD", "")
-NETMETRICSCTL = os.environ.get("NETMETRICSCTL", "")
 HELPER = os.path.join(os.path.dirname(NETMETRICSD), "netmetrics-pktgen")
 TAG = "nmpg%d" % os.getpid()
 GEN, RCV = TAG + "g", TAG + "r"
 ADDR_GEN, ADDR_RCV = "172.31.77.1", "172.31.77.2"
-SCRUB = ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "JOURNAL_STREAM",
-         "NETMETRICS_SOCKET")
 
 # Runs in RCV: capture up to N IPv4 frames arriving on vB for at most T seconds and check
 # them; prints a JSON summary.
@@ -92,15 +91,6 @@ print(json.dumps(out), flush=True)
 """
 
 
-def env():
-    return {k: v for k, v in os.environ.items() if k not in SCRUB}
-
-
-def sh(*args, check=True, ns=None, **kw):
-    cmd = (["ip", "netns", "exec", ns] if ns else []) + list(args)
-    return subprocess.run(cmd, check=check, capture_output=True, text=True, **kw)
-
-
 def mac(ns, dev):
     return json.loads(sh("ip", "-j", "link", "show", dev, ns=ns).stdout)[0]["address"]
 
@@ -131,69 +121,6 @@ def make_pair():
 def remove_pair():
     for ns in (GEN, RCV):
         sh("ip", "netns", "del", ns, check=False)
-
-
-class Daemon:
-    """netmetricsd in RCV with its own state directory, sampling every 500 ms."""
-
-    def __init__(self):
-        self.dir = tempfile.mkdtemp(prefix="nm-pktgen-")
-        self.sock = os.path.join(self.dir, "s.sock")
-        conf = os.path.join(self.dir, "netmetricsd.conf")
-        with open(conf, "w") as f:
-            f.write("[sampling]\ninterval = 500ms\n")
-        self.log = open(os.path.join(self.dir, "log"), "a")
-        self.proc = subprocess.Popen(
-            ["ip", "netns", "exec", RCV, NETMETRICSD, "--foreground", "--socket", self.sock,
-             "--state-dir", os.path.join(self.dir, "state"), "--config", conf,
-             "--log-level", "info"], stdout=self.log, stderr=subprocess.STDOUT, env=env())
-        deadline = time.time() + 20
-        while time.time() < deadline:
-            if os.path.exists(self.sock) and self.ctl("status", check=False).returncode == 0:
-                return
-            if self.proc.poll() is not None:
-                break
-            time.sleep(0.1)
-        raise AssertionError("netmetricsd did not start: " + self.logtext())
-
-    def ctl(self, *args, check=True, timeout=60):
-        r = subprocess.run([NETMETRICSCTL, "--socket", self.sock] + list(args),
-                           capture_output=True, text=True, env=env(), timeout=timeout)
-        if check and r.returncode != 0:
-            raise AssertionError("netmetricsctl %s: exit %d: %s%s" % (
-                " ".join(args), r.returncode, r.stderr, self.logtext()))
-        return r
-
-    def json(self, *args, check=True):
-        return json.loads(self.ctl("--json", *args, check=check).stdout)
-
-    def logtext(self):
-        self.log.flush()
-        with open(self.log.name) as f:
-            return f.read()[-3000:]
-
-    def children(self):
-        kids = []
-        for p in os.listdir("/proc"):
-            try:
-                with open("/proc/%s/stat" % p) as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == self.proc.pid:
-                        kids.append(int(p))
-            except (OSError, ValueError, IndexError):
-                continue
-        return kids
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self.log.close()
-        shutil.rmtree(self.dir, ignore_errors=True)
-        return self.proc.returncode
 
 
 class Capture:
@@ -261,7 +188,7 @@ def test_rate_and_frames():
     """--rate 20000 for 4 s: the rate, the window's rate on vB, every frame arrived, and the
     frames themselves."""
     need_tools()
-    d = Daemon()
+    d = Daemon(ns=RCV)
     cap = None
     try:
         before = snapshot()
@@ -321,7 +248,7 @@ def test_rate_and_frames():
 def test_count():
     """--count N sends exactly N, on one thread and on two."""
     need_tools()
-    d = Daemon()
+    d = Daemon(ns=RCV)
     try:
         runs = [("pg-count", "5000", "1")]
         if (os.cpu_count() or 1) >= 2:
@@ -354,7 +281,7 @@ def test_count():
 def test_stopped():
     """A test stopped by hand ends the generator, keeps its figures and its pacing goes."""
     need_tools()
-    d = Daemon()
+    d = Daemon(ns=RCV)
     try:
         d.ctl("test", "start", "--driver", "pktgen", "--netns", GEN, "--dev", "vA", "--name",
               "pg-stop", "--duration", "60", "--warmup", "0.5", "--rate", "5000",
@@ -379,7 +306,7 @@ def test_stopped():
 def test_bad_args():
     """Arguments that cannot work are refused before anything starts."""
     need_tools()
-    d = Daemon()
+    d = Daemon(ns=RCV)
     try:
         sh("ip", "-n", GEN, "route", "add", "192.168.200.0/24", "via", "172.31.77.9")
         common = ["--driver", "pktgen", "--netns", GEN, "--name", "bad"]

@@ -62,10 +62,11 @@ rfs = 256 512
 
 
 class Daemon:
-    """netmetricsd in namespace A with its own state and profile directories; stop() keeps
-    them when asked, so that a restart finds what the last run stored."""
+    """netmetricsd in namespace ns (default A) with its own state and profile directories,
+    sampling every 500 ms; stop() keeps them when asked, so that a restart finds what the
+    last run stored. test_pktgen.py uses it too."""
 
-    def __init__(self, base=None, profiles=None):
+    def __init__(self, base=None, profiles=None, ns=NS_A):
         self.dir = base or tempfile.mkdtemp(prefix="nm-tests-")
         self.sock = os.path.join(self.dir, "s.sock")
         if profiles is None:
@@ -78,7 +79,7 @@ class Daemon:
             f.write("[daemon]\nprofile_dir = %s\n[sampling]\ninterval = 500ms\n" % profiles)
         self.log = open(os.path.join(self.dir, "log"), "a")
         self.proc = subprocess.Popen(
-            ["ip", "netns", "exec", NS_A, NETMETRICSD, "--foreground", "--socket", self.sock,
+            ["ip", "netns", "exec", ns, NETMETRICSD, "--foreground", "--socket", self.sock,
              "--state-dir", os.path.join(self.dir, "state"), "--config", conf,
              "--log-level", "info"], stdout=self.log, stderr=subprocess.STDOUT, env=env())
         deadline = time.time() + 20
@@ -107,24 +108,17 @@ class Daemon:
             return f.read()[-3000:]
 
     def children(self):
-        """Processes whose parent is the daemon: what it started and still runs."""
-        pid = self.proc.pid
+        """Processes whose parent is the daemon (ip netns exec execs it: the Popen pid is
+        the daemon's): what it started and still runs."""
         kids = []
         for p in os.listdir("/proc"):
-            if not p.isdigit():
-                continue
             try:
                 with open("/proc/%s/stat" % p) as f:
-                    fields = f.read().rsplit(")", 1)[1].split()
-            except OSError:
+                    if int(f.read().rsplit(")", 1)[1].split()[1]) == self.proc.pid:
+                        kids.append(int(p))
+            except (OSError, ValueError, IndexError):
                 continue
-            if int(fields[1]) == pid or int(fields[1]) in self.daemon_pids():
-                kids.append(int(p))
         return kids
-
-    def daemon_pids(self):
-        # ip netns exec execs the daemon: the Popen pid is the daemon itself.
-        return {self.proc.pid}
 
     def stop(self, keep=False):
         if self.proc.poll() is None:
