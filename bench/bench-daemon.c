@@ -315,7 +315,7 @@ main(int argc, char **argv)
 		printf("sample / read ratio:         %.2fx (target <= 3x)\n",
 		       (double)ms / (double)mr);
 		for (size_t i = 0; i < nsrc; i++)
-			printf("  %-10s                 %.3f ms CPU (median)\n",
+			printf("  %-10s                 %.3f ms wall (median)\n",
 			       sampler_source_at(d.sampler, i)->ops->name,
 			       (double)median(tsrc[i], (size_t)rounds) / 1e6);
 		printf("allocations, steady state:   %lu in %d rounds (target 0)\n", steady_allocs,

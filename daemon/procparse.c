@@ -133,10 +133,44 @@ first_diff(const char *a, const char *b, size_t pos, size_t len)
 	return pos;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+
+/* The bytes of 32 at a + off that differ from those at b + off, as set bits. */
+__attribute__((target("avx2"))) static inline __m256i
+xor32(const char *a, const char *b, size_t off)
+{
+	return _mm256_xor_si256(_mm256_loadu_si256((const __m256i *)(const void *)(a + off)),
+	                        _mm256_loadu_si256((const __m256i *)(const void *)(b + off)));
+}
+
+/* first_diff with 32-byte AVX2 loads, 128 bytes a step while equal: on the 2 MB of a 144-CPU
+ * /proc/interrupts it takes about 15% less than the 16-byte loop (bench/bench-daemon). Built
+ * for AVX2 whatever the target of the rest, and called only on a CPU that has it. */
+__attribute__((target("avx2"))) static size_t
+first_diff_avx2(const char *a, const char *b, size_t pos, size_t len)
+{
+	__m256i x;
+
+	while (pos + 128 <= len) {
+		x = _mm256_or_si256(_mm256_or_si256(xor32(a, b, pos), xor32(a, b, pos + 32)),
+		                    _mm256_or_si256(xor32(a, b, pos + 64), xor32(a, b, pos + 96)));
+		if (!_mm256_testz_si256(x, x))
+			break;
+		pos += 128;
+	}
+	return first_diff(a, b, pos, len);
+}
+#endif
+
 /* The first offset at or after pos where a and b differ, or len. */
 size_t
 pp_first_diff(const char *a, const char *b, size_t pos, size_t len)
 {
+#if defined(__x86_64__) && defined(__GNUC__)
+	if (__builtin_cpu_supports("avx2"))
+		return first_diff_avx2(a, b, pos, len);
+#endif
 	return first_diff(a, b, pos, len);
 }
 
@@ -202,6 +236,25 @@ reparse_cell(const struct pp_row *row, const char *line, size_t len, uint32_t c,
 	return 0;
 }
 
+/* The first cell from c on that ends after offset d, or ncells. A /proc/interrupts line has
+ * 144 cells and often one changed far in: search rather than walk. */
+static inline uint32_t
+first_cell_after(const struct pp_row *row, uint32_t c, size_t d)
+{
+	uint32_t hi = row->ncells, mid;
+
+	while (hi - c > 8) {
+		mid = c + (hi - c) / 2;
+		if (row->end[mid] <= d)
+			c = mid + 1;
+		else
+			hi = mid;
+	}
+	while (c < hi && row->end[c] <= d)
+		c++;
+	return c;
+}
+
 /* Whether bytes [s, e) of a and b differ; spans are a cell's blanks and digits. */
 static inline bool
 span_differs(const char *a, const char *b, size_t s, size_t e)
@@ -228,8 +281,7 @@ pp_row_diff(const struct pp_row *row, const char *line, const char *old, size_t 
 			return 0;
 		if (d < row->start)
 			return -1; /* the label moved */
-		while (c < row->ncells && row->end[c] <= d)
-			c++;
+		c = first_cell_after(row, c, d);
 		if (c == row->ncells)
 			return -1; /* the text after the counts changed */
 		/* Parse this cell, and while the next one differs too, that one directly:

@@ -62,7 +62,8 @@ struct link_dev {
 
 struct link_state {
 	struct nldump nl;
-	int procfd; /* DIR/proc/net/dev under a fixture root, else -1 */
+	int procfd;     /* DIR/proc/net/dev under a fixture root, else -1 */
+	bool procsized; /* see source_fd_sized */
 	char *buf;
 	size_t cap;
 	struct link_dev *devs; /* in the order the kernel lists them */
@@ -282,7 +283,7 @@ sample_procnet(struct link_state *ls, struct nm_error *err)
 	char ifname[IFNAMSIZ];
 	ssize_t len;
 
-	len = source_pread_fd(ls->procfd, &ls->buf, &ls->cap);
+	len = source_pread_fd(ls->procfd, ls->procsized, &ls->buf, &ls->cap);
 	if (len < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "source link: %s/proc/net/dev: %s",
 		                    ls->src->root, strerror(errno));
@@ -348,6 +349,7 @@ link_init(struct source *src, struct nm_error *err)
 			             src->root, strerror(errno));
 			goto fail;
 		}
+		ls->procsized = source_fd_sized(ls->procfd);
 	}
 	return 0;
 fail:

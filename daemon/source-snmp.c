@@ -55,6 +55,7 @@ struct snmp_file {
 	bool pairs;       /* names/values pairs, else "Name value" lines */
 	bool optional;    /* missing is not an error (snmp6 without IPv6) */
 	int fd;
+	bool sized;              /* see source_fd_sized */
 	struct snmp_line *lines; /* lines[0..nalloc) zeroed when allocated */
 	size_t nlines, nalloc;   /* in use; allocated */
 };
@@ -335,7 +336,7 @@ sample_file(struct source *src, struct snmp_file *f, struct sink *sink, struct n
 
 	if (f->fd < 0)
 		return 0;
-	n = source_pread_fd(f->fd, &p->buf, &p->bufcap);
+	n = source_pread_fd(f->fd, f->sized, &p->buf, &p->bufcap);
 	if (n < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "source snmp: %s: read failed: %s", f->path,
 		                    strerror(errno));
@@ -408,6 +409,7 @@ snmp_init(struct source *src, struct nm_error *err)
 		struct snmp_file *f = &p->files[i];
 
 		f->fd = source_open(src, f->path);
+		f->sized = f->fd >= 0 && source_fd_sized(f->fd);
 		if (f->fd >= 0)
 			continue;
 		if (f->optional && errno == ENOENT) {

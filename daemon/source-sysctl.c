@@ -282,7 +282,7 @@ file_sample(struct source *src, struct sysctl_file *f, struct sink *sink)
 	ssize_t len;
 	int n;
 
-	len = source_pread_fd(f->fd, &p->buf, &p->bufcap);
+	len = source_pread_fd(f->fd, false, &p->buf, &p->bufcap);
 	if (len < 0) {
 		log_debug("source sysctl: %s: read failed, skipped: %s", f->path, strerror(errno));
 		file_skip(f, sink);

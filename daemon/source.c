@@ -64,9 +64,18 @@ read_whole(int fd, bool sized, char **buf, size_t *cap)
 
 /* Read a kept fd whole from offset 0 into *buf. */
 ssize_t
-source_pread_fd(int fd, char **buf, size_t *cap)
+source_pread_fd(int fd, bool sized, char **buf, size_t *cap)
 {
-	return read_whole(fd, false, buf, cap);
+	return read_whole(fd, sized, buf, cap);
+}
+
+/* Whether fd ends at a short read. */
+bool
+source_fd_sized(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
 }
 
 /* Open a path below the root. */
@@ -88,7 +97,7 @@ source_read_file(struct source *src, const char *path, char **buf, size_t *cap)
 
 	if (fd < 0)
 		return -1;
-	n = source_pread_fd(fd, buf, cap);
+	n = read_whole(fd, false, buf, cap);
 	e = errno;
 	close(fd);
 	errno = e;
@@ -116,13 +125,10 @@ source_file_error(struct source *src, struct source_file *f, struct nm_error *er
 int
 source_file_open(struct source *src, struct source_file *f, struct nm_error *err)
 {
-	struct stat st;
-
 	f->fd = source_open(src, f->path);
 	if (f->fd < 0)
 		return source_file_error(src, f, err, errno);
-	/* /proc files say 0 bytes: only a file that gives its size may end at a short read. */
-	f->sized = fstat(f->fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0;
+	f->sized = source_fd_sized(f->fd);
 	return 0;
 }
 

@@ -54,8 +54,12 @@ struct source {
 	char reason[512]; /* why unhealthy (NM_ERROR_MSG_MAX) */
 	uint64_t samples;
 	uint64_t failures;
-	uint64_t last_cost_ns; /* CPU time of the last sample */
+	uint64_t last_cost_ns; /* time the last sample took (monotonic clock) */
 	uint64_t last_sample_mono_ns;
+	/* Sampler clock time of the sample running now, set before sample() is called: sources
+	 * that share a reading (devlist.h) reuse one made a moment before. 0 (a test harness):
+	 * always read afresh. */
+	uint64_t sample_ns;
 	size_t nseries; /* live series, kept by the sampler */
 };
 
@@ -77,8 +81,12 @@ extern const struct source_ops source_sysctl_ops;
  * caller keeps buf across samples so steady state allocates nothing). NUL-terminates.
  * Returns bytes read or -1 with errno. path is relative ("proc/interrupts"). */
 ssize_t source_read_file(struct source *src, const char *path, char **buf, size_t *cap);
-/* Same on a kept fd (pread from 0): the cheap path for files read every sample. */
-ssize_t source_pread_fd(int fd, char **buf, size_t *cap);
+/* Same on a kept fd (pread from 0): the cheap path for files read every sample. A sized fd
+ * (source_fd_sized) takes one read when it fits; any other reads until a read returns 0. */
+ssize_t source_pread_fd(int fd, bool sized, char **buf, size_t *cap);
+/* Whether fd is a regular file that gives its size (a fixture's), so that a read returning
+ * less than asked reached its end; /proc files say 0 bytes and are not. */
+bool source_fd_sized(int fd);
 /* Open path below the root (O_RDONLY|O_CLOEXEC); -1 with errno. */
 int source_open(struct source *src, const char *path);
 
