@@ -1,30 +1,98 @@
-/* devlist.h: the network devices the ethtool and queues sources walk, and the reading of
- * their `ethtool -S` counters. On the host they are the entries of /sys/class/net; under a
- * fixture root the DEV.txt files of DIR/ethtool. The directory is kept open and read with
- * getdents64 into a kept buffer, so a scan allocates nothing. */
+/* devlist.h: the network devices the ethtool and queues sources walk, and their `ethtool -S`
+ * counters, read once for both sources.
+ *
+ * On the host the devices are the entries of /sys/class/net and their counters come from one
+ * SIOCETHTOOL GSTATS per read; under a fixture root they are the DEV.txt files of DIR/ethtool,
+ * each kept open and read with one pread, then parsed. The sampler owns one struct devlist
+ * and hands it to both sources (source->devlist); a source built without a sampler (the unit
+ * tests) makes a private one.
+ *
+ * A source's sample carries its time (source->sample_ns). A listing or a device's read made
+ * less than DEVLIST_FRESH_NS before that time is handed out again instead of being made
+ * again: two sources with the same interval fire in the same loop iteration, so the second
+ * lists the directory and reads each device's counters for free. A time of 0 always reads.
+ *
+ * The directory is kept open and read with getdents64 into a kept buffer; the names of the
+ * last listing, the device entries and their counters are kept too, so a sample allocates
+ * nothing once the set of devices is stable. What depends on which source asks (the device
+ * filter, which devices it listed, nostats, failures logged) stays in each source's struct
+ * devlist_status. */
 #ifndef NM_DEVLIST_H
 #define NM_DEVLIST_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
-struct ethtool_counters;
+#include "ethtool.h"
+#include "source.h"
+
 struct nm_error;
-struct source;
 
 #define DEVLIST_NAME_MAX 16 /* IFNAMSIZ, with the NUL */
 
-struct devlist {
-	int dirfd;    /* kept directory fd, -1 when closed */
-	bool fixture; /* entries are DEV.txt files */
-	char *buf;    /* getdents64 buffer */
-	size_t cap;
+/* How long a listing or a read stays current for the next source that asks. Sources with
+ * equal intervals fire in the same loop iteration, a few microseconds apart, so 2 ms catches
+ * them with room to spare; the skew it allows between a source's time and its data is at
+ * most 0.2% of a 1 s interval. */
+#define DEVLIST_FRESH_NS 2000000ull
+/* A device entry nobody asked for in this long (or in twice the interval of the last source
+ * that asked, when that is longer) is dropped, so that a device filtered out or no longer
+ * read does not keep its memory, or a fixture's fd, for ever. */
+#define DEVLIST_IDLE_NS 60000000000ull
+
+/* One device's counters as last read. Sources read name, ec, seq and names; the rest is
+ * devlist.c's. */
+struct devlist_entry {
+	char name[DEVLIST_NAME_MAX];
+	struct ethtool_counters ec; /* ec.changed: what changed since the read before, seq - 1 */
+	uint64_t seq;   /* reads of this entry so far: a source that took read seq - 1 may put
+	                   just ec.changed; one that took seq has nothing new */
+	unsigned names; /* stamp of ec's names, unique in its devlist (never 0): a source
+	                   rebuilds what it derives from names when it differs from the one it
+	                   built with (a new entry for a device always gets a new stamp) */
+
+	unsigned names_generation; /* ec.generation the stamp was given for */
+	uint64_t read_ns;          /* sample time of the last read; 0: none that may be reused */
+	uint64_t asked_ns;         /* sample time of the last request */
+	uint64_t idle_ns;          /* how long it may go unasked before it is dropped */
+	unsigned listed;           /* listing generation that last named it */
+	struct source_file file;   /* fixture: ethtool/NAME.txt, kept open */
+	char path[8 + DEVLIST_NAME_MAX + 4]; /* file.path's storage */
+	ino_t ino;                           /* fixture: inode of the open file */
 };
 
-/* How listing and reading one device goes; the ethtool and queues sources keep one per
+/* The device directory, its last listing and the entries of the devices read. */
+struct devlist {
+	bool opened;
+	bool fixture; /* entries are DEV.txt files */
+	int dirfd;    /* kept directory fd, -1 when closed */
+	int sock;     /* ethtool socket on the host, else -1 */
+	char *buf;    /* getdents64 buffer */
+	size_t cap;
+
+	/* the last listing, in directory order */
+	char (*names)[DEVLIST_NAME_MAX];
+	ino_t *inos;
+	size_t nnames, capnames;
+	uint64_t listed_ns; /* its sample time; 0: none that may be reused */
+	unsigned listing;   /* listing generation, bumped by each listing of the directory */
+
+	struct devlist_entry **entries; /* in the order first asked for */
+	size_t nentries, capentries;
+	size_t hint;          /* where the next lookup starts: requests follow directory order */
+	unsigned names_clock; /* the last names stamp given */
+
+	/* what it cost, for tests */
+	uint64_t reads; /* counter reads: ioctls on the host, file reads and parses in a fixture */
+	uint64_t scans; /* listings of the directory */
+};
+
+/* How listing and reading one device goes for one source; each source keeps one per
  * device. */
 struct devlist_status {
-	unsigned seen; /* sample generation that last listed it; 0: it went away */
+	unsigned seen; /* the source's sample generation that last listed it; 0: it went away */
 	bool nostats;  /* the driver gives no statistics: not asked again */
 	bool failing;  /* the last read failed (logged once) */
 };
@@ -36,20 +104,30 @@ struct devlist_filter {
 	size_t n;
 };
 
-/* Open the directory below src's root; 0 or -1 with err. */
+/* A new devlist, not yet open; the caller frees it with devlist_free. */
+struct devlist *devlist_new(void);
+/* Close the directory, the socket and every entry's file, and free dl (NULL is fine). */
+void devlist_free(struct devlist *dl);
+/* Open the directory below src's root (and, on the host, the ethtool socket) unless dl is
+ * open already; 0, or -1 with err. Every source of one devlist must have the same root. */
 int devlist_open(struct devlist *dl, struct source *src, struct nm_error *err);
-void devlist_close(struct devlist *dl);
-/* Call fn with each device name (shorter than DEVLIST_NAME_MAX) in directory order. 0, or -1
- * with err when the directory cannot be read. */
-int devlist_scan(struct devlist *dl, void (*fn)(const char *name, void *arg), void *arg,
-                 struct nm_error *err);
-/* Read device name's counters into ec: through the ethtool ioctl on fd (the host), or, when fd
- * is -1 (a fixture root), by parsing DIR/ethtool/NAME.txt read into the kept *buf. 0 ok; -1
- * when the device has nothing to report this sample: ds->seen is 0 when it went away, and a
- * failing ioctl is logged once ("source NAME: ..."). On the host a driver that gives no
- * statistics sets ds->nostats. */
-int devlist_read_counters(struct source *src, int fd, const char *name, struct ethtool_counters *ec,
-                          struct devlist_status *ds, char **buf, size_t *cap);
+/* Call fn with each device name (shorter than DEVLIST_NAME_MAX) in directory order: those
+ * of the last listing when it is fresh for src->sample_ns, else those of a new one. A new
+ * listing also drops the entries of devices it does not name and those asked for by nobody
+ * for their idle time. 0, or -1 with err when the directory cannot be read. */
+int devlist_scan(struct devlist *dl, struct source *src, void (*fn)(const char *name, void *arg),
+                 void *arg, struct nm_error *err);
+/* The counters of device name, current for src->sample_ns: those of the last read when it
+ * is fresh, else read now (seq bumped). NULL when the device has nothing to report this
+ * sample: ds->seen is set to 0 when it went away (its entry is dropped), and a failing read
+ * is logged once per ds ("source NAME: ..."). A driver that gives no statistics sets
+ * ds->nostats. The entry belongs to dl and stays valid until dl's next listing of the
+ * directory or read of this device. */
+const struct devlist_entry *devlist_read_counters(struct devlist *dl, struct source *src,
+                                                  const char *name, struct devlist_status *ds);
+/* Keep name's entry, if it has one, from being dropped as idle, without reading it: for a
+ * source that reads a device only now and then. */
+void devlist_touch(struct devlist *dl, struct source *src, const char *name);
 
 /* Replace f with the globs in val, separated by blanks or commas; 0, or -1 with err and f
  * unchanged. */

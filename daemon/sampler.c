@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "counter.h"
+#include "devlist.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -47,6 +48,7 @@ struct sampler {
 	struct event_base *base;
 	char *root;
 	int rootfd;
+	struct devlist *devlist; /* shared by the ethtool and queues sources, opened by the first */
 	/* per series: last raw reading and whether a baseline exists */
 	uint64_t *raw;
 	uint8_t *seen;
@@ -185,9 +187,9 @@ source_try_init(struct sampler *s, struct source *src)
 	return 0;
 }
 
-/* One sample of one source into one ring record. *cpu is the thread's CPU time when the
- * sample before it ended (0: unknown), so that sources sampled in a row read the clock (a
- * system call) once each; it is set to when this one ended, or 0. */
+/* One sample of one source into one ring record. *cpu is the cost clock when the sample
+ * before it ended (0: unknown), so that sources sampled in a row read the clock once each; it
+ * is set to when this one ended, or 0. */
 static void
 sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 {
@@ -326,6 +328,7 @@ sources_blank(struct sampler *s, struct source *srcs)
 		srcs[i].host = strcmp(s->root, "/") == 0;
 		srcs[i].rootfd = s->rootfd;
 		srcs[i].reg = &s->reg;
+		srcs[i].devlist = s->devlist;
 		srcs[i].healthy = true;
 	}
 }
@@ -343,6 +346,7 @@ sampler_new(const struct config *cfg, struct nm_error *err)
 		return NULL;
 	}
 	series_registry_init(&s->reg);
+	s->devlist = devlist_new();
 	sources_blank(s, s->sources);
 	if (configure_sources(s->sources, cfg, err) < 0) {
 		sampler_free(s);
@@ -425,6 +429,7 @@ sampler_free(struct sampler *s)
 	}
 	if (s->ring)
 		ring_free(s->ring);
+	devlist_free(s->devlist); /* after the sources that use it */
 	series_registry_free(&s->reg);
 	if (s->cfg != NULL) {
 		config_free(s->cfg);

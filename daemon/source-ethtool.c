@@ -7,13 +7,19 @@
  * "ethtool.eth0.[0]:_rx_ucast_packets"). A driver that repeats a name (vmxnet3 lists the same
  * names once per queue) gets "#2", "#3"... on the later ones.
  *
- * On the host: one SIOCETHTOOL GSTATS per device per sample on a kept socket into a kept
- * buffer; names are read again only when the driver's count changes. Under a fixture root:
- * DIR/ethtool/DEV.txt in `ethtool -S` form. Only the counters whose value changed are put. */
+ * The devices and their counters come from the devlist the sampler shares with the queues
+ * source (devlist.h): on the host one SIOCETHTOOL GSTATS per device into a kept buffer, names
+ * read again only when the driver's count changes; under a fixture root DIR/ethtool/DEV.txt
+ * in `ethtool -S` form, kept open and read with one pread. When both sources sample at the
+ * same time the second one takes the first one's listing and reads.
+ *
+ * Only the counters whose value changed are put: a device remembers the read (the entry's
+ * seq) it last took. The next read's changed list holds exactly what changed since then; the
+ * same read again has nothing new; after a read it did not take (the queues source, on
+ * another interval, read in between) every counter is put. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "devlist.h"
 #include "error.h"
@@ -28,21 +34,19 @@ struct eth_opts {
 struct eth_dev {
 	char name[DEVLIST_NAME_MAX];
 	struct devlist_status ds;
-	struct ethtool_counters ec;
-	unsigned ids_gen; /* ec.generation that ids were made for */
-	series_id *ids;   /* ids[i] for ec.names[i] */
+	unsigned ids_names; /* the devlist entry's names stamp that ids were made for; 0: none */
+	series_id *ids;     /* ids[i] for the entry's ec.names[i] */
 	size_t nids;
+	uint64_t seq; /* the entry's read whose values were put last */
 };
 
 struct eth_state {
-	struct devlist dl;
-	int fd; /* ethtool socket on the host, else -1 */
+	struct devlist *dl;  /* the sampler's, or own */
+	struct devlist *own; /* made when the source has no sampler's devlist */
 	struct eth_dev **devs;
 	size_t ndevs, capdevs;
 	size_t hint;
 	unsigned gen;
-	char *buf; /* fixture text */
-	size_t cap;
 	/* during a sample */
 	struct source *src;
 	struct sink *sink;
@@ -104,21 +108,22 @@ series_name(char *buf, size_t size, const char *dev, const char *name, unsigned 
 		snprintf(buf + n, size - n, "#%u", dup);
 }
 
-/* Make the series of d's current names; the sink hears of those that went away. */
+/* Make the series of e's current names for d; the sink hears of those that went away. */
 static void
-intern_counters(struct eth_state *st, struct eth_dev *d)
+intern_counters(struct eth_state *st, struct eth_dev *d, const struct devlist_entry *e)
 {
+	const struct ethtool_counters *ec = &e->ec;
 	struct source *src = st->src;
 	series_id *old = d->ids, id = SERIES_NONE;
 	size_t nold = d->nids;
 	struct idset set;
 	char name[128]; /* "ethtool." + 15 + "." + 32 + "#N" */
 
-	idset_init(&set, d->ec.n);
-	d->ids = xreallocarray(NULL, d->ec.n ? d->ec.n : 1, sizeof(*d->ids));
-	for (uint32_t i = 0; i < d->ec.n; i++) {
-		for (unsigned dup = 1; dup <= d->ec.n + 1; dup++) {
-			series_name(name, sizeof(name), d->name, d->ec.names[i], dup);
+	idset_init(&set, ec->n);
+	d->ids = xreallocarray(NULL, ec->n ? ec->n : 1, sizeof(*d->ids));
+	for (uint32_t i = 0; i < ec->n; i++) {
+		for (unsigned dup = 1; dup <= ec->n + 1; dup++) {
+			series_name(name, sizeof(name), d->name, ec->names[i], dup);
 			id = series_intern(src->reg, name, strlen(name), SERIES_COUNTER, src->index,
 			                   "", 1.0);
 			if (idset_add(&set, id))
@@ -126,8 +131,8 @@ intern_counters(struct eth_state *st, struct eth_dev *d)
 		}
 		d->ids[i] = id;
 	}
-	d->nids = d->ec.n;
-	d->ids_gen = d->ec.generation;
+	d->nids = ec->n;
+	d->ids_names = e->names;
 	for (size_t j = 0; j < nold; j++)
 		if (!idset_has(&set, old[j]))
 			sink_gone(st->sink, old[j]);
@@ -142,7 +147,6 @@ drop_dev(struct eth_state *st, struct eth_dev *d)
 	if (st->sink != NULL)
 		for (size_t i = 0; i < d->nids; i++)
 			sink_gone(st->sink, d->ids[i]);
-	ethtool_counters_free(&d->ec);
 	free(d->ids);
 	free(d);
 }
@@ -168,7 +172,6 @@ find_dev(struct eth_state *st, const char *name)
 	}
 	d = xcalloc(1, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name);
-	ethtool_counters_init(&d->ec);
 	st->devs[st->ndevs++] = d;
 	st->hint = st->ndevs;
 	return d;
@@ -186,26 +189,39 @@ on_device(const char *name, void *arg)
 	find_dev(st, name)->ds.seen = st->gen;
 }
 
-/* Read and report one device: every counter when its names changed, else those whose value
- * did (the sink keeps the others). */
+/* Put every counter of e. */
+static void
+put_all(struct eth_state *st, struct eth_dev *d, const struct devlist_entry *e)
+{
+	for (uint32_t i = 0; i < e->ec.n; i++)
+		sink_put(st->sink, d->ids[i], e->ec.values[i]);
+}
+
+/* Read and report one device: every counter when its names changed or when d missed a read
+ * of the entry, none when d took this read already, else those whose value changed since
+ * the read d took last (the sink keeps the others). */
 static void
 sample_dev(struct eth_state *st, struct eth_dev *d)
 {
+	const struct devlist_entry *e;
 	uint32_t i;
 
-	if (d->ds.nostats ||
-	    devlist_read_counters(st->src, st->fd, d->name, &d->ec, &d->ds, &st->buf, &st->cap) < 0)
+	if (d->ds.nostats || (e = devlist_read_counters(st->dl, st->src, d->name, &d->ds)) == NULL)
 		return;
-	if (d->ids_gen != d->ec.generation || d->nids != d->ec.n) {
-		intern_counters(st, d);
-		for (i = 0; i < d->ec.n; i++)
-			sink_put(st->sink, d->ids[i], d->ec.values[i]);
-		return;
+	if (d->ids_names != e->names || d->nids != e->ec.n) {
+		intern_counters(st, d, e);
+		put_all(st, d, e);
+	} else if (e->seq == d->seq) {
+		return; /* the read put last: nothing new */
+	} else if (e->seq != d->seq + 1) {
+		put_all(st, d, e);
+	} else {
+		for (uint32_t k = 0; k < e->ec.nchanged; k++) {
+			i = e->ec.changed[k];
+			sink_put(st->sink, d->ids[i], e->ec.values[i]);
+		}
 	}
-	for (uint32_t k = 0; k < d->ec.nchanged; k++) {
-		i = d->ec.changed[k];
-		sink_put(st->sink, d->ids[i], d->ec.values[i]);
-	}
+	d->seq = e->seq;
 }
 
 /* Drop the devices this sample did not list. */
@@ -252,10 +268,7 @@ eth_free(struct source *src)
 		for (size_t i = 0; i < st->ndevs; i++)
 			drop_dev(st, st->devs[i]);
 		free(st->devs);
-		devlist_close(&st->dl);
-		if (st->fd >= 0)
-			close(st->fd);
-		free(st->buf);
+		devlist_free(st->own);
 		free(st);
 		src->priv = NULL;
 	}
@@ -266,24 +279,23 @@ eth_free(struct source *src)
 	}
 }
 
-/* Open the device directory and, on the host, the ethtool socket. */
+/* Take the sampler's devlist, or make one, and open it. */
 static int
 eth_init(struct source *src, struct nm_error *err)
 {
 	struct eth_state *st = xcalloc(1, sizeof(*st));
 
-	st->fd = -1;
 	st->src = src;
-	if (devlist_open(&st->dl, src, err) < 0)
-		goto fail;
-	if (src->host && (st->fd = ethtool_socket(err)) < 0)
-		goto fail;
+	st->dl = src->devlist;
+	if (st->dl == NULL)
+		st->dl = st->own = devlist_new();
+	if (devlist_open(st->dl, src, err) < 0) {
+		devlist_free(st->own);
+		free(st);
+		return -1;
+	}
 	src->priv = st;
 	return 0;
-fail:
-	devlist_close(&st->dl);
-	free(st);
-	return -1;
 }
 
 /* Read every chosen device once. */
@@ -296,7 +308,7 @@ eth_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	st->sink = sink;
 	st->gen++;
 	st->hint = 0;
-	if (devlist_scan(&st->dl, on_device, st, err) < 0) {
+	if (devlist_scan(st->dl, src, on_device, st, err) < 0) {
 		st->sink = NULL;
 		return -1;
 	}
@@ -318,7 +330,7 @@ eth_describe(struct source *src)
 	for (size_t i = 0; st != NULL && i < st->ndevs; i++)
 		if (!st->devs[i]->ds.nostats)
 			json_object_object_add(devs, st->devs[i]->name,
-			                       json_object_new_int64(st->devs[i]->ec.n));
+			                       json_object_new_int64((int64_t)st->devs[i]->nids));
 	json_object_object_add(o, "method",
 	                       json_object_new_string(src->host ? "ioctl" : "ethtool -S text"));
 	json_object_object_add(o, "devices", devs);

@@ -16,7 +16,13 @@
  *	builtin-patterns = no		use only the configured patterns
  *
  * Under a fixture root there is no netlink: devices are DIR/ethtool/DEV.txt and their queues
- * come from those files through the patterns. */
+ * come from those files through the patterns.
+ *
+ * The device listing and the `ethtool -S` counters come from the devlist the sampler shares
+ * with the ethtool source (devlist.h): on the host one SIOCETHTOOL GSTATS per device, under a
+ * fixture root the DEV.txt file kept open and read with one pread. When both sources sample
+ * at the same time the second one takes the first one's listing and reads. The counters are
+ * used whole (each queue's sums are made afresh), so any current read will do. */
 #include <linux/genetlink.h>
 #include <netlink/attr.h>
 #include <netlink/genl/ctrl.h>
@@ -108,12 +114,11 @@ struct qdev {
 	char name[DEVLIST_NAME_MAX];
 	struct devlist_status ds; /* ds.nostats: ethtool gives no statistics, or a loopback */
 
-	int ifindex;        /* 0 when unknown (fixture root) */
-	unsigned answered;  /* sample generation that last read its queues */
-	enum qdev_via via;  /* VIA_QSTATS is for good */
-	unsigned next_read; /* ethtool without queue counters: sample generation to retry */
-	struct ethtool_counters ec;
-	unsigned hits_gen; /* ec.generation the hits were mapped for */
+	int ifindex;         /* 0 when unknown (fixture root) */
+	unsigned answered;   /* sample generation that last read its queues */
+	enum qdev_via via;   /* VIA_QSTATS is for good */
+	unsigned next_read;  /* ethtool without queue counters: sample generation to retry */
+	unsigned hits_names; /* the devlist entry's names stamp the hits were mapped for */
 	struct qpattern_hit *hits;
 	size_t nhits, caphits;
 	struct qqueue *q[2]; /* by direction, indexed by queue number */
@@ -121,7 +126,8 @@ struct qdev {
 };
 
 struct queues_state {
-	struct devlist dl;
+	struct devlist *dl;  /* the sampler's, or own */
+	struct devlist *own; /* made when the source has no sampler's devlist */
 	struct nldump nl;
 	int family; /* netdev family id; 0 when qstats are not to be asked */
 	int fd;     /* ethtool socket on the host, else -1 */
@@ -133,8 +139,6 @@ struct queues_state {
 	int *ignored;      /* ifindexes of devices not listed or filtered out */
 	size_t nignored, capignored;
 	unsigned gen;
-	char *buf; /* fixture text */
-	size_t cap;
 	struct queue_info *info;
 	size_t ninfo, capinfo;
 	bool layout_changed; /* info must be rebuilt at the end of the sample */
@@ -220,7 +224,6 @@ static void
 drop_dev(struct queues_state *st, struct qdev *d)
 {
 	drop_queues(st, d);
-	ethtool_counters_free(&d->ec);
 	free(d->hits);
 	free(d->q[0]);
 	free(d->q[1]);
@@ -250,7 +253,6 @@ find_dev(struct queues_state *st, const char *name)
 	}
 	d = xcalloc(1, sizeof(*d));
 	snprintf(d->name, sizeof(d->name), "%s", name);
-	ethtool_counters_init(&d->ec);
 	if (st->fd >= 0 && ethtool_ifindex(st->fd, name, &d->ifindex, &loopback) < 0)
 		d->ifindex = 0;
 	d->ds.nostats = loopback;
@@ -400,17 +402,24 @@ sample_qstats(struct queues_state *st, struct nm_error *err)
 static void
 sample_ethtool(struct queues_state *st, struct qdev *d)
 {
+	const struct devlist_entry *e;
+	const struct ethtool_counters *ec;
 	struct qqueue *q;
 
-	if (d->ds.nostats || st->gen < d->next_read ||
-	    devlist_read_counters(st->src, st->fd, d->name, &d->ec, &d->ds, &st->buf, &st->cap) < 0)
+	if (d->ds.nostats)
 		return;
-	if (d->hits_gen != d->ec.generation || d->via != VIA_ETHTOOL) {
-		d->nhits = d->ec.n == 0
-		               ? 0
-		               : qpattern_map(&st->pats, d->ec.names[0], sizeof(d->ec.names[0]),
-		                              d->ec.n, &d->hits, &d->caphits);
-		d->hits_gen = d->ec.generation;
+	if (st->gen < d->next_read) {
+		devlist_touch(st->dl, st->src, d->name); /* read again at next_read */
+		return;
+	}
+	if ((e = devlist_read_counters(st->dl, st->src, d->name, &d->ds)) == NULL)
+		return;
+	ec = &e->ec;
+	if (d->hits_names != e->names || d->via != VIA_ETHTOOL) {
+		d->nhits = ec->n == 0 ? 0
+		                      : qpattern_map(&st->pats, ec->names[0], sizeof(ec->names[0]),
+		                                     ec->n, &d->hits, &d->caphits);
+		d->hits_names = e->names;
 		d->via = d->nhits ? VIA_ETHTOOL : VIA_NONE;
 	}
 	d->answered = st->gen;
@@ -428,7 +437,7 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 			q->sum[0] = q->sum[1] = 0;
 			q->have[0] = q->have[1] = false;
 		}
-		q->sum[h->kind] += d->ec.values[h->counter];
+		q->sum[h->kind] += ec->values[h->counter];
 		q->have[h->kind] = true;
 	}
 	for (unsigned dir = 0; dir < 2; dir++)
@@ -551,13 +560,12 @@ queues_free(struct source *src)
 		for (size_t i = 0; i < st->ndevs; i++)
 			drop_dev(st, st->devs[i]);
 		free(st->devs);
-		devlist_close(&st->dl);
+		devlist_free(st->own);
 		if (st->nl.sk != NULL)
 			nldump_close(&st->nl);
 		if (st->fd >= 0)
 			close(st->fd);
 		qpattern_table_free(&st->pats);
-		free(st->buf);
 		free(st->info);
 		free(st->ignored);
 		free(st);
@@ -607,7 +615,10 @@ queues_init(struct source *src, struct nm_error *err)
 	if (o == NULL || !o->no_builtin)
 		qpattern_table_add_builtin(&st->pats);
 	src->priv = st;
-	if (devlist_open(&st->dl, src, err) < 0)
+	st->dl = src->devlist;
+	if (st->dl == NULL)
+		st->dl = st->own = devlist_new();
+	if (devlist_open(st->dl, src, err) < 0)
 		goto fail;
 	if (src->host) {
 		if ((st->fd = ethtool_socket(err)) < 0)
@@ -634,7 +645,7 @@ queues_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	st->sink = sink;
 	st->gen++;
 	st->hint = 0;
-	if (devlist_scan(&st->dl, on_device, st, err) < 0) {
+	if (devlist_scan(st->dl, src, on_device, st, err) < 0) {
 		st->sink = NULL;
 		return -1;
 	}

@@ -12,6 +12,7 @@
 #include "series.h"
 #include "sink.h"
 
+struct devlist;
 struct nm_error;
 struct source;
 
@@ -45,6 +46,9 @@ struct source {
 	struct series_registry *reg; /* shared registry */
 	void *priv;                  /* the source's own state */
 	void *opts;                  /* the source's own options (set by configure) */
+	/* The device list and counters the ethtool and queues sources share (devlist.h), owned
+	 * by the sampler; NULL without a sampler (unit tests): a source then makes its own. */
+	struct devlist *devlist;
 
 	/* set by the sampler */
 	bool enabled;
