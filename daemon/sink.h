@@ -6,7 +6,7 @@
  * put its series. sink_gone() says a series no longer exists (device removed, IRQ freed).
  * A series seen for the first time after the source's first sample counts from zero (a new
  * device); one that comes back after sink_gone() starts from a new baseline.
- * The sampler turns raw values into wrap- and reset-safe increments (counter.c) and the ring
+ * The sampler turns raw values into wrap- and reset-safe increments (counter.h) and the ring
  * stores only what changed. Nothing here allocates in steady state. */
 #ifndef NM_SINK_H
 #define NM_SINK_H
