@@ -106,6 +106,9 @@ struct qqueue {
 	series_id id[QSTATS_N]; /* by attribute - QSTATS_FIRST */
 	uint64_t sum[2];        /* ethtool: packets, bytes */
 	bool have[2];
+	uint64_t put[2]; /* ethtool: the sums last put; an unchanged sum is not put again (the
+	                    sink keeps it), as an idle port's queues are on most samples */
+	bool have_put[2];
 };
 
 enum qdev_via { VIA_NONE = 0, VIA_QSTATS, VIA_ETHTOOL };
@@ -446,9 +449,13 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 			if (!q->present || q->sumgen != st->gen)
 				continue;
 			q->seen = st->gen;
-			for (int k = 0; k < 2; k++)
-				if (q->have[k])
-					put_slot(st, d, dir, i, q, SLOT(dir, k), q->sum[k]);
+			for (int k = 0; k < 2; k++) {
+				if (!q->have[k] || (q->have_put[k] && q->put[k] == q->sum[k]))
+					continue;
+				put_slot(st, d, dir, i, q, SLOT(dir, k), q->sum[k]);
+				q->put[k] = q->sum[k];
+				q->have_put[k] = true;
+			}
 		}
 }
 

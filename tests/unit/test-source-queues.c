@@ -68,9 +68,12 @@ test_fixture_drivers(void **state)
 		if (strcmp(qi[i].dev, "ena") == 0 && qi[i].dir == QUEUE_RX && qi[i].index == 2)
 			assert_int_equal(w.sink.val[qi[i].bytes], 22000);
 	}
-	/* Steady state: the same list, values put again. */
+	/* Steady state: the same list; sums that did not change are not put again (the sink
+	 * keeps them). */
 	harness_sample(&w);
-	assert_int_equal(w.sink.count[series_find(&w.reg, "queue.ena.rx2.packets")], 2);
+	assert_int_equal(w.sink.count[series_find(&w.reg, "queue.ena.rx2.packets")], 1);
+	assert_int_equal(w.sink.nput, 0);
+	assert_int_equal(harness_value(&w, "queue.ena.rx2.packets"), 220);
 	source_queues_list(&w.src, &n);
 	assert_int_equal(n, 34);
 	{
@@ -170,6 +173,16 @@ test_churn(void **state)
 	assert_int_equal(series_find(&w.reg, "queue.nic0.rx2.packets"), q2);
 	source_queues_list(&w.src, &n);
 	assert_int_equal(n, 4);
+	/* One queue moves: only its sum is put. */
+	harness_write(&w, "ethtool/nic0.txt",
+	              "NIC statistics:\n     rx_queue_2_packets: 27\n"
+	              "     rx_queue_0_packets: 35\n     rx_queue_1_packets: 26\n"
+	              "     tx_queue_0_packets: 28\n");
+	harness_sample(&w);
+	assert_int_equal(w.sink.nput, 1);
+	assert_true(w.sink.put[series_find(&w.reg, "queue.nic0.rx0.packets")]);
+	assert_int_equal(harness_value(&w, "queue.nic0.rx0.packets"), 35);
+	assert_int_equal(harness_value(&w, "queue.nic0.rx1.packets"), 26);
 	harness_free(&w);
 }
 
