@@ -96,8 +96,9 @@ def build():
     """Build nmsample twice: with the sanitizers, and counting allocations (no ASan)."""
     srcs = [os.path.join(TOP, p) for p in (
         "daemon/source.c", "daemon/series.c", "daemon/config.c", "daemon/ethtool.c",
-        "daemon/qpattern.c", "daemon/devlist.c", "daemon/nldump.c", "daemon/source-link.c",
-        "daemon/source-queues.c", "daemon/source-ethtool.c", "tests/netns/nmsample.c")]
+        "daemon/qpattern.c", "daemon/procparse.c", "daemon/devlist.c", "daemon/nldump.c",
+        "daemon/source-link.c", "daemon/source-queues.c", "daemon/source-ethtool.c",
+        "tests/netns/nmsample.c")]
     srcs += [os.path.join(TOP, "common", f) for f in sorted(os.listdir(os.path.join(TOP, "common")))
              if f.endswith(".c")]
     pc = run(["pkg-config", "--cflags", "--libs", "json-c", "libsystemd", "libnl-3.0",
