@@ -106,6 +106,10 @@ struct ring {
 	unsigned cur_src;
 	uint64_t cur_t;
 	uint32_t gen;
+	/* Of the source's moving series, how many there were when the record opened and how
+	 * many of those it has put (each counted at its first put): when they are equal no
+	 * series stopped, and ring_end need not walk the list. */
+	size_t moving_at_begin, moving_put;
 	uint8_t *scratch; /* header room, then entries */
 	size_t scratch_len, scratch_cap;
 	uint64_t nentries;
@@ -489,6 +493,8 @@ ring_begin(struct ring *r, unsigned src, uint64_t t_ns, size_t nseries)
 	r->open = true;
 	r->cur_src = src;
 	r->cur_t = t_ns;
+	r->moving_at_begin = r->src[src].nmoving;
+	r->moving_put = 0;
 	r->scratch_len = HEADER_MAX;
 	r->nentries = 0;
 	r->prev_id = 0;
@@ -570,9 +576,15 @@ ring_put(struct ring *r, series_id id, uint64_t d)
 		}
 		w->src = (uint8_t)r->cur_src;
 	}
-	/* Put twice in one record, it moved by the sum. */
-	nd = w->touched == r->gen ? w->delta + d : d;
-	w->touched = r->gen;
+	/* Put twice in one record, it moved by the sum. A series is in the moving list at its
+	 * first put only if it was when the record opened: set_delta comes after. */
+	if (w->touched == r->gen) {
+		nd = w->delta + d;
+	} else {
+		nd = d;
+		w->touched = r->gen;
+		r->moving_put += w->moving >= 0;
+	}
 	w->acc += d;
 	if (nd != w->delta)
 		set_delta(r, id, nd);
@@ -619,9 +631,11 @@ ring_end(struct ring *r)
 		return;
 	r->open = false;
 	s = &r->src[r->cur_src];
-	/* Series that moved last time and were not put now stopped. Walking down, a removal
-	 * only brings in an element already seen. */
-	for (size_t i = s->nmoving; i-- > 0;) {
+	/* Series that moved last time and were not put now stopped. When every one was put (a
+	 * steady host: each moving counter moved again) there are none, and the walk, a read of
+	 * each one's state, is skipped. Walking down, a removal only brings in an element
+	 * already seen. */
+	for (size_t i = r->moving_put < r->moving_at_begin ? s->nmoving : 0; i-- > 0;) {
 		series_id id = s->moving[i];
 		struct wseries *w = &r->ws[id];
 
