@@ -7,11 +7,7 @@
  * So the buffers the kernel writes into are mmap'ed with an inaccessible page after them:
  * a longer answer stops at the guard with EFAULT instead of overwriting the heap, and we read
  * the names again and retry. That also lets a sample skip GSSET_INFO: one ioctl per device,
- * whose returned n_stats says whether the set changed.
- *
- * The text of a fixture root is parsed against the text read before, as source-interrupts.c
- * reads /proc/interrupts: one vector compare finds the next changed byte, and the counter
- * lines that end before it are stepped over. Most lines do not change between samples. */
+ * whose returned n_stats says whether the set changed. */
 #include <errno.h>
 #include <linux/ethtool.h>
 #include <linux/sockios.h>
@@ -79,13 +75,12 @@ ethtool_counters_free(struct ethtool_counters *ec)
 	free(ec->nlen);
 	free(ec->values);
 	free(ec->changed);
-	free(ec->text_lines);
 	gbuf_free(&ec->strings);
 	gbuf_free(&ec->stats);
 	memset(ec, 0, sizeof(*ec));
 }
 
-/* Make room for n counters in names, nlen, values, changed and text_lines. */
+/* Make room for n counters in names, nlen, values and changed. */
 static void
 reserve_counters(struct ethtool_counters *ec, uint32_t n)
 {
@@ -99,7 +94,6 @@ reserve_counters(struct ethtool_counters *ec, uint32_t n)
 	ec->nlen = xreallocarray(ec->nlen, cap, sizeof(*ec->nlen));
 	ec->values = xreallocarray(ec->values, cap, sizeof(*ec->values));
 	ec->changed = xreallocarray(ec->changed, cap, sizeof(*ec->changed));
-	ec->text_lines = xreallocarray(ec->text_lines, cap, sizeof(*ec->text_lines));
 	ec->cap = cap;
 }
 
@@ -317,7 +311,6 @@ ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct nm_
 	struct ethtool_stats *st;
 	int rc;
 
-	ec->text_valid = false; /* the names may change here: no text describes them now */
 	if (!ec->loaded && load_names(fd, ifname, ec) < 0)
 		goto fail;
 	for (int attempt = 0; attempt < 3; attempt++) {
@@ -433,199 +426,52 @@ store_counter(struct ethtool_counters *ec, uint32_t i, uint32_t n, const char *n
 	return changed;
 }
 
-/* One parse of a text into ec, line after line. */
-struct text_walk {
-	struct ethtool_counters *ec;
-	const char *buf; /* the text */
-	size_t len;
-	uint32_t n;         /* counters found so far: the next one found is counter n */
-	uint32_t oldn;      /* counters of the parse before */
-	size_t skipped;     /* lines skipped so far: the parse's return value */
-	bool names_changed; /* a counter's name differs from the parse before */
-};
-
-/* Note that the line ending at offset eol was counter w->n, and go on to the next. */
-static void
-found_counter(struct text_walk *w, size_t eol)
-{
-	w->ec->text_lines[w->n] = (struct ethtool_text_line){(uint32_t)eol, (uint32_t)w->skipped};
-	w->n++;
-}
-
-/* Parse the line starting at offset pos, splitting it at its last ": ": a counter is stored
- * as counter w->n, a line that is not one counted in w->skipped unless it is blank or a
- * header ending in ':'. Returns the offset of the line's end ('\n', or the text's length). */
-static size_t
-walk_line(struct text_walk *w, size_t pos)
-{
-	struct ethtool_counters *ec = w->ec;
-	const char *p = w->buf + pos, *end = w->buf + w->len, *nl, *sep, *name;
-	size_t nlen;
-	uint64_t v;
-
-	if (w->n < w->oldn && same_name_line(ec, w->n, p, end, &v, &nl)) {
-		if (v != ec->values[w->n]) {
-			ec->values[w->n] = v;
-			ec->changed[ec->nchanged++] = w->n;
-		}
-		found_counter(w, (size_t)(nl - w->buf));
-		return (size_t)(nl - w->buf);
-	}
-	nl = memchr(p, '\n', (size_t)(end - p));
-	if (nl == NULL)
-		nl = end;
-	name = p;
-	while (name < nl && (*name == ' ' || *name == '\t'))
-		name++;
-	if (name == nl)
-		return (size_t)(nl - w->buf);
-	sep = last_colon_space(name, (size_t)(nl - name));
-	if (sep == NULL || sep == name) {
-		/* "NIC statistics:" and other headers */
-		w->skipped += (nl[-1] != ':');
-		return (size_t)(nl - w->buf);
-	}
-	nlen = (size_t)(sep - name);
-	if (nlen > ETHTOOL_NAME_LEN || w->n >= ETHTOOL_MAX_COUNTERS ||
-	    parse_u64(sep + 2, (size_t)(nl - sep - 2), &v) < 0) {
-		w->skipped++;
-		return (size_t)(nl - w->buf);
-	}
-	w->names_changed |= store_counter(ec, w->n, w->oldn, name, nlen, v);
-	found_counter(w, (size_t)(nl - w->buf));
-	return (size_t)(nl - w->buf);
-}
-
-/* Where a walk against the previous text stands: just past the line of counter n-1 in both
- * texts (n = the walk's n), or at the start of both. */
-struct text_align {
-	size_t pos;        /* offset in the new text */
-	size_t ppos;       /* offset in the previous text */
-	uint32_t pskipped; /* lines the previous parse skipped before ppos */
-};
-
-/* The first offset at or after ppos where prev differs from buf read from pos (prev[ppos + i]
- * against buf[pos + i]), or where either text ends; an offset in prev. pos < len and
- * ppos <= prevlen. The texts line up at an offset when a value gained or lost a digit
- * before it: the compare is shifted rather than given up. */
-static size_t
-first_diff_at(const char *buf, size_t len, size_t pos, const char *prev, size_t prevlen,
-              size_t ppos)
-{
-	size_t shift;
-
-	if (pos >= ppos) {
-		shift = pos - ppos;
-		return pp_first_diff(buf + shift, prev, ppos,
-		                     len - shift < prevlen ? len - shift : prevlen);
-	}
-	shift = ppos - pos;
-	return pp_first_diff(buf, prev + shift, pos,
-	                     prevlen - shift < len ? prevlen - shift : len) +
-	       shift;
-}
-
-/* Step over the counters from w->n on whose lines in prev end before the first byte where the
- * two texts differ from a: the new text holds the same lines there, so the same names and
- * values, and only their places move. Moves a (and w) past the last of them; returns how many
- * there were. */
-static uint32_t
-skip_unchanged(struct text_walk *w, const char *prev, size_t prevlen, struct text_align *a)
-{
-	struct ethtool_text_line *lines = w->ec->text_lines, last;
-	size_t diff = first_diff_at(w->buf, w->len, a->pos, prev, prevlen, a->ppos);
-	uint32_t k = w->n;
-
-	while (k < w->oldn && lines[k].eol < diff)
-		k++;
-	if (k == w->n)
-		return 0;
-	last = lines[k - 1];
-	/* Their lines now start pos - ppos further on, after w->skipped - pskipped more skipped
-	 * lines: nothing to do in the common case where nothing before them moved. */
-	if (a->pos != a->ppos || w->skipped != a->pskipped) {
-		for (uint32_t i = w->n; i < k; i++) {
-			lines[i].eol = (uint32_t)(lines[i].eol - a->ppos + a->pos);
-			lines[i].skipped = (uint32_t)(lines[i].skipped - a->pskipped + w->skipped);
-		}
-	}
-	w->skipped += last.skipped - a->pskipped;
-	a->pos += last.eol - a->ppos + 1;
-	a->ppos = (size_t)last.eol + 1;
-	a->pskipped = last.skipped;
-	k -= w->n;
-	w->n += k;
-	return k;
-}
-
-/* Walk the text against prev, the text the parse before read (ec->text_lines describe it):
- * step over the unchanged lines, parse the others as walk_line does. After each line that is
- * counter n in the new text, both texts are just past counter n's line: the walk lines up
- * with prev again there, however the line's length changed.
- *
- * A compare that steps over nothing costs about what the parse of two lines does. So after
- * a compare the walk parses `blind` counters before it compares again: 1 after a compare
- * that stepped over ETHTOOL_PAYS counters or more, else twice as many as the last time (up to
- * ETHTOOL_MAX_BLIND). A busy port, whose packet and byte counters all change, then costs
- * about a full parse; a quiet one a compare and the few changed lines. */
-#define ETHTOOL_PAYS      4
-#define ETHTOOL_MAX_BLIND 32
-
-static void
-walk_since(struct text_walk *w, const char *prev, size_t prevlen)
-{
-	struct text_align a = {0, 0, 0};
-	struct ethtool_text_line old;
-	uint32_t blind = 1, stop;
-
-	while (a.pos < w->len && w->n < w->oldn) {
-		if (skip_unchanged(w, prev, prevlen, &a) >= ETHTOOL_PAYS)
-			blind = 1;
-		else if (blind < ETHTOOL_MAX_BLIND)
-			blind *= 2;
-		if (w->n == w->oldn)
-			break;
-		/* The lines up to counter stop - 1 are parsed; its old place is where the texts
-		 * line up after it (walk_line overwrites it). */
-		stop = w->oldn - w->n < blind ? w->oldn : w->n + blind;
-		old = w->ec->text_lines[stop - 1];
-		while (a.pos < w->len && w->n < stop)
-			a.pos = walk_line(w, a.pos) + 1;
-		a.ppos = (size_t)old.eol + 1;
-		a.pskipped = old.skipped;
-	}
-	/* Counters the previous text did not have, and what follows the last one. */
-	while (a.pos < w->len)
-		a.pos = walk_line(w, a.pos) + 1;
-}
-
-/* Parse `ethtool -S` text line by line. */
+/* Parse `ethtool -S` text, splitting each line at its last ": ". */
 size_t
 ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 {
-	return ethtool_parse_text_since(buf, len, NULL, 0, ec);
-}
-
-/* Parse `ethtool -S` text, stepping over the lines that are as they were in prev. */
-size_t
-ethtool_parse_text_since(const char *buf, size_t len, const char *prev, size_t prevlen,
-                         struct ethtool_counters *ec)
-{
-	struct text_walk w = {ec, buf, len, 0, ec->n, 0, false};
+	const char *p = buf, *end = buf + len, *nl, *sep, *name;
+	size_t skipped = 0, nlen;
+	uint32_t n = 0, oldn = ec->n;
+	bool changed = false;
+	uint64_t v;
 
 	ec->nchanged = 0;
-	if (prev != NULL && ec->text_valid && ec->loaded && prevlen == ec->text_len) {
-		walk_since(&w, prev, prevlen);
-	} else {
-		for (size_t pos = 0; pos < len; pos = walk_line(&w, pos) + 1)
-			;
+	for (; p < end; p = nl + 1) {
+		if (n < oldn && same_name_line(ec, n, p, end, &v, &nl)) {
+			if (v != ec->values[n]) {
+				ec->values[n] = v;
+				ec->changed[ec->nchanged++] = n;
+			}
+			n++;
+			continue;
+		}
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		name = p;
+		while (name < nl && (*name == ' ' || *name == '\t'))
+			name++;
+		if (name == nl)
+			continue;
+		sep = last_colon_space(name, (size_t)(nl - name));
+		if (sep == NULL || sep == name) {
+			/* "NIC statistics:" and other headers */
+			skipped += (nl[-1] != ':');
+			continue;
+		}
+		nlen = (size_t)(sep - name);
+		if (nlen > ETHTOOL_NAME_LEN || n >= ETHTOOL_MAX_COUNTERS ||
+		    parse_u64(sep + 2, (size_t)(nl - sep - 2), &v) < 0) {
+			skipped++;
+			continue;
+		}
+		changed |= store_counter(ec, n, oldn, name, nlen, v);
+		n++;
 	}
-	if (w.n != ec->n || w.names_changed || !ec->loaded)
+	if (n != ec->n || changed || !ec->loaded)
 		ec->generation++;
-	ec->n = w.n;
+	ec->n = n;
 	ec->loaded = true;
-	/* Offsets are 32 bits: a longer text (never met) is parsed in full next time. */
-	ec->text_valid = len <= UINT32_MAX;
-	ec->text_len = (uint32_t)len;
-	return w.skipped;
+	return skipped;
 }

@@ -21,15 +21,9 @@ struct ethtool_gbuf {
 	size_t len;
 };
 
-/* Where one counter's line lay in the text parsed last (see ethtool_parse_text_since). */
-struct ethtool_text_line {
-	uint32_t eol;     /* offset of the line's '\n', or the text's length when it has none */
-	uint32_t skipped; /* lines the parse skipped (its return value) before this one */
-};
-
 struct ethtool_counters {
 	uint32_t n;          /* counters in the set */
-	uint32_t cap;        /* room in names, nlen, values, changed and text_lines */
+	uint32_t cap;        /* room in names, nlen, values and changed */
 	ethtool_name *names; /* names[i] as the driver gives them ("[0]: rx_ucast_packets") */
 	uint8_t *nlen;       /* bytes of names[i] as read (its strlen but for a NUL in text) */
 	uint64_t *values;    /* values[i] of the last read */
@@ -40,12 +34,6 @@ struct ethtool_counters {
 	unsigned generation; /* bumped whenever the names change: callers rebuild what they
 	                        derive from names (series ids, queue maps) */
 	bool loaded;         /* names read at least once */
-	/* text_lines[i]: where counter i's line lay in the text of the last parse, so that the
-	 * next parse can step over the lines that did not change. Meaningful only while
-	 * text_valid: a text parse sets it, ethtool_read clears it. */
-	struct ethtool_text_line *text_lines;
-	uint32_t text_len; /* length of that text */
-	bool text_valid;
 	struct ethtool_gbuf strings, stats; /* ioctl buffers, kept */
 };
 
@@ -85,14 +73,5 @@ int ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct
  * clean input). A line that still names the counter it named last time costs a compare of
  * the name and the parse of its value. */
 size_t ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec);
-/* ethtool_parse_text, told the text the last parse into ec read: prev[0..prevlen), or NULL
- * when there is none or it is not kept. One vector compare against prev finds the next byte
- * that changed; the counter lines that end before it are stepped over (same name, same
- * value), and only the lines holding changes are parsed. ec, its generation, ec->changed
- * and the return value are exactly what ethtool_parse_text gives. prev must be that text
- * (a different one of the same length gives wrong counters); a prevlen other than the last
- * parse's length, or a read through ethtool_read since, makes it a full parse. */
-size_t ethtool_parse_text_since(const char *buf, size_t len, const char *prev, size_t prevlen,
-                                struct ethtool_counters *ec);
 
 #endif
