@@ -8,9 +8,11 @@
  *   - `rates` over the whole hour (target <= 20 ms) and `queues --last 10` (<= 2 ms), through
  *     the real command handlers.
  *
- *   bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS]
+ *   bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS] [-c CACHE_DIR]
  *
- * Fixture steps 0..STEPS-1 are generated once and kept in memory; before each round the next
+ * Fixture steps 0..STEPS-1 are generated once and kept in memory (with -c, kept in
+ * CACHE_DIR/step-N and generated only when missing, so that repeated runs for an A/B
+ * comparison skip the half minute of generation); before each round the next
  * step's files are written in place (untimed; the sources keep their fds open, as in the
  * daemon). The sampler runs on a driven clock, one second per round. Ring growth is measured
  * over the first pass through the steps, where every counter moves forward at its rate; the
@@ -19,12 +21,14 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+#include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -101,14 +105,21 @@ walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
 	return 0;
 }
 
-/* Generate step s into dir and load its files. */
+/* Generate step s into dir (unless cached there) and load its files. */
 static void
-load_step(const char *gen, const char *dir, int s)
+load_step(const char *gen, const char *dir, int s, bool cached)
 {
-	char cmd[512];
+	char cmd[4096];
 
-	snprintf(cmd, sizeof(cmd), "rm -rf %s && python3 %s %s --step %d >/dev/null", dir, gen, dir,
-	         s);
+	if (cached)
+		snprintf(
+		    cmd, sizeof(cmd),
+		    "test -f %s/.complete || { rm -rf %s && python3 %s %s --step %d >/dev/null "
+		    "&& touch %s/.complete; }",
+		    dir, dir, gen, dir, s, dir);
+	else
+		snprintf(cmd, sizeof(cmd), "rm -rf %s && python3 %s %s --step %d >/dev/null", dir,
+		         gen, dir, s);
 	if (system(cmd) != 0) {
 		fprintf(stderr, "bench-daemon: %s failed\n", cmd);
 		exit(1);
@@ -204,9 +215,9 @@ time_cmd(struct daemon *d, cmd_handler fn, const char *args_json, int reps)
 int
 main(int argc, char **argv)
 {
-	const char *gen = GEN_HOST;
+	const char *gen = GEN_HOST, *cache = NULL;
 	int rounds = 3600, steps = 12, ch;
-	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[64];
+	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[256];
 	struct config cfg;
 	struct nm_error err;
 	struct daemon d;
@@ -215,16 +226,19 @@ main(int argc, char **argv)
 	size_t bytes_total = 0;
 	struct ring_stats st0, st1;
 
-	while ((ch = getopt(argc, argv, "g:n:s:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:n:s:c:")) != -1) {
 		if (ch == 'g')
 			gen = optarg;
 		else if (ch == 'n')
 			rounds = atoi(optarg);
 		else if (ch == 's')
 			steps = atoi(optarg);
+		else if (ch == 'c')
+			cache = optarg;
 		else {
 			fprintf(stderr,
-			        "usage: bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS]\n");
+			        "usage: bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS] "
+			        "[-c CACHE_DIR]\n");
 			return 2;
 		}
 	}
@@ -232,16 +246,28 @@ main(int argc, char **argv)
 		return 2;
 	if (mkdtemp(root) == NULL)
 		return 1;
-	snprintf(stepdir, sizeof(stepdir), "%s.step", root);
-	fprintf(stderr, "generating %d fixture steps...\n", steps);
-	for (int s = 0; s < steps; s++)
-		load_step(gen, stepdir, s);
+	if (cache != NULL && mkdir(cache, 0755) < 0 && errno != EEXIST) {
+		perror(cache);
+		return 1;
+	}
+	fprintf(stderr, "%s %d fixture steps...\n", cache ? "loading" : "generating", steps);
+	for (int s = 0; s < steps; s++) {
+		if (cache != NULL)
+			snprintf(stepdir, sizeof(stepdir), "%s/step-%d", cache, s);
+		else
+			snprintf(stepdir, sizeof(stepdir), "%s.step", root);
+		load_step(gen, stepdir, s, cache != NULL);
+	}
 	/* The root is step 0, written once; later steps are written in place. */
 	{
-		char cmd[256];
-		snprintf(cmd, sizeof(cmd),
-		         "rm -rf %s && python3 %s %s --step 0 >/dev/null && rm -rf %s", root, gen,
-		         root, stepdir);
+		char cmd[1280];
+		if (cache != NULL)
+			snprintf(cmd, sizeof(cmd), "rm -rf %s && cp -a %s/step-0 %s", root, cache,
+			         root);
+		else
+			snprintf(cmd, sizeof(cmd),
+			         "rm -rf %s && python3 %s %s --step 0 >/dev/null && rm -rf %s",
+			         root, gen, root, stepdir);
 		if (system(cmd) != 0)
 			return 1;
 	}
