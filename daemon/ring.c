@@ -554,8 +554,10 @@ set_delta(struct ring *r, series_id id, uint64_t nd)
 		moving_remove(r, id);
 }
 
-void
-ring_put(struct ring *r, series_id id, uint64_t d)
+/* ring_put for what the fast path leaves: no open record, an id past the known ones (or
+ * SERIES_NONE), a series new to this source or put a second time in this record. */
+static __attribute__((noinline)) void
+ring_put_slow(struct ring *r, series_id id, uint64_t d)
 {
 	struct wseries *w;
 	uint64_t nd;
@@ -588,6 +590,30 @@ ring_put(struct ring *r, series_id id, uint64_t d)
 	w->acc += d;
 	if (nd != w->delta)
 		set_delta(r, id, nd);
+}
+
+/* Thousands of calls a sample, nearly all the first put in a record of a series its source
+ * already owns, and most with an unchanged delta: that case is a leaf that saves no
+ * register; the rest goes to ring_put_slow. */
+void
+ring_put(struct ring *r, series_id id, uint64_t d)
+{
+	struct wseries *w;
+
+	if (!r->open || id >= r->n) { /* SERIES_NONE is never below n */
+		ring_put_slow(r, id, d);
+		return;
+	}
+	w = &r->ws[id];
+	if (w->src != r->cur_src || w->touched == r->gen) {
+		ring_put_slow(r, id, d);
+		return;
+	}
+	w->touched = r->gen;
+	r->moving_put += w->moving >= 0;
+	w->acc += d;
+	if (d != w->delta)
+		set_delta(r, id, d);
 }
 
 /* Store the open record (header built in front of its entries in scratch). */

@@ -91,28 +91,47 @@ sampler_reserve(struct sampler *s, size_t n)
 	s->cap = cap;
 }
 
-void
-sink_put(struct sink *sink, series_id id, uint64_t raw)
+/* sink_put for a series whose reading is not a plain next one: its arrays must grow, or it
+ * has no baseline yet (new, or back after sink_gone). */
+static __attribute__((noinline)) void
+sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 {
 	struct sampler *s = sink->s;
-	uint8_t seen, kind;
+	uint8_t kind;
 	uint64_t d;
 
 	if (id >= s->cap)
 		sampler_reserve(s, (size_t)id + 1);
-	seen = s->seen[id];
-	if ((seen & SEEN_STATE) != SEEN_LIVE) {
+	if ((s->seen[id] & SEEN_STATE) == SEEN_LIVE) {
+		d = counter_delta(s->seen[id] >> SEEN_KIND_SHIFT, s->raw[id], raw);
+	} else {
 		/* A gauge's value is its level. A counter present at the source's first sample
 		 * is a baseline; one that appears later for the first time counts from zero (a
 		 * new device); one that comes back is a baseline again (an offline CPU keeps its
 		 * counts: counting them again would be a spike). */
 		kind = series_get(&s->reg, id)->kind;
-		d = kind == SERIES_GAUGE || (seen == SEEN_NEVER && !sink->first) ? raw : 0;
+		d = kind == SERIES_GAUGE || (s->seen[id] == SEEN_NEVER && !sink->first) ? raw : 0;
 		s->seen[id] = (uint8_t)(SEEN_LIVE | kind << SEEN_KIND_SHIFT);
-	} else
-		d = counter_delta(seen >> SEEN_KIND_SHIFT, s->raw[id], raw);
+	}
 	s->raw[id] = raw;
 	ring_put(s->ring, id, d);
+}
+
+/* The common case, a live series' next reading, is a leaf ending in a tail call. */
+void
+sink_put(struct sink *sink, series_id id, uint64_t raw)
+{
+	struct sampler *s = sink->s;
+	uint8_t seen;
+	uint64_t prev;
+
+	if (id >= s->cap || ((seen = s->seen[id]) & SEEN_STATE) != SEEN_LIVE) {
+		sink_put_slow(sink, id, raw);
+		return;
+	}
+	prev = s->raw[id];
+	s->raw[id] = raw;
+	ring_put(s->ring, id, counter_delta(seen >> SEEN_KIND_SHIFT, prev, raw));
 }
 
 void
