@@ -133,8 +133,9 @@ first_diff(const char *a, const char *b, size_t pos, size_t len)
 	/* 64 bytes a step while equal; the buffers compared are megabytes that differ in a
 	 * few places, so this loop is what a sample costs. */
 	while (pos + 64 <= len) {
-		__m128i e = _mm_and_si128(_mm_and_si128(eq16(a, b, pos), eq16(a, b, pos + 16)),
-		                          _mm_and_si128(eq16(a, b, pos + 32), eq16(a, b, pos + 48)));
+		__m128i e =
+		    _mm_and_si128(_mm_and_si128(eq16(a, b, pos), eq16(a, b, pos + 16)),
+		                  _mm_and_si128(eq16(a, b, pos + 32), eq16(a, b, pos + 48)));
 		if (_mm_movemask_epi8(e) != 0xffff) {
 			m = eq16_bits(a, b, pos) | eq16_bits(a, b, pos + 16) << 16 |
 			    eq16_bits(a, b, pos + 32) << 32 | eq16_bits(a, b, pos + 48) << 48;
