@@ -11,8 +11,9 @@
  *   bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS] [-c CACHE_DIR]
  *
  * Fixture steps 0..STEPS-1 are generated once and kept in memory (with -c, kept in
- * CACHE_DIR/step-N and generated only when missing, so that repeated runs for an A/B
- * comparison skip the half minute of generation); before each round the next
+ * CACHE_DIR/step-N and generated only when missing or made by another version of
+ * gen-host.py, so that repeated runs for an A/B comparison skip the half minute of
+ * generation); before each round the next
  * step's files are written in place (untimed; the sources keep their fds open, as in the
  * daemon). The sampler runs on a driven clock, one second per round. Ring growth is measured
  * over the first pass through the steps, where every counter moves forward at its rate; the
@@ -244,12 +245,33 @@ main(int argc, char **argv)
 	}
 	if (steps < 2 || steps > 64 || rounds < 100)
 		return 2;
+	if (cache != NULL) {
+		/* The path goes into shell commands and fixed buffers: keep it plain and short. */
+		char cmd[1024];
+		if (strlen(cache) > 200 ||
+		    strspn(cache, "abcdefghijklmnopqrstuvwxyz"
+		                  "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-") != strlen(cache)) {
+			fprintf(stderr,
+			        "bench-daemon: -c: use a path of at most 200 letters, digits "
+			        "and / . _ -\n");
+			return 2;
+		}
+		if (mkdir(cache, 0755) < 0 && errno != EEXIST) {
+			perror(cache);
+			return 1;
+		}
+		/* Steps made by another version of the generator are stale: make them again. */
+		snprintf(
+		    cmd, sizeof(cmd),
+		    "cmp -s %s %s/gen-host.py || { rm -rf %s/step-* && cp %s %s/gen-host.py; }",
+		    gen, cache, cache, gen, cache);
+		if (system(cmd) != 0) {
+			fprintf(stderr, "bench-daemon: %s failed\n", cmd);
+			return 1;
+		}
+	}
 	if (mkdtemp(root) == NULL)
 		return 1;
-	if (cache != NULL && mkdir(cache, 0755) < 0 && errno != EEXIST) {
-		perror(cache);
-		return 1;
-	}
 	fprintf(stderr, "%s %d fixture steps...\n", cache ? "loading" : "generating", steps);
 	for (int s = 0; s < steps; s++) {
 		if (cache != NULL)
