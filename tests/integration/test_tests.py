@@ -231,13 +231,17 @@ def test_netperf_stream_and_rr():
 
 
 def test_iperf3():
-    """An iperf3 test: its throughput agrees with the veth."""
+    """An iperf3 test: its throughput agrees with the veth.
+
+    iperf3 reports one figure for its whole run (-i 0), so the window covers the whole run
+    too (no warmup, no cooldown): comparing a 5 s average with the middle 3 s failed on a
+    busy machine, where the rate moved by a third from one second to the next."""
     need_tools()
     srv = Servers()
     d = Daemon()
     try:
         rep = run_test(d, "--driver", "iperf3", "--name", "ip3", "--host", ADDR_B,
-                       "--procs", "2", "--duration", "5", "--warmup", "1", "--cooldown", "1")
+                       "--procs", "2", "--duration", "5", "--warmup", "0", "--cooldown", "0")
         f = rep["test"]["figures"]
         assert rep["test"]["status"] == "passed" and f["streams"] == 2, rep["test"]
         mbps = f["throughput_mbps"]
