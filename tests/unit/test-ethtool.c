@@ -39,7 +39,7 @@ slurp(const char *path, size_t *len)
 static size_t
 parse(struct ethtool_counters *ec, const char *s)
 {
-	return ethtool_parse_text(s, strlen(s), ec);
+	return ethtool_parse_text(s, strlen(s), NULL, 0, ec);
 }
 
 /* The index of the counter named name, or -1. */
@@ -185,7 +185,7 @@ test_parse_fixtures(void **state)
 		snprintf(path, sizeof(path), "%s/ethtool/%s", FIXTURE_DIR, cases[i].file);
 		buf = slurp(path, &len);
 		ethtool_counters_init(&ec);
-		assert_int_equal(ethtool_parse_text(buf, len, &ec), 0);
+		assert_int_equal(ethtool_parse_text(buf, len, NULL, 0, &ec), 0);
 		if (ec.n != cases[i].n)
 			fail_msg("%s: %u counters, expected %u", cases[i].file, ec.n, cases[i].n);
 		k = find(&ec, cases[i].name);
@@ -195,6 +195,196 @@ test_parse_fixtures(void **state)
 		ethtool_counters_free(&ec);
 		free(buf);
 	}
+}
+
+/* One line of a generated `ethtool -S` text. */
+struct gen_line {
+	enum { GEN_COUNTER, GEN_HEADER, GEN_JUNK, GEN_BLANK } kind;
+	char name[40]; /* GEN_COUNTER: the name, up to 33 bytes (one past the limit) */
+	uint64_t value;
+	bool overflow; /* the value is printed as 2^64, which no counter can hold */
+	char tail[4];  /* after the value: "", "\r", blanks, or "x" (not a counter then) */
+};
+
+#define GEN_MAX_LINES 160
+
+/* A random counter name: mostly short, sometimes holding ": " or as long as allowed, rarely
+ * one byte longer (the line is then not a counter). */
+static void
+gen_name(char *name)
+{
+	static const char alpha[] = "abcdefghijklmnopqrstuvwxyz_0123456789";
+	int r = rand() % 200, len = r == 0 ? 33 : r < 10 ? 32 : 1 + rand() % 20, i;
+
+	for (i = 0; i < len; i++)
+		name[i] = alpha[rand() % (int)(sizeof(alpha) - 1)];
+	name[len] = '\0';
+	if (rand() % 10 == 0 && len > 6)
+		memcpy(name + 1, ": ", 2); /* "[3]: rx_packets" style */
+}
+
+/* A new value for a counter: a small step (the common case), a step that adds digits,
+ * fewer digits, 0, the largest u64, or one past it. */
+static void
+gen_value(struct gen_line *l)
+{
+	int r = rand() % 10;
+
+	l->overflow = false;
+	if (l->tail[0] == 'x')
+		l->tail[0] = '\0'; /* a counter again */
+	if (r < 5)
+		l->value += (uint64_t)(rand() % 1000);
+	else if (r == 5)
+		l->value = l->value * 10 + 7;
+	else if (r == 6)
+		l->value /= 10;
+	else if (r == 7)
+		l->value = 0;
+	else if (r == 8)
+		l->value = UINT64_MAX;
+	else
+		l->overflow = rand() % 20 == 0;
+}
+
+/* A random line of the given kind. */
+static void
+gen_line(struct gen_line *l, int kind)
+{
+	memset(l, 0, sizeof(*l));
+	l->kind = kind;
+	if (kind == GEN_COUNTER) {
+		gen_name(l->name);
+		l->value = (uint64_t)rand() * (uint64_t)(rand() % 100000);
+	}
+}
+
+/* Write the lines as text into buf; returns its length. */
+static size_t
+gen_render(const struct gen_line *lines, size_t n, bool final_newline, char *buf)
+{
+	static const char *const junk[] = {"bogus line", "x: 12y", "name:  ", ": 5", "  a:b 3"};
+	size_t off = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct gen_line *l = &lines[i];
+		switch (l->kind) {
+		case GEN_COUNTER:
+			if (l->overflow)
+				off += (size_t)sprintf(buf + off, "     %s: 18446744073709551616%s",
+				                       l->name, l->tail);
+			else
+				off += (size_t)sprintf(buf + off, "     %s: %llu%s", l->name,
+				                       (unsigned long long)l->value, l->tail);
+			break;
+		case GEN_HEADER:
+			off += (size_t)sprintf(buf + off, "NIC statistics:");
+			break;
+		case GEN_JUNK:
+			off += (size_t)sprintf(buf + off, "%s", junk[l->value % 5]);
+			break;
+		case GEN_BLANK:
+			off += (size_t)sprintf(buf + off, "   ");
+			break;
+		}
+		if (i + 1 < n || final_newline)
+			buf[off++] = '\n';
+	}
+	return off;
+}
+
+/* Parsing each text against the one before it (the compare of changed lines) gives what
+ * parsing every line gives: counters, names, values, generation, the changed list in order,
+ * the skipped count. The texts change the way a NIC's do (values, most a small step, some
+ * gaining or losing digits) and the ways they should not (renames, lines added and removed,
+ * trailing blanks, CRLF, a value past 2^64, a text cut mid-line). */
+static void
+test_parse_changed_lines(void **state)
+{
+	struct gen_line lines[GEN_MAX_LINES];
+	struct ethtool_counters fast, full;
+	char *buf[2];
+	size_t n = 0, len[2] = {0, 0}, sk_fast, sk_full;
+	bool final_newline = true;
+	int cur = 0, simple_rounds = 0, compared = 0;
+
+	(void)state;
+	srand(20261130);
+	buf[0] = malloc(GEN_MAX_LINES * 80);
+	buf[1] = malloc(GEN_MAX_LINES * 80);
+	lines[n++].kind = GEN_HEADER;
+	while (n < 100)
+		gen_line(&lines[n++], GEN_COUNTER);
+	ethtool_counters_init(&fast);
+	ethtool_counters_init(&full);
+	for (int round = 0; round < 4000; round++) {
+		int r = rand() % 100;
+		size_t i, l;
+		bool simple = false;
+
+		if (r < 70) { /* values move */
+			for (int k = 1 + rand() % 30; k > 0; k--) {
+				i = (size_t)rand() % n;
+				if (lines[i].kind == GEN_COUNTER)
+					gen_value(&lines[i]);
+			}
+			simple = true;
+		} else if (r < 76) {
+			i = (size_t)rand() % n;
+			if (lines[i].kind == GEN_COUNTER)
+				gen_name(lines[i].name);
+		} else if (r < 82 && n < GEN_MAX_LINES) {
+			i = (size_t)rand() % (n + 1);
+			memmove(&lines[i + 1], &lines[i], (n - i) * sizeof(lines[0]));
+			gen_line(&lines[i], rand() % 4 == 0 ? GEN_JUNK + rand() % 2 : GEN_COUNTER);
+			n++;
+		} else if (r < 88 && n > 1) {
+			i = (size_t)rand() % n;
+			memmove(&lines[i], &lines[i + 1], (n - i - 1) * sizeof(lines[0]));
+			n--;
+		} else if (r < 94) {
+			i = (size_t)rand() % n;
+			snprintf(lines[i].tail, sizeof(lines[i].tail), "%s",
+			         (const char *[]){"", "\r", " ", "  ", "x"}[rand() % 5]);
+		} else if (r < 97) {
+			final_newline = !final_newline;
+		}
+		cur ^= 1;
+		len[cur] = gen_render(lines, n, final_newline, buf[cur]);
+		l = len[cur];
+		if (r >= 97) /* cut mid-line, this read only */
+			l = (size_t)rand() % (l + 1);
+		sk_fast = ethtool_parse_text(buf[cur], l, round ? buf[cur ^ 1] : NULL, len[cur ^ 1],
+		                             &fast);
+		sk_full = ethtool_parse_text(buf[cur], l, NULL, 0, &full);
+		len[cur] = l;
+		simple_rounds += simple;
+		compared += fast.text_compared;
+		assert_int_equal(sk_fast, sk_full);
+		assert_int_equal(fast.n, full.n);
+		assert_int_equal(fast.generation, full.generation);
+		for (i = 0; i < full.n; i++) {
+			assert_string_equal(fast.names[i], full.names[i]);
+			if (fast.values[i] != full.values[i])
+				fail_msg(
+				    "round %d counter %zu (%s): %llu, parsing every line gives "
+				    "%llu",
+				    round, i, full.names[i], (unsigned long long)fast.values[i],
+				    (unsigned long long)full.values[i]);
+		}
+		assert_int_equal(fast.nchanged, full.nchanged);
+		for (i = 0; i < full.nchanged; i++)
+			assert_int_equal(fast.changed[i], full.changed[i]);
+	}
+	/* Most rounds only moved values, and most of those (not the ones with a value past
+	 * 2^64, or after a cut read) were read by the compare, not the line walk. */
+	if (compared < simple_rounds / 2 || compared > simple_rounds)
+		fail_msg("%d of %d rounds that only moved values were compared", compared,
+		         simple_rounds);
+	ethtool_counters_free(&fast);
+	ethtool_counters_free(&full);
+	free(buf[0]);
+	free(buf[1]);
 }
 
 /* A device of this host with statistics, or NULL. */
@@ -260,7 +450,7 @@ test_ioctl_vs_tool(void **state)
 	out[len] = '\0';
 	pclose(p);
 	ethtool_counters_init(&text);
-	ethtool_parse_text(out, len, &text);
+	ethtool_parse_text(out, len, NULL, 0, &text);
 	ethtool_counters_init(&ec);
 	assert_int_equal(ethtool_read(fd, name, &ec, &err), 0);
 	assert_int_equal(ec.n, text.n);
@@ -299,9 +489,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_colons),     cmocka_unit_test(test_parse_malformed),
-	    cmocka_unit_test(test_parse_generation), cmocka_unit_test(test_parse_fixtures),
-	    cmocka_unit_test(test_ioctl_vs_tool),
+	    cmocka_unit_test(test_parse_colons),        cmocka_unit_test(test_parse_malformed),
+	    cmocka_unit_test(test_parse_generation),    cmocka_unit_test(test_parse_fixtures),
+	    cmocka_unit_test(test_parse_changed_lines), cmocka_unit_test(test_ioctl_vs_tool),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
