@@ -268,12 +268,45 @@ test_row_diff_random(void **state)
 	}
 }
 
+/* pp_first_diff against a byte-at-a-time walk: every start and length up to 300 bytes (the
+ * short reach, the 128-byte loop, the 16-byte steps and the overlapping last block), with no
+ * difference, one, or a few, anywhere, and every byte of 32 different. */
+static void
+test_first_diff(void **state)
+{
+	char a[320], b[320];
+
+	(void)state;
+	for (int round = 0; round < 3000; round++) {
+		size_t len = rnd(301), pos, want, got;
+		unsigned ndiff = rnd(4);
+
+		for (size_t i = 0; i < len; i++)
+			a[i] = b[i] = (char)('0' + rnd(10));
+		if (round % 100 == 0)
+			for (size_t i = 0; i < len && i < 32; i++)
+				b[i] = (char)(a[i] + 1);
+		for (unsigned k = 0; k < ndiff && len > 0; k++) {
+			size_t at = rnd((unsigned)len);
+			b[at] = (char)(a[at] ^ (1 << rnd(8)));
+		}
+		for (pos = 0; pos <= len; pos++) {
+			for (want = pos; want < len && a[want] == b[want]; want++)
+				;
+			got = pp_first_diff(a, b, pos, len);
+			if (got != want)
+				fail_msg("len %zu pos %zu: %zu, expected %zu", len, pos, got, want);
+		}
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_row_diff_fixed),
 	    cmocka_unit_test(test_row_diff_random),
+	    cmocka_unit_test(test_first_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
