@@ -381,10 +381,10 @@ span_differs(const char *a, const char *b, size_t s, size_t e)
 
 /* Parse only the cells of a same-length line whose bytes changed. */
 int
-pp_row_diff(const struct pp_row *row, const char *line, const char *old, size_t len, int base,
-            pp_cell_fn fn, void *ctx)
+pp_row_diff_from(const struct pp_row *row, const char *line, const char *old, size_t len,
+                 size_t from, int base, pp_cell_fn fn, void *ctx)
 {
-	size_t pos = 0, d;
+	size_t pos = from < len ? from : len, d;
 	uint32_t c = 0;
 	uint64_t v;
 

@@ -381,11 +381,12 @@ parse_full(struct cell_ctx *cx, const char *line, const char *p, const char *eol
 }
 
 /* Handle a line that is not byte-identical to its entry's previous one (or has none).
- * eol is the line's end when known, else NULL; old the previous buffer (NULL: none);
- * full forces a full parse. Returns the line's end. */
+ * eol is the line's end when known, else NULL; old the previous buffer (NULL: none); same
+ * the count of the line's first bytes known to equal the previous line's; full forces a
+ * full parse. Returns the line's end. */
 static const char *
 process_line(struct cell_ctx *cx, const char *buf, const char *line, const char *end,
-             const char *eol, const char *old, bool full)
+             const char *eol, const char *old, size_t same, bool full)
 {
 	struct irq_state *st = cx->st;
 	const char *p, *label;
@@ -396,8 +397,8 @@ process_line(struct cell_ctx *cx, const char *buf, const char *line, const char 
 	 * the diff itself, which fails on a '\n' inside what it compares. */
 	if (!full && old != NULL && st->prev_len > 0 && (size_t)(end - line) > st->prev_len &&
 	    line[st->prev_len] == '\n' &&
-	    pp_row_diff(&st->row, line, old + st->prev_off, st->prev_len, 10, cell_changed, cx) ==
-	        0) {
+	    pp_row_diff_from(&st->row, line, old + st->prev_off, st->prev_len, same, 10,
+	                     cell_changed, cx) == 0) {
 		eol = line + st->prev_len;
 		goto done;
 	}
@@ -522,7 +523,7 @@ rebuild(struct cell_ctx *cx, const char *buf, const char *p, const char *end, si
 		}
 		cx->info = &ninfo[nn];
 		cx->st = &nst[nn];
-		eol = process_line(cx, buf, p, end, eol, nst[nn].prev_len ? old : NULL, full);
+		eol = process_line(cx, buf, p, end, eol, nst[nn].prev_len ? old : NULL, 0, full);
 		nn++;
 	}
 	for (idx = k; idx < pv->n; idx++) {
@@ -667,7 +668,9 @@ scan_same_layout(struct cell_ctx *cx, const char *buf, const char *end, const ch
 			break;
 		cx->info = &pv->info[k];
 		cx->st = st;
-		if (process_line(cx, buf, buf + off, end, eol, old, false) != eol) {
+		/* The bytes before d are the same: the diff of the line starts there. */
+		if (process_line(cx, buf, buf + off, end, eol, old, d > off ? d - off : 0, false) !=
+		    eol) {
 			pos = off + st->prev_len + 1; /* a '\n' moved inside: walk from the next */
 			k++;
 			break;
@@ -742,7 +745,7 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 			break;
 		cx.info = &pv->info[k];
 		cx.st = st;
-		p = process_line(&cx, buf, p, end, eol, old, remapped) + 1;
+		p = process_line(&cx, buf, p, end, eol, old, 0, remapped) + 1;
 		k++;
 	}
 	if (p < end || k < pv->n)

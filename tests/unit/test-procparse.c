@@ -55,6 +55,22 @@ diff_rows(const char *prefix, const char *old, const char *new, int base, struct
 	pp_row_parse(&row, a + plen, p, a + plen + len, MAX_CELLS, base, NULL, NULL);
 	memset(out, 0, sizeof(*out));
 	r = pp_row_diff(&row, b + plen, a + plen, len, base, record, out);
+	/* Told that some bytes up to the first difference are the same, it says the same. */
+	{
+		struct calls again = {0};
+		size_t same = 0;
+
+		while (same < len && a[plen + same] == b[plen + same])
+			same++;
+		same = (same + 1) * (size_t)rand() / ((size_t)RAND_MAX + 1);
+		assert_int_equal(
+		    pp_row_diff_from(&row, b + plen, a + plen, len, same, base, record, &again), r);
+		assert_int_equal(again.n, out->n);
+		for (size_t i = 0; i < out->n; i++) {
+			assert_int_equal(again.col[i], out->col[i]);
+			assert_int_equal(again.val[i], out->val[i]);
+		}
+	}
 	pp_row_free(&row);
 	free(a);
 	free(b);
