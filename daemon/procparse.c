@@ -334,8 +334,9 @@ reparse_cell(const struct pp_row *row, const char *line, size_t len, uint32_t c,
 	if (c > 0 && !pp_isblank(*p))
 		return -1;
 #ifdef HEX8_FAST
-	/* A "%08x" cell after its blanks (one, or more where the kernel aligns columns). */
-	if (base == 16 && c > 0 && e - s >= 9 && hex8(line + e - 8, val) == 0) {
+	/* A "%08x" cell after its blanks (one, or more where the kernel aligns columns; none
+	 * for cell 0 at the row's start). */
+	if (base == 16 && e - s >= 8 + (c > 0) && hex8(line + e - 8, val) == 0) {
 		for (q = p; q < line + e - 8 && pp_isblank(*q); q++)
 			;
 		if (q == line + e - 8)

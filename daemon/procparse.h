@@ -178,13 +178,13 @@ const char *pp_row_parse(struct pp_row *row, const char *line, const char *p, co
                          size_t max, int base, pp_cell_fn fn, void *ctx);
 
 /* The line [line, line+len) was parsed in full into row when it read old[0..len) (same
- * length; the bytes may differ), and its first from bytes are known to be the same (0 when
- * nothing is known). Call fn (not NULL) only for the cells whose bytes differ; nothing when
- * none do. 0 when done; -1 when the difference is not a simple change of counts (a cell that
- * is no longer blanks then digits, a change in the label or in the text after the counts, or
- * fn said stop): the caller parses the line in full with pp_row_parse. Differences are met
- * in line order, so a change in the label stops it before any fn call; fn may have been
- * called for earlier cells before other -1s. */
+ * length; the bytes may differ). Its first from bytes are not compared (0: all are): the
+ * caller knows they are the same, or has no use for the cells they hold, and that they hold
+ * no '\n'. Call fn (not NULL) only for the cells whose bytes differ; nothing when none do. 0 when
+ * done; -1 when the difference is not a simple change of counts (a cell that is no longer blanks
+ * then digits, a change in the label or in the text after the counts, or fn said stop): the caller
+ * parses the line in full with pp_row_parse. Differences are met in line order, so a change in the
+ * label stops it before any fn call; fn may have been called for earlier cells before other -1s. */
 int pp_row_diff_from(const struct pp_row *row, const char *line, const char *old, size_t len,
                      size_t from, int base, pp_cell_fn fn, void *ctx);
 
