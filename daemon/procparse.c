@@ -300,28 +300,21 @@ pp_row_parse(struct pp_row *row, const char *line, const char *p, const char *eo
 #define ONES      0x0101010101010101ull
 #define HIGHS     0x8080808080808080ull
 
-/* 0x80 in each byte of x that lies in [lo, hi] (ASCII, lo <= hi), 0 in the others. Each
- * byte's low 7 bits plus a constant below 0x80 cannot carry into the next byte. */
-static inline uint64_t
-bytes_in(uint64_t x, unsigned lo, unsigned hi)
-{
-	uint64_t t = x & ~HIGHS;
-
-	return (t + ONES * (0x80 - lo)) & ~(t + ONES * (0x7f - hi)) & ~x & HIGHS;
-}
-
-/* The 8 hex digits at p (either case) as a value: 0 with *val, -1 when a byte is not a hex
- * digit. A "%08x" cell of lnstat or softnet_stat in a dozen operations instead of a loop
- * of eight. */
+/* The 8 lower-case hex digits at p as a value: 0 with *val, -1 when a byte is not one (an
+ * upper-case digit too: the caller's loop takes those). A "%08x" cell of lnstat or
+ * softnet_stat in a dozen operations instead of a loop of eight: each byte is given the
+ * value it would have as a digit, that value is written back as the digit it would be, and
+ * the word must come out the same. */
 static inline int
 hex8(const char *p, uint64_t *val)
 {
-	uint64_t x = load8(p);
+	uint64_t x = load8(p), n, digit;
 
-	if ((bytes_in(x, '0', '9') | bytes_in(x | ONES * 0x20, 'a', 'f')) != HIGHS)
+	n = (x & ONES * 0x0f) + 9 * ((x >> 6) & ONES); /* 0..24 in each byte */
+	digit = n + ONES * '0' + 39 * (((n + ONES * 6) >> 4) & ONES);
+	if (((digit ^ x) | ((n + ONES * 0x70) & HIGHS)) != 0) /* not x, or n > 15 */
 		return -1;
-	x = (x & ONES * 0x0f) + 9 * ((x >> 6) & ONES); /* each byte its digit's value */
-	x = __builtin_bswap64(x);                      /* the last digit in the lowest byte */
+	x = __builtin_bswap64(n); /* the last digit in the lowest byte */
 	x = (x | x >> 4) & 0x00ff00ff00ff00ffull;
 	x = (x | x >> 8) & 0x0000ffff0000ffffull;
 	*val = (x | x >> 16) & 0xffffffffull;

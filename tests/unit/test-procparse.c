@@ -202,7 +202,7 @@ random_count(char *p, size_t w, int base)
 static void
 test_row_diff_random(void **state)
 {
-	static const char noise[] = "0123456789  \tafAFxz:-";
+	static const char noise[] = "0123456789  \tafAFxz:-go\x80\x19";
 	char old[1024], new[1024];
 
 	(void)state;
