@@ -150,9 +150,9 @@ struct queues_state {
 	struct sink *sink;
 };
 
-/* The queue dir/index of d, created when new; NULL for an absurd index. */
-static struct qqueue *
-get_queue(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index)
+/* get_queue for a queue not yet known: grow d's array, mark it present. */
+static __attribute__((noinline)) struct qqueue *
+add_queue(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index)
 {
 	struct qqueue *q;
 
@@ -174,6 +174,16 @@ get_queue(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index)
 		st->layout_changed = true;
 	}
 	return q;
+}
+
+/* The queue dir/index of d, created when new; NULL for an absurd index. Called for every
+ * counter of every queue each sample: the known queue is found inline. */
+static inline struct qqueue *
+get_queue(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index)
+{
+	if (dir <= QUEUE_TX && index < d->nq[dir] && d->q[dir][index].present)
+		return &d->q[dir][index];
+	return add_queue(st, d, dir, index);
 }
 
 /* Put value into queue q's series for attribute slot (created on first use). */
