@@ -320,6 +320,55 @@ hex8(const char *p, uint64_t *val)
 	*val = (x | x >> 16) & 0xffffffffull;
 	return 0;
 }
+
+#ifdef __SSE2__
+#define DEC16_FAST 1
+/* The value of 8 bytes of digit values 0-9 (a leading byte of 0 is a leading zero), the
+ * first the most significant: pairs, then fours, then all eight, one multiply each. */
+static inline uint64_t
+dec8_value(uint64_t x)
+{
+	x = x * 10 + (x >> 8);
+	x = (x & 0x00ff00ff00ff00ffull) * 6553601 >> 16;
+	return (x & 0x0000ffff0000ffffull) * 42949672960001ull >> 32;
+}
+
+/* A right-aligned decimal cell ("%10u " of /proc/interrupts and /proc/softirqs): the n bytes
+ * ending at end (2 <= n <= 16, and the 16 bytes before end readable) must be blanks then 1
+ * to n-1 digits. 0 with *val, -1 otherwise. One 16-byte compare classifies the bytes, and
+ * the digits are summed a word at a time, in place of a loop over blanks and one over
+ * digits. */
+static inline int
+dec16(const char *end, size_t n, uint64_t *val)
+{
+	__m128i x = _mm_loadu_si128((const __m128i *)(const void *)(end - 16));
+	__m128i t = _mm_sub_epi8(x, _mm_set1_epi8('0'));
+	unsigned dig = (unsigned)_mm_movemask_epi8(
+	    _mm_cmpeq_epi8(_mm_max_epu8(t, _mm_set1_epi8(9)), _mm_set1_epi8(9)));
+	unsigned blank = (unsigned)_mm_movemask_epi8(_mm_or_si128(
+	    _mm_cmpeq_epi8(x, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(x, _mm_set1_epi8('\t'))));
+	unsigned span = 0xffffu << (16 - n) & 0xffffu, notdig = ~dig & 0xffffu, k, digits;
+	uint64_t lo, hi;
+
+	/* k: the digits that end the window; before them the span must be all blanks. */
+	if (notdig == 0)
+		return -1; /* 16 digits: no blank before them */
+	k = 15 - (unsigned)(31 - __builtin_clz(notdig));
+	digits = 0xffffu << (16 - k) & 0xffffu;
+	if (k == 0 || k >= n || (blank & span & ~digits) != (span & ~digits))
+		return -1;
+	memcpy(&lo, end - 8, sizeof(lo));
+	lo &= ONES * 0x0f & (k >= 8 ? ~0ull : ~0ull << 8 * (8 - k));
+	if (k <= 8) {
+		*val = dec8_value(lo);
+		return 0;
+	}
+	memcpy(&hi, end - 16, sizeof(hi));
+	hi &= ONES * 0x0f & ~0ull << 8 * (16 - k);
+	*val = dec8_value(hi) * 100000000 + dec8_value(lo);
+	return 0;
+}
+#endif
 #endif
 
 /* Parse again cell c of a line whose bytes in that cell changed: the span from the end of
@@ -342,6 +391,10 @@ reparse_cell(const struct pp_row *row, const char *line, size_t len, uint32_t c,
 		if (q == line + e - 8)
 			return e < len && !pp_isblank(line[e]) ? -1 : 0;
 	}
+#ifdef DEC16_FAST
+	if (base == 10 && c > 0 && e - s <= 16 && e >= 16 && dec16(line + e, e - s, val) == 0)
+		return e < len && !pp_isblank(line[e]) ? -1 : 0;
+#endif
 #endif
 	p = pp_skip_blanks(p, line + e);
 	q = p;
