@@ -316,8 +316,7 @@ read_text(struct devlist *dl, struct source *src, struct devlist_entry *e, size_
           struct devlist_status *ds)
 {
 	struct nm_error err;
-	const char *buf, *prev;
-	size_t prevlen;
+	const char *buf;
 	ssize_t len;
 
 	len = source_file_read(src, &e->file, &buf, &err);
@@ -328,10 +327,7 @@ read_text(struct devlist *dl, struct source *src, struct devlist_entry *e, size_
 		}
 		return -1;
 	}
-	/* The kept read is the text parsed last: only the lines that differ from it are read. */
-	prev = source_file_prev(&e->file, &prevlen);
-	ethtool_parse_text(buf, (size_t)len, prev, prevlen, &e->ec);
-	source_file_keep(&e->file);
+	ethtool_parse_text(buf, (size_t)len, &e->ec);
 	return 0;
 }
 

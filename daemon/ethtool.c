@@ -75,14 +75,12 @@ ethtool_counters_free(struct ethtool_counters *ec)
 	free(ec->nlen);
 	free(ec->values);
 	free(ec->changed);
-	free(ec->text_val);
-	free(ec->text_eol);
 	gbuf_free(&ec->strings);
 	gbuf_free(&ec->stats);
 	memset(ec, 0, sizeof(*ec));
 }
 
-/* Make room for n counters in names, nlen, values, changed and the text offsets. */
+/* Make room for n counters in names, nlen, values and changed. */
 static void
 reserve_counters(struct ethtool_counters *ec, uint32_t n)
 {
@@ -96,8 +94,6 @@ reserve_counters(struct ethtool_counters *ec, uint32_t n)
 	ec->nlen = xreallocarray(ec->nlen, cap, sizeof(*ec->nlen));
 	ec->values = xreallocarray(ec->values, cap, sizeof(*ec->values));
 	ec->changed = xreallocarray(ec->changed, cap, sizeof(*ec->changed));
-	ec->text_val = xreallocarray(ec->text_val, cap, sizeof(*ec->text_val));
-	ec->text_eol = xreallocarray(ec->text_eol, cap, sizeof(*ec->text_eol));
 	ec->cap = cap;
 }
 
@@ -384,11 +380,11 @@ last_colon_space(const char *s, size_t len)
 
 /* Whether the line at p is blanks, the name of counter i, ": " and a value as parse_u64 takes
  * it: the common case of a line that names the counter it named last time. Then *v is the
- * value, *val where its digits start and *nl the line's end ('\n' or end). The value holds
- * no ':', so that ": " is the line's last, where the full parse splits it too. */
+ * value and *nl the line's end ('\n' or end). The value holds no ':', so that ": " is the
+ * line's last, where the full parse splits it too. */
 static bool
 same_name_line(const struct ethtool_counters *ec, uint32_t i, const char *p, const char *end,
-               uint64_t *v, const char **val, const char **nl)
+               uint64_t *v, const char **nl)
 {
 	size_t nlen = ec->nlen[i];
 
@@ -399,7 +395,6 @@ same_name_line(const struct ethtool_counters *ec, uint32_t i, const char *p, con
 	p += nlen + 2;
 	while (p < end && is_value_blank(*p))
 		p++;
-	*val = p;
 	if (pp_u64(&p, end, v) < 0)
 		return false;
 	while (p < end && is_value_blank(*p))
@@ -431,50 +426,47 @@ store_counter(struct ethtool_counters *ec, uint32_t i, uint32_t n, const char *n
 	return changed;
 }
 
-/* Parse every line of the text (see ethtool_parse_text), adding to the changed values already
- * listed. */
-static size_t
-parse_lines(const char *buf, size_t len, struct ethtool_counters *ec)
+/* Parse `ethtool -S` text, splitting each line at its last ": ". */
+size_t
+ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 {
-	const char *p = buf, *end = buf + len, *nl, *sep, *name, *val;
+	const char *p = buf, *end = buf + len, *nl, *sep, *name;
 	size_t skipped = 0, nlen;
 	uint32_t n = 0, oldn = ec->n;
 	bool changed = false;
 	uint64_t v;
 
+	ec->nchanged = 0;
 	for (; p < end; p = nl + 1) {
-		if (n < oldn && same_name_line(ec, n, p, end, &v, &val, &nl)) {
+		if (n < oldn && same_name_line(ec, n, p, end, &v, &nl)) {
 			if (v != ec->values[n]) {
 				ec->values[n] = v;
 				ec->changed[ec->nchanged++] = n;
 			}
-		} else {
-			nl = memchr(p, '\n', (size_t)(end - p));
-			if (nl == NULL)
-				nl = end;
-			name = p;
-			while (name < nl && (*name == ' ' || *name == '\t'))
-				name++;
-			if (name == nl)
-				continue;
-			sep = last_colon_space(name, (size_t)(nl - name));
-			if (sep == NULL || sep == name) {
-				/* "NIC statistics:" and other headers */
-				skipped += (nl[-1] != ':');
-				continue;
-			}
-			nlen = (size_t)(sep - name);
-			if (nlen > ETHTOOL_NAME_LEN || n >= ETHTOOL_MAX_COUNTERS ||
-			    parse_u64(sep + 2, (size_t)(nl - sep - 2), &v) < 0) {
-				skipped++;
-				continue;
-			}
-			changed |= store_counter(ec, n, oldn, name, nlen, v);
-			for (val = sep + 2; is_value_blank(*val); val++)
-				;
+			n++;
+			continue;
 		}
-		ec->text_val[n] = (uint32_t)(val - buf);
-		ec->text_eol[n] = (uint32_t)(nl - buf);
+		nl = memchr(p, '\n', (size_t)(end - p));
+		if (nl == NULL)
+			nl = end;
+		name = p;
+		while (name < nl && (*name == ' ' || *name == '\t'))
+			name++;
+		if (name == nl)
+			continue;
+		sep = last_colon_space(name, (size_t)(nl - name));
+		if (sep == NULL || sep == name) {
+			/* "NIC statistics:" and other headers */
+			skipped += (nl[-1] != ':');
+			continue;
+		}
+		nlen = (size_t)(sep - name);
+		if (nlen > ETHTOOL_NAME_LEN || n >= ETHTOOL_MAX_COUNTERS ||
+		    parse_u64(sep + 2, (size_t)(nl - sep - 2), &v) < 0) {
+			skipped++;
+			continue;
+		}
+		changed |= store_counter(ec, n, oldn, name, nlen, v);
 		n++;
 	}
 	if (n != ec->n || changed || !ec->loaded)
@@ -482,87 +474,4 @@ parse_lines(const char *buf, size_t len, struct ethtool_counters *ec)
 	ec->n = n;
 	ec->loaded = true;
 	return skipped;
-}
-
-/* Move the offsets of counters k.. up to the line holding prev's byte d (or all of them) by
- * shift; returns the first counter whose line ends at or after d. */
-static uint32_t
-shift_lines(struct ethtool_counters *ec, uint32_t k, size_t d, ptrdiff_t shift)
-{
-	if (shift == 0) {
-		while (k < ec->n && ec->text_eol[k] < d)
-			k++;
-		return k;
-	}
-	for (; k < ec->n && ec->text_eol[k] < d; k++) {
-		ec->text_val[k] = (uint32_t)(ec->text_val[k] + shift);
-		ec->text_eol[k] = (uint32_t)(ec->text_eol[k] + shift);
-	}
-	return k;
-}
-
-/* The common case: the text of the last parse, prev, with only values changed. Each
- * difference from prev must lie in the value of a counter's line, which is parsed again at
- * the same place (its new length moves the lines after it: shift). false, with the values
- * before the difference stored and listed, at any other difference: the caller parses each
- * line. */
-static bool
-parse_changed_values(const char *buf, size_t len, const char *prev, size_t prevlen,
-                     struct ethtool_counters *ec)
-{
-	const char *p, *end = buf + len;
-	size_t opos = 0, npos, cmp, d, oeol;
-	ptrdiff_t shift = 0; /* where prev's byte opos is in buf, minus opos */
-	uint32_t k = 0;
-	uint64_t v;
-
-	for (;;) {
-		npos = (size_t)((ptrdiff_t)opos + shift);
-		cmp = len - npos < prevlen - opos ? len - npos : prevlen - opos;
-		d = opos + pp_first_diff(buf + npos, prev + opos, 0, cmp);
-		if (d == prevlen && npos + cmp == len) {
-			shift_lines(ec, k, SIZE_MAX, shift);
-			return true;
-		}
-		k = shift_lines(ec, k, d, shift);
-		if (k == ec->n || d < ec->text_val[k])
-			return false; /* not in a value: a name, a header, lines added or removed */
-		/* Bytes before d match, so the value starts where it did. */
-		p = buf + (ptrdiff_t)ec->text_val[k] + shift;
-		if (pp_u64(&p, end, &v) < 0)
-			return false;
-		while (p < end && is_value_blank(*p))
-			p++;
-		if (p < end && *p != '\n')
-			return false;
-		if (v != ec->values[k]) {
-			ec->values[k] = v;
-			ec->changed[ec->nchanged++] = k;
-		}
-		oeol = ec->text_eol[k];
-		ec->text_val[k] = (uint32_t)((ptrdiff_t)ec->text_val[k] + shift);
-		ec->text_eol[k] = (uint32_t)(p - buf);
-		shift = (p - buf) - (ptrdiff_t)oeol;
-		opos = oeol; /* the lines' ends, the '\n's, are compared next */
-		k++;
-	}
-}
-
-size_t
-ethtool_parse_text(const char *buf, size_t len, const char *prev, size_t prevlen,
-                   struct ethtool_counters *ec)
-{
-	ec->nchanged = 0;
-	ec->text_compared = false;
-	if (len > UINT32_MAX) {
-		ec->text_known = false;
-		return parse_lines(buf, len, ec);
-	}
-	ec->text_compared = prev != NULL && ec->text_known && prevlen == ec->text_len &&
-	                    parse_changed_values(buf, len, prev, prevlen, ec);
-	if (!ec->text_compared)
-		ec->text_skipped = parse_lines(buf, len, ec);
-	ec->text_len = len;
-	ec->text_known = true;
-	return ec->text_skipped;
 }

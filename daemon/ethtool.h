@@ -34,14 +34,6 @@ struct ethtool_counters {
 	unsigned generation; /* bumped whenever the names change: callers rebuild what they
 	                        derive from names (series ids, queue maps) */
 	bool loaded;         /* names read at least once */
-	/* Fixture text only: where counter i's value starts (text_val[i]) and its line ends
-	 * (text_eol[i], the '\n' or the end) in the text parsed last, text_len bytes long, so
-	 * that the next parse looks only at the lines whose bytes changed. */
-	uint32_t *text_val, *text_eol;
-	size_t text_len;
-	size_t text_skipped; /* lines of that text that are not counters */
-	bool text_known;     /* text_val and text_eol describe that text */
-	bool text_compared;  /* the last parse read only changed values (no line walk) */
 	struct ethtool_gbuf strings, stats; /* ioctl buffers, kept */
 };
 
@@ -78,15 +70,8 @@ int ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct
  * itself hold ": ", the value follows the last one) into ec, bumping its generation when the
  * names differ from the previous parse, and listing in ec->changed the values that differ.
  * Lines that are not "name: number" are skipped. Returns the number of lines skipped (0 for
- * clean input).
- *
- * prev (prevlen bytes; NULL when there is none) must be the text of the previous call on ec,
- * kept unchanged: a vector compare with it finds the changed bytes and only the values of
- * the lines holding them are parsed, the way a driver's u64 array is compared after an
- * ioctl. When anything but values changed (a name, a line added), or without prev, each line
- * is parsed; one that still names the counter it named last time costs a compare of the name
- * and the parse of its value. */
-size_t ethtool_parse_text(const char *buf, size_t len, const char *prev, size_t prevlen,
-                          struct ethtool_counters *ec);
+ * clean input). A line that still names the counter it named last time costs a compare of
+ * the name and the parse of its value. */
+size_t ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec);
 
 #endif

@@ -234,18 +234,6 @@ first_diff_avx2(const char *a, const char *b, size_t pos, size_t len)
 size_t
 pp_first_diff(const char *a, const char *b, size_t pos, size_t len)
 {
-#ifdef __SSE2__
-	uint64_t m;
-
-	/* Callers walking from one changed line to the next often find it within 32 bytes:
-	 * look there before the long loop. */
-	if (pos + 32 <= len) {
-		m = eq16_bits(a, b, pos) | eq16_bits(a, b, pos + 16) << 16;
-		if (m != 0xffffffff)
-			return pos + (size_t)__builtin_ctzll(~m);
-		pos += 32;
-	}
-#endif
 #if defined(__x86_64__) && defined(__GNUC__)
 	if (__builtin_cpu_supports("avx2"))
 		return first_diff_avx2(a, b, pos, len);

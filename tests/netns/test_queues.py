@@ -96,7 +96,7 @@ def build():
     """Build nmsample twice: with the sanitizers, and counting allocations (no ASan)."""
     srcs = [os.path.join(TOP, p) for p in (
         "daemon/source.c", "daemon/series.c", "daemon/config.c", "daemon/ethtool.c",
-        "daemon/procparse.c", "daemon/qpattern.c", "daemon/devlist.c", "daemon/nldump.c",
+        "daemon/qpattern.c", "daemon/devlist.c", "daemon/nldump.c",
         "daemon/source-link.c", "daemon/source-queues.c", "daemon/source-ethtool.c",
         "tests/netns/nmsample.c")]
     srcs += [os.path.join(TOP, "common", f) for f in sorted(os.listdir(os.path.join(TOP, "common")))

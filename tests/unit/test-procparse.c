@@ -285,8 +285,8 @@ test_row_diff_random(void **state)
 }
 
 /* pp_first_diff against a byte-at-a-time walk: every start and length up to 300 bytes (the
- * short reach, the 128-byte loop, the 16-byte steps and the overlapping last block), with no
- * difference, one, or a few, anywhere, and every byte of 32 different. */
+ * 128-byte loop, the first 16-byte look, the 64- and 16-byte steps and the overlapping last
+ * block), with no difference, one, or a few, anywhere, and every byte of 32 different. */
 static void
 test_first_diff(void **state)
 {
