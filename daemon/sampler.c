@@ -25,6 +25,21 @@ static const struct source_ops *const all_sources[] = {
 };
 #define NSOURCES (sizeof(all_sources) / sizeof(all_sources[0]))
 
+/* The source sampled k-th in a round, and armed k-th: the cpu source first, as it publishes
+ * the intr line the interrupts source reads (struct stat_intr); the rest in table order. The
+ * table order is the sources' index, which series and ring records carry: it stays. */
+static unsigned
+source_turn(unsigned k)
+{
+	unsigned cpu = 0;
+
+	while (cpu < NSOURCES && all_sources[cpu] != &source_cpu_ops)
+		cpu++;
+	if (cpu == NSOURCES)
+		return k;
+	return k == 0 ? cpu : k <= cpu ? k - 1 : k;
+}
+
 static int configure_source(struct source *src, const struct config *cfg, struct nm_error *err);
 
 /* What the sink knows of a series' raw readings: the state in the low bits and, while it is
@@ -49,6 +64,7 @@ struct sampler {
 	char *root;
 	int rootfd;
 	struct devlist *devlist; /* shared by the ethtool and queues sources, opened by the first */
+	struct stat_intr stat_intr; /* published by the cpu source for the interrupts source */
 	/* per series: last raw reading and whether a baseline exists */
 	uint64_t *raw;
 	uint8_t *seen;
@@ -265,9 +281,9 @@ sampler_sample_all(struct sampler *s)
 {
 	uint64_t t = s->clock(s->clock_arg), cpu = 0;
 
-	for (unsigned i = 0; i < NSOURCES; i++)
-		if (s->sources[i].enabled)
-			sample_source(s, i, &cpu);
+	for (unsigned k = 0; k < NSOURCES; k++)
+		if (s->sources[source_turn(k)].enabled)
+			sample_source(s, source_turn(k), &cpu);
 	return t;
 }
 
@@ -348,6 +364,7 @@ sources_blank(struct sampler *s, struct source *srcs)
 		srcs[i].rootfd = s->rootfd;
 		srcs[i].reg = &s->reg;
 		srcs[i].devlist = s->devlist;
+		srcs[i].stat_intr = &s->stat_intr;
 		srcs[i].healthy = true;
 	}
 }
@@ -379,30 +396,35 @@ sampler_new(const struct config *cfg, struct nm_error *err)
 	return s;
 }
 
-/* (Re)arm a source's timer at its interval, or stop it when disabled. */
+/* (Re)arm a source's timer at its interval, or stop it when disabled. Timers of one interval
+ * share a libevent common timeout: a queue that fires them in the order they were armed
+ * (source_turn), where a heap would order equal deadlines as it likes. */
 static void
 arm_timer(struct sampler *s, unsigned i)
 {
 	struct source *src = &s->sources[i];
 	struct timeval tv = {(time_t)(src->interval_ms / 1000),
 	                     (suseconds_t)(src->interval_ms % 1000) * 1000};
+	const struct timeval *common;
 
 	if (s->timers[i] == NULL)
 		s->timers[i] = event_new(s->base, -1, EV_PERSIST, timer_cb, src);
 	event_del(s->timers[i]);
-	if (src->enabled)
-		event_add(s->timers[i], &tv);
+	if (!src->enabled)
+		return;
+	common = event_base_init_common_timeout(s->base, &tv);
+	event_add(s->timers[i], common != NULL ? common : &tv);
 }
 
 void
 sampler_start(struct sampler *s, struct event_base *base)
 {
 	s->base = base;
-	for (unsigned i = 0; i < NSOURCES; i++) {
-		if (!s->sources[i].enabled)
+	for (unsigned k = 0; k < NSOURCES; k++) {
+		if (!s->sources[source_turn(k)].enabled)
 			continue;
-		source_try_init(s, &s->sources[i]);
-		arm_timer(s, i);
+		source_try_init(s, &s->sources[source_turn(k)]);
+		arm_timer(s, source_turn(k));
 	}
 	/* A first sample of everything, so rates are available after one interval. */
 	sampler_sample_all(s);
@@ -421,7 +443,9 @@ sampler_reconfigure(struct sampler *s, const struct config *cfg, struct nm_error
 	}
 	config_free(s->cfg);
 	config_copy(s->cfg, cfg);
-	for (unsigned i = 0; i < NSOURCES; i++) {
+	for (unsigned k = 0; k < NSOURCES; k++) {
+		unsigned i = source_turn(k);
+
 		/* Keep counters of the old one so status stays continuous. */
 		fresh[i].samples = s->sources[i].samples;
 		fresh[i].failures = s->sources[i].failures;

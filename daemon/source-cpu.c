@@ -6,7 +6,9 @@
  * cpu.<N>.<mode>, a COUNTER in "s" with scale 1/sysconf(_SC_CLK_TCK). cpu.online (GAUGE)
  * counts the cpuN lines. Of the rest: stat.ctxt, stat.intr (only the first number of the
  * long intr line, whose per-IRQ list is skipped with one memchr) and stat.processes are
- * counters, stat.procs_running and stat.procs_blocked gauges.
+ * counters, stat.procs_running and stat.procs_blocked gauges. The whole intr line is
+ * published for the interrupts source (struct stat_intr in source.h), which the sampler
+ * runs after this one.
  *
  * The file is read into two buffers in turn; a cpu line byte-identical to the one at the
  * same place last time is skipped, others are parsed in full (ten short numbers: a digit
@@ -48,6 +50,7 @@ static const struct {
     {"procs_blocked ", "stat.procs_blocked", SERIES_GAUGE, "tasks"},
 };
 #define NSTAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
+#define INTR_KEY   1 /* stat_keys[1]: published whole for the interrupts source */
 
 /* One CPU (slot 0: the "cpu" sum; slot N+1: cpuN). */
 struct cpu_slot {
@@ -190,6 +193,8 @@ stat_line(struct source *src, struct cpu_priv *pv, struct sink *sink, const char
 
 		if ((size_t)(eol - p) <= kl || memcmp(p, stat_keys[i].key, kl) != 0)
 			continue;
+		if (i == INTR_KEY && src->stat_intr != NULL)
+			*src->stat_intr = (struct stat_intr){p, (size_t)(eol - p), src->sample_ns};
 		p = pp_skip_blanks(p + kl, eol);
 		if (pp_u64(&p, eol, &v) < 0)
 			return;
@@ -311,6 +316,8 @@ cpu_free(struct source *src)
 
 	if (pv == NULL)
 		return;
+	if (src->stat_intr != NULL) /* it points into the buffers freed here */
+		*src->stat_intr = (struct stat_intr){NULL, 0, 0};
 	source_file_free(&pv->file);
 	free(pv->slots);
 	free(pv->lines);

@@ -16,6 +16,12 @@
  * another, one vectorised diff of the two buffers finds the changed lines
  * (scan_same_layout); otherwise lines are compared one by one.
  *
+ * Cheaper still, when the cpu source has just read /proc/stat (struct stat_intr): its intr
+ * line gives each IRQ's total over all CPUs, and an IRQ whose total has not moved since the
+ * line taken before had no interrupt since. Its line is left unread but for its label, the
+ * text after its counts and its '\n', which must be where they were (scan_by_totals); the
+ * kept read is then updated in place with the lines that changed instead of being swapped.
+ *
  * Lines normally come in the same order as last time: line k is checked against entry k.
  * When a label does not match (an IRQ requested or freed) the rest of the file is matched
  * by label through a hash and the table is rebuilt: that sample allocates, steady state
@@ -56,6 +62,7 @@ struct irq_state {
 	char *tail;     /* the text after the counts as last parsed; NULL: none yet */
 	size_t tail_len;
 	char *fields; /* "chip\0hwirq\0trigger\0name\0"; the info strings point here */
+	int irq;      /* info.irq, here to be read without the large struct irq_info */
 };
 
 struct irq_priv {
@@ -74,8 +81,19 @@ struct irq_priv {
 	size_t n;
 	char *abuf; /* affinity file reads */
 	size_t acap;
+
+	/* The intr line of /proc/stat as last taken (take_totals) and what it said. */
+	char *intr; /* a copy of the line */
+	size_t intr_len, intr_cap;
+	struct pp_row intr_row; /* its cells: 0 the sum, k + 1 IRQ k */
+	uint64_t intr_ns;       /* the read_ns of that line */
+	uint32_t takes;         /* lines taken so far */
+	uint64_t *totals;       /* [ntotals]: total of IRQ k in the line last taken */
+	uint32_t *moved;        /* [ntotals]: the take at which IRQ k's total last changed */
+	size_t ntotals, captotals;
+
 	/* what the last sample did, for describe */
-	size_t lines_parsed, cells_put, full_parses;
+	size_t lines_parsed, cells_put, full_parses, lines_skipped;
 	uint64_t rebuilds;
 };
 
@@ -86,6 +104,7 @@ struct cell_ctx {
 	struct irq_info *info;
 	struct irq_state *st;
 	struct sink *sink;
+	size_t changed_end; /* end in the line of the last cell put by cell_changed */
 };
 
 static const char empty[] = "";
@@ -161,6 +180,7 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
 		st->ids[cpu] = SERIES_NONE;
 	info->irq = label_irq(label, len);
+	st->irq = info->irq;
 	info->label = st->label;
 	info->chip = info->hwirq = info->trigger = info->name = empty;
 	info->queue.index = -1;
@@ -317,6 +337,7 @@ cell_changed(void *arg, size_t col, uint64_t val)
 		return -1;
 	sink_put(cx->sink, id, val);
 	cx->pv->cells_put++;
+	cx->changed_end = cx->st->row.end[col];
 	return 0;
 }
 
@@ -682,14 +703,164 @@ scan_same_layout(struct cell_ctx *cx, const char *buf, const char *end, const ch
 	return k;
 }
 
+/* Most IRQs /proc/stat's intr line numbers: more are never taken (nr_irqs is a few
+ * thousand on the largest hosts). */
+#define INTR_MAX_IRQS 65536
+
+/* Keep the total of IRQ k (cell k + 1 of the intr line) and stamp it when it changed. */
+static int
+total_cell(void *arg, size_t col, uint64_t val)
+{
+	struct irq_priv *pv = arg;
+	size_t k = col - 1;
+
+	if (col == 0)
+		return 0; /* the sum of them all */
+	if (k >= pv->captotals) {
+		size_t cap = pv->captotals ? pv->captotals : 256;
+
+		while (cap <= k)
+			cap *= 2;
+		pv->totals = xreallocarray(pv->totals, cap, sizeof(*pv->totals));
+		pv->moved = xreallocarray(pv->moved, cap, sizeof(*pv->moved));
+		pv->captotals = cap;
+	}
+	if (k >= pv->ntotals || pv->totals[k] != val) {
+		pv->totals[k] = val;
+		pv->moved[k] = pv->takes;
+	}
+	return 0;
+}
+
+/* Take the intr line the cpu source published, when it read it for this round: a moment
+ * before this sample (STAT_INTR_FRESH_NS) and not taken already. Stamps the IRQs whose total
+ * changed since the line taken before. true when that line is one to compare with: then
+ * an IRQ whose total has not changed had no interrupt since that earlier read. */
+static bool
+take_totals(struct source *src, struct irq_priv *pv)
+{
+	const struct stat_intr *si = src->stat_intr;
+	bool had;
+
+	if (si == NULL || si->read_ns == 0 || si->read_ns > src->sample_ns ||
+	    src->sample_ns - si->read_ns > STAT_INTR_FRESH_NS || si->read_ns == pv->intr_ns ||
+	    si->len < 5 || memcmp(si->line, "intr ", 5) != 0)
+		return false;
+	had = pv->intr_ns != 0;
+	pv->intr_ns = si->read_ns;
+	pv->takes++;
+	if (!had || si->len != pv->intr_len ||
+	    pp_row_diff(&pv->intr_row, si->line, pv->intr, si->len, 10, total_cell, pv) < 0) {
+		pp_row_parse(&pv->intr_row, si->line, si->line + 4, si->line + si->len,
+		             INTR_MAX_IRQS + 1, 10, total_cell, pv);
+		pv->ntotals = pv->intr_row.ncells > 0 ? pv->intr_row.ncells - 1 : 0;
+	}
+	if (si->len > pv->intr_cap) {
+		pv->intr_cap = si->len;
+		pv->intr = xreallocarray(pv->intr, pv->intr_cap, 1);
+	}
+	memcpy(pv->intr, si->line, si->len);
+	pv->intr_len = si->len;
+	return had;
+}
+
+/* How many entries ahead scan_by_totals asks for the bytes it will compare: each entry's are
+ * two places 1-2 KB apart in each read, which no hardware prefetcher follows. */
+#define TOTALS_PREFETCH 8
+
+/* Ask for the cache lines scan_by_totals compares of an entry: its label and its end. */
+static inline void
+prefetch_entry(const struct irq_state *st, const char *buf, const char *old)
+{
+	size_t t = st->prev_off + st->prev_len - st->tail_len;
+
+	__builtin_prefetch(buf + st->prev_off);
+	__builtin_prefetch(old + st->prev_off);
+	__builtin_prefetch(buf + t);
+	__builtin_prefetch(old + t);
+}
+
+/* With the totals of a fresh intr line (take_totals), while the read has the layout of the
+ * kept one (each entry's line where it was, with the same label, the same text after its
+ * counts and its '\n' where it was), only the lines of IRQs whose total changed, and lines
+ * with no total (arch lines), are compared; the others are left unread. The kept read is
+ * then the text last handled of each line: a compared line that changed is copied into it,
+ * and the caller does not call source_file_keep. An interrupt counted between the cpu
+ * source's read and this one is in a line left unread: the next total shows it, and the
+ * line, compared with the text last handled, gives it one sample late, never lost.
+ * Returns the entries handled and sets *pp past them. All of them, with *pp at the end of
+ * the read: done. Fewer, or all with text left after them, where the layout changed (or a
+ * line turned out to hold a '\n' among its counts): the lines left unread are given their
+ * kept text back and the caller walks on from *pp and keeps the read as usual. */
+static size_t
+scan_by_totals(struct cell_ctx *cx, char *buf, size_t len, char *old, size_t oldlen,
+               const char **pp)
+{
+	struct irq_priv *pv = cx->pv;
+	size_t k, off, ll, h, t, pos = (size_t)(*pp - buf), d, e, full;
+	const char *eol;
+	struct irq_state *st;
+
+	pv->lines_skipped = 0;
+	for (k = 0; k < pv->n && k < TOTALS_PREFETCH; k++)
+		prefetch_entry(&pv->st[k], buf, old);
+	for (k = 0; k < pv->n; k++) {
+		st = &pv->st[k];
+		if (k + TOTALS_PREFETCH < pv->n)
+			prefetch_entry(st + TOTALS_PREFETCH, buf, old);
+		off = st->prev_off;
+		ll = st->prev_len;
+		/* The kept read holds the line at off with its '\n': compare that too. */
+		if (off != pos || ll == 0 || off + ll >= len || off + ll >= oldlen ||
+		    st->tail_len > ll)
+			break;
+		h = st->row.valid ? st->row.start : 0;
+		t = off + ll - st->tail_len;
+		if ((h > 0 && pp_first_diff(buf, old, off, off + h) != off + h) ||
+		    pp_first_diff(buf, old, t, off + ll + 1) != off + ll + 1)
+			break;
+		pos = off + ll + 1;
+		if (st->irq >= 0 && (size_t)st->irq < pv->ntotals &&
+		    pv->moved[st->irq] != pv->takes) {
+			pv->lines_skipped++;
+			continue;
+		}
+		d = pp_first_diff(buf, old, off, off + ll);
+		if (d == off + ll)
+			continue;
+		cx->info = &pv->info[k];
+		cx->st = st;
+		cx->changed_end = 0;
+		full = pv->full_parses;
+		eol = buf + off + ll;
+		if (process_line(cx, buf, buf + off, buf + len, eol, old, d - off, false) != eol) {
+			pos = st->prev_off + st->prev_len + 1; /* parsed in full to its real end */
+			k++;
+			break;
+		}
+		/* The bytes that differ: from d to the last cell put, or anywhere when the line
+		 * was parsed in full. */
+		e = pv->full_parses != full ? off + ll : off + cx->changed_end;
+		if (e > d)
+			memcpy(old + d, buf + d, e - d);
+	}
+	*pp = buf + pos;
+	if (k == pv->n && pos == len && len == oldlen)
+		return k;
+	/* The walk keeps this read: the lines before it must hold what was handled. */
+	for (size_t j = 0; j < k; j++)
+		memcpy(buf + pv->st[j].prev_off, old + pv->st[j].prev_off, pv->st[j].prev_len);
+	return k;
+}
+
 /* Read /proc/interrupts once and put what changed. */
 static int
 interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 {
 	struct irq_priv *pv = src->priv;
-	struct cell_ctx cx = {src, pv, NULL, NULL, sink};
+	struct cell_ctx cx = {src, pv, NULL, NULL, sink, 0};
 	const char *buf, *end, *old, *p, *eol, *lp, *label;
-	bool remapped = false, same_header, contiguous = true;
+	bool remapped = false, same_header, contiguous = true, totals;
 	struct irq_state *st;
 	size_t k, len, oldlen;
 	ssize_t n;
@@ -699,7 +870,8 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		return -1;
 	end = buf + n;
 	old = source_file_prev(&pv->file, &oldlen);
-	pv->lines_parsed = pv->cells_put = pv->full_parses = 0;
+	pv->lines_parsed = pv->cells_put = pv->full_parses = pv->lines_skipped = 0;
+	totals = take_totals(src, pv);
 
 	eol = pp_eol(buf, end);
 	if (eol == NULL)
@@ -711,7 +883,16 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	pv->header_len = (size_t)(eol - buf);
 
 	p = eol + 1;
-	k = same_header && pv->contiguous ? scan_same_layout(&cx, buf, end, old, oldlen, &p) : 0;
+	k = 0;
+	if (same_header && pv->contiguous && totals) {
+		/* The read buffer is the source's own (source_file); so is the kept one. */
+		k = scan_by_totals(&cx, (char *)buf, (size_t)n,
+		                   source_file_prev_mut(&pv->file, NULL), oldlen, &p);
+		if (k == pv->n && p == end && (size_t)n == oldlen)
+			return 0; /* the kept read was updated in place: not kept */
+	}
+	if (k == 0 && p == eol + 1 && same_header && pv->contiguous)
+		k = scan_same_layout(&cx, buf, end, old, oldlen, &p);
 	while (p < end && k < pv->n) {
 		st = &pv->st[k];
 		if (!remapped && old != NULL && st->prev_len > 0 &&
@@ -769,6 +950,7 @@ interrupts_describe(struct source *src)
 	json_add_uint(o, "cpus", pv->ncols);
 	json_add_uint(o, "lines_parsed", pv->lines_parsed);
 	json_add_uint(o, "full_parses", pv->full_parses);
+	json_add_uint(o, "lines_skipped", pv->lines_skipped);
 	json_add_uint(o, "cells_put", pv->cells_put);
 	json_add_uint(o, "rebuilds", pv->rebuilds);
 	return o;
@@ -791,6 +973,10 @@ interrupts_free(struct source *src)
 	free(pv->newcols);
 	free(pv->scratch);
 	free(pv->abuf);
+	free(pv->intr);
+	pp_row_free(&pv->intr_row);
+	free(pv->totals);
+	free(pv->moved);
 	free(pv);
 	src->priv = NULL;
 }

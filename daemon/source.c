@@ -158,6 +158,15 @@ source_file_prev(const struct source_file *f, size_t *len)
 	return f->have_prev ? f->buf[f->cur] : NULL;
 }
 
+/* The read kept last, writable. */
+char *
+source_file_prev_mut(struct source_file *f, size_t *len)
+{
+	if (len != NULL)
+		*len = f->have_prev ? f->len[f->cur] : 0;
+	return f->have_prev ? f->buf[f->cur] : NULL;
+}
+
 /* Keep the last read. */
 void
 source_file_keep(struct source_file *f)

@@ -16,6 +16,23 @@ struct devlist;
 struct nm_error;
 struct source;
 
+/* /proc/stat's intr line as the cpu source last read it: "intr TOTAL n0 n1 ...", the total
+ * of each IRQ number over every CPU. The cpu source publishes it (the sampler owns one and
+ * samples the cpu source first), so that the interrupts source can leave alone the lines of
+ * /proc/interrupts whose IRQ's total has not moved, without reading /proc/stat again (on a
+ * large host the kernel sums 1,200 IRQs over 144 CPUs to print it). */
+/* How long after the cpu source's read the interrupts source still takes its intr line: the
+ * two fire one after the other (sampler.c), microseconds apart; later than this, the line is
+ * one the interrupts source would not have asked for. */
+#define STAT_INTR_FRESH_NS 2000000ull
+
+struct stat_intr {
+	const char *line; /* without its '\n'; in the cpu source's buffer, valid while read_ns is
+	                     its latest read */
+	size_t len;
+	uint64_t read_ns; /* the sample time (source.sample_ns) of that read; 0: none */
+};
+
 struct source_ops {
 	const char *name;        /* "interrupts", the [source.NAME] config section */
 	const char *description; /* one line for status */
@@ -49,6 +66,9 @@ struct source {
 	/* The device list and counters the ethtool and queues sources share (devlist.h), owned
 	 * by the sampler; NULL without a sampler (unit tests): a source then makes its own. */
 	struct devlist *devlist;
+	/* The intr line the cpu source shares with the interrupts source, owned by the sampler;
+	 * NULL without one (unit tests, unless a test sets it). */
+	struct stat_intr *stat_intr;
 
 	/* set by the sampler */
 	bool enabled;
@@ -121,6 +141,9 @@ ssize_t source_file_read(struct source *src, struct source_file *f, const char *
                          struct nm_error *err);
 /* The read kept last, its length in *len (when not NULL); NULL before the first. */
 const char *source_file_prev(const struct source_file *f, size_t *len);
+/* The same, writable: a source that keeps the read it last handled rather than the last read
+ * (source-interrupts.c) updates it in place and does not call source_file_keep. */
+char *source_file_prev_mut(struct source_file *f, size_t *len);
 /* Keep the last read: the next source_file_prev returns it. */
 void source_file_keep(struct source_file *f);
 /* Close f and free its buffers. */

@@ -213,6 +213,134 @@ test_health(void **state)
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 10, 12), 10);
 }
 
+/* Write a file below the root in place. */
+static void
+write_file(const char *root, const char *rel, const char *text)
+{
+	char path[128];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	fp = fopen(path, "r+");
+	if (fp == NULL)
+		fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), 0), 0);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* /proc/interrupts of two CPUs: IRQ 1 and 2 with counts a, b, c, d. */
+static void
+write_irqs(const char *root, unsigned a, unsigned b, unsigned c, unsigned d)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+	         "           CPU0       CPU1\n"
+	         "  0:         10          0  IO-APIC   2-edge      timer\n"
+	         "  1: %10u %10u  IR-PCI-MSI 1-edge      eth0-TxRx-0\n"
+	         "  2: %10u %10u  IR-PCI-MSI 2-edge      eth0-TxRx-1\n"
+	         "LOC:        500        600   Local timer interrupts\n",
+	         a, b, c, d);
+	write_file(root, "proc/interrupts", text);
+}
+
+/* /proc/stat of two CPUs with the intr totals of IRQs 0, 1 and 2. */
+static void
+write_stat(const char *root, unsigned t1, unsigned t2)
+{
+	char text[1024];
+
+	snprintf(text, sizeof(text),
+	         "cpu  100 0 100 1000 0 0 0 0 0 0\n"
+	         "cpu0 50 0 50 500 0 0 0 0 0 0\n"
+	         "cpu1 50 0 50 500 0 0 0 0 0 0\n"
+	         "intr %u 10 %u %u\n"
+	         "ctxt 1000\n",
+	         10 + t1 + t2, t1, t2);
+	write_file(root, "proc/stat", text);
+}
+
+/* The interrupts source's lines_skipped in status. */
+static int64_t
+lines_skipped(struct sampler *s)
+{
+	json_object *st = sampler_status_json(s), *srcs, *so, *v = NULL;
+	int64_t n = -1;
+
+	assert_true(json_object_object_get_ex(st, "sources", &srcs));
+	for (size_t i = 0; i < json_object_array_length(srcs); i++) {
+		so = json_object_array_get_idx(srcs, i);
+		if (strcmp(json_object_get_string(json_object_object_get(so, "name")),
+		           "interrupts") == 0 &&
+		    json_object_object_get_ex(json_object_object_get(so, "details"),
+		                              "lines_skipped", &v))
+			n = json_object_get_int64(v);
+	}
+	json_object_put(st);
+	return n;
+}
+
+/* The cpu source, sampled first, hands the interrupts source /proc/stat's intr line: lines
+ * whose total did not move are left unread, and a count the totals do not show yet comes
+ * one sample later. */
+static void
+test_intr_totals(void **state)
+{
+	static const char *const others[] = {"softirqs", "snmp",    "link",   "queues",
+	                                     "ethtool",  "softnet", "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct nm_error err;
+	char path[128];
+
+	(void)state;
+	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-sampler-XXXXXX");
+	assert_non_null(mkdtemp(w->root));
+	snprintf(path, sizeof(path), "%s/proc", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_irqs(w->root, 100, 200, 300, 400);
+	write_stat(w->root, 300, 700);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 1u << 20;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	w->now = 10 * SEC;
+	sampler_sample_all(w->s);
+	assert_int_equal(lines_skipped(w->s), 0); /* nothing to compare the totals with */
+	w->now = 11 * SEC;
+	sampler_sample_all(w->s);
+	assert_int_equal(lines_skipped(w->s), 3);
+
+	write_irqs(w->root, 105, 200, 300, 400);
+	write_stat(w->root, 305, 700);
+	w->now = 12 * SEC;
+	sampler_sample_all(w->s);
+	assert_int_equal(lines_skipped(w->s), 2);
+	assert_int_equal(delta(w, "irq.1.cpu0", 11, 12), 5);
+
+	/* Counted after /proc/stat was read: its total has not moved yet. */
+	write_irqs(w->root, 105, 200, 300, 407);
+	w->now = 13 * SEC;
+	sampler_sample_all(w->s);
+	assert_int_equal(lines_skipped(w->s), 3);
+	assert_int_equal(delta(w, "irq.2.cpu1", 12, 13), 0);
+	write_stat(w->root, 305, 707);
+	w->now = 14 * SEC;
+	sampler_sample_all(w->s);
+	assert_int_equal(lines_skipped(w->s), 2);
+	assert_int_equal(delta(w, "irq.2.cpu1", 13, 14), 7);
+	assert_int_equal(delta(w, "irq.LOC.cpu1", 10, 14), 0);
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+}
+
 int
 main(void)
 {
@@ -220,6 +348,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_deltas_and_wrap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_vanish_and_return, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+	    cmocka_unit_test(test_intr_totals),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
