@@ -39,6 +39,7 @@
 
 #include <json-c/json.h>
 
+#include "config.h"
 #include "cpulist.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -95,6 +96,11 @@ struct irq_priv {
 	/* what the last sample did, for describe */
 	size_t lines_parsed, cells_put, full_parses, lines_skipped;
 	uint64_t rebuilds;
+};
+
+/* [source.interrupts] options. */
+struct irq_opts {
+	bool no_totals; /* stat-totals = no: compare every line */
 };
 
 /* What the cell callbacks need. */
@@ -622,6 +628,25 @@ read_header(struct irq_priv *pv, struct sink *sink, const char *line, const char
 	return 0;
 }
 
+/* stat-totals = yes|no: whether lines may be left unread on /proc/stat's totals. */
+static int
+interrupts_configure(struct source *src, const char *key, const char *val, struct nm_error *err)
+{
+	struct irq_opts *o = src->opts;
+	bool b;
+
+	if (strcmp(key, "stat-totals") != 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "[source.interrupts]: unknown key \"%s\"",
+		                    key);
+	if (config_parse_bool(val, &b) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "source interrupts: stat-totals = %s: not a boolean", val);
+	if (o == NULL)
+		o = src->opts = xcalloc(1, sizeof(*o));
+	o->no_totals = !b;
+	return 0;
+}
+
 /* Allocate the source's state and open /proc/interrupts. */
 static int
 interrupts_init(struct source *src, struct nm_error *err)
@@ -859,6 +884,7 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 {
 	struct irq_priv *pv = src->priv;
 	struct cell_ctx cx = {src, pv, NULL, NULL, sink, 0};
+	const struct irq_opts *opts;
 	const char *buf, *end, *old, *p, *eol, *lp, *label;
 	bool remapped = false, same_header, contiguous = true, totals;
 	struct irq_state *st;
@@ -871,7 +897,8 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	end = buf + n;
 	old = source_file_prev(&pv->file, &oldlen);
 	pv->lines_parsed = pv->cells_put = pv->full_parses = pv->lines_skipped = 0;
-	totals = take_totals(src, pv);
+	opts = src->opts;
+	totals = (opts == NULL || !opts->no_totals) && take_totals(src, pv);
 
 	eol = pp_eol(buf, end);
 	if (eol == NULL)
@@ -962,6 +989,8 @@ interrupts_free(struct source *src)
 {
 	struct irq_priv *pv = src->priv;
 
+	free(src->opts);
+	src->opts = NULL;
 	if (pv == NULL)
 		return;
 	source_file_free(&pv->file);
@@ -984,7 +1013,7 @@ interrupts_free(struct source *src)
 const struct source_ops source_interrupts_ops = {
     .name = "interrupts",
     .description = "per-IRQ per-CPU interrupt counts (/proc/interrupts)",
-    .configure = NULL,
+    .configure = interrupts_configure,
     .init = interrupts_init,
     .sample = interrupts_sample,
     .describe = interrupts_describe,

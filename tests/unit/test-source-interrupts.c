@@ -738,6 +738,35 @@ test_totals(void **state)
 	harness_free(&w);
 }
 
+/* stat-totals = no compares every line; a value that is not a boolean is refused. */
+static void
+test_totals_off(void **state)
+{
+	struct stat_intr si;
+	struct nm_error err;
+	struct world w;
+	char *line0;
+
+	(void)state;
+	harness_init(&w, &source_interrupts_ops, NULL);
+	assert_int_equal(w.src.ops->configure(&w.src, "stat-totals", "maybe", &err), -1);
+	assert_non_null(strstr(err.message, "stat-totals = maybe"));
+	assert_int_equal(w.src.ops->configure(&w.src, "stat-total", "no", &err), -1);
+	harness_configure(&w, "stat-totals", "no");
+	harness_gen(&w, GEN_TOTALS);
+	line0 = intr_line(&w);
+	harness_start(&w);
+	sample_with(&w, &si, line0, 1000000000, 1000000000);
+	sample_with(&w, &si, line0, 2000000000, 2000000000);
+	assert_int_equal(described(&w, "lines_skipped"), 0);
+	assert_int_equal(w.sink.nput, 0);
+	harness_gen(&w, GEN_TOTALS " --step 1");
+	sample_with(&w, &si, line0, 3000000000, 3000000000);
+	harness_check_values(&w, "irq."); /* stale totals do not matter */
+	free(line0);
+	harness_free(&w);
+}
+
 /* A line left unread on its total is still checked where counts do not change it: a new
  * action name of the same length is seen, and so is a line that moved. */
 static void
@@ -828,6 +857,7 @@ main(void)
 	    cmocka_unit_test(test_totals),
 	    cmocka_unit_test(test_totals_text),
 	    cmocka_unit_test(test_totals_relayout),
+	    cmocka_unit_test(test_totals_off),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
