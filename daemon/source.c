@@ -153,9 +153,7 @@ source_file_read(struct source *src, struct source_file *f, const char **buf, st
 const char *
 source_file_prev(const struct source_file *f, size_t *len)
 {
-	if (len != NULL)
-		*len = f->have_prev ? f->len[f->cur] : 0;
-	return f->have_prev ? f->buf[f->cur] : NULL;
+	return source_file_prev_mut((struct source_file *)f, len);
 }
 
 /* The read kept last, writable. */

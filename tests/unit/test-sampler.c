@@ -34,14 +34,14 @@ fake_clock(void *arg)
 	return ((struct world *)arg)->now;
 }
 
-/* Rewrite proc/softirqs in place (the source keeps its fd and preads from 0). */
+/* Write a file below the root in place (a source keeps its fd and preads from 0). */
 static void
-write_softirqs(struct world *w, const char *text)
+write_file(const char *root, const char *rel, const char *text)
 {
 	char path[128];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/proc/softirqs", w->root);
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
 	fp = fopen(path, "r+");
 	if (fp == NULL)
 		fp = fopen(path, "w");
@@ -51,6 +51,45 @@ write_softirqs(struct world *w, const char *text)
 	fclose(fp);
 }
 
+/* Rewrite proc/softirqs. */
+static void
+write_softirqs(struct world *w, const char *text)
+{
+	write_file(w->root, "proc/softirqs", text);
+}
+
+/* A new temporary root with an empty proc/ in w->root. */
+static void
+new_root(struct world *w)
+{
+	char path[128];
+
+	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-sampler-XXXXXX"); /* mkdtemp's */
+	assert_non_null(mkdtemp(w->root));
+	snprintf(path, sizeof(path), "%s/proc", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+/* A sampler on w->root with the sources off[] disabled, sampled once at 10 s. */
+static void
+start_sampler(struct world *w, const char *const *off, size_t noff)
+{
+	struct nm_error err;
+
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 1u << 20;
+	for (size_t i = 0; i < noff; i++)
+		config_add_source_opt(&w->cfg, off[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	w->now = 10 * SEC;
+	sampler_sample_all(w->s);
+}
+
 /* A root with only proc/softirqs, and a sampler with every other source disabled. */
 static int
 setup(void **state)
@@ -58,28 +97,12 @@ setup(void **state)
 	static const char *const others[] = {"interrupts", "cpu",     "snmp",   "link",  "queues",
 	                                     "ethtool",    "softnet", "lnstat", "sysctl"};
 	struct world *w = calloc(1, sizeof(*w));
-	struct nm_error err;
-	char path[128];
 
-	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-sampler-XXXXXX");
-	assert_non_null(mkdtemp(w->root));
-	snprintf(path, sizeof(path), "%s/proc", w->root);
-	assert_int_equal(mkdir(path, 0755), 0);
+	new_root(w);
 	write_softirqs(w, "                    CPU0       CPU1\n"
 	                  "          HI:          0          0\n"
 	                  "      NET_RX:        100 4294967000\n");
-	config_defaults(&w->cfg);
-	free(w->cfg.root);
-	w->cfg.root = strdup(w->root);
-	w->cfg.ring_memory = 1u << 20;
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		config_add_source_opt(&w->cfg, others[i], "enable", "no");
-	w->s = sampler_new(&w->cfg, &err);
-	assert_non_null(w->s);
-	sampler_set_clock(w->s, fake_clock, w);
-	w->q = query_new(w->s);
-	w->now = 10 * SEC;
-	sampler_sample_all(w->s);
+	start_sampler(w, others, sizeof(others) / sizeof(others[0]));
 	*state = w;
 	return 0;
 }
@@ -213,23 +236,6 @@ test_health(void **state)
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 10, 12), 10);
 }
 
-/* Write a file below the root in place. */
-static void
-write_file(const char *root, const char *rel, const char *text)
-{
-	char path[128];
-	FILE *fp;
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	fp = fopen(path, "r+");
-	if (fp == NULL)
-		fp = fopen(path, "w");
-	assert_non_null(fp);
-	assert_int_equal(ftruncate(fileno(fp), 0), 0);
-	fputs(text, fp);
-	fclose(fp);
-}
-
 /* /proc/interrupts of two CPUs: IRQ 1 and 2 with counts a, b, c, d. */
 static void
 write_irqs(const char *root, unsigned a, unsigned b, unsigned c, unsigned d)
@@ -291,28 +297,12 @@ test_intr_totals(void **state)
 	static const char *const others[] = {"softirqs", "snmp",    "link",   "queues",
 	                                     "ethtool",  "softnet", "lnstat", "sysctl"};
 	struct world *w = calloc(1, sizeof(*w));
-	struct nm_error err;
-	char path[128];
 
 	(void)state;
-	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-sampler-XXXXXX");
-	assert_non_null(mkdtemp(w->root));
-	snprintf(path, sizeof(path), "%s/proc", w->root);
-	assert_int_equal(mkdir(path, 0755), 0);
+	new_root(w);
 	write_irqs(w->root, 100, 200, 300, 400);
 	write_stat(w->root, 300, 700);
-	config_defaults(&w->cfg);
-	free(w->cfg.root);
-	w->cfg.root = strdup(w->root);
-	w->cfg.ring_memory = 1u << 20;
-	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
-		config_add_source_opt(&w->cfg, others[i], "enable", "no");
-	w->s = sampler_new(&w->cfg, &err);
-	assert_non_null(w->s);
-	sampler_set_clock(w->s, fake_clock, w);
-	w->q = query_new(w->s);
-	w->now = 10 * SEC;
-	sampler_sample_all(w->s);
+	start_sampler(w, others, sizeof(others) / sizeof(others[0]));
 	assert_int_equal(lines_skipped(w->s), 0); /* nothing to compare the totals with */
 	w->now = 11 * SEC;
 	sampler_sample_all(w->s);

@@ -664,6 +664,20 @@ moved_series(struct world *w, const char *prefix)
 
 #define GEN_TOTALS "--cpus 16 --queues 16 --irqs 200 --only interrupts,stat,irq"
 
+/* Generate the GEN_TOTALS fixture into w (initialised), start the source and sample it at
+ * 1 s with the fixture's own intr line, which it returns (allocated). */
+static char *
+start_totals(struct world *w, struct stat_intr *si)
+{
+	char *line;
+
+	harness_gen(w, GEN_TOTALS);
+	line = intr_line(w);
+	harness_start(w);
+	sample_with(w, si, line, 1000000000, 1000000000);
+	return line;
+}
+
 /* With /proc/stat's intr line, the lines of IRQs whose total did not move are left unread:
  * the values stay exact. An interrupt counted after the cpu source's read (its total has not
  * moved yet) is reported at the next sample, when it has. A line whose total is too old is
@@ -680,11 +694,8 @@ test_totals(void **state)
 
 	(void)state;
 	harness_init(&w, &source_interrupts_ops, NULL);
-	harness_gen(&w, GEN_TOTALS);
-	line0 = intr_line(&w);
-	harness_start(&w);
 	/* The first line taken has nothing to compare with: every line is read. */
-	sample_with(&w, &si, line0, 1000000000, 1000000000);
+	line0 = start_totals(&w, &si);
 	harness_check_values(&w, "irq.");
 	assert_int_equal(described(&w, "lines_skipped"), 0);
 	with = lines_with_total(&w, line0);
@@ -753,10 +764,7 @@ test_totals_off(void **state)
 	assert_non_null(strstr(err.message, "stat-totals = maybe"));
 	assert_int_equal(w.src.ops->configure(&w.src, "stat-total", "no", &err), -1);
 	harness_configure(&w, "stat-totals", "no");
-	harness_gen(&w, GEN_TOTALS);
-	line0 = intr_line(&w);
-	harness_start(&w);
-	sample_with(&w, &si, line0, 1000000000, 1000000000);
+	line0 = start_totals(&w, &si);
 	sample_with(&w, &si, line0, 2000000000, 2000000000);
 	assert_int_equal(described(&w, "lines_skipped"), 0);
 	assert_int_equal(w.sink.nput, 0);
@@ -780,10 +788,7 @@ test_totals_text(void **state)
 
 	(void)state;
 	harness_init(&w, &source_interrupts_ops, NULL);
-	harness_gen(&w, GEN_TOTALS);
-	line0 = intr_line(&w);
-	harness_start(&w);
-	sample_with(&w, &si, line0, 1000000000, 1000000000);
+	line0 = start_totals(&w, &si);
 	sample_with(&w, &si, line0, 2000000000, 2000000000);
 	irq = js_irq(&w, "mlx5_comp12@pci:0000:08:00.0");
 	info = source_interrupts_find_irq(&w.src, irq);
@@ -816,10 +821,7 @@ test_totals_relayout(void **state)
 
 	(void)state;
 	harness_init(&w, &source_interrupts_ops, NULL);
-	harness_gen(&w, GEN_TOTALS);
-	line0 = intr_line(&w);
-	harness_start(&w);
-	sample_with(&w, &si, line0, 1000000000, 1000000000);
+	line0 = start_totals(&w, &si);
 	sample_with(&w, &si, line0, 2000000000, 2000000000);
 
 	harness_gen(&w, "--cpus 16 --queues 16 --irqs 198 --only interrupts,stat,irq --step 1");
