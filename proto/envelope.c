@@ -4,6 +4,7 @@
 
 #include "jsonutil.h"
 #include "proto.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define PROTO_MAX_ID 9007199254740992LL /* 2^53: exact in every JSON implementation */
@@ -177,35 +178,16 @@ proto_reply_ok(int64_t id, bool has_id, json_object *result, size_t *len)
 	return line;
 }
 
-/* Copy s, replacing each byte that does not start a valid UTF-8 sequence with '?', so a
- * message cut at NM_ERROR_MSG_MAX mid-character still makes a valid reply line. */
-static char *
-utf8_sanitize(const char *s)
-{
-	size_t len = strlen(s), i = 0, n;
-	char *out = xstrdup(s);
-
-	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-
-		n = c < 0x80 ? 1 : c < 0xe0 ? 2 : c < 0xf0 ? 3 : 4;
-		if (n <= len - i && frame_utf8_valid(s + i, n)) {
-			i += n;
-		} else {
-			out[i] = '?';
-			i++;
-		}
-	}
-	return out;
-}
-
 /* Build {"id":ID,"ok":false,"error":{"code":CODE,"message":MESSAGE}}\n. */
 char *
 proto_reply_error(int64_t id, bool has_id, enum nm_errcode code, const char *message, size_t *len)
 {
 	json_object *obj = json_object_new_object();
 	json_object *error = json_object_new_object();
-	char *msg = utf8_sanitize(message != NULL ? message : "");
+	/* A message cut at NM_ERROR_MSG_MAX mid-character, or one quoting a child or a file,
+	 * still makes a valid reply line. */
+	char *msg = utf8_sanitize_dup(message != NULL ? message : "",
+	                              message != NULL ? strlen(message) : 0, UTF8_KEEP_NEWLINE);
 	char *line;
 
 	if (has_id)

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "proto.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define FRAME_MIN_CAP 256
@@ -184,51 +185,9 @@ frame_pending(const struct frame_reader *fr)
 	return frame_tail(fr);
 }
 
-/* True when buf[0..len) is valid UTF-8: shortest forms only, no surrogates, <= U+10FFFF. */
+/* True when buf[0..len) is valid UTF-8 (utf8.c holds the one check). */
 bool
 frame_utf8_valid(const char *buf, size_t len)
 {
-	const unsigned char *s = (const unsigned char *)buf;
-	size_t i = 0, k, need;
-	unsigned char lo, hi;
-
-	while (i < len) {
-		unsigned char c = s[i];
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		/* The second byte's range excludes overlongs (E0, F0), surrogates (ED) and
-		 * code points above U+10FFFF (F4); C0, C1 and F5..FF never start a sequence. */
-		lo = 0x80;
-		hi = 0xbf;
-		if (c >= 0xc2 && c <= 0xdf) {
-			need = 1;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			need = 2;
-			if (c == 0xe0)
-				lo = 0xa0;
-			else if (c == 0xed)
-				hi = 0x9f;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			need = 3;
-			if (c == 0xf0)
-				lo = 0x90;
-			else if (c == 0xf4)
-				hi = 0x8f;
-		} else {
-			return false;
-		}
-		if (len - i - 1 < need)
-			return false;
-		if (s[i + 1] < lo || s[i + 1] > hi)
-			return false;
-		for (k = 2; k <= need; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-		}
-		i += need + 1;
-	}
-	return true;
+	return utf8_valid(buf, len);
 }

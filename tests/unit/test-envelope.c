@@ -274,10 +274,11 @@ test_reply_format(void **state)
 	             &len,
 	             "{\"ok\":false,\"error\":{\"code\":\"too_long\",\"message\":"
 	             "\"request over 65536 bytes\"}}\n");
-	/* Quotes, control characters and a character cut in half stay valid JSON and UTF-8. */
-	expect_bytes(proto_reply_error(1, true, NM_ERR_BAD_ARGS, "a \"b\"\n\xc3", &len), &len,
+	/* Quotes, control characters and a character cut in half stay valid JSON and UTF-8:
+	 * the lone byte is escaped (utf8.h), ESC too. */
+	expect_bytes(proto_reply_error(1, true, NM_ERR_BAD_ARGS, "a \"b\"\n\x1b\xc3", &len), &len,
 	             "{\"id\":1,\"ok\":false,\"error\":{\"code\":\"bad_args\",\"message\":"
-	             "\"a \\\"b\\\"\\n?\"}}\n");
+	             "\"a \\\"b\\\"\\n\\\\x1B\\\\xC3\"}}\n");
 	expect_bytes(proto_event(9, "queues", res, &len), &len,
 	             "{\"id\":9,\"event\":\"queues\",\"data\":{\"pid\":123,\"root\":\"/\"}}\n");
 	expect_bytes(proto_event(9, "end", NULL, &len), &len,
