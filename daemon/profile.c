@@ -13,6 +13,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "profile.h"
+#include "regfile.h"
 #include "strbuf.h"
 #include "xmalloc.h"
 
@@ -439,43 +440,16 @@ valid_name(const char *name)
 	return true;
 }
 
-/* Read a whole small file; NULL with err. The caller frees. */
+/* Read a whole profile file (a regular file only: regfile.c); NULL with err. The caller
+ * frees. */
 static char *
 read_text(const char *path, size_t *len, struct nm_error *err)
 {
-	char *buf = xmalloc(PROFILE_MAX_TEXT + 2);
-	size_t n = 0;
-	ssize_t r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	char *buf = regfile_read(path, PROFILE_MAX_TEXT, len, err);
 
-	if (fd < 0) {
-		nm_error_set(err, errno == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED, "%s: %s",
-		             path, strerror(errno));
-		free(buf);
-		return NULL;
-	}
-	while (n <= PROFILE_MAX_TEXT && (r = read(fd, buf + n, PROFILE_MAX_TEXT + 1 - n)) != 0) {
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			nm_error_set(err, NM_ERR_FAILED, "%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		n += (size_t)r;
-	}
-	if (n > PROFILE_MAX_TEXT) {
-		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: longer than %u bytes", path,
-		             PROFILE_MAX_TEXT);
-		goto fail;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
+	if (buf == NULL && err != NULL && err->code == NM_ERR_TOO_LONG)
+		err->code = NM_ERR_BAD_ARGS;
 	return buf;
-fail:
-	close(fd);
-	free(buf);
-	return NULL;
 }
 
 /* Read and parse a profile of the profile directory. */

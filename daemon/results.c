@@ -183,11 +183,119 @@ results_put(struct results *rs, const char *name, json_object *result, struct nm
 	return 0;
 }
 
+/* The JSON kinds a member of a stored result may have (null is always allowed: absent). */
+enum shape { SHAPE_STRING, SHAPE_NUMBER, SHAPE_BOOL, SHAPE_OBJECT, SHAPE_ARRAY, SHAPE_STRINGS };
+
+/* A member the daemon reads back from a result file, and its kind. */
+struct member_shape {
+	const char *key;
+	enum shape shape;
+};
+
+static const struct member_shape top_shape[] = {
+    {"window", SHAPE_OBJECT}, {"test", SHAPE_OBJECT}, {"figures", SHAPE_OBJECT},
+    {"span_s", SHAPE_NUMBER}, {"stored", SHAPE_BOOL}, {NULL, 0},
+};
+static const struct member_shape window_shape[] = {
+    {"name", SHAPE_STRING},       {"origin", SHAPE_STRING},
+    {"start", SHAPE_STRING},      {"end", SHAPE_STRING},
+    {"state", SHAPE_STRING},      {"closed_by", SHAPE_STRING},
+    {"reason", SHAPE_STRING},     {"recovered", SHAPE_STRING},
+    {"duration_s", SHAPE_NUMBER}, {"complete", SHAPE_BOOL},
+    {"min_rate", SHAPE_NUMBER},   {"cpus", SHAPE_STRINGS},
+    {"tcpext", SHAPE_STRINGS},    {NULL, 0},
+};
+static const struct member_shape test_shape[] = {
+    {"name", SHAPE_STRING},      {"driver", SHAPE_STRING},
+    {"type", SHAPE_STRING},      {"host", SHAPE_STRING},
+    {"status", SHAPE_STRING},    {"state", SHAPE_STRING},
+    {"reason", SHAPE_STRING},    {"program", SHAPE_STRING},
+    {"started", SHAPE_STRING},   {"suite", SHAPE_STRING},
+    {"profile", SHAPE_STRING},   {"duration_s", SHAPE_NUMBER},
+    {"elapsed_s", SHAPE_NUMBER}, {"figures", SHAPE_OBJECT},
+    {"argv", SHAPE_STRINGS},     {NULL, 0},
+};
+
+/* The name of a kind, for messages. */
+static const char *
+shape_name(enum shape shape)
+{
+	static const char *const names[] = {"a string",  "a number", "a boolean",
+	                                    "an object", "an array", "an array of strings"};
+	return names[shape];
+}
+
+/* Does v have the kind shape? */
+static bool
+shape_ok(json_object *v, enum shape shape)
+{
+	switch (shape) {
+	case SHAPE_STRING:
+		return json_object_is_type(v, json_type_string);
+	case SHAPE_NUMBER:
+		return json_object_is_type(v, json_type_int) ||
+		       json_object_is_type(v, json_type_double);
+	case SHAPE_BOOL:
+		return json_object_is_type(v, json_type_boolean);
+	case SHAPE_OBJECT:
+		return json_object_is_type(v, json_type_object);
+	case SHAPE_ARRAY:
+		return json_object_is_type(v, json_type_array);
+	case SHAPE_STRINGS:
+		if (!json_object_is_type(v, json_type_array))
+			return false;
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			if (!json_object_is_type(json_object_array_get_idx(v, i), json_type_string))
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/* Check the members of o listed in shapes (o is an object). */
+static int
+members_check(json_object *o, const char *where, const struct member_shape *shapes,
+              struct nm_error *err)
+{
+	json_object *v;
+
+	for (size_t i = 0; shapes[i].key != NULL; i++) {
+		if (!json_object_object_get_ex(o, shapes[i].key, &v) || v == NULL)
+			continue;
+		if (!shape_ok(v, shapes[i].shape))
+			return nm_error_set(err, NM_ERR_FAILED, "%s%s%s is not %s", where,
+			                    where[0] ? "." : "", shapes[i].key,
+			                    shape_name(shapes[i].shape));
+	}
+	return 0;
+}
+
+/* Check the shape of a result read back (see results.h). */
+int
+results_check(json_object *r, struct nm_error *err)
+{
+	json_object *v;
+
+	if (!json_object_is_type(r, json_type_object))
+		return nm_error_set(err, NM_ERR_FAILED, "not a JSON object");
+	if (members_check(r, "", top_shape, err) < 0)
+		return -1;
+	if (json_object_object_get_ex(r, "window", &v) && v != NULL &&
+	    members_check(v, "window", window_shape, err) < 0)
+		return -1;
+	if (json_object_object_get_ex(r, "test", &v) && v != NULL &&
+	    members_check(v, "test", test_shape, err) < 0)
+		return -1;
+	return 0;
+}
+
 /* Load a stored result. */
 json_object *
 results_get(struct results *rs, const char *name, struct nm_error *err)
 {
 	char rel[PATH_MAX];
+	struct nm_error e;
+	json_object *r;
 	bool found;
 
 	if (results_name_check(name, err) < 0)
@@ -198,7 +306,17 @@ results_get(struct results *rs, const char *name, struct nm_error *err)
 		return NULL;
 	}
 	name_rel(name, rel, sizeof(rel));
-	return statefile_read_json(rs->dir, rel, err);
+	if ((r = statefile_read_json(rs->dir, rel, &e)) == NULL) {
+		nm_error_set(err, e.code, "result %s: %s", name, e.message);
+		return NULL;
+	}
+	if (results_check(r, &e) < 0) {
+		nm_error_set(err, NM_ERR_FAILED, "result %s: %s/%s: %s", name, rs->dir, rel,
+		             e.message);
+		json_object_put(r);
+		return NULL;
+	}
+	return r;
 }
 
 /* Remove a stored result, its file and the directories it leaves empty. */

@@ -22,8 +22,13 @@ int results_name_check(const char *name, struct nm_error *err);
 
 /* Store result under name, atomically; replaces nothing: NM_ERR_EXISTS if name is taken. */
 int results_put(struct results *rs, const char *name, json_object *result, struct nm_error *err);
-/* Load a result (new reference) or NULL with err (NM_ERR_NOT_FOUND). */
+/* Load a result (new reference) or NULL with err: NM_ERR_NOT_FOUND, or NM_ERR_FAILED when
+ * the file cannot be read or fails results_check. */
 json_object *results_get(struct results *rs, const char *name, struct nm_error *err);
+/* Check what is read back from a result file as network input is checked: r is an object,
+ * and each member the daemon reads (window, test, figures, span_s, and the members of window
+ * and test that are read) has its kind when present and not null. 0 ok; -1 with err. */
+int results_check(json_object *r, struct nm_error *err);
 int results_delete(struct results *rs, const char *name, struct nm_error *err);
 bool results_exists(struct results *rs, const char *name);
 /* Names matching glob (fnmatch, '/' matched by '*' too; NULL: all), sorted; *names is an

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "regfile.h"
 #include "statefile.h"
 #include "xmalloc.h"
 
@@ -173,47 +174,41 @@ statefile_write_json_flags(const char *root, const char *rel, json_object *obj, 
 	return sync ? sync_parent(path, err) : 0;
 }
 
-/* Read a JSON file of at most STATEFILE_MAX_BYTES. */
-json_object *
-statefile_read_json(const char *root, const char *rel, struct nm_error *err)
+/* Read a JSON file of at most STATEFILE_MAX_BYTES (a regular file, see regfile.c). */
+static json_object *
+read_any(const char *root, const char *rel, struct nm_error *err)
 {
 	char path[PATH_MAX], msg[256];
-	struct stat st;
 	json_object *obj;
 	size_t len = 0;
 	char *buf;
-	int fd;
 
 	if (join_path(path, sizeof(path), root, rel, "", err) < 0)
 		return NULL;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
-		nm_error_set(err, errno == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED, "open %s: %s",
-		             path, strerror(errno));
+	if ((buf = regfile_read(path, STATEFILE_MAX_BYTES, &len, err)) == NULL)
 		return NULL;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > STATEFILE_MAX_BYTES) {
-		nm_error_set(err, NM_ERR_FAILED, "%s: not a regular file of at most %u bytes", path,
-		             STATEFILE_MAX_BYTES);
-		close(fd);
-		return NULL;
-	}
-	buf = xmalloc((size_t)st.st_size + 1);
-	while (len < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	close(fd);
 	msg[0] = '\0';
 	obj = json_parse_bounded(buf, len, STATEFILE_MAX_DEPTH, msg, sizeof(msg));
 	free(buf);
 	/* A file holding "null" parses to NULL without a message. */
 	if (obj == NULL)
 		nm_error_set(err, NM_ERR_FAILED, "%s: %s", path,
-		             msg[0] ? msg : "not a JSON object");
+		             msg[0] ? msg : "null, not a JSON object");
+	return obj;
+}
+
+/* Read a JSON object; anything else (an array, a number, a string, null) is an error. */
+json_object *
+statefile_read_json(const char *root, const char *rel, struct nm_error *err)
+{
+	json_object *obj = read_any(root, rel, err);
+
+	if (obj != NULL && !json_object_is_type(obj, json_type_object)) {
+		nm_error_set(err, NM_ERR_FAILED, "%s/%s: a JSON %s, not an object", root, rel,
+		             json_type_to_name(json_object_get_type(obj)));
+		json_object_put(obj);
+		return NULL;
+	}
 	return obj;
 }
 

@@ -31,8 +31,11 @@ int statefile_write_json(const char *root, const char *rel, json_object *obj, bo
 int statefile_write_json_flags(const char *root, const char *rel, json_object *obj, unsigned flags,
                                struct nm_error *err);
 int statefile_remove_flags(const char *root, const char *rel, unsigned flags, struct nm_error *err);
-/* Read root/rel as JSON (a new reference) or NULL with err (NM_ERR_NOT_FOUND when the
- * file does not exist). */
+/* Read root/rel, which must hold a JSON object (every file of the state directory does),
+ * as a new reference, or NULL with err: NM_ERR_NOT_FOUND when the file does not exist,
+ * NM_ERR_FAILED when it is not JSON or another JSON value (an array, a number, a string,
+ * null). Only regular files are read: a symbolic link, a FIFO or a device is refused
+ * (regfile.h). The members' types are the caller's to check. */
 json_object *statefile_read_json(const char *root, const char *rel, struct nm_error *err);
 /* Remove root/rel, sync its directory and remove the directories it leaves empty up to
  * root. 0 ok; -1 with err (NM_ERR_NOT_FOUND when it did not exist). */

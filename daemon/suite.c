@@ -58,14 +58,43 @@ save(struct suites *ss, struct suite *s)
 		log_warnx("suite %s: record not saved: %s", s->name, err.message);
 }
 
+/* Is a record read back shaped as save() writes it: runs, when there, an array of objects
+ * whose figures, when there, are an object? */
+static bool
+record_ok(json_object *rec)
+{
+	json_object *runs, *figs;
+
+	if (!json_object_object_get_ex(rec, "runs", &runs) || runs == NULL)
+		return true;
+	if (!json_object_is_type(runs, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(runs); i++) {
+		json_object *run = json_object_array_get_idx(runs, i);
+		if (!json_object_is_type(run, json_type_object) ||
+		    (json_object_object_get_ex(run, "figures", &figs) && figs != NULL &&
+		     !json_object_is_type(figs, json_type_object)))
+			return false;
+	}
+	return true;
+}
+
 /* Load the record of a suite named name; NULL with err. */
 static json_object *
 load(struct suites *ss, const char *name, struct nm_error *err)
 {
 	char rel[160];
+	json_object *rec;
 
 	snprintf(rel, sizeof(rel), "%s%s", name, SUITE_SUFFIX);
-	return statefile_read_json(ss->dir, rel, err);
+	if ((rec = statefile_read_json(ss->dir, rel, err)) != NULL && !record_ok(rec)) {
+		nm_error_set(err, NM_ERR_FAILED,
+		             "%s/%s: runs is not an array of objects with object figures", ss->dir,
+		             rel);
+		json_object_put(rec);
+		return NULL;
+	}
+	return rec;
 }
 
 /* Mark a record left running by a crash as incomplete. */
@@ -765,8 +794,9 @@ suite_exists(struct suites *ss, const char *name)
 
 	if (ss->running != NULL && strcmp(ss->running->name, name) == 0)
 		return 1;
+	/* A record that cannot be read is there all the same: never overwrite it. */
 	if ((rec = load(ss, name, &err)) == NULL)
-		return 0;
+		return err.code != NM_ERR_NOT_FOUND;
 	json_object_put(rec);
 	return 1;
 }

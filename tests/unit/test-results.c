@@ -316,6 +316,113 @@ test_file_removed(void **state)
 	assert_false(results_exists(f->rs, "gone"));
 }
 
+/* Write text as the file of result name (its directory exists). */
+static void
+write_result_file(const struct fixture *f, const char *name, const char *text)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/results/%s.json", f->dir, name);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	fputs(text, fp);
+	fclose(fp);
+}
+
+struct bad_file {
+	const char *text;
+	const char *why; /* in the message */
+};
+
+/* A file that is JSON but not a result (not an object, or a member the daemon reads with
+ * the wrong type) is an error with the reason, never handed out. */
+static void
+test_bad_shapes(void **state)
+{
+	static const struct bad_file cases[] = {
+	    {"[1,2]\n", "not an object"},
+	    {"5\n", "not an object"},
+	    {"\"x\"\n", "not an object"},
+	    {"null\n", "not a JSON object"},
+	    {"true\n", "not an object"},
+	    {"{\"window\":[1]}\n", "window is not an object"},
+	    {"{\"window\":5}\n", "window is not an object"},
+	    {"{\"test\":\"x\"}\n", "test is not an object"},
+	    {"{\"figures\":[]}\n", "figures is not an object"},
+	    {"{\"span_s\":\"long\"}\n", "span_s is not a number"},
+	    {"{\"window\":{\"start\":5}}\n", "window.start is not a string"},
+	    {"{\"window\":{\"complete\":\"yes\"}}\n", "window.complete is not a boolean"},
+	    {"{\"window\":{\"cpus\":\"0-3\"}}\n", "window.cpus is not an array of strings"},
+	    {"{\"window\":{\"cpus\":[\"a=0\",7]}}\n", "window.cpus is not an array of strings"},
+	    {"{\"window\":{\"tcpext\":[null]}}\n", "window.tcpext is not an array of strings"},
+	    {"{\"window\":{\"min_rate\":{}}}\n", "window.min_rate is not a number"},
+	    {"{\"test\":{\"status\":1}}\n", "test.status is not a string"},
+	    {"{\"test\":{\"figures\":[1]}}\n", "test.figures is not an object"},
+	    {"{\"test\":{\"argv\":[1]}}\n", "test.argv is not an array of strings"},
+	    {"{\"trunc", "bad JSON"},
+	    {"", "bad JSON"},
+	};
+	struct fixture *f = *state;
+	struct nm_error err;
+	json_object *r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		write_result_file(f, "bad", cases[i].text);
+		results_close(f->rs);
+		f->rs = results_open(f->dir, &err);
+		assert_non_null(f->rs);
+		assert_true(results_exists(f->rs, "bad"));
+		r = results_get(f->rs, "bad", &err);
+		if (r != NULL)
+			fail_msg("%s: accepted", cases[i].text);
+		assert_int_equal(err.code, NM_ERR_FAILED);
+		if (strstr(err.message, cases[i].why) == NULL)
+			fail_msg("%s: \"%s\" does not say \"%s\"", cases[i].text, err.message,
+			         cases[i].why);
+		assert_non_null(strstr(err.message, "result bad"));
+	}
+	/* What the daemon writes, and null members (absent), pass. */
+	write_result_file(f, "bad",
+	                  "{\"window\":{\"name\":\"bad\",\"start\":null,\"cpus\":[\"a=0-3\"],"
+	                  "\"complete\":false,\"duration_s\":1.5},\"test\":null,"
+	                  "\"figures\":{\"x\":[1]},\"span_s\":2,\"extra\":[1]}\n");
+	r = results_get(f->rs, "bad", &err);
+	assert_non_null(r);
+	json_object_put(r);
+	assert_int_equal(results_check(r = json_object_new_object(), &err), 0);
+	json_object_put(r);
+}
+
+/* A symbolic link or a FIFO in the results directory is not read (a FIFO would block the
+ * daemon in open): the scan leaves them out, and a get by name is refused. */
+static void
+test_links_and_fifos(void **state)
+{
+	struct fixture *f = *state;
+	const char *const *names;
+	struct nm_error err;
+	char path[256], target[256];
+
+	put_ok(f->rs, "real", 1);
+	snprintf(target, sizeof(target), "%s/results/real.json", f->dir);
+	snprintf(path, sizeof(path), "%s/results/link.json", f->dir);
+	assert_int_equal(symlink(target, path), 0);
+	snprintf(path, sizeof(path), "%s/results/fifo.json", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	results_close(f->rs);
+	f->rs = results_open(f->dir, &err);
+	assert_non_null(f->rs);
+	assert_int_equal(results_match(f->rs, NULL, &names), 1);
+	assert_string_equal(names[0], "real");
+	/* Had they been listed (or replaced after the scan): refused, not followed. */
+	assert_int_equal(rename(target, path), 0);
+	assert_int_equal(mkfifo(target, 0600), 0);
+	assert_null(results_get(f->rs, "real", &err));
+	assert_int_equal(err.code, NM_ERR_FAILED);
+	assert_non_null(strstr(err.message, "not a regular file"));
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -327,6 +434,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_refuses_existing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_file_removed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_shapes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_links_and_fifos, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
