@@ -3,9 +3,12 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "jsonutil.h"
 #include "log.h"
+#include "utf8.h"
 
 /* Nesting above this is refused whatever the caller asks, which bounds json-c's stack and
  * the recursion in json_depth(). */
@@ -189,13 +192,22 @@ json_add(json_object *obj, const char *key, json_object *val)
 	return obj;
 }
 
-/* Add a string member (copied); NULL adds null. */
+/* Add a string member (copied); NULL adds null. Bytes that are not UTF-8 (a child's
+ * output, a message cut mid-character) are escaped (utf8.h), so that what is sent or stored
+ * always parses again. */
 json_object *
 json_add_string(json_object *obj, const char *key, const char *val)
 {
 	json_object *v = NULL;
+	size_t len = val != NULL ? strlen(val) : 0;
 
-	if (val != NULL && (v = json_object_new_string(val)) == NULL)
+	if (val != NULL && !utf8_valid(val, len)) {
+		char *fixed = utf8_sanitize_dup(val, len, UTF8_KEEP_NEWLINE);
+		v = json_object_new_string(fixed);
+		free(fixed);
+		if (v == NULL)
+			fatalx("json: out of memory");
+	} else if (val != NULL && (v = json_object_new_string(val)) == NULL)
 		fatalx("json: out of memory");
 	return json_add(obj, key, v);
 }
@@ -304,4 +316,60 @@ json_to_line(json_object *obj, size_t *len)
 	if (len != NULL)
 		*len = n;
 	return s;
+}
+
+/* Sanitise one string value in place when it needs it. */
+static void
+sanitize_value(json_object *v, unsigned flags)
+{
+	const char *s = json_object_get_string(v);
+	size_t len = (size_t)json_object_get_string_len(v);
+
+	if (utf8_needs_sanitize(s, len, flags)) {
+		char *fixed = utf8_sanitize_dup(s, len, flags);
+		json_object_set_string(v, fixed);
+		free(fixed);
+	}
+}
+
+/* Sanitise every string below v, member names too. */
+void
+json_sanitize_strings(json_object *v, unsigned flags)
+{
+	switch (json_object_get_type(v)) {
+	case json_type_string:
+		sanitize_value(v, flags);
+		break;
+	case json_type_array:
+		for (size_t i = 0; i < json_object_array_length(v); i++)
+			json_sanitize_strings(json_object_array_get_idx(v, i), flags);
+		break;
+	case json_type_object: {
+		json_object *bad = NULL;
+
+		json_object_object_foreach(v, k, m)
+		{
+			json_sanitize_strings(m, flags);
+			if (utf8_needs_sanitize(k, strlen(k), flags)) {
+				if (bad == NULL)
+					bad = json_object_new_array();
+				json_object_array_add(bad, json_object_new_string(k));
+			}
+		}
+		/* Renamed after the walk, which must not see the object change. */
+		for (size_t i = 0; bad != NULL && i < json_object_array_length(bad); i++) {
+			const char *k = json_object_get_string(json_object_array_get_idx(bad, i));
+			char *fixed = utf8_sanitize_dup(k, strlen(k), flags);
+			json_object *m = json_object_get(json_object_object_get(v, k));
+
+			json_object_object_del(v, k);
+			json_object_object_add(v, fixed, m);
+			free(fixed);
+		}
+		json_object_put(bad);
+		break;
+	}
+	default:
+		break;
+	}
 }

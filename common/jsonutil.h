@@ -32,4 +32,8 @@ json_object *json_double(double val);
 /* Serialise compactly without escaping '/'; the string lives as long as obj. */
 const char *json_to_line(json_object *obj, size_t *len);
 
+/* Make every string below v, values and member names, valid UTF-8 with its control
+ * characters escaped (utf8_sanitize with flags), in place: for text shown to people. */
+void json_sanitize_strings(json_object *v, unsigned flags);
+
 #endif

@@ -9,6 +9,7 @@
 #include <systemd/sd-journal.h>
 
 #include "log.h"
+#include "utf8.h"
 
 /* Longer messages are truncated; a fixed buffer keeps logging free of malloc, so that
  * xmalloc() can report running out of memory. */
@@ -102,7 +103,13 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt, va_list ap
 
 	if (errstr == NULL)
 		errstr = "";
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	char raw[LOG_MSG_MAX];
+
+	/* Messages quote clients, children and files: one line of valid UTF-8, with every
+	 * control character (a newline, ESC) escaped, so none forges a line or drives a
+	 * terminal. */
+	vsnprintf(raw, sizeof raw, fmt, ap);
+	utf8_sanitize(msg, sizeof msg, raw, strlen(raw), 0);
 	/* Fall back to stderr when sending fails. (libsystemd reports success and drops the
 	 * message when no journal is listening.) */
 	if (log_state.target == LOG_TARGET_JOURNAL &&

@@ -17,6 +17,7 @@
 #include "log.h"
 #include "child.h"
 #include "strbuf.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 extern char **environ;
@@ -530,11 +531,20 @@ last_line(const char *text, size_t len, char *buf, size_t size)
 	return true;
 }
 
-/* The last words of a failed process: stderr's last line, else stdout's. */
+/* The last words of a failed process: stderr's last line, else stdout's, as valid UTF-8
+ * with control characters escaped and cut between characters (utf8.h): they go into a
+ * reason, a stored result and log lines. */
 void
 child_last_words(const struct child *sp, char *buf, size_t size)
 {
-	if (!last_line(sp->err.kept.buf ? sp->err.kept.buf : "", sp->err.kept.len, buf, size) &&
-	    !last_line(sp->out.kept.buf ? sp->out.kept.buf : "", sp->out.kept.len, buf, size))
-		buf[0] = '\0';
+	char raw[1024];
+
+	if (size == 0)
+		return;
+	if (!last_line(sp->err.kept.buf ? sp->err.kept.buf : "", sp->err.kept.len, raw,
+	               sizeof(raw)) &&
+	    !last_line(sp->out.kept.buf ? sp->out.kept.buf : "", sp->out.kept.len, raw,
+	               sizeof(raw)))
+		raw[0] = '\0';
+	utf8_sanitize(buf, size, raw, strlen(raw), 0);
 }

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "jsonutil.h"
+#include "utf8.h"
 
 /* n nested arrays around inner ("" for none), e.g. nest(2, "1") is "[[1]]". */
 static const char *
@@ -277,14 +278,60 @@ test_build_and_line(void **state)
 }
 
 /* Run every test in this file. */
+/* A string member made of a child's bytes (not UTF-8, cut mid-character) is stored escaped,
+ * so that the line parses back; a valid one is stored as it is, controls and all. */
+static void
+test_add_string_not_utf8(void **state)
+{
+	json_object *o = json_object_new_object(), *back;
+	char msg[256];
+	size_t len;
+	const char *line;
+
+	(void)state;
+	json_add_string(o, "stderr", "bad \xff byte, cut \xe2\x82");
+	json_add_string(o, "ok", "caf\xc3\xa9\x1b");
+	line = json_to_line(o, &len);
+	back = json_parse_bounded(line, len, 8, msg, sizeof(msg));
+	assert_non_null(back);
+	assert_string_equal(json_get_string(back, "stderr", ""), "bad \\xFF byte, cut \\xE2\\x82");
+	assert_string_equal(json_get_string(back, "ok", ""), "caf\xc3\xa9\x1b");
+	json_object_put(back);
+	json_object_put(o);
+}
+
+/* For people: every string, member names too, is escaped in place. */
+static void
+test_sanitize_strings(void **state)
+{
+	char msg[256];
+	const char *text = "{\"a\\u001b[2J\":[\"x\\u0007\",{\"r\":\"l1\\nl2\"}],\"n\":5}";
+	json_object *o = json_parse_bounded(text, strlen(text), 8, msg, sizeof(msg)), *a;
+
+	(void)state;
+	assert_non_null(o);
+	json_sanitize_strings(o, UTF8_KEEP_NEWLINE);
+	assert_false(json_object_object_get_ex(o, "a\x1b[2J", NULL));
+	assert_true(json_object_object_get_ex(o, "a\\x1B[2J", &a));
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(a, 0)), "x\\x07");
+	assert_string_equal(json_get_string(json_object_array_get_idx(a, 1), "r", ""), "l1\nl2");
+	assert_int_equal(json_get_int(o, "n", 0), 5);
+	json_object_put(o);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_depth),          cmocka_unit_test(test_trailing),
-	    cmocka_unit_test(test_whitespace),     cmocka_unit_test(test_scalars),
-	    cmocka_unit_test(test_bad_input),      cmocka_unit_test(test_getters),
+	    cmocka_unit_test(test_depth),
+	    cmocka_unit_test(test_trailing),
+	    cmocka_unit_test(test_whitespace),
+	    cmocka_unit_test(test_scalars),
+	    cmocka_unit_test(test_bad_input),
+	    cmocka_unit_test(test_getters),
 	    cmocka_unit_test(test_build_and_line),
+	    cmocka_unit_test(test_add_string_not_utf8),
+	    cmocka_unit_test(test_sanitize_strings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
