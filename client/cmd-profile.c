@@ -28,14 +28,15 @@ int
 ctl_profile_args(json_object *args)
 {
 	const char *name = json_get_string(args, "name", NULL), *base;
-	char *text, label[64], path[PATH_MAX];
+	char *text, label[64], path[PATH_MAX], shown[256];
 	size_t n;
 	FILE *fp;
 
 	if (name == NULL || !is_file(name))
 		return 0;
 	if ((fp = fopen(name, "r")) == NULL) {
-		fprintf(stderr, "netmetricsctl: %s: %s\n", name, strerror(errno));
+		fprintf(stderr, "netmetricsctl: %s: %s\n", conn_text(name, shown, sizeof(shown)),
+		        strerror(errno));
 		return -1;
 	}
 	text = xmalloc(PROFILE_FILE_MAX + 2);

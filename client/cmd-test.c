@@ -329,7 +329,7 @@ int
 ctl_suite_args(json_object *args)
 {
 	const char *file = json_get_string(args, "file", NULL);
-	char path[PATH_MAX], *text;
+	char path[PATH_MAX], *text, shown[256];
 	size_t n;
 	FILE *fp;
 
@@ -339,7 +339,8 @@ ctl_suite_args(json_object *args)
 		return -1;
 	}
 	if ((fp = fopen(file, "r")) == NULL) {
-		fprintf(stderr, "netmetricsctl: %s: %s\n", file, strerror(errno));
+		fprintf(stderr, "netmetricsctl: %s: %s\n", conn_text(file, shown, sizeof(shown)),
+		        strerror(errno));
 		return -1;
 	}
 	text = xmalloc(SUITE_FILE_MAX + 2);

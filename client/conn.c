@@ -8,6 +8,8 @@
 
 #include "ctl.h"
 #include "error.h"
+#include "jsonutil.h"
+#include "utf8.h"
 #include "xmalloc.h"
 
 #define CONN_MAX_REPLY (256u << 20) /* a reply line larger than this is refused */
@@ -182,6 +184,32 @@ conn_call(struct conn *c, const char *cmd, json_object *args, struct proto_reply
 	}
 }
 
+/* Print the daemon's refusal on stderr, escaped as conn_text does. */
+void
+conn_print_refusal(const struct proto_reply *rep)
+{
+	char code[64], *msg = conn_text_dup(rep->message ? rep->message : "(no message)");
+
+	conn_text(rep->code_name ? rep->code_name : "error", code, sizeof(code));
+	fprintf(stderr, "netmetricsctl: %s: %s\n", code, msg);
+	free(msg);
+}
+
+/* s for a terminal: valid UTF-8, control characters escaped ("\x1B"). */
+const char *
+conn_text(const char *s, char *buf, size_t size)
+{
+	utf8_sanitize(buf, size, s, strlen(s), 0);
+	return buf;
+}
+
+/* The same in a new string (the caller frees); newlines and tabs kept. */
+char *
+conn_text_dup(const char *s)
+{
+	return utf8_sanitize_dup(s, strlen(s), UTF8_KEEP_NEWLINE);
+}
+
 /* One request on its own connection: *result gets the daemon's result (new reference)
  * when it said yes; a refusal is printed. The exit code: CTL_EXIT_OK, _USAGE (bad_args),
  * _REFUSED, _UNREACHABLE. */
@@ -200,11 +228,14 @@ ctl_call(const struct ctl_opts *opts, const char *cmd, json_object *args, json_o
 		return CTL_EXIT_UNREACHABLE;
 	}
 	if (!rep.ok) {
-		fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name ? rep.code_name : "error",
-		        rep.message ? rep.message : "(no message)");
+		conn_print_refusal(&rep);
 		rc = rep.code == NM_ERR_BAD_ARGS ? CTL_EXIT_USAGE : CTL_EXIT_REFUSED;
-	} else
+	} else {
+		/* Text for people: what a benchmark or a file said cannot drive the terminal. */
+		if (!opts->json)
+			json_sanitize_strings(rep.result, UTF8_KEEP_NEWLINE);
 		*result = json_object_get(rep.result);
+	}
 	proto_reply_free(&rep);
 	conn_close(&conn);
 	return rc;

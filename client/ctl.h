@@ -48,6 +48,13 @@ int conn_read(struct conn *c, struct proto_reply *rep);
 /* One request on its own connection; *result (new reference) when the daemon said yes, a
  * refusal printed. Returns the exit code (enum ctl_exit). */
 int ctl_call(const struct ctl_opts *opts, const char *cmd, json_object *args, json_object **result);
+/* Print a refusal (!rep->ok) on stderr, its text escaped. */
+void conn_print_refusal(const struct proto_reply *rep);
+/* Text from the daemon or the command line made safe for a terminal: valid UTF-8 with
+ * every control character escaped ("\x1B"), cut to size between characters; returns buf. */
+const char *conn_text(const char *s, char *buf, size_t size);
+/* The same, newlines and tabs kept, in a new string the caller frees. */
+char *conn_text_dup(const char *s);
 
 /* ---- renderers (cmd-<group>.c) ---- */
 typedef void (*ctl_render_fn)(json_object *result, const struct ctl_opts *opts, FILE *fp);

@@ -210,7 +210,7 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 {
 	json_object *args = json_object_new_object();
 	const struct proto_arg *pos = c->args;
-	char name[PROTO_MAX_NAME];
+	char name[PROTO_MAX_NAME], shown[256];
 
 	display_name(c->name, name, sizeof(name));
 	for (int i = 0; i < argc; i++) {
@@ -237,7 +237,7 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 			         argv[i] + 2);
 			if ((a = find_arg(c, opt)) == NULL) {
 				fprintf(stderr, "netmetricsctl %s: unknown option --%s\n", name,
-				        opt);
+				        conn_text(opt, shown, sizeof(shown)));
 				goto fail;
 			}
 			if (a->type == PROTO_ARG_BOOL && eq == NULL) {
@@ -250,7 +250,7 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 				val = argv[++i];
 			else {
 				fprintf(stderr, "netmetricsctl %s: --%s needs a value\n", name,
-				        opt);
+				        conn_text(opt, shown, sizeof(shown)));
 				goto fail;
 			}
 			if (a->type == PROTO_ARG_BOOL) {
@@ -266,7 +266,7 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 				pos++;
 			if ((a = pos) == NULL || a->name == NULL) {
 				fprintf(stderr, "netmetricsctl %s: unexpected argument \"%s\"\n",
-				        name, argv[i]);
+				        name, conn_text(argv[i], shown, sizeof(shown)));
 				goto fail;
 			}
 			val = argv[i];
@@ -275,8 +275,8 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 				pos++;
 		}
 		if (v == NULL) {
-			fprintf(stderr, "netmetricsctl %s: bad value \"%s\" for %s\n", name, val,
-			        a->name);
+			fprintf(stderr, "netmetricsctl %s: bad value \"%s\" for %s\n", name,
+			        conn_text(val, shown, sizeof(shown)), a->name);
 			goto fail;
 		}
 		args_put(args, a, v);
@@ -330,6 +330,7 @@ main(int argc, char **argv)
 	json_object *args;
 	int i, used = 0, rc;
 	bool wait = false;
+	char shown[256];
 
 	opts.socket = getenv("NETMETRICS_SOCKET");
 	if (opts.socket == NULL || *opts.socket == '\0')
@@ -354,7 +355,8 @@ main(int argc, char **argv)
 			printf("netmetricsctl %s (protocol %d)\n", NM_VERSION, PROTO_VERSION);
 			return CTL_EXIT_OK;
 		} else {
-			fprintf(stderr, "netmetricsctl: unknown option %s\n", argv[i]);
+			fprintf(stderr, "netmetricsctl: unknown option %s\n",
+			        conn_text(argv[i], shown, sizeof(shown)));
 			usage(stderr);
 			return CTL_EXIT_USAGE;
 		}
@@ -366,7 +368,7 @@ main(int argc, char **argv)
 	if ((c = find_command(argc - i, argv + i, &used)) == NULL) {
 		fprintf(stderr,
 		        "netmetricsctl: unknown command \"%s\" (see netmetricsctl --help)\n",
-		        argv[i]);
+		        conn_text(argv[i], shown, sizeof(shown)));
 		return CTL_EXIT_USAGE;
 	}
 	i += used;
@@ -395,7 +397,7 @@ main(int argc, char **argv)
 			if ((opts.plot = plot_mode_parse(argv[j] + 6 + (argv[j][6] == '='))) < 0) {
 				fprintf(stderr,
 				        "netmetricsctl: --plot: %s is not braille or spark\n",
-				        argv[j] + 7);
+				        conn_text(argv[j] + 7, shown, sizeof(shown)));
 				return CTL_EXIT_USAGE;
 			}
 			memmove(&argv[j], &argv[j + 1], (size_t)(argc - j - 1) * sizeof(*argv));

@@ -6,6 +6,7 @@
 
 #include "ctl.h"
 #include "jsonutil.h"
+#include "utf8.h"
 
 static volatile sig_atomic_t stop;
 
@@ -44,8 +45,7 @@ ctl_watch(const struct ctl_opts *opts, json_object *args)
 		}
 		if (!rep.is_event) {
 			if (!rep.ok) {
-				fprintf(stderr, "netmetricsctl: %s: %s\n", rep.code_name,
-				        rep.message ? rep.message : "");
+				conn_print_refusal(&rep);
 				rc = CTL_EXIT_REFUSED;
 				proto_reply_free(&rep);
 				break;
@@ -57,6 +57,8 @@ ctl_watch(const struct ctl_opts *opts, json_object *args)
 			proto_reply_free(&rep);
 			continue;
 		}
+		if (!opts->json)
+			json_sanitize_strings(rep.result, UTF8_KEEP_NEWLINE);
 		if (opts->json) {
 			render_json(rep.result, stdout);
 		} else if (json_object_object_get_ex(rep.result, "view", &view)) {
