@@ -138,11 +138,12 @@ runner_spec_free(struct test_spec *spec)
 	memset(spec, 0, sizeof(*spec));
 }
 
-/* Free a test that has no process left running. */
+/* Free a test that has no process left running. Its procs may not be allocated yet (a
+ * profile refused before them): nprocs is set first, so procs decides. */
 static void
 test_free(struct test *t)
 {
-	for (size_t i = 0; i < t->nprocs; i++) {
+	for (size_t i = 0; t->procs != NULL && i < t->nprocs; i++) {
 		child_free(t->procs[i].sp);
 		runner_strv_free(t->procs[i].argv);
 		free(t->procs[i].priv);
