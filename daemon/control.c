@@ -47,7 +47,6 @@ struct client {
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
-	bool admin;
 	bool closing;     /* flush what is queued, then close */
 	bool read_paused; /* output passed the high-water mark */
 	bool peer_eof;    /* the client shut down its side */
@@ -167,6 +166,15 @@ uid_t
 control_client_uid(const struct client *c)
 {
 	return c->uid;
+}
+
+/* Asked for each mutating request, not once at accept: a group revoked (or granted) since
+ * the client connected counts at once. Costs a group lookup, so read-only requests never
+ * ask. */
+bool
+control_client_is_admin(const struct client *c)
+{
+	return control_peer_is_admin(c->uid, c->gid, c->ctl->d->config.admin_group);
 }
 
 pid_t
@@ -292,7 +300,7 @@ client_process(struct client *c)
 			client_send_error(c, NM_ERR_BAD_REQUEST, "request is not valid UTF-8");
 			continue;
 		}
-		reply = dispatch_line(c->ctl->d, c, c->admin, line, len, &outlen);
+		reply = dispatch_line(c->ctl->d, c, line, len, &outlen);
 		if (reply != NULL) {
 			control_client_send(c, reply, outlen);
 			free(reply);
@@ -510,7 +518,6 @@ client_new(struct control *ctl, int fd)
 	c->uid = cred.uid;
 	c->gid = cred.gid;
 	c->pid = cred.pid;
-	c->admin = control_peer_is_admin(cred.uid, cred.gid, ctl->d->config.admin_group);
 	TAILQ_INIT(&c->streams);
 	frame_init(&c->fr, PROTO_MAX_REQUEST);
 	c->bev = bufferevent_socket_new(ctl->d->base, fd, BEV_OPT_CLOSE_ON_FREE);
@@ -524,8 +531,9 @@ client_new(struct control *ctl, int fd)
 	u->n++;
 	TAILQ_INSERT_TAIL(&ctl->clients, c, entry);
 	ctl->nclients++;
+	/* Whether it is an admin now; each mutating request asks again. */
 	log_debug("client pid %ld uid %u connected%s", (long)c->pid, (unsigned)c->uid,
-	          c->admin ? " (admin)" : "");
+	          control_client_is_admin(c) ? " (admin)" : "");
 }
 
 /* Out of descriptors: stop accepting until a client leaves or a second passes. */

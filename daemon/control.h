@@ -32,6 +32,9 @@ bool control_activated(const struct control *ctl);
 void control_client_send(struct client *c, const char *buf, size_t len);
 uid_t control_client_uid(const struct client *c);
 pid_t control_client_pid(const struct client *c);
+/* Is the client root or in the admin group now (control_peer_is_admin of its SO_PEERCRED
+ * uid and gid, with the group of the current configuration)? */
+bool control_client_is_admin(const struct client *c);
 /* Bytes queued to the client and not yet written. */
 size_t control_client_queued(const struct client *c);
 

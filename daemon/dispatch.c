@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "dispatch.h"
 #include "error.h"
 #include "log.h"
@@ -26,8 +27,7 @@ error_reply(const struct proto_request *req, const struct nm_error *err, size_t 
 }
 
 char *
-dispatch_line(struct daemon *d, struct client *client, bool admin, const char *line, size_t len,
-              size_t *outlen)
+dispatch_line(struct daemon *d, struct client *client, const char *line, size_t len, size_t *outlen)
 {
 	struct proto_request req;
 	struct nm_error err;
@@ -49,7 +49,9 @@ dispatch_line(struct daemon *d, struct client *client, bool admin, const char *l
 	}
 	if (proto_args_check(cmd, req.args, &err) < 0)
 		goto fail;
-	if (dispatch_permitted(cmd, admin, &err) < 0)
+	/* Permission now, not as it was at connect: only mutating commands pay the lookup. */
+	if ((cmd->flags & PROTO_MUTATING) &&
+	    dispatch_permitted(cmd, client != NULL && control_client_is_admin(client), &err) < 0)
 		goto fail;
 
 	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd};

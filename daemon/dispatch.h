@@ -41,8 +41,10 @@ cmd_handler dispatch_handler_find(const char *name);
 int dispatch_permitted(const struct proto_command *cmd, bool admin, struct nm_error *err);
 
 /* Handle one request line from client; returns the reply line (with '\n', caller frees)
- * or NULL when the handler streams its answer. */
-char *dispatch_line(struct daemon *d, struct client *client, bool admin, const char *line,
-                    size_t len, size_t *outlen);
+ * or NULL when the handler streams its answer. Whether the client may run a mutating
+ * command is asked for each such request (control_client_is_admin); a NULL client may
+ * not. */
+char *dispatch_line(struct daemon *d, struct client *client, const char *line, size_t len,
+                    size_t *outlen);
 
 #endif

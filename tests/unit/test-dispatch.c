@@ -51,7 +51,7 @@ static void
 expect_error(const char *line, const char *code, const char *id_part)
 {
 	size_t len;
-	char *reply = dispatch_line(NULL, NULL, false, line, strlen(line), &len);
+	char *reply = dispatch_line(NULL, NULL, line, strlen(line), &len);
 
 	assert_non_null(reply);
 	assert_int_equal(reply[len - 1], '\n');
