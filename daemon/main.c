@@ -187,8 +187,12 @@ redirect_output(struct daemon *d)
 		return;
 	}
 	logfile = xasprintf("%s/netmetricsd.log", d->config.state_dir);
-	if ((fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640)) >= 0) {
-		dup2(fd, STDERR_FILENO);
+	/* In the state directory: never through a link, never blocking on a FIFO. */
+	if ((fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+	               0640)) >= 0) {
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+			dup2(fd, STDERR_FILENO);
 		close(fd);
 	}
 	free(logfile);
