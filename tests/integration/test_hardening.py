@@ -127,7 +127,9 @@ def test_bad_result_files():
         assert "not an object" in listed["arr"]["error"], listed["arr"]
         assert "window.cpus is not an array of strings" in listed["cpus"]["error"]
         assert "error" not in listed["good"], listed["good"]
-        ctl_json(d, "tests", "--all")
+        skipped = {e["name"]: e["error"] for e in ctl_json(d, "tests", "--all")["skipped"]}
+        assert set(skipped) == set(BAD), skipped
+        assert "test is not an object" in skipped["testx"], skipped
         assert ctl(d, "results").returncode == 0
         assert ctl(d, "tests", "--all").returncode == 0
         assert_alive(d)
