@@ -164,7 +164,7 @@ walk(json_object *v, char *path, size_t len, const char *skip,
 	case json_type_double:
 		fn(path, json_object_get_double(v), arg);
 		break;
-	case json_type_object:
+	case json_type_object: { /* braces: the macro declares, which a label cannot precede */
 		json_object_object_foreach(v, k, m)
 		{
 			int n;
@@ -175,6 +175,7 @@ walk(json_object *v, char *path, size_t len, const char *skip,
 				walk(m, path, len + (size_t)n, NULL, fn, arg);
 		}
 		break;
+	}
 	case json_type_array:
 		for (size_t i = 0; i < json_object_array_length(v); i++) {
 			json_object *el = json_object_array_get_idx(v, i);

@@ -1,0 +1,254 @@
+/* fuzz-state.c: the readers of the files of the state directory, on arbitrary file contents
+ * of at most 1 MiB. The first byte chooses the file (its value mod 4); the rest is what the
+ * file holds, written into a scratch state directory made once per process (below $TMPDIR,
+ * removed at exit), and read back through the daemon's own entry points:
+ *   0  results/r.json: results_get (statefile_read_json and results_check), then what the
+ *      commands do with a result handed out: compare_flatten, compare_results and
+ *      report_to_csv. A result handed out is an object whose checked members have their
+ *      kinds; a refusal says why.
+ *   1  profile/applied.json and profile/saved.json (the same bytes): profile_state_status on
+ *      a scratch root with 4 CPUs, which checks every saved entry (entry_from_json) and
+ *      reads the live values it names (none exist there).
+ *   2  suites/s.json: suite_status, the record with its summary (record_ok, summary_of).
+ *   3  windows/w.json, the marker of a window a crash left open: window_init's recovery,
+ *      which stores it as an incomplete result (deleted again after).
+ * Nothing may crash or abort; each answer is an object or an error with a message. */
+#include <ftw.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "compare.h"
+#include "daemon.h"
+#include "error.h"
+#include "profile.h"
+#include "report-csv.h"
+#include "results.h"
+#include "statefile.h"
+#include "suite.h"
+#include "window.h"
+
+#define FUZZ_MAX_INPUT (1u << 20)
+
+/* Abort with a message when an invariant does not hold (libFuzzer reports the abort). */
+#define fuzz_check(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
+			abort();                                                                   \
+		}                                                                                  \
+	} while (0)
+
+/* The scratch directories and what is opened on them, once per process. */
+static struct {
+	char base[256];
+	char state[300];
+	char root[300];
+	struct daemon d;
+	struct results *rs;
+	struct suites *ss;
+	struct profile_host h;
+} fz;
+
+/* Remove one entry of the scratch tree (nftw callback). */
+static int
+rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void
+cleanup(void)
+{
+	profile_host_close(&fz.h);
+	suite_free(fz.ss);
+	results_close(fz.rs);
+	nftw(fz.base, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Write data[0..size) to STATE/rel (its directory exists). */
+static void
+put_file(const char *rel, const uint8_t *data, size_t size)
+{
+	char path[400];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", fz.state, rel);
+	fp = fopen(path, "wb");
+	fuzz_check(fp != NULL);
+	fuzz_check(fwrite(data, 1, size, fp) == size);
+	fuzz_check(fclose(fp) == 0);
+}
+
+/* Make the scratch state directory and root, and open what reads them. */
+static void
+setup(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[400];
+	struct nm_error err;
+	FILE *fp;
+
+	snprintf(fz.base, sizeof(fz.base), "%s/nm-fuzz-state-XXXXXX", tmp ? tmp : "/tmp");
+	fuzz_check(mkdtemp(fz.base) != NULL);
+	atexit(cleanup);
+	snprintf(fz.state, sizeof(fz.state), "%s/state", fz.base);
+	snprintf(fz.root, sizeof(fz.root), "%s/root", fz.base);
+	fuzz_check(mkdir(fz.state, 0700) == 0 && mkdir(fz.root, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/sys/devices/system/cpu", fz.root);
+	for (char *s = path + strlen(fz.root) + 1; *s; s++)
+		if (*s == '/') {
+			*s = '\0';
+			mkdir(path, 0700);
+			*s = '/';
+		}
+	fuzz_check(mkdir(path, 0700) == 0);
+	strcat(path, "/online");
+	fp = fopen(path, "w");
+	fuzz_check(fp != NULL);
+	fputs("0-3\n", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/profile", fz.state);
+	fuzz_check(mkdir(path, 0700) == 0);
+	fz.rs = results_open(fz.state, &err);
+	fuzz_check(fz.rs != NULL);
+	/* The index knows r before its bytes change in each run. */
+	put_file("results/r.json", (const uint8_t *)"{}", 2);
+	results_close(fz.rs);
+	fz.rs = results_open(fz.state, &err);
+	fuzz_check(fz.rs != NULL && results_exists(fz.rs, "r"));
+	fz.d.config.state_dir = fz.state;
+	fz.d.results = fz.rs;
+	fz.ss = suite_init(&fz.d, &err);
+	fuzz_check(fz.ss != NULL);
+	fuzz_check(profile_host_open(&fz.h, fz.root, &err) == 0);
+}
+
+/* Count the figures compare_flatten finds. */
+static void
+count_figure(const char *path, double v, void *arg)
+{
+	(void)v;
+	fuzz_check(path != NULL);
+	(*(size_t *)arg)++;
+}
+
+/* An error has a code and a message. */
+static void
+check_error(const struct nm_error *err)
+{
+	fuzz_check(err->code != NM_OK);
+	fuzz_check(err->message[0] != '\0');
+}
+
+/* 0: a stored result and what the commands do with it. */
+static void
+fuzz_result(const uint8_t *data, size_t size)
+{
+	struct nm_error err;
+	json_object *r, *cmp;
+	size_t n = 0;
+	char *csv;
+
+	put_file("results/r.json", data, size);
+	if ((r = results_get(fz.rs, "r", &err)) == NULL) {
+		check_error(&err);
+		return;
+	}
+	fuzz_check(json_object_is_type(r, json_type_object));
+	fuzz_check(results_check(r, &err) == 0);
+	compare_flatten(r, count_figure, &n);
+	cmp = compare_results(&r, 1, &r, 1);
+	fuzz_check(json_object_is_type(cmp, json_type_object));
+	json_object_put(cmp);
+	csv = report_to_csv(r);
+	fuzz_check(csv != NULL && strncmp(csv, "group,", 6) == 0);
+	free(csv);
+	json_object_put(r);
+}
+
+/* 1: the saved and applied profile state. */
+static void
+fuzz_profile_state(const uint8_t *data, size_t size)
+{
+	json_object *st;
+
+	put_file("profile/applied.json", data, size);
+	put_file("profile/saved.json", data, size);
+	st = profile_state_status(fz.state, &fz.h);
+	fuzz_check(json_object_is_type(st, json_type_object));
+	json_object_put(st);
+}
+
+/* 2: a suite's record. */
+static void
+fuzz_suite(const uint8_t *data, size_t size)
+{
+	struct nm_error err;
+	json_object *st;
+
+	put_file("suites/s.json", data, size);
+	if ((st = suite_status(fz.ss, "s", &err)) == NULL) {
+		check_error(&err);
+		return;
+	}
+	fuzz_check(json_object_is_type(st, json_type_object));
+	json_object_put(st);
+}
+
+/* 3: the marker of a window left open, recovered at start. */
+static void
+fuzz_marker(const uint8_t *data, size_t size)
+{
+	struct nm_error err;
+	struct windows *ws;
+	char path[400];
+
+	snprintf(path, sizeof(path), "%s/windows", fz.state);
+	mkdir(path, 0700);
+	put_file("windows/w.json", data, size);
+	ws = window_init(NULL, fz.rs, fz.state, &err);
+	fuzz_check(ws != NULL);
+	window_free(ws);
+	/* Recovered (stored as incomplete, the marker gone), or left for the next start. */
+	if (results_exists(fz.rs, "w")) {
+		json_object *r = results_get(fz.rs, "w", &err);
+		fuzz_check(r != NULL);
+		json_object_put(r);
+		fuzz_check(results_delete(fz.rs, "w", &err) == 0);
+	}
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static bool ready;
+
+	if (size == 0 || size > FUZZ_MAX_INPUT)
+		return 0;
+	if (!ready) {
+		setup();
+		ready = true;
+	}
+	switch (data[0] % 4) {
+	case 0:
+		fuzz_result(data + 1, size - 1);
+		break;
+	case 1:
+		fuzz_profile_state(data + 1, size - 1);
+		break;
+	case 2:
+		fuzz_suite(data + 1, size - 1);
+		break;
+	default:
+		fuzz_marker(data + 1, size - 1);
+		break;
+	}
+	return 0;
+}
