@@ -150,7 +150,11 @@ statefile_write_json_flags(const char *root, const char *rel, json_object *obj, 
 	    join_path(tmp, sizeof(tmp), root, rel, STATEFILE_TMP_SUFFIX, err) < 0 ||
 	    make_parents(root, path, err) < 0)
 		return -1;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0640);
+	/* A fresh regular file: whatever has the name (a crash's leftover, or a FIFO or a link
+	 * someone put there, which open would block on or follow) goes first. */
+	if (unlink(tmp) < 0 && errno != ENOENT)
+		return nm_error_set(err, NM_ERR_FAILED, "remove %s: %s", tmp, strerror(errno));
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
 	if (fd < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "create %s: %s", tmp, strerror(errno));
 	if (write_all(fd, line, len) < 0 || write_all(fd, "\n", 1) < 0 || (sync && fsync(fd) < 0)) {

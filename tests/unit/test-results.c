@@ -415,6 +415,14 @@ test_links_and_fifos(void **state)
 	assert_non_null(f->rs);
 	assert_int_equal(results_match(f->rs, NULL, &names), 1);
 	assert_string_equal(names[0], "real");
+	/* A FIFO or a link where a write puts its temporary file is replaced, not opened. */
+	snprintf(path, sizeof(path), "%s/results/new.json.tmp", f->dir);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	put_ok(f->rs, "new", 2);
+	snprintf(path, sizeof(path), "%s/results/new2.json.tmp", f->dir);
+	assert_int_equal(symlink(target, path), 0);
+	put_ok(f->rs, "new2", 3);
+	snprintf(path, sizeof(path), "%s/results/fifo.json", f->dir);
 	/* Had they been listed (or replaced after the scan): refused, not followed. */
 	assert_int_equal(rename(target, path), 0);
 	assert_int_equal(mkfifo(target, 0600), 0);
