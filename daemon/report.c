@@ -731,6 +731,14 @@ is_cal(const struct irq_info *irq)
 	       (is_ipi(irq) && strcmp(irq->name, "Function call interrupts") == 0);
 }
 
+/* Is an arch line x86's TLB shootdown line? A shootdown is sent as a function-call IPI,
+ * so the CAL line counts it already: TLB is a part of CAL, never added to it. */
+static bool
+is_tlb(const struct irq_info *irq)
+{
+	return strcmp(irq->label, "TLB") == 0;
+}
+
 /* Interrupts of one line over the window, every CPU. */
 static uint64_t
 irq_delta(const struct report *r, const struct irq_info *irq)
@@ -774,8 +782,9 @@ netdev_of(struct report *r, const char *device, int rootfd)
 	return NULL;
 }
 
-/* The interrupts figure: function-call and all IPIs, each IPI line, and interrupts per
- * device (IRQs grouped by the device their name gives, else by their action names). */
+/* The interrupts figure: function-call IPIs (TLB shootdowns among them), all IPIs (each
+ * IPI line once: TLB left out, as CAL holds it), each IPI line, and interrupts per device
+ * (IRQs grouped by the device their name gives, else by their action names). */
 static json_object *
 interrupts_json(struct report *r)
 {
@@ -785,7 +794,7 @@ interrupts_json(struct report *r)
 	const struct irq_info *irqs = NULL;
 	struct irqdev *dv = NULL;
 	size_t n = 0, ndv = 0;
-	uint64_t cal = 0, all = 0;
+	uint64_t cal = 0, tlb = 0, all = 0;
 	double secs;
 
 	if (isrc != NULL)
@@ -805,8 +814,10 @@ interrupts_json(struct report *r)
 			json_add_string(lo, "line", irq->label);
 			json_add_uint(lo, "total", d);
 			json_add_double(lo, "per_s", per_s((double)d, secs));
+			json_add_bool(lo, "in_ipi_all", !is_tlb(irq));
 			json_object_array_add(ipis, lo);
-			all += d;
+			all += is_tlb(irq) ? 0 : d;
+			tlb += is_tlb(irq) ? d : 0;
 			cal += is_cal(irq) ? d : 0;
 			continue;
 		}
@@ -831,6 +842,7 @@ interrupts_json(struct report *r)
 	}
 	free(dv);
 	add_twin(fig, "ipi_cal", (double)cal, secs);
+	add_twin(fig, "ipi_tlb", (double)tlb, secs);
 	add_twin(fig, "ipi_all", (double)all, secs);
 	json_object_object_add(fig, "ipis", ipis);
 	json_object_object_add(fig, "devices", devs);
