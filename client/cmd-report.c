@@ -442,6 +442,12 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		if ((g = member(g, "tcpext")) != NULL)
 			twins_table(g, "TcpExt", fp);
 	}
+	if ((g = member(f, "udp")) != NULL)
+		twins_table(
+		    g,
+		    "UDP, IPv4 + IPv6 (in_errors holds rcvbuf_errors; in_loss_pct: in_errors "
+		    "in % of in_datagrams + in_errors)",
+		    fp);
 	if ((g = member(f, "sysctl")) != NULL)
 		deltas_table(g, "Sysctl counters", fp);
 	if ((g = member(f, "lnstat")) != NULL)

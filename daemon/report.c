@@ -951,6 +951,46 @@ tcp_json(const struct report *r)
 	return fig;
 }
 
+/* The UDP fields of the udp figure: its key, the /proc/net/snmp Udp field and the
+ * /proc/net/snmp6 name of the same counter for IPv6. */
+static const struct {
+	const char *key, *v4, *v6;
+} udp_fields[] = {
+    {"in_datagrams", "snmp.Udp.InDatagrams", "snmp6.Udp6InDatagrams"},
+    {"out_datagrams", "snmp.Udp.OutDatagrams", "snmp6.Udp6OutDatagrams"},
+    {"in_errors", "snmp.Udp.InErrors", "snmp6.Udp6InErrors"},
+    {"rcvbuf_errors", "snmp.Udp.RcvbufErrors", "snmp6.Udp6RcvbufErrors"},
+    {"sndbuf_errors", "snmp.Udp.SndbufErrors", "snmp6.Udp6SndbufErrors"},
+    {"no_ports", "snmp.Udp.NoPorts", "snmp6.Udp6NoPorts"},
+};
+#define UDP_IN     0
+#define UDP_ERRORS 2
+
+/* The udp figure: datagrams in and out and the receive and send errors, IPv4 and IPv6
+ * together, each with its rate; in_loss_pct, the datagrams UDP dropped on receipt (InErrors,
+ * which holds RcvbufErrors) in % of those that reached it. NULL when there are no UDP
+ * counters. */
+static json_object *
+udp_json(const struct report *r)
+{
+	double v[sizeof(udp_fields) / sizeof(udp_fields[0])];
+	json_object *fig;
+
+	if (series_find(r->reg, udp_fields[0].v4) == SERIES_NONE &&
+	    series_find(r->reg, udp_fields[0].v6) == SERIES_NONE)
+		return NULL;
+	fig = json_object_new_object();
+	for (size_t i = 0; i < sizeof(udp_fields) / sizeof(udp_fields[0]); i++) {
+		series_id a = series_find(r->reg, udp_fields[i].v4);
+		series_id b = series_find(r->reg, udp_fields[i].v6);
+		double secs = a != SERIES_NONE ? secs_of(r, a) : secs_of(r, b);
+		v[i] = delta_unit(r, a) + delta_unit(r, b);
+		add_twin(fig, udp_fields[i].key, v[i], secs);
+	}
+	json_add_double(fig, "in_loss_pct", 100 * ratio(v[UDP_ERRORS], v[UDP_IN] + v[UDP_ERRORS]));
+	return fig;
+}
+
 /* The sysctl figure: every configured sysctl's increment (signed for a level). */
 static json_object *
 sysctl_json(const struct report *r)
@@ -1010,7 +1050,7 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
              const struct report_opts *opts, struct nm_error *err)
 {
 	struct report r = {.s = s, .reg = sampler_registry(s), .a = a, .b = b, .opts = opts};
-	json_object *o, *fig, *queues, *devices, *tcp;
+	json_object *o, *fig, *queues, *devices, *tcp, *udp;
 
 	if (b->mono_ns < a->mono_ns) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "report: the window ends before it starts");
@@ -1038,6 +1078,8 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 		json_object_object_add(fig, "softnet", softnet_json(&r));
 	if ((tcp = tcp_json(&r)) != NULL)
 		json_object_object_add(fig, "tcp", tcp);
+	if ((udp = udp_json(&r)) != NULL)
+		json_object_object_add(fig, "udp", udp);
 	json_object_object_add(fig, "sysctl", sysctl_json(&r));
 	json_object_object_add(fig, "lnstat", lnstat_json(&r));
 	json_object_object_add(o, "figures", fig);

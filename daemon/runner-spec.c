@@ -243,6 +243,11 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 		default_name(spec, spec->name, sizeof(spec->name));
 	spec->procs = (unsigned)json_get_int(args, "procs", 1);
 	spec->size = (unsigned)json_get_int(args, "size", 0);
+	spec->rcvbuf = (unsigned)json_get_int(args, "rcvbuf", 0);
+	if (spec->rcvbuf && strcmp(spec->driver->name, "netperf") != 0) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "argument \"rcvbuf\" is for --driver netperf");
+		goto fail;
+	}
 	if (json_object_object_get_ex(args, "profile_vars", &vars) &&
 	    json_object_is_type(vars, json_type_object))
 		spec->profile_vars = json_object_get(vars);

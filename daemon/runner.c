@@ -240,6 +240,8 @@ spec_json(const struct test_spec *s, json_object *o)
 	                       s->duration_s > 0 ? json_double(s->duration_s) : NULL);
 	if (s->size)
 		json_add_uint(o, "size", s->size);
+	if (s->rcvbuf)
+		json_add_uint(o, "rcvbuf", s->rcvbuf);
 	json_object_object_add(o, "warmup_s", json_double(s->warmup_s));
 	json_object_object_add(o, "cooldown_s", json_double(s->cooldown_s));
 	add_cpus(o, "local_cpus", &s->local_cpus);

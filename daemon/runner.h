@@ -46,6 +46,7 @@ struct test_spec {
 	unsigned procs;
 	double duration_s; /* 0: exec without a duration (runs until it exits) */
 	unsigned size;     /* bytes per send (streams) or per request/response (RR) */
+	unsigned rcvbuf;   /* netperf: the receiving end's socket buffer, bytes; 0: default */
 	double warmup_s, cooldown_s;
 	struct cpuset local_cpus, remote_cpus; /* empty: no pinning */
 	char profile[64];                      /* "": none */

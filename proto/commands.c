@@ -437,7 +437,7 @@ const struct proto_command proto_commands[] = {
                    "window: warm-up, measured span, cool-down; its figures are stored with the "
                    "report",
         .usage = "[--driver netperf|iperf3|pktgen|exec] [--name NAME] [--host H] [--type TYPE] "
-                 "[--procs N] [--duration S] [--size B] [--warmup S] [--cooldown S] "
+                 "[--procs N] [--duration S] [--size B] [--rcvbuf B] [--warmup S] [--cooldown S] "
                  "[--local-cpus LIST] [--remote-cpus LIST] [--profile P] [--netns NS] "
                  "[--port P] [--figure NAME=REGEX] [--dev DEV] [--dst-min IP] [--dst-max IP] "
                  "[--dst-mac MAC] [--src IP] [--flows N] [--flowlen N] [--clone-skb N] "
@@ -477,6 +477,12 @@ const struct proto_command proto_commands[] = {
                   .help = "bytes per send (streams, default 16384) or per request and "
                           "response (RR, default 1); pktgen: bytes per frame with the FCS "
                           "(default 64)"},
+                 {.name = "rcvbuf",
+                  .type = PROTO_ARG_INT,
+                  .min = 1,
+                  .max = 1 << 30,
+                  .help = "netperf: the receiving socket's buffer in bytes (the remote end's, "
+                          "-S ,B; TCP_MAERTS: the local end's, -s ,B)"},
                  {.name = "warmup",
                   .type = PROTO_ARG_NUMBER,
                   .min = 0,
