@@ -143,7 +143,9 @@ const struct proto_command proto_commands[] = {
                  {.name = "window",
                   .type = PROTO_ARG_STRING,
                   .max_len = 200,
-                  .help = "over this window's span (open, kept or stored) instead of from/to"},
+                  .help = "over this window's span (open, kept or stored) instead of from/to; "
+                          "the threshold, recover, sustain, plateau and step not given are "
+                          "those of the trend stored with its result (the report's)"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
                   .min = -1e7,
@@ -441,7 +443,10 @@ const struct proto_command proto_commands[] = {
                  "[--local-cpus LIST] [--remote-cpus LIST] [--profile P] [--netns NS] "
                  "[--port P] [--figure NAME=REGEX] [--dev DEV] [--dst-min IP] [--dst-max IP] "
                  "[--dst-mac MAC] [--src IP] [--flows N] [--flowlen N] [--clone-skb N] "
-                 "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] [--wait] "
+                 "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
+                 "[--trend-threshold F] "
+                 "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
+                 "[--trend-step SEC] [--wait] "
                  "[-- COMMAND...]",
         .args = {{.name = "driver",
                   .type = PROTO_ARG_STRING,
@@ -525,6 +530,33 @@ const struct proto_command proto_commands[] = {
                   .max_len = 256,
                   .help = "the series whose rate the report analyses for decay (default: "
                           "the link that sent most packets)"},
+                 {.name = "trend_threshold",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 1,
+                  .help = "the report's trend: trend's --threshold (default 0.7); trend "
+                          "--window takes it from the result"},
+                 {.name = "trend_recover",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 10,
+                  .help = "the report's trend: trend's --recover (default 0.9)"},
+                 {.name = "trend_sustain",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 86400,
+                  .help = "the report's trend: trend's --sustain in seconds (default 5)"},
+                 {.name = "trend_plateau",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 86400,
+                  .help = "the report's trend: trend's --plateau in seconds (default 10)"},
+                 {.name = "trend_step",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 86400,
+                  .help = "the report's trend: trend's --step in seconds (default: the "
+                          "series' interval)"},
                  {.name = "dev",
                   .type = PROTO_ARG_STRING,
                   .max_len = 15,
