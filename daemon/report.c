@@ -532,6 +532,7 @@ queue_device_json(struct report *r, const struct queue_info *q, size_t first, si
 	}
 	o = json_object_new_object();
 	json_add_string(o, "name", q[first].dev);
+	json_add_string(o, "counters", q[first].counters);
 	json_object_object_add(o, "queues", arr);
 	json_add_uint(o, "hidden", hidden);
 	json_object_object_add(o, "total", json_object_new_object());
