@@ -524,14 +524,15 @@ static bool
 class_counts(struct nlattr **tb, uint64_t *bytes, uint64_t *packets)
 {
 	struct nlattr *sb[TCA_STATS_MAX + 1];
-	const struct nlattr *basic = NULL;
+	const struct nlattr *basic = NULL, *pkt64 = NULL;
 	uint32_t p32;
 
 	if (tb[TCA_STATS2] != NULL &&
 	    nla_parse_nested(sb, TCA_STATS_MAX, tb[TCA_STATS2], NULL) == 0 &&
-	    sb[TCA_STATS_BASIC] != NULL)
+	    sb[TCA_STATS_BASIC] != NULL) {
 		basic = sb[TCA_STATS_BASIC];
-	else if (tb[TCA_STATS] != NULL)
+		pkt64 = sb[TCA_STATS_PKT64];
+	} else if (tb[TCA_STATS] != NULL)
 		basic = tb[TCA_STATS]; /* struct tc_stats starts as gnet_stats_basic does */
 	if (basic == NULL || nla_len(basic) < 12)
 		return false;
@@ -539,9 +540,8 @@ class_counts(struct nlattr **tb, uint64_t *bytes, uint64_t *packets)
 	memcpy(&p32, (const char *)nla_data(basic) + 8, 4);
 	*packets = p32;
 	/* The kernel clamps the 32-bit count and adds the whole one past 2^32. */
-	if (basic != tb[TCA_STATS] && sb[TCA_STATS_PKT64] != NULL &&
-	    nla_len(sb[TCA_STATS_PKT64]) == 8)
-		memcpy(packets, nla_data(sb[TCA_STATS_PKT64]), 8);
+	if (pkt64 != NULL && nla_len(pkt64) == 8)
+		memcpy(packets, nla_data(pkt64), 8);
 	return true;
 }
 
