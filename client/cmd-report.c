@@ -204,15 +204,23 @@ interrupts_table(json_object *irq, FILE *fp)
 	struct table t;
 
 	table_init(&t, hdr);
-	const char *cal[] = {"IPI function call", num(irq, "ipi_cal", c[0], sizeof(c[0])),
+	/* What each total holds: a TLB shootdown is sent as a function-call IPI, so CAL counts
+	 * it and TLB counts it again; the totals never add the two. */
+	const char *cal[] = {"IPI function call (TLB incl.)",
+	                     num(irq, "ipi_cal", c[0], sizeof(c[0])),
 	                     num(irq, "ipi_cal_per_s", c[1], sizeof(c[1]))};
 	table_row(&t, cal);
-	const char *all[] = {"IPI all lines", num(irq, "ipi_all", c[0], sizeof(c[0])),
+	const char *all[] = {"IPI all lines (TLB once, in CAL)",
+	                     num(irq, "ipi_all", c[0], sizeof(c[0])),
 	                     num(irq, "ipi_all_per_s", c[1], sizeof(c[1]))};
 	table_row(&t, all);
 	for (size_t i = 0; ipis && i < json_object_array_length(ipis); i++) {
 		json_object *o = json_object_array_get_idx(ipis, i);
-		snprintf(label, sizeof(label), "  %s", json_get_string(o, "line", "?"));
+		json_object *in = NULL;
+		bool counted =
+		    !json_object_object_get_ex(o, "in_ipi_all", &in) || json_object_get_boolean(in);
+		snprintf(label, sizeof(label), "  %s%s", json_get_string(o, "line", "?"),
+		         counted ? "" : " (part of CAL, not added)");
 		const char *row[] = {label, num(o, "total", c[0], sizeof(c[0])),
 		                     num(o, "per_s", c[1], sizeof(c[1]))};
 		table_row(&t, row);
@@ -434,6 +442,12 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		if ((g = member(g, "tcpext")) != NULL)
 			twins_table(g, "TcpExt", fp);
 	}
+	if ((g = member(f, "udp")) != NULL)
+		twins_table(
+		    g,
+		    "UDP, IPv4 + IPv6 (in_errors holds rcvbuf_errors; in_loss_pct: in_errors "
+		    "in % of in_datagrams + in_errors)",
+		    fp);
 	if ((g = member(f, "sysctl")) != NULL)
 		deltas_table(g, "Sysctl counters", fp);
 	if ((g = member(f, "lnstat")) != NULL)

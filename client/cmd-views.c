@@ -150,6 +150,15 @@ render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	if (!opts->csv && json_get_double(result, "min_rate", 0) > 0)
 		fprintf(fp, "(queues below %.0f packets/s hidden)\n",
 		        json_get_double(result, "min_rate", 0));
+	/* Devices whose queue figures are not their own counters, and why. */
+	devs = ctl_array(result, "queue_counters");
+	for (size_t i = 0; !opts->csv && devs && i < json_object_array_length(devs); i++) {
+		json_object *o = json_object_array_get_idx(devs, i);
+		bool mq = strcmp(json_get_string(o, "counters", ""), "mq-class") == 0;
+		fprintf(fp, "%s: %s: %s\n", json_get_string(o, "name", "?"),
+		        mq ? "tx queues from mq classes" : "no per-queue counters",
+		        json_get_string(o, "why", ""));
+	}
 }
 
 void

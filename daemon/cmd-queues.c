@@ -136,10 +136,34 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 	free(map);
 	json_add_string(o, "name", q[first].dev);
 	json_add_string(o, "parent", al.parent[0] ? al.parent : NULL);
+	json_add_string(o, "counters", q[first].counters);
 	json_object_object_add(o, "queues", arr);
 	json_object_object_add(o, "total", row_json(&tot));
 	json_add_uint(o, "hidden", hidden);
 	return o;
+}
+
+/* The devices (all, or dev) whose queue figures are not their own qstats or ethtool
+ * counters: [{"name", "counters": "mq-class" or "none", "why"}]. */
+static json_object *
+queue_counters(struct source *qsrc, const char *dev)
+{
+	json_object *arr = json_object_new_array();
+	const struct queue_dev *qd;
+	size_t n;
+
+	qd = source_queues_devices(qsrc, &n);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e;
+		if (qd[i].why[0] == '\0' || (dev != NULL && strcmp(dev, qd[i].dev) != 0))
+			continue;
+		e = json_object_new_object();
+		json_add_string(e, "name", qd[i].dev);
+		json_add_string(e, "counters", qd[i].counters);
+		json_add_string(e, "why", qd[i].why);
+		json_object_array_add(arr, e);
+	}
+	return arr;
 }
 
 int
@@ -162,13 +186,19 @@ cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_
 		i = j;
 	}
 	if (dev != NULL && json_object_array_length(arr) == 0) {
+		const char *why = qsrc->reason;
+		const struct queue_dev *qd = source_queues_devices(qsrc, &n);
+		for (size_t k = 0; k < n; k++)
+			if (strcmp(qd[k].dev, dev) == 0)
+				why = qd[k].why;
 		json_object_put(arr);
 		return nm_error_set(err, NM_ERR_NOT_FOUND,
 		                    "no per-queue counters for device \"%s\"%s%s", dev,
-		                    qsrc->reason[0] ? ": " : "", qsrc->reason);
+		                    why[0] ? ": " : "", why);
 	}
 	json_add_double(o, "min_rate", min_rate);
 	json_object_object_add(o, "devices", arr);
+	json_object_object_add(o, "queue_counters", queue_counters(qsrc, dev));
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "query.h"
+#include "results.h"
 #include "ring.h"
 #include "sampler.h"
 #include "trend.h"
@@ -402,6 +403,63 @@ cmd_build_trend(struct daemon *d, json_object *args, uint64_t t0, uint64_t t1, j
 	return add_movers(d, args, id, &g, r.onset, fmax(p.sustain_s, step), o, err);
 }
 
+/* The parameters of the analysis (argument, member of a trend reply): those that decide
+ * the verdict. */
+static const char *const window_params[][2] = {{"threshold", "threshold"},
+                                               {"recover", "recover"},
+                                               {"sustain", "sustain_s"},
+                                               {"plateau", "plateau_s"},
+                                               {"step", "step"}};
+
+/* args with the parameters it leaves out taken from the trend stored with window name's
+ * result, when that trend analysed the series args.metric names. Returns a new object;
+ * *from_result says whether any parameter came from there. */
+static json_object *
+window_args(struct daemon *d, const char *name, json_object *args, bool *from_result)
+{
+	json_object *out = json_object_new_object(), *stored, *trend = NULL, *v;
+	const struct series_registry *reg = sampler_registry(d->sampler);
+	series_id id = SERIES_NONE;
+	struct nm_error e;
+
+	*from_result = false;
+	json_object_object_foreach(args, k, val)
+	    json_object_object_add(out, k, json_object_get(val));
+	if (d->results == NULL || (stored = results_get(d->results, name, &e)) == NULL)
+		return out;
+	if (json_object_object_get_ex(stored, "trend", &trend) &&
+	    resolve_metric(d, json_get_string(args, "metric", ""), &id, &e) == 0 &&
+	    strcmp(json_get_string(trend, "metric", ""), series_get(reg, id)->name) == 0) {
+		for (size_t i = 0; i < sizeof(window_params) / sizeof(window_params[0]); i++) {
+			if (json_object_object_get_ex(args, window_params[i][0], NULL) ||
+			    !json_object_object_get_ex(trend, window_params[i][1], &v) || v == NULL)
+				continue;
+			json_object_object_add(out, window_params[i][0], json_object_get(v));
+			*from_result = true;
+		}
+	}
+	json_object_put(stored);
+	return out;
+}
+
+int
+cmd_trend_window(struct daemon *d, const char *name, json_object *args, json_object *o,
+                 struct nm_error *err)
+{
+	json_object *eff;
+	uint64_t t0, t1;
+	bool from_result;
+	int rc;
+
+	if (window_span(d->windows, name, &t0, &t1, err) < 0)
+		return -1;
+	eff = window_args(d, name, args, &from_result);
+	json_add_string(o, "params_from", from_result ? "result" : "request");
+	rc = cmd_build_trend(d, eff, t0, t1, o, err);
+	json_object_put(eff);
+	return rc;
+}
+
 /* trend: over args.window's span, else over from/to as series takes them. */
 int
 cmd_trend(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
@@ -411,23 +469,23 @@ cmd_trend(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 	struct ring_stats st;
 	uint64_t t0, t1;
 	json_object *o;
+	int rc;
 
-	if (win != NULL) {
-		if (json_object_object_get_ex(args, "from", NULL) ||
-		    json_object_object_get_ex(args, "to", NULL))
-			return nm_error_set(
-			    err, NM_ERR_BAD_ARGS,
-			    "argument \"window\": give a window or from/to, not both");
-		if (window_span(d->windows, win, &t0, &t1, err) < 0)
-			return -1;
-	} else {
+	if (win != NULL && (json_object_object_get_ex(args, "from", NULL) ||
+	                    json_object_object_get_ex(args, "to", NULL)))
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "argument \"window\": give a window or from/to, not both");
+	o = json_object_new_object();
+	json_object_object_add(o, "window", win != NULL ? json_object_new_string(win) : NULL);
+	if (win != NULL)
+		rc = cmd_trend_window(d, win, args, o, err);
+	else {
 		ring_get_stats(sampler_ring(d->sampler), &st);
 		t0 = cmd_series_time(d, json_get_double(args, "from", -300), st.newest_ns);
 		t1 = cmd_series_time(d, json_get_double(args, "to", 0), st.newest_ns);
+		rc = cmd_build_trend(d, args, t0, t1, o, err);
 	}
-	o = json_object_new_object();
-	json_object_object_add(o, "window", win != NULL ? json_object_new_string(win) : NULL);
-	if (cmd_build_trend(d, args, t0, t1, o, err) < 0) {
+	if (rc < 0) {
 		json_object_put(o);
 		return -1;
 	}

@@ -41,6 +41,9 @@ static const struct figure_kind kinds[] = {
     /* a test's own figures */
     {"test.throughput_mbps", "Mbit/s", HI, true},
     {"test.received_mbps", "Mbit/s", HI, true},
+    {"test.sent_mbps", "Mbit/s", HI, true},
+    {"test.loss_pct", "%", LO, true},
+    {"test.lost_datagrams", "datagrams", LO, false},
     {"test.transactions_per_s*", "transactions/s", HI, true},
     {"test.*latency_us*", "us", LO, true},
     {"test.retransmits", "segments", LO, false},
@@ -100,6 +103,14 @@ static const struct figure_kind kinds[] = {
     {"tcp.tcpext.*", "", NULL, false},
     {"tcp.*_per_s", "segments/s", HI, false},
     {"tcp.*", "segments", HI, false},
+    /* udp */
+    {"udp.in_loss_pct", "%", LO, true},
+    {"udp.*errors_per_s", "datagrams/s", LO, false},
+    {"udp.*errors", "datagrams", LO, false},
+    {"udp.no_ports_per_s", "datagrams/s", LO, false},
+    {"udp.no_ports", "datagrams", LO, false},
+    {"udp.*_per_s", "datagrams/s", HI, false},
+    {"udp.*", "datagrams", HI, false},
     /* sysctl, lnstat and anything newer */
     {"*", "", NULL, false},
 };

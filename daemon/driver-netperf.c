@@ -1,7 +1,8 @@
 /* driver-netperf.c: N netperf processes, pinned round-robin (-T lcpu,rcpu) as the shell kit
  * did, with interim results (-D 1) for live throughput and omni key=value output for the
  * figures: total throughput, total and per-process transactions/s, and latency as
- * 1e6 / (per-process transactions/s). */
+ * 1e6 / (per-process transactions/s); for UDP_STREAM also the datagrams sent by this end
+ * and received by the far one, the datagrams lost between them and that loss in %. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,11 +63,12 @@ netperf_nprocs(const struct test_spec *s)
 	return s->procs;
 }
 
-/* netperf -H HOST [-p PORT] -l D -t TYPE -P 0 -D 1 [-T L,R] -- -k SELECTORS -m|-r SIZE */
+/* netperf -H HOST [-p PORT] -l D -t TYPE -P 0 -D 1 [-T L,R] -- -k SELECTORS -m|-r SIZE
+ * [-S|-s ,RCVBUF] */
 static char **
 netperf_argv(const struct test_spec *s, const char *program, const struct test_proc *p)
 {
-	char dur[32], pin[32], size[32];
+	char dur[32], pin[32], size[32], rcvbuf[32];
 	const char *w[24];
 	size_t n = 0;
 
@@ -107,6 +109,12 @@ netperf_argv(const struct test_spec *s, const char *program, const struct test_p
 		w[n++] = "-m";
 	}
 	w[n++] = size;
+	if (s->rcvbuf) {
+		/* The receiving end: the remote one, but TCP_MAERTS sends from the remote end. */
+		snprintf(rcvbuf, sizeof(rcvbuf), ",%u", s->rcvbuf);
+		w[n++] = strcmp(s->type, "TCP_MAERTS") == 0 ? "-s" : "-S";
+		w[n++] = rcvbuf;
+	}
 	return runner_strv(w, n);
 }
 
@@ -158,11 +166,47 @@ add_num(json_object *o, const char *key, double v)
 	json_object_object_add(o, key, isnan(v) ? NULL : json_double(v));
 }
 
+/* UDP_STREAM: what was sent and received, and the loss between (NAN when netperf said
+ * nothing of it). */
+struct udp_sum {
+	double sent, received, sent_mbps, received_mbps;
+};
+
+/* Add the datagrams sent, received and lost, the loss in % and both rates. */
+static void
+add_udp(json_object *o, const struct udp_sum *u)
+{
+	double lost = u->sent - u->received;
+
+	add_num(o, "sent_datagrams", u->sent);
+	add_num(o, "received_datagrams", u->received);
+	add_num(o, "lost_datagrams", lost);
+	add_num(o, "loss_pct", u->sent > 0 ? 100 * lost / u->sent : NAN);
+	add_num(o, "sent_mbps", u->sent_mbps);
+	add_num(o, "received_mbps", u->received_mbps);
+}
+
+/* One process's UDP figures into pf, summed into tot. */
+static void
+udp_proc(const struct netperf_out *np, json_object *pf, struct udp_sum *tot)
+{
+	bool mbps = strcmp(np->units, "10^6bits/s") == 0;
+	struct udp_sum u = {np->send_calls, np->remote_recv_calls, mbps ? np->send_throughput : NAN,
+	                    mbps ? np->throughput : NAN};
+
+	add_udp(pf, &u);
+	tot->sent += u.sent;
+	tot->received += u.received;
+	tot->sent_mbps += u.sent_mbps;
+	tot->received_mbps += u.received_mbps;
+}
+
 /* The figures once every process has ended. */
 static int
 netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why, size_t size)
 {
-	bool rr = is_rr(t->spec.type);
+	bool rr = is_rr(t->spec.type), udp = strcmp(t->spec.type, "UDP_STREAM") == 0;
+	struct udp_sum usum = {0, 0, 0, 0};
 	double tput = 0, trans = 0, lat = 0, p99 = 0;
 	unsigned n = 0, nlat = 0;
 
@@ -195,6 +239,8 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 			        strcmp(np->units, "10^6bits/s") == 0 ? "throughput_mbps"
 			                                             : "throughput",
 			        np->throughput);
+			if (udp)
+				udp_proc(np, pf, &usum);
 		}
 		add_num(pf, "elapsed_s", np->elapsed_s);
 		add_num(pf, "bytes_sent", np->bytes_sent);
@@ -212,6 +258,8 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 		add_num(figs, "p99_latency_us_max", nlat ? p99 : NAN);
 	} else
 		add_num(figs, "throughput_mbps", tput);
+	if (udp)
+		add_udp(figs, &usum);
 	return n == t->nprocs || t->stopping ? 0 : -1;
 }
 

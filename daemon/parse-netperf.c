@@ -13,6 +13,7 @@ parse_netperf_init(struct netperf_out *o)
 	memset(o, 0, sizeof(*o));
 	o->throughput = o->transaction_rate = o->mean_latency_us = o->p99_latency_us = NAN;
 	o->elapsed_s = o->bytes_sent = o->bytes_recvd = o->interim = NAN;
+	o->send_calls = o->send_throughput = o->remote_recv_calls = o->remote_bytes_recvd = NAN;
 }
 
 /* Parse a whole number; false when the text is not one (a finite double, nothing after). */
@@ -56,6 +57,10 @@ numeric_slot(struct netperf_out *o, const char *key, size_t klen)
 	    {"ELAPSED_TIME", offsetof(struct netperf_out, elapsed_s)},
 	    {"LOCAL_BYTES_SENT", offsetof(struct netperf_out, bytes_sent)},
 	    {"LOCAL_BYTES_RECVD", offsetof(struct netperf_out, bytes_recvd)},
+	    {"LOCAL_SEND_CALLS", offsetof(struct netperf_out, send_calls)},
+	    {"LOCAL_SEND_THROUGHPUT", offsetof(struct netperf_out, send_throughput)},
+	    {"REMOTE_RECV_CALLS", offsetof(struct netperf_out, remote_recv_calls)},
+	    {"REMOTE_BYTES_RECVD", offsetof(struct netperf_out, remote_bytes_recvd)},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)

@@ -11,7 +11,8 @@
 /* The output selectors the runner asks for, in the order netperf prints them. */
 #define NETPERF_SELECTORS                                                                          \
 	"THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,MEAN_LATENCY,P99_LATENCY,ELAPSED_TIME,"      \
-	"LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD"
+	"LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,LOCAL_SEND_CALLS,LOCAL_SEND_THROUGHPUT,"               \
+	"REMOTE_RECV_CALLS,REMOTE_BYTES_RECVD"
 
 /* What one netperf process reported. A figure it did not report is NAN. */
 struct netperf_out {
@@ -22,6 +23,11 @@ struct netperf_out {
 	double p99_latency_us;
 	double elapsed_s;
 	double bytes_sent, bytes_recvd;
+	/* UDP_STREAM: the sender's datagrams (send calls, one datagram each) and its rate, in
+	 * units; the receiver's datagrams (recv calls) and bytes. THROUGHPUT is the receiver's
+	 * rate there: sent - received datagrams were lost on the way. */
+	double send_calls, send_throughput;
+	double remote_recv_calls, remote_bytes_recvd;
 	double interim;         /* the newest interim result, in interim_units */
 	char interim_units[24]; /* "10^6bits/s", "Trans/s" */
 	unsigned ninterim;

@@ -532,6 +532,7 @@ queue_device_json(struct report *r, const struct queue_info *q, size_t first, si
 	}
 	o = json_object_new_object();
 	json_add_string(o, "name", q[first].dev);
+	json_add_string(o, "counters", q[first].counters);
 	json_object_object_add(o, "queues", arr);
 	json_add_uint(o, "hidden", hidden);
 	json_object_object_add(o, "total", json_object_new_object());
@@ -731,6 +732,14 @@ is_cal(const struct irq_info *irq)
 	       (is_ipi(irq) && strcmp(irq->name, "Function call interrupts") == 0);
 }
 
+/* Is an arch line x86's TLB shootdown line? A shootdown is sent as a function-call IPI,
+ * so the CAL line counts it already: TLB is a part of CAL, never added to it. */
+static bool
+is_tlb(const struct irq_info *irq)
+{
+	return strcmp(irq->label, "TLB") == 0;
+}
+
 /* Interrupts of one line over the window, every CPU. */
 static uint64_t
 irq_delta(const struct report *r, const struct irq_info *irq)
@@ -774,8 +783,9 @@ netdev_of(struct report *r, const char *device, int rootfd)
 	return NULL;
 }
 
-/* The interrupts figure: function-call and all IPIs, each IPI line, and interrupts per
- * device (IRQs grouped by the device their name gives, else by their action names). */
+/* The interrupts figure: function-call IPIs (TLB shootdowns among them), all IPIs (each
+ * IPI line once: TLB left out, as CAL holds it), each IPI line, and interrupts per device
+ * (IRQs grouped by the device their name gives, else by their action names). */
 static json_object *
 interrupts_json(struct report *r)
 {
@@ -785,7 +795,7 @@ interrupts_json(struct report *r)
 	const struct irq_info *irqs = NULL;
 	struct irqdev *dv = NULL;
 	size_t n = 0, ndv = 0;
-	uint64_t cal = 0, all = 0;
+	uint64_t cal = 0, tlb = 0, all = 0;
 	double secs;
 
 	if (isrc != NULL)
@@ -805,8 +815,10 @@ interrupts_json(struct report *r)
 			json_add_string(lo, "line", irq->label);
 			json_add_uint(lo, "total", d);
 			json_add_double(lo, "per_s", per_s((double)d, secs));
+			json_add_bool(lo, "in_ipi_all", !is_tlb(irq));
 			json_object_array_add(ipis, lo);
-			all += d;
+			all += is_tlb(irq) ? 0 : d;
+			tlb += is_tlb(irq) ? d : 0;
 			cal += is_cal(irq) ? d : 0;
 			continue;
 		}
@@ -831,6 +843,7 @@ interrupts_json(struct report *r)
 	}
 	free(dv);
 	add_twin(fig, "ipi_cal", (double)cal, secs);
+	add_twin(fig, "ipi_tlb", (double)tlb, secs);
 	add_twin(fig, "ipi_all", (double)all, secs);
 	json_object_object_add(fig, "ipis", ipis);
 	json_object_object_add(fig, "devices", devs);
@@ -939,6 +952,46 @@ tcp_json(const struct report *r)
 	return fig;
 }
 
+/* The UDP fields of the udp figure: its key, the /proc/net/snmp Udp field and the
+ * /proc/net/snmp6 name of the same counter for IPv6. */
+static const struct {
+	const char *key, *v4, *v6;
+} udp_fields[] = {
+    {"in_datagrams", "snmp.Udp.InDatagrams", "snmp6.Udp6InDatagrams"},
+    {"out_datagrams", "snmp.Udp.OutDatagrams", "snmp6.Udp6OutDatagrams"},
+    {"in_errors", "snmp.Udp.InErrors", "snmp6.Udp6InErrors"},
+    {"rcvbuf_errors", "snmp.Udp.RcvbufErrors", "snmp6.Udp6RcvbufErrors"},
+    {"sndbuf_errors", "snmp.Udp.SndbufErrors", "snmp6.Udp6SndbufErrors"},
+    {"no_ports", "snmp.Udp.NoPorts", "snmp6.Udp6NoPorts"},
+};
+#define UDP_IN     0
+#define UDP_ERRORS 2
+
+/* The udp figure: datagrams in and out and the receive and send errors, IPv4 and IPv6
+ * together, each with its rate; in_loss_pct, the datagrams UDP dropped on receipt (InErrors,
+ * which holds RcvbufErrors) in % of those that reached it. NULL when there are no UDP
+ * counters. */
+static json_object *
+udp_json(const struct report *r)
+{
+	double v[sizeof(udp_fields) / sizeof(udp_fields[0])];
+	json_object *fig;
+
+	if (series_find(r->reg, udp_fields[0].v4) == SERIES_NONE &&
+	    series_find(r->reg, udp_fields[0].v6) == SERIES_NONE)
+		return NULL;
+	fig = json_object_new_object();
+	for (size_t i = 0; i < sizeof(udp_fields) / sizeof(udp_fields[0]); i++) {
+		series_id a = series_find(r->reg, udp_fields[i].v4);
+		series_id b = series_find(r->reg, udp_fields[i].v6);
+		double secs = a != SERIES_NONE ? secs_of(r, a) : secs_of(r, b);
+		v[i] = delta_unit(r, a) + delta_unit(r, b);
+		add_twin(fig, udp_fields[i].key, v[i], secs);
+	}
+	json_add_double(fig, "in_loss_pct", 100 * ratio(v[UDP_ERRORS], v[UDP_IN] + v[UDP_ERRORS]));
+	return fig;
+}
+
 /* The sysctl figure: every configured sysctl's increment (signed for a level). */
 static json_object *
 sysctl_json(const struct report *r)
@@ -998,7 +1051,7 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
              const struct report_opts *opts, struct nm_error *err)
 {
 	struct report r = {.s = s, .reg = sampler_registry(s), .a = a, .b = b, .opts = opts};
-	json_object *o, *fig, *queues, *devices, *tcp;
+	json_object *o, *fig, *queues, *devices, *tcp, *udp;
 
 	if (b->mono_ns < a->mono_ns) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "report: the window ends before it starts");
@@ -1026,6 +1079,8 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 		json_object_object_add(fig, "softnet", softnet_json(&r));
 	if ((tcp = tcp_json(&r)) != NULL)
 		json_object_object_add(fig, "tcp", tcp);
+	if ((udp = udp_json(&r)) != NULL)
+		json_object_object_add(fig, "udp", udp);
 	json_object_object_add(fig, "sysctl", sysctl_json(&r));
 	json_object_object_add(fig, "lnstat", lnstat_json(&r));
 	json_object_object_add(o, "figures", fig);

@@ -10,6 +10,7 @@
 #include "jsonutil.h"
 #include "runner.h"
 #include "timeutil.h"
+#include "trend.h"
 #include "xmalloc.h"
 
 #define WARMUP_S      2.0
@@ -218,6 +219,26 @@ timing(json_object *args, struct test_spec *spec, struct nm_error *err)
 	return 0;
 }
 
+/* trend_threshold, ... into spec->trend_args as trend's threshold, ... */
+static void
+trend_args(json_object *args, struct test_spec *spec)
+{
+	static const char *const keys[][2] = {{"trend_threshold", "threshold"},
+	                                      {"trend_recover", "recover"},
+	                                      {"trend_sustain", "sustain"},
+	                                      {"trend_plateau", "plateau"},
+	                                      {"trend_step", "step"}};
+	json_object *v;
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		if (!json_object_object_get_ex(args, keys[i][0], &v))
+			continue;
+		if (spec->trend_args == NULL)
+			spec->trend_args = json_object_new_object();
+		json_object_object_add(spec->trend_args, keys[i][1], json_object_get(v));
+	}
+}
+
 /* Parse and check test start's arguments. */
 int
 runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, struct nm_error *err)
@@ -243,6 +264,18 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 		default_name(spec, spec->name, sizeof(spec->name));
 	spec->procs = (unsigned)json_get_int(args, "procs", 1);
 	spec->size = (unsigned)json_get_int(args, "size", 0);
+	spec->rcvbuf = (unsigned)json_get_int(args, "rcvbuf", 0);
+	trend_args(args, spec);
+	if (spec->trend_args != NULL &&
+	    json_get_double(spec->trend_args, "recover", TREND_RECOVER) <
+	        json_get_double(spec->trend_args, "threshold", TREND_THRESHOLD)) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "--trend-recover is below --trend-threshold");
+		goto fail;
+	}
+	if (spec->rcvbuf && strcmp(spec->driver->name, "netperf") != 0) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "argument \"rcvbuf\" is for --driver netperf");
+		goto fail;
+	}
 	if (json_object_object_get_ex(args, "profile_vars", &vars) &&
 	    json_object_is_type(vars, json_type_object))
 		spec->profile_vars = json_object_get(vars);

@@ -135,6 +135,7 @@ runner_spec_free(struct test_spec *spec)
 	free(spec->figures);
 	runner_strv_free(spec->argv);
 	json_object_put(spec->profile_vars);
+	json_object_put(spec->trend_args);
 	memset(spec, 0, sizeof(*spec));
 }
 
@@ -241,6 +242,8 @@ spec_json(const struct test_spec *s, json_object *o)
 	                       s->duration_s > 0 ? json_double(s->duration_s) : NULL);
 	if (s->size)
 		json_add_uint(o, "size", s->size);
+	if (s->rcvbuf)
+		json_add_uint(o, "rcvbuf", s->rcvbuf);
 	json_object_object_add(o, "warmup_s", json_double(s->warmup_s));
 	json_object_object_add(o, "cooldown_s", json_double(s->cooldown_s));
 	add_cpus(o, "local_cpus", &s->local_cpus);
@@ -574,8 +577,10 @@ busiest_link(struct runner *r, uint64_t t0, uint64_t t1, char *buf, size_t size)
 	free(ids);
 }
 
-/* The trend of the test's rate over its window, added to extra as "trend" when the rate was
- * not steady (or always, when the test named its series). */
+/* The trend of the test's rate over its window (its end edge taken: the span the window
+ * keeps), added to extra as "trend" when the rate was not steady (or always, when the test
+ * named its series or the analysis' parameters). cmd_trend_window is what `trend --window`
+ * runs too, and it takes these parameters from the stored trend: one verdict. */
 static void
 trend_of(struct runner *r, struct test *t, json_object *extra)
 {
@@ -594,13 +599,18 @@ trend_of(struct runner *r, struct test *t, json_object *extra)
 		return;
 	args = json_object_new_object();
 	json_add_string(args, "metric", metric);
+	if (t->spec.trend_args != NULL) {
+		json_object_object_foreach(t->spec.trend_args, k, v)
+		    json_object_object_add(args, k, json_object_get(v));
+	}
 	o = json_object_new_object();
-	if (cmd_build_trend(r->d, args, t0, t1, o, &err) < 0) {
+	if (cmd_trend_window(r->d, t->spec.name, args, o, &err) < 0) {
 		log_debug("test %s: no trend of %s: %s", t->spec.name, metric, err.message);
 		json_object_put(o);
 	} else {
 		verdict = json_get_string(o, "verdict", "");
-		if (t->spec.trend[0] || strncmp(verdict, "decay", 5) == 0)
+		if (t->spec.trend[0] || t->spec.trend_args != NULL ||
+		    strncmp(verdict, "decay", 5) == 0)
 			json_object_object_add(extra, "trend", o);
 		else
 			json_object_put(o);
@@ -663,6 +673,10 @@ finish(struct test *t)
 	/* Keep the window in every case: open it now if the test ended before warm-up. */
 	if (!t->window_stored && window_begin(r, t, &err) < 0)
 		log_warnx("test %s: no window: %s", t->spec.name, err.message);
+	/* The end edge now: the trend covers the span the window keeps. */
+	if (t->window_open && !t->window_stored && !t->window_frozen &&
+	    window_freeze(r->d->windows, t->spec.name, &err) == 0)
+		t->window_frozen = true;
 	if (t->window_open && !t->window_stored) {
 		extra = json_object_new_object();
 		json_object_object_add(extra, "test", json_object_get(t->summary));

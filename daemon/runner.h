@@ -46,6 +46,7 @@ struct test_spec {
 	unsigned procs;
 	double duration_s; /* 0: exec without a duration (runs until it exits) */
 	unsigned size;     /* bytes per send (streams) or per request/response (RR) */
+	unsigned rcvbuf;   /* netperf: the receiving end's socket buffer, bytes; 0: default */
 	double warmup_s, cooldown_s;
 	struct cpuset local_cpus, remote_cpus; /* empty: no pinning */
 	char profile[64];                      /* "": none */
@@ -67,6 +68,9 @@ struct test_spec {
 	double rate_pps;   /* packets/s in total; 0: unpaced */
 	char generator[8]; /* what the driver runs: "pktgen" or "trafgen" */
 	char trend[257];   /* the series the report's trend analyses, "" for the busiest link */
+	/* The report's trend: trend's threshold, recover, sustain, plateau and step as given
+	 * (trend_threshold...), named as trend takes them; owned, NULL when none was. */
+	json_object *trend_args;
 };
 
 enum test_state {

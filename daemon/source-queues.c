@@ -9,6 +9,17 @@
  * patterns of qpattern.c; a device none of whose counters fits a pattern is read again only
  * every QUEUES_RECHECK samples, in case its driver changes its names.
  *
+ * A device with neither (veth: no qstats, and its ethtool queue counters count XDP only)
+ * may still have per-tx-queue counts: those of an mq root qdisc's classes. mq's class :N
+ * is tx queue N-1, and its statistics are those of the qdisc of that queue (every packet
+ * sent on it). They are dumped with RTM_GETTCLASS for the device (what `tc -s class show
+ * dev DEV` prints), bytes and packets from TCA_STATS2 (TCA_STATS_BASIC, TCA_STATS_PKT64
+ * past 2^32 packets) or the old TCA_STATS, read in place like the qstats replies: libnl's
+ * class cache would allocate per class and sample. `queue.<ifname>.tx<N>.packets|bytes`
+ * again; no rx queues. A device without mq classes is asked again every QUEUES_RECHECK
+ * samples. source_queues_devices says, per device, where its figures come from, or why
+ * there are none.
+ *
  * [source.queues] options:
  *	devices = GLOB ...		the devices to read (default: all but lo)
  *	pattern = DIR KIND TERM ...	a driver convention tried before the built-ins
@@ -23,7 +34,10 @@
  * fixture root the DEV.txt file kept open and read with one pread. When both sources sample
  * at the same time the second one takes the first one's listing and reads. The counters are
  * used whole (each queue's sums are made afresh), so any current read will do. */
+#include <linux/gen_stats.h>
 #include <linux/genetlink.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
 #include <netlink/attr.h>
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
@@ -111,7 +125,10 @@ struct qqueue {
 	bool have_put[2];
 };
 
-enum qdev_via { VIA_NONE = 0, VIA_QSTATS, VIA_ETHTOOL };
+enum qdev_via { VIA_NONE = 0, VIA_QSTATS, VIA_ETHTOOL, VIA_TCCLASS };
+
+/* Where a device's queue figures come from, by enum qdev_via (queue_info.counters). */
+static const char *const via_names[] = {"none", "qstats", "ethtool", "mq-class"};
 
 struct qdev {
 	char name[DEVLIST_NAME_MAX];
@@ -126,6 +143,9 @@ struct qdev {
 	size_t nhits, caphits;
 	struct qqueue *q[2]; /* by direction, indexed by queue number */
 	size_t nq[2];
+	char driver[32];  /* the ethtool driver name, "" when unknown */
+	unsigned next_tc; /* no mq classes: sample generation to ask again */
+	char why[320];    /* source_queues_devices: where the figures come from, or why none */
 };
 
 struct queues_state {
@@ -144,7 +164,13 @@ struct queues_state {
 	unsigned gen;
 	struct queue_info *info;
 	size_t ninfo, capinfo;
-	bool layout_changed; /* info must be rebuilt at the end of the sample */
+	struct queue_dev *notes; /* source_queues_devices */
+	size_t capnotes;
+	struct nldump rt;     /* NETLINK_ROUTE, for mq classes; opened when first needed */
+	bool rt_open, rt_off; /* rt_off: it could not be opened */
+	struct qdev *tc_dev;  /* the device of the class dump under way */
+	unsigned tc_found;    /* mq classes it gave */
+	bool layout_changed;  /* info must be rebuilt at the end of the sample */
 	/* during a sample */
 	struct source *src;
 	struct sink *sink;
@@ -268,6 +294,8 @@ find_dev(struct queues_state *st, const char *name)
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	if (st->fd >= 0 && ethtool_ifindex(st->fd, name, &d->ifindex, &loopback) < 0)
 		d->ifindex = 0;
+	if (st->fd >= 0 && ethtool_driver(st->fd, name, d->driver, sizeof(d->driver)) < 0)
+		d->driver[0] = '\0';
 	d->ds.nostats = loopback;
 	st->nignored = 0; /* an index ignored so far may be this device's */
 	st->devs[st->ndevs++] = d;
@@ -433,7 +461,12 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 		                      : qpattern_map(&st->pats, ec->names[0], sizeof(ec->names[0]),
 		                                     ec->n, &d->hits, &d->caphits);
 		d->hits_names = e->names;
-		d->via = d->nhits ? VIA_ETHTOOL : VIA_NONE;
+		if (d->nhits && d->via == VIA_TCCLASS)
+			drop_queues(st, d); /* the driver names its queues now: from ethtool */
+		if (d->nhits)
+			d->via = VIA_ETHTOOL;
+		else if (d->via != VIA_TCCLASS)
+			d->via = VIA_NONE;
 	}
 	d->answered = st->gen;
 	if (d->nhits == 0) {
@@ -467,6 +500,118 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 				q->have_put[k] = true;
 			}
 		}
+}
+
+/* Open the NETLINK_ROUTE socket of the class dumps once; false when it cannot be. */
+static bool
+rt_ready(struct queues_state *st)
+{
+	struct nm_error e;
+
+	if (!st->rt_open && !st->rt_off) {
+		if (nldump_open(&st->rt, NETLINK_ROUTE, &e) == 0)
+			st->rt_open = true;
+		else {
+			log_warnx("source queues: %s; no mq class counters", e.message);
+			st->rt_off = true;
+		}
+	}
+	return st->rt_open;
+}
+
+/* Bytes and packets of a class from its TCA_STATS2 (or TCA_STATS); false without them. */
+static bool
+class_counts(struct nlattr **tb, uint64_t *bytes, uint64_t *packets)
+{
+	struct nlattr *sb[TCA_STATS_MAX + 1];
+	const struct nlattr *basic = NULL, *pkt64 = NULL;
+	uint32_t p32;
+
+	if (tb[TCA_STATS2] != NULL &&
+	    nla_parse_nested(sb, TCA_STATS_MAX, tb[TCA_STATS2], NULL) == 0 &&
+	    sb[TCA_STATS_BASIC] != NULL) {
+		basic = sb[TCA_STATS_BASIC];
+		pkt64 = sb[TCA_STATS_PKT64];
+	} else if (tb[TCA_STATS] != NULL)
+		basic = tb[TCA_STATS]; /* struct tc_stats starts as gnet_stats_basic does */
+	if (basic == NULL || nla_len(basic) < 12)
+		return false;
+	memcpy(bytes, nla_data(basic), 8);
+	memcpy(&p32, (const char *)nla_data(basic) + 8, 4);
+	*packets = p32;
+	/* The kernel clamps the 32-bit count and adds the whole one past 2^32. */
+	if (pkt64 != NULL && nla_len(pkt64) == 8)
+		memcpy(packets, nla_data(pkt64), 8);
+	return true;
+}
+
+/* One RTM_NEWTCLASS reply: an mq class of the device is one of its tx queues. */
+static void
+on_tclass(const struct nlmsghdr *h, void *arg)
+{
+	struct queues_state *st = arg;
+	struct qdev *d = st->tc_dev;
+	struct nlattr *tb[TCA_MAX + 1];
+	const struct tcmsg *tc;
+	uint64_t bytes, packets;
+	uint32_t minor;
+	struct qqueue *q;
+
+	if (h->nlmsg_type != RTM_NEWTCLASS || h->nlmsg_len < NLMSG_LENGTH(sizeof(*tc)))
+		return;
+	tc = NLMSG_DATA(h);
+	minor = TC_H_MIN(tc->tcm_handle);
+	/* mq is a root qdisc; its classes' parent is the root. */
+	if (tc->tcm_ifindex != d->ifindex || tc->tcm_parent != TC_H_ROOT || minor == 0 ||
+	    minor - 1 > QPATTERN_MAX_QUEUE)
+		return;
+	if (nla_parse(tb, TCA_MAX, nlmsg_attrdata(h, sizeof(*tc)), nlmsg_attrlen(h, sizeof(*tc)),
+	              NULL) < 0 ||
+	    tb[TCA_KIND] == NULL || nla_strcmp(tb[TCA_KIND], "mq") != 0 ||
+	    !class_counts(tb, &bytes, &packets))
+		return;
+	if (d->via != VIA_TCCLASS) {
+		drop_queues(st, d);
+		d->via = VIA_TCCLASS;
+	}
+	if ((q = get_queue(st, d, QUEUE_TX, minor - 1)) == NULL)
+		return;
+	q->seen = st->gen;
+	st->tc_found++;
+	put_slot(st, d, QUEUE_TX, minor - 1, q, SLOT(QUEUE_TX, 0), packets);
+	put_slot(st, d, QUEUE_TX, minor - 1, q, SLOT(QUEUE_TX, 1), bytes);
+}
+
+/* A device without qstats or ethtool queue counters: its tx queues from its mq classes. */
+static void
+sample_tclass(struct queues_state *st, struct qdev *d)
+{
+	struct {
+		struct nlmsghdr h;
+		struct tcmsg t;
+	} req;
+	struct nm_error e;
+
+	if (d->ifindex <= 0 || d->ds.nostats || st->gen < d->next_tc || !rt_ready(st))
+		return;
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = RTM_GETTCLASS;
+	req.t.tcm_family = AF_UNSPEC;
+	req.t.tcm_ifindex = d->ifindex;
+	st->tc_dev = d;
+	st->tc_found = 0;
+	if (nldump_run(&st->rt, &req.h, on_tclass, st, &e) < 0)
+		log_debug("source queues: %s: classes: %s", d->name, e.message);
+	if (st->tc_found > 0) {
+		d->answered = st->gen;
+		return;
+	}
+	if (d->via == VIA_TCCLASS) { /* the mq qdisc is gone */
+		drop_queues(st, d);
+		d->via = VIA_NONE;
+	}
+	d->next_tc = st->gen + QUEUES_RECHECK;
 }
 
 /* Drop unlisted devices, and the queues of read devices that this sample did not report. */
@@ -516,6 +661,7 @@ build_info(struct queues_state *st)
 				qi->index = j;
 				qi->packets = q->id[SLOT(dir, 0)];
 				qi->bytes = q->id[SLOT(dir, 1)];
+				qi->counters = via_names[d->via];
 			}
 	}
 	st->layout_changed = false;
@@ -529,6 +675,68 @@ source_queues_list(struct source *src, size_t *n)
 
 	*n = st != NULL ? st->ninfo : 0;
 	return st != NULL ? st->info : NULL;
+}
+
+/* Why device d has no per-queue counters of its own (qstats or ethtool), into buf. */
+static void
+why_none(const struct queues_state *st, const struct qdev *d, char *buf, size_t size)
+{
+	if (strcmp(d->driver, "veth") == 0)
+		snprintf(buf, size,
+		         "veth has no qstats, and its ethtool queue counters (rx_queue_N_xdp_*) "
+		         "count XDP only");
+	else if (d->ds.nostats)
+		snprintf(buf, size, "no qstats, and no ethtool statistics");
+	else if (!st->src->host)
+		snprintf(buf, size,
+		         "none of its ethtool counters names a queue (a [source.queues] pattern "
+		         "may)");
+	else
+		snprintf(buf, size,
+		         "%s: %s, and none of its ethtool counters names a queue (a "
+		         "[source.queues] pattern may)",
+		         d->driver[0] ? d->driver : "driver unknown",
+		         st->family > 0 ? "no qstats" : "this kernel has no qstats");
+}
+
+/* Where each device's queue figures come from, or why it has none. */
+const struct queue_dev *
+source_queues_devices(struct source *src, size_t *n)
+{
+	struct queues_state *st = src->priv;
+	char base[200];
+
+	*n = 0;
+	if (st == NULL)
+		return NULL;
+	if (st->capnotes < st->ndevs) {
+		st->capnotes = st->ndevs;
+		st->notes = xreallocarray(st->notes, st->capnotes, sizeof(*st->notes));
+	}
+	for (size_t i = 0; i < st->ndevs; i++) {
+		struct qdev *d = st->devs[i];
+		struct queue_dev *nd = &st->notes[(*n)++];
+		nd->dev = d->name;
+		nd->counters = via_names[d->via];
+		d->why[0] = '\0';
+		if (d->via == VIA_TCCLASS || d->via == VIA_NONE)
+			why_none(st, d, base, sizeof(base));
+		if (d->via == VIA_TCCLASS)
+			snprintf(d->why, sizeof(d->why),
+			         "%s: tx queues from its mq qdisc's classes (class :N is tx queue "
+			         "N-1, as tc -s class shows them), no rx queues",
+			         base);
+		else if (d->via == VIA_NONE && src->host)
+			snprintf(
+			    d->why, sizeof(d->why),
+			    "%s; an mq root qdisc would give per-tx-queue counts (tc qdisc add "
+			    "dev %s root mq)",
+			    base, d->name);
+		else if (d->via == VIA_NONE)
+			snprintf(d->why, sizeof(d->why), "%s", base);
+		nd->why = d->why;
+	}
+	return st->notes;
 }
 
 /* Take one [source.queues] option. */
@@ -580,6 +788,9 @@ queues_free(struct source *src)
 		devlist_free(st->own);
 		if (st->nl.sk != NULL)
 			nldump_close(&st->nl);
+		if (st->rt_open)
+			nldump_close(&st->rt);
+		free(st->notes);
 		if (st->fd >= 0)
 			close(st->fd);
 		qpattern_table_free(&st->pats);
@@ -670,8 +881,11 @@ queues_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		rc = sample_qstats(st, err);
 	for (size_t i = 0; i < st->ndevs; i++) {
 		struct qdev *d = st->devs[i];
-		if (d->ds.seen == st->gen && d->via != VIA_QSTATS)
-			sample_ethtool(st, d);
+		if (d->ds.seen != st->gen || d->via == VIA_QSTATS)
+			continue;
+		sample_ethtool(st, d);
+		if (src->host && (d->via == VIA_NONE || d->via == VIA_TCCLASS))
+			sample_tclass(st, d);
 	}
 	sweep(st);
 	if (st->layout_changed)
@@ -684,14 +898,13 @@ queues_sample(struct source *src, struct sink *sink, struct nm_error *err)
 static json_object *
 queues_describe(struct source *src)
 {
-	static const char *const via[] = {"none", "qstats", "ethtool"};
 	struct queues_state *st = src->priv;
 	json_object *o = json_object_new_object(), *devs = json_object_new_object();
 	size_t n = 0;
 
 	for (size_t i = 0; st != NULL && i < st->ndevs; i++)
 		json_object_object_add(devs, st->devs[i]->name,
-		                       json_object_new_string(via[st->devs[i]->via]));
+		                       json_object_new_string(via_names[st->devs[i]->via]));
 	if (st != NULL)
 		source_queues_list(src, &n);
 	json_object_object_add(o, "qstats", json_object_new_boolean(st != NULL && st->family > 0));
@@ -702,7 +915,7 @@ queues_describe(struct source *src)
 
 const struct source_ops source_queues_ops = {
     .name = "queues",
-    .description = "per-queue packets and bytes (netdev qstats, ethtool fallback)",
+    .description = "per-queue packets and bytes (netdev qstats, ethtool, then mq classes)",
     .configure = queues_configure,
     .init = queues_init,
     .sample = queues_sample,

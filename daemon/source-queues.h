@@ -13,11 +13,21 @@ struct source;
 enum queue_dir { QUEUE_RX = 0, QUEUE_TX = 1 };
 
 struct queue_info {
-	const char *dev;   /* device name, owned by the source */
-	uint8_t dir;       /* enum queue_dir */
-	uint32_t index;    /* queue number: queue.<dev>.rx<index>.packets */
-	series_id packets; /* SERIES_NONE when the device reports none */
-	series_id bytes;   /* SERIES_NONE when the device reports none */
+	const char *dev;      /* device name, owned by the source */
+	uint8_t dir;          /* enum queue_dir */
+	uint32_t index;       /* queue number: queue.<dev>.rx<index>.packets */
+	series_id packets;    /* SERIES_NONE when the device reports none */
+	series_id bytes;      /* SERIES_NONE when the device reports none */
+	const char *counters; /* where from: "qstats", "ethtool" or "mq-class" (static) */
+};
+
+/* A device the queues source reads: where its queue figures come from ("qstats",
+ * "ethtool", "mq-class", or "none") and, unless qstats or ethtool, why: what it lacks and
+ * what stands in. */
+struct queue_dev {
+	const char *dev;
+	const char *counters; /* static */
+	const char *why;      /* "" for qstats and ethtool */
 };
 
 /* The queues seen by the last sample of src (a source whose ops are source_queues_ops), by
@@ -25,5 +35,8 @@ struct queue_info {
  * The array and its names belong to the source and stay valid until its next sample or
  * free. */
 const struct queue_info *source_queues_list(struct source *src, size_t *n);
+/* Every device src reads, in listing order. Belongs to the source; valid until its next
+ * sample, call or free. */
+const struct queue_dev *source_queues_devices(struct source *src, size_t *n);
 
 #endif

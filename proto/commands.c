@@ -143,7 +143,9 @@ const struct proto_command proto_commands[] = {
                  {.name = "window",
                   .type = PROTO_ARG_STRING,
                   .max_len = 200,
-                  .help = "over this window's span (open, kept or stored) instead of from/to"},
+                  .help = "over this window's span (open, kept or stored) instead of from/to; "
+                          "the threshold, recover, sustain, plateau and step not given are "
+                          "those of the trend stored with its result (the report's)"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
                   .min = -1e7,
@@ -437,11 +439,14 @@ const struct proto_command proto_commands[] = {
                    "window: warm-up, measured span, cool-down; its figures are stored with the "
                    "report",
         .usage = "[--driver netperf|iperf3|pktgen|exec] [--name NAME] [--host H] [--type TYPE] "
-                 "[--procs N] [--duration S] [--size B] [--warmup S] [--cooldown S] "
+                 "[--procs N] [--duration S] [--size B] [--rcvbuf B] [--warmup S] [--cooldown S] "
                  "[--local-cpus LIST] [--remote-cpus LIST] [--profile P] [--netns NS] "
                  "[--port P] [--figure NAME=REGEX] [--dev DEV] [--dst-min IP] [--dst-max IP] "
                  "[--dst-mac MAC] [--src IP] [--flows N] [--flowlen N] [--clone-skb N] "
-                 "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] [--wait] "
+                 "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
+                 "[--trend-threshold F] "
+                 "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
+                 "[--trend-step SEC] [--wait] "
                  "[-- COMMAND...]",
         .args = {{.name = "driver",
                   .type = PROTO_ARG_STRING,
@@ -477,6 +482,12 @@ const struct proto_command proto_commands[] = {
                   .help = "bytes per send (streams, default 16384) or per request and "
                           "response (RR, default 1); pktgen: bytes per frame with the FCS "
                           "(default 64)"},
+                 {.name = "rcvbuf",
+                  .type = PROTO_ARG_INT,
+                  .min = 1,
+                  .max = 1 << 30,
+                  .help = "netperf: the receiving socket's buffer in bytes (the remote end's, "
+                          "-S ,B; TCP_MAERTS: the local end's, -s ,B)"},
                  {.name = "warmup",
                   .type = PROTO_ARG_NUMBER,
                   .min = 0,
@@ -519,6 +530,33 @@ const struct proto_command proto_commands[] = {
                   .max_len = 256,
                   .help = "the series whose rate the report analyses for decay (default: "
                           "the link that sent most packets)"},
+                 {.name = "trend_threshold",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 1,
+                  .help = "the report's trend: trend's --threshold (default 0.7); trend "
+                          "--window takes it from the result"},
+                 {.name = "trend_recover",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 10,
+                  .help = "the report's trend: trend's --recover (default 0.9)"},
+                 {.name = "trend_sustain",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 86400,
+                  .help = "the report's trend: trend's --sustain in seconds (default 5)"},
+                 {.name = "trend_plateau",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 86400,
+                  .help = "the report's trend: trend's --plateau in seconds (default 10)"},
+                 {.name = "trend_step",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.01,
+                  .max = 86400,
+                  .help = "the report's trend: trend's --step in seconds (default: the "
+                          "series' interval)"},
                  {.name = "dev",
                   .type = PROTO_ARG_STRING,
                   .max_len = 15,

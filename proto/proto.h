@@ -58,7 +58,7 @@ struct proto_arg {
 };
 
 #define PROTO_MAX_STRING 4096
-#define PROTO_MAX_ARGS   32
+#define PROTO_MAX_ARGS   48
 
 struct proto_command {
 	const char *name;

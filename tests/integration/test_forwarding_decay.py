@@ -5,6 +5,7 @@ sending 20 kpps of 256 flows x 8 packets to 10.0.0.0-10.18.255.255, the router t
 connections in a table with 16,384 free slots, netmetricsd in the router's namespace.
 
 Asserts, from the daemon's own trend of the router's forwarded rate (link.r1.tx_packets):
+the trend each test's report keeps and `trend --window` agree (one verdict per window);
 the small-table run shows a plateau, a decay (onset, decayed level well below the plateau)
 with conntrack drops among the counters that moved most at the onset, and the recovery
 after the flush; the large-table run is steady. The script's own checks (per-second
@@ -64,6 +65,15 @@ def main():
         movers = [m["series"] for m in small["movers"][:3]]
         assert "lnstat.nf_conntrack.drop" in movers, small["movers"][:5]
         assert large["verdict"] == "steady", large
+        # One verdict per window: the test's report keeps the trend that trend gives.
+        for name, t in (("small-table", small), ("large-table", large)):
+            with open(os.path.join(out, "result-%s.json" % name)) as f:
+                kept = json.load(f)["trend"]
+            assert t["params_from"] == "result", t
+            assert kept["verdict"] == t["verdict"], (name, kept["verdict"], t["verdict"])
+            for k in ("plateau", "onset", "decayed", "recovery", "decays", "points",
+                      "plateau_s", "sustain_s", "from", "to"):
+                assert kept[k] == t[k], (name, k, kept[k], t[k])
         assert large["onset"] is None, large
         print("ok   forwarding_decay: plateau %.0f pps, decayed %.0f, recovered %.0f; "
               "large table steady at %.0f" % (plateau, small["decayed"]["level"],

@@ -87,13 +87,23 @@ def test_report_matches_iperf3():
         assert [s["name"] for s in f["queues"]["cpusets"]] == ["first", "others"]
         # veth has no per-queue packet counters: no queue moved.
         assert f["queues"]["devices"] == [], f["queues"]["devices"]
-        assert f["interrupts"]["ipi_all"] >= f["interrupts"]["ipi_cal"] >= 0
+        irq = f["interrupts"]
+        assert irq["ipi_all"] >= irq["ipi_cal"] >= irq["ipi_tlb"] >= 0, irq
+        # Each IPI once: TLB shootdowns are function-call IPIs, CAL holds them already.
+        lines = {x["line"]: x for x in irq["ipis"]}
+        assert irq["ipi_all"] == sum(x["total"] for x in irq["ipis"] if x["in_ipi_all"]), irq
+        if "TLB" in lines:
+            assert not lines["TLB"]["in_ipi_all"] and irq["ipi_tlb"] == lines["TLB"]["total"]
+            assert irq["ipi_all"] == lines["RES"]["total"] + lines["CAL"]["total"], irq
 
         # The same report again, stored, and for people.
         shown = d.json("result-show", "ipr")
         assert shown["figures"]["tcp"]["out_segs"] == out
         text = d.ctl("report", "ipr").stdout
         assert "window ipr:" in text and "vA" in text and "out_segs" in text, text
+        if "TLB" in lines:
+            assert "IPI all lines (TLB once, in CAL)" in text, text
+            assert "TLB (part of CAL, not added)" in text, text
         csv = d.ctl("--csv", "report", "ipr").stdout.splitlines()
         assert csv[0] == "group,figure,key,value,unit", csv[:2]
         assert any(l.startswith("tcp,out_segs,,%d" % out) for l in csv), csv[:40]

@@ -11,6 +11,7 @@ Environment: NETMETRICSD, NETMETRICSCTL. Ends with "N passed, M failed".
 """
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -195,6 +196,9 @@ def test_device_removed_mid_run():
         # count XDP only): queues says so rather than showing zeros.
         r = d.ctl("queues", "vA", check=False)
         assert r.returncode == 1 and "no per-queue counters" in r.stderr, r.stderr
+        assert "veth has no qstats" in r.stderr and "XDP only" in r.stderr, r.stderr
+        why = {x["name"]: x for x in d.json("queues")["queue_counters"]}
+        assert why["vA"]["counters"] == "none" and "root mq" in why["vA"]["why"], why
         samples0 = {s["name"]: s["samples"] for s in d.json("status")["sources"]}
         sh("ip", "link", "del", "vA", ns=NS_A)
         time.sleep(1.5)
@@ -244,7 +248,47 @@ def test_host_queues_match_ip_link():
         assert d.stop() == 0, "daemon exit status"
 
 
-TESTS = [test_rates_match_iperf3, test_device_removed_mid_run, test_host_queues_match_ip_link]
+def test_queues_mq_classes():
+    """vA with an mq root qdisc: queues shows its 4 tx queues from mq's classes (class :N is
+    tx queue N-1), marked as such, and the daemon's counts equal tc -s class once the
+    traffic has stopped."""
+    sh("tc", "qdisc", "add", "dev", "vA", "root", "handle", "7:", "mq", ns=NS_A)
+    d = Daemon(ns=NS_A)
+    try:
+        iperf(2, ("-P", "4"))
+        time.sleep(1.2)  # two samples after the last packet
+
+        def classes():
+            out = sh("tc", "-s", "class", "show", "dev", "vA", ns=NS_A).stdout
+            return {int(m.group(1), 16) - 1: (int(m.group(3)), int(m.group(2))) for m in
+                    re.finditer(r"^class mq 7:([0-9a-f]+) root.*\n\s*Sent (\d+) bytes (\d+) pkt",
+                                out, re.M)}
+        # tc before and after the daemon's own sample (now): a stray IPv6 packet may pass.
+        before = classes()
+        now = series_map(d.json("now", "queue.vA.*"))
+        after = classes()
+        got = {i: (now["queue.vA.tx%d.packets" % i]["raw"], now["queue.vA.tx%d.bytes" % i]["raw"])
+               for i in range(4)}
+        assert sorted(before) == [0, 1, 2, 3], before
+        assert all(before[i][k] <= got[i][k] <= after[i][k] for i in range(4) for k in (0, 1)), \
+            (before, got, after)
+        assert sum(p for p, _ in got.values()) > 1000, got
+        assert not any(".rx" in n for n in now), sorted(now)
+        q = d.json("queues", "vA", "--last", "3")
+        dev = q["devices"][0]
+        assert dev["name"] == "vA" and dev["counters"] == "mq-class", dev
+        assert sorted(x["queue"] for x in dev["queues"]) == [0, 1, 2, 3], dev
+        why = q["queue_counters"][0]
+        assert why["counters"] == "mq-class" and "mq qdisc's classes" in why["why"], why
+        text = d.ctl("queues", "vA").stdout
+        assert "vA: tx queues from mq classes" in text, text
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+        sh("tc", "qdisc", "del", "dev", "vA", "root", ns=NS_A, check=False)
+
+
+TESTS = [test_rates_match_iperf3, test_device_removed_mid_run, test_host_queues_match_ip_link,
+         test_queues_mq_classes]
 
 
 def main():

@@ -230,6 +230,65 @@ def test_netperf_stream_and_rr():
         srv.stop()
 
 
+def udp_mib(ns):
+    """The Udp line of /proc/net/snmp in namespace ns, as {field: value}."""
+    lines = [ln.split() for ln in sh("cat", "/proc/net/snmp", ns=ns).stdout.splitlines()
+             if ln.startswith("Udp:")]
+    return dict(zip(lines[0][1:], map(int, lines[1][1:])))
+
+
+def test_netperf_udp_loss():
+    """netperf UDP_STREAM into a small receive buffer (--rcvbuf 4096: netperf's -S ,4096,
+    which the kernel doubles): the test's figures carry what was sent, what was received and
+    the loss, and the datagrams lost are the ones B's UDP dropped for want of buffer
+    (UdpRcvbufErrors). The report of the sender's window has the UDP section.
+
+    A datagram still in the receive buffer when netserver stops counting is neither
+    received nor dropped: a few buffers' worth (8 KiB of 1 KiB datagrams) may differ."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        before = udp_mib(NS_B)
+        rep = run_test(d, "--driver", "netperf", "--name", "np-udp", "--host", ADDR_B,
+                       "--type", "UDP_STREAM", "--size", "1024", "--rcvbuf", "4096",
+                       "--duration", "4", "--warmup", "1", "--cooldown", "1")
+        after = udp_mib(NS_B)
+        t = rep["test"]
+        f = t["figures"]
+        assert t["status"] == "passed" and t["rcvbuf"] == 4096, t
+        argv = t["processes"][0]["argv"]
+        assert argv[argv.index("-S") + 1] == ",4096", argv
+        sent, recvd, lost = f["sent_datagrams"], f["received_datagrams"], f["lost_datagrams"]
+        assert sent > recvd > 0 and lost == sent - recvd, f
+        assert abs(f["loss_pct"] - 100.0 * lost / sent) < 1e-5, f  # six decimals
+        assert f["loss_pct"] > 5, "no loss into a 8 KiB buffer: %s" % f
+        assert f["received_mbps"] == f["throughput_mbps"] < f["sent_mbps"], f
+        rcvbuf = after["RcvbufErrors"] - before["RcvbufErrors"]
+        assert abs(lost - rcvbuf) <= 16, \
+            "netperf lost %d datagrams, B's UdpRcvbufErrors grew by %d" % (lost, rcvbuf)
+        got = after["InDatagrams"] - before["InDatagrams"]
+        assert abs(got - recvd) <= 16, (got, recvd)
+        print("  udp: sent %d, received %d, lost %d (%.1f%%); B RcvbufErrors +%d" % (
+            sent, recvd, lost, f["loss_pct"], rcvbuf))
+        # The sender's UDP over the window: datagrams out at netperf's rate (the window is
+        # the middle of the run, the rate noisy: within a factor of two), no errors here.
+        udp = rep["figures"]["udp"]
+        rate = sent / t["processes"][0]["elapsed_s"]
+        assert 0.5 * rate <= udp["out_datagrams_per_s"] <= 2 * rate, (udp, rate)
+        assert udp["sndbuf_errors"] == 0 and udp["rcvbuf_errors"] == 0, udp
+        text = d.ctl("report", "np-udp").stdout
+        assert "UDP, IPv4 + IPv6" in text and "out_datagrams" in text, text
+        assert "loss_pct" in text and "sent_datagrams" in text, text
+        # --rcvbuf is netperf's.
+        r = d.ctl("test", "start", "--driver", "iperf3", "--name", "bad", "--host", ADDR_B,
+                  "--rcvbuf", "4096", check=False)
+        assert r.returncode == 2 and "for --driver netperf" in r.stderr, r.stderr
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
 def test_iperf3():
     """An iperf3 test: its throughput agrees with the veth.
 
@@ -498,7 +557,7 @@ def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
-    return nsrun.run([test_netperf_stream_and_rr, test_iperf3, test_failures, test_suite,
+    return nsrun.run([test_netperf_stream_and_rr, test_netperf_udp_loss, test_iperf3, test_failures, test_suite,
                       test_suite_daemon_stops, test_shipped_suites, test_trend_in_report], "benchmark test", make_pair, remove_pair,
                      need_iperf3=True)
 

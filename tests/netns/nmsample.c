@@ -4,7 +4,8 @@
  *	nmsample [-r ROOT] [-n SAMPLES] [-i MS] [-o SOURCE:KEY=VALUE]... [-q] [-g] SOURCE...
  *
  * After the last sample every series put and not gone is printed as "name value"; -q adds
- * the queues source's queue list as "queue DEV rx|tx INDEX packets-id bytes-id"; -g prints
+ * the queues source's queue list as "queue DEV rx|tx INDEX packets-id bytes-id COUNTERS"
+ * and each device it reads as "qdev DEV COUNTERS WHY..." (source_queues_devices); -g prints
  * "# gone sample N SERIES" whenever a source says a series is gone. Built with
  * -DNMSAMPLE_COUNT_ALLOCS (and without the sanitizers) it counts malloc/calloc/realloc calls
  * and prints "# allocs sample N SOURCE: COUNT" for each sample. */
@@ -230,9 +231,12 @@ main(int argc, char **argv)
 			continue;
 		qi = source_queues_list(&src[i], &nq);
 		for (size_t k = 0; k < nq; k++)
-			printf("queue %s %s %u %d %d\n", qi[k].dev,
+			printf("queue %s %s %u %d %d %s\n", qi[k].dev,
 			       qi[k].dir == QUEUE_RX ? "rx" : "tx", qi[k].index, (int)qi[k].packets,
-			       (int)qi[k].bytes);
+			       (int)qi[k].bytes, qi[k].counters);
+		const struct queue_dev *qd = source_queues_devices(&src[i], &nq);
+		for (size_t k = 0; k < nq; k++)
+			printf("qdev %s %s %s\n", qd[k].dev, qd[k].counters, qd[k].why);
 	}
 	for (int i = 0; i < nsrc; i++)
 		src[i].ops->free(&src[i]);

@@ -4,7 +4,8 @@
 Two network namespaces joined by a 4-queue veth pair carry iperf3 traffic; the sources,
 run inside a namespace through tests/netns/nmsample.c, must agree with `ip -s link`,
 /sys/class/net/DEV/statistics and `ethtool -S`. Devices removed between samples must
-vanish. On the host, devices whose queues come from qstats (virtio_net here) must add up
+vanish. With an mq root qdisc on the veth, its tx queues come from mq's classes and equal
+`tc -s class`. On the host, devices whose queues come from qstats (virtio_net here) must add up
 to their link counters. With 200 extra veth pairs, sampling must allocate nothing once
 warm.
 
@@ -15,6 +16,7 @@ Namespaces and the build directory are removed on any exit, failure included.
 import atexit
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -24,11 +26,13 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
-NS_A, NS_B, NS_C = "nmtest-a", "nmtest-b", "nmtest-c"
+TAG = "nmq%d" % os.getpid()  # unique: runs in parallel do not collide
+NS_A, NS_B, NS_C = TAG + "a", TAG + "b", TAG + "c"
 VERBOSE = "-v" in sys.argv
 BUILD = tempfile.mkdtemp(prefix="nmsample.")
 FAILURES = []
 CHILDREN = []  # background processes to kill on any exit
+QDEVS = {}  # the last nmsample -q's devices: {dev: (counters, why)}
 
 # link.<dev>.<stat> -> where ip -j -s -s link puts it
 IP_FIELDS = {
@@ -110,14 +114,20 @@ def build():
 
 
 def nmsample(ns, *args, binary="nmsample"):
-    """Run nmsample in ns; return ({series: value}, [queue lines], [alloc lines])."""
+    """Run nmsample in ns; return ({series: value}, [queue lines], [alloc lines]); the
+    queues source's device lines ("qdev DEV COUNTERS WHY") go to QDEVS, {dev: (counters,
+    why)}."""
     out = run([os.path.join(BUILD, binary)] + list(args), ns=ns)
     series, queues, allocs = {}, [], []
+    QDEVS.clear()
     for line in out.splitlines():
         if line.startswith("# allocs"):
             allocs.append(line)
         elif line.startswith("queue "):
             queues.append(line.split())
+        elif line.startswith("qdev "):
+            _, dev, counters, why = (line.split(" ", 3) + [""])[:4]
+            QDEVS[dev] = (counters, why)
         else:
             name, value = line.rsplit(" ", 1)
             series[name] = int(value)
@@ -195,11 +205,51 @@ def test_ethtool():
 def test_queues():
     series, queues, _ = nmsample(NS_A, "-q", "queues")
     check(not queues, "queues: veth has neither qstats nor per-queue ethtool packets: no queues")
+    counters, why = QDEVS.get("va", ("missing", ""))
+    check(counters == "none" and "veth has no qstats" in why and "XDP only" in why
+          and "root mq" in why, "queues: va's lack of queue counters explained: %s" % why)
     # Through a configured pattern the same devices give their 4 rx queues (XDP counters).
     series, queues, _ = nmsample(NS_A, "-q", "-o", "queues:pattern=rx packets rx_queue_%u_xdp_packets",
                                  "-o", "queues:devices=va", "queues")
     idx = sorted(int(q[3]) for q in queues if q[1] == "va" and q[2] == "rx")
     check(idx == [0, 1, 2, 3], "queues: configured pattern finds va's rx queues 0-3 over the ioctl")
+
+
+def tc_classes(ns, dev):
+    """{class minor: (packets, bytes)} of dev's mq classes, as tc -s class prints them
+    ("class mq 7:1 root" then " Sent 1234 bytes 5 pkt ..."; this tc has no -j for
+    classes)."""
+    out = run(["tc", "-s", "class", "show", "dev", dev], ns=ns)
+    return {int(m.group(1), 16): (int(m.group(3)), int(m.group(2))) for m in re.finditer(
+        r"^class mq [0-9a-f]+:([0-9a-f]+) root.*\n\s*Sent (\d+) bytes (\d+) pkt", out, re.M)}
+
+
+def test_queues_mq():
+    """va with an mq root qdisc: its tx queues 0-3 from mq's classes :1-:4, equal to what
+    tc -s class shows (no traffic runs while both are read), marked mq-class; no rx queues.
+    The qdisc is removed after, so the other checks see va as they did."""
+    run(["tc", "qdisc", "add", "dev", "va", "root", "handle", "7:", "mq"], ns=NS_A)
+    try:
+        traffic()
+        series, queues, _ = nmsample(NS_A, "-q", "queues")
+        classes = tc_classes(NS_A, "va")
+        tx = sorted(int(q[3]) for q in queues if q[1] == "va" and q[2] == "tx")
+        rx = [q for q in queues if q[1] == "va" and q[2] == "rx"]
+        check(tx == [0, 1, 2, 3] and not rx and sorted(classes) == [1, 2, 3, 4],
+              "queues mq: va's tx queues 0-3 from classes %s, no rx queues" % sorted(classes))
+        check(all(q[6] == "mq-class" for q in queues if q[1] == "va"),
+              "queues mq: va's queues marked mq-class")
+        got = {i: (series.get("queue.va.tx%d.packets" % i), series.get("queue.va.tx%d.bytes" % i))
+               for i in range(4)}
+        want = {i: classes.get(i + 1) for i in range(4)}
+        check(got == want and sum(p for p, _ in got.values()) > 10000 and
+              sum(1 for p, _ in got.values() if p > 0) >= 2,
+              "queues mq: tx queue packets and bytes equal tc -s class (%s)" % got)
+        counters, why = QDEVS.get("va", ("missing", ""))
+        check(counters == "mq-class" and "mq qdisc's classes" in why,
+              "queues mq: va says its figures are mq classes': %s" % why)
+    finally:
+        run(["tc", "qdisc", "del", "dev", "va", "root"], ns=NS_A, check=False)
 
 
 def test_vanish():
@@ -281,6 +331,7 @@ def main():
     test_link()
     test_ethtool()
     test_queues()
+    test_queues_mq()
     test_vanish()
     test_host_qstats()
     test_allocations()

@@ -3,8 +3,9 @@
  * then 95,000/s. Samples come every second a few ms off the beat, and a window's edges add
  * samples off it: the steps still hold one sample each, the onset, levels and recovery are
  * exact, the movers are the drops and the squeeze; the same from the stored result once the
- * window is forgotten; a gauge's level; the refusals; and series steps of one interval hold
- * one sample each. */
+ * window is forgotten; a gauge's level; the refusals; series steps of one interval hold
+ * one sample each; and the trend a test's report keeps (taken as the runner takes it, with
+ * the test's own parameters) is the one trend --window gives, kept or stored. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -118,6 +119,26 @@ at(struct world *w, int64_t t)
 	write_host(w, t);
 }
 
+/* What the runner stores with a test's result at its end: the end edge taken, the trend of
+ * the window with the test's parameters. Here tx packets (test_window analyses rx), with a
+ * recovery at 96% of the plateau, which 95,000/s never reaches: "decay", where trend's
+ * defaults (90%) say "decay-recovered". Returns {"trend": ...}, new. */
+static json_object *
+report_trend(struct world *w)
+{
+	json_object *args = json_tokener_parse(
+	    "{\"metric\":\"link.eth0.tx_packets\",\"recover\":0.96,\"sustain\":3}");
+	json_object *o = json_object_new_object(), *extra = json_object_new_object();
+	struct nm_error err;
+
+	assert_int_equal(window_freeze(w->d.windows, "run", &err), 0);
+	if (cmd_trend_window(&w->d, "run", args, o, &err) < 0)
+		fail_msg("cmd_trend_window: %s", err.message);
+	json_object_object_add(extra, "trend", o);
+	json_object_put(args);
+	return extra;
+}
+
 /* The host, the daemon's parts over it, a window from 2.4 s to 58.6 s and samples every
  * second off the beat. */
 static int
@@ -156,7 +177,9 @@ setup(void **state)
 		}
 		if (t > WIN_TO && (t - 1000) <= WIN_TO) {
 			at(w, WIN_TO);
-			r = window_stop(w->d.windows, "run", NULL, "hand", NULL, &err);
+			json_object *extra = report_trend(w);
+			r = window_stop(w->d.windows, "run", NULL, "hand", extra, &err);
+			json_object_put(extra);
 			if (r == NULL)
 				fail_msg("window_stop: %s", err.message);
 			json_object_put(r);
@@ -325,6 +348,77 @@ test_stored_result(void **state)
 	json_object_put(stored);
 }
 
+/* o without the members that name the request, not the analysis. */
+static const char *
+analysis_line(json_object *o)
+{
+	json_object_object_del(o, "window");
+	json_object_object_del(o, "params_from");
+	return json_to_line(o, NULL);
+}
+
+/* One verdict per window: trend --window gives the trend the report keeps, with the
+ * parameters the test gave it, from the window kept and from the stored result; a
+ * parameter given to trend is the request's. */
+static void
+test_one_verdict(void **state)
+{
+	struct world *w = *state;
+	const char *args = "{\"metric\":\"link.eth0.tx_packets\",\"window\":\"run\"}";
+	json_object *stored, *kept, *t;
+	struct nm_error err;
+	char *want;
+
+	assert_non_null(stored = results_get(w->d.results, "run", &err));
+	assert_string_equal(json_object_get_string(get(stored, "trend.verdict")), "decay");
+	assert_string_equal(json_object_get_string(get(stored, "trend.params_from")), "request");
+	assert_level(stored, "trend.recover", 0.96);
+	assert_level(stored, "trend.sustain_s", 3);
+	assert_true(json_object_is_type(get(stored, "trend.recovery"), json_type_null));
+	want = strdup(analysis_line(get(stored, "trend")));
+	if ((kept = trend(w, args, &err)) == NULL)
+		fail_msg("trend: %s", err.message);
+	assert_string_equal(json_object_get_string(get(kept, "params_from")), "result");
+	assert_string_equal(json_object_get_string(get(kept, "verdict")), "decay");
+	assert_string_equal(analysis_line(kept), want);
+
+	/* Asked with another recovery level, trend answers that: it recovered at 95%. */
+	t = trend(w, "{\"metric\":\"link.eth0.tx_packets\",\"window\":\"run\",\"recover\":0.9}",
+	          &err);
+	assert_non_null(t);
+	assert_string_equal(json_object_get_string(get(t, "verdict")), "decay-recovered");
+	assert_level(t, "sustain_s", 3); /* the rest still the report's */
+	json_object_put(t);
+
+	json_object_put(kept);
+	json_object_put(stored);
+	free(want);
+}
+
+/* The same once the window is forgotten (test_stored_result): its stored result's span. */
+static void
+test_one_verdict_stored(void **state)
+{
+	struct world *w = *state;
+	json_object *stored, *t;
+	struct nm_error err;
+
+	assert_null(window_delete(w->d.windows, "run", &err)); /* gone already */
+	assert_non_null(stored = results_get(w->d.results, "run", &err));
+	t = trend(w, "{\"metric\":\"link.eth0.tx_packets\",\"window\":\"run\"}", &err);
+	if (t == NULL)
+		fail_msg("trend: %s", err.message);
+	assert_string_equal(json_object_get_string(get(t, "params_from")), "result");
+	assert_string_equal(json_object_get_string(get(t, "verdict")), "decay");
+	{
+		char *want = strdup(analysis_line(get(stored, "trend")));
+		assert_string_equal(analysis_line(t), want);
+		free(want);
+	}
+	json_object_put(t);
+	json_object_put(stored);
+}
+
 /* A gauge is read as its level; from/to instead of a window. */
 static void
 test_gauge_and_from_to(void **state)
@@ -424,9 +518,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_window),        cmocka_unit_test(test_gauge_and_from_to),
-	    cmocka_unit_test(test_refusals),      cmocka_unit_test(test_series_one_sample_per_step),
-	    cmocka_unit_test(test_stored_result), /* last: it forgets the window */
+	    cmocka_unit_test(test_window),
+	    cmocka_unit_test(test_gauge_and_from_to),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_series_one_sample_per_step),
+	    cmocka_unit_test(test_one_verdict),
+	    cmocka_unit_test(test_stored_result), /* it forgets the window */
+	    cmocka_unit_test(test_one_verdict_stored),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -236,6 +236,12 @@ test_kinds(void **state)
 	    {"softnet.flow_limit_count_per_s", "events/s", "lower"},
 	    {"tcp.out_segs_per_s", "segments/s", "higher"},
 	    {"tcp.tcpext.TCPLossProbes", "", "lower"},
+	    {"udp.in_datagrams_per_s", "datagrams/s", "higher"},
+	    {"udp.rcvbuf_errors", "datagrams", "lower"},
+	    {"udp.no_ports_per_s", "datagrams/s", "lower"},
+	    {"udp.in_loss_pct", "%", "lower"},
+	    {"test.loss_pct", "%", "lower"},
+	    {"test.sent_datagrams", "", NULL},
 	    {"sysctl.net.core.arfs_add", "", NULL},
 	    {"lnstat.rt_cache.in_hit", "", NULL},
 	};

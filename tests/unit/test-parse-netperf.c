@@ -5,6 +5,9 @@
  *   stream.out        netperf -H 127.0.0.1 -l 2 -t TCP_STREAM -P 0 -D 1 -- -k SELECTORS
  *                     -m 16384
  *   rr.out            the same with -t TCP_RR -- -k SELECTORS -r 1,1
+ *   udp-stream.out    netperf 2.7.0 between two namespaces over a veth: -l 3 -t UDP_STREAM
+ *                     -P 0 -D 1 -- -k SELECTORS -m 1024 -S ,4096 (the receiver's buffer
+ *                     small, so that it drops: 241,070 datagrams sent, 109,280 received)
  *   no-netserver.out  what netperf 2.7.0 prints (on stdout, exit 255) when no netserver
  *                     listens on the port
  * where SELECTORS is NETPERF_SELECTORS. */
@@ -98,6 +101,10 @@ assert_nothing(const struct netperf_out *o)
 	assert_nan(o->elapsed_s);
 	assert_nan(o->bytes_sent);
 	assert_nan(o->bytes_recvd);
+	assert_nan(o->send_calls);
+	assert_nan(o->send_throughput);
+	assert_nan(o->remote_recv_calls);
+	assert_nan(o->remote_bytes_recvd);
 	assert_nan(o->interim);
 	assert_string_equal(o->interim_units, "");
 	assert_int_equal(o->ninterim, 0);
@@ -158,6 +165,34 @@ test_stream(void **state)
 	assert_int_equal(o.ninterim, 1);
 	assert_double_equal(o.interim, 3363.98);
 	assert_string_equal(o.interim_units, "10^6bits/s");
+	assert_true(o.final);
+	free(text);
+}
+
+/* A UDP_STREAM run: the sender's interim rates, then the final block with both ends'
+ * datagrams: THROUGHPUT is the receiver's rate, LOCAL_SEND_THROUGHPUT the sender's. */
+static void
+test_udp_stream(void **state)
+{
+	struct netperf_out o;
+	unsigned n;
+	size_t len;
+	char *text = slurp("udp-stream.out", &len);
+
+	(void)state;
+	parse_netperf_init(&o);
+	assert_int_equal(feed(&o, text, len, &n), 24);
+	assert_int_equal(n, 24);
+	assert_double_equal(o.throughput, 298.38);
+	assert_string_equal(o.units, "10^6bits/s");
+	assert_double_equal(o.send_throughput, 658.22);
+	assert_double_equal(o.send_calls, 241070);
+	assert_double_equal(o.remote_recv_calls, 109280);
+	assert_double_equal(o.remote_bytes_recvd, 111902720);
+	assert_double_equal(o.bytes_sent, 246855680);
+	assert_double_equal(o.elapsed_s, 3.00);
+	assert_int_equal(o.ninterim, 3);
+	assert_double_equal(o.interim, 669.38);
 	assert_true(o.final);
 	free(text);
 }
@@ -475,6 +510,7 @@ main(void)
 	    cmocka_unit_test(test_init),
 	    cmocka_unit_test(test_stream),
 	    cmocka_unit_test(test_rr),
+	    cmocka_unit_test(test_udp_stream),
 	    cmocka_unit_test(test_rr_interim_only),
 	    cmocka_unit_test(test_no_netserver),
 	    cmocka_unit_test(test_crlf),

@@ -86,6 +86,29 @@ test_fixture_drivers(void **state)
 		                    "none");
 		json_object_put(o);
 	}
+	/* Each queue and device says where its figures come from; virtio says why none. */
+	qi = source_queues_list(&w.src, &n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(qi[i].counters, "ethtool");
+	{
+		const struct queue_dev *qd = source_queues_devices(&w.src, &n);
+		size_t seen = 0;
+		assert_int_equal(n, 8);
+		for (size_t i = 0; i < n; i++) {
+			if (strcmp(qd[i].dev, "virtio") == 0) {
+				assert_string_equal(qd[i].counters, "none");
+				assert_non_null(strstr(qd[i].why,
+				                       "none of its ethtool counters names a "
+				                       "queue"));
+				seen++;
+			} else if (strcmp(qd[i].dev, "mlx5") == 0) {
+				assert_string_equal(qd[i].counters, "ethtool");
+				assert_string_equal(qd[i].why, "");
+				seen++;
+			}
+		}
+		assert_int_equal(seen, 2);
+	}
 	harness_free(&w);
 }
 
