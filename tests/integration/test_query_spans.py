@@ -3,9 +3,9 @@
 
 - `rates --last N` covers the span its header states: fifty consecutive `rates cpu.all.*
   --last 3` on a daemon sampling CPUs every second never give more idle time than nproc x
-  3 s (plus one USER_HZ tick per CPU, the rounding of /proc/stat), and the CPU time of all
-  modes is nproc times the stated span (each CPU's time adds up to the span: the delta is
-  the difference of the values at exactly the two samples named).
+  3 s (plus one USER_HZ tick per CPU, the rounding of /proc/stat), every series' own span is
+  the one the header states, and the CPU time of all modes is at most nproc times that
+  span: the delta is the difference of the values at exactly the two samples named.
 - `cpu --window`, `softirqs --window` and `queues --window` over a window around iperf3
   traffic between two namespaces agree with `report` of the same window: same edges, same
   figures.
@@ -49,11 +49,11 @@ def test_rates_last_span():
             for m in s.values():
                 close(m["span_s"], span, "series span", 1e-9)
             assert idle <= nproc * 3 + nproc * TICK + 1e-9, (i, idle, r)
-            # Each CPU's time is the span: to a tick of rounding each side per CPU and 2 %
-            # of the kernel's own slack (tick-based accounting on a virtual machine: seen
-            # here within 1 %). A delta over one sample more would be 1/3 more.
-            assert abs(total - nproc * span) <= 0.02 * nproc * span + 2 * nproc * TICK, \
-                (i, total, span, r)
+            # The CPU time of all modes is at most nproc x the span (to a tick of rounding
+            # each side per CPU): a delta over one sample more would be a third more. (It
+            # may be less: a virtual machine's kernel loses the ticks of a descheduled
+            # vCPU; seen here 14 % less while the host was busy.)
+            assert total <= nproc * span + 2 * nproc * TICK + 1e-9, (i, total, span, r)
             worst = max(worst, idle / nproc)
             time.sleep(0.1)
         print("  idle per CPU at most %.3f s of --last 3" % worst)
@@ -90,9 +90,10 @@ def test_window_views_match_report():
             close(v["span_s"], rep["span_s"], "span", 1e-9)
         for k, want in fig["cpu"]["all"].items():
             close(cpu["all"][k], want, "cpu all " + k)
-        assert abs(sum(cpu["all"][m] for m in MODES) - 100) < 1e-6, cpu["all"]
+        # Ten values printed to 6 decimals.
+        assert abs(sum(cpu["all"][m] for m in MODES) - 100) < 1e-5, cpu["all"]
         for c in cpu["cpus"]:
-            assert abs(sum(c[m] for m in MODES) - 100) < 1e-6, c
+            assert abs(sum(c[m] for m in MODES) - 100) < 1e-5, c
         close(sirq["total"]["NET_RX"], fig["softirqs"]["net_rx_per_s"], "NET_RX/s")
         close(sirq["total"]["NET_TX"], fig["softirqs"]["net_tx_per_s"], "NET_TX/s")
         by_cpu = {c["cpu"]: c["rates"] for c in sirq["cpus"]}
@@ -103,8 +104,11 @@ def test_window_views_match_report():
         rq = {q["queue"]: q for q in rdev["queues"]}
         moved = 0
         for q in qdev["queues"]:
+            # The report lists only the queues that moved.
+            want = rq.get(q["queue"], {"tx_packets": 0, "rx_packets": 0, "tx_pps": 0,
+                                       "rx_pps": 0})
             for k in ("tx_packets", "rx_packets", "tx_pps", "rx_pps"):
-                close(q[k], rq[q["queue"]][k], "ifbA queue %d %s" % (q["queue"], k))
+                close(q[k], want[k], "ifbA queue %d %s" % (q["queue"], k))
             moved += q["rx_packets"] + q["tx_packets"]
         assert moved > 1000, qdev
     finally:
