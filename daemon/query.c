@@ -128,7 +128,8 @@ query_span_last_src(struct query *q, double seconds, unsigned src, struct nm_err
 	b = a == t ? 0 : record_after(q->c0, src, a ? a : t, t1, iv);
 	if (a == 0 || (b != 0 && b - t <= t - a))
 		a = b;
-	return query_span(q, a != 0 ? a : t1, t1, err);
+	/* Neither (no record of src near t): from t, as query_span_last would. */
+	return query_span(q, a != 0 ? a : t, t1, err);
 }
 
 uint64_t
