@@ -308,12 +308,14 @@ check_pc(const struct reading *a, const struct reading *b, int c, const double w
 
 /* The two readings the mpstat comparison runs on: guest time (cpu0), iowait falling while
  * idle rises (cpu1), iowait falling while idle does not (cpu2: back online), idle and iowait
- * restarted from 0 (cpu3: back online), no tick at all (cpu4). */
+ * restarted from 0 (cpu3: back online), no tick at all (cpu4), offline at the second
+ * (cpu5: adds nothing to all, mpstat leaves it out). */
 static const char *const mp_stat0 = "cpu0 100 10 50 1000 10 0 0 0 20 5\n"
                                     "cpu1 200 0 50 1000 10 0 0 0 0 0\n"
                                     "cpu2 300 0 50 1000 10 0 0 0 0 0\n"
                                     "cpu3 400 0 50 1000 10 3 7 0 0 0\n"
-                                    "cpu4 500 0 50 1000 10 0 0 0 0 0\n";
+                                    "cpu4 500 0 50 1000 10 0 0 0 0 0\n"
+                                    "cpu5 600 0 60 1000 10 0 0 0 0 0\n";
 static const char *const mp_stat1 = "cpu0 160 14 60 1030 10 0 0 0 60 7\n"
                                     "cpu1 230 0 60 1060 9 0 0 0 0 0\n"
                                     "cpu2 320 0 55 1000 4 0 0 0 0 0\n"
@@ -355,6 +357,8 @@ check_mp_cases(const struct reading *a, const struct reading *b)
 	check_pc(a, b, 2, cpu2);
 	check_pc(a, b, 3, cpu3);
 	check_pc(a, b, 4, cpu4);
+	for (int m = 0; m < CPUUTIL_NMODES; m++)
+		assert_int_equal(b->v[5][m], a->v[5][m]); /* offline: stands still */
 	check_pc(a, b, NCASE_CPUS, sum);
 }
 
@@ -463,17 +467,19 @@ test_offline_edges(void **state)
 	harness_free(&w);
 }
 
-/* One row of mpstat's output: "HH:MM:SS CPU %usr ... %idle" (10 columns). */
+/* One row of mpstat's interval output: "HH:MM:SS CPU %usr ... %idle" (10 columns) for a
+ * CPU or "all". Its "Average:" rows are left alone: they list a CPU offline at the second
+ * reading as 100 % idle where the interval rows leave it out. */
 static bool
 mp_row(const char *line, char *cpu, size_t cpusz, double pc[10])
 {
 	char t[32], c[16];
 
-	if (strncmp(line, "Average:", 8) != 0 ||
-	    sscanf(line + 8, "%15s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", c, &pc[0], &pc[1],
-	           &pc[2], &pc[4], &pc[5], &pc[6], &pc[7], &pc[8], &pc[9], &pc[3]) != 11)
+	if (strncmp(line, "Average:", 8) == 0 ||
+	    sscanf(line, "%31s %15s %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", t, c, &pc[0], &pc[1],
+	           &pc[2], &pc[4], &pc[5], &pc[6], &pc[7], &pc[8], &pc[9], &pc[3]) != 12 ||
+	    strchr(t, ':') == NULL)
 		return false;
-	(void)t;
 	snprintf(cpu, cpusz, "%s", c);
 	return true;
 }
@@ -509,7 +515,7 @@ test_mpstat_binary(void **state)
 	assert_true(fd >= 0);
 	dprintf(fd, "cpu  0 0 0 0 0 0 0 0 0 0\n%sintr 1 0\nctxt 1\nbtime 1\n", mp_stat1);
 	close(fd);
-	snprintf(cmd, sizeof(cmd), "%s/mpstat-on.sh 5 %s %s", TEST_SRCDIR, f0, f1);
+	snprintf(cmd, sizeof(cmd), "%s/mpstat-on.sh 6 %s %s", TEST_SRCDIR, f0, f1);
 	p = popen(cmd, "r");
 	assert_non_null(p);
 	while (fgets(line, sizeof(line), p) != NULL) {
@@ -537,7 +543,7 @@ test_mpstat_binary(void **state)
 	if (WEXITSTATUS(fd) == 77)
 		skip();
 	assert_int_equal(fd, 0);
-	assert_int_equal(rows, 6); /* all and cpu0-4 */
+	assert_int_equal(rows, 6); /* all and cpu0-4: not the offline cpu5 */
 	harness_free(&w);
 }
 
