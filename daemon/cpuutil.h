@@ -16,7 +16,9 @@
  *  - an offline CPU stands in with its last reading: while offline it adds nothing, back
  *    online it adds what it did since (cpuutil_step against the stand-in).
  *  - "all" is the sum of the CPUs' increments, never the kernel's aggregate "cpu" line (which
- *    leaves offline CPUs out, so it goes backwards when one goes offline).
+ *    leaves offline CPUs out, so it goes backwards when one goes offline). Where one CPU's
+ *    guest outgrew its user, mpstat's "all" row subtracts the summed guest from the summed
+ *    user and no longer adds up to 100 %; the sum of the corrected increments here does.
  *  - a CPU online in a span with no ticks in it was 100 % idle (NO_HZ); every percentage is
  *    within 0-100 and the ten add up to 100. */
 #ifndef NM_CPUUTIL_H
