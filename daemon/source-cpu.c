@@ -321,7 +321,8 @@ cpu_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		if (cut) {
 			sl->present = sl->present || sl->seen;
 		} else {
-			if (s > 0 && (sl->seen || sl->have))
+			if (s > 0 && (sl->seen || sl->have) &&
+			    (sl->seen != sl->present || sl->online_id == SERIES_NONE))
 				slot_online(src, pv, sink, s, sl->seen);
 			sl->present = sl->seen;
 		}
