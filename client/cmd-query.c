@@ -29,15 +29,20 @@ ctl_array(json_object *o, const char *key)
 	return a;
 }
 
-/* "over the last 10.0s (from ... to ...)" header line. */
+/* "over 3.0s, FROM to TO" header line (the exact edges the figures span), after "window
+ * NAME: " for a window's span. */
 void
 ctl_span_line(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
 	char span[32];
+	json_object *w = NULL;
 
 	if (opts->csv || !json_object_object_get_ex(result, "span_s", NULL))
 		return;
 	fmt_seconds(json_get_double(result, "span_s", 0), span, sizeof(span));
+	if (json_object_object_get_ex(result, "window", &w) &&
+	    json_object_is_type(w, json_type_string))
+		fprintf(fp, "window %s: ", json_object_get_string(w));
 	fprintf(fp, "over %s, %s to %s\n\n", span, json_get_string(result, "from", "?"),
 	        json_get_string(result, "to", "?"));
 }

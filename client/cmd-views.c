@@ -13,30 +13,32 @@ pct(json_object *o, const char *key, char *buf, size_t size)
 	snprintf(buf, size, "%.1f", json_get_double(o, key, 0));
 }
 
-/* A row of the cpu table for one CPU or a total. */
+/* A row of the cpu table for one CPU or a total: the ten modes (user without guest, nice
+ * without guest_nice: they add up to 100), busy and CPUs busy. */
 static void
 cpu_row(struct table *t, const char *label, json_object *o)
 {
-	static const char *const keys[] = {"user",   "nice",  "system", "irq", "softirq",
-	                                   "iowait", "steal", "idle",   "busy"};
-	char cells[10][24];
-	const char *row[11];
+	static const char *const keys[] = {"user",       "nice",   "system", "irq",
+	                                   "softirq",    "iowait", "steal",  "guest",
+	                                   "guest_nice", "idle",   "busy"};
+	char cells[12][24];
+	const char *row[13];
 
 	row[0] = label;
-	for (size_t i = 0; i < 9; i++) {
+	for (size_t i = 0; i < 11; i++) {
 		pct(o, keys[i], cells[i], sizeof(cells[i]));
 		row[i + 1] = cells[i];
 	}
-	snprintf(cells[9], sizeof(cells[9]), "%.2f", json_get_double(o, "busy_cpus", 0));
-	row[10] = cells[9];
+	snprintf(cells[11], sizeof(cells[11]), "%.2f", json_get_double(o, "busy_cpus", 0));
+	row[12] = cells[11];
 	table_row(t, row);
 }
 
 void
 render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
-	static const char *const hdr[] = {">CPU",   ">%USR",  ">%NICE",     ">%SYS",
-	                                  ">%IRQ",  ">%SOFT", ">%IOW",      ">%STEAL",
+	static const char *const hdr[] = {">CPU",   ">%USR",  ">%NICE",     ">%SYS",   ">%IRQ",
+	                                  ">%SOFT", ">%IOW",  ">%STEAL",    ">%GUEST", ">%GNICE",
 	                                  ">%IDLE", ">%BUSY", ">CPUS BUSY", NULL};
 	json_object *arr = ctl_array(result, "cpus"), *o;
 	struct table t;

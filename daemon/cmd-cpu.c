@@ -14,24 +14,30 @@
 #include "query.h"
 #include "sampler.h"
 
-/* Seconds spent in each mode by one CPU ("all" or a number) over the span. */
+/* Seconds spent in each mode by one CPU ("all" or a number) over the span. False for a CPU
+ * to leave out: one with no series, or offline at the end and idle over the span (as mpstat
+ * leaves out an offline CPU). A CPU online at the end with no tick in the span is shown:
+ * 100 % idle. */
 static bool
 cpu_seconds(struct daemon *d, const char *cpu, double secs[CPUUTIL_NMODES])
 {
 	const struct series_registry *reg = sampler_registry(d->sampler);
 	char name[64];
-	bool any = false;
+	bool any = false, moved = false;
+	series_id id;
 
 	for (size_t m = 0; m < CPUUTIL_NMODES; m++) {
-		series_id id;
 		snprintf(name, sizeof(name), "cpu.%s.%s", cpu, cpuutil_modes[m]);
 		id = series_find(reg, name);
-		if (id != SERIES_NONE && !series_get(reg, id)->live)
-			id = SERIES_NONE; /* an offline CPU */
 		secs[m] = id == SERIES_NONE ? 0 : query_delta_scaled(d->query, id);
 		any |= id != SERIES_NONE;
+		moved |= secs[m] > 0;
 	}
-	return any;
+	if (!any || moved || strcmp(cpu, "all") == 0)
+		return any;
+	snprintf(name, sizeof(name), "cpu.%s.online", cpu);
+	id = series_find(reg, name);
+	return id != SERIES_NONE && query_value_end(d->query, id) > 0;
 }
 
 int
@@ -91,7 +97,7 @@ cmd_cpu(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_
 {
 	json_object *o = json_object_new_object();
 
-	if (cmd_span_last(ctx->d, args, CMD_DEFAULT_LAST_S, o, err) < 0 ||
+	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, "cpu", o, err) < 0 ||
 	    cmd_build_cpu(ctx->d, args, o, err) < 0) {
 		json_object_put(o);
 		return -1;

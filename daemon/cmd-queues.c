@@ -207,7 +207,7 @@ cmd_queues(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 {
 	json_object *o = json_object_new_object();
 
-	if (cmd_span_last(ctx->d, args, CMD_DEFAULT_LAST_S, o, err) < 0 ||
+	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, "queues", o, err) < 0 ||
 	    cmd_build_queues(ctx->d, args, o, err) < 0) {
 		json_object_put(o);
 		return -1;

@@ -5,10 +5,12 @@
 
 #include "cmd-util.h"
 #include "daemon.h"
+#include "error.h"
 #include "jsonutil.h"
 #include "query.h"
 #include "sampler.h"
 #include "timeutil.h"
+#include "window.h"
 #include "xmalloc.h"
 
 void
@@ -47,6 +49,36 @@ cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object *re
 		return -1;
 	cmd_span_json(d, result);
 	return 0;
+}
+
+int
+cmd_span(struct daemon *d, json_object *args, double def_s, const char *src, json_object *result,
+         struct nm_error *err)
+{
+	const char *win = json_get_string(args, "window", NULL);
+	const struct source *so = src != NULL ? sampler_source(d->sampler, src) : NULL;
+	uint64_t t0, t1;
+
+	if (win != NULL) {
+		if (json_object_object_get_ex(args, "last", NULL))
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "arguments \"window\" and \"last\": give one of them");
+		if (window_span(d->windows, win, &t0, &t1, err) < 0 ||
+		    query_span(d->query, t0, t1, err) < 0)
+			return -1;
+		cmd_span_json(d, result);
+		json_add_string(result, "window", win);
+		return 0;
+	}
+	if (so != NULL) {
+		if (query_span_last_src(d->query, json_get_double(args, "last", def_s), so->index,
+		                        err) < 0)
+			return -1;
+		cmd_span_json(d, result);
+		json_add_string(result, "source", so->ops->name);
+		return 0;
+	}
+	return cmd_span_last(d, args, def_s, result, err);
 }
 
 const char *

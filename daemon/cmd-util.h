@@ -19,6 +19,13 @@ struct nm_error;
  * "to" (RFC 3339) to result. 0 ok, -1 with err. */
 int cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object *result,
                   struct nm_error *err);
+/* The span of a query command: args.window (a window or test, open, kept or stored: its
+ * edges) or else the last args.last seconds (default def_s) as the source named src samples
+ * them (query_span_last_src: the delta of its series is between exactly the two samples
+ * stated). Sets d->query and adds "span_s", "from", "to" and "window" or "source" to
+ * result. 0 ok, -1 with err. */
+int cmd_span(struct daemon *d, json_object *args, double def_s, const char *src,
+             json_object *result, struct nm_error *err);
 /* Add the span of d->query to result ("span_s", "from", "to"). */
 void cmd_span_json(struct daemon *d, json_object *result);
 /* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */

@@ -44,6 +44,7 @@ watch_tick(struct client *c, int64_t id, void *arg)
 	char *line;
 
 	struct ring_stats st;
+	const struct source *so;
 
 	/* Views are as fresh as the sources: no new sample, no new view. */
 	ring_get_stats(sampler_ring(w->d->sampler), &st);
@@ -55,7 +56,11 @@ watch_tick(struct client *c, int64_t id, void *arg)
 	w->last_newest = st.newest_ns;
 	nm_error_clear(&err);
 	json_add_string(data, "what", w->what);
-	if (query_span_last(w->d->query, w->interval_s, &err) < 0 ||
+	/* Each view over the last interval as its own source samples it: its figures span
+	 * exactly the edges it states. */
+	so = sampler_source(w->d->sampler, w->what);
+	if ((so != NULL ? query_span_last_src(w->d->query, w->interval_s, so->index, &err)
+	                : query_span_last(w->d->query, w->interval_s, &err)) < 0 ||
 	    w->build(w->d, w->args, view, &err) < 0) {
 		json_object_put(view);
 		json_add_string(data, "error", err.message);

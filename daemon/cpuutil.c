@@ -1,4 +1,5 @@
-/* cpuutil.c: seconds per CPU mode into utilisation. */
+/* cpuutil.c: CPU readings into increments by mpstat's rules, seconds per mode into
+ * utilisation. */
 #include <string.h>
 
 #include "cpuutil.h"
@@ -17,23 +18,69 @@ cpuutil_mode_index(const char *mode)
 	return -1;
 }
 
-/* The time the modes cover: guest and guest_nice are already counted in user and nice. */
-static double
-total_of(const double secs[CPUUTIL_NMODES])
+/* b - a, or 0 when the field fell. */
+static uint64_t
+rise(uint64_t a, uint64_t b)
+{
+	return b > a ? b - a : 0;
+}
+
+/* A previous value this close to 2^64 that is passed by a small one wrapped (mpstat's
+ * ULLONG_MAX - 0x7ffff): not a CPU back online. */
+#define NEAR_WRAP (UINT64_MAX - 0x7ffff)
+
+void
+cpuutil_step(const uint64_t p[CPUUTIL_NMODES], const uint64_t c[CPUUTIL_NMODES],
+             uint64_t d[CPUUTIL_NMODES])
+{
+	uint64_t u, n;
+
+	for (int m = 0; m < CPUUTIL_NMODES; m++)
+		d[m] = rise(p[m], c[m]);
+	/* Guest time is in user (guest_nice in nice): what user grew beyond guest. */
+	u = d[CPUUTIL_USER];
+	n = d[CPUUTIL_NICE];
+	d[CPUUTIL_USER] = u > d[CPUUTIL_GUEST] ? u - d[CPUUTIL_GUEST] : 0;
+	d[CPUUTIL_NICE] = n > d[CPUUTIL_GUEST_NICE] ? n - d[CPUUTIL_GUEST_NICE] : 0;
+	if (c[CPUUTIL_IOWAIT] < p[CPUUTIL_IOWAIT]) {
+		if (p[CPUUTIL_IOWAIT] >= NEAR_WRAP)
+			d[CPUUTIL_IOWAIT] = c[CPUUTIL_IOWAIT] - p[CPUUTIL_IOWAIT];
+		else if (c[CPUUTIL_IDLE] > p[CPUUTIL_IDLE] || p[CPUUTIL_IDLE] >= NEAR_WRAP)
+			d[CPUUTIL_IOWAIT] = 0; /* iowait tracking moved time to idle */
+		else
+			d[CPUUTIL_IOWAIT] = c[CPUUTIL_IOWAIT]; /* back online: restarted from 0 */
+	}
+	if (c[CPUUTIL_IDLE] < p[CPUUTIL_IDLE])
+		d[CPUUTIL_IDLE] = p[CPUUTIL_IDLE] >= NEAR_WRAP ? c[CPUUTIL_IDLE] - p[CPUUTIL_IDLE]
+		                                               : c[CPUUTIL_IDLE];
+}
+
+void
+cpuutil_base(const uint64_t c[CPUUTIL_NMODES], uint64_t base[CPUUTIL_NMODES])
+{
+	memcpy(base, c, CPUUTIL_NMODES * sizeof(*base));
+	base[CPUUTIL_USER] = rise(c[CPUUTIL_GUEST], c[CPUUTIL_USER]);
+	base[CPUUTIL_NICE] = rise(c[CPUUTIL_GUEST_NICE], c[CPUUTIL_NICE]);
+}
+
+double
+cpuutil_total(const double secs[CPUUTIL_NMODES])
 {
 	double total = 0;
 
 	for (int m = 0; m < CPUUTIL_NMODES; m++)
-		if (strncmp(cpuutil_modes[m], "guest", 5) != 0)
-			total += secs[m];
+		total += secs[m] > 0 ? secs[m] : 0;
 	return total;
 }
 
-/* Everything but idle and iowait. */
 double
 cpuutil_busy(const double secs[CPUUTIL_NMODES])
 {
-	return total_of(secs) - secs[CPUUTIL_IDLE] - secs[CPUUTIL_IOWAIT];
+	double busy = cpuutil_total(secs);
+
+	for (int m = CPUUTIL_IDLE; m <= CPUUTIL_IOWAIT; m++)
+		busy -= secs[m] > 0 ? secs[m] : 0;
+	return busy > 0 ? busy : 0;
 }
 
 /* Percentages of the covered time, and busy CPUs over the span. */
@@ -41,10 +88,15 @@ json_object *
 cpuutil_json(const double secs[CPUUTIL_NMODES], double span)
 {
 	json_object *o = json_object_new_object();
-	double total = total_of(secs), busy = cpuutil_busy(secs);
+	double total = cpuutil_total(secs), busy = cpuutil_busy(secs), pc;
 
-	for (int m = 0; m < CPUUTIL_NMODES; m++)
-		json_add_double(o, cpuutil_modes[m], total > 0 ? 100.0 * secs[m] / total : 0);
+	for (int m = 0; m < CPUUTIL_NMODES; m++) {
+		if (total > 0)
+			pc = secs[m] > 0 ? 100.0 * secs[m] / total : 0;
+		else
+			pc = m == CPUUTIL_IDLE ? 100 : 0; /* online, no tick: idle (NO_HZ) */
+		json_add_double(o, cpuutil_modes[m], pc > 100 ? 100 : pc);
+	}
 	json_add_double(o, "busy", total > 0 ? 100.0 * busy / total : 0);
 	json_add_double(o, "busy_cpus", span > 0 ? busy / span : 0);
 	return o;

@@ -77,6 +77,61 @@ query_span_last(struct query *q, double seconds, struct nm_error *err)
 	return query_span(q, span > st.newest_ns ? 0 : st.newest_ns - span, st.newest_ns, err);
 }
 
+/* The time of src's first record after `after` and at or before limit (0: none), probing
+ * with cursor c one sampling interval iv at a time: a couple of seeks near the newest
+ * data. */
+static uint64_t
+record_after(struct ring_cursor *c, unsigned src, uint64_t after, uint64_t limit, uint64_t iv)
+{
+	uint64_t p = after, r, r2;
+
+	for (int i = 0; i < 64 && p < limit; i++) {
+		p = limit - p > iv ? p + iv : limit;
+		if (ring_cursor_seek(c, p) < 0 || (r = ring_cursor_time(c, src)) <= after)
+			continue;
+		/* A record in (after, p]: walk back to the first one. */
+		while (r > after + 1 && ring_cursor_seek(c, r - 1) == 0 &&
+		       (r2 = ring_cursor_time(c, src)) > after)
+			r = r2;
+		return r;
+	}
+	return 0;
+}
+
+int
+query_span_last_src(struct query *q, double seconds, unsigned src, struct nm_error *err)
+{
+	struct ring *r = sampler_ring(q->s);
+	const struct source *so = sampler_source_at(q->s, src);
+	uint64_t t1 = ring_live_time(r, src), t, a = 0, b, span, iv;
+	struct ring_stats st;
+
+	ring_get_stats(r, &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	if (t1 == 0 || t1 < st.oldest_ns)
+		return query_span_last(q, seconds, err);
+	iv = so != NULL && so->interval_ms > 0 ? so->interval_ms * 1000000ull : 1000000000ull;
+	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
+	t = span > t1 ? 0 : t1 - span;
+	if (t < st.oldest_ns)
+		t = st.oldest_ns;
+	if (q->c0 == NULL) {
+		q->c0 = ring_cursor_new(r);
+		q->c1 = ring_cursor_new(r);
+	}
+	/* The record at or before t and the one after it: the nearer is the start. */
+	if (ring_cursor_seek(q->c0, t) == 0)
+		a = ring_cursor_time(q->c0, src);
+	if (a < st.oldest_ns)
+		a = 0;
+	b = a == t ? 0 : record_after(q->c0, src, a ? a : t, t1, iv);
+	if (a == 0 || (b != 0 && b - t <= t - a))
+		a = b;
+	/* Neither (no record of src near t): from t, as query_span_last would. */
+	return query_span(q, a != 0 ? a : t, t1, err);
+}
+
 uint64_t
 query_t0(const struct query *q)
 {

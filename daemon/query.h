@@ -20,6 +20,12 @@ void query_free(struct query *q);
  * does not reach that far back, t0 is the oldest record kept. -1 with err when the ring is
  * empty. */
 int query_span_last(struct query *q, double seconds, struct nm_error *err);
+/* The last `seconds` as source src samples them: t1 is src's newest record, t0 its record
+ * nearest to t1 - seconds (the oldest kept when the ring does not reach that far), so that
+ * src's delta is the difference of its values at exactly those two samples and the span
+ * stated (query_t0, query_t1) is the span src covers. A source with no record yet falls back
+ * to query_span_last. */
+int query_span_last_src(struct query *q, double seconds, unsigned src, struct nm_error *err);
 /* Set the span to [t0, t1] (CLOCK_MONOTONIC ns); same clamping. */
 int query_span(struct query *q, uint64_t t0_ns, uint64_t t1_ns, struct nm_error *err);
 /* The span as set (ns, CLOCK_MONOTONIC). */

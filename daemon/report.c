@@ -54,7 +54,7 @@ struct idlist {
 struct rcpu {
 	uint64_t mode[CPUUTIL_NMODES];
 	uint64_t net_rx, net_tx;
-	bool seen; /* it has cpu.<C>.<mode> series */
+	bool seen; /* online at an edge, or it moved */
 };
 
 /* A network device: its link stats and driver drop counters. */
@@ -211,6 +211,11 @@ scan_cpu(struct report *r, series_id id, const char *rest)
 		mode = rest + 4;
 	else if ((c = cpu_number(rest, &mode)) < 0 || *mode++ != '.')
 		return;
+	if (c >= 0 && strcmp(mode, "online") == 0) {
+		/* A CPU online at the end counts (with no tick: 100 % idle). */
+		cpu_at(r, c)->seen |= snapshot_acc(r->b, id) != 0;
+		return;
+	}
 	if ((m = cpuutil_mode_index(mode)) < 0)
 		return;
 	r->cpu_scale = si->scale;
@@ -221,7 +226,7 @@ scan_cpu(struct report *r, series_id id, const char *rest)
 	} else {
 		struct rcpu *rc = cpu_at(r, c);
 		rc->mode[m] = delta(r, id);
-		rc->seen |= si->live || rc->mode[m] != 0;
+		rc->seen |= rc->mode[m] != 0;
 	}
 }
 

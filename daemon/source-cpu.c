@@ -1,40 +1,42 @@
 /* source-cpu.c: CPU time per CPU and mode, and the system counters of /proc/stat.
  *
- * "cpu  u n s ..." is the sum over all CPUs, "cpuN ..." one online CPU: user nice system
- * idle iowait irq softirq steal guest guest_nice, in USER_HZ ticks (older kernels print
- * fewer modes; the missing ones get no series). Each becomes cpu.all.<mode> or
- * cpu.<N>.<mode>, a COUNTER in "s" with scale 1/sysconf(_SC_CLK_TCK). cpu.online (GAUGE)
- * counts the cpuN lines. Of the rest: stat.ctxt, stat.intr (only the first number of the
- * long intr line, whose per-IRQ list is skipped with one memchr) and stat.processes are
- * counters, stat.procs_running and stat.procs_blocked gauges. The whole intr line is
- * published for the interrupts source (struct stat_intr in source.h), which the sampler
- * runs after this one.
+ * "cpuN u n s ..." is one online CPU: user nice system idle iowait irq softirq steal guest
+ * guest_nice, in USER_HZ ticks (older kernels print fewer modes; the missing ones get no
+ * series). Each becomes cpu.<N>.<mode>, a COUNTER in "s" with scale 1/sysconf(_SC_CLK_TCK),
+ * whose value is not the kernel's reading but the CPU's time in that mode by the rules of
+ * cpuutil.h (mpstat's): the source keeps each CPU's last reading and adds to each mode what
+ * cpuutil_step makes of the next one, so user excludes guest, nice excludes guest_nice, a
+ * falling iowait or idle never counts as a reset of the CPU, and an offline CPU's last
+ * reading stands in for it until it is back. A CPU's series start from its first reading
+ * (guest taken out of user, guest_nice out of nice) when it is there at the first sample,
+ * from 0 when it shows up later. cpu.all.<mode> is the sum of the CPUs' increments; the
+ * kernel's aggregate "cpu" line is not read (it leaves offline CPUs out). cpu.<N>.online
+ * (GAUGE) is 1 while cpuN is listed, 0 while not; cpu.online counts the cpuN lines. Of the
+ * rest: stat.ctxt, stat.intr (only the first number of the long intr line, whose per-IRQ
+ * list is skipped with one memchr) and stat.processes are counters, stat.procs_running and
+ * stat.procs_blocked gauges. The whole intr line is published for the interrupts source
+ * (struct stat_intr in source.h), which the sampler runs after this one.
  *
  * The file is read into two buffers in turn; a cpu line byte-identical to the one at the
  * same place last time is skipped, others are parsed in full (ten short numbers: a digit
  * loop costs less than finding the changed bytes), and a value equal to the last one put
- * is not put.
- * A CPU whose line disappears (offline) has its series declared gone; when it comes back
- * they are interned again (same ids, revived) and put. A file cut mid-line is read up to
- * its last complete line and nothing is declared gone. */
+ * is not put. No series of an offline CPU is declared gone: they stop moving. A file cut
+ * mid-line is read up to its last complete line and no CPU is taken for offline. */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
 
+#include "cpuutil.h"
 #include "jsonutil.h"
 #include "procparse.h"
 #include "source.h"
 #include "xmalloc.h"
 
 #define STAT_PATH    "proc/stat"
-#define CPU_NMODES   10
+#define CPU_NMODES   CPUUTIL_NMODES
 #define CPU_MAX_CPUS 8192
-
-static const char *const cpu_modes[CPU_NMODES] = {
-    "user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal", "guest", "guest_nice",
-};
 
 /* The single-value lines of /proc/stat that are reported. */
 static const struct {
@@ -52,10 +54,15 @@ static const struct {
 #define NSTAT_KEYS (sizeof(stat_keys) / sizeof(stat_keys[0]))
 #define INTR_KEY   1 /* stat_keys[1]: published whole for the interrupts source */
 
-/* One CPU (slot 0: the "cpu" sum; slot N+1: cpuN). */
+/* One CPU (slot 0: "all", the sum of the others; slot N+1: cpuN). */
 struct cpu_slot {
 	series_id ids[CPU_NMODES];
+	uint64_t acc[CPU_NMODES];  /* the CPU's time per mode: what is put */
 	uint64_t vals[CPU_NMODES]; /* last put */
+	uint64_t raw[CPU_NMODES];  /* the last reading (stands in while offline) */
+	series_id online_id;       /* cpu.<N>.online */
+	uint64_t online;           /* its last value put */
+	bool have;                 /* raw holds a reading */
 	bool present;              /* listed in the last complete read */
 	bool seen;                 /* listed in this read */
 };
@@ -77,7 +84,10 @@ struct cpu_priv {
 	uint64_t online;
 	series_id stat_ids[NSTAT_KEYS];
 	uint64_t stat_vals[NSTAT_KEYS];
-	unsigned puts; /* in the last sample */
+	uint64_t all_d[CPU_NMODES]; /* the CPUs' increments in this read */
+	int all_modes;              /* modes of the longest cpu line seen */
+	uint64_t reads;             /* samples taken */
+	unsigned puts;              /* in the last sample */
 };
 
 /* Make room for slot s (allocates only when a higher CPU number than ever shows up). */
@@ -95,6 +105,7 @@ slots_reserve(struct cpu_priv *pv, size_t s)
 		memset(&pv->slots[i], 0, sizeof(pv->slots[i]));
 		for (int m = 0; m < CPU_NMODES; m++)
 			pv->slots[i].ids[m] = SERIES_NONE;
+		pv->slots[i].online_id = SERIES_NONE;
 	}
 	pv->nslots = n;
 }
@@ -111,46 +122,77 @@ put_changed(struct cpu_priv *pv, struct sink *sink, series_id id, uint64_t *last
 	pv->puts++;
 }
 
-/* Parse the values of a cpu line from p (past its label) into slot s; put those that
- * changed. Values are few and short, so a plain digit loop beats finding changed bytes. */
+/* Put the modes of slot s that changed, interning the series of the first nmodes. */
+static void
+slot_put(struct source *src, struct cpu_priv *pv, struct sink *sink, size_t s, int nmodes)
+{
+	struct cpu_slot *sl = &pv->slots[s];
+	bool known;
+
+	for (int m = 0; m < nmodes; m++) {
+		known = sl->ids[m] != SERIES_NONE;
+		if (!known) {
+			if (s == 0)
+				sl->ids[m] =
+				    series_internf(src->reg, SERIES_COUNTER, src->index, "s",
+				                   pv->scale, "cpu.all.%s", cpuutil_modes[m]);
+			else
+				sl->ids[m] = series_internf(src->reg, SERIES_COUNTER, src->index,
+				                            "s", pv->scale, "cpu.%zu.%s", s - 1,
+				                            cpuutil_modes[m]);
+		}
+		put_changed(pv, sink, sl->ids[m], &sl->vals[m], known, sl->acc[m]);
+	}
+}
+
+/* Parse the values of a cpuN line from p (past its label) into slot s: the increments
+ * since its last reading (or its stand-in's) by cpuutil_step, added to the CPU and to
+ * "all"; put the modes that changed. The aggregate "cpu" line (slot 0) is not read. */
 static void
 cpu_line(struct source *src, struct cpu_priv *pv, struct sink *sink, size_t s, const char *p,
          const char *eol)
 {
 	struct cpu_slot *sl = &pv->slots[s];
-	bool known = sl->present;
-	uint64_t v;
+	uint64_t cur[CPU_NMODES] = {0}, d[CPU_NMODES];
+	int nmodes = 0;
 
-	for (int m = 0; m < CPU_NMODES; m++) {
-		p = pp_skip_blanks(p, eol);
-		if (pp_u64(&p, eol, &v) < 0)
-			break;
-		if (sl->ids[m] == SERIES_NONE) {
-			if (s == 0)
-				sl->ids[m] =
-				    series_internf(src->reg, SERIES_COUNTER, src->index, "s",
-				                   pv->scale, "cpu.all.%s", cpu_modes[m]);
-			else
-				sl->ids[m] =
-				    series_internf(src->reg, SERIES_COUNTER, src->index, "s",
-				                   pv->scale, "cpu.%zu.%s", s - 1, cpu_modes[m]);
-			put_changed(pv, sink, sl->ids[m], &sl->vals[m], false, v);
-		} else
-			put_changed(pv, sink, sl->ids[m], &sl->vals[m], known, v);
-	}
 	sl->seen = true;
+	if (s == 0)
+		return;
+	for (; nmodes < CPU_NMODES; nmodes++) {
+		p = pp_skip_blanks(p, eol);
+		if (pp_u64(&p, eol, &cur[nmodes]) < 0)
+			break;
+	}
+	if (sl->have) {
+		cpuutil_step(sl->raw, cur, d);
+	} else if (pv->reads == 0) {
+		cpuutil_base(cur, d); /* there from the start: counted from its reading */
+	} else {
+		memset(d, 0, sizeof(d)); /* new since: counted from now */
+	}
+	for (int m = 0; m < CPU_NMODES; m++) {
+		sl->acc[m] += d[m];
+		pv->all_d[m] += d[m];
+	}
+	memcpy(sl->raw, cur, sizeof(cur));
+	sl->have = true;
+	if (nmodes > pv->all_modes)
+		pv->all_modes = nmodes;
+	slot_put(src, pv, sink, s, nmodes);
 }
 
-/* Declare gone the series of a CPU no longer listed; interned again when it returns. */
+/* Put cpu.<N>.online for a CPU listed (or not) in a complete read. */
 static void
-slot_gone(struct cpu_slot *sl, struct sink *sink)
+slot_online(struct source *src, struct cpu_priv *pv, struct sink *sink, size_t s, bool on)
 {
-	for (int m = 0; m < CPU_NMODES; m++) {
-		if (sl->ids[m] != SERIES_NONE) {
-			sink_gone(sink, sl->ids[m]);
-			sl->ids[m] = SERIES_NONE;
-		}
-	}
+	struct cpu_slot *sl = &pv->slots[s];
+	bool known = sl->online_id != SERIES_NONE;
+
+	if (!known)
+		sl->online_id = series_internf(src->reg, SERIES_GAUGE, src->index, "cpus", 1.0,
+		                               "cpu.%zu.online", s - 1);
+	put_changed(pv, sink, sl->online_id, &sl->online, known, on ? 1 : 0);
 }
 
 /* Handle the line at p (ending at eol) if it is "cpu..."; nth is its place among the cpu
@@ -243,6 +285,7 @@ cpu_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	end = buf + n;
 	old = source_file_prev(&pv->file, NULL);
 	pv->puts = 0;
+	memset(pv->all_d, 0, sizeof(pv->all_d));
 
 	for (p = buf; p < end; p = eol + 1) {
 		ln = nth < pv->nlines ? &pv->lines[nth] : NULL;
@@ -269,18 +312,23 @@ cpu_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	/* Lines past the last cpu line refer to the old buffer: forget them. */
 	for (s = nth; s < pv->nlines; s++)
 		pv->lines[s].prev_len = 0;
+	for (int m = 0; m < CPU_NMODES; m++)
+		pv->slots[0].acc[m] += pv->all_d[m];
+	slot_put(src, pv, sink, 0, pv->all_modes);
 	for (s = 0; s < pv->nslots; s++) {
 		struct cpu_slot *sl = &pv->slots[s];
 
 		if (cut) {
 			sl->present = sl->present || sl->seen;
 		} else {
-			if (sl->present && !sl->seen)
-				slot_gone(sl, sink);
+			if (s > 0 && (sl->seen || sl->have) &&
+			    (sl->seen != sl->present || sl->online_id == SERIES_NONE))
+				slot_online(src, pv, sink, s, sl->seen);
 			sl->present = sl->seen;
 		}
 		sl->seen = false;
 	}
+	pv->reads++;
 	if (!cut) {
 		if (pv->online_id == SERIES_NONE) {
 			pv->online_id = series_intern(src->reg, "cpu.online", 10, SERIES_GAUGE,

@@ -13,6 +13,12 @@
 		.name = "last", .type = PROTO_ARG_NUMBER, .min = 0.01, .max = 86400,               \
 		.help = "seconds back from the newest sample (default 10)"                         \
 	}
+#define ARG_WINDOW                                                                                 \
+	{                                                                                          \
+		.name = "window", .type = PROTO_ARG_STRING, .max_len = 200,                        \
+		.help =                                                                            \
+		    "over this window or test (open, kept or stored) instead of the last seconds"  \
+	}
 #define ARG_GLOB(req)                                                                              \
 	{                                                                                          \
 		.name = "glob", .type = PROTO_ARG_STRING, .required = req, .positional = true,     \
@@ -92,9 +98,10 @@ const struct proto_command proto_commands[] = {
         .name = "rates",
         .flags = PROTO_READONLY,
         .summary = "per-second rates and deltas of matched series over the last seconds",
-        .usage = "[GLOB] [--last SEC] [--all]",
+        .usage = "[GLOB] [--last SEC | --window NAME] [--all]",
         .args = {ARG_GLOB(false),
                  ARG_LAST,
+                 ARG_WINDOW,
                  {.name = "all",
                   .type = PROTO_ARG_BOOL,
                   .help = "include series that did not move"}},
@@ -199,13 +206,14 @@ const struct proto_command proto_commands[] = {
         .flags = PROTO_READONLY,
         .summary =
             "per-queue rx/tx packet and byte rates, the IRQ of each queue and the CPUs it fired on",
-        .usage = "[DEV] [--last SEC] [--min-rate PPS]",
+        .usage = "[DEV] [--last SEC | --window NAME] [--min-rate PPS]",
         .args = {{.name = "dev",
                   .type = PROTO_ARG_STRING,
                   .positional = true,
                   .max_len = 15,
                   .help = "network device (default: all)"},
                  ARG_LAST,
+                 ARG_WINDOW,
                  {.name = "min_rate",
                   .type = PROTO_ARG_NUMBER,
                   .min = 0,
@@ -217,8 +225,9 @@ const struct proto_command proto_commands[] = {
         .flags = PROTO_READONLY,
         .summary =
             "CPU utilisation per CPU and in total: user, system, irq, softirq, idle %, CPUs busy",
-        .usage = "[--last SEC] [--cpus LIST]",
+        .usage = "[--last SEC | --window NAME] [--cpus LIST]",
         .args = {ARG_LAST,
+                 ARG_WINDOW,
                  {.name = "cpus",
                   .type = PROTO_ARG_CPULIST,
                   .max_len = 4096,
@@ -228,21 +237,23 @@ const struct proto_command proto_commands[] = {
         .name = "softirqs",
         .flags = PROTO_READONLY,
         .summary = "softirqs per type per CPU per second",
-        .usage = "[--last SEC] [--all]",
+        .usage = "[--last SEC | --window NAME] [--all]",
         .args = {ARG_LAST,
+                 ARG_WINDOW,
                  {.name = "all", .type = PROTO_ARG_BOOL, .help = "include CPUs with no softirqs"}},
     },
     {
         .name = "interrupts",
         .flags = PROTO_READONLY,
         .summary = "interrupts per IRQ per CPU per second, with device, queue and affinity",
-        .usage = "[DEV] [--last SEC] [--all]",
+        .usage = "[DEV] [--last SEC | --window NAME] [--all]",
         .args = {{.name = "dev",
                   .type = PROTO_ARG_STRING,
                   .positional = true,
                   .max_len = 64,
                   .help = "only the IRQs of this network device"},
                  ARG_LAST,
+                 ARG_WINDOW,
                  {.name = "all", .type = PROTO_ARG_BOOL, .help = "include IRQs that did not fire"}},
     },
     {

@@ -209,6 +209,120 @@ test_vanish_and_return(void **state)
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu1", 12, 13), 10);
 }
 
+/* query_span_last_src: the span of "the last 3 s" starts and ends on the source's own
+ * samples (the one nearest 3 s back), and the delta is the difference of the values at
+ * exactly those two samples: before, a cursor at "newest - 3 s" took the sample before it,
+ * one more than the span stated. */
+static void
+test_span_last_src(void **state)
+{
+	static const uint64_t at_ms[] = {11100, 12000, 12900, 14000};
+	static const unsigned v1[] = {110, 120, 140, 180};
+	struct world *w = *state;
+	struct nm_error err;
+	series_id id = series_find(sampler_registry(w->s), "softirq.NET_RX.cpu0");
+	unsigned src = series_get(sampler_registry(w->s), id)->source;
+	char text[256];
+
+	/* NET_RX.cpu0 is 100 at 10 s. */
+	for (size_t i = 0; i < 4; i++) {
+		w->now = at_ms[i] * 1000000ull;
+		snprintf(text, sizeof(text),
+		         "                    CPU0       CPU1\n"
+		         "          HI:          0          0\n"
+		         "      NET_RX: %10u 4294967000\n",
+		         v1[i]);
+		write_softirqs(w, text);
+		sampler_sample_all(w->s);
+	}
+	/* 14.0 - 3 = 11.0: the sample at 11.1 is nearer than the one at 10. */
+	assert_int_equal(query_span_last_src(w->q, 3, src, &err), 0);
+	assert_int_equal(query_t0(w->q), 11100000000ull);
+	assert_int_equal(query_t1(w->q), 14000000000ull);
+	assert_int_equal(query_delta(w->q, id), 180 - 110);
+	assert_true(query_seconds(w->q, src) == 2.9);
+	/* 14.0 - 1.6 = 12.4: 12.0 is nearer than 12.9. */
+	assert_int_equal(query_span_last_src(w->q, 1.6, src, &err), 0);
+	assert_int_equal(query_t0(w->q), 12000000000ull);
+	assert_int_equal(query_delta(w->q, id), 180 - 120);
+	/* 14.0 - 1.4 = 12.6: 12.9 is nearer. */
+	assert_int_equal(query_span_last_src(w->q, 1.4, src, &err), 0);
+	assert_int_equal(query_t0(w->q), 12900000000ull);
+	assert_int_equal(query_delta(w->q, id), 180 - 140);
+	/* Further back than the ring: from the first sample. */
+	assert_int_equal(query_span_last_src(w->q, 100, src, &err), 0);
+	assert_int_equal(query_t0(w->q), 10000000000ull);
+	assert_int_equal(query_delta(w->q, id), 180 - 100);
+}
+
+/* The lnstat source's cells: a gauge that falls (arp_cache entries, 3 -> 1 on CPU 0's row,
+ * summed: the level falls by 2, a negative delta and rate), a 32-bit cell that wraps
+ * (lookups 0xfffffff0 -> 0x10 counts 0x20; 0x80000010 -> 5 too) and one whose wrapped step
+ * would pass 2^31 (5 -> 2: a reset, counts its new value). */
+static void
+test_gauge_fall_and_wrap(void **state)
+{
+	static const char *const others[] = {"interrupts", "softirqs", "cpu",     "snmp",  "link",
+	                                     "queues",     "ethtool",  "softnet", "sysctl"};
+	static const char *const hdr = "entries  allocs   lookups\n";
+	struct world *w = calloc(1, sizeof(*w));
+	const struct series_registry *reg;
+	struct nm_error err;
+	char path[160], text[256];
+	series_id e, l0, l1;
+
+	(void)state;
+	new_root(w);
+	snprintf(path, sizeof(path), "%s/proc/net", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/proc/net/stat", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(text, sizeof(text), "%s00000003 00000001 fffffff0\n00000003 00000001 80000010\n",
+	         hdr);
+	write_file(w->root, "proc/net/stat/arp_cache", text);
+	start_sampler(w, others, sizeof(others) / sizeof(others[0]));
+	reg = sampler_registry(w->s);
+	e = series_find(reg, "lnstat.arp_cache.entries");
+	l0 = series_find(reg, "lnstat.arp_cache.cpu0.lookups");
+	l1 = series_find(reg, "lnstat.arp_cache.cpu1.lookups");
+	assert_int_not_equal(e, SERIES_NONE);
+	assert_int_not_equal(l0, SERIES_NONE);
+	assert_int_equal(series_get(reg, e)->kind, SERIES_GAUGE);
+	assert_int_equal(series_get(reg, l0)->kind, SERIES_COUNTER32);
+
+	w->now = 12 * SEC;
+	snprintf(text, sizeof(text), "%s00000001 00000001 00000010\n00000001 00000001 00000005\n",
+	         hdr);
+	write_file(w->root, "proc/net/stat/arp_cache", text);
+	sampler_sample_all(w->s);
+	assert_int_equal(query_span(w->q, 10 * SEC, 12 * SEC, &err), 0);
+	/* entries is the first row's (not a sum): 3 -> 1. */
+	assert_true(query_delta_scaled(w->q, e) == -2.0);
+	assert_true(query_rate(w->q, e) == -1.0);
+	assert_true(query_value_end(w->q, e) == 1.0);
+	assert_int_equal(query_delta(w->q, l0), 0x20);
+	/* 0x80000010 -> 5: 5 + 2^32 - 0x80000010 = 0x7ffffff5, below 2^31: a wrap. */
+	assert_int_equal(query_delta(w->q, l1), 0x7ffffff5);
+
+	w->now = 13 * SEC;
+	snprintf(text, sizeof(text), "%s00000001 00000001 00000011\n00000001 00000001 00000002\n",
+	         hdr);
+	write_file(w->root, "proc/net/stat/arp_cache", text);
+	sampler_sample_all(w->s);
+	assert_int_equal(query_span(w->q, 12 * SEC, 13 * SEC, &err), 0);
+	assert_int_equal(query_delta(w->q, l0), 1);
+	/* 5 -> 2: the wrapped step (2^32 - 3) is past 2^31: a reset, counts 2. */
+	assert_int_equal(query_delta(w->q, l1), 2);
+	assert_true(query_delta_scaled(w->q, e) == 0.0);
+
+	query_free(w->q);
+	sampler_free(w->s);
+	config_free(&w->cfg);
+	snprintf(path, sizeof(path), "rm -rf %s", w->root);
+	assert_int_equal(system(path), 0);
+	free(w);
+}
+
 /* A source whose file disappears is unhealthy with the reason; it recovers. */
 static void
 test_health(void **state)
@@ -338,6 +452,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_deltas_and_wrap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_vanish_and_return, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_span_last_src, setup, teardown),
+	    cmocka_unit_test(test_gauge_fall_and_wrap),
 	    cmocka_unit_test(test_intr_totals),
 	};
 
