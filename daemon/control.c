@@ -169,6 +169,12 @@ control_client_uid(const struct client *c)
 	return c->uid;
 }
 
+gid_t
+control_client_gid(const struct client *c)
+{
+	return c->gid;
+}
+
 pid_t
 control_client_pid(const struct client *c)
 {

@@ -31,6 +31,7 @@ bool control_activated(const struct control *ctl);
  * output passes the high-water mark stops until it drains below the low one. */
 void control_client_send(struct client *c, const char *buf, size_t len);
 uid_t control_client_uid(const struct client *c);
+gid_t control_client_gid(const struct client *c);
 pid_t control_client_pid(const struct client *c);
 /* Bytes queued to the client and not yet written. */
 size_t control_client_queued(const struct client *c);

@@ -26,7 +26,6 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,8 +42,6 @@
 #include "strbuf.h"
 #include "timeutil.h"
 #include "xmalloc.h"
-
-extern char **environ;
 
 #define HELPER          "netmetrics-pktgen"
 #define DST_MIN         "10.0.0.0" /* the range: 1,245,184 destinations */
@@ -102,55 +99,28 @@ take(int fd, struct strbuf *sb, size_t max)
 static int
 run_tool(const char *const *argv, struct strbuf *out, char *why, size_t size)
 {
-	int o[2] = {-1, -1}, e[2] = {-1, -1}, st = 0, r;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, dflt;
+	int o = -1, e = -1, st = 0;
 	char path[4096];
+	char *run[24];
 	struct strbuf err;
 	struct nm_error ne;
+	struct child_spawn how = {.argv = run, .cgroup_fd = -1};
 	uint64_t deadline = time_mono_ns() + (uint64_t)TOOL_TIMEOUT_MS * 1000000u;
+	size_t n = 0;
 	pid_t pid;
 
 	strbuf_init(out);
 	strbuf_init(&err);
 	if (child_resolve(argv[0], path, sizeof(path), &ne) < 0)
 		return say(why, size, "%s", ne.message);
-	if (pipe2(o, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(e, O_CLOEXEC | O_NONBLOCK) < 0) {
-		say(why, size, "%s: pipe: %s", argv[0], strerror(errno));
-		for (int i = 0; i < 2; i++)
-			if (o[i] >= 0)
-				close(o[i]);
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, o[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, e[1], 2);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* the daemon's sockets stay */
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGPIPE);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGINT);
-	sigaddset(&dflt, SIGHUP);
-	sigaddset(&dflt, SIGCHLD);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dflt);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawn(&pid, path, &fa, &at, (char *const *)argv, environ);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	close(o[1]);
-	close(e[1]);
-	if (r != 0) {
-		close(o[0]);
-		close(e[0]);
-		return say(why, size, "%s: cannot run: %s", path, strerror(r));
-	}
+	run[n++] = path;
+	for (size_t i = 1; argv[i] != NULL && n < 23; i++)
+		run[n++] = (char *)argv[i];
+	run[n] = NULL;
+	if (child_spawn(&how, &o, &e, &pid, &ne) < 0)
+		return say(why, size, "%s", ne.message);
 	for (bool oo = true, eo = true; oo || eo;) {
-		struct pollfd p[2] = {{oo ? o[0] : -1, POLLIN, 0}, {eo ? e[0] : -1, POLLIN, 0}};
+		struct pollfd p[2] = {{oo ? o : -1, POLLIN, 0}, {eo ? e : -1, POLLIN, 0}};
 		int64_t left = (int64_t)(deadline - time_mono_ns()) / 1000000;
 
 		if ((int64_t)(deadline - time_mono_ns()) <= 0 ||
@@ -159,12 +129,12 @@ run_tool(const char *const *argv, struct strbuf *out, char *why, size_t size)
 			break;
 		}
 		if (oo && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			oo = take(o[0], out, TOOL_OUT_MAX);
+			oo = take(o, out, TOOL_OUT_MAX);
 		if (eo && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
-			eo = take(e[0], &err, 4096);
+			eo = take(e, &err, 4096);
 	}
-	close(o[0]);
-	close(e[0]);
+	close(o);
+	close(e);
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
 	strbuf_addch(out, '\0');
@@ -801,6 +771,7 @@ const struct driver driver_pktgen = {
     .name = "pktgen",
     .program = NULL,
     .packet_args = true,
+    .privileged = true,
     .until_stopped = true,
     .program_of = pktgen_program,
     .setup = pktgen_setup,

@@ -3,7 +3,9 @@
  * exits arrive on the loop; nothing here waits, except at shutdown. */
 #include <errno.h>
 #include <event2/event.h>
+#include <grp.h>
 #include <math.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cmd-profile.h"
 #include "cmd.h"
 #include "daemon.h"
@@ -31,9 +34,13 @@
 #define KILL_GRACE_SEC     5  /* SIGTERM, then SIGKILL this much later */
 #define DEADLINE_SLACK_SEC 30 /* past duration before a test counts as hung */
 #define SHUTDOWN_WAIT_MS   3000
+#define GROUPS_MAX         256 /* supplementary groups a test's processes get */
 
 struct runner {
 	struct daemon *d;
+	struct children *cs;
+	struct cgroup_tree *cg; /* NULL: no cgroup v2; process groups are killed instead */
+	char no_cgroup_why[256];
 	struct test **tests; /* running first, in start order; then finished, newest last */
 	size_t n, cap;
 };
@@ -100,12 +107,43 @@ struct runner *
 runner_init(struct daemon *d, struct nm_error *err)
 {
 	struct runner *r;
+	struct children *cs;
 
-	if (child_init(d->base, err) < 0)
+	if ((cs = child_init(d->base, err)) == NULL)
 		return NULL;
 	r = xcalloc(1, sizeof(*r));
 	r->d = d;
+	r->cs = cs;
+	r->cg =
+	    cgroup_open(d->base, d->config.state_dir, r->no_cgroup_why, sizeof(r->no_cgroup_why));
+	if (r->cg != NULL)
+		log_info("tests run in cgroups under %s", cgroup_path(r->cg));
+	else
+		log_warnx("tests are not isolated in cgroups (%s): what a test leaves behind "
+		          "is killed by its process group only",
+		          r->no_cgroup_why);
 	return r;
+}
+
+struct children *
+runner_children(struct runner *r)
+{
+	return r->cs;
+}
+
+json_object *
+runner_isolation_json(const struct runner *r)
+{
+	json_object *o = json_object_new_object();
+
+	if (r->cg != NULL) {
+		json_add_string(o, "isolation", "cgroup");
+		json_add_string(o, "cgroup", cgroup_path(r->cg));
+	} else {
+		json_add_string(o, "isolation", "process-group");
+		json_add_string(o, "reason", r->no_cgroup_why);
+	}
+	return o;
 }
 
 size_t
@@ -618,6 +656,20 @@ timers_stop(struct test *t)
 			evtimer_del(evs[i]);
 }
 
+/* The test's processes are gone: kill what they left behind (background jobs, daemons
+ * they forked): its cgroup, or, without one, each process group. */
+static void
+leftovers_kill(struct test *t)
+{
+	if (t->has_cgroup) {
+		cgroup_release(t->runner->cg, t->cgroup_id);
+		t->has_cgroup = false;
+		return;
+	}
+	for (size_t i = 0; i < t->nprocs; i++)
+		child_kill_group(t->procs[i].sp);
+}
+
 /* Every process has exited (or none started): figures, status, the stored window, the
  * profile back, the suite told. */
 static void
@@ -633,6 +685,7 @@ finish(struct test *t)
 	if (runner_finished(t))
 		return;
 	t->end_mono_ns = time_mono_ns();
+	leftovers_kill(t);
 	for (size_t i = 0; i < t->nprocs; i++)
 		json_object_array_add(procfigs, json_object_new_object());
 	if (!t->never_started && t->spec.driver->figures != NULL &&
@@ -734,6 +787,16 @@ cooldown_cb(evutil_socket_t fd, short what, void *arg)
 	t->state = TEST_COOLDOWN;
 }
 
+/* When a test counts as hung: far past its duration, or the configured deadline of a test
+ * without one. */
+static double
+deadline_s(const struct test *t)
+{
+	if (t->spec.duration_s > 0)
+		return t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4;
+	return (double)t->runner->d->config.test_deadline_ms / 1000.0;
+}
+
 /* The processes outlived their duration by far. */
 static void
 deadline_cb(evutil_socket_t fd, short what, void *arg)
@@ -745,8 +808,8 @@ deadline_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (t->stopping || runner_finished(t))
 		return;
-	snprintf(why, sizeof(why), "the benchmark did not finish within %.0f s",
-	         t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4);
+	snprintf(why, sizeof(why), "the benchmark did not finish within %.0f s%s", deadline_s(t),
+	         t->spec.duration_s > 0 ? "" : " ([limits] test_deadline)");
 	end_early(t, TEST_FAILED, why);
 }
 
@@ -861,13 +924,63 @@ name_check(struct runner *r, const char *name, struct nm_error *err)
 	return 0;
 }
 
-/* Start the processes; on failure the ones started are killed. 0 or -1 with err. */
+/* The uid, gid and groups the test's processes run as: the client's, unless the driver
+ * is privileged or the client is root. */
+static void
+spawn_cred(const struct test *t, struct child_spawn *how, gid_t *groups, size_t max)
+{
+	const struct test_cred *c = &t->spec.cred;
+	struct passwd *pw;
+	int n = (int)max;
+
+	how->as_user = !t->spec.driver->privileged && c->uid != 0;
+	if (!how->as_user)
+		return;
+	how->uid = c->uid;
+	how->gid = c->gid;
+	groups[0] = c->gid;
+	how->groups = groups;
+	how->ngroups = 1;
+	if ((pw = getpwuid(c->uid)) != NULL && getgrouplist(pw->pw_name, c->gid, groups, &n) >= 0)
+		how->ngroups = (size_t)n;
+	else
+		groups[0] = c->gid;
+}
+
+/* Close the cgroup.procs opened for the start; on failure remove the group. */
+static void
+cgroup_done(struct test *t, int fd, bool failed)
+{
+	if (fd >= 0)
+		close(fd);
+	if (failed && t->has_cgroup) {
+		cgroup_release(t->runner->cg, t->cgroup_id);
+		t->has_cgroup = false;
+	}
+}
+
+/* Start the processes (in the test's cgroup, as the client, with a clean environment);
+ * on failure the ones started are killed. 0 or -1 with err. */
 static int
 child_all(struct runner *r, struct test *t, struct nm_error *err)
 {
 	const struct driver *drv = t->spec.driver;
+	struct child_spawn how = {.netns = t->spec.netns, .cgroup_fd = -1};
+	gid_t groups[GROUPS_MAX];
+	char why[256];
+	char **envp;
 
-	(void)r;
+	spawn_cred(t, &how, groups, GROUPS_MAX);
+	if (r->cg != NULL) {
+		how.cgroup_fd = cgroup_create(r->cg, &t->cgroup_id, why, sizeof(why));
+		if (how.cgroup_fd < 0)
+			log_warnx("test %s: %s; its processes run without a cgroup", t->spec.name,
+			          why);
+		else
+			t->has_cgroup = true;
+	}
+	envp = child_env(how.as_user ? how.uid : getuid(), r->d->config.test_env);
+	how.envp = envp;
 	t->procs = xcalloc(t->nprocs, sizeof(*t->procs));
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct test_proc *p = &t->procs[i];
@@ -882,15 +995,20 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 	}
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct test_proc *p = &t->procs[i];
-		p->sp = child_start(p->argv, t->spec.netns, &proc_ops, p, err);
+		how.argv = p->argv;
+		p->sp = child_start(r->cs, &how, &proc_ops, p, err);
 		if (p->sp == NULL) {
 			for (size_t j = 0; j < i; j++) {
 				child_free(t->procs[j].sp);
 				t->procs[j].sp = NULL;
 			}
+			child_env_free(envp);
+			cgroup_done(t, how.cgroup_fd, true);
 			return -1;
 		}
 	}
+	child_env_free(envp);
+	cgroup_done(t, how.cgroup_fd, false);
 	return 0;
 }
 
@@ -942,6 +1060,12 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 		runner_spec_free(spec);
 		return NULL;
 	}
+	if (!spec->cred.set) {
+		nm_error_set(err, NM_ERR_INTERNAL, "test %s: who started it is not known",
+		             spec->name);
+		runner_spec_free(spec);
+		return NULL;
+	}
 	if (name_check(r, spec->name, err) < 0) {
 		runner_spec_free(spec);
 		return NULL;
@@ -974,12 +1098,10 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 	if (t->spec.duration_s > 0) {
 		t->ev_cooldown =
 		    timer_at(r, t, t->spec.duration_s - t->spec.cooldown_s, cooldown_cb);
-		t->ev_deadline =
-		    timer_at(r, t, t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4,
-		             deadline_cb);
 		if (drv->until_stopped)
 			t->ev_end = timer_at(r, t, t->spec.duration_s, end_cb);
 	}
+	t->ev_deadline = timer_at(r, t, deadline_s(t), deadline_cb);
 	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
 	         t->nprocs == 1 ? "" : "es");
 	return runner_test_json(t);
@@ -1017,7 +1139,7 @@ runner_free(struct runner *r)
 	deadline = time_mono_ns() + (uint64_t)SHUTDOWN_WAIT_MS * 1000000u;
 	while (runner_running(r) > 0 && time_mono_ns() < deadline) {
 		usleep(20000);
-		child_reap();
+		child_reap(r->cs);
 		for (size_t i = 0; i < r->n; i++) {
 			struct test *t = r->tests[i];
 			bool reaped = true;
@@ -1054,6 +1176,7 @@ runner_free(struct runner *r)
 	for (size_t i = 0; i < r->n; i++)
 		test_free(r->tests[i]);
 	free(r->tests);
+	child_fini(r->cs);
+	cgroup_close(r->cg);
 	free(r);
-	child_fini();
 }

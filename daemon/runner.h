@@ -12,12 +12,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cpulist.h"
 
 struct daemon;
 struct nm_error;
 struct child;
+struct children;
 struct runner;
 struct test;
 
@@ -33,6 +35,14 @@ struct test_figure_rx {
 	char name[64];
 	char pattern[512];
 	regex_t re;
+};
+
+/* Who started a test: the client's SO_PEERCRED. Its processes run as uid with gid and
+ * uid's supplementary groups (getgrouplist), unless the driver is privileged. */
+struct test_cred {
+	bool set; /* runner_start refuses a spec without (its caller must say who) */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* What a test runs: checked and completed by runner_spec_parse and the driver's check. */
@@ -62,11 +72,12 @@ struct test_spec {
 	char src[16];                  /* source IPv4 */
 	char src_mac[18];              /* the device's MAC (filled by the driver) */
 	unsigned flows, flowlen, clone_skb, threads;
-	uint64_t delay_ns; /* gap between packets per thread; 0: none */
-	uint64_t count;    /* packets in total; 0: until the duration ends */
-	double rate_pps;   /* packets/s in total; 0: unpaced */
-	char generator[8]; /* what the driver runs: "pktgen" or "trafgen" */
-	char trend[257];   /* the series the report's trend analyses, "" for the busiest link */
+	uint64_t delay_ns;     /* gap between packets per thread; 0: none */
+	uint64_t count;        /* packets in total; 0: until the duration ends */
+	double rate_pps;       /* packets/s in total; 0: unpaced */
+	char generator[8];     /* what the driver runs: "pktgen" or "trafgen" */
+	char trend[257];       /* the series the report's trend analyses, "" for the busiest link */
+	struct test_cred cred; /* set by the caller after runner_spec_parse */
 };
 
 enum test_state {
@@ -116,6 +127,8 @@ struct test {
 	void *drv;            /* the driver's state for the test (setup, teardown) */
 	bool duration_over;   /* the runner ended an until_stopped benchmark at its duration */
 	struct event *ev_end; /* the end of the duration (until_stopped drivers) */
+	bool has_cgroup;      /* its processes are in cgroup test-<cgroup_id> (cgroup.c) */
+	unsigned cgroup_id;
 	/* Told when the test has finished and its result is stored (suites). */
 	void (*on_finish)(struct test *t, void *arg);
 	void *finish_arg;
@@ -127,6 +140,9 @@ struct driver {
 	const char *program; /* the binary looked up in PATH; NULL: argv[0] (exec) */
 	size_t priv_size;    /* per-process state the runner allocates (zeroed) */
 	bool packet_args;    /* takes the packet generator's arguments (dev, dst_min, ...) */
+	/* Runs as the daemon (root), not as the client: it drives the kernel itself (pktgen).
+	 * Only admins start tests. */
+	bool privileged;
 	/* Runs until signalled: at the end of the duration the runner sends SIGTERM, and an
 	 * exit then (status 0, or killed by that SIGTERM) is the normal end. */
 	bool until_stopped;
@@ -173,6 +189,12 @@ void runner_strv_free(char **v);
 int runner_cpu_for(const struct cpuset *set, unsigned i);
 /* The elapsed seconds of a test now (or at its end once finished). */
 double runner_elapsed(const struct test *t);
+
+/* The children of the runner's loop, for drivers that run tools (child.c). */
+struct children *runner_children(struct runner *r);
+/* How tests are kept apart, for status: {"isolation": "cgroup", "cgroup": DIR} or
+ * {"isolation": "process-group", "reason": WHY} (new reference). */
+json_object *runner_isolation_json(const struct runner *r);
 
 /* The runner, over d (its base, windows, results, sampler, config). NULL with err. */
 struct runner *runner_init(struct daemon *d, struct nm_error *err);
