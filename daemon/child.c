@@ -46,6 +46,7 @@ struct child {
 	int status; /* wait status once reaped */
 	struct child_pipe out, err;
 	struct event *linger;
+	struct event *timeout; /* child_set_timeout */
 	const struct child_ops *ops;
 	void *arg;
 	bool done_called;
@@ -302,6 +303,8 @@ maybe_done(struct child *sp)
 		return;
 	}
 	sp->done_called = true;
+	if (sp->timeout != NULL)
+		evtimer_del(sp->timeout);
 	if (sp->ops->on_done != NULL)
 		sp->ops->on_done(sp, sp->arg);
 }
@@ -596,6 +599,28 @@ child_kill(struct child *sp, int sig)
 		log_warn("child %d: kill", (int)sp->pid);
 }
 
+/* The time given to a child is over: kill its group (its end then arrives as usual). */
+static void
+timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *sp = arg;
+
+	(void)fd;
+	(void)what;
+	log_warnx("child %d: still running after its time; killing it", (int)sp->pid);
+	child_kill(sp, SIGKILL);
+}
+
+void
+child_set_timeout(struct child *sp, unsigned ms)
+{
+	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000};
+
+	if (sp->timeout == NULL)
+		sp->timeout = evtimer_new(sp->cs->base, timeout_cb, sp);
+	evtimer_add(sp->timeout, &tv);
+}
+
 /* SIGKILL the process group, reaped or not. */
 void
 child_kill_group(struct child *sp)
@@ -630,6 +655,8 @@ child_free(struct child *sp)
 	strbuf_free(&sp->err.line);
 	if (sp->linger != NULL)
 		event_free(sp->linger);
+	if (sp->timeout != NULL)
+		event_free(sp->timeout);
 	free(sp);
 }
 

@@ -75,6 +75,9 @@ int child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pi
                 struct nm_error *err);
 /* Signal the process group (SIGTERM, SIGKILL, ...). No-op once it has been reaped. */
 void child_kill(struct child *sp, int sig);
+/* Kill the process group (SIGKILL) if the child has not finished ms from now (tools that
+ * answer in milliseconds, or are stuck). */
+void child_set_timeout(struct child *sp, unsigned ms);
 /* SIGKILL whatever is left in the process group the child led, also after it was reaped
  * (what it left behind, when there is no cgroup to kill). */
 void child_kill_group(struct child *sp);

@@ -52,10 +52,10 @@ dispatch_line(struct daemon *d, struct client *client, bool admin, const char *l
 	if (dispatch_permitted(cmd, admin, &err) < 0)
 		goto fail;
 
-	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd};
+	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd, false};
 	if (handler(&ctx, req.args, &result, &err) < 0)
 		goto fail;
-	if (result == NULL && (cmd->flags & PROTO_STREAM)) {
+	if (result == NULL && ((cmd->flags & PROTO_STREAM) || ctx.deferred)) {
 		proto_request_free(&req);
 		return NULL;
 	}

@@ -474,6 +474,8 @@ window_begin(struct runner *r, struct test *t, struct nm_error *err)
 /* ---- ending a test ---- */
 
 static void finish(struct test *t);
+static void conclude(struct test *t);
+static void started(struct test *t);
 
 /* Send sig to every process still running. */
 static void
@@ -504,7 +506,7 @@ end_early(struct test *t, enum test_state as, const char *reason)
 {
 	struct timeval tv = {KILL_GRACE_SEC, 0};
 
-	if (t->stopping)
+	if (t->stopping || t->concluding)
 		return;
 	t->stopping = true;
 	t->stop_as = as;
@@ -521,8 +523,8 @@ end_early(struct test *t, enum test_state as, const char *reason)
 	if (t->ev_kill == NULL)
 		t->ev_kill = evtimer_new(t->runner->d->base, kill_cb, t);
 	evtimer_add(t->ev_kill, &tv);
-	if (t->nfinished == t->nprocs)
-		finish(t);
+	if (t->nfinished == t->nprocs && t->state != TEST_STARTING)
+		conclude(t);
 }
 
 /* The test object stored with the result and shown once finished. */
@@ -670,6 +672,32 @@ leftovers_kill(struct test *t)
 		child_kill_group(t->procs[i].sp);
 }
 
+/* The driver's teardown is over: the test finishes. */
+static void
+teardown_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	if (rc < 0)
+		log_warnx("test %s: teardown: %s", t->spec.name, err->message);
+	finish(t);
+}
+
+/* Every process has exited (or none started): the driver's teardown (on the loop), then
+ * finish. The test counts as running until then, so that the next one finds the host as
+ * this one found it. */
+static void
+conclude(struct test *t)
+{
+	if (runner_finished(t) || t->concluding)
+		return;
+	t->concluding = true;
+	if (t->spec.driver->teardown != NULL)
+		t->spec.driver->teardown(t, teardown_done, t);
+	else
+		finish(t);
+}
+
 /* Every process has exited (or none started): figures, status, the stored window, the
  * profile back, the suite told. */
 static void
@@ -734,8 +762,6 @@ finish(struct test *t)
 		json_object_put(res);
 		t->window_open = false;
 	}
-	if (t->spec.driver->teardown != NULL)
-		t->spec.driver->teardown(t);
 	profile_take_back(r, t);
 	timers_stop(t);
 	log_info("test %s: %s%s%s", t->spec.name, runner_state_name(t->state),
@@ -870,7 +896,7 @@ proc_done(struct child *sp, void *arg)
 		return; /* end_early finishes when this was the last */
 	}
 	if (t->nfinished == t->nprocs)
-		finish(t);
+		conclude(t);
 }
 
 static const struct child_ops proc_ops = {proc_line, proc_done};
@@ -981,11 +1007,8 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 	}
 	envp = child_env(how.as_user ? how.uid : getuid(), r->d->config.test_env);
 	how.envp = envp;
-	t->procs = xcalloc(t->nprocs, sizeof(*t->procs));
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct test_proc *p = &t->procs[i];
-		p->test = t;
-		p->index = (unsigned)i;
 		p->local_cpu = runner_cpu_for(&t->spec.local_cpus, (unsigned)i);
 		p->remote_cpu = runner_cpu_for(&t->spec.remote_cpus, (unsigned)i);
 		p->priv = drv->priv_size ? xcalloc(1, drv->priv_size) : NULL;
@@ -1012,29 +1035,121 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 	return 0;
 }
 
-/* A test that could not start: its failure is stored as its result (an empty window with
- * the reason), then err says so. */
+/* A test that could not start (or was ended before it did): its failure is stored as its
+ * result (an empty window with the reason). */
 static void
-fail_at_start(struct runner *r, struct test *t, struct nm_error *err)
+start_failed(struct test *t, const char *why)
 {
-	char msg[NM_ERROR_MSG_MAX];
-
-	snprintf(t->reason, sizeof(t->reason), "%s", err->message);
-	snprintf(msg, sizeof(msg), "%s", err->message);
-	t->stopping = true;
-	t->stop_as = TEST_FAILED;
+	if (!t->stopping) {
+		snprintf(t->reason, sizeof(t->reason), "%s", why);
+		t->stopping = true;
+		t->stop_as = TEST_FAILED;
+	}
 	t->never_started = true;
-	if (t->procs == NULL)
-		t->nprocs = 0;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		t->procs[i].finished = true;
 		snprintf(t->procs[i].ended, sizeof(t->procs[i].ended), "not started");
 	}
 	t->nfinished = t->nprocs;
-	registry_add(r, t);
-	finish(t);
-	nm_error_set(err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, msg,
-	             t->window_stored ? "; its result is stored with the reason" : "");
+	conclude(t);
+	started(t);
+}
+
+void
+runner_on_started(struct test *t, void (*fn)(struct test *t, void *arg), void *arg)
+{
+	t->on_started = fn;
+	t->started_arg = arg;
+}
+
+/* Tell who waits for the start (once). */
+static void
+started(struct test *t)
+{
+	void (*fn)(struct test * t, void *arg) = t->on_started;
+
+	t->on_started = NULL;
+	if (fn != NULL)
+		fn(t, t->started_arg);
+}
+
+/* Set up and resolved: the processes start, the timers run. */
+static void
+begin(struct test *t)
+{
+	struct runner *r = t->runner;
+	const struct driver *drv = t->spec.driver;
+	struct nm_error err;
+
+	if (t->stopping) { /* stopped (or the daemon stopping) while it was starting */
+		start_failed(t, t->reason);
+		return;
+	}
+	if (child_all(r, t, &err) < 0) {
+		start_failed(t, err.message);
+		return;
+	}
+	t->start_mono_ns = time_mono_ns();
+	t->start_real_ns = time_real_ns();
+	t->state = t->spec.warmup_s > 0 ? TEST_WARMUP : TEST_MEASURING;
+	t->ev_warmup = timer_at(r, t, t->spec.warmup_s, warmup_cb);
+	if (t->spec.duration_s > 0) {
+		t->ev_cooldown =
+		    timer_at(r, t, t->spec.duration_s - t->spec.cooldown_s, cooldown_cb);
+		if (drv->until_stopped)
+			t->ev_end = timer_at(r, t, t->spec.duration_s, end_cb);
+	}
+	t->ev_deadline = timer_at(r, t, deadline_s(t), deadline_cb);
+	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
+	         t->nprocs == 1 ? "" : "es");
+	started(t);
+}
+
+/* The driver's setup is over. */
+static void
+setup_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	if (rc < 0)
+		start_failed(t, err->message);
+	else
+		begin(t);
+}
+
+/* The spec is resolved: the driver's setup. */
+static void
+resolve_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	if (rc < 0) {
+		start_failed(t, err->message);
+		return;
+	}
+	t->spec.resolved = true;
+	if (t->stopping)
+		start_failed(t, t->reason);
+	else if (t->spec.driver->setup != NULL)
+		t->spec.driver->setup(t, setup_done, t);
+	else
+		begin(t);
+}
+
+bool
+runner_needs_resolve(const struct test_spec *spec)
+{
+	return !spec->resolved && spec->driver->resolve != NULL;
+}
+
+void
+runner_resolve(struct runner *r, struct test_spec *spec, driver_done_fn done, void *arg)
+{
+	if (!runner_needs_resolve(spec)) {
+		done(arg, 0, NULL); /* resolved already, or nothing to resolve */
+		return;
+	}
+	spec->driver->resolve(r->cs, spec, done, arg);
 }
 
 /* Start a test. */
@@ -1079,31 +1194,32 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 	t->start_mono_ns = time_mono_ns();
 	t->start_real_ns = time_real_ns();
 	t->nprocs = drv->nprocs(&t->spec);
+	t->procs = xcalloc(t->nprocs, sizeof(*t->procs));
+	for (size_t i = 0; i < t->nprocs; i++) {
+		t->procs[i].test = t;
+		t->procs[i].index = (unsigned)i;
+		t->procs[i].local_cpu = t->procs[i].remote_cpu = -1;
+	}
 	/* Bad input (a profile that does not exist or does not fit) starts nothing. */
 	if (t->spec.profile[0] && profile_put(r, t, err) < 0) {
 		test_free(t);
 		return NULL;
 	}
+	registry_add(r, t);
+	t->state = TEST_STARTING;
 	if (child_resolve(drv->program_of ? drv->program_of(&t->spec)
 	                  : drv->program  ? drv->program
 	                                  : t->spec.argv[0],
-	                  t->program, sizeof(t->program), err) < 0 ||
-	    (drv->setup != NULL && drv->setup(t, err) < 0) || child_all(r, t, err) < 0) {
-		fail_at_start(r, t, err);
+	                  t->program, sizeof(t->program), err) < 0)
+		start_failed(t, err->message);
+	else
+		runner_resolve(r, &t->spec, resolve_done, t);
+	/* What failed before anything ran is an error of the request (its result stored). */
+	if (runner_finished(t) && t->never_started) {
+		nm_error_set(err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, t->reason,
+		             t->window_stored ? "; its result is stored with the reason" : "");
 		return NULL;
 	}
-	registry_add(r, t);
-	t->state = t->spec.warmup_s > 0 ? TEST_WARMUP : TEST_MEASURING;
-	t->ev_warmup = timer_at(r, t, t->spec.warmup_s, warmup_cb);
-	if (t->spec.duration_s > 0) {
-		t->ev_cooldown =
-		    timer_at(r, t, t->spec.duration_s - t->spec.cooldown_s, cooldown_cb);
-		if (drv->until_stopped)
-			t->ev_end = timer_at(r, t, t->spec.duration_s, end_cb);
-	}
-	t->ev_deadline = timer_at(r, t, deadline_s(t), deadline_cb);
-	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
-	         t->nprocs == 1 ? "" : "es");
 	return runner_test_json(t);
 }
 
@@ -1135,10 +1251,14 @@ runner_free(struct runner *r)
 		if (!runner_finished(r->tests[i]))
 			end_early(r->tests[i], TEST_INCOMPLETE,
 			          "the daemon stopped during the test");
-	/* The loop is gone: reap here, briefly, then child_free kills what is left. */
+	/* The loop has ended: run it a little longer, for the exits, the output and the
+	 * drivers' teardown tools; then child_free kills what is left. */
 	deadline = time_mono_ns() + (uint64_t)SHUTDOWN_WAIT_MS * 1000000u;
 	while (runner_running(r) > 0 && time_mono_ns() < deadline) {
-		usleep(20000);
+		struct timeval tv = {0, 20000};
+
+		event_base_loopexit(r->d->base, &tv);
+		event_base_dispatch(r->d->base);
 		child_reap(r->cs);
 		for (size_t i = 0; i < r->n; i++) {
 			struct test *t = r->tests[i];
@@ -1171,6 +1291,10 @@ runner_free(struct runner *r)
 				         "killed at shutdown");
 				t->nfinished++;
 			}
+		if (!t->concluding && t->spec.driver->teardown != NULL) {
+			t->concluding = true;
+			t->spec.driver->teardown(t, NULL, NULL); /* out of time: only free */
+		}
 		finish(t);
 	}
 	for (size_t i = 0; i < r->n; i++)
