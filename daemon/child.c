@@ -58,7 +58,10 @@ struct children {
 	struct event_base *base;
 	struct event *sigchld;
 	struct child *list;
+	bool closing; /* child_fini: nothing new starts */
 };
+
+static void pipe_close(struct child_pipe *p);
 
 /* SIGCHLD: reap on the loop. */
 static void
@@ -93,8 +96,29 @@ child_fini(struct children *cs)
 {
 	if (cs == NULL)
 		return;
-	while (cs->list != NULL)
-		child_free(cs->list);
+	cs->closing = true;
+	while (cs->list != NULL) {
+		struct child *sp = cs->list, *q;
+
+		if (!sp->done_called) {
+			/* Killed here: its owner is told, as of any end, and may free it. */
+			if (!sp->reaped) {
+				kill(-sp->pid, SIGKILL);
+				while (waitpid(sp->pid, &sp->status, 0) < 0 && errno == EINTR)
+					;
+				sp->reaped = true;
+			}
+			pipe_close(&sp->out);
+			pipe_close(&sp->err);
+			sp->done_called = true;
+			if (sp->ops->on_done != NULL)
+				sp->ops->on_done(sp, sp->arg);
+		}
+		for (q = cs->list; q != NULL && q != sp; q = q->next)
+			;
+		if (q == sp)
+			child_free(sp);
+	}
 	event_free(cs->sigchld);
 	free(cs);
 }
@@ -573,8 +597,9 @@ child_start(struct children *cs, const struct child_spawn *how, const struct chi
 	int out, errfd;
 	pid_t pid;
 
-	if (cs == NULL) {
-		nm_error_set(err, NM_ERR_INTERNAL, "child_init was not called");
+	if (cs == NULL || cs->closing) {
+		nm_error_set(err, NM_ERR_INTERNAL, "%s: not started: the daemon is stopping",
+		             how->argv[0]);
 		return NULL;
 	}
 	if (child_spawn(how, &out, &errfd, &pid, err) < 0)

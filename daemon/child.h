@@ -48,7 +48,8 @@ struct child_spawn {
 /* Watch SIGCHLD on base for the children started through the returned set (make one per
  * loop, before child_start). NULL with err. */
 struct children *child_init(struct event_base *base, struct nm_error *err);
-/* Kill and free what is left, stop watching SIGCHLD. */
+/* Kill and free what is left (the owner of each child not finished yet gets its on_done,
+ * as for any end; nothing new starts then), stop watching SIGCHLD. */
 void child_fini(struct children *cs);
 
 /* The clean environment for a child: PATH (the daemon's, or the default below), LANG=C,

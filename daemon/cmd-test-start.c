@@ -51,7 +51,6 @@ resolved(void *arg, int rc, const struct nm_error *err)
 		free(sl);
 		return;
 	}
-	sl->spec.resolved = true;
 	snprintf(name, sizeof(name), "%s", sl->spec.name);
 	res = runner_start(sl->d->runner, &sl->spec, NULL, NULL, &e);
 	if (res != NULL && (t = runner_find(sl->d->runner, name)) != NULL &&

@@ -41,6 +41,8 @@ struct runner {
 	struct children *cs;
 	struct cgroup_tree *cg; /* NULL: no cgroup v2; process groups are killed instead */
 	char no_cgroup_why[256];
+	unsigned resolving;  /* runner_resolve calls not yet done */
+	bool stopping;       /* runner_free has begun: nothing starts */
 	struct test **tests; /* running first, in start order; then finished, newest last */
 	size_t n, cap;
 };
@@ -1127,7 +1129,6 @@ resolve_done(void *arg, int rc, const struct nm_error *err)
 		start_failed(t, err->message);
 		return;
 	}
-	t->spec.resolved = true;
 	if (t->stopping)
 		start_failed(t, t->reason);
 	else if (t->spec.driver->setup != NULL)
@@ -1142,14 +1143,39 @@ runner_needs_resolve(const struct test_spec *spec)
 	return !spec->resolved && spec->driver->resolve != NULL;
 }
 
+/* A resolve under way, counted so that shutdown waits for it. */
+struct resolving {
+	struct runner *r;
+	struct test_spec *spec;
+	driver_done_fn done;
+	void *arg;
+};
+
+static void
+resolving_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct resolving rs = *(struct resolving *)arg;
+
+	free(arg);
+	rs.r->resolving--;
+	if (rc == 0)
+		rs.spec->resolved = true;
+	rs.done(rs.arg, rc, err);
+}
+
 void
 runner_resolve(struct runner *r, struct test_spec *spec, driver_done_fn done, void *arg)
 {
+	struct resolving *rs;
+
 	if (!runner_needs_resolve(spec)) {
 		done(arg, 0, NULL); /* resolved already, or nothing to resolve */
 		return;
 	}
-	spec->driver->resolve(r->cs, spec, done, arg);
+	rs = xmalloc(sizeof(*rs));
+	*rs = (struct resolving){r, spec, done, arg};
+	r->resolving++;
+	spec->driver->resolve(r->cs, spec, resolving_done, rs);
 }
 
 /* Start a test. */
@@ -1162,6 +1188,11 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 	size_t running = runner_running(r);
 	unsigned max = r->d->config.max_tests;
 
+	if (r->stopping) {
+		nm_error_set(err, NM_ERR_BUSY, "test %s: the daemon is stopping", spec->name);
+		runner_spec_free(spec);
+		return NULL;
+	}
 	if (running >= max) {
 		const char *busy = "?";
 		for (size_t i = 0; i < r->n; i++)
@@ -1247,6 +1278,7 @@ runner_free(struct runner *r)
 
 	if (r == NULL)
 		return;
+	r->stopping = true;
 	for (size_t i = 0; i < r->n; i++)
 		if (!runner_finished(r->tests[i]))
 			end_early(r->tests[i], TEST_INCOMPLETE,
@@ -1254,7 +1286,7 @@ runner_free(struct runner *r)
 	/* The loop has ended: run it a little longer, for the exits, the output and the
 	 * drivers' teardown tools; then child_free kills what is left. */
 	deadline = time_mono_ns() + (uint64_t)SHUTDOWN_WAIT_MS * 1000000u;
-	while (runner_running(r) > 0 && time_mono_ns() < deadline) {
+	while ((runner_running(r) > 0 || r->resolving > 0) && time_mono_ns() < deadline) {
 		struct timeval tv = {0, 20000};
 
 		event_base_loopexit(r->d->base, &tv);
@@ -1297,10 +1329,17 @@ runner_free(struct runner *r)
 		}
 		finish(t);
 	}
+	/* The tests' own processes go first; then child_fini kills the drivers' tools still
+	 * running (their jobs are told, while the tests they belong to still exist). */
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t j = 0; j < r->tests[i]->nprocs; j++) {
+			child_free(r->tests[i]->procs[j].sp);
+			r->tests[i]->procs[j].sp = NULL;
+		}
+	child_fini(r->cs);
 	for (size_t i = 0; i < r->n; i++)
 		test_free(r->tests[i]);
 	free(r->tests);
-	child_fini(r->cs);
 	cgroup_close(r->cg);
 	free(r);
 }

@@ -228,7 +228,8 @@ void runner_spec_free(struct test_spec *spec);
 /* Does the spec need runner_resolve before runner_start can answer for its arguments? */
 bool runner_needs_resolve(const struct test_spec *spec);
 /* Run the driver's resolve (see struct driver) for spec; done is called once it is over
- * (maybe before this returns). On success the caller sets spec->resolved. */
+ * (maybe before this returns), spec->resolved set on success. Shutdown (runner_free) waits
+ * a little for resolves under way; a start they lead to is refused then. */
 void runner_resolve(struct runner *r, struct test_spec *spec, driver_done_fn done, void *arg);
 
 /* Start a test (spec is taken over, also on error). Returns its description (new
