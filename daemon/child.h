@@ -30,9 +30,8 @@ struct child_ops {
 	void (*on_done)(struct child *sp, void *arg);
 };
 
-/* How a process starts (see child_start). Zeroed fields mean: no netns, the daemon's own
- * uid and groups (uid_t)-1, no cgroup (cgroup_fd -1 must be set), the default
- * environment. */
+/* How a process starts (see child_start). Zeroed fields mean no netns, the daemon's own
+ * uid and groups, the default environment; cgroup_fd must be set (-1: no cgroup). */
 struct child_spawn {
 	char *const *argv; /* argv[0] a path (see child_resolve) */
 	const char *netns; /* run in this named network namespace; NULL or "": none */
