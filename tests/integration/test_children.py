@@ -221,6 +221,64 @@ def test_default_deadline():
         kill_tokens(a)
 
 
+def cgroup2_mount():
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            left, _, right = line.partition(" - ")
+            if right.split()[0] == "cgroup2" and left.split()[3] == "/":
+                return left.split()[4]
+    return None
+
+
+def test_unit_group_delegated():
+    """Started in a group named like a systemd unit (*.service, as Delegate=yes gives it),
+    the daemon moves itself into its "daemon" leaf and makes the test groups beside it."""
+    mnt = cgroup2_mount()
+    if mnt is None:
+        raise Skip("no cgroup v2 mount")
+    with open("/proc/self/cgroup") as f:
+        own = [x[3:].strip() for x in f if x.startswith("0::")][0]
+    unit = os.path.join(mnt + (own if own != "/" else ""), "nmt%s.service" % TAG)
+    a = token(11)
+    os.mkdir(unit)
+    d = None
+    try:
+        def join():
+            with open(os.path.join(unit, "cgroup.procs"), "w") as f:
+                f.write("0")
+
+        d = Daemon(log_level="info", preexec_fn=join)
+        iso = d.status()["tests"]  # answered once the runner is set up
+        with open("/proc/%d/cgroup" % d.pid) as f:
+            mine = [x[3:].strip() for x in f if x.startswith("0::")][0]
+        assert mine.endswith("nmt%s.service/daemon" % TAG), mine
+        assert iso == {"isolation": "cgroup", "cgroup": unit}, iso
+        d.ctl("test", "start", "--driver", "exec", "--name", "unit", "--duration", "30",
+              "--", "sleep", a)
+        assert wait_until(lambda: with_token(a), 10), "did not start"
+        with open("/proc/%d/cgroup" % with_token(a)[0]) as f:
+            theirs = [x[3:].strip() for x in f if x.startswith("0::")][0]
+        assert theirs.endswith("nmt%s.service/test-1" % TAG), theirs
+        d.ctl("test", "stop", "unit")
+        assert wait_until(lambda: not with_token(a), 10), with_token(a)
+        assert d.stop() == 0
+        assert sorted(x for x in os.listdir(unit) if not x.startswith("cgroup.") and
+                      os.path.isdir(os.path.join(unit, x))) == ["daemon"], os.listdir(unit)
+    finally:
+        if d is not None:
+            d.stop()
+        kill_tokens(a)
+        for sub in ("daemon",):
+            try:
+                os.rmdir(os.path.join(unit, sub))
+            except OSError:
+                pass
+        for x in os.listdir(unit):
+            if x.startswith("test-"):
+                os.rmdir(os.path.join(unit, x))
+        os.rmdir(unit)
+
+
 def test_process_groups_without_cgroup():
     """Without a cgroup v2 mount (unmounted in a mount namespace of the daemon's own) status
     and the log say so, and a passed test's background job is still killed."""
