@@ -1,15 +1,21 @@
-/* child.c: benchmark processes: posix_spawn (exec failures come back as the return value,
- * so a binary that cannot run is an error at start, not a mystery exit), pipes on the loop,
- * and the reaper. SIGCHLD is process-wide, so the live children are one list in this file. */
+/* child.c: benchmark processes and tools: fork and exec with the child's set-up done in
+ * the child (process group, cgroup, netns, signals, fds, groups, uid; a failure there or in
+ * exec comes back through a close-on-exec pipe, so a binary that cannot run is an error at
+ * start, not a mystery exit), pipes on the loop, and the reaper. The live children are a
+ * list in struct children. */
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/close_range.h>
+#include <pwd.h>
+#include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -19,8 +25,6 @@
 #include "strbuf.h"
 #include "utf8.h"
 #include "xmalloc.h"
-
-extern char **environ;
 
 #define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define LINGER_SEC   2 /* after exit, how long the pipes may stay open */
@@ -37,20 +41,28 @@ struct child_pipe {
 };
 
 struct child {
+	struct children *cs;
 	pid_t pid;
 	bool reaped;
 	int status; /* wait status once reaped */
 	struct child_pipe out, err;
 	struct event *linger;
+	struct event *timeout; /* child_set_timeout */
 	const struct child_ops *ops;
 	void *arg;
 	bool done_called;
 	struct child *next;
 };
 
-static struct event_base *child_base;
-static struct event *child_sigchld;
-static struct child *child_list;
+/* The children of one loop. */
+struct children {
+	struct event_base *base;
+	struct event *sigchld;
+	struct child *list;
+	bool closing; /* child_fini: nothing new starts */
+};
+
+static void pipe_close(struct child_pipe *p);
 
 /* SIGCHLD: reap on the loop. */
 static void
@@ -58,31 +70,109 @@ sigchld_cb(evutil_socket_t sig, short what, void *arg)
 {
 	(void)sig;
 	(void)what;
-	(void)arg;
-	child_reap();
+	child_reap(arg);
 }
 
 /* Watch SIGCHLD. */
-int
+struct children *
 child_init(struct event_base *base, struct nm_error *err)
 {
-	child_base = base;
-	child_sigchld = evsignal_new(base, SIGCHLD, sigchld_cb, NULL);
-	if (child_sigchld == NULL || evsignal_add(child_sigchld, NULL) < 0)
-		return nm_error_set(err, NM_ERR_INTERNAL, "cannot watch SIGCHLD");
-	return 0;
+	struct children *cs = xcalloc(1, sizeof(*cs));
+
+	cs->base = base;
+	cs->sigchld = evsignal_new(base, SIGCHLD, sigchld_cb, cs);
+	if (cs->sigchld == NULL || evsignal_add(cs->sigchld, NULL) < 0) {
+		if (cs->sigchld != NULL)
+			event_free(cs->sigchld);
+		free(cs);
+		nm_error_set(err, NM_ERR_INTERNAL, "cannot watch SIGCHLD");
+		return NULL;
+	}
+	return cs;
 }
 
 /* Free every child left, then stop watching SIGCHLD. */
 void
-child_fini(void)
+child_fini(struct children *cs)
 {
-	while (child_list != NULL)
-		child_free(child_list);
-	if (child_sigchld != NULL)
-		event_free(child_sigchld);
-	child_sigchld = NULL;
-	child_base = NULL;
+	if (cs == NULL)
+		return;
+	cs->closing = true;
+	while (cs->list != NULL) {
+		struct child *sp = cs->list, *q;
+
+		if (!sp->done_called) {
+			/* Killed here: its owner is told, as of any end, and may free it. */
+			if (!sp->reaped) {
+				kill(-sp->pid, SIGKILL);
+				while (waitpid(sp->pid, &sp->status, 0) < 0 && errno == EINTR)
+					;
+				sp->reaped = true;
+			}
+			pipe_close(&sp->out);
+			pipe_close(&sp->err);
+			sp->done_called = true;
+			if (sp->ops->on_done != NULL)
+				sp->ops->on_done(sp, sp->arg);
+		}
+		for (q = cs->list; q != NULL && q != sp; q = q->next)
+			;
+		if (q == sp)
+			child_free(sp);
+	}
+	event_free(cs->sigchld);
+	free(cs);
+}
+
+/* Put NAME=VALUE into v (n entries), replacing an entry of the same NAME. */
+static void
+env_put(char **v, size_t *n, const char *kv)
+{
+	size_t klen = strcspn(kv, "=");
+
+	if (kv[klen] != '=' || klen == 0)
+		return;
+	for (size_t i = 0; i < *n; i++)
+		if (strncmp(v[i], kv, klen + 1) == 0) {
+			free(v[i]);
+			v[i] = xstrdup(kv);
+			return;
+		}
+	v[(*n)++] = xstrdup(kv);
+}
+
+/* PATH, LANG=C, HOME, then extra. */
+char **
+child_env(uid_t uid, char *const *extra)
+{
+	const char *path = getenv("PATH");
+	struct passwd *pw = getpwuid(uid);
+	size_t n = 0, cap = 4;
+	char **v, buf[4200];
+
+	for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
+		cap++;
+	v = xcalloc(cap, sizeof(*v));
+	snprintf(buf, sizeof(buf), "PATH=%s", path != NULL && *path ? path : DEFAULT_PATH);
+	env_put(v, &n, buf);
+	env_put(v, &n, "LANG=C");
+	snprintf(buf, sizeof(buf), "HOME=%s",
+	         pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/' ? pw->pw_dir : "/");
+	env_put(v, &n, buf);
+	for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
+		env_put(v, &n, extra[i]);
+	v[n] = NULL;
+	return v;
+}
+
+void
+child_env_free(char **envp)
+{
+	if (envp == NULL)
+		return;
+	for (size_t i = 0; envp[i] != NULL; i++)
+		free(envp[i]);
+	free(envp);
 }
 
 /* Is path a regular file we may execute? */
@@ -232,25 +322,27 @@ maybe_done(struct child *sp)
 	if (sp->out.fd >= 0 || sp->err.fd >= 0) {
 		if (sp->linger == NULL) {
 			struct timeval tv = {LINGER_SEC, 0};
-			sp->linger = evtimer_new(child_base, linger_cb, sp);
+			sp->linger = evtimer_new(sp->cs->base, linger_cb, sp);
 			evtimer_add(sp->linger, &tv);
 		}
 		return;
 	}
 	sp->done_called = true;
+	if (sp->timeout != NULL)
+		evtimer_del(sp->timeout);
 	if (sp->ops->on_done != NULL)
 		sp->ops->on_done(sp, sp->arg);
 }
 
 /* Reap every child that exited. on_done may free spawns, so restart the walk after each. */
 void
-child_reap(void)
+child_reap(struct children *cs)
 {
 	bool again = true;
 
 	while (again) {
 		again = false;
-		for (struct child *sp = child_list; sp != NULL; sp = sp->next) {
+		for (struct child *sp = cs->list; sp != NULL; sp = sp->next) {
 			int st;
 			pid_t r;
 
@@ -283,31 +375,39 @@ pipe_watch(struct child *sp, struct child_pipe *p, int fd, size_t max)
 	p->max = max;
 	strbuf_init(&p->kept);
 	strbuf_init(&p->line);
-	p->ev = event_new(child_base, fd, EV_READ | EV_PERSIST, pipe_cb, sp);
+	p->ev = event_new(sp->cs->base, fd, EV_READ | EV_PERSIST, pipe_cb, sp);
 	event_add(p->ev, NULL);
+}
+
+/* Is netns the name of a namespace in /run/netns? 0, or -1 with err. */
+static int
+with_netns_check(const char *netns, struct nm_error *err)
+{
+	char nspath[4096];
+
+	if (strchr(netns, '/') != NULL || strcmp(netns, ".") == 0 || strcmp(netns, "..") == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "netns \"%s\": not a namespace name",
+		                    netns);
+	snprintf(nspath, sizeof(nspath), "/run/netns/%s", netns);
+	if (access(nspath, F_OK) != 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND,
+		                    "netns %s: no such network namespace (%s; see ip netns list)",
+		                    netns, nspath);
+	return 0;
 }
 
 /* argv with "ip netns exec NAME" in front, or argv itself. *ipv gets what to free. */
 static char *const *
 with_netns(char *const *argv, const char *netns, char ***ipv, struct nm_error *err)
 {
-	char ip[4096], nspath[4096];
+	char ip[4096];
 	size_t n = 0;
 
 	*ipv = NULL;
 	if (netns == NULL || *netns == '\0')
 		return argv;
-	if (strchr(netns, '/') != NULL || strcmp(netns, ".") == 0 || strcmp(netns, "..") == 0) {
-		nm_error_set(err, NM_ERR_BAD_ARGS, "netns \"%s\": not a namespace name", netns);
+	if (with_netns_check(netns, err) < 0)
 		return NULL;
-	}
-	snprintf(nspath, sizeof(nspath), "/run/netns/%s", netns);
-	if (access(nspath, F_OK) != 0) {
-		nm_error_set(err, NM_ERR_NOT_FOUND,
-		             "netns %s: no such network namespace (%s; see ip netns list)", netns,
-		             nspath);
-		return NULL;
-	}
 	if (child_resolve("ip", ip, sizeof(ip), err) < 0)
 		return NULL;
 	while (argv[n] != NULL)
@@ -333,78 +433,151 @@ strv_free(char **v)
 	free(v);
 }
 
-/* posix_spawn with the child's fds and signals set up. 0 with *pid; an errno value. */
-static int
-do_spawn(char *const *argv, int outfd, int errfd, pid_t *pid)
+/* In the child: tell the parent why it failed (errno) and go. */
+static void __attribute__((noreturn)) child_fail(int report, int e)
 {
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, dflt;
-	int r;
+	ssize_t n;
 
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, outfd, 1);
-	posix_spawn_file_actions_adddup2(&fa, errfd, 2);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3);
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	/* The daemon ignores SIGPIPE and handles these; the child starts with defaults. */
-	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGPIPE);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGINT);
-	sigaddset(&dflt, SIGHUP);
-	sigaddset(&dflt, SIGCHLD);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dflt);
-	posix_spawnattr_setpgroup(&at, 0);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-	                                  POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_USEVFORK);
-	r = posix_spawn(pid, argv[0], &fa, &at, argv, environ);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	return r;
+	do
+		n = write(report, &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	_exit(127);
 }
 
-/* Start argv with its output on the loop. */
-struct child *
-child_start(char *const *argv, const char *netns, const struct child_ops *ops, void *arg,
+/* In the child after fork: the set-up, then exec. Only async-signal-safe calls. */
+static void __attribute__((noreturn))
+child_exec(const struct child_spawn *how, char *const *argv, char *const *envp, int outfd,
+           int errfd, int nullfd, int nsfd, int report)
+{
+	struct sigaction dfl;
+	sigset_t none;
+
+	if (setpgid(0, 0) < 0)
+		child_fail(report, errno);
+	if (how->cgroup_fd >= 0 && write(how->cgroup_fd, "0", 1) != 1)
+		child_fail(report, errno);
+	if (nsfd >= 0 && setns(nsfd, CLONE_NEWNET) < 0)
+		child_fail(report, errno);
+	/* Default dispositions (an ignored signal stays ignored across exec), then unblock. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* Move the pipes above 2 first: one of them may be 0-2 itself. */
+	if ((outfd = fcntl(outfd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (nullfd = fcntl(nullfd, F_DUPFD_CLOEXEC, 3)) < 0 || dup2(nullfd, 0) < 0 ||
+	    dup2(outfd, 1) < 0 || dup2(errfd, 2) < 0)
+		child_fail(report, errno);
+	/* Everything else closes at exec (the report pipe too, which says exec worked). */
+	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
+		child_fail(report, errno);
+	if (how->as_user && (setgroups(how->ngroups, how->groups) < 0 || setgid(how->gid) < 0 ||
+	                     setuid(how->uid) < 0))
+		child_fail(report, errno);
+	execve(argv[0], argv, envp);
+	child_fail(report, errno);
+}
+
+/* Fork and exec with the child's set-up. 0 with *pid; an errno value. */
+static int
+do_spawn(const struct child_spawn *how, char *const *argv, int outfd, int errfd, pid_t *pid)
+{
+	char **own_env = NULL;
+	char *const *envp = how->envp;
+	int report[2], nullfd, nsfd = -1, e = 0, st;
+	sigset_t all, old;
+	ssize_t n;
+
+	if (envp == NULL)
+		envp = own_env = child_env(how->as_user ? how->uid : getuid(), NULL);
+	if ((nullfd = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		e = errno;
+		goto out;
+	}
+	if (how->as_user && how->uid != 0 && how->netns != NULL && how->netns[0]) {
+		char nspath[4096];
+		snprintf(nspath, sizeof(nspath), "/run/netns/%s", how->netns);
+		if ((nsfd = open(nspath, O_RDONLY | O_CLOEXEC)) < 0) {
+			e = errno;
+			goto out;
+		}
+	}
+	if (pipe2(report, O_CLOEXEC) < 0) {
+		e = errno;
+		goto out;
+	}
+	/* No handler of the daemon's may run in the child before it resets them. */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	*pid = fork();
+	if (*pid == 0)
+		child_exec(how, argv, envp, outfd, errfd, nullfd, nsfd, report[1]);
+	if (*pid < 0)
+		e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	close(report[1]);
+	if (*pid > 0) {
+		do
+			n = read(report[0], &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(e)) {
+			/* It failed before exec and has exited: reap it here. */
+			while (waitpid(*pid, &st, 0) < 0 && errno == EINTR)
+				;
+		} else
+			e = 0;
+	}
+	close(report[0]);
+out:
+	if (nullfd >= 0)
+		close(nullfd);
+	if (nsfd >= 0)
+		close(nsfd);
+	child_env_free(own_env);
+	return e;
+}
+
+/* Start how->argv with pipes for its stdout and stderr. 0 with the read ends (non-blocking,
+ * close-on-exec) and the pid; -1 with err. */
+int
+child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pidp,
             struct nm_error *err)
 {
 	int out[2] = {-1, -1}, errp[2] = {-1, -1}, r;
-	char *const *run;
-	char **ipv;
-	struct child *sp;
+	char *const *run = how->argv;
+	char **ipv = NULL;
 	pid_t pid;
 
-	if (child_base == NULL) {
-		nm_error_set(err, NM_ERR_INTERNAL, "child_init was not called");
-		return NULL;
-	}
-	if ((run = with_netns(argv, netns, &ipv, err)) == NULL)
-		return NULL;
-	if (pipe2(out, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(errp, O_CLOEXEC | O_NONBLOCK) < 0) {
-		nm_error_set(err, NM_ERR_FAILED, "%s: pipe: %s", argv[0], strerror(errno));
+	/* As root, ip netns exec (its view of /sys too); as a user, setns in the child. */
+	if ((!how->as_user || how->uid == 0) &&
+	    (run = with_netns(how->argv, how->netns, &ipv, err)) == NULL)
+		return -1;
+	if (how->as_user && how->uid != 0 && how->netns != NULL && how->netns[0] &&
+	    with_netns_check(how->netns, err) < 0)
+		return -1;
+	/* Only the daemon's read ends are non-blocking: a child writes as it would to a
+	 * terminal. */
+	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
+	    fcntl(out[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(errp[0], F_SETFL, O_NONBLOCK) < 0) {
+		nm_error_set(err, NM_ERR_FAILED, "%s: pipe: %s", how->argv[0], strerror(errno));
 		goto fail;
 	}
-	if ((r = do_spawn(run, out[1], errp[1], &pid)) != 0) {
+	if ((r = do_spawn(how, run, out[1], errp[1], &pid)) != 0) {
 		nm_error_set(err, NM_ERR_FAILED, "%s: cannot run: %s", run[0], strerror(r));
 		goto fail;
 	}
 	close(out[1]);
 	close(errp[1]);
 	strv_free(ipv);
-	sp = xcalloc(1, sizeof(*sp));
-	sp->pid = pid;
-	sp->ops = ops;
-	sp->arg = arg;
-	pipe_watch(sp, &sp->out, out[0], CHILD_STDOUT_MAX);
-	pipe_watch(sp, &sp->err, errp[0], CHILD_STDERR_MAX);
-	sp->next = child_list;
-	child_list = sp;
-	log_debug("child %d: %s", (int)pid, argv[0]);
-	return sp;
+	*outfd = out[0];
+	*errfd = errp[0];
+	*pidp = pid;
+	log_debug("child %d: %s", (int)pid, how->argv[0]);
+	return 0;
 fail:
 	for (int i = 0; i < 2; i++) {
 		if (out[i] >= 0)
@@ -413,7 +586,35 @@ fail:
 			close(errp[i]);
 	}
 	strv_free(ipv);
-	return NULL;
+	return -1;
+}
+
+/* Start how->argv with its output on the loop. */
+struct child *
+child_start(struct children *cs, const struct child_spawn *how, const struct child_ops *ops,
+            void *arg, struct nm_error *err)
+{
+	struct child *sp;
+	int out, errfd;
+	pid_t pid;
+
+	if (cs == NULL || cs->closing) {
+		nm_error_set(err, NM_ERR_INTERNAL, "%s: not started: the daemon is stopping",
+		             how->argv[0]);
+		return NULL;
+	}
+	if (child_spawn(how, &out, &errfd, &pid, err) < 0)
+		return NULL;
+	sp = xcalloc(1, sizeof(*sp));
+	sp->cs = cs;
+	sp->pid = pid;
+	sp->ops = ops;
+	sp->arg = arg;
+	pipe_watch(sp, &sp->out, out, CHILD_STDOUT_MAX);
+	pipe_watch(sp, &sp->err, errfd, CHILD_STDERR_MAX);
+	sp->next = cs->list;
+	cs->list = sp;
+	return sp;
 }
 
 /* Signal the process group while the process is not reaped. */
@@ -424,6 +625,36 @@ child_kill(struct child *sp, int sig)
 		log_warn("child %d: kill", (int)sp->pid);
 }
 
+/* The time given to a child is over: kill its group (its end then arrives as usual). */
+static void
+timeout_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct child *sp = arg;
+
+	(void)fd;
+	(void)what;
+	log_warnx("child %d: still running after its time; killing it", (int)sp->pid);
+	child_kill(sp, SIGKILL);
+}
+
+void
+child_set_timeout(struct child *sp, unsigned ms)
+{
+	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000};
+
+	if (sp->timeout == NULL)
+		sp->timeout = evtimer_new(sp->cs->base, timeout_cb, sp);
+	evtimer_add(sp->timeout, &tv);
+}
+
+/* SIGKILL the process group, reaped or not. */
+void
+child_kill_group(struct child *sp)
+{
+	if (sp != NULL && kill(-sp->pid, SIGKILL) < 0 && errno != ESRCH)
+		log_warn("child %d: kill group", (int)sp->pid);
+}
+
 /* Kill if needed, reap, close and free. */
 void
 child_free(struct child *sp)
@@ -432,7 +663,7 @@ child_free(struct child *sp)
 
 	if (sp == NULL)
 		return;
-	for (pp = &child_list; *pp != NULL; pp = &(*pp)->next)
+	for (pp = &sp->cs->list; *pp != NULL; pp = &(*pp)->next)
 		if (*pp == sp) {
 			*pp = sp->next;
 			break;
@@ -450,6 +681,8 @@ child_free(struct child *sp)
 	strbuf_free(&sp->err.line);
 	if (sp->linger != NULL)
 		event_free(sp->linger);
+	if (sp->timeout != NULL)
+		event_free(sp->timeout);
 	free(sp);
 }
 

@@ -1,8 +1,12 @@
-/* child.h: child processes the daemon starts for benchmarks: no shell, their own process
- * group, stdin from /dev/null, stdout and stderr read through non-blocking pipes on the event
- * loop. A process is finished once it has exited and both pipes reached end of file (or two
- * seconds after it exited, when something it left behind still holds them). Output is kept
- * up to a bound: the newest bytes win. */
+/* child.h: child processes the daemon starts (benchmarks, and the tools drivers run): no
+ * shell, their own process group (and cgroup, when given), stdin from /dev/null, stdout and
+ * stderr read through pipes on the event loop (the daemon's read ends are non-blocking, the
+ * child's write ends are not). A child starts clean: the environment given (or PATH,
+ * LANG=C and HOME only), every signal at its default and none blocked, only fds 0-2, and
+ * the uid and groups given. A process is finished once it has exited and both pipes
+ * reached end of file (or two seconds after it exited, when something it left behind still
+ * holds them). Output is kept up to a bound: the newest bytes win. The live children are
+ * one struct children per event loop (SIGCHLD is process-wide: make one). */
 #ifndef NM_CHILD_H
 #define NM_CHILD_H
 
@@ -13,6 +17,7 @@
 struct event_base;
 struct nm_error;
 struct child;
+struct children;
 
 #define CHILD_STDOUT_MAX (4u << 20)  /* bytes of stdout kept */
 #define CHILD_STDERR_MAX (64u << 10) /* bytes of stderr kept */
@@ -25,28 +30,62 @@ struct child_ops {
 	void (*on_done)(struct child *sp, void *arg);
 };
 
-/* Watch SIGCHLD on base for every child (call once, before child_start). 0 or -1 with err. */
-int child_init(struct event_base *base, struct nm_error *err);
-/* Kill and free what is left, stop watching SIGCHLD. */
-void child_fini(void);
+/* How a process starts (see child_start). Zeroed fields mean no netns, the daemon's own
+ * uid and groups, the default environment; cgroup_fd must be set (-1: no cgroup). */
+struct child_spawn {
+	char *const *argv; /* argv[0] a path (see child_resolve) */
+	const char *netns; /* run in this named network namespace; NULL or "": none */
+	bool as_user;      /* run as uid, gid and groups below (else the daemon's own) */
+	uid_t uid;
+	gid_t gid;
+	const gid_t *groups; /* supplementary groups, ngroups of them */
+	size_t ngroups;
+	int cgroup_fd;     /* an open cgroup.procs the child joins before exec; -1: none */
+	char *const *envp; /* the environment (NULL-terminated); NULL: child_env's default */
+};
+
+/* Watch SIGCHLD on base for the children started through the returned set (make one per
+ * loop, before child_start). NULL with err. */
+struct children *child_init(struct event_base *base, struct nm_error *err);
+/* Kill and free what is left (the owner of each child not finished yet gets its on_done,
+ * as for any end; nothing new starts then), stop watching SIGCHLD. */
+void child_fini(struct children *cs);
+
+/* The clean environment for a child: PATH (the daemon's, or the default below), LANG=C,
+ * HOME (of uid, "/" when unknown), then each NAME=VALUE of extra (NULL-terminated; may be
+ * NULL), a later NAME replacing an earlier one. Free with child_env_free. */
+char **child_env(uid_t uid, char *const *extra);
+void child_env_free(char **envp);
 
 /* Find an executable: a name with '/' as it is, else the first match in PATH (or
  * /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin when PATH is unset). 0 with
  * the path in buf; -1 with err (NM_ERR_NOT_FOUND) naming what was searched. */
 int child_resolve(const char *name, char *buf, size_t size, struct nm_error *err);
 
-/* Start argv (argv[0] a path, see child_resolve). With netns, the process runs in the named
- * network namespace (through ip netns exec). Returns the process, or NULL with err when it
- * could not start (the reason is errno from exec, e.g. permission denied). */
-struct child *child_start(char *const *argv, const char *netns, const struct child_ops *ops,
-                          void *arg, struct nm_error *err);
+/* Start how->argv. With a netns, the process runs in that network namespace: through ip
+ * netns exec when it runs as root, else the child enters it (setns) before it drops to its
+ * uid. Returns the process, or NULL with err when it could not start (the reason is errno
+ * from the child's set-up or exec, e.g. permission denied). */
+struct child *child_start(struct children *cs, const struct child_spawn *how,
+                          const struct child_ops *ops, void *arg, struct nm_error *err);
+/* The start itself, without the loop: how->argv with pipes for stdout and stderr. 0 with
+ * their read ends (non-blocking, close-on-exec; the caller closes them) and the pid (the
+ * caller reaps it); -1 with err. */
+int child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pid,
+                struct nm_error *err);
 /* Signal the process group (SIGTERM, SIGKILL, ...). No-op once it has been reaped. */
 void child_kill(struct child *sp, int sig);
+/* Kill the process group (SIGKILL) if the child has not finished ms from now (tools that
+ * answer in milliseconds, or are stuck). */
+void child_set_timeout(struct child *sp, unsigned ms);
+/* SIGKILL whatever is left in the process group the child led, also after it was reaped
+ * (what it left behind, when there is no cgroup to kill). */
+void child_kill_group(struct child *sp);
 /* Stop watching and free; a process still running is killed (SIGKILL to its group) and
  * reaped. */
 void child_free(struct child *sp);
-/* Reap every child that has exited (child_init calls it on SIGCHLD). */
-void child_reap(void);
+/* Reap every child of cs that has exited (child_init's SIGCHLD event calls it). */
+void child_reap(struct children *cs);
 
 pid_t child_pid(const struct child *sp);
 bool child_running(const struct child *sp); /* not reaped yet */

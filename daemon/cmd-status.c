@@ -5,6 +5,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "jsonutil.h"
+#include "runner.h"
 #include "sampler.h"
 #include "timeutil.h"
 
@@ -34,6 +35,8 @@ cmd_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	json_add_uint(clients, "max", d->config.max_clients);
 	json_add_uint(clients, "max_per_uid", d->config.max_clients_per_uid);
 	json_object_object_add(o, "clients", clients);
+	if (d->runner != NULL)
+		json_object_object_add(o, "tests", runner_isolation_json(d->runner));
 	if (d->sampler != NULL) {
 		json_object *smp = sampler_status_json(d->sampler), *v = NULL;
 		json_object_object_get_ex(smp, "sources", &v);

@@ -1,18 +1,90 @@
 /* cmd-test-start.c: start a benchmark test (runner.c): its arguments are checked, its
  * profile applied and its processes started before the reply; the window and the result
- * follow on the loop. */
+ * follow on the loop. A driver that asks tools about the host first (pktgen: ip, tc) is
+ * answered once they have: the reply waits, the loop does not. */
+#include <stdio.h>
+#include <stdlib.h>
+
 #include "cmd.h"
+#include "control.h"
 #include "daemon.h"
 #include "runner.h"
+#include "xmalloc.h"
 
-/* test-start: check the arguments, start the test, describe it. */
+/* A start waiting for the driver's resolve. */
+struct start_later {
+	struct daemon *d;
+	struct control_later *later;
+	struct test_spec spec;
+};
+
+/* The test has started its processes, or failed before: answer. */
+static void
+started(struct test *t, void *arg)
+{
+	struct start_later *sl = arg;
+	struct nm_error e;
+
+	if (t->never_started) {
+		nm_error_set(&e, NM_ERR_FAILED,
+		             "test %s failed: %s; its result is stored with the reason",
+		             t->spec.name, t->reason);
+		control_later_reply(sl->later, NULL, &e);
+	} else
+		control_later_reply(sl->later, runner_test_json(t), NULL);
+	free(sl);
+}
+
+/* The spec is resolved (or not): start it; answer once its processes run. */
+static void
+resolved(void *arg, int rc, const struct nm_error *err)
+{
+	struct start_later *sl = arg;
+	char name[sizeof(sl->spec.name)];
+	struct nm_error e;
+	struct test *t;
+	json_object *res;
+
+	if (rc < 0) {
+		runner_spec_free(&sl->spec);
+		control_later_reply(sl->later, NULL, err);
+		free(sl);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s", sl->spec.name);
+	res = runner_start(sl->d->runner, &sl->spec, NULL, NULL, &e);
+	if (res != NULL && (t = runner_find(sl->d->runner, name)) != NULL &&
+	    t->state == TEST_STARTING && !runner_finished(t)) {
+		json_object_put(res);
+		runner_on_started(t, started, sl); /* the driver's setup runs */
+		return;
+	}
+	control_later_reply(sl->later, res, res != NULL ? NULL : &e);
+	free(sl);
+}
+
+/* test-start: check the arguments, start the test (its processes run as the client, see
+ * struct test_cred), describe it. */
 int
 cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct test_spec spec;
+	struct start_later *sl;
 
 	if (runner_spec_parse(ctx->d->runner, args, &spec, err) < 0)
 		return -1;
+	spec.cred = (struct test_cred){true, control_client_uid(ctx->client),
+	                               control_client_gid(ctx->client)};
+	if (runner_needs_resolve(&spec) || spec.driver->setup != NULL) {
+		sl = xcalloc(1, sizeof(*sl));
+		sl->d = ctx->d;
+		sl->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
+		sl->spec = spec;
+		ctx->deferred = true;
+		*result = NULL;
+		runner_resolve(ctx->d->runner, &sl->spec, resolved, sl);
+		return 0;
+	}
 	*result = runner_start(ctx->d->runner, &spec, NULL, NULL, err);
 	return *result != NULL ? 0 : -1;
 }

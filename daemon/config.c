@@ -18,6 +18,59 @@ struct load_ctx {
 	int failed;
 };
 
+/* Free a NULL-terminated list of strings. */
+static void
+env_free(char **v)
+{
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* Copy a NULL-terminated list of strings (NULL stays NULL). */
+static char **
+env_dup(char *const *v)
+{
+	size_t n = 0;
+	char **c;
+
+	if (v == NULL)
+		return NULL;
+	while (v[n] != NULL)
+		n++;
+	c = xcalloc(n + 1, sizeof(*c));
+	for (size_t i = 0; i < n; i++)
+		c[i] = xstrdup(v[i]);
+	return c;
+}
+
+/* test_env: NAME=VALUE words separated by blanks (no quoting; NAME of letters, digits and
+ * _, not starting with a digit; it may replace PATH, LANG or HOME). 0, or -1 on a bad
+ * word. */
+static int
+parse_env(const char *val, char ***out)
+{
+	char **v = NULL, *copy = xstrdup(val), *save = NULL;
+	size_t n = 0;
+
+	for (char *w = strtok_r(copy, " \t", &save); w != NULL; w = strtok_r(NULL, " \t", &save)) {
+		size_t klen = strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		                        "0123456789_");
+		if (klen == 0 || w[klen] != '=' || (w[0] >= '0' && w[0] <= '9') || n >= 64) {
+			free(copy);
+			env_free(v);
+			return -1;
+		}
+		v = xreallocarray(v, n + 2, sizeof(*v));
+		v[n++] = xstrdup(w);
+		v[n] = NULL;
+	}
+	free(copy);
+	env_free(*out);
+	*out = v;
+	return 0;
+}
+
 /* Replace an owned string member. */
 static void
 set_str(char **dst, const char *val)
@@ -39,6 +92,7 @@ config_defaults(struct config *cfg)
 	cfg->max_clients = 256;
 	cfg->max_clients_per_uid = 64;
 	cfg->max_tests = 1;
+	cfg->test_deadline_ms = 3600000;
 	cfg->client_output_high = 4u << 20;
 	cfg->client_output_low = 1u << 20;
 	cfg->request_timeout_ms = 10000;
@@ -57,6 +111,7 @@ config_free(struct config *cfg)
 	free(cfg->state_dir);
 	free(cfg->profile_dir);
 	free(cfg->root);
+	env_free(cfg->test_env);
 	for (size_t i = 0; i < cfg->nsource_opts; i++) {
 		free(cfg->source_opts[i].source);
 		free(cfg->source_opts[i].key);
@@ -83,6 +138,7 @@ config_copy(struct config *dst, const struct config *src)
 	dst->state_dir = dup_opt(src->state_dir);
 	dst->profile_dir = dup_opt(src->profile_dir);
 	dst->root = dup_opt(src->root);
+	dst->test_env = env_dup(src->test_env);
 	dst->source_opts = NULL;
 	dst->nsource_opts = 0;
 	for (size_t i = 0; i < src->nsource_opts; i++)
@@ -270,6 +326,13 @@ set_limits_key(struct config *cfg, const char *key, const char *val)
 		if (parse_uint(val, 1, 64, 10, &u) < 0)
 			return -1;
 		cfg->max_tests = (unsigned)u;
+	} else if (strcmp(key, "test_deadline") == 0) {
+		if (config_parse_duration_ms(val, &v) < 0 || v < 1000 || v > 7 * 86400000ull)
+			return -1;
+		cfg->test_deadline_ms = v;
+	} else if (strcmp(key, "test_env") == 0) {
+		if (parse_env(val, &cfg->test_env) < 0)
+			return -1;
 	} else if (strcmp(key, "client_output_high") == 0) {
 		if (config_parse_size(val, &v) < 0 || v < 65536 || v > (1ull << 32))
 			return -1;
@@ -398,6 +461,13 @@ config_to_json(const struct config *cfg)
 	json_add_uint(o, "max_clients", cfg->max_clients);
 	json_add_uint(o, "max_clients_per_uid", cfg->max_clients_per_uid);
 	json_add_uint(o, "max_tests", cfg->max_tests);
+	json_add_uint(o, "test_deadline_ms", cfg->test_deadline_ms);
+	{
+		json_object *env = json_object_new_array();
+		for (size_t i = 0; cfg->test_env != NULL && cfg->test_env[i] != NULL; i++)
+			json_object_array_add(env, json_object_new_string(cfg->test_env[i]));
+		json_object_object_add(o, "test_env", env);
+	}
 	json_add_uint(o, "client_output_high", cfg->client_output_high);
 	json_add_uint(o, "client_output_low", cfg->client_output_low);
 	json_add_uint(o, "request_timeout_ms", cfg->request_timeout_ms);

@@ -33,6 +33,9 @@ struct config {
 	size_t client_output_low;    /* resume below this */
 	uint64_t request_timeout_ms; /* a half-sent request older than this is dropped */
 	unsigned max_tests;          /* benchmark tests running at once */
+	uint64_t test_deadline_ms;   /* a test without --duration is ended after this */
+	char **test_env; /* NAME=VALUE a test's processes get besides PATH, LANG, HOME; NULL-
+	                    terminated, NULL when none */
 
 	/* [sampling] */
 	uint64_t ring_memory;          /* bytes of history kept in memory */

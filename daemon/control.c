@@ -40,6 +40,14 @@ struct stream {
 	void (*free_fn)(void *);
 };
 
+/* A reply owed to a client: the request's handler answers once its work is done. */
+struct control_later {
+	TAILQ_ENTRY(control_later) entry;
+	struct client *client; /* NULL once the client has gone */
+	int64_t id;
+	bool has_id;
+};
+
 struct client {
 	TAILQ_ENTRY(client) entry;
 	struct control *ctl;
@@ -54,6 +62,7 @@ struct client {
 	struct frame_reader fr;
 	struct event *deadline;
 	TAILQ_HEAD(, stream) streams;
+	TAILQ_HEAD(, control_later) laters; /* replies owed (control_later_new) */
 	unsigned nstreams;
 };
 
@@ -175,6 +184,44 @@ bool
 control_client_is_admin(const struct client *c)
 {
 	return control_peer_is_admin(c->uid, c->gid, c->ctl->d->config.admin_group);
+}
+
+struct control_later *
+control_later_new(struct client *c, int64_t id, bool has_id)
+{
+	struct control_later *l = xcalloc(1, sizeof(*l));
+
+	l->client = c;
+	l->id = id;
+	l->has_id = has_id;
+	if (c != NULL)
+		TAILQ_INSERT_TAIL(&c->laters, l, entry);
+	return l;
+}
+
+void
+control_later_reply(struct control_later *l, json_object *result, const struct nm_error *err)
+{
+	size_t len;
+	char *reply;
+
+	if (l->client != NULL) {
+		if (result != NULL || err == NULL)
+			reply = proto_reply_ok(l->id, l->has_id, result, &len);
+		else
+			reply = proto_reply_error(l->id, l->has_id, err->code, err->message, &len);
+		control_client_send(l->client, reply, len);
+		free(reply);
+		TAILQ_REMOVE(&l->client->laters, l, entry);
+	}
+	json_object_put(result);
+	free(l);
+}
+
+gid_t
+control_client_gid(const struct client *c)
+{
+	return c->gid;
 }
 
 pid_t
@@ -453,8 +500,14 @@ client_free(struct client *c)
 	struct uid_count *u = uid_slot(ctl, c->uid, false);
 	struct stream *st;
 
+	struct control_later *l;
+
 	while ((st = TAILQ_FIRST(&c->streams)) != NULL)
 		stream_free(st);
+	while ((l = TAILQ_FIRST(&c->laters)) != NULL) {
+		TAILQ_REMOVE(&c->laters, l, entry);
+		l->client = NULL; /* its owner still answers it: into nothing */
+	}
 
 	if (u != NULL && u->n > 0)
 		u->n--;
@@ -519,6 +572,7 @@ client_new(struct control *ctl, int fd)
 	c->gid = cred.gid;
 	c->pid = cred.pid;
 	TAILQ_INIT(&c->streams);
+	TAILQ_INIT(&c->laters);
 	frame_init(&c->fr, PROTO_MAX_REQUEST);
 	c->bev = bufferevent_socket_new(ctl->d->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)

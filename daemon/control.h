@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <json-c/json.h>
+
 struct daemon;
 struct control;
 struct client;
@@ -31,6 +33,7 @@ bool control_activated(const struct control *ctl);
  * output passes the high-water mark stops until it drains below the low one. */
 void control_client_send(struct client *c, const char *buf, size_t len);
 uid_t control_client_uid(const struct client *c);
+gid_t control_client_gid(const struct client *c);
 pid_t control_client_pid(const struct client *c);
 /* Is the client root or in the admin group now (control_peer_is_admin of its SO_PEERCRED
  * uid and gid, with the group of the current configuration)? */
@@ -48,6 +51,13 @@ int control_stream_add(struct client *c, int64_t id, uint64_t interval_ms, contr
 /* Stop the client's stream with this id. 0 ok, -1 when there is none. */
 int control_stream_cancel(struct client *c, int64_t id);
 
+/* A reply owed: a handler that cannot answer at once (it waits for a child process) takes
+ * one, sets ctx->deferred, and answers later with control_later_reply, which sends the
+ * reply (result, taken over; or err when result is NULL and err is not) and frees l. When
+ * the client has gone by then, nothing is sent. */
+struct control_later;
+struct control_later *control_later_new(struct client *c, int64_t id, bool has_id);
+void control_later_reply(struct control_later *l, json_object *result, const struct nm_error *err);
 /* Is a peer with these credentials root or in the admin group (by name; NULL: none)? */
 bool control_peer_is_admin(uid_t uid, gid_t gid, const char *admin_group);
 

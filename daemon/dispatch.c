@@ -54,10 +54,10 @@ dispatch_line(struct daemon *d, struct client *client, const char *line, size_t 
 	    dispatch_permitted(cmd, client != NULL && control_client_is_admin(client), &err) < 0)
 		goto fail;
 
-	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd};
+	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd, false};
 	if (handler(&ctx, req.args, &result, &err) < 0)
 		goto fail;
-	if (result == NULL && (cmd->flags & PROTO_STREAM)) {
+	if (result == NULL && ((cmd->flags & PROTO_STREAM) || ctx.deferred)) {
 		proto_request_free(&req);
 		return NULL;
 	}

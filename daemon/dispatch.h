@@ -21,11 +21,14 @@ struct cmd_ctx {
 	int64_t id;
 	bool has_id;
 	const struct proto_command *cmd;
+	bool deferred; /* the handler answers later (control_later_new) */
 };
 
 /* A handler fills *result (a new object; NULL means {}) and returns 0, or returns -1 with
  * err. A STREAM handler that returns 0 with *result NULL sends no reply now: it has
- * registered a stream on the client and answers through events. */
+ * registered a stream on the client and answers through events. A handler that sets
+ * ctx->deferred and returns 0 sends no reply now either: it answers through a
+ * control_later once its work (a child process) is done. */
 typedef int (*cmd_handler)(struct cmd_ctx *ctx, json_object *args, json_object **result,
                            struct nm_error *err);
 

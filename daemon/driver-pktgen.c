@@ -5,12 +5,14 @@
  * (parse-pktgen.c) and starts it; elsewhere it runs trafgen (netsniff-ng) with a
  * configuration that does the same. Either runs in --netns through ip netns exec.
  *
- * What the frames need is found when the test is checked, by running ip -j in the
- * generator's namespace (a few milliseconds; ip is needed anyway for --netns): the
- * device's MAC, MTU and IPv4 address (the default --src), and, without --dst-mac, the
+ * What the frames need is found before the test starts (resolve), by running ip -j in
+ * the generator's namespace through child.c, one tool after the other on the loop (a few
+ * milliseconds each; nothing waits for them, and test start is answered once they have):
+ * the device's MAC, MTU and IPv4 address (the default --src), and, without --dst-mac, the
  * next hop's MAC: the neighbour entry of the gateway (or of dst_min itself when it is on
  * the link) of the route to dst_min. libnl could do the same from the daemon, but only
- * after entering the namespace (setns) and back; ip already knows how.
+ * after entering the namespace (setns) and back; ip already knows how. The tbf qdisc is
+ * put on (setup) and taken off (teardown) the same way.
  *
  * Pacing: pktgen paces itself (ratep, delay). trafgen's own pacing does not hold a rate
  * (its -b sends each second's quota at full speed then sleeps, and stops shaping after one
@@ -23,15 +25,12 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "child.h"
@@ -43,8 +42,6 @@
 #include "strbuf.h"
 #include "timeutil.h"
 #include "xmalloc.h"
-
-extern char **environ;
 
 #define HELPER          "netmetrics-pktgen"
 #define DST_MIN         "10.0.0.0" /* the range: 1,245,184 destinations */
@@ -65,177 +62,134 @@ struct pktgen_state {
 
 /* ---- running ip and tc ---- */
 
-/* Say why, in a buffer of size bytes (cut to fit). */
-static int say(char *why, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A driver step that runs ip or tc, one at a time, on the loop: the check's lookups, the
+ * tbf qdisc put on and taken off. next gets the tool's end: why NULL when it exited 0
+ * (out its JSON, when asked for, borrowed), else its last stderr line; next ends the job
+ * (job_end) or runs the next tool. */
+struct tool_job {
+	struct children *cs;
+	const char *tool;
+	bool json;
+	void (*next)(struct tool_job *j, json_object *out, const char *why);
+	struct test_spec *spec; /* resolve */
+	struct test *t;         /* setup, teardown */
+	struct pktgen_opts o;
+	uint32_t hop;
+	char nh[16];
+	driver_done_fn done;
+	void *arg;
+};
 
-static int
-say(char *why, size_t size, const char *fmt, ...)
+static struct tool_job *
+job_new(struct children *cs, struct test_spec *spec, struct test *t, driver_done_fn done, void *arg)
 {
-	va_list ap;
+	struct tool_job *j = xcalloc(1, sizeof(*j));
 
-	va_start(ap, fmt);
-	vsnprintf(why, size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/* Read what fd has into sb (at most max bytes kept). false at end of file or error. */
-static bool
-take(int fd, struct strbuf *sb, size_t max)
-{
-	char buf[8192];
-	ssize_t n = read(fd, buf, sizeof(buf));
-
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return true;
-	if (n <= 0)
-		return false;
-	if (sb->len < max)
-		strbuf_add(sb, buf, (size_t)n < max - sb->len ? (size_t)n : max - sb->len);
-	return true;
-}
-
-/* Run argv (argv[0] looked up in PATH) and wait for it, at most TOOL_TIMEOUT_MS: its stdout
- * into out (the caller frees it with strbuf_free), its last stderr line into why. 0 when it
- * exited 0. This is the one place the driver waits on a child: ip and tc answer in
- * milliseconds, and only when a test is checked, started or ended. */
-static int
-run_tool(const char *const *argv, struct strbuf *out, char *why, size_t size)
-{
-	int o[2] = {-1, -1}, e[2] = {-1, -1}, st = 0, r;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t at;
-	sigset_t none, dflt;
-	char path[4096];
-	struct strbuf err;
-	struct nm_error ne;
-	uint64_t deadline = time_mono_ns() + (uint64_t)TOOL_TIMEOUT_MS * 1000000u;
-	pid_t pid;
-
-	strbuf_init(out);
-	strbuf_init(&err);
-	if (child_resolve(argv[0], path, sizeof(path), &ne) < 0)
-		return say(why, size, "%s", ne.message);
-	if (pipe2(o, O_CLOEXEC | O_NONBLOCK) < 0 || pipe2(e, O_CLOEXEC | O_NONBLOCK) < 0) {
-		say(why, size, "%s: pipe: %s", argv[0], strerror(errno));
-		for (int i = 0; i < 2; i++)
-			if (o[i] >= 0)
-				close(o[i]);
-		return -1;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, o[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, e[1], 2);
-	posix_spawn_file_actions_addclosefrom_np(&fa, 3); /* the daemon's sockets stay */
-	posix_spawnattr_init(&at);
-	sigemptyset(&none);
-	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGPIPE);
-	sigaddset(&dflt, SIGTERM);
-	sigaddset(&dflt, SIGINT);
-	sigaddset(&dflt, SIGHUP);
-	sigaddset(&dflt, SIGCHLD);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setsigdefault(&at, &dflt);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	r = posix_spawn(&pid, path, &fa, &at, (char *const *)argv, environ);
-	posix_spawnattr_destroy(&at);
-	posix_spawn_file_actions_destroy(&fa);
-	close(o[1]);
-	close(e[1]);
-	if (r != 0) {
-		close(o[0]);
-		close(e[0]);
-		return say(why, size, "%s: cannot run: %s", path, strerror(r));
-	}
-	for (bool oo = true, eo = true; oo || eo;) {
-		struct pollfd p[2] = {{oo ? o[0] : -1, POLLIN, 0}, {eo ? e[0] : -1, POLLIN, 0}};
-		int64_t left = (int64_t)(deadline - time_mono_ns()) / 1000000;
-
-		if ((int64_t)(deadline - time_mono_ns()) <= 0 ||
-		    (poll(p, 2, (int)(left > 0 ? left : 1)) < 0 && errno != EINTR)) {
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (oo && (p[0].revents & (POLLIN | POLLHUP | POLLERR)))
-			oo = take(o[0], out, TOOL_OUT_MAX);
-		if (eo && (p[1].revents & (POLLIN | POLLHUP | POLLERR)))
-			eo = take(e[0], &err, 4096);
-	}
-	close(o[0]);
-	close(e[0]);
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
-	strbuf_addch(out, '\0');
-	out->len--;
-	strbuf_addch(&err, '\0');
-	while (err.len > 0 && (err.buf[err.len - 1] == '\n' || err.buf[err.len - 1] == '\0'))
-		err.buf[--err.len] = '\0';
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		strbuf_free(&err);
-		return 0;
-	}
-	{
-		const char *last = strrchr(err.buf, '\n');
-		say(why, size, "%s",
-		    err.len == 0 ? (WIFSIGNALED(st) ? "timed out" : "failed")
-		    : last       ? last + 1
-		                 : err.buf);
-	}
-	strbuf_free(&err);
-	return -1;
-}
-
-/* Run TOOL [-n NETNS] -j WORDS... and parse its JSON. NULL with why. */
-static json_object *
-tool_json(const char *tool, const char *netns, const char *const *words, char *why, size_t size)
-{
-	const char *argv[24];
-	struct strbuf out;
-	json_object *j = NULL;
-	char msg[256] = "";
-	size_t n = 0;
-
-	argv[n++] = tool;
-	if (netns[0]) {
-		argv[n++] = "-n";
-		argv[n++] = netns;
-	}
-	argv[n++] = "-j";
-	for (size_t i = 0; words[i] != NULL && n < 23; i++)
-		argv[n++] = words[i];
-	argv[n] = NULL;
-	if (run_tool(argv, &out, why, size) == 0) {
-		j = json_parse_bounded(out.buf, out.len, 16, msg, sizeof(msg));
-		if (j == NULL)
-			snprintf(why, size, "%s printed no JSON%s%s", tool, msg[0] ? ": " : "",
-			         msg);
-	}
-	strbuf_free(&out);
+	j->cs = cs;
+	j->spec = spec;
+	j->t = t;
+	j->done = done;
+	j->arg = arg;
 	return j;
 }
 
-/* Run tc [-n NETNS] WORDS... 0, or -1 with why. */
-static int
-tc_run(const char *netns, const char *const *words, char *why, size_t size)
+/* Free the job and tell its caller: rc 0, or -1 with err. */
+static void
+job_end(struct tool_job *j, int rc, const struct nm_error *err)
 {
-	const char *argv[24];
-	struct strbuf out;
-	size_t n = 0;
-	int rc;
+	driver_done_fn done = j->done;
+	void *arg = j->arg;
 
-	argv[n++] = "tc";
+	free(j);
+	if (done != NULL)
+		done(arg, rc, err);
+}
+
+/* job_end with an error of the arguments (resolve) or of the host (setup). */
+static void job_fail(struct tool_job *j, enum nm_errcode code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+job_fail(struct tool_job *j, enum nm_errcode code, const char *fmt, ...)
+{
+	struct nm_error err;
+	char msg[NM_ERROR_MSG_MAX];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	nm_error_set(&err, code, "%s", msg);
+	job_end(j, -1, &err);
+}
+
+/* The tool has finished: its words to next. */
+static void
+tool_done(struct child *sp, void *arg)
+{
+	struct tool_job *j = arg;
+	json_object *out = NULL;
+	char why[256] = "", msg[256] = "";
+	const char *text;
+	size_t len;
+	bool cut;
+
+	if (child_exit_status(sp) == 0) {
+		text = child_stdout(sp, &len, &cut);
+		if (j->json &&
+		    (out = json_parse_bounded(text, len < TOOL_OUT_MAX ? len : TOOL_OUT_MAX, 16,
+		                              msg, sizeof(msg))) == NULL)
+			snprintf(why, sizeof(why), "%s printed no JSON%s%s", j->tool,
+			         msg[0] ? ": " : "", msg);
+	} else {
+		child_last_words(sp, why, sizeof(why));
+		if (why[0] == '\0')
+			snprintf(why, sizeof(why), "%s",
+			         child_exit_signal(sp) ? "timed out" : "failed");
+	}
+	child_free(sp);
+	j->next(j, out, why[0] ? why : NULL);
+	json_object_put(out);
+}
+
+static const struct child_ops tool_ops = {NULL, tool_done};
+
+/* Run TOOL [-n NETNS] [-j] WORDS... for next (which is told at once when it cannot
+ * start). Killed after TOOL_TIMEOUT_MS. */
+static void
+tool_run(struct tool_job *j, const char *tool, const char *netns, bool json,
+         const char *const *words,
+         void (*next)(struct tool_job *j, json_object *out, const char *why))
+{
+	char path[4096];
+	char *argv[24];
+	struct child_spawn how = {.argv = argv, .cgroup_fd = -1};
+	struct nm_error err;
+	struct child *sp;
+	size_t n = 0;
+
+	j->tool = tool;
+	j->json = json;
+	j->next = next;
+	if (child_resolve(tool, path, sizeof(path), &err) < 0) {
+		next(j, NULL, err.message);
+		return;
+	}
+	argv[n++] = path;
 	if (netns[0]) {
 		argv[n++] = "-n";
-		argv[n++] = netns;
+		argv[n++] = (char *)netns;
 	}
+	if (json)
+		argv[n++] = "-j";
 	for (size_t i = 0; words[i] != NULL && n < 23; i++)
-		argv[n++] = words[i];
+		argv[n++] = (char *)words[i];
 	argv[n] = NULL;
-	rc = run_tool(argv, &out, why, size);
-	strbuf_free(&out);
-	return rc;
+	if ((sp = child_start(j->cs, &how, &tool_ops, j, &err)) == NULL) {
+		next(j, NULL, err.message);
+		return;
+	}
+	child_set_timeout(sp, TOOL_TIMEOUT_MS);
 }
 
 /* ---- the spec ---- */
@@ -386,109 +340,146 @@ check_generator(const struct test_spec *s, const struct pktgen_opts *o, struct n
 	return 0;
 }
 
-/* The device (MAC, MTU, address) and the size that fits it. */
-static int
-check_device(struct test_spec *s, struct pktgen_opts *o, struct nm_error *err)
-{
-	const char *words[] = {"addr", "show", "dev", s->dev, NULL};
-	struct pktgen_link l;
-	char why[256];
-	json_object *j;
+/* ---- what ip and tc tell (resolve): device, next hop, qdisc, one after the other ---- */
 
-	if (strchr(s->netns, '/') != NULL || strcmp(s->netns, ".") == 0 ||
-	    strcmp(s->netns, "..") == 0)
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "netns \"%s\": not a namespace name",
-		                    s->netns);
-	if ((j = tool_json("ip", s->netns, words, why, sizeof(why))) == NULL)
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "--dev %s%s%s: %s", s->dev,
-		                    s->netns[0] ? " in netns " : "", s->netns, why);
-	if (pktgen_ip_link(j, &l, why, sizeof(why)) < 0) {
-		json_object_put(j);
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "--dev %s: %s", s->dev, why);
-	}
-	json_object_put(j);
-	memcpy(o->src_mac, l.mac, 6);
-	pktgen_format_mac(l.mac, s->src_mac, sizeof(s->src_mac));
-	if (s->size < PKTGEN_MIN_SIZE || s->size > l.mtu + 14 + PKTGEN_FCS)
-		return nm_error_set(
-		    err, NM_ERR_BAD_ARGS,
-		    "--size %u: %d to %u bytes on %s (the frame with its FCS; MTU %u)", s->size,
-		    PKTGEN_MIN_SIZE, l.mtu + 14 + PKTGEN_FCS, s->dev, l.mtu);
-	if (s->src[0] == '\0') {
-		if (!l.has_ipv4)
-			return nm_error_set(err, NM_ERR_BAD_ARGS,
-			                    "--dev %s has no IPv4 address: give --src", s->dev);
-		o->src = l.ipv4;
-		pktgen_format_ipv4(l.ipv4, s->src, sizeof(s->src));
-	}
-	return 0;
-}
-
-/* The next hop's MAC, when --dst-mac was left out. */
-static int
-check_dst_mac(struct test_spec *s, struct pktgen_opts *o, struct nm_error *err)
-{
-	const char *route[] = {"-4", "route", "get", s->dst_min, NULL};
-	char why[256], dev[64], nh[16];
-	const char *neigh[] = {"-4", "neigh", "show", "to", nh, "dev", s->dev, NULL};
-	uint32_t hop;
-	json_object *j;
-	int rc;
-
-	if (s->dst_mac[0])
-		return 0;
-	if ((j = tool_json("ip", s->netns, route, why, sizeof(why))) == NULL)
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "no route to %s%s%s (%s): give --dst-mac",
-		                    s->dst_min, s->netns[0] ? " in netns " : "", s->netns, why);
-	rc = pktgen_ip_nexthop(j, &hop, dev, sizeof(dev), why, sizeof(why));
-	json_object_put(j);
-	if (rc < 0)
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "route to %s: %s: give --dst-mac",
-		                    s->dst_min, why);
-	if (strcmp(dev, s->dev) != 0)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "the route to %s leaves by %s, not --dev %s: give --dst-mac",
-		                    s->dst_min, dev, s->dev);
-	pktgen_format_ipv4(hop, nh, sizeof(nh));
-	if ((j = tool_json("ip", s->netns, neigh, why, sizeof(why))) == NULL)
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "neighbours of %s: %s", s->dev, why);
-	rc = pktgen_ip_neigh(j, hop, o->dst_mac, why, sizeof(why));
-	json_object_put(j);
-	if (rc < 0)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "next hop %s on %s: %s (reach it once, e.g. ping, or give "
-		                    "--dst-mac)",
-		                    nh, s->dev, why);
-	pktgen_format_mac(o->dst_mac, s->dst_mac, sizeof(s->dst_mac));
-	return 0;
-}
+static void resolve_qdisc(struct tool_job *j);
 
 /* trafgen paced: the device's root qdisc must be the kernel's default, which the tbf may
  * replace and give back. */
-static int
-check_qdisc(const struct test_spec *s, struct nm_error *err)
+static void
+got_qdisc(struct tool_job *j, json_object *out, const char *why)
 {
-	const char *words[] = {"qdisc", "show", "dev", s->dev, NULL};
-	char why[256], kind[32];
-	json_object *j;
-	bool dflt;
+	const struct test_spec *s = j->spec;
+	char kind[32];
 
-	if (strcmp(s->generator, "trafgen") != 0 || trafgen_rate(s) == 0)
-		return 0;
-	if ((j = tool_json("tc", s->netns, words, why, sizeof(why))) == NULL)
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "qdiscs of %s: %s", s->dev, why);
-	dflt = pktgen_tc_root_default(j, kind, sizeof(kind));
-	json_object_put(j);
-	if (!dflt)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "--rate/--delay: trafgen is paced by a tbf qdisc on %s for the "
-		                    "test, but %s has a root qdisc of its own (%s); remove it or "
-		                    "run unpaced",
-		                    s->dev, s->dev, kind);
-	return 0;
+	if (why != NULL) {
+		job_fail(j, NM_ERR_BAD_ARGS, "qdiscs of %s: %s", s->dev, why);
+		return;
+	}
+	if (!pktgen_tc_root_default(out, kind, sizeof(kind))) {
+		job_fail(j, NM_ERR_BAD_ARGS,
+		         "--rate/--delay: trafgen is paced by a tbf qdisc on %s for the test, but "
+		         "%s has a root qdisc of its own (%s); remove it or run unpaced",
+		         s->dev, s->dev, kind);
+		return;
+	}
+	job_end(j, 0, NULL);
 }
 
-/* Check the spec, fill the defaults, resolve the addresses. */
+static void
+resolve_qdisc(struct tool_job *j)
+{
+	const struct test_spec *s = j->spec;
+	const char *words[] = {"qdisc", "show", "dev", s->dev, NULL};
+
+	if (strcmp(s->generator, "trafgen") != 0 || trafgen_rate(s) == 0) {
+		job_end(j, 0, NULL);
+		return;
+	}
+	tool_run(j, "tc", s->netns, true, words, got_qdisc);
+}
+
+/* The next hop's neighbour entry: its MAC. */
+static void
+got_neigh(struct tool_job *j, json_object *out, const char *why)
+{
+	struct test_spec *s = j->spec;
+	char msg[256];
+
+	if (why != NULL) {
+		job_fail(j, NM_ERR_BAD_ARGS, "neighbours of %s: %s", s->dev, why);
+		return;
+	}
+	if (pktgen_ip_neigh(out, j->hop, j->o.dst_mac, msg, sizeof(msg)) < 0) {
+		job_fail(j, NM_ERR_BAD_ARGS,
+		         "next hop %s on %s: %s (reach it once, e.g. ping, or give --dst-mac)",
+		         j->nh, s->dev, msg);
+		return;
+	}
+	pktgen_format_mac(j->o.dst_mac, s->dst_mac, sizeof(s->dst_mac));
+	resolve_qdisc(j);
+}
+
+/* The route to dst_min: the next hop (the gateway, or dst_min on the link). */
+static void
+got_route(struct tool_job *j, json_object *out, const char *why)
+{
+	struct test_spec *s = j->spec;
+	const char *neigh[] = {"-4", "neigh", "show", "to", j->nh, "dev", s->dev, NULL};
+	char msg[256], dev[64];
+
+	if (why != NULL) {
+		job_fail(j, NM_ERR_BAD_ARGS, "no route to %s%s%s (%s): give --dst-mac", s->dst_min,
+		         s->netns[0] ? " in netns " : "", s->netns, why);
+		return;
+	}
+	if (pktgen_ip_nexthop(out, &j->hop, dev, sizeof(dev), msg, sizeof(msg)) < 0) {
+		job_fail(j, NM_ERR_BAD_ARGS, "route to %s: %s: give --dst-mac", s->dst_min, msg);
+		return;
+	}
+	if (strcmp(dev, s->dev) != 0) {
+		job_fail(j, NM_ERR_BAD_ARGS,
+		         "the route to %s leaves by %s, not --dev %s: give --dst-mac", s->dst_min,
+		         dev, s->dev);
+		return;
+	}
+	pktgen_format_ipv4(j->hop, j->nh, sizeof(j->nh));
+	tool_run(j, "ip", s->netns, true, neigh, got_neigh);
+}
+
+/* The device (MAC, MTU, address) and the size that fits it; then the next hop's MAC,
+ * when --dst-mac was left out. */
+static void
+got_device(struct tool_job *j, json_object *out, const char *why)
+{
+	struct test_spec *s = j->spec;
+	const char *route[] = {"-4", "route", "get", s->dst_min, NULL};
+	struct pktgen_link l;
+	char msg[256];
+
+	if (why != NULL) {
+		job_fail(j, NM_ERR_BAD_ARGS, "--dev %s%s%s: %s", s->dev,
+		         s->netns[0] ? " in netns " : "", s->netns, why);
+		return;
+	}
+	if (pktgen_ip_link(out, &l, msg, sizeof(msg)) < 0) {
+		job_fail(j, NM_ERR_BAD_ARGS, "--dev %s: %s", s->dev, msg);
+		return;
+	}
+	memcpy(j->o.src_mac, l.mac, 6);
+	pktgen_format_mac(l.mac, s->src_mac, sizeof(s->src_mac));
+	if (s->size < PKTGEN_MIN_SIZE || s->size > l.mtu + 14 + PKTGEN_FCS) {
+		job_fail(j, NM_ERR_BAD_ARGS,
+		         "--size %u: %d to %u bytes on %s (the frame with its FCS; MTU %u)",
+		         s->size, PKTGEN_MIN_SIZE, l.mtu + 14 + PKTGEN_FCS, s->dev, l.mtu);
+		return;
+	}
+	if (s->src[0] == '\0') {
+		if (!l.has_ipv4) {
+			job_fail(j, NM_ERR_BAD_ARGS, "--dev %s has no IPv4 address: give --src",
+			         s->dev);
+			return;
+		}
+		j->o.src = l.ipv4;
+		pktgen_format_ipv4(l.ipv4, s->src, sizeof(s->src));
+	}
+	if (s->dst_mac[0])
+		resolve_qdisc(j);
+	else
+		tool_run(j, "ip", s->netns, true, route, got_route);
+}
+
+/* Resolve what the frames need, through ip and tc in the generator's namespace. */
+static void
+pktgen_resolve(struct children *cs, struct test_spec *s, driver_done_fn done, void *arg)
+{
+	const char *words[] = {"addr", "show", "dev", s->dev, NULL};
+	struct tool_job *j = job_new(cs, s, NULL, done, arg);
+
+	tool_run(j, "ip", s->netns, true, words, got_device);
+}
+
+/* Check the spec and fill the defaults; what needs ip and tc is pktgen_resolve's. */
 static int
 pktgen_check(struct test_spec *s, struct nm_error *err)
 {
@@ -500,11 +491,13 @@ pktgen_check(struct test_spec *s, struct nm_error *err)
 	if (s->dev[0] == '\0')
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
 		                    "--driver pktgen needs --dev (the generator's egress device)");
+	if (strchr(s->netns, '/') != NULL || strcmp(s->netns, ".") == 0 ||
+	    strcmp(s->netns, "..") == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "netns \"%s\": not a namespace name",
+		                    s->netns);
 	snprintf(s->generator, sizeof(s->generator), "%s",
 	         access(PKTGEN_DIR "/pgctrl", F_OK) == 0 ? "pktgen" : "trafgen");
-	if (check_numbers(s, &o, err) < 0 || check_generator(s, &o, err) < 0 ||
-	    check_device(s, &o, err) < 0 || check_dst_mac(s, &o, err) < 0 ||
-	    check_qdisc(s, err) < 0)
+	if (check_numbers(s, &o, err) < 0 || check_generator(s, &o, err) < 0)
 		return -1;
 	return 0;
 }
@@ -580,66 +573,110 @@ write_config(struct test *t, struct pktgen_state *st, struct nm_error *err)
 	return 0;
 }
 
+/* The tbf qdisc is on (or not). */
+static void
+got_tbf(struct tool_job *j, json_object *out, const char *why)
+{
+	struct test *t = j->t;
+	struct pktgen_state *st = t->drv;
+
+	(void)out;
+	if (why != NULL) {
+		job_fail(j, NM_ERR_FAILED, "pacing: tc qdisc add dev %s root tbf: %s", t->spec.dev,
+		         why);
+		return;
+	}
+	st->tbf = true;
+	log_info("test %s: trafgen paced to %.0f packets/s by a tbf qdisc on %s", t->spec.name,
+	         trafgen_rate(&t->spec), t->spec.dev);
+	job_end(j, 0, NULL);
+}
+
 /* Pace trafgen: a tbf qdisc of the rate on the device. */
-static int
-add_tbf(struct test *t, struct pktgen_state *st, struct nm_error *err)
+static void
+add_tbf(struct test *t, driver_done_fn done, void *arg)
 {
 	const struct test_spec *s = &t->spec;
 	double bytes_per_s = trafgen_rate(s) * (s->size - PKTGEN_FCS);
 	double burst = fmax(TBF_BURST_MIN, bytes_per_s / 50); /* 20 ms */
-	char rate[32], bst[32], lim[32], why[256];
+	char rate[32], bst[32], lim[32];
 	const char *words[] = {"qdisc", "add",   "dev", s->dev,  "root", "tbf", "rate",
 	                       rate,    "burst", bst,   "limit", lim,    NULL};
 
 	snprintf(rate, sizeof(rate), "%.0fbit", bytes_per_s * 8);
 	snprintf(bst, sizeof(bst), "%.0f", burst);
 	snprintf(lim, sizeof(lim), "%.0f", fmax(TBF_LIMIT_MIN, 4 * burst));
-	if (tc_run(s->netns, words, why, sizeof(why)) < 0)
-		return nm_error_set(err, NM_ERR_FAILED, "pacing: tc qdisc add dev %s root tbf: %s",
-		                    s->dev, why);
-	st->tbf = true;
-	log_info("test %s: trafgen paced to %.0f packets/s by a tbf qdisc on %s (rate %s)", s->name,
-	         trafgen_rate(s), s->dev, rate);
-	return 0;
+	tool_run(job_new(runner_children(t->runner), NULL, t, done, arg), "tc", s->netns, false,
+	         words, got_tbf);
 }
 
 /* Before trafgen starts: its configuration, its pacing. */
-static int
-pktgen_setup(struct test *t, struct nm_error *err)
+static void
+pktgen_setup(struct test *t, driver_done_fn done, void *arg)
 {
 	struct pktgen_state *st = xcalloc(1, sizeof(*st));
+	struct nm_error err;
 
 	t->drv = st;
-	if (strcmp(t->spec.generator, "trafgen") != 0)
-		return 0;
-	if (write_config(t, st, err) < 0)
-		return -1;
-	if (trafgen_rate(&t->spec) > 0 && add_tbf(t, st, err) < 0)
-		return -1;
-	return 0;
+	if (strcmp(t->spec.generator, "trafgen") != 0) {
+		done(arg, 0, NULL);
+		return;
+	}
+	if (write_config(t, st, &err) < 0) {
+		done(arg, -1, &err);
+		return;
+	}
+	if (trafgen_rate(&t->spec) > 0)
+		add_tbf(t, done, arg);
+	else
+		done(arg, 0, NULL);
 }
 
-/* After: the qdisc off, the files gone. */
+/* The files gone, the state freed. */
 static void
-pktgen_teardown(struct test *t)
+remove_files(struct test *t)
 {
 	struct pktgen_state *st = t->drv;
-	char why[256];
 
-	if (st == NULL)
-		return;
-	if (st->tbf) {
-		const char *words[] = {"qdisc", "del", "dev", t->spec.dev, "root", NULL};
-		if (tc_run(t->spec.netns, words, why, sizeof(why)) < 0)
-			log_warnx("test %s: tbf qdisc on %s not removed: %s", t->spec.name,
-			          t->spec.dev, why);
-	}
 	if (st->cfg[0] && unlink(st->cfg) < 0 && errno != ENOENT)
 		log_warn("test %s: %s", t->spec.name, st->cfg);
 	if (st->dir[0] && rmdir(st->dir) < 0)
 		log_warn("test %s: %s", t->spec.name, st->dir);
 	free(st);
 	t->drv = NULL;
+}
+
+/* The tbf qdisc is off (or could not be taken off). */
+static void
+got_untbf(struct tool_job *j, json_object *out, const char *why)
+{
+	(void)out;
+	if (why != NULL)
+		log_warnx("test %s: tbf qdisc on %s not removed: %s", j->t->spec.name,
+		          j->t->spec.dev, why);
+	remove_files(j->t);
+	job_end(j, 0, NULL);
+}
+
+/* After: the qdisc off, the files gone. */
+static void
+pktgen_teardown(struct test *t, driver_done_fn done, void *arg)
+{
+	struct pktgen_state *st = t->drv;
+	const char *words[] = {"qdisc", "del", "dev", t->spec.dev, "root", NULL};
+
+	if (st != NULL && st->tbf && done != NULL) {
+		tool_run(job_new(runner_children(t->runner), NULL, t, done, arg), "tc",
+		         t->spec.netns, false, words, got_untbf);
+		return;
+	}
+	if (st != NULL && st->tbf)
+		log_warnx("test %s: tbf qdisc on %s not removed: no time left at shutdown",
+		          t->spec.name, t->spec.dev);
+	if (st != NULL)
+		remove_files(t);
+	if (done != NULL)
+		done(arg, 0, NULL);
 }
 
 /* ---- the process ---- */
@@ -801,11 +838,13 @@ const struct driver driver_pktgen = {
     .name = "pktgen",
     .program = NULL,
     .packet_args = true,
+    .privileged = true,
     .until_stopped = true,
     .program_of = pktgen_program,
     .setup = pktgen_setup,
     .teardown = pktgen_teardown,
     .check = pktgen_check,
+    .resolve = pktgen_resolve,
     .nprocs = pktgen_nprocs,
     .argv = pktgen_argv,
     .figures = pktgen_figures,

@@ -3,7 +3,9 @@
  * exits arrive on the loop; nothing here waits, except at shutdown. */
 #include <errno.h>
 #include <event2/event.h>
+#include <grp.h>
 #include <math.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "cmd-profile.h"
 #include "cmd.h"
 #include "daemon.h"
@@ -31,9 +34,15 @@
 #define KILL_GRACE_SEC     5  /* SIGTERM, then SIGKILL this much later */
 #define DEADLINE_SLACK_SEC 30 /* past duration before a test counts as hung */
 #define SHUTDOWN_WAIT_MS   3000
+#define GROUPS_MAX         256 /* supplementary groups a test's processes get */
 
 struct runner {
 	struct daemon *d;
+	struct children *cs;
+	struct cgroup_tree *cg; /* NULL: no cgroup v2; process groups are killed instead */
+	char no_cgroup_why[256];
+	unsigned resolving;  /* runner_resolve calls not yet done */
+	bool stopping;       /* runner_free has begun: nothing starts */
 	struct test **tests; /* running first, in start order; then finished, newest last */
 	size_t n, cap;
 };
@@ -100,12 +109,43 @@ struct runner *
 runner_init(struct daemon *d, struct nm_error *err)
 {
 	struct runner *r;
+	struct children *cs;
 
-	if (child_init(d->base, err) < 0)
+	if ((cs = child_init(d->base, err)) == NULL)
 		return NULL;
 	r = xcalloc(1, sizeof(*r));
 	r->d = d;
+	r->cs = cs;
+	r->cg =
+	    cgroup_open(d->base, d->config.state_dir, r->no_cgroup_why, sizeof(r->no_cgroup_why));
+	if (r->cg != NULL)
+		log_info("tests run in cgroups under %s", cgroup_path(r->cg));
+	else
+		log_warnx("tests are not isolated in cgroups (%s): what a test leaves behind "
+		          "is killed by its process group only",
+		          r->no_cgroup_why);
 	return r;
+}
+
+struct children *
+runner_children(struct runner *r)
+{
+	return r->cs;
+}
+
+json_object *
+runner_isolation_json(const struct runner *r)
+{
+	json_object *o = json_object_new_object();
+
+	if (r->cg != NULL) {
+		json_add_string(o, "isolation", "cgroup");
+		json_add_string(o, "cgroup", cgroup_path(r->cg));
+	} else {
+		json_add_string(o, "isolation", "process-group");
+		json_add_string(o, "reason", r->no_cgroup_why);
+	}
+	return o;
 }
 
 size_t
@@ -440,6 +480,8 @@ window_begin(struct runner *r, struct test *t, struct nm_error *err)
 /* ---- ending a test ---- */
 
 static void finish(struct test *t);
+static void conclude(struct test *t);
+static void started(struct test *t);
 
 /* Send sig to every process still running. */
 static void
@@ -470,7 +512,7 @@ end_early(struct test *t, enum test_state as, const char *reason)
 {
 	struct timeval tv = {KILL_GRACE_SEC, 0};
 
-	if (t->stopping)
+	if (t->stopping || t->concluding)
 		return;
 	t->stopping = true;
 	t->stop_as = as;
@@ -487,8 +529,8 @@ end_early(struct test *t, enum test_state as, const char *reason)
 	if (t->ev_kill == NULL)
 		t->ev_kill = evtimer_new(t->runner->d->base, kill_cb, t);
 	evtimer_add(t->ev_kill, &tv);
-	if (t->nfinished == t->nprocs)
-		finish(t);
+	if (t->nfinished == t->nprocs && t->state != TEST_STARTING)
+		conclude(t);
 }
 
 /* The test object stored with the result and shown once finished. */
@@ -629,6 +671,46 @@ timers_stop(struct test *t)
 			evtimer_del(evs[i]);
 }
 
+/* The test's processes are gone: kill what they left behind (background jobs, daemons
+ * they forked): its cgroup, or, without one, each process group. */
+static void
+leftovers_kill(struct test *t)
+{
+	if (t->has_cgroup) {
+		cgroup_release(t->runner->cg, t->cgroup_id);
+		t->has_cgroup = false;
+		return;
+	}
+	for (size_t i = 0; i < t->nprocs; i++)
+		child_kill_group(t->procs[i].sp);
+}
+
+/* The driver's teardown is over: the test finishes. */
+static void
+teardown_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	if (rc < 0)
+		log_warnx("test %s: teardown: %s", t->spec.name, err->message);
+	finish(t);
+}
+
+/* Every process has exited (or none started): the driver's teardown (on the loop), then
+ * finish. The test counts as running until then, so that the next one finds the host as
+ * this one found it. */
+static void
+conclude(struct test *t)
+{
+	if (runner_finished(t) || t->concluding)
+		return;
+	t->concluding = true;
+	if (t->spec.driver->teardown != NULL)
+		t->spec.driver->teardown(t, teardown_done, t);
+	else
+		finish(t);
+}
+
 /* Every process has exited (or none started): figures, status, the stored window, the
  * profile back, the suite told. */
 static void
@@ -644,6 +726,7 @@ finish(struct test *t)
 	if (runner_finished(t))
 		return;
 	t->end_mono_ns = time_mono_ns();
+	leftovers_kill(t);
 	for (size_t i = 0; i < t->nprocs; i++)
 		json_object_array_add(procfigs, json_object_new_object());
 	if (!t->never_started && t->spec.driver->figures != NULL &&
@@ -696,8 +779,6 @@ finish(struct test *t)
 		json_object_put(res);
 		t->window_open = false;
 	}
-	if (t->spec.driver->teardown != NULL)
-		t->spec.driver->teardown(t);
 	profile_take_back(r, t);
 	timers_stop(t);
 	log_info("test %s: %s%s%s", t->spec.name, runner_state_name(t->state),
@@ -749,6 +830,16 @@ cooldown_cb(evutil_socket_t fd, short what, void *arg)
 	t->state = TEST_COOLDOWN;
 }
 
+/* When a test counts as hung: far past its duration, or the configured deadline of a test
+ * without one. */
+static double
+deadline_s(const struct test *t)
+{
+	if (t->spec.duration_s > 0)
+		return t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4;
+	return (double)t->runner->d->config.test_deadline_ms / 1000.0;
+}
+
 /* The processes outlived their duration by far. */
 static void
 deadline_cb(evutil_socket_t fd, short what, void *arg)
@@ -760,8 +851,8 @@ deadline_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	if (t->stopping || runner_finished(t))
 		return;
-	snprintf(why, sizeof(why), "the benchmark did not finish within %.0f s",
-	         t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4);
+	snprintf(why, sizeof(why), "the benchmark did not finish within %.0f s%s", deadline_s(t),
+	         t->spec.duration_s > 0 ? "" : " ([limits] test_deadline)");
 	end_early(t, TEST_FAILED, why);
 }
 
@@ -822,7 +913,7 @@ proc_done(struct child *sp, void *arg)
 		return; /* end_early finishes when this was the last */
 	}
 	if (t->nfinished == t->nprocs)
-		finish(t);
+		conclude(t);
 }
 
 static const struct child_ops proc_ops = {proc_line, proc_done};
@@ -876,18 +967,65 @@ name_check(struct runner *r, const char *name, struct nm_error *err)
 	return 0;
 }
 
-/* Start the processes; on failure the ones started are killed. 0 or -1 with err. */
+/* The uid, gid and groups the test's processes run as: the client's, unless the driver
+ * is privileged or the client is root. */
+static void
+spawn_cred(const struct test *t, struct child_spawn *how, gid_t *groups, size_t max)
+{
+	const struct test_cred *c = &t->spec.cred;
+	struct passwd *pw;
+	int n = (int)max;
+
+	how->as_user = !t->spec.driver->privileged && c->uid != 0;
+	if (!how->as_user)
+		return;
+	how->uid = c->uid;
+	how->gid = c->gid;
+	groups[0] = c->gid;
+	how->groups = groups;
+	how->ngroups = 1;
+	if ((pw = getpwuid(c->uid)) != NULL && getgrouplist(pw->pw_name, c->gid, groups, &n) >= 0)
+		how->ngroups = (size_t)n;
+	else
+		groups[0] = c->gid;
+}
+
+/* Close the cgroup.procs opened for the start; on failure remove the group. */
+static void
+cgroup_done(struct test *t, int fd, bool failed)
+{
+	if (fd >= 0)
+		close(fd);
+	if (failed && t->has_cgroup) {
+		cgroup_release(t->runner->cg, t->cgroup_id);
+		t->has_cgroup = false;
+	}
+}
+
+/* Start the processes (in the test's cgroup, as the client, with a clean environment);
+ * on failure the ones started are killed. 0 or -1 with err. */
 static int
 child_all(struct runner *r, struct test *t, struct nm_error *err)
 {
 	const struct driver *drv = t->spec.driver;
+	struct child_spawn how = {.netns = t->spec.netns, .cgroup_fd = -1};
+	gid_t groups[GROUPS_MAX];
+	char why[256];
+	char **envp;
 
-	(void)r;
-	t->procs = xcalloc(t->nprocs, sizeof(*t->procs));
+	spawn_cred(t, &how, groups, GROUPS_MAX);
+	if (r->cg != NULL) {
+		how.cgroup_fd = cgroup_create(r->cg, &t->cgroup_id, why, sizeof(why));
+		if (how.cgroup_fd < 0)
+			log_warnx("test %s: %s; its processes run without a cgroup", t->spec.name,
+			          why);
+		else
+			t->has_cgroup = true;
+	}
+	envp = child_env(how.as_user ? how.uid : getuid(), r->d->config.test_env);
+	how.envp = envp;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct test_proc *p = &t->procs[i];
-		p->test = t;
-		p->index = (unsigned)i;
 		p->local_cpu = runner_cpu_for(&t->spec.local_cpus, (unsigned)i);
 		p->remote_cpu = runner_cpu_for(&t->spec.remote_cpus, (unsigned)i);
 		p->priv = drv->priv_size ? xcalloc(1, drv->priv_size) : NULL;
@@ -897,41 +1035,162 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 	}
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct test_proc *p = &t->procs[i];
-		p->sp = child_start(p->argv, t->spec.netns, &proc_ops, p, err);
+		how.argv = p->argv;
+		p->sp = child_start(r->cs, &how, &proc_ops, p, err);
 		if (p->sp == NULL) {
 			for (size_t j = 0; j < i; j++) {
 				child_free(t->procs[j].sp);
 				t->procs[j].sp = NULL;
 			}
+			child_env_free(envp);
+			cgroup_done(t, how.cgroup_fd, true);
 			return -1;
 		}
 	}
+	child_env_free(envp);
+	cgroup_done(t, how.cgroup_fd, false);
 	return 0;
 }
 
-/* A test that could not start: its failure is stored as its result (an empty window with
- * the reason), then err says so. */
+/* A test that could not start (or was ended before it did): its failure is stored as its
+ * result (an empty window with the reason). */
 static void
-fail_at_start(struct runner *r, struct test *t, struct nm_error *err)
+start_failed(struct test *t, const char *why)
 {
-	char msg[NM_ERROR_MSG_MAX];
-
-	snprintf(t->reason, sizeof(t->reason), "%s", err->message);
-	snprintf(msg, sizeof(msg), "%s", err->message);
-	t->stopping = true;
-	t->stop_as = TEST_FAILED;
+	if (!t->stopping) {
+		snprintf(t->reason, sizeof(t->reason), "%s", why);
+		t->stopping = true;
+		t->stop_as = TEST_FAILED;
+	}
 	t->never_started = true;
-	if (t->procs == NULL)
-		t->nprocs = 0;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		t->procs[i].finished = true;
 		snprintf(t->procs[i].ended, sizeof(t->procs[i].ended), "not started");
 	}
 	t->nfinished = t->nprocs;
-	registry_add(r, t);
-	finish(t);
-	nm_error_set(err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, msg,
-	             t->window_stored ? "; its result is stored with the reason" : "");
+	conclude(t);
+	started(t);
+}
+
+void
+runner_on_started(struct test *t, void (*fn)(struct test *t, void *arg), void *arg)
+{
+	t->on_started = fn;
+	t->started_arg = arg;
+}
+
+/* Tell who waits for the start (once). */
+static void
+started(struct test *t)
+{
+	void (*fn)(struct test * t, void *arg) = t->on_started;
+
+	t->on_started = NULL;
+	if (fn != NULL)
+		fn(t, t->started_arg);
+}
+
+/* Set up and resolved: the processes start, the timers run. */
+static void
+begin(struct test *t)
+{
+	struct runner *r = t->runner;
+	const struct driver *drv = t->spec.driver;
+	struct nm_error err;
+
+	if (t->stopping) { /* stopped (or the daemon stopping) while it was starting */
+		start_failed(t, t->reason);
+		return;
+	}
+	if (child_all(r, t, &err) < 0) {
+		start_failed(t, err.message);
+		return;
+	}
+	t->start_mono_ns = time_mono_ns();
+	t->start_real_ns = time_real_ns();
+	t->state = t->spec.warmup_s > 0 ? TEST_WARMUP : TEST_MEASURING;
+	t->ev_warmup = timer_at(r, t, t->spec.warmup_s, warmup_cb);
+	if (t->spec.duration_s > 0) {
+		t->ev_cooldown =
+		    timer_at(r, t, t->spec.duration_s - t->spec.cooldown_s, cooldown_cb);
+		if (drv->until_stopped)
+			t->ev_end = timer_at(r, t, t->spec.duration_s, end_cb);
+	}
+	t->ev_deadline = timer_at(r, t, deadline_s(t), deadline_cb);
+	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
+	         t->nprocs == 1 ? "" : "es");
+	started(t);
+}
+
+/* The driver's setup is over. */
+static void
+setup_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	if (rc < 0)
+		start_failed(t, err->message);
+	else
+		begin(t);
+}
+
+/* The spec is resolved: the driver's setup. */
+static void
+resolve_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	if (rc < 0) {
+		start_failed(t, err->message);
+		return;
+	}
+	if (t->stopping)
+		start_failed(t, t->reason);
+	else if (t->spec.driver->setup != NULL)
+		t->spec.driver->setup(t, setup_done, t);
+	else
+		begin(t);
+}
+
+bool
+runner_needs_resolve(const struct test_spec *spec)
+{
+	return !spec->resolved && spec->driver->resolve != NULL;
+}
+
+/* A resolve under way, counted so that shutdown waits for it. */
+struct resolving {
+	struct runner *r;
+	struct test_spec *spec;
+	driver_done_fn done;
+	void *arg;
+};
+
+static void
+resolving_done(void *arg, int rc, const struct nm_error *err)
+{
+	struct resolving rs = *(struct resolving *)arg;
+
+	free(arg);
+	rs.r->resolving--;
+	if (rc == 0)
+		rs.spec->resolved = true;
+	rs.done(rs.arg, rc, err);
+}
+
+void
+runner_resolve(struct runner *r, struct test_spec *spec, driver_done_fn done, void *arg)
+{
+	struct resolving *rs;
+
+	if (!runner_needs_resolve(spec)) {
+		done(arg, 0, NULL); /* resolved already, or nothing to resolve */
+		return;
+	}
+	rs = xmalloc(sizeof(*rs));
+	*rs = (struct resolving){r, spec, done, arg};
+	r->resolving++;
+	spec->driver->resolve(r->cs, spec, resolving_done, rs);
 }
 
 /* Start a test. */
@@ -944,6 +1203,11 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 	size_t running = runner_running(r);
 	unsigned max = r->d->config.max_tests;
 
+	if (r->stopping) {
+		nm_error_set(err, NM_ERR_BUSY, "test %s: the daemon is stopping", spec->name);
+		runner_spec_free(spec);
+		return NULL;
+	}
 	if (running >= max) {
 		const char *busy = "?";
 		for (size_t i = 0; i < r->n; i++)
@@ -954,6 +1218,12 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 		nm_error_set(err, NM_ERR_BUSY,
 		             "test %s is running (%u test%s at a time; [limits] max_tests)", busy,
 		             max, max == 1 ? "" : "s");
+		runner_spec_free(spec);
+		return NULL;
+	}
+	if (!spec->cred.set) {
+		nm_error_set(err, NM_ERR_INTERNAL, "test %s: who started it is not known",
+		             spec->name);
 		runner_spec_free(spec);
 		return NULL;
 	}
@@ -970,33 +1240,32 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 	t->start_mono_ns = time_mono_ns();
 	t->start_real_ns = time_real_ns();
 	t->nprocs = drv->nprocs(&t->spec);
+	t->procs = xcalloc(t->nprocs, sizeof(*t->procs));
+	for (size_t i = 0; i < t->nprocs; i++) {
+		t->procs[i].test = t;
+		t->procs[i].index = (unsigned)i;
+		t->procs[i].local_cpu = t->procs[i].remote_cpu = -1;
+	}
 	/* Bad input (a profile that does not exist or does not fit) starts nothing. */
 	if (t->spec.profile[0] && profile_put(r, t, err) < 0) {
 		test_free(t);
 		return NULL;
 	}
+	registry_add(r, t);
+	t->state = TEST_STARTING;
 	if (child_resolve(drv->program_of ? drv->program_of(&t->spec)
 	                  : drv->program  ? drv->program
 	                                  : t->spec.argv[0],
-	                  t->program, sizeof(t->program), err) < 0 ||
-	    (drv->setup != NULL && drv->setup(t, err) < 0) || child_all(r, t, err) < 0) {
-		fail_at_start(r, t, err);
+	                  t->program, sizeof(t->program), err) < 0)
+		start_failed(t, err->message);
+	else
+		runner_resolve(r, &t->spec, resolve_done, t);
+	/* What failed before anything ran is an error of the request (its result stored). */
+	if (runner_finished(t) && t->never_started) {
+		nm_error_set(err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, t->reason,
+		             t->window_stored ? "; its result is stored with the reason" : "");
 		return NULL;
 	}
-	registry_add(r, t);
-	t->state = t->spec.warmup_s > 0 ? TEST_WARMUP : TEST_MEASURING;
-	t->ev_warmup = timer_at(r, t, t->spec.warmup_s, warmup_cb);
-	if (t->spec.duration_s > 0) {
-		t->ev_cooldown =
-		    timer_at(r, t, t->spec.duration_s - t->spec.cooldown_s, cooldown_cb);
-		t->ev_deadline =
-		    timer_at(r, t, t->spec.duration_s + DEADLINE_SLACK_SEC + t->spec.duration_s / 4,
-		             deadline_cb);
-		if (drv->until_stopped)
-			t->ev_end = timer_at(r, t, t->spec.duration_s, end_cb);
-	}
-	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
-	         t->nprocs == 1 ? "" : "es");
 	return runner_test_json(t);
 }
 
@@ -1024,15 +1293,20 @@ runner_free(struct runner *r)
 
 	if (r == NULL)
 		return;
+	r->stopping = true;
 	for (size_t i = 0; i < r->n; i++)
 		if (!runner_finished(r->tests[i]))
 			end_early(r->tests[i], TEST_INCOMPLETE,
 			          "the daemon stopped during the test");
-	/* The loop is gone: reap here, briefly, then child_free kills what is left. */
+	/* The loop has ended: run it a little longer, for the exits, the output and the
+	 * drivers' teardown tools; then child_free kills what is left. */
 	deadline = time_mono_ns() + (uint64_t)SHUTDOWN_WAIT_MS * 1000000u;
-	while (runner_running(r) > 0 && time_mono_ns() < deadline) {
-		usleep(20000);
-		child_reap();
+	while ((runner_running(r) > 0 || r->resolving > 0) && time_mono_ns() < deadline) {
+		struct timeval tv = {0, 20000};
+
+		event_base_loopexit(r->d->base, &tv);
+		event_base_dispatch(r->d->base);
+		child_reap(r->cs);
 		for (size_t i = 0; i < r->n; i++) {
 			struct test *t = r->tests[i];
 			bool reaped = true;
@@ -1064,11 +1338,23 @@ runner_free(struct runner *r)
 				         "killed at shutdown");
 				t->nfinished++;
 			}
+		if (!t->concluding && t->spec.driver->teardown != NULL) {
+			t->concluding = true;
+			t->spec.driver->teardown(t, NULL, NULL); /* out of time: only free */
+		}
 		finish(t);
 	}
+	/* The tests' own processes go first; then child_fini kills the drivers' tools still
+	 * running (their jobs are told, while the tests they belong to still exist). */
+	for (size_t i = 0; i < r->n; i++)
+		for (size_t j = 0; j < r->tests[i]->nprocs; j++) {
+			child_free(r->tests[i]->procs[j].sp);
+			r->tests[i]->procs[j].sp = NULL;
+		}
+	child_fini(r->cs);
 	for (size_t i = 0; i < r->n; i++)
 		test_free(r->tests[i]);
 	free(r->tests);
+	cgroup_close(r->cg);
 	free(r);
-	child_fini();
 }

@@ -12,12 +12,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cpulist.h"
 
 struct daemon;
 struct nm_error;
 struct child;
+struct children;
 struct runner;
 struct test;
 
@@ -33,6 +35,14 @@ struct test_figure_rx {
 	char name[64];
 	char pattern[512];
 	regex_t re;
+};
+
+/* Who started a test: the client's SO_PEERCRED. Its processes run as uid with gid and
+ * uid's supplementary groups (getgrouplist), unless the driver is privileged. */
+struct test_cred {
+	bool set; /* runner_start refuses a spec without (its caller must say who) */
+	uid_t uid;
+	gid_t gid;
 };
 
 /* What a test runs: checked and completed by runner_spec_parse and the driver's check. */
@@ -71,6 +81,8 @@ struct test_spec {
 	/* The report's trend: trend's threshold, recover, sustain, plateau and step as given
 	 * (trend_threshold...), named as trend takes them; owned, NULL when none was. */
 	json_object *trend_args;
+	struct test_cred cred; /* set by the caller after runner_spec_parse */
+	bool resolved;         /* the driver's resolve has run (runner_resolve) */
 };
 
 enum test_state {
@@ -120,10 +132,20 @@ struct test {
 	void *drv;            /* the driver's state for the test (setup, teardown) */
 	bool duration_over;   /* the runner ended an until_stopped benchmark at its duration */
 	struct event *ev_end; /* the end of the duration (until_stopped drivers) */
+	bool concluding;      /* its driver's teardown runs; finish() follows */
+	/* Told once a test that was starting has started or failed to (runner_on_started). */
+	void (*on_started)(struct test *t, void *arg);
+	void *started_arg;
+	bool has_cgroup; /* its processes are in cgroup test-<cgroup_id> (cgroup.c) */
+	unsigned cgroup_id;
 	/* Told when the test has finished and its result is stored (suites). */
 	void (*on_finish)(struct test *t, void *arg);
 	void *finish_arg;
 };
+
+/* The end of a driver's asynchronous step (resolve, setup, teardown): rc 0, or -1 with
+ * err. It may be called before the step's function returns (nothing to run). */
+typedef void (*driver_done_fn)(void *arg, int rc, const struct nm_error *err);
 
 /* A benchmark the runner can drive. */
 struct driver {
@@ -131,19 +153,30 @@ struct driver {
 	const char *program; /* the binary looked up in PATH; NULL: argv[0] (exec) */
 	size_t priv_size;    /* per-process state the runner allocates (zeroed) */
 	bool packet_args;    /* takes the packet generator's arguments (dev, dst_min, ...) */
+	/* Runs as the daemon (root), not as the client: it drives the kernel itself (pktgen).
+	 * Only admins start tests. */
+	bool privileged;
 	/* Runs until signalled: at the end of the duration the runner sends SIGTERM, and an
 	 * exit then (status 0, or killed by that SIGTERM) is the normal end. */
 	bool until_stopped;
 	/* The binary when it depends on the spec (NULL: program). */
 	const char *(*program_of)(const struct test_spec *spec);
 	/* Before the processes start: prepare what they need (files, qdiscs) and keep it in
-	 * t->drv. 0, or -1 with err (the test fails at start). May be NULL. */
-	int (*setup)(struct test *t, struct nm_error *err);
-	/* Once every process has exited (also after a failed start): undo setup and free
-	 * t->drv. May be NULL. */
-	void (*teardown)(struct test *t);
-	/* Check the spec and fill the driver's defaults. 0, or -1 with err. */
+	 * t->drv; then done (an error fails the test at start). Tools run through
+	 * runner_children, never waited for. May be NULL. */
+	void (*setup)(struct test *t, driver_done_fn done, void *arg);
+	/* Once every process has exited (also after a failed start): undo setup, free t->drv,
+	 * then done (errors are only logged). With done NULL (shutdown, out of time), only
+	 * free. May be NULL. */
+	void (*teardown)(struct test *t, driver_done_fn done, void *arg);
+	/* Check the spec and fill the driver's defaults, without running anything. 0, or -1
+	 * with err. */
 	int (*check)(struct test_spec *spec, struct nm_error *err);
+	/* What the spec needs that only tools tell (pktgen: the device's addresses, the next
+	 * hop, the qdisc), run through cs without waiting: fill spec, then done (an error is
+	 * bad arguments). spec stays valid until done. May be NULL. */
+	void (*resolve)(struct children *cs, struct test_spec *spec, driver_done_fn done,
+	                void *arg);
 	/* The number of processes. */
 	unsigned (*nprocs)(const struct test_spec *spec);
 	/* The argv of process p (p->index, p->local_cpu, p->remote_cpu set), NULL-terminated
@@ -178,6 +211,12 @@ int runner_cpu_for(const struct cpuset *set, unsigned i);
 /* The elapsed seconds of a test now (or at its end once finished). */
 double runner_elapsed(const struct test *t);
 
+/* The children of the runner's loop, for drivers that run tools (child.c). */
+struct children *runner_children(struct runner *r);
+/* How tests are kept apart, for status: {"isolation": "cgroup", "cgroup": DIR} or
+ * {"isolation": "process-group", "reason": WHY} (new reference). */
+json_object *runner_isolation_json(const struct runner *r);
+
 /* The runner, over d (its base, windows, results, sampler, config). NULL with err. */
 struct runner *runner_init(struct daemon *d, struct nm_error *err);
 /* End every running test (status incomplete: the daemon stopped), store their windows,
@@ -190,13 +229,25 @@ int runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spe
                       struct nm_error *err);
 void runner_spec_free(struct test_spec *spec);
 
+/* Does the spec need runner_resolve before runner_start can answer for its arguments? */
+bool runner_needs_resolve(const struct test_spec *spec);
+/* Run the driver's resolve (see struct driver) for spec; done is called once it is over
+ * (maybe before this returns), spec->resolved set on success. Shutdown (runner_free) waits
+ * a little for resolves under way; a start they lead to is refused then. */
+void runner_resolve(struct runner *r, struct test_spec *spec, driver_done_fn done, void *arg);
+
 /* Start a test (spec is taken over, also on error). Returns its description (new
  * reference). On error returns NULL with err: nothing was started, or the test failed at
  * once (a binary that cannot run) and its failure is stored as its result (err says so).
- * on_finish (may be NULL) is told when it has finished. */
+ * A spec not resolved yet is resolved first, and the driver's setup run, on the loop: the
+ * test is "starting" meanwhile, and a failure there is its stored result. on_finish (may
+ * be NULL) is told when it has finished. */
 json_object *runner_start(struct runner *r, struct test_spec *spec,
                           void (*on_finish)(struct test *t, void *arg), void *arg,
                           struct nm_error *err);
+/* Tell fn once t (starting: state TEST_STARTING) has started its processes, or failed
+ * before (then it has finished, never_started set, with its reason). */
+void runner_on_started(struct test *t, void (*fn)(struct test *t, void *arg), void *arg);
 /* Stop a running test: its processes are terminated, its partial window is stored. The
  * reply describes it (new reference), or NULL with err. */
 json_object *runner_stop(struct runner *r, const char *name, struct nm_error *err);

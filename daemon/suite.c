@@ -35,6 +35,7 @@ struct suite {
 	char current[201]; /* the running test, "" between runs */
 	struct event *ev_pause;
 	double pause_s;
+	struct test_cred cred; /* who started it: its runs run as them */
 };
 
 struct suites {
@@ -485,8 +486,10 @@ start_next(struct suites *ss, struct suite *s)
 		json_add_string(s->rec, "current", s->current);
 		desc = NULL;
 		s->starting = true;
-		if (runner_spec_parse(ss->d->runner, args, &spec, &err) == 0)
+		if (runner_spec_parse(ss->d->runner, args, &spec, &err) == 0) {
+			spec.cred = s->cred;
 			desc = runner_start(ss->d->runner, &spec, test_done, ss, &err);
+		}
 		s->starting = false;
 		if (desc != NULL) {
 			json_object_put(desc);
@@ -505,7 +508,7 @@ start_next(struct suites *ss, struct suite *s)
 /* Start a suite from its text. */
 json_object *
 suite_run(struct suites *ss, const char *text, const char *file, const char *name, bool dry,
-          struct nm_error *err)
+          const struct test_cred *cred, struct nm_error *err)
 {
 	struct parse p = {json_object_new_object(), json_object_new_object(),
 	                  json_object_new_array(), err, false};
@@ -591,6 +594,7 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	s = xcalloc(1, sizeof(*s));
 	snprintf(s->name, sizeof(s->name), "%s", sname);
 	s->pause_s = (double)pause_ms / 1000;
+	s->cred = *cred;
 	s->ev_pause = evtimer_new(ss->d->base, pause_cb, ss);
 	rec = json_object_new_object();
 	json_add_string(rec, "name", sname);

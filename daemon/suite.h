@@ -9,6 +9,8 @@
 #define NM_SUITE_H
 
 #include <json-c/json.h>
+
+#include "runner.h"
 #include <stdbool.h>
 
 struct daemon;
@@ -27,10 +29,10 @@ void suite_free(struct suites *ss);
 
 /* Parse suite text (file names the source in messages), check every run's arguments, and
  * start the first run (with dry, only list the runs). name (may be NULL) overrides [suite]
- * name. Returns the suite's record (new reference) or NULL with err; nothing is started on
- * error. */
+ * name. Every run's processes run as cred (who started the suite). Returns the suite's
+ * record (new reference) or NULL with err; nothing is started on error. */
 json_object *suite_run(struct suites *ss, const char *text, const char *file, const char *name,
-                       bool dry, struct nm_error *err);
+                       bool dry, const struct test_cred *cred, struct nm_error *err);
 /* Stop the running suite (name NULL: whichever runs). Returns its record, or NULL with
  * err. */
 json_object *suite_stop(struct suites *ss, const char *name, struct nm_error *err);

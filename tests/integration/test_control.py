@@ -1166,13 +1166,14 @@ def test_check_config():
 # ---------------------------------------------------------------------------------------
 
 
-def main(argv):
+def main(argv, tests_of=None):
+    """Run the test_* functions of tests_of (a module's globals(); default this one's)."""
     for name, val in (("NETMETRICSD", NETMETRICSD), ("NETMETRICSCTL", NETMETRICSCTL)):
         if not val or not os.access(val, os.X_OK):
             print("%s is not set to an executable (got %r)" % (name, val))
             print("0 passed, 1 failed")
             return 1
-    tests = [(n, f) for n, f in sorted(globals().items())
+    tests = [(n, f) for n, f in sorted((tests_of or globals()).items())
              if n.startswith("test_") and callable(f)]
     if argv:
         tests = [(n, f) for n, f in tests if any(a in n for a in argv)]

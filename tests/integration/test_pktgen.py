@@ -35,6 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
 from test_sampling import sh  # noqa: E402
 from test_tests import Daemon  # noqa: E402
+from test_control import Client  # noqa: E402
 
 NETMETRICSD = os.environ.get("NETMETRICSD", "")
 HELPER = os.path.join(os.path.dirname(NETMETRICSD), "netmetrics-pktgen")
@@ -354,6 +355,88 @@ def test_bad_args():
         assert d.stop() == 0
 
 
+STAND_IN = """#!/bin/sh
+echo "$0 $*" >> %s
+sleep 3
+exec %s "$@"
+"""
+
+
+def test_slow_tools_do_not_stall():
+    """ip and tc that take 3 s each (stand-ins in the daemon's PATH, which then run the real
+    ones): a paced --count test runs through all of them (the lookups, the tbf on and off),
+    while another client's status, asked every 100 ms, is always answered within 100 ms
+    (150 ms allowed: the machine is shared)."""
+    need_tools()
+    tmp = tempfile.mkdtemp(prefix="nm-slow-")
+    calls = os.path.join(tmp, "calls")
+    for tool in ("ip", "tc"):
+        path = os.path.join(tmp, tool)
+        with open(path, "w") as f:
+            f.write(STAND_IN % (calls, shutil.which(tool)))
+        os.chmod(path, 0o755)
+    old = os.environ["PATH"]
+    os.environ["PATH"] = tmp + ":" + old
+    try:
+        d = Daemon(ns=RCV)
+    finally:
+        os.environ["PATH"] = old
+    try:
+        os.unlink(calls)  # the stand-in ran the daemon itself (ip netns exec)
+        c = Client(d.sock)
+        start = subprocess.Popen(
+            [os.environ["NETMETRICSCTL"], "--socket", d.sock, "test", "start", "--wait",
+             "--driver", "pktgen", "--netns", GEN, "--dev", "vA", "--name", "pg-slow",
+             "--count", "2000", "--rate", "20000"], stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, text=True)
+        worst, n, rid = 0.0, 0, 0
+        while start.poll() is None:
+            rid += 1
+            t0 = time.monotonic()
+            rep = c.call("status", rid, timeout=10)
+            took = time.monotonic() - t0
+            assert rep["ok"], rep
+            worst = max(worst, took)
+            n += 1
+            time.sleep(0.1)
+        out, err = start.communicate()
+        assert start.returncode == 0, (start.returncode, out, err, d.logtext())
+        t = d.json("result", "show", "pg-slow")["test"]
+        assert t["status"] == "passed" and t["figures"]["packets_sent"] == 2000, t
+        left_behind(t)
+        with open(calls) as f:
+            ran = f.read().splitlines()
+        assert sum(" addr show " in x for x in ran) == 1, ran
+        assert sum(" qdisc add " in x for x in ran) == 1, ran
+        assert sum(" qdisc del " in x for x in ran) == 1, ran
+        assert len(ran) >= 5 and n >= 10, (ran, n)
+        print("  %d tool runs of 3 s; %d status replies meanwhile, the slowest %.1f ms" % (
+            len(ran), n, worst * 1000))
+        assert worst < 0.150, "status took %.0f ms while a tool ran" % (worst * 1000)
+        c.close()
+        # The daemon stopping while a start waits for its tools: they are killed, the
+        # start is dropped, and the daemon exits 0 (nothing leaked: ASan would say).
+        start = subprocess.Popen(
+            [os.environ["NETMETRICSCTL"], "--socket", d.sock, "test", "start", "--driver",
+             "pktgen", "--netns", GEN, "--dev", "vA", "--name", "pg-gone", "--count",
+             "100"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(1)
+        assert start.poll() is None, start.communicate()
+        rc = d.stop(keep=True)
+        with open(os.path.join(d.dir, "log")) as f:
+            log = f.read()
+        assert rc == 0, log[-3000:]
+        shutil.rmtree(d.dir, ignore_errors=True)
+        start.communicate(timeout=20)
+        assert start.returncode != 0
+        with open(calls) as f:
+            later = f.read().splitlines()[len(ran):]
+        assert later and not [x for x in later if "trafgen" in x], later
+    finally:
+        assert d.stop() == 0
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_helper_script():
     """netmetrics-pktgen on plain files standing in for /proc/net/pktgen: the writes in
     order, the start, the reports; and a start that blocks (a FIFO) ended by SIGTERM."""
@@ -407,7 +490,7 @@ def main():
         print("ip (iproute2) is missing")
         return 1
     return nsrun.run([test_rate_and_frames, test_count, test_stopped, test_bad_args,
-                      test_helper_script], "packet generator", make_pair, remove_pair)
+                      test_slow_tools_do_not_stall, test_helper_script], "packet generator", make_pair, remove_pair)
 
 
 if __name__ == "__main__":

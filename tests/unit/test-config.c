@@ -90,6 +90,34 @@ test_load(void **state)
 	/* Untouched keys keep their defaults. */
 	assert_string_equal(cfg.state_dir, CONFIG_DEFAULT_STATEDIR);
 	assert_int_equal(cfg.max_clients_per_uid, 64);
+	assert_int_equal(cfg.test_deadline_ms, 3600000);
+	assert_null(cfg.test_env);
+	config_free(&cfg);
+	unlink(p);
+}
+
+/* [limits] test_deadline and test_env; a copy keeps test_env. */
+static void
+test_test_keys(void **state)
+{
+	struct config cfg, copy;
+	struct nm_error err;
+	const char *p = write_conf("[limits]\ntest_deadline = 90s\n"
+	                           "test_env = LC_ALL=C.UTF-8  TZ=UTC\tEMPTY=\n");
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_int_equal(cfg.test_deadline_ms, 90000);
+	assert_non_null(cfg.test_env);
+	assert_string_equal(cfg.test_env[0], "LC_ALL=C.UTF-8");
+	assert_string_equal(cfg.test_env[1], "TZ=UTC");
+	assert_string_equal(cfg.test_env[2], "EMPTY=");
+	assert_null(cfg.test_env[3]);
+	config_copy(&copy, &cfg);
+	assert_string_equal(copy.test_env[1], "TZ=UTC");
+	assert_ptr_not_equal(copy.test_env, cfg.test_env);
+	config_free(&copy);
 	config_free(&cfg);
 	unlink(p);
 }
@@ -108,6 +136,10 @@ test_errors(void **state)
 	    {"[nonsense]\na = b\n", "nonsense"},
 	    {"[limits]\nclient_output_low = 8M\nclient_output_high = 1M\n", "client_output_low"},
 	    {"no section line\n", "syntax"},
+	    {"[limits]\ntest_deadline = 10ms\n", "test_deadline"},
+	    {"[limits]\ntest_env = NOEQUALS\n", "test_env"},
+	    {"[limits]\ntest_env = 1X=a\n", "test_env"},
+	    {"[limits]\ntest_env = A-B=a\n", "test_env"},
 	};
 	struct config cfg;
 	struct nm_error err;
@@ -135,6 +167,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parsers),
 	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_test_keys),
 	    cmocka_unit_test(test_errors),
 	};
 
