@@ -12,6 +12,7 @@
 #include "counter.h"
 #include "devlist.h"
 #include "error.h"
+#include "irqtable.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "sampler.h"
@@ -65,6 +66,8 @@ struct sampler {
 	int rootfd;
 	struct devlist *devlist; /* shared by the ethtool and queues sources, opened by the first */
 	struct stat_intr stat_intr; /* published by the cpu source for the interrupts source */
+	struct irq_table irqtab;    /* filled by the interrupts source as it samples */
+	struct irq_table irqread;   /* read on demand while that source has no table */
 	/* per series: last raw reading and whether a baseline exists */
 	uint64_t *raw;
 	uint8_t *seen;
@@ -365,6 +368,7 @@ sources_blank(struct sampler *s, struct source *srcs)
 		srcs[i].reg = &s->reg;
 		srcs[i].devlist = s->devlist;
 		srcs[i].stat_intr = &s->stat_intr;
+		srcs[i].irqtab = &s->irqtab;
 		srcs[i].healthy = true;
 	}
 }
@@ -473,6 +477,7 @@ sampler_free(struct sampler *s)
 	if (s->ring)
 		ring_free(s->ring);
 	devlist_free(s->devlist); /* after the sources that use it */
+	irqtable_free(&s->irqread);
 	series_registry_free(&s->reg);
 	if (s->cfg != NULL) {
 		config_free(s->cfg);
@@ -504,6 +509,39 @@ sampler_source(struct sampler *s, const char *name)
 		if (strcmp(s->sources[i].ops->name, name) == 0)
 			return &s->sources[i];
 	return NULL;
+}
+
+/* The interrupts source's table when it has one, else one read now. */
+const struct irq_table *
+sampler_irq_table(struct sampler *s, struct nm_error *err)
+{
+	struct nm_error e;
+
+	for (unsigned i = 0; i < NSOURCES; i++) {
+		if (s->sources[i].ops == &source_interrupts_ops && s->sources[i].enabled &&
+		    s->irqtab.kind != IRQ_TABLE_EMPTY)
+			return &s->irqtab;
+	}
+	if (irqtable_read(&s->irqread, s->rootfd, &e) < 0) {
+		if (err != NULL)
+			nm_error_set(err, e.code, "the IRQ table cannot be read: %s", e.message);
+		return NULL;
+	}
+	return &s->irqread;
+}
+
+/* Read the affinities of the tables handed out again. */
+void
+sampler_irq_refresh_affinity(struct sampler *s)
+{
+	irqtable_refresh_affinity(&s->irqtab, s->rootfd);
+	irqtable_refresh_affinity(&s->irqread, s->rootfd);
+}
+
+int
+sampler_rootfd(const struct sampler *s)
+{
+	return s->rootfd;
 }
 
 size_t

@@ -44,6 +44,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "procparse.h"
+#include "irqtable.h"
 #include "source-interrupts.h"
 #include "source.h"
 #include "xmalloc.h"
@@ -92,6 +93,11 @@ struct irq_priv {
 	uint64_t *totals;       /* [ntotals]: total of IRQ k in the line last taken */
 	uint32_t *moved;        /* [ntotals]: the take at which IRQ k's total last changed */
 	size_t ntotals, captotals;
+
+	/* The table the entries are published in (publish): the sampler's (source.irqtab), or
+	 * own_table without a sampler. */
+	struct irq_table *table;
+	struct irq_table own_table;
 
 	/* what the last sample did, for describe */
 	size_t lines_parsed, cells_put, full_parses, lines_skipped;
@@ -195,103 +201,6 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 	info->cpu_series = st->ids;
 }
 
-/* Read a CPU list file below the root into set; -1 (set empty) when it cannot be. */
-static int
-read_cpulist(struct source *src, struct irq_priv *pv, const char *path, struct cpuset *set)
-{
-	struct nm_error err;
-
-	if (source_read_file(src, path, &pv->abuf, &pv->acap) < 0 ||
-	    cpuset_parse_list(set, pv->abuf, &err) < 0) {
-		cpuset_zero(set);
-		return -1;
-	}
-	return 0;
-}
-
-/* Read /proc/irq/N/smp_affinity_list and effective_affinity_list of a numeric IRQ. */
-static void
-read_affinity(struct source *src, struct irq_priv *pv, struct irq_info *info)
-{
-	char path[64];
-
-	if (info->irq < 0)
-		return;
-	snprintf(path, sizeof(path), "proc/irq/%d/smp_affinity_list", info->irq);
-	info->has_affinity = read_cpulist(src, pv, path, &info->affinity) == 0;
-	snprintf(path, sizeof(path), "proc/irq/%d/effective_affinity_list", info->irq);
-	info->has_effective = read_cpulist(src, pv, path, &info->effective) == 0;
-}
-
-/* Whether [s, s+len) is a trigger name as /proc/interrupts shows it. */
-static bool
-is_trigger(const char *s, size_t len)
-{
-	static const char *const triggers[] = {"edge", "level", "fasteoi", "Edge", "Level"};
-
-	for (size_t i = 0; i < sizeof(triggers) / sizeof(triggers[0]); i++) {
-		if (strlen(triggers[i]) == len && memcmp(s, triggers[i], len) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* Append [s, s+len) and a NUL at *w; returns where it starts. */
-static const char *
-put_field(char **w, const char *s, size_t len)
-{
-	char *start = *w;
-
-	memcpy(start, s, len);
-	start[len] = '\0';
-	*w += len + 1;
-	return start;
-}
-
-/* Split the text after the counts of a numeric IRQ into chip, hwirq, trigger and name:
- *   "IR-PCI-MSIX-0000:08:00.0  3-edge  mlx5_comp2@pci:0000:08:00.0"  (x86 today)
- *   "GICv3  27 Level  arch_timer"                                   (arm64)
- *   "IO-APIC-edge  timer"                                           (x86 before 3.x)
- * An arch line's text is all name. */
-static void
-split_fields(struct irq_info *info, struct irq_state *st, const char *t, const char *e)
-{
-	const char *p = t, *tok, *tok2, *dash, *save;
-	size_t len, len2;
-	char *w = st->fields;
-
-	info->chip = info->hwirq = info->trigger = empty;
-	if (info->irq >= 0 && pp_token(&p, e, &tok, &len) == 0) {
-		dash = memrchr(tok, '-', len);
-		if (dash != NULL && is_trigger(dash + 1, (size_t)(tok + len - dash - 1))) {
-			info->chip = put_field(&w, tok, (size_t)(dash - tok));
-			info->trigger = put_field(&w, dash + 1, (size_t)(tok + len - dash - 1));
-		} else {
-			info->chip = put_field(&w, tok, len);
-			save = p;
-			if (pp_token(&p, e, &tok2, &len2) == 0 && pp_isdigit(tok2[0])) {
-				dash = memchr(tok2, '-', len2);
-				if (dash != NULL) {
-					info->hwirq = put_field(&w, tok2, (size_t)(dash - tok2));
-					info->trigger = put_field(&w, dash + 1,
-					                          (size_t)(tok2 + len2 - dash - 1));
-				} else {
-					info->hwirq = put_field(&w, tok2, len2);
-					save = p;
-					if (pp_token(&p, e, &tok, &len) == 0 &&
-					    is_trigger(tok, len))
-						info->trigger = put_field(&w, tok, len);
-					else
-						p = save;
-				}
-			} else
-				p = save;
-		}
-		t = pp_skip_blanks(p, e);
-	}
-	info->name = put_field(&w, t, (size_t)(e - t));
-}
-
 /* Take the text after the counts; when it differs from last time, split it, parse the
  * name's device and queue and read the affinity again. */
 static void
@@ -299,6 +208,7 @@ set_description(struct source *src, struct irq_priv *pv, struct irq_info *info,
                 struct irq_state *st, const char *t, const char *e)
 {
 	size_t len;
+	char *w;
 
 	t = pp_skip_blanks(t, e);
 	while (e > t && pp_isblank(e[-1]))
@@ -311,9 +221,10 @@ set_description(struct source *src, struct irq_priv *pv, struct irq_info *info,
 	st->tail = xmemdupz(t, len);
 	st->tail_len = len;
 	st->fields = xmalloc(len + 4);
-	split_fields(info, st, st->tail, st->tail + len);
-	source_interrupts_parse_name(info->name, strlen(info->name), &info->queue);
-	read_affinity(src, pv, info);
+	w = st->fields;
+	irqtable_split_fields(info, &w, st->tail, st->tail + len);
+	irqtable_parse_name(info->name, strlen(info->name), &info->queue);
+	irqtable_read_affinity(src->rootfd, info, &pv->abuf, &pv->acap);
 }
 
 /* Keep the counts of a line parsed in full. */
@@ -654,6 +565,8 @@ interrupts_init(struct source *src, struct nm_error *err)
 	struct irq_priv *pv = xcalloc(1, sizeof(*pv));
 
 	src->priv = pv;
+	pv->table = src->irqtab != NULL ? src->irqtab : &pv->own_table;
+	memset(pv->table, 0, sizeof(*pv->table));
 	pv->cols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->cols));
 	pv->newcols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->newcols));
 	pv->scratch = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->scratch));
@@ -880,7 +793,7 @@ scan_by_totals(struct cell_ctx *cx, char *buf, size_t len, char *old, size_t old
 
 /* Read /proc/interrupts once and put what changed. */
 static int
-interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
+sample_once(struct source *src, struct sink *sink, struct nm_error *err)
 {
 	struct irq_priv *pv = src->priv;
 	struct cell_ctx cx = {src, pv, NULL, NULL, sink, 0};
@@ -964,6 +877,25 @@ done:
 	return 0;
 }
 
+/* Point the IRQ table at the entries as they are now: two stores, no copy. */
+static void
+publish(struct irq_priv *pv)
+{
+	pv->table->kind = pv->n > 0 ? IRQ_TABLE_BORROWED : IRQ_TABLE_EMPTY;
+	pv->table->v = pv->info;
+	pv->table->n = pv->n;
+}
+
+/* A sample, then the table published (the entries may have moved: rebuild). */
+static int
+interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
+{
+	int r = sample_once(src, sink, err);
+
+	publish(src->priv);
+	return r;
+}
+
 /* Facts for status: table size and what the last sample parsed. */
 static json_object *
 interrupts_describe(struct source *src)
@@ -993,6 +925,8 @@ interrupts_free(struct source *src)
 	src->opts = NULL;
 	if (pv == NULL)
 		return;
+	/* The table must not point at what is freed here. */
+	memset(pv->table, 0, sizeof(*pv->table));
 	source_file_free(&pv->file);
 	for (size_t i = 0; i < pv->n; i++)
 		entry_free(&pv->st[i]);
@@ -1020,246 +954,11 @@ const struct source_ops source_interrupts_ops = {
     .free = interrupts_free,
 };
 
-/* The IRQ table of the last sample, in file order. */
-const struct irq_info *
-source_interrupts_irqs(struct source *src, size_t *n)
+/* The table the source fills. */
+const struct irq_table *
+source_interrupts_table(struct source *src)
 {
 	struct irq_priv *pv = src->priv;
 
-	*n = pv != NULL ? pv->n : 0;
-	return *n > 0 ? pv->info : NULL;
-}
-
-/* The line of an IRQ number. */
-const struct irq_info *
-source_interrupts_find_irq(struct source *src, int irq)
-{
-	struct irq_priv *pv = src->priv;
-
-	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
-		if (pv->info[i].irq == irq)
-			return &pv->info[i];
-	}
-	return NULL;
-}
-
-/* The line with a label. */
-const struct irq_info *
-source_interrupts_find_label(struct source *src, const char *label)
-{
-	struct irq_priv *pv = src->priv;
-
-	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
-		if (strcmp(pv->info[i].label, label) == 0)
-			return &pv->info[i];
-	}
-	return NULL;
-}
-
-/* The IRQs whose name stands for a device's queue. */
-size_t
-source_interrupts_find_queue(struct source *src, const char *device, int index,
-                             const struct irq_info **out, size_t max)
-{
-	struct irq_priv *pv = src->priv;
-	size_t found = 0;
-
-	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
-		const struct irq_info *info = &pv->info[i];
-
-		if (info->queue.index != index || strcmp(info->queue.device, device) != 0)
-			continue;
-		if (found < max)
-			out[found] = info;
-		found++;
-	}
-	return found;
-}
-
-/* Read the affinity files of every numeric IRQ again. */
-int
-source_interrupts_refresh_affinity(struct source *src, struct nm_error *err)
-{
-	struct irq_priv *pv = src->priv;
-
-	if (pv == NULL || source_file_prev(&pv->file, NULL) == NULL)
-		return nm_error_set(err, NM_ERR_FAILED, "source interrupts: not sampled yet");
-	for (size_t i = 0; i < pv->n; i++)
-		read_affinity(src, pv, &pv->info[i]);
-	return 0;
-}
-
-/* Name patterns. Each takes one action name [s, e) and fills q on a match. */
-
-/* Digits [s, e) (at least one) as an int. */
-static bool
-parse_index(const char *s, const char *e, int *out)
-{
-	const char *p = s;
-	uint64_t v;
-
-	if (pp_u64(&p, e, &v) < 0 || p != e || v > INT32_MAX)
-		return false;
-	*out = (int)v;
-	return true;
-}
-
-/* Copy a device name into q; false when it is empty or too long. */
-static bool
-set_device(struct irq_queue *q, const char *s, const char *e, enum irq_dev_kind kind)
-{
-	if (e <= s || (size_t)(e - s) >= sizeof(q->device))
-		return false;
-	memcpy(q->device, s, (size_t)(e - s));
-	q->device[e - s] = '\0';
-	q->dev_kind = kind;
-	return true;
-}
-
-/* The last occurrence of needle in [s, e), or NULL. */
-static const char *
-find_last(const char *s, const char *e, const char *needle)
-{
-	size_t nl = strlen(needle);
-	const char *p;
-
-	if ((size_t)(e - s) < nl)
-		return NULL;
-	for (p = e - nl;; p--) {
-		if (memcmp(p, needle, nl) == 0)
-			return p;
-		if (p == s)
-			return NULL;
-	}
-}
-
-/* <drv>_comp<N>@pci:<addr> (mlx5 completion vector N) or any <x>@pci:<addr>. */
-static bool
-match_pci(const char *s, const char *e, struct irq_queue *q)
-{
-	const char *at = find_last(s, e, "@pci:"), *comp;
-
-	if (at == NULL || !set_device(q, at + 5, e, IRQ_DEV_PCI))
-		return false;
-	comp = find_last(s, at, "_comp");
-	if (comp != NULL && parse_index(comp + 5, at, &q->index))
-		q->kind = IRQ_QUEUE_TXRX;
-	return true;
-}
-
-/* virtio<K>-input.<N>, virtio<K>-output.<N>, or virtio<K>-<anything else>. */
-static bool
-match_virtio(const char *s, const char *e, struct irq_queue *q)
-{
-	const char *p = s + 6, *dash;
-
-	if (e - s < 8 || memcmp(s, "virtio", 6) != 0 || !pp_isdigit(*p))
-		return false;
-	while (p < e && pp_isdigit(*p))
-		p++;
-	dash = p;
-	if (p == e || *p != '-' || !set_device(q, s, dash, IRQ_DEV_VIRTIO))
-		return false;
-	p++;
-	if (e - p > 6 && memcmp(p, "input.", 6) == 0 && parse_index(p + 6, e, &q->index))
-		q->kind = IRQ_QUEUE_RX;
-	else if (e - p > 7 && memcmp(p, "output.", 7) == 0 && parse_index(p + 7, e, &q->index))
-		q->kind = IRQ_QUEUE_TX;
-	else
-		q->index = -1;
-	return true;
-}
-
-/* nvme<K>q<N>. */
-static bool
-match_nvme(const char *s, const char *e, struct irq_queue *q)
-{
-	const char *p = s + 4, *qp;
-
-	if (e - s < 7 || memcmp(s, "nvme", 4) != 0)
-		return false;
-	while (p < e && pp_isdigit(*p))
-		p++;
-	qp = p;
-	if (qp == s + 4 || qp == e || *qp != 'q' || !parse_index(qp + 1, e, &q->index))
-		return false;
-	if (!set_device(q, s, qp, IRQ_DEV_BLOCK)) {
-		q->index = -1;
-		return false;
-	}
-	q->kind = IRQ_QUEUE_IO;
-	return true;
-}
-
-/* [<drv>-]<dev><infix><N> for the infixes of network drivers. */
-static bool
-match_netdev(const char *s, const char *e, struct irq_queue *q)
-{
-	static const struct {
-		const char *infix;
-		enum irq_queue_kind kind;
-	} infixes[] = {
-	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
-	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
-	};
-	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-"};
-	const char *in, *dev;
-	size_t i, dl;
-
-	for (i = 0; i < sizeof(infixes) / sizeof(infixes[0]); i++) {
-		in = find_last(s, e, infixes[i].infix);
-		if (in == NULL || !parse_index(in + strlen(infixes[i].infix), e, &q->index))
-			continue;
-		dev = s;
-		for (size_t d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
-			dl = strlen(drivers[d]);
-			if (in - s > (ptrdiff_t)dl && memcmp(s, drivers[d], dl) == 0) {
-				dev = s + dl;
-				break;
-			}
-		}
-		if (!set_device(q, dev, in, IRQ_DEV_NETDEV))
-			continue;
-		q->kind = infixes[i].kind;
-		return true;
-	}
-	q->index = -1;
-	return false;
-}
-
-/* The patterns in the order they are tried (see source-interrupts.h). */
-static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
-    match_pci,
-    match_virtio,
-    match_nvme,
-    match_netdev,
-};
-
-/* Match action names against the patterns, first name and first pattern winning. */
-bool
-source_interrupts_parse_name(const char *name, size_t len, struct irq_queue *q)
-{
-	const char *p = name, *end = name + len, *s, *e, *comma;
-
-	for (; p < end; p = comma + 1) {
-		comma = memchr(p, ',', (size_t)(end - p));
-		if (comma == NULL)
-			comma = end;
-		s = pp_skip_blanks(p, comma);
-		e = comma;
-		while (e > s && pp_isblank(e[-1]))
-			e--;
-		for (size_t i = 0; e > s && i < sizeof(name_patterns) / sizeof(name_patterns[0]);
-		     i++) {
-			memset(q, 0, sizeof(*q));
-			q->index = -1;
-			if (name_patterns[i](s, e, q))
-				return true;
-		}
-		if (comma == end)
-			break;
-	}
-	memset(q, 0, sizeof(*q));
-	q->index = -1;
-	return false;
+	return pv != NULL ? pv->table : NULL;
 }

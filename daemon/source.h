@@ -13,6 +13,7 @@
 #include "sink.h"
 
 struct devlist;
+struct irq_table;
 struct nm_error;
 struct source;
 
@@ -69,6 +70,9 @@ struct source {
 	/* The intr line the cpu source shares with the interrupts source, owned by the sampler;
 	 * NULL without one (unit tests, unless a test sets it). */
 	struct stat_intr *stat_intr;
+	/* The IRQ table the interrupts source fills (irqtable.h), owned by the sampler; NULL
+	 * without one: the source then keeps its own. */
+	struct irq_table *irqtab;
 
 	/* set by the sampler */
 	bool enabled;

@@ -78,7 +78,7 @@ drop(struct windows *ws, size_t i)
 static size_t
 snap_bytes(const struct window *w)
 {
-	return (w->start.n + w->end.n) * 2 * sizeof(uint64_t);
+	return snapshot_bytes(&w->start) + snapshot_bytes(&w->end);
 }
 
 /* Forget the first-closed windows while more than the bounds are kept. */
