@@ -365,7 +365,7 @@ irqtable_json(const struct irq_table *t)
 		const struct irq_info *info = &t->v[i];
 		json_object *o;
 
-		if (info->irq < 0)
+		if (info->irq < 0 || info->queue.device[0] == '\0')
 			continue;
 		o = json_object_new_object();
 		json_add_int(o, "irq", info->irq);

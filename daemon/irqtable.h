@@ -136,10 +136,10 @@ void irqtable_copy(struct irq_table *dst, const struct irq_table *src);
 /* Free an owned table's entries; any table becomes empty. */
 void irqtable_free(struct irq_table *t);
 
-/* What a stored result keeps of t: its numeric IRQs' number, name, device, queue and
- * affinities (no series, no counts): [{"irq": 45, "name": "...", "device": "eth0",
- * "dev_kind": "netdev", "queue": 7, "queue_kind": "txrx", "affinity": "0-3",
- * "effective": "2"}, ...] (new reference). */
+/* What a stored result keeps of t: for each numeric IRQ whose name stands for a device (the
+ * ones the queue joins use) its number, name, device, queue and affinities (no series, no
+ * counts): [{"irq": 45, "name": "...", "device": "eth0", "dev_kind": "netdev", "queue": 7,
+ * "queue_kind": "txrx", "affinity": "0-3", "effective": "2"}, ...] (new reference). */
 json_object *irqtable_json(const struct irq_table *t);
 /* Read what irqtable_json wrote into t (owned; not freed first), checking its shape: an
  * array of at most IRQTABLE_JSON_MAX objects, each with an integer irq >= 0, string name

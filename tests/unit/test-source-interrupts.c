@@ -203,72 +203,6 @@ test_irq_table(void **state)
 	harness_free(&w);
 }
 
-/* Every action-name pattern, and names that must not match. */
-static void
-test_parse_name(void **state)
-{
-	static const struct {
-		const char *name;
-		bool match;
-		const char *device;
-		enum irq_dev_kind dev_kind;
-		enum irq_queue_kind kind;
-		int index;
-	} cases[] = {
-	    {"mlx5_comp7@pci:0000:08:00.0", true, "0000:08:00.0", IRQ_DEV_PCI, IRQ_QUEUE_TXRX, 7},
-	    {"mlx5_comp143@pci:0000:af:00.1", true, "0000:af:00.1", IRQ_DEV_PCI, IRQ_QUEUE_TXRX,
-	     143},
-	    {"mlx5_async0@pci:0000:08:00.0", true, "0000:08:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
-	    {"ena-mgmnt@pci:0000:00:05.0", true, "0000:00:05.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
-	    {"eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"i40e-eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"ice-eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"iavf-eth0-TxRx-0", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
-	    {"i40evf-ens1f0v1-TxRx-2", true, "ens1f0v1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 2},
-	    {"ens5-Tx-Rx-7", true, "ens5", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"eth0-rx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 3},
-	    {"eth0-tx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TX, 3},
-	    {"eth0-fp-5", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 5},
-	    {"br-lan-rx-1", true, "br-lan", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 1},
-	    {"virtio2-input.0", true, "virtio2", IRQ_DEV_VIRTIO, IRQ_QUEUE_RX, 0},
-	    {"virtio2-output.0", true, "virtio2", IRQ_DEV_VIRTIO, IRQ_QUEUE_TX, 0},
-	    {"virtio12-input.15", true, "virtio12", IRQ_DEV_VIRTIO, IRQ_QUEUE_RX, 15},
-	    {"virtio1-config", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
-	    {"virtio1-req.0", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
-	    {"nvme0q3", true, "nvme0", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 3},
-	    {"nvme12q0", true, "nvme12", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 0},
-	    /* Shared IRQ: the first name that matches wins. */
-	    {"ehci_hcd:usb1, eth1-TxRx-0", true, "eth1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
-	    {"PCIe PME, pciehp", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"i40e-0000:3b:00.0:misc", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"eth3", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"eth0-TxRx-", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"eth0-TxRx-7x", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"-TxRx-7", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"nvme0", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"virtio", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"hv_netvsc", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"Local timer interrupts", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"x@pci:", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	};
-	struct irq_queue q;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		bool m = irqtable_parse_name(cases[i].name, strlen(cases[i].name), &q);
-
-		if (m != cases[i].match || strcmp(q.device, cases[i].device) != 0 ||
-		    q.dev_kind != cases[i].dev_kind || q.kind != cases[i].kind ||
-		    q.index != cases[i].index)
-			fail_msg("%s: got %d %s %d %d %d", cases[i].name, m, q.device, q.dev_kind,
-			         q.kind, q.index);
-	}
-	/* Only len bytes are read. */
-	assert_true(irqtable_parse_name("eth0-rx-12", 9, &q));
-	assert_int_equal(q.index, 1);
-}
-
 /* CPU 3 goes offline (its column and its series go), then comes back (same ids). */
 static void
 test_cpu_offline(void **state)
@@ -864,19 +798,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_procparse),
-	    cmocka_unit_test(test_parse_name),
-	    cmocka_unit_test(test_steps),
-	    cmocka_unit_test(test_irq_table),
-	    cmocka_unit_test(test_cpu_offline),
-	    cmocka_unit_test(test_irq_freed),
-	    cmocka_unit_test(test_odd),
-	    cmocka_unit_test(test_handmade),
-	    cmocka_unit_test(test_missing),
-	    cmocka_unit_test(test_host),
-	    cmocka_unit_test(test_totals),
-	    cmocka_unit_test(test_totals_text),
-	    cmocka_unit_test(test_totals_relayout),
+	    cmocka_unit_test(test_procparse),   cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_irq_table),   cmocka_unit_test(test_cpu_offline),
+	    cmocka_unit_test(test_irq_freed),   cmocka_unit_test(test_odd),
+	    cmocka_unit_test(test_handmade),    cmocka_unit_test(test_missing),
+	    cmocka_unit_test(test_host),        cmocka_unit_test(test_totals),
+	    cmocka_unit_test(test_totals_text), cmocka_unit_test(test_totals_relayout),
 	    cmocka_unit_test(test_totals_off),
 	};
 
