@@ -24,8 +24,10 @@
 #include "error.h"
 #include "irqtable.h"
 #include "report.h"
+#include "results.h"
 #include "sampler.h"
 #include "snapshot.h"
+#include "window.h"
 
 #define SEC     1000000000ull
 #define NCPUS   144
@@ -674,6 +676,74 @@ set_rx(json_object *r, size_t set)
 	       "by_irq_cpu.rx_packets"));
 }
 
+/* The IRQ table a window name gives (with today's queue 5 IRQ on CPU 100): a kept
+ * window's edge copy; once forgotten, the result's, read back; a result without one, or a
+ * malformed one, gives today's with a note. */
+static void
+check_window_irq_table(struct world *w, int irq)
+{
+	struct irq_table t;
+	struct results *rs;
+	struct windows *ws;
+	struct nm_error err;
+	json_object *r, *old;
+	char dir[128], note[256], cmd[160];
+	const struct irq_info *e;
+
+	snprintf(dir, sizeof(dir), "%s/state", w->root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	rs = results_open(dir, &err);
+	assert_non_null(rs);
+	ws = window_init(w->s, rs, dir, &err);
+	assert_non_null(ws);
+	assert_non_null(r = window_start(ws, "w", "hand", &err));
+	json_object_put(r);
+	assert_non_null(r = window_stop(ws, "w", NULL, "hand", NULL, &err));
+	json_object_put(r);
+	/* Today's table (the interrupts source's) has the IRQ on 100, so has the window. */
+	assert_int_equal(window_irq_table(ws, "w", &t, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 100));
+	assert_true(irqtable_find_irq(&t, irq)->ncpus > 0); /* the copy keeps the series */
+	irqtable_free(&t);
+	/* Moved back afterwards: the window keeps 100, from memory and from its result. */
+	snprintf(cmd, sizeof(cmd), "proc/irq/%d/effective_affinity_list", irq);
+	put_file(w, cmd, "3\n");
+	sampler_irq_refresh_affinity(w->s);
+	assert_int_equal(window_irq_table(ws, "w", &t, note, sizeof(note), &err), 0);
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 100));
+	irqtable_free(&t);
+	assert_non_null(r = window_delete(ws, "w", &err));
+	json_object_put(r);
+	assert_int_equal(window_irq_table(ws, "w", &t, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+	e = irqtable_find_irq(&t, irq);
+	assert_non_null(e);
+	assert_int_equal(cpuset_count(&e->effective), 1);
+	assert_true(cpuset_has(&e->effective, 100));
+	assert_int_equal(e->ncpus, 0);
+	irqtable_free(&t);
+	/* An older result, then a malformed one: today's table, with a note. */
+	old = json_tokener_parse("{\"window\": {\"name\": \"old\"}, \"figures\": {}}");
+	assert_int_equal(results_put(rs, "old", old, &err), 0);
+	json_object_put(old);
+	assert_int_equal(window_irq_table(ws, "old", &t, note, sizeof(note), &err), 0);
+	assert_non_null(strstr(note, "keeps no IRQ table"));
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 3));
+	irqtable_free(&t);
+	old = json_tokener_parse("{\"window\": {}, \"irq_table\": [{\"irq\": \"x\"}]}");
+	assert_int_equal(results_put(rs, "bad", old, &err), 0);
+	json_object_put(old);
+	assert_int_equal(window_irq_table(ws, "bad", &t, note, sizeof(note), &err), 0);
+	assert_non_null(strstr(note, "entry 0 is malformed"));
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 3));
+	irqtable_free(&t);
+	assert_int_equal(window_irq_table(ws, "none", &t, note, sizeof(note), &err), -1);
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	window_free(ws);
+	results_close(rs);
+}
+
 /* A window's report joins with the IRQ table its edges kept, not today's: over a window in
  * which no IRQ fired (the step-0 /proc/interrupts kept through step 1), traffic goes to the
  * CPU sets by effective affinity; eth0 queue 5's IRQ then moves to CPU 100 (as a profile
@@ -750,6 +820,7 @@ test_kept_irq_table(void **state)
 	json_object_put(kept);
 	json_object_put(today);
 	free(intr0);
+	check_window_irq_table(w, q5->irq);
 	teardown((void **)&w);
 }
 
