@@ -70,15 +70,12 @@ struct irq_state {
 struct irq_priv {
 	struct source_file file; /* /proc/interrupts */
 
-	bool contiguous;       /* the entries' lines follow one another from the header to the end
-	                          of the kept read: a byte diff of the whole read finds what changed */
-	size_t header_len;     /* length of the header line in the kept read */
-	unsigned *cols;        /* [IRQ_MAX_CPUS]: CPU number of each column */
-	unsigned *newcols;     /* [IRQ_MAX_CPUS]: scratch for a header being parsed */
-	size_t ncols;          /* columns in the header */
-	unsigned ncpus;        /* highest CPU ever listed + 1: length of each ids array */
-	uint64_t *scratch;     /* [IRQ_MAX_CPUS]: counts of a line parsed in full */
-	struct irq_info *info; /* info[i] and st[i] describe line i of the last read */
+	bool contiguous;        /* the entries' lines follow one another from the header to the end
+	                           of the kept read: a byte diff of the whole read finds what changed */
+	size_t header_len;      /* length of the header line in the kept read */
+	struct pp_cpu_cols hdr; /* the CPU columns; hdr.ncpus: length of each ids array */
+	uint64_t *scratch;      /* [IRQ_MAX_CPUS]: counts of a line parsed in full */
+	struct irq_info *info;  /* info[i] and st[i] describe line i of the last read */
 	struct irq_state *st;
 	size_t n;
 	char *abuf; /* affinity file reads */
@@ -156,7 +153,7 @@ intern_cell(struct source *src, const struct irq_state *st, const char *what, lo
 static void
 entry_gone(struct sink *sink, struct irq_priv *pv, struct irq_info *info, struct irq_state *st)
 {
-	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++) {
+	for (unsigned cpu = 0; cpu < pv->hdr.ncpus; cpu++) {
 		if (st->ids[cpu] != SERIES_NONE) {
 			sink_gone(sink, st->ids[cpu]);
 			st->ids[cpu] = SERIES_NONE;
@@ -188,8 +185,8 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 	memset(st, 0, sizeof(*st));
 	st->label = xmemdupz(label, len);
 	st->label_len = len;
-	st->ids = xreallocarray(NULL, pv->ncpus ? pv->ncpus : 1, sizeof(*st->ids));
-	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
+	st->ids = xreallocarray(NULL, pv->hdr.ncpus ? pv->hdr.ncpus : 1, sizeof(*st->ids));
+	for (unsigned cpu = 0; cpu < pv->hdr.ncpus; cpu++)
 		st->ids[cpu] = SERIES_NONE;
 	info->irq = label_irq(label, len);
 	st->irq = info->irq;
@@ -197,7 +194,7 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 	info->chip = info->hwirq = info->trigger = info->name = empty;
 	info->queue.index = -1;
 	info->total = SERIES_NONE;
-	info->ncpus = pv->ncpus;
+	info->ncpus = pv->hdr.ncpus;
 	info->cpu_series = st->ids;
 }
 
@@ -246,8 +243,8 @@ cell_changed(void *arg, size_t col, uint64_t val)
 
 	if (cx->st->total_shape)
 		id = cx->info->total;
-	else if (col < cx->pv->ncols)
-		id = cx->st->ids[cx->pv->cols[col]];
+	else if (col < cx->pv->hdr.ncols)
+		id = cx->st->ids[cx->pv->hdr.cols[col]];
 	else
 		id = SERIES_NONE;
 	if (id == SERIES_NONE)
@@ -280,11 +277,11 @@ parse_full(struct cell_ctx *cx, const char *line, const char *p, const char *eol
 	unsigned cpu;
 
 	pv->full_parses++;
-	tail = pp_row_parse(&st->row, line, p, eol, pv->ncols, 10, cell_store, pv);
+	tail = pp_row_parse(&st->row, line, p, eol, pv->hdr.ncols, 10, cell_store, pv);
 	n = st->row.ncells;
-	total = n == 1 && (pv->ncols > 1 || is_total_label(st));
+	total = n == 1 && (pv->hdr.ncols > 1 || is_total_label(st));
 	if (total) {
-		for (cpu = 0; cpu < pv->ncpus; cpu++) {
+		for (cpu = 0; cpu < pv->hdr.ncpus; cpu++) {
 			if (st->ids[cpu] != SERIES_NONE) {
 				sink_gone(cx->sink, st->ids[cpu]);
 				st->ids[cpu] = SERIES_NONE;
@@ -300,14 +297,14 @@ parse_full(struct cell_ctx *cx, const char *line, const char *p, const char *eol
 			info->total = SERIES_NONE;
 		}
 		for (c = 0; c < n; c++) {
-			cpu = pv->cols[c];
+			cpu = pv->hdr.cols[c];
 			if (st->ids[cpu] == SERIES_NONE)
 				st->ids[cpu] = intern_cell(cx->src, st, "cpu", cpu);
 			sink_put(cx->sink, st->ids[cpu], pv->scratch[c]);
 		}
 		pv->cells_put += n;
-		for (; c < pv->ncols; c++) {
-			cpu = pv->cols[c];
+		for (; c < pv->hdr.ncols; c++) {
+			cpu = pv->hdr.cols[c];
 			if (st->ids[cpu] != SERIES_NONE) {
 				sink_gone(cx->sink, st->ids[cpu]);
 				st->ids[cpu] = SERIES_NONE;
@@ -488,48 +485,31 @@ rebuild(struct cell_ctx *cx, const char *buf, const char *p, const char *end, si
 	return !truncated && !skipped;
 }
 
-/* Parse the CPU header; when its CPUs differ from last time map the columns again, grow
- * the per-CPU arrays and declare gone the cells of CPUs no longer listed. *remapped says
- * whether that happened (every line must then be parsed in full). */
+/* Read the CPU header; when its CPUs differ from last time grow the per-CPU arrays and
+ * declare gone the cells of CPUs no longer listed. *remapped says whether that happened
+ * (every line must then be parsed in full). */
 static int
 read_header(struct irq_priv *pv, struct sink *sink, const char *line, const char *eol,
             bool *remapped, struct nm_error *err)
 {
-	size_t n = pp_cpu_header(line, eol, pv->newcols, IRQ_MAX_CPUS), i;
-	struct cpuset online;
-	unsigned maxcpu = 0, cpu;
+	unsigned old, cpu;
+	size_t i;
+	int r = pp_cpu_cols_read(&pv->hdr, line, eol, "source interrupts: " IRQ_PATH, &old, err);
 
-	if (n == 0)
-		return nm_error_set(err, NM_ERR_FAILED,
-		                    "source interrupts: " IRQ_PATH ": no CPU header");
-	if (n == pv->ncols && memcmp(pv->newcols, pv->cols, n * sizeof(*pv->cols)) == 0)
-		return 0;
-	cpuset_zero(&online);
-	for (i = 0; i < n; i++) {
-		if (pv->newcols[i] >= IRQ_MAX_CPUS)
-			return nm_error_set(err, NM_ERR_FAILED,
-			                    "source interrupts: " IRQ_PATH ": CPU%u out of range",
-			                    pv->newcols[i]);
-		cpuset_add(&online, pv->newcols[i]);
-		if (pv->newcols[i] > maxcpu)
-			maxcpu = pv->newcols[i];
-	}
-	memcpy(pv->cols, pv->newcols, n * sizeof(*pv->cols));
-	pv->ncols = n;
-	if (maxcpu + 1 > pv->ncpus) {
-		for (i = 0; i < pv->n; i++) {
+	if (r <= 0)
+		return r;
+	for (i = 0; i < pv->n; i++) {
+		if (pv->hdr.ncpus > old) {
 			pv->st[i].ids =
-			    xreallocarray(pv->st[i].ids, maxcpu + 1, sizeof(*pv->st[i].ids));
-			for (cpu = pv->ncpus; cpu <= maxcpu; cpu++)
+			    xreallocarray(pv->st[i].ids, pv->hdr.ncpus, sizeof(*pv->st[i].ids));
+			for (cpu = old; cpu < pv->hdr.ncpus; cpu++)
 				pv->st[i].ids[cpu] = SERIES_NONE;
 			pv->info[i].cpu_series = pv->st[i].ids;
-			pv->info[i].ncpus = maxcpu + 1;
+			pv->info[i].ncpus = pv->hdr.ncpus;
 		}
-		pv->ncpus = maxcpu + 1;
-	}
-	for (i = 0; i < pv->n; i++) {
-		for (cpu = 0; cpu < pv->ncpus; cpu++) {
-			if (pv->st[i].ids[cpu] != SERIES_NONE && !cpuset_has(&online, cpu)) {
+		for (cpu = 0; cpu < old; cpu++) {
+			if (pv->st[i].ids[cpu] != SERIES_NONE &&
+			    !cpuset_has(&pv->hdr.online, cpu)) {
 				sink_gone(sink, pv->st[i].ids[cpu]);
 				pv->st[i].ids[cpu] = SERIES_NONE;
 			}
@@ -567,8 +547,7 @@ interrupts_init(struct source *src, struct nm_error *err)
 	src->priv = pv;
 	pv->table = src->irqtab != NULL ? src->irqtab : &pv->own_table;
 	memset(pv->table, 0, sizeof(*pv->table));
-	pv->cols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->cols));
-	pv->newcols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->newcols));
+	pp_cpu_cols_init(&pv->hdr);
 	pv->scratch = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->scratch));
 	source_file_init(&pv->file, IRQ_PATH);
 	return source_file_open(src, &pv->file, err);
@@ -906,7 +885,7 @@ interrupts_describe(struct source *src)
 	if (pv == NULL)
 		return o;
 	json_add_uint(o, "irqs", pv->n);
-	json_add_uint(o, "cpus", pv->ncols);
+	json_add_uint(o, "cpus", pv->hdr.ncols);
 	json_add_uint(o, "lines_parsed", pv->lines_parsed);
 	json_add_uint(o, "full_parses", pv->full_parses);
 	json_add_uint(o, "lines_skipped", pv->lines_skipped);
@@ -932,8 +911,7 @@ interrupts_free(struct source *src)
 		entry_free(&pv->st[i]);
 	free(pv->info);
 	free(pv->st);
-	free(pv->cols);
-	free(pv->newcols);
+	pp_cpu_cols_free(&pv->hdr);
 	free(pv->scratch);
 	free(pv->abuf);
 	free(pv->intr);

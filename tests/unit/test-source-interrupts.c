@@ -12,7 +12,6 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "procparse.h"
 #include "series.h"
 #include "source-interrupts.h"
 #include "source-harness.h"
@@ -507,43 +506,6 @@ test_host(void **state)
 	harness_free(&w);
 }
 
-/* The parsing helpers on their own. */
-static void
-test_procparse(void **state)
-{
-	const char *s = "18446744073709551615 18446744073709551616 ff 0x1 12ab", *p = s;
-	struct pp_row row = {0};
-	const char *line, *old;
-	uint64_t v;
-	char buf[24];
-
-	(void)state;
-	assert_int_equal(pp_u64(&p, s + strlen(s), &v), 0);
-	assert_true(v == UINT64_MAX);
-	p = pp_skip_blanks(p, s + strlen(s));
-	assert_int_equal(pp_u64(&p, s + strlen(s), &v), -1); /* 2^64 */
-	p = strchr(p, ' ') + 1;
-	assert_int_equal(pp_hex(&p, s + strlen(s), &v), 0);
-	assert_int_equal(v, 255);
-	p++;
-	assert_int_equal(pp_hex(&p, s + strlen(s), &v), 0); /* "0" of "0x1" */
-	assert_int_equal(v, 0);
-	assert_int_equal(pp_utoa(0, buf), 1);
-	assert_int_equal(pp_utoa(UINT64_MAX, buf), 20);
-	assert_memory_equal(buf, "18446744073709551615", 20);
-
-	/* A count split in two in place is a layout change, not a new value. */
-	old = "  1:      12345     7  x";
-	line = "  1:      12 45     7  x";
-	pp_row_parse(&row, old, old + 4, old + strlen(old), 8, 10, NULL, NULL);
-	assert_int_equal(row.ncells, 2);
-	assert_int_equal(pp_row_diff(&row, line, old, strlen(line), 10, NULL, NULL), -1);
-	/* A change in the text after the counts too. */
-	line = "  1:      12345     7  y";
-	assert_int_equal(pp_row_diff(&row, line, old, strlen(line), 10, NULL, NULL), -1);
-	pp_row_free(&row);
-}
-
 /* The intr line of w's proc/stat, allocated. */
 static char *
 intr_line(struct world *w)
@@ -798,12 +760,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_procparse),   cmocka_unit_test(test_steps),
-	    cmocka_unit_test(test_irq_table),   cmocka_unit_test(test_cpu_offline),
-	    cmocka_unit_test(test_irq_freed),   cmocka_unit_test(test_odd),
-	    cmocka_unit_test(test_handmade),    cmocka_unit_test(test_missing),
-	    cmocka_unit_test(test_host),        cmocka_unit_test(test_totals),
-	    cmocka_unit_test(test_totals_text), cmocka_unit_test(test_totals_relayout),
+	    cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_irq_table),
+	    cmocka_unit_test(test_cpu_offline),
+	    cmocka_unit_test(test_irq_freed),
+	    cmocka_unit_test(test_odd),
+	    cmocka_unit_test(test_handmade),
+	    cmocka_unit_test(test_missing),
+	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_totals),
+	    cmocka_unit_test(test_totals_text),
+	    cmocka_unit_test(test_totals_relayout),
 	    cmocka_unit_test(test_totals_off),
 	};
 
