@@ -925,6 +925,7 @@ interrupts_free(struct source *src)
 const struct source_ops source_interrupts_ops = {
     .name = "interrupts",
     .description = "per-IRQ per-CPU interrupt counts (/proc/interrupts)",
+    .after = "cpu", /* its /proc/stat intr line: take_totals */
     .configure = interrupts_configure,
     .init = interrupts_init,
     .sample = interrupts_sample,
