@@ -74,6 +74,10 @@ cmd_build_interrupts(struct daemon *d, json_object *args, json_object *o, struct
 
 	if ((t = sampler_irq_table(d->sampler, err)) == NULL)
 		return -1;
+	if (!irqtable_has_series(t))
+		return nm_error_set(err, NM_ERR_UNSUPPORTED,
+		                    "no interrupt counts: the interrupts source is disabled or has "
+		                    "not sampled yet");
 	irqs = t->v;
 	n = t->n;
 	if (dev != NULL)

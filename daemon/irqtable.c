@@ -58,6 +58,16 @@ irqtable_find_queue(const struct irq_table *t, const char *device, int index,
 	return found;
 }
 
+/* Whether any entry has a series. */
+bool
+irqtable_has_series(const struct irq_table *t)
+{
+	for (size_t i = 0; t != NULL && i < t->n; i++)
+		if (t->v[i].total != SERIES_NONE || t->v[i].ncpus > 0)
+			return true;
+	return false;
+}
+
 /* Read a whole file below rootfd into *buf (grown as needed), NUL-terminated. Its length,
  * or -1. */
 static ssize_t

@@ -94,6 +94,10 @@ const struct irq_info *irqtable_find_label(const struct irq_table *t, const char
 size_t irqtable_find_queue(const struct irq_table *t, const char *device, int index,
                            const struct irq_info **out, size_t max);
 
+/* Whether any entry of t has a series (a table the interrupts source filled, or a copy of
+ * one), rather than only what the files say (irqtable_read, irqtable_from_json). */
+bool irqtable_has_series(const struct irq_table *t);
+
 /* Read /proc/irq/N/smp_affinity_list and effective_affinity_list of a numeric IRQ below
  * rootfd into info (has_* false for a file that cannot be read). *buf, *cap: a read buffer
  * the caller keeps (grown as needed). */

@@ -423,6 +423,8 @@ def test_recomputed_report_keeps_irq_table():
     try:
         summary = gen_host(root, 0)
         d = Daemon(root=root, conf="[source.interrupts]\nenable = no\n")
+        r = d.ctl("interrupts", check=False)
+        assert r.returncode != 0 and "interrupts source is disabled" in r.stderr, r
         d.ctl("mark", "start", "irqs")
         gen_host(root, 1)
         rep = d.json("mark", "stop", "irqs", "--cpus", "a=0-7", "--cpus", "b=8-15")
