@@ -61,6 +61,7 @@ pp_cpu_cols_init(struct pp_cpu_cols *c)
 	memset(c, 0, sizeof(*c));
 	c->cols = xcalloc(CPUSET_MAX_CPUS, sizeof(*c->cols));
 	c->newcols = xcalloc(CPUSET_MAX_CPUS, sizeof(*c->newcols));
+	c->online = xcalloc(1, sizeof(*c->online));
 }
 
 void
@@ -68,6 +69,7 @@ pp_cpu_cols_free(struct pp_cpu_cols *c)
 {
 	free(c->cols);
 	free(c->newcols);
+	free(c->online);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -90,9 +92,9 @@ pp_cpu_cols_read(struct pp_cpu_cols *c, const char *line, const char *eol, const
 		if (c->newcols[i] > maxcpu)
 			maxcpu = c->newcols[i];
 	}
-	cpuset_zero(&c->online);
+	cpuset_zero(c->online);
 	for (i = 0; i < n; i++)
-		cpuset_add(&c->online, c->newcols[i]);
+		cpuset_add(c->online, c->newcols[i]);
 	memcpy(c->cols, c->newcols, n * sizeof(*c->cols));
 	c->ncols = n;
 	*oldncpus = c->ncpus;

@@ -147,11 +147,12 @@ size_t pp_cpu_header(const char *p, const char *eol, unsigned *cpus, size_t max)
 /* The CPU columns of a per-CPU table (/proc/interrupts, /proc/softirqs) as its header last
  * gave them. */
 struct pp_cpu_cols {
-	unsigned *cols;       /* [CPUSET_MAX_CPUS]: CPU number of each column */
-	unsigned *newcols;    /* scratch for a header being parsed */
-	size_t ncols;         /* columns in the header */
-	unsigned ncpus;       /* highest CPU ever listed + 1: the length of per-CPU arrays */
-	struct cpuset online; /* the CPUs the header lists */
+	unsigned *cols;        /* [CPUSET_MAX_CPUS]: CPU number of each column */
+	unsigned *newcols;     /* scratch for a header being parsed */
+	size_t ncols;          /* columns in the header */
+	unsigned ncpus;        /* highest CPU ever listed + 1: the length of per-CPU arrays */
+	struct cpuset *online; /* the CPUs the header lists (out of line: 1 KiB, read only when
+	                          the header changed) */
 };
 
 /* Allocate the column arrays; no columns yet. */

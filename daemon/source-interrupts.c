@@ -509,7 +509,7 @@ read_header(struct irq_priv *pv, struct sink *sink, const char *line, const char
 		}
 		for (cpu = 0; cpu < old; cpu++) {
 			if (pv->st[i].ids[cpu] != SERIES_NONE &&
-			    !cpuset_has(&pv->hdr.online, cpu)) {
+			    !cpuset_has(pv->hdr.online, cpu)) {
 				sink_gone(sink, pv->st[i].ids[cpu]);
 				pv->st[i].ids[cpu] = SERIES_NONE;
 			}

@@ -206,7 +206,7 @@ read_header(struct softirq_priv *pv, struct sink *sink, const char *line, const 
 				row->ids[cpu] = SERIES_NONE;
 		}
 		for (cpu = 0; cpu < old; cpu++) {
-			if (row->ids[cpu] != SERIES_NONE && !cpuset_has(&pv->hdr.online, cpu)) {
+			if (row->ids[cpu] != SERIES_NONE && !cpuset_has(pv->hdr.online, cpu)) {
 				sink_gone(sink, row->ids[cpu]);
 				row->ids[cpu] = SERIES_NONE;
 			}

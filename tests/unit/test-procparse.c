@@ -373,7 +373,7 @@ test_cpu_cols(void **state)
 	assert_int_equal(c.ncols, 4);
 	assert_int_equal(c.ncpus, 4);
 	assert_int_equal(c.cols[3], 3);
-	assert_int_equal(cpuset_count(&c.online), 4);
+	assert_int_equal(cpuset_count(c.online), 4);
 	old = 99;
 	assert_int_equal(pp_cpu_cols_read(&c, h1, h1 + strlen(h1), "t", &old, &err), 0);
 	assert_int_equal(old, 99);
@@ -383,7 +383,7 @@ test_cpu_cols(void **state)
 	assert_int_equal(c.ncpus, 10);
 	assert_int_equal(c.cols[1], 2);
 	assert_int_equal(c.cols[2], 9);
-	assert_true(cpuset_has(&c.online, 9) && !cpuset_has(&c.online, 1));
+	assert_true(cpuset_has(c.online, 9) && !cpuset_has(c.online, 1));
 	/* Fewer CPUs: ncpus never shrinks. */
 	assert_int_equal(pp_cpu_cols_read(&c, h1, h1 + strlen(h1), "t", &old, &err), 1);
 	assert_int_equal(old, 10);
@@ -397,7 +397,7 @@ test_cpu_cols(void **state)
 	assert_string_equal(err.message, "src: f: CPU8192 out of range");
 	assert_int_equal(c.ncols, 4);
 	assert_int_equal(c.cols[3], 3);
-	assert_int_equal(cpuset_count(&c.online), 4);
+	assert_int_equal(cpuset_count(c.online), 4);
 	pp_cpu_cols_free(&c);
 }
 
