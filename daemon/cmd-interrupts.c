@@ -11,16 +11,7 @@
 #include "netdev.h"
 #include "query.h"
 #include "sampler.h"
-#include "source-interrupts.h"
-
-/* The words for an IRQ's queue kind. */
-static const char *
-queue_kind_name(enum irq_queue_kind k)
-{
-	static const char *const names[] = {"", "txrx", "rx", "tx", "io"};
-
-	return (unsigned)k < 5 ? names[k] : "";
-}
+#include "irqtable.h"
 
 /* One IRQ as an object, or NULL when it did not fire and all is false. */
 static json_object *
@@ -55,7 +46,7 @@ irq_json(struct daemon *d, const struct irq_info *irq, bool all)
 	json_add_string(o, "chip", irq->chip);
 	json_add_string(o, "device", irq->queue.device);
 	json_add_int(o, "queue", irq->queue.index);
-	json_add_string(o, "queue_kind", queue_kind_name(irq->queue.kind));
+	json_add_string(o, "queue_kind", irqtable_queue_kind_name(irq->queue.kind));
 	if (irq->has_affinity) {
 		cpuset_format_list(&irq->affinity, list, sizeof(list));
 		json_add_string(o, "affinity", list);
@@ -73,7 +64,7 @@ irq_json(struct daemon *d, const struct irq_info *irq, bool all)
 int
 cmd_build_interrupts(struct daemon *d, json_object *args, json_object *o, struct nm_error *err)
 {
-	struct source *src = sampler_source(d->sampler, "interrupts");
+	const struct irq_table *t;
 	const char *dev = json_get_string(args, "dev", NULL);
 	bool all = json_get_bool(args, "all", false);
 	struct netdev_aliases al;
@@ -81,12 +72,16 @@ cmd_build_interrupts(struct daemon *d, json_object *args, json_object *o, struct
 	json_object *arr;
 	size_t n;
 
-	if ((irqs = source_interrupts_irqs(src, &n)) == NULL)
+	if ((t = sampler_irq_table(d->sampler, err)) == NULL)
+		return -1;
+	if (!irqtable_has_series(t))
 		return nm_error_set(err, NM_ERR_UNSUPPORTED,
-		                    "the interrupts source has no sample%s%s",
-		                    src->reason[0] ? ": " : "", src->reason);
+		                    "no interrupt counts: the interrupts source is disabled or has "
+		                    "not sampled yet");
+	irqs = t->v;
+	n = t->n;
 	if (dev != NULL)
-		netdev_aliases(src->rootfd, dev, &al);
+		netdev_aliases(sampler_rootfd(d->sampler), dev, &al);
 	arr = json_object_new_array();
 	for (size_t i = 0; i < n; i++) {
 		json_object *io;

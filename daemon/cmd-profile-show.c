@@ -13,7 +13,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "profile.h"
-#include "source-interrupts.h"
+#include "irqtable.h"
 
 /* The live value of one queue file as people read it, added to o under key (null when it
  * cannot be read). */

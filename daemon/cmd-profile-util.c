@@ -1,33 +1,32 @@
-/* cmd-profile-util.c: the daemon's side of a profile host: the root in force and the
- * interrupts source's IRQ table, through which queue IRQs are found. */
+/* cmd-profile-util.c: the daemon's side of a profile host: the root in force and the IRQ
+ * table (the sampler's: the interrupts source's, or read on demand while it is disabled),
+ * through which queue IRQs are found. */
 #include <stdio.h>
 
 #include "cmd-profile.h"
 #include "daemon.h"
 #include "error.h"
-#include "log.h"
 #include "profile.h"
 #include "sampler.h"
-#include "source-interrupts.h"
+#include "irqtable.h"
 
 /* Open the daemon's root as a profile host with the IRQ table. */
 int
 cmd_profile_host(struct daemon *d, struct profile_host *h, struct nm_error *err)
 {
-	struct source *src = sampler_source(d->sampler, "interrupts");
+	const struct irq_table *t;
+	struct nm_error e;
 
 	if (profile_host_open(h, d->config.root, err) < 0)
 		return -1;
-	if (src == NULL || !src->enabled) {
-		snprintf(h->irq_reason, sizeof(h->irq_reason),
-		         "queue IRQs are found through the interrupts source, which is disabled");
+	if ((t = sampler_irq_table(d->sampler, &e)) == NULL) {
+		snprintf(h->irq_reason, sizeof(h->irq_reason), "%.120s", e.message);
 		return 0;
 	}
-	h->irqs = source_interrupts_irqs(src, &h->nirqs);
+	h->irqs = t->v;
+	h->nirqs = t->n;
 	if (h->irqs == NULL)
-		snprintf(h->irq_reason, sizeof(h->irq_reason),
-		         "the interrupts source has not read /proc/interrupts yet%s%.60s",
-		         src->reason[0] ? ": " : "", src->reason);
+		snprintf(h->irq_reason, sizeof(h->irq_reason), "/proc/interrupts lists no IRQ");
 	return 0;
 }
 
@@ -35,9 +34,5 @@ cmd_profile_host(struct daemon *d, struct profile_host *h, struct nm_error *err)
 void
 cmd_profile_refresh(struct daemon *d)
 {
-	struct source *src = sampler_source(d->sampler, "interrupts");
-	struct nm_error err;
-
-	if (src != NULL && src->enabled && source_interrupts_refresh_affinity(src, &err) < 0)
-		log_debug("profile: %s", err.message);
+	sampler_irq_refresh_affinity(d->sampler);
 }

@@ -13,7 +13,7 @@
 #include "netdev.h"
 #include "query.h"
 #include "sampler.h"
-#include "source-interrupts.h"
+#include "irqtable.h"
 #include "source-queues.h"
 #include "xmalloc.h"
 
@@ -87,7 +87,7 @@ static json_object *
 device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t last,
             double min_rate, struct source *qsrc)
 {
-	struct source *isrc = sampler_source(d->sampler, "interrupts");
+	const struct irq_table *irqs = sampler_irq_table(d->sampler, NULL);
 	json_object *o = json_object_new_object(), *arr = json_object_new_array();
 	struct netdev_aliases al;
 	struct qrow tot = {.index = -1};
@@ -100,7 +100,7 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 		if (q[i].index + 1 > maxq)
 			maxq = q[i].index + 1;
 	map = xcalloc(maxq ? maxq : 1, sizeof(*map));
-	netdev_map_queue_irqs(isrc, &al, map, maxq);
+	netdev_map_queue_irqs(irqs, &al, map, maxq);
 	for (uint32_t idx = 0; idx < maxq; idx++) {
 		struct qrow r = {.index = (int)idx};
 		bool seen = false;

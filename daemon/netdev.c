@@ -36,17 +36,12 @@ netdev_owns_irq(const struct netdev_aliases *al, const struct irq_info *irq)
 
 /* One pass over the IRQ table: each queue IRQ of the device goes to its index. */
 void
-netdev_map_queue_irqs(struct source *isrc, const struct netdev_aliases *al,
+netdev_map_queue_irqs(const struct irq_table *t, const struct netdev_aliases *al,
                       struct netdev_queue_irqs *map, uint32_t nq)
 {
-	const struct irq_info *irqs;
-	size_t n;
-
 	memset(map, 0, nq * sizeof(*map));
-	if (isrc == NULL || (irqs = source_interrupts_irqs(isrc, &n)) == NULL)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		const struct irq_info *irq = &irqs[i];
+	for (size_t i = 0; t != NULL && i < t->n; i++) {
+		const struct irq_info *irq = &t->v[i];
 		struct netdev_queue_irqs *m;
 		if (irq->queue.index < 0 || (uint32_t)irq->queue.index >= nq ||
 		    !netdev_owns_irq(al, irq))

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "source-interrupts.h"
+#include "irqtable.h"
 
 struct netdev_aliases {
 	char name[IRQ_DEVICE_MAX];
@@ -22,15 +22,15 @@ bool netdev_owns_irq(const struct netdev_aliases *al, const struct irq_info *irq
 #define NETDEV_QUEUE_MAX_IRQS 8
 
 /* The IRQs of one queue index of a device (a queue may have several: virtio input.0 and
- * output.0, eth0-rx-3 and eth0-tx-3). Pointers into the interrupts source's table. */
+ * output.0, eth0-rx-3 and eth0-tx-3). Pointers into an IRQ table. */
 struct netdev_queue_irqs {
 	const struct irq_info *irq[NETDEV_QUEUE_MAX_IRQS];
 	unsigned n;
 };
 
 /* Fill map[0..nq) with the IRQs that name the device (or its parent) and a queue index,
- * in one pass over the IRQ table of isrc (the interrupts source; NULL leaves map empty). */
-void netdev_map_queue_irqs(struct source *isrc, const struct netdev_aliases *al,
+ * in one pass over the IRQ table t (NULL leaves map empty). */
+void netdev_map_queue_irqs(const struct irq_table *t, const struct netdev_aliases *al,
                            struct netdev_queue_irqs *map, uint32_t nq);
 
 #endif

@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "error.h"
 #include "procparse.h"
 #include "xmalloc.h"
 
@@ -51,6 +52,55 @@ pp_cpu_header(const char *p, const char *eol, unsigned *cpus, size_t max)
 		cpus[n++] = (unsigned)cpu;
 	}
 	return n;
+}
+
+/* Allocate the column arrays of a table's header. */
+void
+pp_cpu_cols_init(struct pp_cpu_cols *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->cols = xcalloc(CPUSET_MAX_CPUS, sizeof(*c->cols));
+	c->newcols = xcalloc(CPUSET_MAX_CPUS, sizeof(*c->newcols));
+	c->online = xcalloc(1, sizeof(*c->online));
+}
+
+void
+pp_cpu_cols_free(struct pp_cpu_cols *c)
+{
+	free(c->cols);
+	free(c->newcols);
+	free(c->online);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Read a header; map the columns again when its CPUs changed. */
+int
+pp_cpu_cols_read(struct pp_cpu_cols *c, const char *line, const char *eol, const char *what,
+                 unsigned *oldncpus, struct nm_error *err)
+{
+	size_t n = pp_cpu_header(line, eol, c->newcols, CPUSET_MAX_CPUS), i;
+	unsigned maxcpu = 0;
+
+	if (n == 0)
+		return nm_error_set(err, NM_ERR_FAILED, "%s: no CPU header", what);
+	if (n == c->ncols && memcmp(c->newcols, c->cols, n * sizeof(*c->cols)) == 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (c->newcols[i] >= CPUSET_MAX_CPUS)
+			return nm_error_set(err, NM_ERR_FAILED, "%s: CPU%u out of range", what,
+			                    c->newcols[i]);
+		if (c->newcols[i] > maxcpu)
+			maxcpu = c->newcols[i];
+	}
+	cpuset_zero(c->online);
+	for (i = 0; i < n; i++)
+		cpuset_add(c->online, c->newcols[i]);
+	memcpy(c->cols, c->newcols, n * sizeof(*c->cols));
+	c->ncols = n;
+	*oldncpus = c->ncpus;
+	if (maxcpu + 1 > c->ncpus)
+		c->ncpus = maxcpu + 1;
+	return 1;
 }
 
 /* Decimal digits of v at buf, without a NUL. */

@@ -17,6 +17,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "cpulist.h"
+
+struct nm_error;
+
 /* Whether c is a blank: a space or a tab (never a newline). */
 static inline bool
 pp_isblank(char c)
@@ -139,6 +143,29 @@ int pp_label(const char **pp, const char *eol, const char **label, size_t *len);
  * number of each column in order. Tokens that are not CPU<n> end the header. Returns the
  * number of columns (at most max), 0 when there is none. */
 size_t pp_cpu_header(const char *p, const char *eol, unsigned *cpus, size_t max);
+
+/* The CPU columns of a per-CPU table (/proc/interrupts, /proc/softirqs) as its header last
+ * gave them. */
+struct pp_cpu_cols {
+	unsigned *cols;        /* [CPUSET_MAX_CPUS]: CPU number of each column */
+	unsigned *newcols;     /* scratch for a header being parsed */
+	size_t ncols;          /* columns in the header */
+	unsigned ncpus;        /* highest CPU ever listed + 1: the length of per-CPU arrays */
+	struct cpuset *online; /* the CPUs the header lists (out of line: 1 KiB, read only when
+	                          the header changed) */
+};
+
+/* Allocate the column arrays; no columns yet. */
+void pp_cpu_cols_init(struct pp_cpu_cols *c);
+void pp_cpu_cols_free(struct pp_cpu_cols *c);
+/* Read a header line [line, eol). 0 when it lists the same CPUs as last time; 1 when they
+ * changed: cols, ncols and online are the new ones, ncpus has grown to cover them and
+ * *oldncpus is what it was, so that the caller grows its per-CPU arrays from there and
+ * declares gone the cells of CPUs no longer in online. -1 with err ("WHAT: no CPU header",
+ * "WHAT: CPU%u out of range", c unchanged) when it lists none or a CPU past
+ * CPUSET_MAX_CPUS. */
+int pp_cpu_cols_read(struct pp_cpu_cols *c, const char *line, const char *eol, const char *what,
+                     unsigned *oldncpus, struct nm_error *err);
 
 /* Write v in decimal at buf (at least 20 bytes, not NUL-terminated); returns the length. */
 size_t pp_utoa(uint64_t v, char *buf);

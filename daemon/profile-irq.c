@@ -17,7 +17,6 @@
 #include "error.h"
 #include "netdev.h"
 #include "profile.h"
-#include "source-interrupts.h"
 #include "xmalloc.h"
 
 /* Take a key of [irq]. */

@@ -174,7 +174,7 @@ struct profile_host {
 	char root[256];              /* the root prefix ("/" on the host) */
 	bool real;                   /* root is "/": ethtool ioctls reach the kernel */
 	int ethfd;                   /* ethtool socket (real only), -1 until needed; owned */
-	const struct irq_info *irqs; /* the interrupts source's IRQ table (borrowed), or NULL */
+	const struct irq_info *irqs; /* the IRQ table (sampler_irq_table; borrowed), or NULL */
 	size_t nirqs;
 	char irq_reason[128]; /* why irqs is NULL */
 	/* set by profile_host_set_device */

@@ -19,7 +19,7 @@
 #include "netdev.h"
 #include "report.h"
 #include "sampler.h"
-#include "source-interrupts.h"
+#include "irqtable.h"
 #include "source-queues.h"
 #include "xmalloc.h"
 
@@ -90,7 +90,9 @@ struct report {
 	size_t ndevs, capdevs;
 	struct idlist ethtool, lnstat, sysctl;
 	struct setsum by_irq[REPORT_MAX_CPUSETS], by_index[REPORT_MAX_CPUSETS];
-	uint64_t dev_rx, dev_tx; /* link packets over the devices shown */
+	uint64_t dev_rx, dev_tx;      /* link packets over the devices shown */
+	const struct irq_table *irqs; /* the table in force during the window (report_irqs) */
+	int rootfd;                   /* the sampler's root */
 };
 
 /* Append an id. */
@@ -492,7 +494,7 @@ queue_traffic(const struct report *r, const struct queue_info *q, size_t first, 
  * index. NULL when none of its queues moved. */
 static json_object *
 queue_device_json(struct report *r, const struct queue_info *q, size_t first, size_t last,
-                  struct source *isrc, int rootfd)
+                  int rootfd)
 {
 	json_object *o, *arr = json_object_new_array();
 	struct netdev_aliases al;
@@ -507,7 +509,7 @@ queue_device_json(struct report *r, const struct queue_info *q, size_t first, si
 			maxq = q[i].index + 1;
 	netdev_aliases(rootfd, q[first].dev, &al);
 	map = xcalloc(maxq ? maxq : 1, sizeof(*map));
-	netdev_map_queue_irqs(isrc, &al, map, maxq);
+	netdev_map_queue_irqs(r->irqs, &al, map, maxq);
 	for (uint32_t idx = 0; idx < maxq; idx++) {
 		struct cpuset fired;
 		json_object *qo;
@@ -563,7 +565,6 @@ static json_object *
 queues_json(struct report *r)
 {
 	struct source *qsrc = sampler_source(r->s, "queues");
-	struct source *isrc = sampler_source(r->s, "interrupts");
 	const struct report_opts *o = r->opts;
 	json_object *fig = json_object_new_object(), *devs = json_object_new_array();
 	json_object *sets = json_object_new_array();
@@ -578,7 +579,7 @@ queues_json(struct report *r)
 		while (j < n && strcmp(q[j].dev, q[i].dev) == 0)
 			j++;
 		if ((o->device == NULL || strcmp(o->device, q[i].dev) == 0) &&
-		    (d = queue_device_json(r, q, i, j, isrc, qsrc->rootfd)) != NULL)
+		    (d = queue_device_json(r, q, i, j, r->rootfd)) != NULL)
 			json_object_array_add(devs, d);
 		i = j;
 	}
@@ -788,13 +789,27 @@ netdev_of(struct report *r, const char *device, int rootfd)
 	return NULL;
 }
 
+/* Seconds of the window as seen by the source of the IRQ table's series (0 without any). */
+static double
+irq_seconds(const struct report *r)
+{
+	for (size_t i = 0; r->irqs != NULL && i < r->irqs->n; i++) {
+		const struct irq_info *irq = &r->irqs->v[i];
+		if (irq->total != SERIES_NONE)
+			return secs_of(r, irq->total);
+		for (unsigned c = 0; c < irq->ncpus; c++)
+			if (irq->cpu_series[c] != SERIES_NONE)
+				return secs_of(r, irq->cpu_series[c]);
+	}
+	return 0;
+}
+
 /* The interrupts figure: function-call IPIs (TLB shootdowns among them), all IPIs (each
  * IPI line once: TLB left out, as CAL holds it), each IPI line, and interrupts per device
  * (IRQs grouped by the device their name gives, else by their action names). */
 static json_object *
 interrupts_json(struct report *r)
 {
-	struct source *isrc = sampler_source(r->s, "interrupts");
 	json_object *fig = json_object_new_object(), *ipis = json_object_new_array();
 	json_object *devs = json_object_new_array();
 	const struct irq_info *irqs = NULL;
@@ -803,9 +818,11 @@ interrupts_json(struct report *r)
 	uint64_t cal = 0, tlb = 0, all = 0;
 	double secs;
 
-	if (isrc != NULL)
-		irqs = source_interrupts_irqs(isrc, &n);
-	secs = isrc != NULL ? r->secs[isrc->index % RING_MAX_SOURCES] : 0;
+	if (r->irqs != NULL) {
+		irqs = r->irqs->v;
+		n = r->irqs->n;
+	}
+	secs = irq_seconds(r);
 	dv = xcalloc(n ? n : 1, sizeof(*dv));
 	for (size_t i = 0; i < n; i++) {
 		const struct irq_info *irq = &irqs[i];
@@ -838,7 +855,7 @@ interrupts_json(struct report *r)
 	qsort(dv, ndv, sizeof(*dv), irqdev_cmp);
 	for (size_t k = 0; k < ndv; k++) {
 		json_object *o = json_object_new_object();
-		const char *nd = netdev_of(r, dv[k].device, isrc->rootfd);
+		const char *nd = netdev_of(r, dv[k].device, r->rootfd);
 		json_add_string(o, "device", dv[k].device);
 		if (nd != NULL)
 			json_add_string(o, "netdev", nd);
@@ -1050,6 +1067,18 @@ report_free(struct report *r)
 	free(r->sysctl.v);
 }
 
+/* The IRQ table a window's report joins with: the one its end edge kept (in force during
+ * the window, whatever changed since), else the start's, else today's. */
+static const struct irq_table *
+report_irqs(struct sampler *s, const struct snapshot *a, const struct snapshot *b)
+{
+	if (b->irqs.kind != IRQ_TABLE_EMPTY)
+		return &b->irqs;
+	if (a->irqs.kind != IRQ_TABLE_EMPTY)
+		return &a->irqs;
+	return sampler_irq_table(s, NULL);
+}
+
 /* Scan the registry, then build each group from the snapshots' increments. */
 json_object *
 report_build(struct sampler *s, const struct snapshot *a, const struct snapshot *b,
@@ -1063,6 +1092,8 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 		return NULL;
 	}
 	r.cpu_src = r.sirq_src = r.softnet_src = -1;
+	r.rootfd = sampler_rootfd(s);
+	r.irqs = report_irqs(s, a, b);
 	for (unsigned i = 0; i < RING_MAX_SOURCES; i++)
 		r.secs[i] = snapshot_seconds(a, b, i);
 	scan(&r);

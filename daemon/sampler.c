@@ -12,6 +12,7 @@
 #include "counter.h"
 #include "devlist.h"
 #include "error.h"
+#include "irqtable.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "sampler.h"
@@ -25,19 +26,60 @@ static const struct source_ops *const all_sources[] = {
 };
 #define NSOURCES (sizeof(all_sources) / sizeof(all_sources[0]))
 
-/* The source sampled k-th in a round, and armed k-th: the cpu source first, as it publishes
- * the intr line the interrupts source reads (struct stat_intr); the rest in table order. The
- * table order is the sources' index, which series and ring records carry: it stays. */
+/* The table index of the source named name, or NSOURCES. */
+static unsigned
+source_index(const char *name)
+{
+	unsigned i = 0;
+
+	while (i < NSOURCES && strcmp(all_sources[i]->name, name) != 0)
+		i++;
+	return i;
+}
+
+/* Put source i into the turn order after the source it takes a reading from (.after). */
+static void
+place_turn(unsigned i, bool *placed, unsigned *order, unsigned *n)
+{
+	unsigned j;
+
+	if (placed[i])
+		return;
+	placed[i] = true;
+	if (all_sources[i]->after != NULL && (j = source_index(all_sources[i]->after)) < NSOURCES)
+		place_turn(j, placed, order, n);
+	order[(*n)++] = i;
+}
+
+/* The source sampled k-th in a round, and armed k-th: table order, except that a source
+ * comes after the one its .after names (the cpu source before the interrupts source, which
+ * takes its intr line). The table order is the sources' index, which series and ring
+ * records carry: it stays. */
 static unsigned
 source_turn(unsigned k)
 {
-	unsigned cpu = 0;
+	static unsigned order[NSOURCES];
+	static bool done;
+	bool placed[NSOURCES] = {false};
+	unsigned n = 0;
 
-	while (cpu < NSOURCES && all_sources[cpu] != &source_cpu_ops)
-		cpu++;
-	if (cpu == NSOURCES)
-		return k;
-	return k == 0 ? cpu : k <= cpu ? k - 1 : k;
+	if (!done) {
+		for (unsigned i = 0; i < NSOURCES; i++)
+			place_turn(i, placed, order, &n);
+		done = true;
+	}
+	return order[k];
+}
+
+/* Whether source i gives or takes a reading through struct stat_intr. */
+static bool
+shares_stat_intr(unsigned i)
+{
+	for (unsigned j = 0; j < NSOURCES; j++)
+		if (all_sources[j]->after != NULL &&
+		    (j == i || source_index(all_sources[j]->after) == i))
+			return true;
+	return false;
 }
 
 static int configure_source(struct source *src, const struct config *cfg, struct nm_error *err);
@@ -65,6 +107,8 @@ struct sampler {
 	int rootfd;
 	struct devlist *devlist; /* shared by the ethtool and queues sources, opened by the first */
 	struct stat_intr stat_intr; /* published by the cpu source for the interrupts source */
+	struct irq_table irqtab;    /* filled by the interrupts source as it samples */
+	struct irq_table irqread;   /* read on demand while that source has no table */
 	/* per series: last raw reading and whether a baseline exists */
 	uint64_t *raw;
 	uint8_t *seen;
@@ -364,7 +408,8 @@ sources_blank(struct sampler *s, struct source *srcs)
 		srcs[i].rootfd = s->rootfd;
 		srcs[i].reg = &s->reg;
 		srcs[i].devlist = s->devlist;
-		srcs[i].stat_intr = &s->stat_intr;
+		srcs[i].stat_intr = shares_stat_intr(i) ? &s->stat_intr : NULL;
+		srcs[i].irqtab = &s->irqtab;
 		srcs[i].healthy = true;
 	}
 }
@@ -473,6 +518,7 @@ sampler_free(struct sampler *s)
 	if (s->ring)
 		ring_free(s->ring);
 	devlist_free(s->devlist); /* after the sources that use it */
+	irqtable_free(&s->irqread);
 	series_registry_free(&s->reg);
 	if (s->cfg != NULL) {
 		config_free(s->cfg);
@@ -504,6 +550,39 @@ sampler_source(struct sampler *s, const char *name)
 		if (strcmp(s->sources[i].ops->name, name) == 0)
 			return &s->sources[i];
 	return NULL;
+}
+
+/* The interrupts source's table when it has one, else one read now. */
+const struct irq_table *
+sampler_irq_table(struct sampler *s, struct nm_error *err)
+{
+	struct nm_error e;
+
+	for (unsigned i = 0; i < NSOURCES; i++) {
+		if (s->sources[i].ops == &source_interrupts_ops && s->sources[i].enabled &&
+		    s->irqtab.kind != IRQ_TABLE_EMPTY)
+			return &s->irqtab;
+	}
+	if (irqtable_read(&s->irqread, s->rootfd, &e) < 0) {
+		if (err != NULL)
+			nm_error_set(err, e.code, "the IRQ table cannot be read: %s", e.message);
+		return NULL;
+	}
+	return &s->irqread;
+}
+
+/* Read the affinities of the tables handed out again. */
+void
+sampler_irq_refresh_affinity(struct sampler *s)
+{
+	irqtable_refresh_affinity(&s->irqtab, s->rootfd);
+	irqtable_refresh_affinity(&s->irqread, s->rootfd);
+}
+
+int
+sampler_rootfd(const struct sampler *s)
+{
+	return s->rootfd;
 }
 
 size_t

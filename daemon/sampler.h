@@ -16,6 +16,7 @@
 struct daemon;
 struct config;
 struct event_base;
+struct irq_table;
 struct nm_error;
 
 #define SAMPLER_MAX_SOURCES 16
@@ -43,6 +44,15 @@ struct series_registry *sampler_registry(struct sampler *s);
 struct ring *sampler_ring(struct sampler *s);
 /* The source by name, or NULL. */
 struct source *sampler_source(struct sampler *s, const char *name);
+/* The IRQ table (irqtable.h): the interrupts source's as of its last sample when that source
+ * is enabled and has one; otherwise read now from /proc/interrupts and /proc/irq (no series:
+ * profiles and the queue joins work with that source disabled, at the cost of a read per
+ * call). Valid until the next sample or call. NULL with err (may be NULL) when neither. */
+const struct irq_table *sampler_irq_table(struct sampler *s, struct nm_error *err);
+/* Read the affinity files of the IRQ tables handed out again (after a profile wrote them). */
+void sampler_irq_refresh_affinity(struct sampler *s);
+/* The O_PATH fd of the root the sources read below. */
+int sampler_rootfd(const struct sampler *s);
 size_t sampler_nsources(const struct sampler *s);
 struct source *sampler_source_at(struct sampler *s, size_t i);
 /* The last raw reading of a series (what the kernel showed). */

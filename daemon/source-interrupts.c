@@ -44,6 +44,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "procparse.h"
+#include "irqtable.h"
 #include "source-interrupts.h"
 #include "source.h"
 #include "xmalloc.h"
@@ -69,15 +70,12 @@ struct irq_state {
 struct irq_priv {
 	struct source_file file; /* /proc/interrupts */
 
-	bool contiguous;       /* the entries' lines follow one another from the header to the end
-	                          of the kept read: a byte diff of the whole read finds what changed */
-	size_t header_len;     /* length of the header line in the kept read */
-	unsigned *cols;        /* [IRQ_MAX_CPUS]: CPU number of each column */
-	unsigned *newcols;     /* [IRQ_MAX_CPUS]: scratch for a header being parsed */
-	size_t ncols;          /* columns in the header */
-	unsigned ncpus;        /* highest CPU ever listed + 1: length of each ids array */
-	uint64_t *scratch;     /* [IRQ_MAX_CPUS]: counts of a line parsed in full */
-	struct irq_info *info; /* info[i] and st[i] describe line i of the last read */
+	bool contiguous;        /* the entries' lines follow one another from the header to the end
+	                           of the kept read: a byte diff of the whole read finds what changed */
+	size_t header_len;      /* length of the header line in the kept read */
+	struct pp_cpu_cols hdr; /* the CPU columns; hdr.ncpus: length of each ids array */
+	uint64_t *scratch;      /* [IRQ_MAX_CPUS]: counts of a line parsed in full */
+	struct irq_info *info;  /* info[i] and st[i] describe line i of the last read */
 	struct irq_state *st;
 	size_t n;
 	char *abuf; /* affinity file reads */
@@ -92,6 +90,11 @@ struct irq_priv {
 	uint64_t *totals;       /* [ntotals]: total of IRQ k in the line last taken */
 	uint32_t *moved;        /* [ntotals]: the take at which IRQ k's total last changed */
 	size_t ntotals, captotals;
+
+	/* The table the entries are published in (publish): the sampler's (source.irqtab), or
+	 * own_table without a sampler. */
+	struct irq_table *table;
+	struct irq_table own_table;
 
 	/* what the last sample did, for describe */
 	size_t lines_parsed, cells_put, full_parses, lines_skipped;
@@ -150,7 +153,7 @@ intern_cell(struct source *src, const struct irq_state *st, const char *what, lo
 static void
 entry_gone(struct sink *sink, struct irq_priv *pv, struct irq_info *info, struct irq_state *st)
 {
-	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++) {
+	for (unsigned cpu = 0; cpu < pv->hdr.ncpus; cpu++) {
 		if (st->ids[cpu] != SERIES_NONE) {
 			sink_gone(sink, st->ids[cpu]);
 			st->ids[cpu] = SERIES_NONE;
@@ -182,8 +185,8 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 	memset(st, 0, sizeof(*st));
 	st->label = xmemdupz(label, len);
 	st->label_len = len;
-	st->ids = xreallocarray(NULL, pv->ncpus ? pv->ncpus : 1, sizeof(*st->ids));
-	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
+	st->ids = xreallocarray(NULL, pv->hdr.ncpus ? pv->hdr.ncpus : 1, sizeof(*st->ids));
+	for (unsigned cpu = 0; cpu < pv->hdr.ncpus; cpu++)
 		st->ids[cpu] = SERIES_NONE;
 	info->irq = label_irq(label, len);
 	st->irq = info->irq;
@@ -191,105 +194,8 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 	info->chip = info->hwirq = info->trigger = info->name = empty;
 	info->queue.index = -1;
 	info->total = SERIES_NONE;
-	info->ncpus = pv->ncpus;
+	info->ncpus = pv->hdr.ncpus;
 	info->cpu_series = st->ids;
-}
-
-/* Read a CPU list file below the root into set; -1 (set empty) when it cannot be. */
-static int
-read_cpulist(struct source *src, struct irq_priv *pv, const char *path, struct cpuset *set)
-{
-	struct nm_error err;
-
-	if (source_read_file(src, path, &pv->abuf, &pv->acap) < 0 ||
-	    cpuset_parse_list(set, pv->abuf, &err) < 0) {
-		cpuset_zero(set);
-		return -1;
-	}
-	return 0;
-}
-
-/* Read /proc/irq/N/smp_affinity_list and effective_affinity_list of a numeric IRQ. */
-static void
-read_affinity(struct source *src, struct irq_priv *pv, struct irq_info *info)
-{
-	char path[64];
-
-	if (info->irq < 0)
-		return;
-	snprintf(path, sizeof(path), "proc/irq/%d/smp_affinity_list", info->irq);
-	info->has_affinity = read_cpulist(src, pv, path, &info->affinity) == 0;
-	snprintf(path, sizeof(path), "proc/irq/%d/effective_affinity_list", info->irq);
-	info->has_effective = read_cpulist(src, pv, path, &info->effective) == 0;
-}
-
-/* Whether [s, s+len) is a trigger name as /proc/interrupts shows it. */
-static bool
-is_trigger(const char *s, size_t len)
-{
-	static const char *const triggers[] = {"edge", "level", "fasteoi", "Edge", "Level"};
-
-	for (size_t i = 0; i < sizeof(triggers) / sizeof(triggers[0]); i++) {
-		if (strlen(triggers[i]) == len && memcmp(s, triggers[i], len) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* Append [s, s+len) and a NUL at *w; returns where it starts. */
-static const char *
-put_field(char **w, const char *s, size_t len)
-{
-	char *start = *w;
-
-	memcpy(start, s, len);
-	start[len] = '\0';
-	*w += len + 1;
-	return start;
-}
-
-/* Split the text after the counts of a numeric IRQ into chip, hwirq, trigger and name:
- *   "IR-PCI-MSIX-0000:08:00.0  3-edge  mlx5_comp2@pci:0000:08:00.0"  (x86 today)
- *   "GICv3  27 Level  arch_timer"                                   (arm64)
- *   "IO-APIC-edge  timer"                                           (x86 before 3.x)
- * An arch line's text is all name. */
-static void
-split_fields(struct irq_info *info, struct irq_state *st, const char *t, const char *e)
-{
-	const char *p = t, *tok, *tok2, *dash, *save;
-	size_t len, len2;
-	char *w = st->fields;
-
-	info->chip = info->hwirq = info->trigger = empty;
-	if (info->irq >= 0 && pp_token(&p, e, &tok, &len) == 0) {
-		dash = memrchr(tok, '-', len);
-		if (dash != NULL && is_trigger(dash + 1, (size_t)(tok + len - dash - 1))) {
-			info->chip = put_field(&w, tok, (size_t)(dash - tok));
-			info->trigger = put_field(&w, dash + 1, (size_t)(tok + len - dash - 1));
-		} else {
-			info->chip = put_field(&w, tok, len);
-			save = p;
-			if (pp_token(&p, e, &tok2, &len2) == 0 && pp_isdigit(tok2[0])) {
-				dash = memchr(tok2, '-', len2);
-				if (dash != NULL) {
-					info->hwirq = put_field(&w, tok2, (size_t)(dash - tok2));
-					info->trigger = put_field(&w, dash + 1,
-					                          (size_t)(tok2 + len2 - dash - 1));
-				} else {
-					info->hwirq = put_field(&w, tok2, len2);
-					save = p;
-					if (pp_token(&p, e, &tok, &len) == 0 &&
-					    is_trigger(tok, len))
-						info->trigger = put_field(&w, tok, len);
-					else
-						p = save;
-				}
-			} else
-				p = save;
-		}
-		t = pp_skip_blanks(p, e);
-	}
-	info->name = put_field(&w, t, (size_t)(e - t));
 }
 
 /* Take the text after the counts; when it differs from last time, split it, parse the
@@ -299,6 +205,7 @@ set_description(struct source *src, struct irq_priv *pv, struct irq_info *info,
                 struct irq_state *st, const char *t, const char *e)
 {
 	size_t len;
+	char *w;
 
 	t = pp_skip_blanks(t, e);
 	while (e > t && pp_isblank(e[-1]))
@@ -311,9 +218,10 @@ set_description(struct source *src, struct irq_priv *pv, struct irq_info *info,
 	st->tail = xmemdupz(t, len);
 	st->tail_len = len;
 	st->fields = xmalloc(len + 4);
-	split_fields(info, st, st->tail, st->tail + len);
-	source_interrupts_parse_name(info->name, strlen(info->name), &info->queue);
-	read_affinity(src, pv, info);
+	w = st->fields;
+	irqtable_split_fields(info, &w, st->tail, st->tail + len);
+	irqtable_parse_name(info->name, strlen(info->name), &info->queue);
+	irqtable_read_affinity(src->rootfd, info, &pv->abuf, &pv->acap);
 }
 
 /* Keep the counts of a line parsed in full. */
@@ -335,8 +243,8 @@ cell_changed(void *arg, size_t col, uint64_t val)
 
 	if (cx->st->total_shape)
 		id = cx->info->total;
-	else if (col < cx->pv->ncols)
-		id = cx->st->ids[cx->pv->cols[col]];
+	else if (col < cx->pv->hdr.ncols)
+		id = cx->st->ids[cx->pv->hdr.cols[col]];
 	else
 		id = SERIES_NONE;
 	if (id == SERIES_NONE)
@@ -369,11 +277,11 @@ parse_full(struct cell_ctx *cx, const char *line, const char *p, const char *eol
 	unsigned cpu;
 
 	pv->full_parses++;
-	tail = pp_row_parse(&st->row, line, p, eol, pv->ncols, 10, cell_store, pv);
+	tail = pp_row_parse(&st->row, line, p, eol, pv->hdr.ncols, 10, cell_store, pv);
 	n = st->row.ncells;
-	total = n == 1 && (pv->ncols > 1 || is_total_label(st));
+	total = n == 1 && (pv->hdr.ncols > 1 || is_total_label(st));
 	if (total) {
-		for (cpu = 0; cpu < pv->ncpus; cpu++) {
+		for (cpu = 0; cpu < pv->hdr.ncpus; cpu++) {
 			if (st->ids[cpu] != SERIES_NONE) {
 				sink_gone(cx->sink, st->ids[cpu]);
 				st->ids[cpu] = SERIES_NONE;
@@ -389,14 +297,14 @@ parse_full(struct cell_ctx *cx, const char *line, const char *p, const char *eol
 			info->total = SERIES_NONE;
 		}
 		for (c = 0; c < n; c++) {
-			cpu = pv->cols[c];
+			cpu = pv->hdr.cols[c];
 			if (st->ids[cpu] == SERIES_NONE)
 				st->ids[cpu] = intern_cell(cx->src, st, "cpu", cpu);
 			sink_put(cx->sink, st->ids[cpu], pv->scratch[c]);
 		}
 		pv->cells_put += n;
-		for (; c < pv->ncols; c++) {
-			cpu = pv->cols[c];
+		for (; c < pv->hdr.ncols; c++) {
+			cpu = pv->hdr.cols[c];
 			if (st->ids[cpu] != SERIES_NONE) {
 				sink_gone(cx->sink, st->ids[cpu]);
 				st->ids[cpu] = SERIES_NONE;
@@ -577,48 +485,31 @@ rebuild(struct cell_ctx *cx, const char *buf, const char *p, const char *end, si
 	return !truncated && !skipped;
 }
 
-/* Parse the CPU header; when its CPUs differ from last time map the columns again, grow
- * the per-CPU arrays and declare gone the cells of CPUs no longer listed. *remapped says
- * whether that happened (every line must then be parsed in full). */
+/* Read the CPU header; when its CPUs differ from last time grow the per-CPU arrays and
+ * declare gone the cells of CPUs no longer listed. *remapped says whether that happened
+ * (every line must then be parsed in full). */
 static int
 read_header(struct irq_priv *pv, struct sink *sink, const char *line, const char *eol,
             bool *remapped, struct nm_error *err)
 {
-	size_t n = pp_cpu_header(line, eol, pv->newcols, IRQ_MAX_CPUS), i;
-	struct cpuset online;
-	unsigned maxcpu = 0, cpu;
+	unsigned old, cpu;
+	size_t i;
+	int r = pp_cpu_cols_read(&pv->hdr, line, eol, "source interrupts: " IRQ_PATH, &old, err);
 
-	if (n == 0)
-		return nm_error_set(err, NM_ERR_FAILED,
-		                    "source interrupts: " IRQ_PATH ": no CPU header");
-	if (n == pv->ncols && memcmp(pv->newcols, pv->cols, n * sizeof(*pv->cols)) == 0)
-		return 0;
-	cpuset_zero(&online);
-	for (i = 0; i < n; i++) {
-		if (pv->newcols[i] >= IRQ_MAX_CPUS)
-			return nm_error_set(err, NM_ERR_FAILED,
-			                    "source interrupts: " IRQ_PATH ": CPU%u out of range",
-			                    pv->newcols[i]);
-		cpuset_add(&online, pv->newcols[i]);
-		if (pv->newcols[i] > maxcpu)
-			maxcpu = pv->newcols[i];
-	}
-	memcpy(pv->cols, pv->newcols, n * sizeof(*pv->cols));
-	pv->ncols = n;
-	if (maxcpu + 1 > pv->ncpus) {
-		for (i = 0; i < pv->n; i++) {
+	if (r <= 0)
+		return r;
+	for (i = 0; i < pv->n; i++) {
+		if (pv->hdr.ncpus > old) {
 			pv->st[i].ids =
-			    xreallocarray(pv->st[i].ids, maxcpu + 1, sizeof(*pv->st[i].ids));
-			for (cpu = pv->ncpus; cpu <= maxcpu; cpu++)
+			    xreallocarray(pv->st[i].ids, pv->hdr.ncpus, sizeof(*pv->st[i].ids));
+			for (cpu = old; cpu < pv->hdr.ncpus; cpu++)
 				pv->st[i].ids[cpu] = SERIES_NONE;
 			pv->info[i].cpu_series = pv->st[i].ids;
-			pv->info[i].ncpus = maxcpu + 1;
+			pv->info[i].ncpus = pv->hdr.ncpus;
 		}
-		pv->ncpus = maxcpu + 1;
-	}
-	for (i = 0; i < pv->n; i++) {
-		for (cpu = 0; cpu < pv->ncpus; cpu++) {
-			if (pv->st[i].ids[cpu] != SERIES_NONE && !cpuset_has(&online, cpu)) {
+		for (cpu = 0; cpu < old; cpu++) {
+			if (pv->st[i].ids[cpu] != SERIES_NONE &&
+			    !cpuset_has(pv->hdr.online, cpu)) {
 				sink_gone(sink, pv->st[i].ids[cpu]);
 				pv->st[i].ids[cpu] = SERIES_NONE;
 			}
@@ -654,8 +545,9 @@ interrupts_init(struct source *src, struct nm_error *err)
 	struct irq_priv *pv = xcalloc(1, sizeof(*pv));
 
 	src->priv = pv;
-	pv->cols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->cols));
-	pv->newcols = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->newcols));
+	pv->table = src->irqtab != NULL ? src->irqtab : &pv->own_table;
+	memset(pv->table, 0, sizeof(*pv->table));
+	pp_cpu_cols_init(&pv->hdr);
 	pv->scratch = xcalloc(IRQ_MAX_CPUS, sizeof(*pv->scratch));
 	source_file_init(&pv->file, IRQ_PATH);
 	return source_file_open(src, &pv->file, err);
@@ -880,7 +772,7 @@ scan_by_totals(struct cell_ctx *cx, char *buf, size_t len, char *old, size_t old
 
 /* Read /proc/interrupts once and put what changed. */
 static int
-interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
+sample_once(struct source *src, struct sink *sink, struct nm_error *err)
 {
 	struct irq_priv *pv = src->priv;
 	struct cell_ctx cx = {src, pv, NULL, NULL, sink, 0};
@@ -964,6 +856,25 @@ done:
 	return 0;
 }
 
+/* Point the IRQ table at the entries as they are now: two stores, no copy. */
+static void
+publish(struct irq_priv *pv)
+{
+	pv->table->kind = pv->n > 0 ? IRQ_TABLE_BORROWED : IRQ_TABLE_EMPTY;
+	pv->table->v = pv->info;
+	pv->table->n = pv->n;
+}
+
+/* A sample, then the table published (the entries may have moved: rebuild). */
+static int
+interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
+{
+	int r = sample_once(src, sink, err);
+
+	publish(src->priv);
+	return r;
+}
+
 /* Facts for status: table size and what the last sample parsed. */
 static json_object *
 interrupts_describe(struct source *src)
@@ -974,7 +885,7 @@ interrupts_describe(struct source *src)
 	if (pv == NULL)
 		return o;
 	json_add_uint(o, "irqs", pv->n);
-	json_add_uint(o, "cpus", pv->ncols);
+	json_add_uint(o, "cpus", pv->hdr.ncols);
 	json_add_uint(o, "lines_parsed", pv->lines_parsed);
 	json_add_uint(o, "full_parses", pv->full_parses);
 	json_add_uint(o, "lines_skipped", pv->lines_skipped);
@@ -993,13 +904,14 @@ interrupts_free(struct source *src)
 	src->opts = NULL;
 	if (pv == NULL)
 		return;
+	/* The table must not point at what is freed here. */
+	memset(pv->table, 0, sizeof(*pv->table));
 	source_file_free(&pv->file);
 	for (size_t i = 0; i < pv->n; i++)
 		entry_free(&pv->st[i]);
 	free(pv->info);
 	free(pv->st);
-	free(pv->cols);
-	free(pv->newcols);
+	pp_cpu_cols_free(&pv->hdr);
 	free(pv->scratch);
 	free(pv->abuf);
 	free(pv->intr);
@@ -1013,6 +925,7 @@ interrupts_free(struct source *src)
 const struct source_ops source_interrupts_ops = {
     .name = "interrupts",
     .description = "per-IRQ per-CPU interrupt counts (/proc/interrupts)",
+    .after = "cpu", /* its /proc/stat intr line: take_totals */
     .configure = interrupts_configure,
     .init = interrupts_init,
     .sample = interrupts_sample,
@@ -1020,246 +933,11 @@ const struct source_ops source_interrupts_ops = {
     .free = interrupts_free,
 };
 
-/* The IRQ table of the last sample, in file order. */
-const struct irq_info *
-source_interrupts_irqs(struct source *src, size_t *n)
+/* The table the source fills. */
+const struct irq_table *
+source_interrupts_table(struct source *src)
 {
 	struct irq_priv *pv = src->priv;
 
-	*n = pv != NULL ? pv->n : 0;
-	return *n > 0 ? pv->info : NULL;
-}
-
-/* The line of an IRQ number. */
-const struct irq_info *
-source_interrupts_find_irq(struct source *src, int irq)
-{
-	struct irq_priv *pv = src->priv;
-
-	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
-		if (pv->info[i].irq == irq)
-			return &pv->info[i];
-	}
-	return NULL;
-}
-
-/* The line with a label. */
-const struct irq_info *
-source_interrupts_find_label(struct source *src, const char *label)
-{
-	struct irq_priv *pv = src->priv;
-
-	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
-		if (strcmp(pv->info[i].label, label) == 0)
-			return &pv->info[i];
-	}
-	return NULL;
-}
-
-/* The IRQs whose name stands for a device's queue. */
-size_t
-source_interrupts_find_queue(struct source *src, const char *device, int index,
-                             const struct irq_info **out, size_t max)
-{
-	struct irq_priv *pv = src->priv;
-	size_t found = 0;
-
-	for (size_t i = 0; pv != NULL && i < pv->n; i++) {
-		const struct irq_info *info = &pv->info[i];
-
-		if (info->queue.index != index || strcmp(info->queue.device, device) != 0)
-			continue;
-		if (found < max)
-			out[found] = info;
-		found++;
-	}
-	return found;
-}
-
-/* Read the affinity files of every numeric IRQ again. */
-int
-source_interrupts_refresh_affinity(struct source *src, struct nm_error *err)
-{
-	struct irq_priv *pv = src->priv;
-
-	if (pv == NULL || source_file_prev(&pv->file, NULL) == NULL)
-		return nm_error_set(err, NM_ERR_FAILED, "source interrupts: not sampled yet");
-	for (size_t i = 0; i < pv->n; i++)
-		read_affinity(src, pv, &pv->info[i]);
-	return 0;
-}
-
-/* Name patterns. Each takes one action name [s, e) and fills q on a match. */
-
-/* Digits [s, e) (at least one) as an int. */
-static bool
-parse_index(const char *s, const char *e, int *out)
-{
-	const char *p = s;
-	uint64_t v;
-
-	if (pp_u64(&p, e, &v) < 0 || p != e || v > INT32_MAX)
-		return false;
-	*out = (int)v;
-	return true;
-}
-
-/* Copy a device name into q; false when it is empty or too long. */
-static bool
-set_device(struct irq_queue *q, const char *s, const char *e, enum irq_dev_kind kind)
-{
-	if (e <= s || (size_t)(e - s) >= sizeof(q->device))
-		return false;
-	memcpy(q->device, s, (size_t)(e - s));
-	q->device[e - s] = '\0';
-	q->dev_kind = kind;
-	return true;
-}
-
-/* The last occurrence of needle in [s, e), or NULL. */
-static const char *
-find_last(const char *s, const char *e, const char *needle)
-{
-	size_t nl = strlen(needle);
-	const char *p;
-
-	if ((size_t)(e - s) < nl)
-		return NULL;
-	for (p = e - nl;; p--) {
-		if (memcmp(p, needle, nl) == 0)
-			return p;
-		if (p == s)
-			return NULL;
-	}
-}
-
-/* <drv>_comp<N>@pci:<addr> (mlx5 completion vector N) or any <x>@pci:<addr>. */
-static bool
-match_pci(const char *s, const char *e, struct irq_queue *q)
-{
-	const char *at = find_last(s, e, "@pci:"), *comp;
-
-	if (at == NULL || !set_device(q, at + 5, e, IRQ_DEV_PCI))
-		return false;
-	comp = find_last(s, at, "_comp");
-	if (comp != NULL && parse_index(comp + 5, at, &q->index))
-		q->kind = IRQ_QUEUE_TXRX;
-	return true;
-}
-
-/* virtio<K>-input.<N>, virtio<K>-output.<N>, or virtio<K>-<anything else>. */
-static bool
-match_virtio(const char *s, const char *e, struct irq_queue *q)
-{
-	const char *p = s + 6, *dash;
-
-	if (e - s < 8 || memcmp(s, "virtio", 6) != 0 || !pp_isdigit(*p))
-		return false;
-	while (p < e && pp_isdigit(*p))
-		p++;
-	dash = p;
-	if (p == e || *p != '-' || !set_device(q, s, dash, IRQ_DEV_VIRTIO))
-		return false;
-	p++;
-	if (e - p > 6 && memcmp(p, "input.", 6) == 0 && parse_index(p + 6, e, &q->index))
-		q->kind = IRQ_QUEUE_RX;
-	else if (e - p > 7 && memcmp(p, "output.", 7) == 0 && parse_index(p + 7, e, &q->index))
-		q->kind = IRQ_QUEUE_TX;
-	else
-		q->index = -1;
-	return true;
-}
-
-/* nvme<K>q<N>. */
-static bool
-match_nvme(const char *s, const char *e, struct irq_queue *q)
-{
-	const char *p = s + 4, *qp;
-
-	if (e - s < 7 || memcmp(s, "nvme", 4) != 0)
-		return false;
-	while (p < e && pp_isdigit(*p))
-		p++;
-	qp = p;
-	if (qp == s + 4 || qp == e || *qp != 'q' || !parse_index(qp + 1, e, &q->index))
-		return false;
-	if (!set_device(q, s, qp, IRQ_DEV_BLOCK)) {
-		q->index = -1;
-		return false;
-	}
-	q->kind = IRQ_QUEUE_IO;
-	return true;
-}
-
-/* [<drv>-]<dev><infix><N> for the infixes of network drivers. */
-static bool
-match_netdev(const char *s, const char *e, struct irq_queue *q)
-{
-	static const struct {
-		const char *infix;
-		enum irq_queue_kind kind;
-	} infixes[] = {
-	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
-	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
-	};
-	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-"};
-	const char *in, *dev;
-	size_t i, dl;
-
-	for (i = 0; i < sizeof(infixes) / sizeof(infixes[0]); i++) {
-		in = find_last(s, e, infixes[i].infix);
-		if (in == NULL || !parse_index(in + strlen(infixes[i].infix), e, &q->index))
-			continue;
-		dev = s;
-		for (size_t d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
-			dl = strlen(drivers[d]);
-			if (in - s > (ptrdiff_t)dl && memcmp(s, drivers[d], dl) == 0) {
-				dev = s + dl;
-				break;
-			}
-		}
-		if (!set_device(q, dev, in, IRQ_DEV_NETDEV))
-			continue;
-		q->kind = infixes[i].kind;
-		return true;
-	}
-	q->index = -1;
-	return false;
-}
-
-/* The patterns in the order they are tried (see source-interrupts.h). */
-static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
-    match_pci,
-    match_virtio,
-    match_nvme,
-    match_netdev,
-};
-
-/* Match action names against the patterns, first name and first pattern winning. */
-bool
-source_interrupts_parse_name(const char *name, size_t len, struct irq_queue *q)
-{
-	const char *p = name, *end = name + len, *s, *e, *comma;
-
-	for (; p < end; p = comma + 1) {
-		comma = memchr(p, ',', (size_t)(end - p));
-		if (comma == NULL)
-			comma = end;
-		s = pp_skip_blanks(p, comma);
-		e = comma;
-		while (e > s && pp_isblank(e[-1]))
-			e--;
-		for (size_t i = 0; e > s && i < sizeof(name_patterns) / sizeof(name_patterns[0]);
-		     i++) {
-			memset(q, 0, sizeof(*q));
-			q->index = -1;
-			if (name_patterns[i](s, e, q))
-				return true;
-		}
-		if (comma == end)
-			break;
-	}
-	memset(q, 0, sizeof(*q));
-	q->index = -1;
-	return false;
+	return pv != NULL ? pv->table : NULL;
 }

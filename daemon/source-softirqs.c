@@ -40,11 +40,8 @@ struct softirq_row {
 struct softirq_priv {
 	struct source_file file; /* /proc/softirqs */
 	size_t header_len;
-	unsigned *cols;    /* [SOFTIRQ_MAX_CPUS]: CPU number of each column */
-	unsigned *newcols; /* scratch for a header being parsed */
-	size_t ncols;
-	unsigned ncpus;    /* highest CPU ever listed + 1: length of each ids array */
-	uint64_t *scratch; /* counts of a row parsed in full */
+	struct pp_cpu_cols hdr; /* the CPU columns; hdr.ncpus: length of each ids array */
+	uint64_t *scratch;      /* counts of a row parsed in full */
 	struct softirq_row *rows;
 	size_t nrows, rowcap;
 	size_t cells_put; /* in the last sample */
@@ -77,7 +74,7 @@ intern_cell(struct source *src, const struct softirq_row *r, unsigned cpu)
 static void
 row_drop(struct sink *sink, struct softirq_priv *pv, struct softirq_row *r)
 {
-	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++) {
+	for (unsigned cpu = 0; cpu < pv->hdr.ncpus; cpu++) {
 		if (r->ids[cpu] != SERIES_NONE)
 			sink_gone(sink, r->ids[cpu]);
 	}
@@ -101,8 +98,8 @@ row_insert(struct softirq_priv *pv, size_t k, const char *name, size_t len)
 	memset(r, 0, sizeof(*r));
 	memcpy(r->name, name, len);
 	r->name_len = len;
-	r->ids = xreallocarray(NULL, pv->ncpus ? pv->ncpus : 1, sizeof(*r->ids));
-	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
+	r->ids = xreallocarray(NULL, pv->hdr.ncpus ? pv->hdr.ncpus : 1, sizeof(*r->ids));
+	for (unsigned cpu = 0; cpu < pv->hdr.ncpus; cpu++)
 		r->ids[cpu] = SERIES_NONE;
 	return r;
 }
@@ -148,7 +145,7 @@ cell_changed(void *arg, size_t col, uint64_t val)
 	struct softirq_ctx *cx = arg;
 	series_id id;
 
-	if (col >= cx->pv->ncols || (id = cx->row->ids[cx->pv->cols[col]]) == SERIES_NONE)
+	if (col >= cx->pv->hdr.ncols || (id = cx->row->ids[cx->pv->hdr.cols[col]]) == SERIES_NONE)
 		return -1;
 	sink_put(cx->sink, id, val);
 	cx->pv->cells_put++;
@@ -168,17 +165,17 @@ process_row(struct source *src, struct softirq_ctx *cx, const char *buf, const c
 
 	if (full || old == NULL || r->prev_len != len ||
 	    pp_row_diff(&r->row, line, old + r->prev_off, len, 10, cell_changed, cx) < 0) {
-		pp_row_parse(&r->row, line, p, eol, pv->ncols, 10, cell_store, pv);
+		pp_row_parse(&r->row, line, p, eol, pv->hdr.ncols, 10, cell_store, pv);
 		n = r->row.ncells;
 		for (c = 0; c < n; c++) {
-			cpu = pv->cols[c];
+			cpu = pv->hdr.cols[c];
 			if (r->ids[cpu] == SERIES_NONE)
 				r->ids[cpu] = intern_cell(src, r, cpu);
 			sink_put(cx->sink, r->ids[cpu], pv->scratch[c]);
 		}
 		pv->cells_put += n;
-		for (; c < pv->ncols; c++) {
-			cpu = pv->cols[c];
+		for (; c < pv->hdr.ncols; c++) {
+			cpu = pv->hdr.cols[c];
 			if (r->ids[cpu] != SERIES_NONE) {
 				sink_gone(cx->sink, r->ids[cpu]);
 				r->ids[cpu] = SERIES_NONE;
@@ -189,50 +186,32 @@ process_row(struct source *src, struct softirq_ctx *cx, const char *buf, const c
 	r->prev_len = len;
 }
 
-/* Parse the CPU header; when its CPUs changed, map the columns again, grow the per-CPU
- * arrays and declare gone the cells of CPUs no longer listed. */
+/* Read the CPU header; when its CPUs changed, grow the per-CPU arrays and declare gone the
+ * cells of CPUs no longer listed. */
 static int
 read_header(struct softirq_priv *pv, struct sink *sink, const char *line, const char *eol,
             bool *remapped, struct nm_error *err)
 {
-	size_t n = pp_cpu_header(line, eol, pv->newcols, SOFTIRQ_MAX_CPUS), i;
-	unsigned maxcpu = 0, cpu;
-	struct cpuset online;
+	unsigned old, cpu;
+	int r = pp_cpu_cols_read(&pv->hdr, line, eol, "source softirqs: " SOFTIRQ_PATH, &old, err);
 
-	if (n == 0)
-		return nm_error_set(err, NM_ERR_FAILED,
-		                    "source softirqs: " SOFTIRQ_PATH ": no CPU header");
-	if (n == pv->ncols && memcmp(pv->newcols, pv->cols, n * sizeof(*pv->cols)) == 0)
-		return 0;
-	cpuset_zero(&online);
-	for (i = 0; i < n; i++) {
-		if (pv->newcols[i] >= SOFTIRQ_MAX_CPUS)
-			return nm_error_set(err, NM_ERR_FAILED,
-			                    "source softirqs: " SOFTIRQ_PATH ": CPU%u out of range",
-			                    pv->newcols[i]);
-		cpuset_add(&online, pv->newcols[i]);
-		if (pv->newcols[i] > maxcpu)
-			maxcpu = pv->newcols[i];
-	}
-	memcpy(pv->cols, pv->newcols, n * sizeof(*pv->cols));
-	pv->ncols = n;
-	for (i = 0; i < pv->nrows; i++) {
-		struct softirq_row *r = &pv->rows[i];
+	if (r <= 0)
+		return r;
+	for (size_t i = 0; i < pv->nrows; i++) {
+		struct softirq_row *row = &pv->rows[i];
 
-		if (maxcpu + 1 > pv->ncpus) {
-			r->ids = xreallocarray(r->ids, maxcpu + 1, sizeof(*r->ids));
-			for (cpu = pv->ncpus; cpu <= maxcpu; cpu++)
-				r->ids[cpu] = SERIES_NONE;
+		if (pv->hdr.ncpus > old) {
+			row->ids = xreallocarray(row->ids, pv->hdr.ncpus, sizeof(*row->ids));
+			for (cpu = old; cpu < pv->hdr.ncpus; cpu++)
+				row->ids[cpu] = SERIES_NONE;
 		}
-		for (cpu = 0; cpu < pv->ncpus; cpu++) {
-			if (r->ids[cpu] != SERIES_NONE && !cpuset_has(&online, cpu)) {
-				sink_gone(sink, r->ids[cpu]);
-				r->ids[cpu] = SERIES_NONE;
+		for (cpu = 0; cpu < old; cpu++) {
+			if (row->ids[cpu] != SERIES_NONE && !cpuset_has(pv->hdr.online, cpu)) {
+				sink_gone(sink, row->ids[cpu]);
+				row->ids[cpu] = SERIES_NONE;
 			}
 		}
 	}
-	if (maxcpu + 1 > pv->ncpus)
-		pv->ncpus = maxcpu + 1;
 	*remapped = true;
 	return 0;
 }
@@ -244,8 +223,7 @@ softirqs_init(struct source *src, struct nm_error *err)
 	struct softirq_priv *pv = xcalloc(1, sizeof(*pv));
 
 	src->priv = pv;
-	pv->cols = xcalloc(SOFTIRQ_MAX_CPUS, sizeof(*pv->cols));
-	pv->newcols = xcalloc(SOFTIRQ_MAX_CPUS, sizeof(*pv->newcols));
+	pp_cpu_cols_init(&pv->hdr);
 	pv->scratch = xcalloc(SOFTIRQ_MAX_CPUS, sizeof(*pv->scratch));
 	source_file_init(&pv->file, SOFTIRQ_PATH);
 	return source_file_open(src, &pv->file, err);
@@ -329,7 +307,7 @@ softirqs_describe(struct source *src)
 	if (pv == NULL)
 		return o;
 	json_add_uint(o, "types", pv->nrows);
-	json_add_uint(o, "cpus", pv->ncols);
+	json_add_uint(o, "cpus", pv->hdr.ncols);
 	json_add_uint(o, "cells_put", pv->cells_put);
 	return o;
 }
@@ -348,8 +326,7 @@ softirqs_free(struct source *src)
 		free(pv->rows[i].ids);
 	}
 	free(pv->rows);
-	free(pv->cols);
-	free(pv->newcols);
+	pp_cpu_cols_free(&pv->hdr);
 	free(pv->scratch);
 	free(pv);
 	src->priv = NULL;

@@ -13,12 +13,15 @@
 #include "sink.h"
 
 struct devlist;
+struct irq_table;
 struct nm_error;
 struct source;
 
 /* /proc/stat's intr line as the cpu source last read it: "intr TOTAL n0 n1 ...", the total
- * of each IRQ number over every CPU. The cpu source publishes it (the sampler owns one and
- * samples the cpu source first), so that the interrupts source can leave alone the lines of
+ * of each IRQ number over every CPU. The cpu source publishes it into the one the sampler
+ * owns; the interrupts source declares that it takes it (source_ops.after = "cpu"), so the
+ * sampler samples the cpu source first and hands the line to those two only. The
+ * interrupts source can then leave alone the lines of
  * /proc/interrupts whose IRQ's total has not moved, without reading /proc/stat again (on a
  * large host the kernel sums 1,200 IRQs over 144 CPUs to print it). */
 /* How long after the cpu source's read the interrupts source still takes its intr line: the
@@ -36,6 +39,11 @@ struct stat_intr {
 struct source_ops {
 	const char *name;        /* "interrupts", the [source.NAME] config section */
 	const char *description; /* one line for status */
+	/* The source whose reading this one takes a part of (the interrupts source: "cpu", its
+	 * struct stat_intr), or NULL. The sampler samples that one first in a round and arms
+	 * its timer first, and gives struct stat_intr to the two of them only. The dependency
+	 * is declared here, by the source that takes: the one that gives does not know it. */
+	const char *after;
 	/* Take one option from [source.NAME] (keys other than enable/interval). 0 ok; -1 with
 	 * err naming key and value. Called before init; also by --check-config. May be NULL. */
 	int (*configure)(struct source *src, const char *key, const char *val,
@@ -66,9 +74,13 @@ struct source {
 	/* The device list and counters the ethtool and queues sources share (devlist.h), owned
 	 * by the sampler; NULL without a sampler (unit tests): a source then makes its own. */
 	struct devlist *devlist;
-	/* The intr line the cpu source shares with the interrupts source, owned by the sampler;
-	 * NULL without one (unit tests, unless a test sets it). */
+	/* The intr line the cpu source gives to the sources that name it in .after, owned by the
+	 * sampler; NULL for the other sources and without a sampler (unit tests, unless a test
+	 * sets it). */
 	struct stat_intr *stat_intr;
+	/* The IRQ table the interrupts source fills (irqtable.h), owned by the sampler; NULL
+	 * without one: the source then keeps its own. */
+	struct irq_table *irqtab;
 
 	/* set by the sampler */
 	bool enabled;

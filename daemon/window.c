@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "error.h"
+#include "irqtable.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "report.h"
@@ -78,7 +79,7 @@ drop(struct windows *ws, size_t i)
 static size_t
 snap_bytes(const struct window *w)
 {
-	return (w->start.n + w->end.n) * 2 * sizeof(uint64_t);
+	return snapshot_bytes(&w->start) + snapshot_bytes(&w->end);
 }
 
 /* Forget the first-closed windows while more than the bounds are kept. */
@@ -302,8 +303,11 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	w->open = false;
 	w->closed_by = closed_by;
 	r = build(ws, w, &end, eff, err);
-	if (r != NULL)
+	if (r != NULL) {
 		merge_extra(r, extra);
+		/* The joins of the result, for views of it once its snapshots are gone. */
+		json_object_object_add(r, "irq_table", irqtable_json(&end.irqs));
+	}
 	if (r == NULL || results_put(ws->results, w->name, r, err) < 0) {
 		w->open = true;
 		w->closed_by = NULL;
@@ -785,5 +789,44 @@ window_span(struct windows *ws, const char *name, uint64_t *t0_ns, uint64_t *t1_
 		                    name);
 	*t0_ns = real_to_mono(ws, a);
 	*t1_ns = real_to_mono(ws, b);
+	return 0;
+}
+
+/* The IRQ table of a window: its edge's copy, the stored one, or today's with a note. */
+int
+window_irq_table(struct windows *ws, const char *name, struct irq_table *out, char *note,
+                 size_t size, struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	struct window *w = i >= 0 ? ws->ws[i] : NULL;
+	const struct irq_table *today;
+	json_object *stored, *arr;
+	struct nm_error e;
+
+	snprintf(note, size, "%s", "");
+	if (w != NULL) {
+		irqtable_copy(out, w->open && !w->frozen ? &w->start.irqs : &w->end.irqs);
+		return 0;
+	}
+	if ((stored = results_get(ws->results, name, &e)) == NULL) {
+		if (e.code == NM_ERR_NOT_FOUND)
+			return nm_error_set(err, NM_ERR_NOT_FOUND, "no window or result named %s",
+			                    name);
+		return nm_error_set(err, e.code, "%s", e.message);
+	}
+	if (!json_object_object_get_ex(stored, "irq_table", &arr))
+		snprintf(note, size,
+		         "result %s keeps no IRQ table (stored by an older version): today's is "
+		         "used",
+		         name);
+	else if (irqtable_from_json(out, arr, &e) == 0) {
+		json_object_put(stored);
+		return 0;
+	} else
+		snprintf(note, size, "result %s: %s: today's IRQ table is used", name, e.message);
+	json_object_put(stored);
+	if ((today = sampler_irq_table(ws->sampler, err)) == NULL)
+		return -1;
+	irqtable_copy(out, today);
 	return 0;
 }

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 #include <stdint.h>
 
+struct irq_table;
 struct sampler;
 struct results;
 struct nm_error;
@@ -61,5 +62,14 @@ json_object *window_list_json(struct windows *ws);
  * check). 0, or -1 with err (not_found). */
 int window_span(struct windows *ws, const char *name, uint64_t *t0_ns, uint64_t *t1_ns,
                 struct nm_error *err);
+
+/* The IRQ table in force during a window, for views of its span: a kept window's end edge
+ * (an open window's start edge); else a stored result's "irq_table", its shape checked
+ * (irqtable_from_json). A result without one (stored by an older version) or with a
+ * malformed one gives today's table (sampler_irq_table) and a note saying so in note (""
+ * otherwise). out is the caller's (irqtable_free). 0, or -1 with err (not_found, or
+ * today's table cannot be read). */
+int window_irq_table(struct windows *ws, const char *name, struct irq_table *out, char *note,
+                     size_t size, struct nm_error *err);
 
 #endif

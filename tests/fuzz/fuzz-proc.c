@@ -160,15 +160,18 @@ file_set(int fd, const uint8_t *data, size_t len)
 	fuzz_check(ftruncate(fd, (off_t)len) == 0);
 }
 
-/* Check the interrupts source's exported IRQ table, as profiles and views read it. */
+/* Check the interrupts source's exported IRQ table, as profiles and views read it; read the
+ * same file with the on-demand reader, copy it and take its stored form back. */
 static void
 check_irqs(struct source *src, const struct series_registry *reg)
 {
-	const struct irq_info *v, *out[4];
+	const struct irq_table *t = source_interrupts_table(src);
+	const struct irq_info *v = t->v, *out[4];
+	struct irq_table rd, cp, back;
 	struct nm_error err;
-	size_t n;
+	json_object *js;
+	size_t n = t->n;
 
-	v = source_interrupts_irqs(src, &n);
 	for (size_t i = 0; i < n; i++) {
 		const struct irq_info *info = &v[i];
 
@@ -180,15 +183,25 @@ check_irqs(struct source *src, const struct series_registry *reg)
 		for (unsigned c = 0; c < info->ncpus; c++)
 			fuzz_check(info->cpu_series[c] == SERIES_NONE ||
 			           info->cpu_series[c] < reg->n);
-		fuzz_check(source_interrupts_find_label(src, info->label) != NULL);
-		fuzz_check(info->irq < 0 || source_interrupts_find_irq(src, info->irq) != NULL);
+		fuzz_check(irqtable_find_label(t, info->label) != NULL);
+		fuzz_check(info->irq < 0 || irqtable_find_irq(t, info->irq) != NULL);
 		fuzz_check(strnlen(info->queue.device, IRQ_DEVICE_MAX) < IRQ_DEVICE_MAX);
 		if (info->queue.device[0] != '\0')
-			fuzz_check(source_interrupts_find_queue(src, info->queue.device,
-			                                        info->queue.index, out, 4) > 0);
+			fuzz_check(irqtable_find_queue(t, info->queue.device, info->queue.index,
+			                               out, 4) > 0);
 	}
+	memset(&rd, 0, sizeof(rd));
 	nm_error_clear(&err);
-	source_interrupts_refresh_affinity(src, &err);
+	if (irqtable_read(&rd, src->rootfd, &err) == 0) {
+		irqtable_copy(&cp, &rd);
+		fuzz_check(cp.n == rd.n);
+		js = irqtable_json(&cp);
+		fuzz_check(irqtable_from_json(&back, js, &err) == 0);
+		json_object_put(js);
+		irqtable_free(&back);
+		irqtable_free(&cp);
+	}
+	irqtable_free(&rd);
 }
 
 /* One sample; a failure (a file without a CPU header) is an answer, not a crash. */

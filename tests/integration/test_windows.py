@@ -42,13 +42,14 @@ class Daemon:
     """netmetricsd on a temporary socket and state directory, which survive restarts
     (start() again after kill9() or term()) until cleanup()."""
 
-    def __init__(self):
+    def __init__(self, root=None, conf=""):
         self.dir = tempfile.mkdtemp(prefix="nm-windows-")
         self.sock = os.path.join(self.dir, "s.sock")
         self.state = os.path.join(self.dir, "state")
         self.conf = os.path.join(self.dir, "netmetricsd.conf")
+        self.root = root
         with open(self.conf, "w") as f:
-            f.write("[sampling]\ninterval = 500ms\n")
+            f.write("[sampling]\ninterval = 500ms\n" + conf)
             if os.geteuid() != 0:
                 f.write("[daemon]\nadmin_group = %s\n" % grp.getgrgid(os.getegid()).gr_name)
         self.log = open(os.path.join(self.dir, "log"), "a")
@@ -59,7 +60,8 @@ class Daemon:
     def start(self):
         self.proc = subprocess.Popen(
             [NETMETRICSD, "--foreground", "--socket", self.sock, "--state-dir", self.state,
-             "--config", self.conf, "--log-level", "info"],
+             "--config", self.conf, "--log-level", "info"]
+            + (["--root", self.root] if self.root else []),
             stdout=self.log, stderr=subprocess.STDOUT, env=env())
         deadline = time.time() + START_TIMEOUT
         while time.time() < deadline:
@@ -393,6 +395,72 @@ def test_reports_live_stored_recomputed():
         assert "snapshots" in err, err
     finally:
         d.cleanup()
+
+
+def gen_host(root, step):
+    """A gen-host.py fixture of a 16-CPU host with an 8-queue mlx5 eth0 at step, in place;
+    its --json summary."""
+    srcdir = os.environ.get("SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
+    out = subprocess.run(
+        [sys.executable, "-S", os.path.join(srcdir, "tests", "fixtures", "gen-host.py"), root,
+         "--cpus", "16", "--queues", "8", "--irqs", "120", "--step", str(step), "--json"],
+        check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def by_irq(rep):
+    return {s["name"]: s["by_irq_cpu"]["rx_packets"]
+            for s in rep["figures"]["queues"]["cpusets"]}
+
+
+def test_recomputed_report_keeps_irq_table():
+    """A kept window recomputed with other CPU sets joins with the IRQ table of its edges:
+    with the interrupts source disabled (the table is read from the files, and traffic is
+    credited by effective affinity), eth0 queue 5's IRQ moves to the other set after the
+    window; `report NAME --cpus ...` still credits it where it was. The stored result keeps
+    the table: queue IRQs with their affinities."""
+    root = tempfile.mkdtemp(prefix="nm-windows-root-")
+    try:
+        summary = gen_host(root, 0)
+        d = Daemon(root=root, conf="[source.interrupts]\nenable = no\n")
+        r = d.ctl("interrupts", check=False)
+        assert r.returncode != 0 and "interrupts source is disabled" in r.stderr, r
+        d.ctl("mark", "start", "irqs")
+        gen_host(root, 1)
+        rep = d.json("mark", "stop", "irqs", "--cpus", "a=0-7", "--cpus", "b=8-15")
+        pci = summary["mlx5"]["eth0"]["pci"]
+        kept = [e for e in rep["irq_table"] if e["device"] == pci and e["queue"] == 5]
+        assert len(kept) == 1 and kept[0]["queue_kind"] == "txrx", rep["irq_table"]
+        irq = kept[0]["irq"]
+        eff = summary["affinity"][str(irq)][1]
+        assert kept[0]["effective"] == eff, (kept, eff)
+        assert 0 <= int(eff) <= 7, eff
+        old = by_irq(rep)
+        q5 = [q for q in [x for x in rep["figures"]["queues"]["devices"]
+                          if x["name"] == "eth0"][0]["queues"] if q["queue"] == 5][0]
+        assert q5["rx_packets"] > 0 and old["a"] >= q5["rx_packets"], (q5, old)
+        for f in ("effective_affinity_list", "smp_affinity_list"):
+            with open(os.path.join(root, "proc", "irq", str(irq), f), "w") as fp:
+                fp.write("12\n")
+        again = d.json("report", "irqs", "--cpus", "a=0-7", "--cpus", "b=8-15",
+                       "--cpus", "all=0-15")
+        assert again["stored"] is False, again
+        assert by_irq(again)["a"] == old["a"] and by_irq(again)["b"] == old["b"], \
+            (by_irq(again), old)
+        # A window whose end edge sees the IRQ moved joins with the moved IRQ (each step of
+        # the generator writes the affinities again: move it once more after step 2).
+        d.ctl("mark", "start", "moved")
+        gen_host(root, 2)
+        for f in ("effective_affinity_list", "smp_affinity_list"):
+            with open(os.path.join(root, "proc", "irq", str(irq), f), "w") as fp:
+                fp.write("12\n")
+        now = by_irq(d.json("mark", "stop", "moved", "--cpus", "a=0-7", "--cpus", "b=8-15"))
+        q5n = [q for q in [x for x in d.json("report", "moved")["figures"]["queues"]["devices"]
+                           if x["name"] == "eth0"][0]["queues"] if q["queue"] == 5][0]
+        assert now["b"] >= q5n["rx_packets"] > 0, (now, q5n)
+        d.cleanup()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def test_restart_safety_kill9():

@@ -1,7 +1,8 @@
-/* test-procparse.c: pp_row_diff, which every table source uses to parse only the cells of a
- * line whose bytes changed. Fixed cases, then 200,000 random rows checked against a model
- * written here the plain way: which cells it must report, with which values, and where it
- * must give up (-1) so that the caller parses the line in full. */
+/* test-procparse.c: the number helpers; the per-CPU header parser the interrupts and
+ * softirqs sources share; pp_row_diff, which every table source uses to parse only the
+ * cells of a line whose bytes changed: fixed cases, then 200,000 random rows checked against
+ * a model written here the plain way: which cells it must report, with which values, and
+ * where it must give up (-1) so that the caller parses the line in full. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "error.h"
 #include "procparse.h"
 
 #define MAX_CELLS 64
@@ -316,12 +318,95 @@ test_first_diff(void **state)
 	}
 }
 
+/* The parsing helpers on their own. */
+static void
+test_procparse(void **state)
+{
+	const char *s = "18446744073709551615 18446744073709551616 ff 0x1 12ab", *p = s;
+	struct pp_row row = {0};
+	const char *line, *old;
+	uint64_t v;
+	char buf[24];
+
+	(void)state;
+	assert_int_equal(pp_u64(&p, s + strlen(s), &v), 0);
+	assert_true(v == UINT64_MAX);
+	p = pp_skip_blanks(p, s + strlen(s));
+	assert_int_equal(pp_u64(&p, s + strlen(s), &v), -1); /* 2^64 */
+	p = strchr(p, ' ') + 1;
+	assert_int_equal(pp_hex(&p, s + strlen(s), &v), 0);
+	assert_int_equal(v, 255);
+	p++;
+	assert_int_equal(pp_hex(&p, s + strlen(s), &v), 0); /* "0" of "0x1" */
+	assert_int_equal(v, 0);
+	assert_int_equal(pp_utoa(0, buf), 1);
+	assert_int_equal(pp_utoa(UINT64_MAX, buf), 20);
+	assert_memory_equal(buf, "18446744073709551615", 20);
+
+	/* A count split in two in place is a layout change, not a new value. */
+	old = "  1:      12345     7  x";
+	line = "  1:      12 45     7  x";
+	pp_row_parse(&row, old, old + 4, old + strlen(old), 8, 10, NULL, NULL);
+	assert_int_equal(row.ncells, 2);
+	assert_int_equal(pp_row_diff(&row, line, old, strlen(line), 10, NULL, NULL), -1);
+	/* A change in the text after the counts too. */
+	line = "  1:      12345     7  y";
+	assert_int_equal(pp_row_diff(&row, line, old, strlen(line), 10, NULL, NULL), -1);
+	pp_row_free(&row);
+}
+
+/* The CPU columns of a header: read, the same again, changed (an offline CPU, one higher
+ * than ever), refused (none, out of range) without touching what was read before. */
+static void
+test_cpu_cols(void **state)
+{
+	const char *h1 = "           CPU0       CPU1       CPU2       CPU3",
+	           *h2 = "  CPU0 CPU2 CPU9 x";
+	struct pp_cpu_cols c;
+	struct nm_error err;
+	unsigned old = 99;
+
+	(void)state;
+	pp_cpu_cols_init(&c);
+	assert_int_equal(pp_cpu_cols_read(&c, h1, h1 + strlen(h1), "t", &old, &err), 1);
+	assert_int_equal(old, 0);
+	assert_int_equal(c.ncols, 4);
+	assert_int_equal(c.ncpus, 4);
+	assert_int_equal(c.cols[3], 3);
+	assert_int_equal(cpuset_count(c.online), 4);
+	old = 99;
+	assert_int_equal(pp_cpu_cols_read(&c, h1, h1 + strlen(h1), "t", &old, &err), 0);
+	assert_int_equal(old, 99);
+	assert_int_equal(pp_cpu_cols_read(&c, h2, h2 + strlen(h2), "t", &old, &err), 1);
+	assert_int_equal(old, 4);
+	assert_int_equal(c.ncols, 3);
+	assert_int_equal(c.ncpus, 10);
+	assert_int_equal(c.cols[1], 2);
+	assert_int_equal(c.cols[2], 9);
+	assert_true(cpuset_has(c.online, 9) && !cpuset_has(c.online, 1));
+	/* Fewer CPUs: ncpus never shrinks. */
+	assert_int_equal(pp_cpu_cols_read(&c, h1, h1 + strlen(h1), "t", &old, &err), 1);
+	assert_int_equal(old, 10);
+	assert_int_equal(c.ncpus, 10);
+	assert_int_equal(c.ncols, 4);
+	assert_int_equal(pp_cpu_cols_read(&c, "  x CPU1", "  x CPU1" + 8, "src: f", &old, &err),
+	                 -1);
+	assert_string_equal(err.message, "src: f: no CPU header");
+	assert_int_equal(
+	    pp_cpu_cols_read(&c, "CPU1 CPU8192", "CPU1 CPU8192" + 12, "src: f", &old, &err), -1);
+	assert_string_equal(err.message, "src: f: CPU8192 out of range");
+	assert_int_equal(c.ncols, 4);
+	assert_int_equal(c.cols[3], 3);
+	assert_int_equal(cpuset_count(c.online), 4);
+	pp_cpu_cols_free(&c);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_row_diff_fixed),
-	    cmocka_unit_test(test_row_diff_random),
+	    cmocka_unit_test(test_procparse),      cmocka_unit_test(test_cpu_cols),
+	    cmocka_unit_test(test_row_diff_fixed), cmocka_unit_test(test_row_diff_random),
 	    cmocka_unit_test(test_first_diff),
 	};
 

@@ -4,7 +4,8 @@
  * byte as expected (masks above 64 CPUs included), status sees drift, revert restores the
  * tree exactly and a second revert is harmless; a write that fails half-way (a read-only
  * file) rolls everything back; validation refuses offline and isolated CPUs, missing queues,
- * bad device names and a fixed ntuple feature before writing anything. */
+ * bad device names and a fixed ntuple feature before writing anything; an [irq] profile
+ * applies with the interrupts source disabled. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -26,7 +27,9 @@
 #include "jsonutil.h"
 #include "profile.h"
 #include "sampler.h"
-#include "source-interrupts.h"
+#include "cmd-profile.h"
+#include "daemon.h"
+#include "irqtable.h"
 
 #define PROFILES_DIR TEST_SRCDIR "/../../conf/profiles"
 #define NCPUS        144
@@ -158,7 +161,8 @@ setup_group(void **state)
 	w->s = sampler_new(&w->cfg, &err);
 	assert_non_null(w->s);
 	sampler_sample_all(w->s);
-	irqs = source_interrupts_irqs(sampler_source(w->s, "interrupts"), &n);
+	irqs = sampler_irq_table(w->s, NULL)->v;
+	n = sampler_irq_table(w->s, NULL)->n;
 	assert_non_null(irqs);
 	for (size_t i = 0; i < n; i++) {
 		unsigned q;
@@ -196,7 +200,8 @@ setup(void **state)
 	run("rm -rf %s %s && cp -a %s %s", w->root, w->state, w->orig, w->root);
 	assert_int_equal(mkdir(w->state, 0750), 0);
 	assert_int_equal(profile_host_open(&w->h, w->root, &err), 0);
-	w->h.irqs = source_interrupts_irqs(sampler_source(w->s, "interrupts"), &w->h.nirqs);
+	w->h.irqs = sampler_irq_table(w->s, NULL)->v;
+	w->h.nirqs = sampler_irq_table(w->s, NULL)->n;
 	if (profile_host_set_device(&w->h, "eth0", &err) < 0)
 		fail_msg("%s", err.message);
 	return 0;
@@ -493,6 +498,55 @@ test_apply_status_revert(void **state)
 	assert_true(tree_same(w));
 }
 
+/* With the interrupts source disabled (every source is), the daemon's profile host still
+ * has the IRQ table, read from the files: an [irq] profile applies and spreads eth0's queue
+ * IRQs; after the writes the table's affinities are read again. */
+static void
+test_irq_without_interrupts_source(void **state)
+{
+	static const char *const all[] = {"interrupts", "softirqs", "cpu",     "snmp",   "link",
+	                                  "queues",     "ethtool",  "softnet", "lnstat", "sysctl"};
+	struct world *w = *state;
+	struct daemon d;
+	struct nm_error err;
+	struct profile_host h;
+	const struct irq_info *irq;
+	char rel[128], want[32];
+
+	memset(&d, 0, sizeof(d));
+	config_defaults(&d.config);
+	free(d.config.root);
+	d.config.root = strdup(w->root);
+	d.config.ring_memory = 1u << 20;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		config_add_source_opt(&d.config, all[i], "enable", "no");
+	d.sampler = sampler_new(&d.config, &err);
+	assert_non_null(d.sampler);
+	sampler_sample_all(d.sampler);
+	assert_int_equal(cmd_profile_host(&d, &h, &err), 0);
+	assert_non_null(h.irqs);
+	assert_true(h.nirqs >= NQ);
+	assert_int_equal(profile_host_set_device(&h, "eth0", &err), 0);
+	profile_host_close(&w->h);
+	w->h = h;
+	if (apply_text(w, "[profile]\ndevice = eth0\n[irq]\npolicy = spread\ncpus = 64-143\n",
+	               &err) < 0)
+		fail_msg("%s", err.message);
+	for (unsigned q = 0; q < NQ; q++) {
+		snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", w->irq_of_queue[q]);
+		snprintf(want, sizeof(want), "%d\n", 64 + (int)(q % 80));
+		assert_string_equal(slurp(w, rel), want);
+	}
+	cmd_profile_refresh(&d);
+	irq = irqtable_find_irq(sampler_irq_table(d.sampler, NULL), w->irq_of_queue[3]);
+	assert_non_null(irq);
+	assert_true(irq->has_affinity);
+	assert_int_equal(cpuset_count(&irq->affinity), 1);
+	assert_true(cpuset_has(&irq->affinity, 67));
+	sampler_free(d.sampler);
+	config_free(&d.config);
+}
+
 /* Two applies, then one revert: back to before the first (the oldest value is kept). */
 static void
 test_two_applies_one_revert(void **state)
@@ -595,7 +649,8 @@ test_validation(void **state)
 	put_both(w, "sys/devices/system/cpu/isolated", "11\n");
 	profile_host_close(&w->h);
 	assert_int_equal(profile_host_open(&w->h, w->root, &err), 0);
-	w->h.irqs = source_interrupts_irqs(sampler_source(w->s, "interrupts"), &w->h.nirqs);
+	w->h.irqs = sampler_irq_table(w->s, NULL)->v;
+	w->h.nirqs = sampler_irq_table(w->s, NULL)->n;
 	assert_int_equal(profile_host_set_device(&w->h, "eth0", &err), 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		parse_ok(&p, bad[i].text);
@@ -675,6 +730,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_irqbalance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_irq_without_interrupts_source, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, setup_group, teardown_group);

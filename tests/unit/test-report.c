@@ -22,9 +22,12 @@
 #include "config.h"
 #include "cpulist.h"
 #include "error.h"
+#include "irqtable.h"
 #include "report.h"
+#include "results.h"
 #include "sampler.h"
 #include "snapshot.h"
+#include "window.h"
 
 #define SEC     1000000000ull
 #define NCPUS   144
@@ -716,6 +719,163 @@ test_backwards(void **state)
 	assert_int_equal(err.code, NM_ERR_BAD_ARGS);
 }
 
+/* The sum of a CPU set's packets by IRQ CPU in a report. */
+static double
+set_rx(json_object *r, size_t set)
+{
+	return json_object_get_double(
+	    at(json_object_array_get_idx(at(r, "figures.queues.cpusets"), set),
+	       "by_irq_cpu.rx_packets"));
+}
+
+/* The IRQ table a window name gives (with today's queue 5 IRQ on CPU 100): a kept
+ * window's edge copy; once forgotten, the result's, read back; a result without one, or a
+ * malformed one, gives today's with a note. */
+static void
+check_window_irq_table(struct world *w, int irq)
+{
+	struct irq_table t;
+	struct results *rs;
+	struct windows *ws;
+	struct nm_error err;
+	json_object *r, *old;
+	char dir[128], note[256], cmd[160];
+	const struct irq_info *e;
+
+	snprintf(dir, sizeof(dir), "%s/state", w->root);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	rs = results_open(dir, &err);
+	assert_non_null(rs);
+	ws = window_init(w->s, rs, dir, &err);
+	assert_non_null(ws);
+	assert_non_null(r = window_start(ws, "w", "hand", &err));
+	json_object_put(r);
+	assert_non_null(r = window_stop(ws, "w", NULL, "hand", NULL, &err));
+	json_object_put(r);
+	/* Today's table (the interrupts source's) has the IRQ on 100, so has the window. */
+	assert_int_equal(window_irq_table(ws, "w", &t, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 100));
+	assert_true(irqtable_find_irq(&t, irq)->ncpus > 0); /* the copy keeps the series */
+	irqtable_free(&t);
+	/* Moved back afterwards: the window keeps 100, from memory and from its result. */
+	snprintf(cmd, sizeof(cmd), "proc/irq/%d/effective_affinity_list", irq);
+	put_file(w, cmd, "3\n");
+	sampler_irq_refresh_affinity(w->s);
+	assert_int_equal(window_irq_table(ws, "w", &t, note, sizeof(note), &err), 0);
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 100));
+	irqtable_free(&t);
+	assert_non_null(r = window_delete(ws, "w", &err));
+	json_object_put(r);
+	assert_int_equal(window_irq_table(ws, "w", &t, note, sizeof(note), &err), 0);
+	assert_string_equal(note, "");
+	e = irqtable_find_irq(&t, irq);
+	assert_non_null(e);
+	assert_int_equal(cpuset_count(&e->effective), 1);
+	assert_true(cpuset_has(&e->effective, 100));
+	assert_int_equal(e->ncpus, 0);
+	irqtable_free(&t);
+	/* An older result, then a malformed one: today's table, with a note. */
+	old = json_tokener_parse("{\"window\": {\"name\": \"old\"}, \"figures\": {}}");
+	assert_int_equal(results_put(rs, "old", old, &err), 0);
+	json_object_put(old);
+	assert_int_equal(window_irq_table(ws, "old", &t, note, sizeof(note), &err), 0);
+	assert_non_null(strstr(note, "keeps no IRQ table"));
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 3));
+	irqtable_free(&t);
+	old = json_tokener_parse("{\"window\": {}, \"irq_table\": [{\"irq\": \"x\"}]}");
+	assert_int_equal(results_put(rs, "bad", old, &err), 0);
+	json_object_put(old);
+	assert_int_equal(window_irq_table(ws, "bad", &t, note, sizeof(note), &err), 0);
+	assert_non_null(strstr(note, "entry 0 is malformed"));
+	assert_true(cpuset_has(&irqtable_find_irq(&t, irq)->effective, 3));
+	irqtable_free(&t);
+	assert_int_equal(window_irq_table(ws, "none", &t, note, sizeof(note), &err), -1);
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	window_free(ws);
+	results_close(rs);
+}
+
+/* A window's report joins with the IRQ table its edges kept, not today's: over a window in
+ * which no IRQ fired (the step-0 /proc/interrupts kept through step 1), traffic goes to the
+ * CPU sets by effective affinity; eth0 queue 5's IRQ then moves to CPU 100 (as a profile
+ * would move it, the table's affinities read again), and the report over the same edges still
+ * credits queue 5 to its old CPU. The same edges without their tables (today's) move it. */
+static void
+test_kept_irq_table(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+	const struct irq_info *q5 = NULL;
+	const char *pci;
+	struct snapshot a2, b2;
+	struct report_opts opts;
+	struct nm_error err;
+	json_object *kept, *today, *row;
+	char path[256], *intr0 = NULL, rel[64];
+	size_t cap = 0;
+	double rx5;
+	FILE *f;
+
+	(void)state;
+	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-report-XXXXXX");
+	assert_non_null(mkdtemp(w->root));
+	gen(w, 0);
+	snprintf(path, sizeof(path), "%s/proc/interrupts", w->root);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_true(getdelim(&intr0, &cap, '\0', f) > 0);
+	fclose(f);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->now = 10 * SEC;
+	snapshot_take(w->s, &w->a);
+	gen(w, 1);
+	put_file(w, "proc/interrupts", intr0);
+	w->now = 12 * SEC;
+	snapshot_take(w->s, &w->b);
+
+	pci = json_object_get_string(at(w->js, "mlx5.eth0.pci"));
+	assert_int_equal(irqtable_find_queue(&w->b.irqs, pci, 5, &q5, 1), 1);
+	assert_true(q5->has_effective && cpuset_count(&q5->effective) == 1);
+	assert_true(cpuset_last(&q5->effective) < 72);
+	snprintf(rel, sizeof(rel), "proc/irq/%d/effective_affinity_list", q5->irq);
+	put_file(w, rel, "100\n");
+	snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", q5->irq);
+	put_file(w, rel, "100\n");
+	sampler_irq_refresh_affinity(w->s);
+	assert_true(
+	    cpuset_has(&irqtable_find_irq(sampler_irq_table(w->s, NULL), q5->irq)->effective, 100));
+
+	memset(&opts, 0, sizeof(opts));
+	assert_int_equal(report_parse_cpuset(&opts, "expected=0-71", &err), 0);
+	assert_int_equal(report_parse_cpuset(&opts, "unexpected=72-143", &err), 0);
+	kept = report_build(w->s, &w->a, &w->b, &opts, &err);
+	assert_non_null(kept);
+	a2 = w->a;
+	b2 = w->b;
+	memset(&a2.irqs, 0, sizeof(a2.irqs));
+	memset(&b2.irqs, 0, sizeof(b2.irqs));
+	today = report_build(w->s, &a2, &b2, &opts, &err);
+	assert_non_null(today);
+
+	row = find_int(at(find_str(at(kept, "figures.queues.devices"), "name", "eth0"), "queues"),
+	               "queue", 5);
+	assert_non_null(row);
+	rx5 = json_object_get_double(at(row, "rx_packets"));
+	assert_true(rx5 > 0);
+	assert_true(fabs(set_rx(kept, 0) - set_rx(today, 0) - rx5) < 1e-6 * rx5);
+	assert_true(fabs(set_rx(today, 1) - set_rx(kept, 1) - rx5) < 1e-6 * rx5);
+	json_object_put(kept);
+	json_object_put(today);
+	free(intr0);
+	check_window_irq_table(w, q5->irq);
+	teardown((void **)&w);
+}
+
 /* One fixture for every test: it takes a few seconds to generate. */
 int
 main(void)
@@ -733,5 +893,10 @@ main(void)
 	    cmocka_unit_test(test_parse_cpuset),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	const struct CMUnitTest own[] = {
+	    cmocka_unit_test(test_kept_irq_table),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown) |
+	       cmocka_run_group_tests(own, NULL, NULL);
 }

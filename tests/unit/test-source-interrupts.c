@@ -12,11 +12,20 @@
 #include <unistd.h>
 
 #include "error.h"
-#include "procparse.h"
 #include "series.h"
 #include "source-interrupts.h"
 #include "source-harness.h"
 #include "source.h"
+
+/* The entries of the source's IRQ table; *n its length. */
+static const struct irq_info *
+irqs_of(struct source *src, size_t *n)
+{
+	const struct irq_table *t = source_interrupts_table(src);
+
+	*n = t != NULL ? t->n : 0;
+	return *n > 0 ? t->v : NULL;
+}
 
 /* The IRQ number gen-host.py gave an action name. */
 static int
@@ -42,7 +51,7 @@ test_steps(void **state)
 	harness_start(&w);
 	harness_sample(&w);
 	lines = (size_t)json_object_get_int(harness_js(w.js, "lines"));
-	irqs = source_interrupts_irqs(&w.src, &n);
+	irqs = irqs_of(&w.src, &n);
 	assert_int_equal(n, lines);
 	assert_int_equal(w.sink.nput, (lines - 2) * 144 + 2); /* ERR and MIS: one total each */
 	assert_int_equal(w.sink.ngone, 0);
@@ -96,7 +105,6 @@ test_irq_table(void **state)
 {
 	const struct irq_info *q[4], *info;
 	struct world w;
-	struct nm_error err;
 	char path[128], name[64];
 	int irq;
 	FILE *f;
@@ -108,12 +116,13 @@ test_irq_table(void **state)
 	harness_sample(&w);
 
 	irq = js_irq(&w, "mlx5_comp7@pci:0000:08:00.0");
-	assert_int_equal(source_interrupts_find_queue(&w.src, "0000:08:00.0", 7, q, 4), 1);
+	assert_int_equal(
+	    irqtable_find_queue(source_interrupts_table(&w.src), "0000:08:00.0", 7, q, 4), 1);
 	info = q[0];
 	assert_int_equal(info->irq, irq);
-	assert_ptr_equal(source_interrupts_find_irq(&w.src, irq), info);
+	assert_ptr_equal(irqtable_find_irq(source_interrupts_table(&w.src), irq), info);
 	snprintf(name, sizeof(name), "%d", irq);
-	assert_ptr_equal(source_interrupts_find_label(&w.src, name), info);
+	assert_ptr_equal(irqtable_find_label(source_interrupts_table(&w.src), name), info);
 	assert_string_equal(info->chip, "IR-PCI-MSIX-0000:08:00.0");
 	assert_string_equal(info->hwirq, "8");
 	assert_string_equal(info->trigger, "edge");
@@ -130,47 +139,50 @@ test_irq_table(void **state)
 	assert_int_equal(info->cpu_series[7], harness_find(&w, name));
 
 	/* The second port: same queue number, other device. */
-	assert_int_equal(source_interrupts_find_queue(&w.src, "0000:08:00.1", 7, q, 4), 1);
+	assert_int_equal(
+	    irqtable_find_queue(source_interrupts_table(&w.src), "0000:08:00.1", 7, q, 4), 1);
 	assert_int_equal(q[0]->irq, js_irq(&w, "mlx5_comp7@pci:0000:08:00.1"));
 	/* The async vector names the device but no queue. */
-	info = source_interrupts_find_irq(&w.src, js_irq(&w, "mlx5_async0@pci:0000:08:00.0"));
+	info = irqtable_find_irq(source_interrupts_table(&w.src),
+	                         js_irq(&w, "mlx5_async0@pci:0000:08:00.0"));
 	assert_non_null(info);
 	assert_string_equal(info->queue.device, "0000:08:00.0");
 	assert_int_equal(info->queue.index, -1);
 	/* Separate rx and tx IRQs of one queue. */
-	assert_int_equal(source_interrupts_find_queue(&w.src, "eth6", 1, q, 4), 2);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "eth6", 1, q, 4), 2);
 	assert_int_equal(q[0]->queue.kind, IRQ_QUEUE_RX);
 	assert_int_equal(q[1]->queue.kind, IRQ_QUEUE_TX);
-	assert_int_equal(source_interrupts_find_queue(&w.src, "virtio2", 0, q, 1), 2);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "virtio2", 0, q, 1),
+	                 2);
 	assert_int_equal(q[0]->queue.kind, IRQ_QUEUE_RX);
-	assert_int_equal(source_interrupts_find_queue(&w.src, "eth2", 3, q, 4), 1);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "eth2", 3, q, 4), 1);
 	assert_string_equal(q[0]->name, "i40e-eth2-TxRx-3");
-	assert_int_equal(source_interrupts_find_queue(&w.src, "eth4", 2, q, 4), 1);
-	assert_int_equal(source_interrupts_find_queue(&w.src, "eth5", 1, q, 4), 1);
-	assert_int_equal(source_interrupts_find_queue(&w.src, "ens5", 3, q, 4), 1);
-	assert_int_equal(source_interrupts_find_queue(&w.src, "eth3", 3, q, 4), 1);
-	assert_int_equal(source_interrupts_find_queue(&w.src, "eth9", 0, q, 4), 0);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "eth4", 2, q, 4), 1);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "eth5", 1, q, 4), 1);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "ens5", 3, q, 4), 1);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "eth3", 3, q, 4), 1);
+	assert_int_equal(irqtable_find_queue(source_interrupts_table(&w.src), "eth9", 0, q, 4), 0);
 
 	/* Legacy and shared lines. */
-	info = source_interrupts_find_irq(&w.src, 9);
+	info = irqtable_find_irq(source_interrupts_table(&w.src), 9);
 	assert_string_equal(info->chip, "IR-IO-APIC");
 	assert_string_equal(info->trigger, "fasteoi");
 	assert_string_equal(info->name, "acpi");
 	assert_int_equal(info->queue.dev_kind, IRQ_DEV_NONE);
-	info = source_interrupts_find_irq(&w.src, js_irq(&w, "PCIe PME, pciehp"));
+	info = irqtable_find_irq(source_interrupts_table(&w.src), js_irq(&w, "PCIe PME, pciehp"));
 	assert_string_equal(info->name, "PCIe PME, pciehp");
 	assert_true(cpuset_count(&info->affinity) == 16);
 	assert_int_equal(cpuset_count(&info->effective), 1);
 
 	/* Arch lines. */
-	info = source_interrupts_find_label(&w.src, "LOC");
+	info = irqtable_find_label(source_interrupts_table(&w.src), "LOC");
 	assert_int_equal(info->irq, -1);
 	assert_string_equal(info->name, "Local timer interrupts");
 	assert_string_equal(info->chip, "");
 	assert_false(info->has_affinity);
 	for (unsigned c = 0; c < 16; c++)
 		assert_int_not_equal(info->cpu_series[c], SERIES_NONE);
-	info = source_interrupts_find_label(&w.src, "ERR");
+	info = irqtable_find_label(source_interrupts_table(&w.src), "ERR");
 	assert_int_equal(info->total, harness_find(&w, "irq.ERR.total"));
 	for (unsigned c = 0; c < 16; c++)
 		assert_int_equal(info->cpu_series[c], SERIES_NONE);
@@ -182,77 +194,12 @@ test_irq_table(void **state)
 	assert_non_null(f);
 	fputs("0-3,9\n", f);
 	fclose(f);
-	assert_int_equal(source_interrupts_refresh_affinity(&w.src, &err), 0);
-	info = source_interrupts_find_irq(&w.src, irq);
+	irqtable_refresh_affinity((struct irq_table *)source_interrupts_table(&w.src),
+	                          w.src.rootfd);
+	info = irqtable_find_irq(source_interrupts_table(&w.src), irq);
 	assert_int_equal(cpuset_count(&info->affinity), 5);
 	assert_true(cpuset_has(&info->affinity, 9));
 	harness_free(&w);
-}
-
-/* Every action-name pattern, and names that must not match. */
-static void
-test_parse_name(void **state)
-{
-	static const struct {
-		const char *name;
-		bool match;
-		const char *device;
-		enum irq_dev_kind dev_kind;
-		enum irq_queue_kind kind;
-		int index;
-	} cases[] = {
-	    {"mlx5_comp7@pci:0000:08:00.0", true, "0000:08:00.0", IRQ_DEV_PCI, IRQ_QUEUE_TXRX, 7},
-	    {"mlx5_comp143@pci:0000:af:00.1", true, "0000:af:00.1", IRQ_DEV_PCI, IRQ_QUEUE_TXRX,
-	     143},
-	    {"mlx5_async0@pci:0000:08:00.0", true, "0000:08:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
-	    {"ena-mgmnt@pci:0000:00:05.0", true, "0000:00:05.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
-	    {"eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"i40e-eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"ice-eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"iavf-eth0-TxRx-0", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
-	    {"i40evf-ens1f0v1-TxRx-2", true, "ens1f0v1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 2},
-	    {"ens5-Tx-Rx-7", true, "ens5", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
-	    {"eth0-rx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 3},
-	    {"eth0-tx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TX, 3},
-	    {"eth0-fp-5", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 5},
-	    {"br-lan-rx-1", true, "br-lan", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 1},
-	    {"virtio2-input.0", true, "virtio2", IRQ_DEV_VIRTIO, IRQ_QUEUE_RX, 0},
-	    {"virtio2-output.0", true, "virtio2", IRQ_DEV_VIRTIO, IRQ_QUEUE_TX, 0},
-	    {"virtio12-input.15", true, "virtio12", IRQ_DEV_VIRTIO, IRQ_QUEUE_RX, 15},
-	    {"virtio1-config", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
-	    {"virtio1-req.0", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
-	    {"nvme0q3", true, "nvme0", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 3},
-	    {"nvme12q0", true, "nvme12", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 0},
-	    /* Shared IRQ: the first name that matches wins. */
-	    {"ehci_hcd:usb1, eth1-TxRx-0", true, "eth1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
-	    {"PCIe PME, pciehp", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"i40e-0000:3b:00.0:misc", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"eth3", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"eth0-TxRx-", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"eth0-TxRx-7x", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"-TxRx-7", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"nvme0", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"virtio", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"hv_netvsc", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"Local timer interrupts", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    {"x@pci:", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	};
-	struct irq_queue q;
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		bool m = source_interrupts_parse_name(cases[i].name, strlen(cases[i].name), &q);
-
-		if (m != cases[i].match || strcmp(q.device, cases[i].device) != 0 ||
-		    q.dev_kind != cases[i].dev_kind || q.kind != cases[i].kind ||
-		    q.index != cases[i].index)
-			fail_msg("%s: got %d %s %d %d %d", cases[i].name, m, q.device, q.dev_kind,
-			         q.kind, q.index);
-	}
-	/* Only len bytes are read. */
-	assert_true(source_interrupts_parse_name("eth0-rx-12", 9, &q));
-	assert_int_equal(q.index, 1);
 }
 
 /* CPU 3 goes offline (its column and its series go), then comes back (same ids). */
@@ -274,12 +221,12 @@ test_cpu_offline(void **state)
 
 	harness_gen(&w, "--cpus 8 --queues 8 --irqs 80 --only interrupts --offline 3");
 	harness_sample(&w);
-	source_interrupts_irqs(&w.src, &n);
+	irqs_of(&w.src, &n);
 	/* Every per-CPU line loses its CPU 3 cell: all lines but ERR and MIS. */
 	assert_int_equal(w.sink.ngone, n - 2);
 	assert_true(w.sink.gone[loc3]);
 	assert_false(w.sink.gone[loc4]);
-	loc = source_interrupts_find_label(&w.src, "LOC");
+	loc = irqtable_find_label(source_interrupts_table(&w.src), "LOC");
 	assert_int_equal(loc->cpu_series[3], SERIES_NONE);
 	assert_int_equal(loc->cpu_series[4], loc4);
 	harness_check_values(&w, "irq.");
@@ -293,7 +240,8 @@ test_cpu_offline(void **state)
 	assert_true(w.sink.put[loc3]);
 	assert_int_equal(harness_find(&w, "irq.LOC.cpu3"), loc3);
 	assert_true(series_get(&w.reg, loc3)->live);
-	assert_int_equal(source_interrupts_find_label(&w.src, "LOC")->cpu_series[3], loc3);
+	assert_int_equal(irqtable_find_label(source_interrupts_table(&w.src), "LOC")->cpu_series[3],
+	                 loc3);
 	harness_check_values(&w, "irq.");
 	harness_free(&w);
 }
@@ -318,8 +266,8 @@ test_irq_freed(void **state)
 	assert_int_equal(w.sink.nput, 0); /* same step: nothing else changed */
 	assert_int_equal(w.sink.ngone, 2 * 8);
 	assert_true(w.sink.gone[id]);
-	assert_null(source_interrupts_find_irq(&w.src, 40));
-	source_interrupts_irqs(&w.src, &n);
+	assert_null(irqtable_find_irq(source_interrupts_table(&w.src), 40));
+	irqs_of(&w.src, &n);
 	assert_int_equal(n, (size_t)json_object_get_int(harness_js(w.js, "lines")));
 	harness_check_absent(&w, "irq.");
 
@@ -328,14 +276,14 @@ test_irq_freed(void **state)
 	assert_int_equal(w.sink.nput, 2 * 8);
 	assert_int_equal(w.sink.ngone, 0);
 	assert_int_equal(harness_find(&w, "irq.40.cpu3"), id);
-	assert_non_null(source_interrupts_find_irq(&w.src, 40));
-	assert_true(source_interrupts_find_irq(&w.src, 40)->has_affinity);
+	assert_non_null(irqtable_find_irq(source_interrupts_table(&w.src), 40));
+	assert_true(irqtable_find_irq(source_interrupts_table(&w.src), 40)->has_affinity);
 
 	/* The last two NVMe lines (just before the arch lines) freed, at step 1. */
 	harness_gen(&w, "--cpus 8 --queues 8 --irqs 98 --only interrupts,irq --step 1");
 	harness_sample(&w);
 	assert_int_equal(w.sink.ngone, 2 * 8);
-	source_interrupts_irqs(&w.src, &n);
+	irqs_of(&w.src, &n);
 	assert_int_equal(n, 98);
 	harness_check_values(&w, "irq.");
 	harness_free(&w);
@@ -359,14 +307,14 @@ test_odd(void **state)
 	harness_sample(&w);
 	harness_check_values(&w, "irq.");
 	harness_check_absent(&w, "irq.");
-	source_interrupts_irqs(&w.src, &n);
+	irqs_of(&w.src, &n);
 	/* The cut line is not in the table on the first read. */
 	assert_int_equal(n, (size_t)json_object_get_int(harness_js(w.js, "lines")) - 1);
-	assert_null(source_interrupts_find_label(&w.src, "PIW"));
-	assert_non_null(source_interrupts_find_label(&w.src, "NPI"));
+	assert_null(irqtable_find_label(source_interrupts_table(&w.src), "PIW"));
+	assert_non_null(irqtable_find_label(source_interrupts_table(&w.src), "NPI"));
 
 	irq = json_object_get_int(harness_js(harness_js(w.js, "odd"), "nocount_irq"));
-	info = source_interrupts_find_irq(&w.src, irq);
+	info = irqtable_find_irq(source_interrupts_table(&w.src), irq);
 	assert_non_null(info);
 	assert_string_equal(info->name, "gpio-chained");
 	assert_string_equal(info->chip, "IR-PCI-MSI-0000:00:1f.0");
@@ -376,19 +324,19 @@ test_odd(void **state)
 
 	irq = json_object_get_int(harness_js(harness_js(w.js, "odd"), "single_irq"));
 	snprintf(name, sizeof(name), "irq.%d.total", irq);
-	info = source_interrupts_find_irq(&w.src, irq);
+	info = irqtable_find_irq(source_interrupts_table(&w.src), irq);
 	assert_int_equal(info->total, harness_find(&w, name));
 	assert_int_equal(w.sink.val[info->total], 77);
 	assert_string_equal(info->name, "single-count");
 
 	irq = json_object_get_int(harness_js(harness_js(w.js, "odd"), "long_irq"));
-	info = source_interrupts_find_irq(&w.src, irq);
+	info = irqtable_find_irq(source_interrupts_table(&w.src), irq);
 	assert_int_equal(strlen(info->name),
 	                 json_object_get_int(harness_js(harness_js(w.js, "odd"), "long_name_len")));
 	assert_string_equal(info->queue.device, "eth10");
 	assert_int_equal(info->queue.index, 0);
 
-	info = source_interrupts_find_label(&w.src, "IPI0");
+	info = irqtable_find_label(source_interrupts_table(&w.src), "IPI0");
 	assert_int_equal(info->irq, -1);
 	assert_string_equal(info->name, "Rescheduling interrupts");
 	assert_int_equal(info->cpu_series[3], SERIES_NONE); /* offline */
@@ -399,16 +347,17 @@ test_odd(void **state)
 	assert_int_equal(w.sink.ngone, 0);
 	harness_check_values(&w, "irq.");
 	irq = json_object_get_int(harness_js(harness_js(w.js, "odd"), "single_irq"));
-	assert_int_equal(w.sink.val[source_interrupts_find_irq(&w.src, irq)->total], 78);
+	assert_int_equal(w.sink.val[irqtable_find_irq(source_interrupts_table(&w.src), irq)->total],
+	                 78);
 
 	/* The whole file again: the last line appears; then cut again: nothing goes. */
 	harness_gen(&w, "--cpus 8 --queues 8 --irqs 80 --offline 3,5 --only interrupts --step 1");
 	harness_sample(&w);
-	assert_non_null(source_interrupts_find_label(&w.src, "PIW"));
+	assert_non_null(irqtable_find_label(source_interrupts_table(&w.src), "PIW"));
 	harness_gen(&w, "--cpus 8 --queues 8 --irqs 80 --odd --only interrupts --step 2");
 	harness_sample(&w);
 	assert_int_equal(w.sink.ngone, 0);
-	assert_non_null(source_interrupts_find_label(&w.src, "PIW"));
+	assert_non_null(irqtable_find_label(source_interrupts_table(&w.src), "PIW"));
 	harness_check_values(&w, "irq.");
 	harness_free(&w);
 }
@@ -461,7 +410,7 @@ test_handmade(void **state)
 	assert_int_equal(w.sink.val[a0], 123456789);
 	assert_int_equal(w.sink.val[a1], 2);
 	assert_int_equal(w.sink.val[b1], 7);
-	assert_int_equal(source_interrupts_irqs(&w.src, &(size_t){0})[0].irq, 2);
+	assert_int_equal(irqs_of(&w.src, &(size_t){0})[0].irq, 2);
 	/* The same label twice: the first one counts. The header only moved. */
 	harness_write(&w, "proc/interrupts",
 	              "   CPU0   CPU1\n"
@@ -477,25 +426,27 @@ test_handmade(void **state)
 	              "  2:    5    8  chip  2-edge  eth0-TxRx-1\n"
 	              "  1: 123456789    2  GICv3  27 Level     arch_timer\n");
 	harness_sample(&w);
-	assert_string_equal(source_interrupts_find_irq(&w.src, 1)->chip, "GICv3");
-	assert_string_equal(source_interrupts_find_irq(&w.src, 1)->hwirq, "27");
-	assert_string_equal(source_interrupts_find_irq(&w.src, 1)->trigger, "Level");
-	assert_string_equal(source_interrupts_find_irq(&w.src, 1)->name, "arch_timer");
-	assert_int_equal(source_interrupts_find_irq(&w.src, 1)->queue.index, -1);
+	assert_string_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->chip, "GICv3");
+	assert_string_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->hwirq, "27");
+	assert_string_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->trigger,
+	                    "Level");
+	assert_string_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->name,
+	                    "arch_timer");
+	assert_int_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->queue.index, -1);
 	/* Old single-token chip-trigger form. */
 	harness_write(&w, "proc/interrupts",
 	              "   CPU0   CPU1\n"
 	              "  2:    5    8  chip  2-edge  eth0-TxRx-1\n"
 	              "  1: 123456789    2  IO-APIC-edge  timer\n");
 	harness_sample(&w);
-	assert_string_equal(source_interrupts_find_irq(&w.src, 1)->chip, "IO-APIC");
-	assert_string_equal(source_interrupts_find_irq(&w.src, 1)->trigger, "edge");
-	assert_string_equal(source_interrupts_find_irq(&w.src, 1)->name, "timer");
+	assert_string_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->chip, "IO-APIC");
+	assert_string_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->trigger, "edge");
+	assert_string_equal(irqtable_find_irq(source_interrupts_table(&w.src), 1)->name, "timer");
 	/* An empty file has no header: an error, and the table stays. */
 	harness_write(&w, "proc/interrupts", "");
 	assert_int_equal(w.src.ops->sample(&w.src, &w.sink, &err), -1);
 	assert_string_equal(err.message, "source interrupts: proc/interrupts: no CPU header");
-	assert_non_null(source_interrupts_find_irq(&w.src, 1));
+	assert_non_null(irqtable_find_irq(source_interrupts_table(&w.src), 1));
 	harness_free(&w);
 }
 
@@ -512,7 +463,7 @@ test_missing(void **state)
 	assert_int_equal(w.src.ops->init(&w.src, &err), -1);
 	assert_string_equal(err.message,
 	                    "source interrupts: proc/interrupts: No such file or directory");
-	assert_int_equal(source_interrupts_refresh_affinity(&w.src, &err), -1);
+	assert_int_equal(source_interrupts_table(&w.src)->n, 0);
 	harness_free(&w);
 }
 
@@ -531,7 +482,7 @@ test_host(void **state)
 	harness_start(&w);
 	harness_sample(&w);
 	first = w.sink.nput;
-	loc = source_interrupts_find_label(&w.src, "LOC");
+	loc = irqtable_find_label(source_interrupts_table(&w.src), "LOC");
 	assert_non_null(loc);
 	assert_int_equal(loc->irq, -1);
 	assert_string_equal(loc->name, "Local timer interrupts");
@@ -540,7 +491,7 @@ test_host(void **state)
 		assert_true(w.sink.put[loc->cpu_series[c]]);
 	}
 	assert_true(w.sink.val[loc->cpu_series[0]] > 0);
-	irqs = source_interrupts_irqs(&w.src, &n);
+	irqs = irqs_of(&w.src, &n);
 	for (size_t i = 0; i < n; i++) {
 		if (irqs[i].irq >= 0) {
 			numeric++;
@@ -553,43 +504,6 @@ test_host(void **state)
 	harness_sample(&w);
 	assert_true(w.sink.nput < first);
 	harness_free(&w);
-}
-
-/* The parsing helpers on their own. */
-static void
-test_procparse(void **state)
-{
-	const char *s = "18446744073709551615 18446744073709551616 ff 0x1 12ab", *p = s;
-	struct pp_row row = {0};
-	const char *line, *old;
-	uint64_t v;
-	char buf[24];
-
-	(void)state;
-	assert_int_equal(pp_u64(&p, s + strlen(s), &v), 0);
-	assert_true(v == UINT64_MAX);
-	p = pp_skip_blanks(p, s + strlen(s));
-	assert_int_equal(pp_u64(&p, s + strlen(s), &v), -1); /* 2^64 */
-	p = strchr(p, ' ') + 1;
-	assert_int_equal(pp_hex(&p, s + strlen(s), &v), 0);
-	assert_int_equal(v, 255);
-	p++;
-	assert_int_equal(pp_hex(&p, s + strlen(s), &v), 0); /* "0" of "0x1" */
-	assert_int_equal(v, 0);
-	assert_int_equal(pp_utoa(0, buf), 1);
-	assert_int_equal(pp_utoa(UINT64_MAX, buf), 20);
-	assert_memory_equal(buf, "18446744073709551615", 20);
-
-	/* A count split in two in place is a layout change, not a new value. */
-	old = "  1:      12345     7  x";
-	line = "  1:      12 45     7  x";
-	pp_row_parse(&row, old, old + 4, old + strlen(old), 8, 10, NULL, NULL);
-	assert_int_equal(row.ncells, 2);
-	assert_int_equal(pp_row_diff(&row, line, old, strlen(line), 10, NULL, NULL), -1);
-	/* A change in the text after the counts too. */
-	line = "  1:      12345     7  y";
-	assert_int_equal(pp_row_diff(&row, line, old, strlen(line), 10, NULL, NULL), -1);
-	pp_row_free(&row);
 }
 
 /* The intr line of w's proc/stat, allocated. */
@@ -639,7 +553,7 @@ static size_t
 lines_with_total(struct world *w, const char *line)
 {
 	size_t n, ntotals = 0, with = 0;
-	const struct irq_info *irqs = source_interrupts_irqs(&w->src, &n);
+	const struct irq_info *irqs = irqs_of(&w->src, &n);
 
 	for (const char *p = line + 4; *p != '\0'; p++)
 		ntotals += *p == ' ';
@@ -791,14 +705,14 @@ test_totals_text(void **state)
 	line0 = start_totals(&w, &si);
 	sample_with(&w, &si, line0, 2000000000, 2000000000);
 	irq = js_irq(&w, "mlx5_comp12@pci:0000:08:00.0");
-	info = source_interrupts_find_irq(&w.src, irq);
+	info = irqtable_find_irq(source_interrupts_table(&w.src), irq);
 	assert_non_null(info);
 	assert_int_equal(info->queue.index, 12);
 
 	harness_edit(&w, "proc/interrupts", "mlx5_comp12@pci:0000:08:00.0",
 	             "mlx5_comp13@pci:0000:08:00.0");
 	sample_with(&w, &si, line0, 3000000000, 3000000000);
-	info = source_interrupts_find_irq(&w.src, irq);
+	info = irqtable_find_irq(source_interrupts_table(&w.src), irq);
 	assert_string_equal(info->name, "mlx5_comp13@pci:0000:08:00.0");
 	assert_int_equal(info->queue.index, 13);
 	assert_int_equal(w.sink.nput, 16); /* that line parsed in full, no other */
@@ -846,8 +760,6 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_procparse),
-	    cmocka_unit_test(test_parse_name),
 	    cmocka_unit_test(test_steps),
 	    cmocka_unit_test(test_irq_table),
 	    cmocka_unit_test(test_cpu_offline),

@@ -1,0 +1,672 @@
+/* irqtable.c: the IRQ table's lookups, the parts of a /proc/interrupts line every filler
+ * splits the same way (fields, action names, affinity files), the on-demand reader used
+ * while the interrupts source is disabled, copies for window edges and the form stored with
+ * results. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "irqtable.h"
+#include "jsonutil.h"
+#include "procparse.h"
+#include "xmalloc.h"
+
+static const char empty[] = "";
+
+/* The line of an IRQ number. */
+const struct irq_info *
+irqtable_find_irq(const struct irq_table *t, int irq)
+{
+	for (size_t i = 0; t != NULL && i < t->n; i++) {
+		if (t->v[i].irq == irq)
+			return &t->v[i];
+	}
+	return NULL;
+}
+
+/* The line with a label. */
+const struct irq_info *
+irqtable_find_label(const struct irq_table *t, const char *label)
+{
+	for (size_t i = 0; t != NULL && i < t->n; i++) {
+		if (strcmp(t->v[i].label, label) == 0)
+			return &t->v[i];
+	}
+	return NULL;
+}
+
+/* The IRQs whose name stands for a device's queue. */
+size_t
+irqtable_find_queue(const struct irq_table *t, const char *device, int index,
+                    const struct irq_info **out, size_t max)
+{
+	size_t found = 0;
+
+	for (size_t i = 0; t != NULL && i < t->n; i++) {
+		const struct irq_info *info = &t->v[i];
+
+		if (info->queue.index != index || strcmp(info->queue.device, device) != 0)
+			continue;
+		if (found < max)
+			out[found] = info;
+		found++;
+	}
+	return found;
+}
+
+/* Whether any entry has a series. */
+bool
+irqtable_has_series(const struct irq_table *t)
+{
+	for (size_t i = 0; t != NULL && i < t->n; i++)
+		if (t->v[i].total != SERIES_NONE || t->v[i].ncpus > 0)
+			return true;
+	return false;
+}
+
+/* Read a whole file below rootfd into *buf (grown as needed), NUL-terminated. Its length,
+ * or -1. */
+static ssize_t
+read_at(int rootfd, const char *path, char **buf, size_t *cap)
+{
+	int fd = openat(rootfd, path, O_RDONLY | O_CLOEXEC);
+	size_t len = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (*cap < len + 4096 + 1) {
+			*cap = *cap ? *cap * 2 : 8192;
+			while (*cap < len + 4096 + 1)
+				*cap *= 2;
+			*buf = xreallocarray(*buf, *cap, 1);
+		}
+		r = read(fd, *buf + len, *cap - len - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+	}
+	close(fd);
+	if (r < 0)
+		return -1;
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
+}
+
+/* Read a CPU list file below rootfd into set; false (set empty) when it cannot be. */
+static bool
+read_cpulist(int rootfd, const char *path, struct cpuset *set, char **buf, size_t *cap)
+{
+	struct nm_error err;
+
+	if (read_at(rootfd, path, buf, cap) < 0 || cpuset_parse_list(set, *buf, &err) < 0) {
+		cpuset_zero(set);
+		return false;
+	}
+	return true;
+}
+
+/* Read /proc/irq/N/smp_affinity_list and effective_affinity_list of a numeric IRQ. */
+void
+irqtable_read_affinity(int rootfd, struct irq_info *info, char **buf, size_t *cap)
+{
+	char path[64];
+
+	if (info->irq < 0)
+		return;
+	snprintf(path, sizeof(path), "proc/irq/%d/smp_affinity_list", info->irq);
+	info->has_affinity = read_cpulist(rootfd, path, &info->affinity, buf, cap);
+	snprintf(path, sizeof(path), "proc/irq/%d/effective_affinity_list", info->irq);
+	info->has_effective = read_cpulist(rootfd, path, &info->effective, buf, cap);
+}
+
+/* Read the affinity files of every numeric IRQ again. */
+void
+irqtable_refresh_affinity(struct irq_table *t, int rootfd)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+
+	for (size_t i = 0; t != NULL && i < t->n; i++)
+		irqtable_read_affinity(rootfd, &t->v[i], &buf, &cap);
+	free(buf);
+}
+
+/* Whether [s, s+len) is a trigger name as /proc/interrupts shows it. */
+static bool
+is_trigger(const char *s, size_t len)
+{
+	static const char *const triggers[] = {"edge", "level", "fasteoi", "Edge", "Level"};
+
+	for (size_t i = 0; i < sizeof(triggers) / sizeof(triggers[0]); i++) {
+		if (strlen(triggers[i]) == len && memcmp(s, triggers[i], len) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* Append [s, s+len) and a NUL at *w; returns where it starts. */
+static const char *
+put_field(char **w, const char *s, size_t len)
+{
+	char *start = *w;
+
+	memcpy(start, s, len);
+	start[len] = '\0';
+	*w += len + 1;
+	return start;
+}
+
+/* Split the text after the counts into chip, hwirq, trigger and name. */
+void
+irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char *e)
+{
+	const char *p = t, *tok, *tok2, *dash, *save;
+	size_t len, len2;
+
+	info->chip = info->hwirq = info->trigger = empty;
+	if (info->irq >= 0 && pp_token(&p, e, &tok, &len) == 0) {
+		dash = memrchr(tok, '-', len);
+		if (dash != NULL && is_trigger(dash + 1, (size_t)(tok + len - dash - 1))) {
+			info->chip = put_field(w, tok, (size_t)(dash - tok));
+			info->trigger = put_field(w, dash + 1, (size_t)(tok + len - dash - 1));
+		} else {
+			info->chip = put_field(w, tok, len);
+			save = p;
+			if (pp_token(&p, e, &tok2, &len2) == 0 && pp_isdigit(tok2[0])) {
+				dash = memchr(tok2, '-', len2);
+				if (dash != NULL) {
+					info->hwirq = put_field(w, tok2, (size_t)(dash - tok2));
+					info->trigger = put_field(w, dash + 1,
+					                          (size_t)(tok2 + len2 - dash - 1));
+				} else {
+					info->hwirq = put_field(w, tok2, len2);
+					save = p;
+					if (pp_token(&p, e, &tok, &len) == 0 &&
+					    is_trigger(tok, len))
+						info->trigger = put_field(w, tok, len);
+					else
+						p = save;
+				}
+			} else
+				p = save;
+		}
+		t = pp_skip_blanks(p, e);
+	}
+	info->name = put_field(w, t, (size_t)(e - t));
+}
+
+/* ---- the on-demand reader, copies ---- */
+
+/* Set up an owned entry: label, then the fields of [t, e) split, in one allocation. */
+static void
+entry_set(struct irq_info *info, const char *label, size_t llen, const char *t, const char *e)
+{
+	char *blob = xmalloc(llen + 1 + (size_t)(e - t) + 4), *w = blob;
+	const char *p = label;
+	uint64_t v;
+
+	memset(info, 0, sizeof(*info));
+	info->label = put_field(&w, label, llen);
+	info->irq =
+	    pp_u64(&p, label + llen, &v) == 0 && p == label + llen && v <= INT32_MAX ? (int)v : -1;
+	irqtable_split_fields(info, &w, t, e);
+	irqtable_parse_name(info->name, strlen(info->name), &info->queue);
+	info->total = SERIES_NONE;
+}
+
+/* Read /proc/interrupts and the affinity files into an owned table. */
+int
+irqtable_read(struct irq_table *t, int rootfd, struct nm_error *err)
+{
+	char *buf = NULL, *abuf = NULL;
+	size_t cap = 0, acap = 0, cap_v = 0, ncols;
+	const char *p, *end, *eol, *label, *q, *te;
+	unsigned *cols;
+	size_t llen;
+	ssize_t n;
+
+	irqtable_free(t);
+	if ((n = read_at(rootfd, "proc/interrupts", &buf, &cap)) < 0) {
+		nm_error_set(err, errno == ENOENT ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
+		             "/proc/interrupts: %s", strerror(errno));
+		free(buf);
+		return -1;
+	}
+	end = buf + n;
+	cols = xcalloc(CPUSET_MAX_CPUS, sizeof(*cols));
+	eol = pp_eol(buf, end);
+	ncols = eol != NULL ? pp_cpu_header(buf, eol, cols, CPUSET_MAX_CPUS) : 0;
+	free(cols);
+	if (ncols == 0) {
+		free(buf);
+		return nm_error_set(err, NM_ERR_FAILED, "/proc/interrupts: no CPU header");
+	}
+	for (p = eol + 1; p < end && (eol = pp_eol(p, end)) != NULL; p = eol + 1) {
+		q = p;
+		if (pp_label(&q, eol, &label, &llen) < 0)
+			continue;
+		/* The counts: up to one per column. */
+		for (size_t c = 0; c < ncols; c++) {
+			const char *s = pp_skip_blanks(q, eol), *r = s;
+			uint64_t v;
+			if (pp_u64(&r, eol, &v) < 0 || (r < eol && !pp_isblank(*r)))
+				break;
+			q = r;
+		}
+		q = pp_skip_blanks(q, eol);
+		for (te = eol; te > q && pp_isblank(te[-1]);)
+			te--;
+		if (t->n == cap_v) {
+			cap_v = cap_v ? cap_v * 2 : 256;
+			t->v = xreallocarray(t->v, cap_v, sizeof(*t->v));
+		}
+		entry_set(&t->v[t->n], label, llen, q, te);
+		irqtable_read_affinity(rootfd, &t->v[t->n], &abuf, &acap);
+		t->n++;
+	}
+	t->kind = IRQ_TABLE_OWNED;
+	free(buf);
+	free(abuf);
+	return 0;
+}
+
+/* A deep copy of src into dst. */
+void
+irqtable_copy(struct irq_table *dst, const struct irq_table *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	dst->kind = IRQ_TABLE_OWNED;
+	if (src == NULL || src->n == 0)
+		return;
+	dst->v = xreallocarray(NULL, src->n, sizeof(*dst->v));
+	dst->n = src->n;
+	for (size_t i = 0; i < src->n; i++) {
+		const struct irq_info *s = &src->v[i];
+		struct irq_info *d = &dst->v[i];
+		size_t ll = strlen(s->label), cl = strlen(s->chip), hl = strlen(s->hwirq);
+		size_t tl = strlen(s->trigger), nl = strlen(s->name);
+		char *w = xmalloc(ll + cl + hl + tl + nl + 5);
+		series_id *ids = NULL;
+
+		*d = *s;
+		d->label = put_field(&w, s->label, ll);
+		d->chip = put_field(&w, s->chip, cl);
+		d->hwirq = put_field(&w, s->hwirq, hl);
+		d->trigger = put_field(&w, s->trigger, tl);
+		d->name = put_field(&w, s->name, nl);
+		if (s->ncpus > 0 && s->cpu_series != NULL) {
+			ids = xreallocarray(NULL, s->ncpus, sizeof(*ids));
+			memcpy(ids, s->cpu_series, s->ncpus * sizeof(*ids));
+		} else
+			d->ncpus = 0;
+		d->cpu_series = ids;
+	}
+}
+
+/* Free an owned table. */
+void
+irqtable_free(struct irq_table *t)
+{
+	if (t == NULL)
+		return;
+	if (t->kind == IRQ_TABLE_OWNED) {
+		for (size_t i = 0; i < t->n; i++) {
+			free((char *)t->v[i].label);
+			free((series_id *)t->v[i].cpu_series);
+		}
+		free(t->v);
+	}
+	memset(t, 0, sizeof(*t));
+}
+
+/* ---- the stored form ---- */
+
+static const char *const queue_kinds[] = {"", "txrx", "rx", "tx", "io"};
+static const char *const dev_kinds[] = {"", "netdev", "pci", "virtio", "block"};
+#define NKINDS(a) (sizeof(a) / sizeof((a)[0]))
+
+const char *
+irqtable_queue_kind_name(enum irq_queue_kind k)
+{
+	return (unsigned)k < NKINDS(queue_kinds) ? queue_kinds[k] : "";
+}
+
+const char *
+irqtable_dev_kind_name(enum irq_dev_kind k)
+{
+	return (unsigned)k < NKINDS(dev_kinds) ? dev_kinds[k] : "";
+}
+
+/* The index of s in names[n], or -1. */
+static int
+kind_index(const char *const *names, size_t n, const char *s)
+{
+	for (size_t i = 0; s != NULL && i < n; i++)
+		if (strcmp(names[i], s) == 0)
+			return (int)i;
+	return -1;
+}
+
+/* A CPU set as a list member of o. */
+static void
+add_cpus(json_object *o, const char *key, const struct cpuset *set)
+{
+	char list[4096];
+
+	cpuset_format_list(set, list, sizeof(list));
+	json_add_string(o, key, list);
+}
+
+/* The numeric IRQs as a result keeps them. */
+json_object *
+irqtable_json(const struct irq_table *t)
+{
+	json_object *arr = json_object_new_array();
+
+	for (size_t i = 0; t != NULL && i < t->n; i++) {
+		const struct irq_info *info = &t->v[i];
+		json_object *o;
+
+		if (info->irq < 0 || info->queue.device[0] == '\0')
+			continue;
+		o = json_object_new_object();
+		json_add_int(o, "irq", info->irq);
+		json_add_string(o, "name", info->name);
+		json_add_string(o, "device", info->queue.device);
+		json_add_string(o, "dev_kind", irqtable_dev_kind_name(info->queue.dev_kind));
+		json_add_int(o, "queue", info->queue.index);
+		json_add_string(o, "queue_kind", irqtable_queue_kind_name(info->queue.kind));
+		if (info->has_affinity)
+			add_cpus(o, "affinity", &info->affinity);
+		if (info->has_effective)
+			add_cpus(o, "effective", &info->effective);
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* A string member, or NULL when missing or not a string. */
+static const char *
+member_string(json_object *o, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_string))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* An integer member in [lo, hi] into *out; false when missing or out of range. */
+static bool
+member_int(json_object *o, const char *key, int64_t lo, int64_t hi, int64_t *out)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(o, key, &v) || !json_object_is_type(v, json_type_int))
+		return false;
+	*out = json_object_get_int64(v);
+	return *out >= lo && *out <= hi;
+}
+
+/* An optional CPU list member into set and *has; false when present and malformed. */
+static bool
+member_cpus(json_object *o, const char *key, struct cpuset *set, bool *has)
+{
+	struct nm_error err;
+	json_object *v;
+
+	*has = false;
+	cpuset_zero(set);
+	if (!json_object_object_get_ex(o, key, &v))
+		return true;
+	if (!json_object_is_type(v, json_type_string) ||
+	    cpuset_parse_list(set, json_object_get_string(v), &err) < 0)
+		return false;
+	*has = true;
+	return true;
+}
+
+/* One stored entry into info; false when its shape is wrong. */
+static bool
+entry_from_json(struct irq_info *info, json_object *o)
+{
+	const char *name = member_string(o, "name"), *dev = member_string(o, "device");
+	int qk = kind_index(queue_kinds, NKINDS(queue_kinds), member_string(o, "queue_kind"));
+	int dk = kind_index(dev_kinds, NKINDS(dev_kinds), member_string(o, "dev_kind"));
+	struct irq_info e = {0};
+	int64_t irq, q;
+	char label[16], *w;
+	size_t ll, nl;
+
+	if (!json_object_is_type(o, json_type_object) || name == NULL || dev == NULL ||
+	    strlen(dev) >= IRQ_DEVICE_MAX || qk < 0 || dk < 0 ||
+	    !member_int(o, "irq", 0, INT32_MAX, &irq) ||
+	    !member_int(o, "queue", -1, INT32_MAX, &q) ||
+	    !member_cpus(o, "affinity", &e.affinity, &e.has_affinity) ||
+	    !member_cpus(o, "effective", &e.effective, &e.has_effective))
+		return false;
+	ll = (size_t)snprintf(label, sizeof(label), "%d", (int)irq);
+	nl = strlen(name);
+	w = xmalloc(ll + nl + 5);
+	e.irq = (int)irq;
+	e.label = put_field(&w, label, ll);
+	e.chip = e.hwirq = e.trigger = put_field(&w, "", 0); /* one empty string for all */
+	e.name = put_field(&w, name, nl);
+	snprintf(e.queue.device, sizeof(e.queue.device), "%s", dev);
+	e.queue.dev_kind = (enum irq_dev_kind)dk;
+	e.queue.kind = (enum irq_queue_kind)qk;
+	e.queue.index = (int)q;
+	e.total = SERIES_NONE;
+	*info = e;
+	return true;
+}
+
+/* Read a stored table back, checking its shape. */
+int
+irqtable_from_json(struct irq_table *t, json_object *arr, struct nm_error *err)
+{
+	size_t n;
+
+	memset(t, 0, sizeof(*t));
+	t->kind = IRQ_TABLE_OWNED;
+	if (!json_object_is_type(arr, json_type_array))
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "irq_table: not an array");
+	n = json_object_array_length(arr);
+	if (n > IRQTABLE_JSON_MAX)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "irq_table: %zu entries (at most %d)", n,
+		                    IRQTABLE_JSON_MAX);
+	t->v = xcalloc(n ? n : 1, sizeof(*t->v));
+	for (size_t i = 0; i < n; i++) {
+		if (!entry_from_json(&t->v[i], json_object_array_get_idx(arr, i))) {
+			irqtable_free(t);
+			t->kind = IRQ_TABLE_OWNED;
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "irq_table: entry %zu is malformed", i);
+		}
+		t->n = i + 1;
+	}
+	return 0;
+}
+
+/* ---- name patterns: each takes one action name [s, e) and fills q on a match ---- */
+
+/* Digits [s, e) (at least one) as an int. */
+static bool
+parse_index(const char *s, const char *e, int *out)
+{
+	const char *p = s;
+	uint64_t v;
+
+	if (pp_u64(&p, e, &v) < 0 || p != e || v > INT32_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/* Copy a device name into q; false when it is empty or too long. */
+static bool
+set_device(struct irq_queue *q, const char *s, const char *e, enum irq_dev_kind kind)
+{
+	if (e <= s || (size_t)(e - s) >= sizeof(q->device))
+		return false;
+	memcpy(q->device, s, (size_t)(e - s));
+	q->device[e - s] = '\0';
+	q->dev_kind = kind;
+	return true;
+}
+
+/* The last occurrence of needle in [s, e), or NULL. */
+static const char *
+find_last(const char *s, const char *e, const char *needle)
+{
+	size_t nl = strlen(needle);
+	const char *p;
+
+	if ((size_t)(e - s) < nl)
+		return NULL;
+	for (p = e - nl;; p--) {
+		if (memcmp(p, needle, nl) == 0)
+			return p;
+		if (p == s)
+			return NULL;
+	}
+}
+
+/* <drv>_comp<N>@pci:<addr> (mlx5 completion vector N) or any <x>@pci:<addr>. */
+static bool
+match_pci(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *at = find_last(s, e, "@pci:"), *comp;
+
+	if (at == NULL || !set_device(q, at + 5, e, IRQ_DEV_PCI))
+		return false;
+	comp = find_last(s, at, "_comp");
+	if (comp != NULL && parse_index(comp + 5, at, &q->index))
+		q->kind = IRQ_QUEUE_TXRX;
+	return true;
+}
+
+/* virtio<K>-input.<N>, virtio<K>-output.<N>, or virtio<K>-<anything else>. */
+static bool
+match_virtio(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *p = s + 6, *dash;
+
+	if (e - s < 8 || memcmp(s, "virtio", 6) != 0 || !pp_isdigit(*p))
+		return false;
+	while (p < e && pp_isdigit(*p))
+		p++;
+	dash = p;
+	if (p == e || *p != '-' || !set_device(q, s, dash, IRQ_DEV_VIRTIO))
+		return false;
+	p++;
+	if (e - p > 6 && memcmp(p, "input.", 6) == 0 && parse_index(p + 6, e, &q->index))
+		q->kind = IRQ_QUEUE_RX;
+	else if (e - p > 7 && memcmp(p, "output.", 7) == 0 && parse_index(p + 7, e, &q->index))
+		q->kind = IRQ_QUEUE_TX;
+	else
+		q->index = -1;
+	return true;
+}
+
+/* nvme<K>q<N>. */
+static bool
+match_nvme(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *p = s + 4, *qp;
+
+	if (e - s < 7 || memcmp(s, "nvme", 4) != 0)
+		return false;
+	while (p < e && pp_isdigit(*p))
+		p++;
+	qp = p;
+	if (qp == s + 4 || qp == e || *qp != 'q' || !parse_index(qp + 1, e, &q->index))
+		return false;
+	if (!set_device(q, s, qp, IRQ_DEV_BLOCK)) {
+		q->index = -1;
+		return false;
+	}
+	q->kind = IRQ_QUEUE_IO;
+	return true;
+}
+
+/* [<drv>-]<dev><infix><N> for the infixes of network drivers. */
+static bool
+match_netdev(const char *s, const char *e, struct irq_queue *q)
+{
+	static const struct {
+		const char *infix;
+		enum irq_queue_kind kind;
+	} infixes[] = {
+	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
+	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
+	};
+	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-"};
+	const char *in, *dev;
+	size_t i, dl;
+
+	for (i = 0; i < sizeof(infixes) / sizeof(infixes[0]); i++) {
+		in = find_last(s, e, infixes[i].infix);
+		if (in == NULL || !parse_index(in + strlen(infixes[i].infix), e, &q->index))
+			continue;
+		dev = s;
+		for (size_t d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
+			dl = strlen(drivers[d]);
+			if (in - s > (ptrdiff_t)dl && memcmp(s, drivers[d], dl) == 0) {
+				dev = s + dl;
+				break;
+			}
+		}
+		if (!set_device(q, dev, in, IRQ_DEV_NETDEV))
+			continue;
+		q->kind = infixes[i].kind;
+		return true;
+	}
+	q->index = -1;
+	return false;
+}
+
+/* The patterns in the order they are tried (see irqtable.h). */
+static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
+    match_pci,
+    match_virtio,
+    match_nvme,
+    match_netdev,
+};
+
+/* Match action names against the patterns, first name and first pattern winning. */
+bool
+irqtable_parse_name(const char *name, size_t len, struct irq_queue *q)
+{
+	const char *p = name, *end = name + len, *s, *e, *comma;
+
+	for (; p < end; p = comma + 1) {
+		comma = memchr(p, ',', (size_t)(end - p));
+		if (comma == NULL)
+			comma = end;
+		s = pp_skip_blanks(p, comma);
+		e = comma;
+		while (e > s && pp_isblank(e[-1]))
+			e--;
+		for (size_t i = 0; e > s && i < sizeof(name_patterns) / sizeof(name_patterns[0]);
+		     i++) {
+			memset(q, 0, sizeof(*q));
+			q->index = -1;
+			if (name_patterns[i](s, e, q))
+				return true;
+		}
+		if (comma == end)
+			break;
+	}
+	memset(q, 0, sizeof(*q));
+	q->index = -1;
+	return false;
+}

@@ -1,0 +1,268 @@
+/* test-irqtable.c: the IRQ table on its own: action-name patterns; the on-demand reader of
+ * /proc/interrupts and /proc/irq gives the table the interrupts source fills, field for
+ * field but the series; a copy owns everything it points to; the form stored with results
+ * reads back and its shape is checked. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <json-c/json.h>
+
+#include "error.h"
+#include "irqtable.h"
+#include "source-harness.h"
+#include "source-interrupts.h"
+#include "source.h"
+
+/* Every action-name pattern, and names that must not match. */
+static void
+test_parse_name(void **state)
+{
+	static const struct {
+		const char *name;
+		bool match;
+		const char *device;
+		enum irq_dev_kind dev_kind;
+		enum irq_queue_kind kind;
+		int index;
+	} cases[] = {
+	    {"mlx5_comp7@pci:0000:08:00.0", true, "0000:08:00.0", IRQ_DEV_PCI, IRQ_QUEUE_TXRX, 7},
+	    {"mlx5_comp143@pci:0000:af:00.1", true, "0000:af:00.1", IRQ_DEV_PCI, IRQ_QUEUE_TXRX,
+	     143},
+	    {"mlx5_async0@pci:0000:08:00.0", true, "0000:08:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
+	    {"ena-mgmnt@pci:0000:00:05.0", true, "0000:00:05.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
+	    {"eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
+	    {"i40e-eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
+	    {"ice-eth0-TxRx-7", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
+	    {"iavf-eth0-TxRx-0", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
+	    {"i40evf-ens1f0v1-TxRx-2", true, "ens1f0v1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 2},
+	    {"ens5-Tx-Rx-7", true, "ens5", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 7},
+	    {"eth0-rx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 3},
+	    {"eth0-tx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TX, 3},
+	    {"eth0-fp-5", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 5},
+	    {"br-lan-rx-1", true, "br-lan", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 1},
+	    {"virtio2-input.0", true, "virtio2", IRQ_DEV_VIRTIO, IRQ_QUEUE_RX, 0},
+	    {"virtio2-output.0", true, "virtio2", IRQ_DEV_VIRTIO, IRQ_QUEUE_TX, 0},
+	    {"virtio12-input.15", true, "virtio12", IRQ_DEV_VIRTIO, IRQ_QUEUE_RX, 15},
+	    {"virtio1-config", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
+	    {"virtio1-req.0", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
+	    {"nvme0q3", true, "nvme0", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 3},
+	    {"nvme12q0", true, "nvme12", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 0},
+	    /* Shared IRQ: the first name that matches wins. */
+	    {"ehci_hcd:usb1, eth1-TxRx-0", true, "eth1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
+	    {"PCIe PME, pciehp", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"i40e-0000:3b:00.0:misc", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"eth3", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"eth0-TxRx-", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"eth0-TxRx-7x", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"-TxRx-7", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"nvme0", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"virtio", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"hv_netvsc", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"Local timer interrupts", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    {"x@pci:", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	};
+	struct irq_queue q;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool m = irqtable_parse_name(cases[i].name, strlen(cases[i].name), &q);
+
+		if (m != cases[i].match || strcmp(q.device, cases[i].device) != 0 ||
+		    q.dev_kind != cases[i].dev_kind || q.kind != cases[i].kind ||
+		    q.index != cases[i].index)
+			fail_msg("%s: got %d %s %d %d %d", cases[i].name, m, q.device, q.dev_kind,
+			         q.kind, q.index);
+	}
+	/* Only len bytes are read. */
+	assert_true(irqtable_parse_name("eth0-rx-12", 9, &q));
+	assert_int_equal(q.index, 1);
+}
+
+/* Field for field, but the series. */
+static void
+check_same(const struct irq_info *a, const struct irq_info *b)
+{
+	assert_int_equal(a->irq, b->irq);
+	assert_string_equal(a->label, b->label);
+	assert_string_equal(a->chip, b->chip);
+	assert_string_equal(a->hwirq, b->hwirq);
+	assert_string_equal(a->trigger, b->trigger);
+	assert_string_equal(a->name, b->name);
+	assert_memory_equal(&a->queue, &b->queue, sizeof(a->queue));
+	assert_int_equal(a->has_affinity, b->has_affinity);
+	assert_int_equal(a->has_effective, b->has_effective);
+	assert_true(cpuset_equal(&a->affinity, &b->affinity));
+	assert_true(cpuset_equal(&a->effective, &b->effective));
+}
+
+/* The reader and the source on one fixture (an offline CPU, odd lines); a copy of the
+ * source's table outlives the source and keeps its series. */
+static void
+test_read_copy(void **state)
+{
+	const struct irq_table *src;
+	struct irq_table rd = {0}, cp;
+	const struct irq_info *q[4];
+	struct nm_error err;
+	struct world w;
+	size_t nq = 0;
+
+	(void)state;
+	harness_init(&w, &source_interrupts_ops, NULL);
+	harness_gen(&w, "--only interrupts,irq --cpus 32 --offline 5 --odd");
+	harness_start(&w);
+	harness_sample(&w);
+	src = source_interrupts_table(&w.src);
+	assert_int_equal(src->kind, IRQ_TABLE_BORROWED);
+	assert_true(src->n > 100);
+	assert_int_equal(irqtable_read(&rd, w.src.rootfd, &err), 0);
+	assert_int_equal(rd.kind, IRQ_TABLE_OWNED);
+	assert_int_equal(rd.n, src->n);
+	for (size_t i = 0; i < rd.n; i++) {
+		check_same(&rd.v[i], &src->v[i]);
+		assert_int_equal(rd.v[i].ncpus, 0);
+		assert_int_equal(rd.v[i].total, SERIES_NONE);
+		if (rd.v[i].queue.index >= 0)
+			nq++;
+	}
+	assert_true(nq > 0);
+	irqtable_copy(&cp, src);
+	assert_int_equal(cp.n, src->n);
+	for (size_t i = 0; i < cp.n; i++) {
+		check_same(&cp.v[i], &src->v[i]);
+		assert_int_equal(cp.v[i].ncpus, src->v[i].ncpus);
+		assert_int_equal(cp.v[i].total, src->v[i].total);
+		assert_ptr_not_equal(cp.v[i].name, src->v[i].name);
+		if (src->v[i].ncpus > 0)
+			assert_memory_equal(cp.v[i].cpu_series, src->v[i].cpu_series,
+			                    src->v[i].ncpus * sizeof(series_id));
+	}
+	assert_int_equal(irqtable_find_queue(&cp, rd.v[0].queue.device, -2, q, 4), 0);
+	harness_free(&w);
+	/* The copy stands on its own. */
+	assert_non_null(irqtable_find_label(&cp, "LOC"));
+	irqtable_free(&cp);
+	irqtable_free(&rd);
+	assert_int_equal(rd.n, 0);
+	/* No /proc/interrupts. */
+	harness_init(&w, &source_interrupts_ops, NULL);
+	assert_int_equal(irqtable_read(&rd, w.src.rootfd, &err), -1);
+	assert_int_equal(err.code, NM_ERR_UNSUPPORTED);
+	assert_int_equal(rd.n, 0);
+	harness_free(&w);
+}
+
+/* A table by hand: queue IRQs with and without affinities, and one naming no device. */
+static void
+hand_table(struct irq_table *t)
+{
+	static const char *const lines[] = {"eth0-TxRx-0", "eth0-TxRx-1",
+	                                    "mlx5_comp3@pci:0000:08:00.0", "PCIe PME"};
+	static struct irq_info v[4];
+
+	memset(v, 0, sizeof(v));
+	for (int i = 0; i < 4; i++) {
+		v[i].irq = 40 + i;
+		v[i].label = v[i].chip = v[i].hwirq = v[i].trigger = "";
+		v[i].name = lines[i];
+		irqtable_parse_name(lines[i], strlen(lines[i]), &v[i].queue);
+		v[i].total = SERIES_NONE;
+	}
+	v[0].has_affinity = v[0].has_effective = true;
+	cpuset_add(&v[0].affinity, 0);
+	cpuset_add(&v[0].affinity, 1);
+	cpuset_add(&v[0].effective, 1);
+	v[2].has_effective = true;
+	cpuset_add(&v[2].effective, 143);
+	*t = (struct irq_table){IRQ_TABLE_BORROWED, v, 4};
+}
+
+/* The stored form: queue IRQs only, read back as written; bad shapes are refused. */
+static void
+test_json(void **state)
+{
+	static const char *const bad[] = {
+	    "{}",
+	    "[1]",
+	    "[{\"irq\": -1, \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
+	    "\"queue\": 0, \"queue_kind\": \"txrx\"}]",
+	    "[{\"irq\": 4, \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
+	    "\"queue\": -2, \"queue_kind\": \"txrx\"}]",
+	    "[{\"irq\": 4, \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"nic\", "
+	    "\"queue\": 0, \"queue_kind\": \"txrx\"}]",
+	    "[{\"irq\": 4, \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
+	    "\"queue\": 0, \"queue_kind\": \"both\"}]",
+	    "[{\"irq\": 4, \"name\": 7, \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
+	    "\"queue\": 0, \"queue_kind\": \"txrx\"}]",
+	    "[{\"irq\": 4, \"name\": \"x\", \"dev_kind\": \"netdev\", \"queue\": 0, "
+	    "\"queue_kind\": \"txrx\"}]",
+	    "[{\"irq\": \"4\", \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
+	    "\"queue\": 0, \"queue_kind\": \"txrx\"}]",
+	    "[{\"irq\": 4, \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
+	    "\"queue\": 0, \"queue_kind\": \"txrx\", \"affinity\": \"0-x\"}]",
+	    "[{\"irq\": 4, \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
+	    "\"queue\": 0, \"queue_kind\": \"txrx\", \"effective\": 3}]",
+	    "[{\"irq\": 4, \"name\": \"x\", \"device\": "
+	    "\"a123456789012345678901234567890123456789012345678901234567890123\", "
+	    "\"dev_kind\": \"netdev\", \"queue\": 0, \"queue_kind\": \"txrx\"}]",
+	};
+	struct irq_table t, back;
+	const struct irq_info *e;
+	struct nm_error err;
+	json_object *js, *o;
+
+	(void)state;
+	hand_table(&t);
+	js = irqtable_json(&t);
+	assert_int_equal(json_object_array_length(js), 3); /* PCIe PME names no device */
+	o = json_object_array_get_idx(js, 0);
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	                    "{\"irq\":40,\"name\":\"eth0-TxRx-0\",\"device\":\"eth0\","
+	                    "\"dev_kind\":\"netdev\",\"queue\":0,\"queue_kind\":\"txrx\","
+	                    "\"affinity\":\"0-1\",\"effective\":\"1\"}");
+	assert_int_equal(irqtable_from_json(&back, js, &err), 0);
+	assert_int_equal(back.n, 3);
+	e = irqtable_find_irq(&back, 42);
+	assert_non_null(e);
+	assert_string_equal(e->label, "42");
+	assert_string_equal(e->name, "mlx5_comp3@pci:0000:08:00.0");
+	assert_memory_equal(&e->queue, &t.v[2].queue, sizeof(e->queue));
+	assert_false(e->has_affinity);
+	assert_true(e->has_effective && cpuset_has(&e->effective, 143) &&
+	            cpuset_count(&e->effective) == 1);
+	e = irqtable_find_irq(&back, 40);
+	assert_true(cpuset_equal(&e->affinity, &t.v[0].affinity));
+	assert_true(cpuset_equal(&e->effective, &t.v[0].effective));
+	assert_int_equal(e->ncpus, 0);
+	assert_null(irqtable_find_irq(&back, 43));
+	irqtable_free(&back);
+	json_object_put(js);
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		js = json_tokener_parse(bad[i]);
+		assert_non_null(js);
+		if (irqtable_from_json(&back, js, &err) == 0)
+			fail_msg("accepted: %s", bad[i]);
+		assert_int_equal(back.n, 0);
+		assert_int_equal(err.code, NM_ERR_BAD_ARGS);
+		json_object_put(js);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_name),
+	    cmocka_unit_test(test_read_copy),
+	    cmocka_unit_test(test_json),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
