@@ -129,30 +129,6 @@ load8(const char *p)
 	return v;
 }
 
-/* The index of the first byte that differs in two words loaded by load8. */
-static inline size_t
-first_byte(uint64_t x)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return (size_t)__builtin_ctzll(x) / 8;
-#else
-	return (size_t)__builtin_clzll(x) / 8;
-#endif
-}
-
-/* 16 bytes as a vector (GCC and clang vector extensions: SSE2 on x86-64, NEON on arm64). */
-typedef uint64_t pp_v16 __attribute__((vector_size(16)));
-
-/* Load 16 bytes from any address. */
-static inline pp_v16
-load16(const char *p)
-{
-	pp_v16 v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
 #ifdef __SSE2__
 #include <emmintrin.h>
 
@@ -219,6 +195,30 @@ first_diff(const char *a, const char *b, size_t pos, size_t len)
 	return m == ~0ull ? len : pos + (size_t)__builtin_ctzll(~m);
 }
 #else
+/* The index of the first byte that differs in two words loaded by load8. */
+static inline size_t
+first_byte(uint64_t x)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (size_t)__builtin_ctzll(x) / 8;
+#else
+	return (size_t)__builtin_clzll(x) / 8;
+#endif
+}
+
+/* 16 bytes as a vector (GCC and clang vector extensions: SSE2 on x86-64, NEON on arm64). */
+typedef uint64_t pp_v16 __attribute__((vector_size(16)));
+
+/* Load 16 bytes from any address. */
+static inline pp_v16
+load16(const char *p)
+{
+	pp_v16 v;
+
+	memcpy(&v, p, sizeof(v));
+	return v;
+}
+
 /* The first offset at or after pos where a and b differ, or len (inline for pp_row_diff,
  * which calls it for every change in a line). */
 static inline size_t
