@@ -412,8 +412,9 @@ const struct proto_command proto_commands[] = {
         .name = "compare",
         .flags = PROTO_READONLY,
         .summary = "stored results A against B figure by figure: change, % and better or worse; "
-                   "globs average iterations; two suites compare point by point",
-        .usage = "A B [--figures GLOB]",
+                   "globs average iterations, with CI and Welch's t-test; two suites compare "
+                   "point by point",
+        .usage = "A B [--figures GLOB] [--summary]",
         .args = {{.name = "a",
                   .type = PROTO_ARG_STRING,
                   .required = true,
@@ -430,7 +431,12 @@ const struct proto_command proto_commands[] = {
                   .type = PROTO_ARG_STRINGS,
                   .max_len = 256,
                   .help = "only figures matching this glob ('test.*', 'devices.*_per_s'); "
-                          "repeatable; two suites default to the benchmark's and a few"}},
+                          "repeatable; two suites default to the benchmark's and a few"},
+                 {.name = "summary",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "only the kit's rows: packets on the queues of the first two CPU "
+                          "sets, CPU, IPIs/s, packets sent, received and dropped, "
+                          "retransmits, softirqs, aRFS counters"}},
     },
     {
         .name = "test-start",
