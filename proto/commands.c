@@ -341,13 +341,15 @@ const struct proto_command proto_commands[] = {
     {
         .name = "result-export",
         .flags = PROTO_READONLY,
-        .summary = "a stored result as JSON, or as CSV with one row per figure",
-        .usage = "NAME [--json|--csv|--format json|csv]",
-        .args = {ARG_WINDOW_NAME("the result"),
+        .summary = "a stored result as JSON, or as CSV with one row per figure; a glob: "
+                   "the results it matches, as a JSON array or lines, or CSV a row each",
+        .usage = "NAME|GLOB [--json|--csv|--format json|jsonl|csv]",
+        .args = {ARG_WINDOW_NAME("the result, or a glob of results ('suite1/*')"),
                  {.name = "format",
                   .type = PROTO_ARG_STRING,
                   .max_len = 8,
-                  .help = "json (default: the result unchanged) or csv (in \"csv\")"}},
+                  .help = "json (default: the result unchanged), jsonl (a glob's results one "
+                          "a line) or csv (in \"csv\")"}},
     },
     {
         .name = "profile-show",
