@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare-tuning.h"
 #include "compare.h"
 #include "jsonutil.h"
 #include "stats.h"
@@ -462,6 +463,38 @@ compare_summary_flatten(json_object *result, void (*fn)(const char *path, double
 	}
 }
 
+/* The tuning warnings, when there are any: in the comparison, and their codes beside each
+ * figure that changed for the better or the worse, the changes one would put down to the
+ * tuning. */
+static void
+add_warnings(json_object *out, json_object *figs, json_object *warns)
+{
+	if (json_object_array_length(warns) == 0) {
+		json_object_put(warns);
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(figs); i++) {
+		json_object *f = json_object_array_get_idx(figs, i), *codes;
+		const char *v = json_get_string(f, "verdict", "");
+		if (strcmp(v, "better") != 0 && strcmp(v, "worse") != 0)
+			continue;
+		codes = json_object_new_array();
+		for (size_t w = 0; w < json_object_array_length(warns); w++) {
+			const char *c =
+			    json_get_string(json_object_array_get_idx(warns, w), "code", "");
+			bool dup = false;
+			for (size_t k = 0; k < json_object_array_length(codes); k++)
+				dup |= strcmp(json_object_get_string(
+				                  json_object_array_get_idx(codes, k)),
+				              c) == 0;
+			if (!dup)
+				json_object_array_add(codes, json_object_new_string(c));
+		}
+		json_object_object_add(f, "warnings", codes);
+	}
+	json_object_object_add(out, "warnings", warns);
+}
+
 /* Collect every figure flatten gives of every result, then one line per figure. */
 static json_object *
 compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
@@ -480,6 +513,7 @@ compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
 	}
 	free(fs.v);
 	json_object_put(fs.index);
+	add_warnings(out, arr, compare_tuning_warnings(a, na, b, nb));
 	side = json_object_new_object();
 	json_add_uint(side, "n", na);
 	json_object_object_add(out, "a", side);

@@ -380,4 +380,7 @@ json_object *profile_state_revert(const char *state_dir, struct profile_host *h,
 /* What is applied, by whom, when, and which of its values have drifted since (new
  * reference). */
 json_object *profile_state_status(const char *state_dir, struct profile_host *h);
+/* The applied profile in brief, {"name", "device", "kinds": [kinds of value it wrote, in
+ * order, once each]}, or NULL when none is recorded (or the record cannot be read). */
+json_object *profile_state_applied_brief(const char *state_dir);
 #endif

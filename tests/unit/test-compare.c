@@ -409,6 +409,127 @@ test_summary(void **state)
 	json_object_put(r);
 }
 
+/* A result of transactions/s v with the tuning its window closed with (tuning.h). */
+static json_object *
+tuned(double v, const char *vars, const char *tuning)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+	         "{\"span_s\":10,\"test\":{\"profile\":\"rfs\",\"profile_vars\":%s,"
+	         "\"figures\":{\"transactions_per_s\":%g}},"
+	         "\"figures\":{\"cpu\":{\"all\":{\"busy\":%g}}},\"tuning\":%s}",
+	         vars, v, v / 10, tuning);
+	return parse(buf);
+}
+
+/* The warning of code on side of a comparison, or NULL. */
+static json_object *
+warning(json_object *cmp, const char *code, const char *side)
+{
+	json_object *w = json_object_object_get(cmp, "warnings");
+
+	for (size_t i = 0; w && i < json_object_array_length(w); i++) {
+		json_object *o = json_object_array_get_idx(w, i);
+		if (strcmp(str(o, "code"), code) == 0 && strcmp(str(o, "side"), side) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* The issue's case: RFS 1024 against 512 while rps_sock_flow_entries is 0 on both: each
+ * side is warned, and the figure that went better says so; with a flow table, nothing.
+ * RPS masks on a device without rps_cpus, XPS on one tx queue. */
+static void
+test_tuning_warnings(void **state)
+{
+	static const char *const off =
+	    "{\"rps_sock_flow_entries\":0,\"profile\":{\"name\":\"rfs\",\"device\":\"eth0\","
+	    "\"kinds\":[\"sysctl\"]},\"devices\":[{\"name\":\"eth0\",\"rx_queues\":4,"
+	    "\"tx_queues\":4,\"rps_queues\":0,\"flow_cnt\":0,\"xps_queues\":4}]}";
+	static const char *const on =
+	    "{\"rps_sock_flow_entries\":4096,\"profile\":null,\"devices\":[{\"name\":\"eth0\","
+	    "\"rx_queues\":4,\"tx_queues\":4,\"rps_queues\":0,\"flow_cnt\":2048,"
+	    "\"xps_queues\":4}]}";
+	static const char *const flows_no_table =
+	    "{\"rps_sock_flow_entries\":0,\"devices\":[{\"name\":\"eth0\",\"rx_queues\":4,"
+	    "\"tx_queues\":4,\"rps_queues\":0,\"flow_cnt\":2048,\"xps_queues\":4}]}";
+	static const char *const no_rps_one_tx =
+	    "{\"rps_sock_flow_entries\":4096,\"profile\":{\"name\":\"rps-all\",\"device\":"
+	    "\"veth0\",\"kinds\":[\"rps\",\"xps\"]},\"devices\":[{\"name\":\"veth0\","
+	    "\"rx_queues\":1,\"tx_queues\":1,\"rps_queues\":null,\"flow_cnt\":null,"
+	    "\"xps_queues\":0}]}";
+	json_object *a[2], *b[2], *cmp, *w, *f;
+
+	(void)state;
+	a[0] = tuned(100, "{\"rfs\":\"512\"}", off);
+	a[1] = tuned(110, "{\"rfs\":\"512\"}", off);
+	b[0] = tuned(140, "{\"rfs\":\"1024\"}", off);
+	b[1] = tuned(150, "{\"rfs\":\"1024\"}", off);
+	cmp = compare_results(a, 2, b, 2);
+	assert_non_null(w = warning(cmp, "rfs_inactive", "A"));
+	assert_true(num(w, "results") == 2 && num(w, "of") == 2);
+	assert_non_null(strstr(str(w, "message"), "rps_sock_flow_entries is 0"));
+	assert_non_null(strstr(str(w, "message"), "rfs=512"));
+	assert_non_null(w = warning(cmp, "rfs_inactive", "B"));
+	assert_non_null(strstr(str(w, "message"), "rfs=1024"));
+	assert_int_equal(json_object_array_length(json_object_object_get(cmp, "warnings")), 2);
+	/* Beside the figure that went better, not beside one that has no direction. */
+	f = figure(cmp, "test.transactions_per_s");
+	assert_string_equal(str(f, "verdict"), "better");
+	assert_string_equal(
+	    json_object_to_json_string_ext(json_object_object_get(f, "warnings"), 0),
+	    "[\"rfs_inactive\"]");
+	assert_false(json_object_object_get_ex(figure(cmp, "cpu.all.busy"), "warnings", NULL));
+	json_object_put(cmp);
+	/* The same in the summary. */
+	cmp = compare_summary(a, 2, b, 2);
+	assert_non_null(warning(cmp, "rfs_inactive", "B"));
+	json_object_put(cmp);
+	for (int i = 0; i < 2; i++) {
+		json_object_put(a[i]);
+		json_object_put(b[i]);
+	}
+
+	/* A flow table on B; A has flow counts but none: only A is warned, for its
+	 * rps_flow_cnt. */
+	a[0] = tuned(100, "{}", flows_no_table);
+	b[0] = tuned(140, "{\"rfs\":\"1024\"}", on);
+	cmp = compare_results(a, 1, b, 1);
+	assert_non_null(w = warning(cmp, "rfs_inactive", "A"));
+	assert_non_null(strstr(str(w, "message"), "eth0 has rps_flow_cnt 2048"));
+	assert_null(warning(cmp, "rfs_inactive", "B"));
+	json_object_put(cmp);
+	json_object_put(a[0]);
+	/* Nothing asked for RFS and nothing is active: no warning at all. */
+	a[0] = tuned(100, "{}", off);
+	cmp = compare_results(a, 1, b, 1);
+	assert_false(json_object_object_get_ex(cmp, "warnings", NULL));
+	assert_false(
+	    json_object_object_get_ex(figure(cmp, "test.transactions_per_s"), "warnings", NULL));
+	json_object_put(cmp);
+	json_object_put(a[0]);
+	json_object_put(b[0]);
+
+	/* RPS masks on a device with no rps_cpus, XPS on one tx queue. */
+	a[0] = tuned(100, "{}", on);
+	b[0] = tuned(90, "{}", no_rps_one_tx);
+	cmp = compare_results(a, 1, b, 1);
+	assert_non_null(w = warning(cmp, "rps_inactive", "B"));
+	assert_non_null(strstr(str(w, "message"), "veth0 has no rps_cpus"));
+	assert_non_null(w = warning(cmp, "xps_one_queue", "B"));
+	assert_non_null(strstr(str(w, "message"), "veth0 has one tx queue"));
+	assert_null(warning(cmp, "rfs_inactive", "A"));
+	f = figure(cmp, "test.transactions_per_s");
+	assert_string_equal(str(f, "verdict"), "worse");
+	assert_string_equal(
+	    json_object_to_json_string_ext(json_object_object_get(f, "warnings"), 0),
+	    "[\"rps_inactive\",\"xps_one_queue\"]");
+	json_object_put(cmp);
+	json_object_put(a[0]);
+	json_object_put(b[0]);
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -416,7 +537,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_one_to_one), cmocka_unit_test(test_sets_of_three),
 	    cmocka_unit_test(test_kinds),      cmocka_unit_test(test_sets_welch),
-	    cmocka_unit_test(test_summary),
+	    cmocka_unit_test(test_summary),    cmocka_unit_test(test_tuning_warnings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

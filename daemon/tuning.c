@@ -1,0 +1,149 @@
+/* tuning.c: what the host's RPS, RFS and XPS were when a window closed, and which profile
+ * was applied, read through the profile host (the same files, below the same root, as
+ * profile-show). A few small sysfs files per queue of the devices that moved. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "profile.h"
+#include "tuning.h"
+
+/* Read one queue file (or the sock_flow sysctl, index -1) into a new string; NULL when it
+ * cannot be read. */
+static char *
+read_value(struct profile_host *h, enum plan_kind kind, int index)
+{
+	struct plan_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.index = index;
+	snprintf(e.dev, sizeof(e.dev), "%s", h->dev);
+	if (kind == PLAN_SYSCTL)
+		snprintf(e.name, sizeof(e.name), "net.core.rps_sock_flow_entries");
+	plan_entry_path(h, &e);
+	return plan_read(h, &e, NULL);
+}
+
+/* Does a CPU mask ("00000000,0000000f") have a bit set? */
+static bool
+mask_set(const char *m)
+{
+	for (; *m; m++)
+		if (*m != '0' && *m != ',' && *m != '\n' && *m != ' ')
+			return true;
+	return false;
+}
+
+/* Count the queues whose mask of kind is set; -1 when no queue has the file. */
+static long
+count_masks(struct profile_host *h, enum plan_kind kind, unsigned nq)
+{
+	long set = 0;
+	bool any = false;
+
+	for (unsigned q = 0; q < nq; q++) {
+		char *v = read_value(h, kind, (int)q);
+		if (v == NULL)
+			continue;
+		any = true;
+		set += mask_set(v);
+		free(v);
+	}
+	return any ? set : -1;
+}
+
+/* One device's queue counts, masks and flow counts. */
+static json_object *
+device_json(struct profile_host *h)
+{
+	json_object *o = json_object_new_object();
+	unsigned long long flows = 0;
+	bool any = false;
+	long n;
+
+	json_add_string(o, "name", h->dev);
+	json_add_uint(o, "rx_queues", h->nrx);
+	json_add_uint(o, "tx_queues", h->ntx);
+	n = count_masks(h, PLAN_RPS, h->nrx);
+	if (n < 0)
+		json_object_object_add(o, "rps_queues", NULL);
+	else
+		json_add_uint(o, "rps_queues", (uint64_t)n);
+	for (unsigned q = 0; q < h->nrx; q++) {
+		char *v = read_value(h, PLAN_FLOW_CNT, (int)q);
+		if (v != NULL) {
+			flows += strtoull(v, NULL, 10);
+			any = true;
+			free(v);
+		}
+	}
+	if (any)
+		json_add_uint(o, "flow_cnt", flows);
+	else
+		json_object_object_add(o, "flow_cnt", NULL);
+	n = count_masks(h, PLAN_XPS, h->ntx);
+	if (n < 0)
+		json_object_object_add(o, "xps_queues", NULL);
+	else
+		json_add_uint(o, "xps_queues", (uint64_t)n);
+	return o;
+}
+
+/* Add the name of each element of an array of the report's figures to names (once). */
+static void
+names_of(json_object *arr, json_object *names)
+{
+	if (!json_object_is_type(arr, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		const char *n = json_get_string(json_object_array_get_idx(arr, i), "name", NULL);
+		if (n != NULL && strcmp(n, "lo") != 0 &&
+		    json_object_object_length(names) < TUNING_MAX_DEVICES)
+			json_object_object_add(names, n, NULL);
+	}
+}
+
+/* The devices, the sysctl and the applied profile. */
+json_object *
+tuning_read(const char *root, const char *state_dir, json_object *report)
+{
+	json_object *o = json_object_new_object(), *figs, *g, *arr, *devs, *names;
+	struct profile_host h;
+	struct nm_error err;
+	char *v;
+
+	json_object_object_add(o, "profile", profile_state_applied_brief(state_dir));
+	if (profile_host_open(&h, root, &err) < 0) {
+		json_object_object_add(o, "rps_sock_flow_entries", NULL);
+		json_add_string(o, "error", err.message);
+		return o;
+	}
+	v = read_value(&h, PLAN_SYSCTL, -1);
+	if (v != NULL)
+		json_add_uint(o, "rps_sock_flow_entries", strtoull(v, NULL, 10));
+	else
+		json_object_object_add(o, "rps_sock_flow_entries", NULL);
+	free(v);
+	names = json_object_new_object();
+	if (json_object_object_get_ex(report, "figures", &figs)) {
+		if (json_object_object_get_ex(figs, "devices", &arr))
+			names_of(arr, names);
+		if (json_object_object_get_ex(figs, "queues", &g) &&
+		    json_object_object_get_ex(g, "devices", &arr))
+			names_of(arr, names);
+	}
+	devs = json_object_new_array();
+	json_object_object_foreach(names, dev, unused)
+	{
+		(void)unused;
+		if (profile_host_set_device(&h, dev, &err) == 0)
+			json_object_array_add(devs, device_json(&h));
+	}
+	json_object_put(names);
+	json_object_object_add(o, "devices", devs);
+	profile_host_close(&h);
+	return o;
+}
