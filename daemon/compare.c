@@ -312,12 +312,15 @@ static void
 add_welch(json_object *o, const struct stats_desc *sa, const struct stats_desc *sb)
 {
 	struct stats_welch w;
+	char text[32];
 
 	if (stats_welch(sa, sb, &w) < 0)
 		return;
 	json_add_double(o, "t", isinf(w.t) ? NAN : w.t);
 	json_add_double(o, "df", w.df);
-	json_add_double(o, "p", w.p);
+	/* Six significant digits rather than decimals: a p of 1e-9 is not 0. */
+	snprintf(text, sizeof(text), "%.6g", w.p);
+	json_object_object_add(o, "p", json_object_new_double_s(w.p, text));
 	json_add_string(o, "significance", w.p < COMPARE_ALPHA ? "significant" : "within noise");
 }
 
