@@ -462,20 +462,14 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 #define COLOUR_PLAIN "\033[39m"
 #define COLOUR_RESET "\033[0m"
 
-/* Does the figure's change go the better way (1), the worse (-1), or neither (0)? */
+/* Does the figure's change go the better way (1), the worse (-1), or neither (0)? The
+ * daemon's verdict decides, so the colour and the words never disagree. */
 static int
 verdict(json_object *fig)
 {
-	const char *better = json_get_string(fig, "better", NULL);
-	json_object *ch = member(fig, "change");
-	double d;
+	const char *v = json_get_string(fig, "verdict", "");
 
-	if (better == NULL || ch == NULL || json_object_is_type(ch, json_type_null))
-		return 0;
-	d = json_object_get_double(ch);
-	if (d == 0)
-		return 0;
-	return (d > 0) == (strcmp(better, "higher") == 0) ? 1 : -1;
+	return strcmp(v, "better") == 0 ? 1 : strcmp(v, "worse") == 0 ? -1 : 0;
 }
 
 /* Is a figure 0 (or missing) everywhere: nothing to show people. */
