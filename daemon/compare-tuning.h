@@ -12,11 +12,12 @@
  * one per side and code, K of the side's N results affected; the message is the first
  * affected result's. A result without "tuning" says nothing.
  *   - rfs_inactive: RFS was asked for (a device has rps_flow_cnt, the applied profile
- *     wrote flow counts, or the test's profile variables name rfs or flow) while
+ *     set flow counts, or the test's profile variables name rfs or flow) while
  *     rps_sock_flow_entries is 0: the kernel steers no flow;
- *   - rps_inactive: the applied profile wrote RPS masks, but its device has no rps_cpus
- *     (a kernel without RPS) or every mask is empty;
- *   - xps_one_queue: the applied profile wrote XPS masks on a device with one tx queue. */
+ *   - rps_inactive: the applied profile turned RPS masks on, but its device has no
+ *     rps_cpus (a kernel without RPS) or every mask is empty;
+ *   - xps_one_queue: the applied profile turned XPS masks on for a device with one tx
+ *     queue. */
 json_object *compare_tuning_warnings(json_object *const *a, size_t na, json_object *const *b,
                                      size_t nb);
 

@@ -369,7 +369,7 @@ drift(json_object *applied, struct profile_host *h)
 	return out;
 }
 
-/* The applied profile in brief: its name, device and the kinds of value it wrote. */
+/* The applied profile in brief: its name, device and the kinds of value it turned on. */
 json_object *
 profile_state_applied_brief(const char *state_dir)
 {
@@ -384,9 +384,12 @@ profile_state_applied_brief(const char *state_dir)
 	kinds = json_object_new_array();
 	seen = json_object_new_object();
 	for (size_t i = 0; i < json_object_array_length(entries_of(applied)); i++) {
-		const char *k = json_get_string(json_object_array_get_idx(entries_of(applied), i),
-		                                "kind", NULL);
-		if (k == NULL || plan_kind_parse(k) < 0 || json_object_object_get_ex(seen, k, NULL))
+		json_object *e = json_object_array_get_idx(entries_of(applied), i);
+		const char *k = json_get_string(e, "kind", NULL);
+		const char *v = json_get_string(e, "value", NULL);
+		int kind = k != NULL ? plan_kind_parse(k) : -1;
+		if (kind < 0 || v == NULL || !plan_value_on((enum plan_kind)kind, v) ||
+		    json_object_object_get_ex(seen, k, NULL))
 			continue;
 		json_object_object_add(seen, k, NULL);
 		json_object_array_add(kinds, json_object_new_string(k));

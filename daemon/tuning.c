@@ -27,16 +27,6 @@ read_value(struct profile_host *h, enum plan_kind kind, int index)
 	return plan_read(h, &e, NULL);
 }
 
-/* Does a CPU mask ("00000000,0000000f") have a bit set? */
-static bool
-mask_set(const char *m)
-{
-	for (; *m; m++)
-		if (*m != '0' && *m != ',' && *m != '\n' && *m != ' ')
-			return true;
-	return false;
-}
-
 /* Count the queues whose mask of kind is set; -1 when no queue has the file. */
 static long
 count_masks(struct profile_host *h, enum plan_kind kind, unsigned nq)
@@ -49,7 +39,7 @@ count_masks(struct profile_host *h, enum plan_kind kind, unsigned nq)
 		if (v == NULL)
 			continue;
 		any = true;
-		set += mask_set(v);
+		set += plan_value_on(kind, v);
 		free(v);
 	}
 	return any ? set : -1;

@@ -13,7 +13,8 @@
  * loopback left out, at most TUNING_MAX_DEVICES) on the host below root, and the profile
  * state_dir records as applied:
  *   {"rps_sock_flow_entries": N|null,
- *    "profile": {"name", "device", "kinds": ["flow_cnt", "sysctl", ...]} | null,
+ *    "profile": {"name", "device", "kinds": what it turned on: ["sysctl", "flow_cnt",
+ *                "rps", "xps", ...]} | null (profile_state_applied_brief),
  *    "devices": [{"name", "rx_queues", "tx_queues",
  *                 "rps_queues": rx queues with a non-empty rps_cpus (null: no rps_cpus),
  *                 "flow_cnt": the sum of rps_flow_cnt (null: none),

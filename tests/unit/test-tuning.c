@@ -127,8 +127,8 @@ test_pristine(void **state)
 	json_object_put(r);
 }
 
-/* RFS and RPS set on some queues, a profile recorded as applied; then a kernel without
- * RPS (no rps_cpus files). */
+/* RFS and RPS set on some queues, a profile recorded as applied (the kinds it turned on);
+ * then a kernel without RPS (no rps_cpus files). */
 static void
 test_tuned(void **state)
 {
@@ -148,8 +148,10 @@ test_tuned(void **state)
 	put(w->root, rel, "00\n");
 	put(w->state, "profile/applied.json",
 	    "{\"version\":1,\"profile\":\"rfs-512\",\"device\":\"eth0\",\"entries\":["
-	    "{\"kind\":\"sysctl\"},{\"kind\":\"flow_cnt\"},{\"kind\":\"flow_cnt\"},"
-	    "{\"kind\":\"bogus\"},{\"kind\":\"rps\"}]}");
+	    "{\"kind\":\"xps\",\"value\":\"00\"},{\"kind\":\"sysctl\",\"value\":\"0\"},"
+	    "{\"kind\":\"flow_cnt\",\"value\":\"0\"},{\"kind\":\"flow_cnt\","
+	    "\"value\":\"512\"},{\"kind\":\"bogus\",\"value\":\"1\"},{\"kind\":\"rps\"},"
+	    "{\"kind\":\"rps\",\"value\":\"0f\"}]}");
 	t = tuning_read(w->root, w->state, r);
 	assert_int_equal(get(t, "rps_sock_flow_entries"), 4096);
 	assert_int_equal(get(t, "devices.0.rps_queues"), 1);
@@ -161,6 +163,8 @@ test_tuned(void **state)
 	kinds = json_object_object_get(json_object_object_get(t, "profile"), "kinds");
 	assert_string_equal(json_object_to_json_string_ext(kinds, JSON_C_TO_STRING_PLAIN),
 	                    "[\"sysctl\",\"flow_cnt\",\"rps\"]");
+	/* Only what the profile turned on: the empty XPS mask and the 0 flow count are not,
+	 * an entry without a value or of an unknown kind says nothing. */
 	json_object_put(t);
 	run("rm %s/%s/rx-*/rps_cpus %s/%s/rx-*/rps_flow_cnt", w->root, q, w->root, q);
 	t = tuning_read(w->root, w->state, r);
