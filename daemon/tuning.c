@@ -96,7 +96,7 @@ names_of(json_object *arr, json_object *names)
 	}
 }
 
-/* The devices, the sysctl and the applied profile. */
+/* The applied profile, the sysctl and the devices. */
 json_object *
 tuning_read(const char *root, const char *state_dir, json_object *report)
 {
@@ -105,7 +105,10 @@ tuning_read(const char *root, const char *state_dir, json_object *report)
 	struct nm_error err;
 	char *v;
 
-	json_object_object_add(o, "profile", profile_state_applied_brief(state_dir));
+	json_object *profile = profile_state_applied_brief(state_dir);
+	const char *pdev = json_get_string(profile, "device", NULL);
+
+	json_object_object_add(o, "profile", profile);
 	if (profile_host_open(&h, root, &err) < 0) {
 		json_object_object_add(o, "rps_sock_flow_entries", NULL);
 		json_add_string(o, "error", err.message);
@@ -117,7 +120,10 @@ tuning_read(const char *root, const char *state_dir, json_object *report)
 	else
 		json_object_object_add(o, "rps_sock_flow_entries", NULL);
 	free(v);
+	/* The profile's device first: its tuning is what compare judges, moved or not. */
 	names = json_object_new_object();
+	if (pdev != NULL)
+		json_object_object_add(names, pdev, NULL);
 	if (json_object_object_get_ex(report, "figures", &figs)) {
 		if (json_object_object_get_ex(figs, "devices", &arr))
 			names_of(arr, names);

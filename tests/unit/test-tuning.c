@@ -166,6 +166,15 @@ test_tuned(void **state)
 	/* Only what the profile turned on: the empty XPS mask and the 0 flow count are not,
 	 * an entry without a value or of an unknown kind says nothing. */
 	json_object_put(t);
+	/* The profile's device is read even when it did not move. */
+	{
+		json_object *none = json_tokener_parse("{\"figures\":{}}");
+		t = tuning_read(w->root, w->state, none);
+		assert_int_equal(json_object_array_length(json_object_object_get(t, "devices")), 1);
+		assert_int_equal(get(t, "devices.0.rps_queues"), 1);
+		json_object_put(t);
+		json_object_put(none);
+	}
 	run("rm %s/%s/rx-*/rps_cpus %s/%s/rx-*/rps_flow_cnt", w->root, q, w->root, q);
 	t = tuning_read(w->root, w->state, r);
 	assert_int_equal(get(t, "devices.0.rps_queues"), -1);
