@@ -14,6 +14,10 @@ Daemon).
   table a row per result.
 - Each stored result records the tuning: vA's 4 rx and 4 tx queues; in a namespace the
   host-wide rps_sock_flow_entries is not visible (null), so no RFS warning is made.
+- On a fixture root (test_trend.py's Daemon) whose rps_sock_flow_entries is 0, windows
+  under RFS profiles that keep the global table (flow_cnt 512 against 1024) are both
+  warned "rfs_inactive"; a profile that sets the table is not; XPS on a device left with
+  one tx queue is warned "xps_one_queue".
 
 Needs root (namespaces). Environment: NETMETRICSD, NETMETRICSCTL. Ends with "N passed, M
 failed".
@@ -23,13 +27,19 @@ import io
 import json
 import math
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
 from test_sampling import ADDR_B, NS_A, make_pair, remove_pair, sh  # noqa: E402
 from test_tests import Daemon, run_test  # noqa: E402
+import test_trend  # noqa: E402
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "fixtures")
 
 SET_A = [1000, 1020, 980]
 SET_B = [2000, 2040, 1960]  # far above A: significant
@@ -225,8 +235,78 @@ def test_summary():
         assert d.stop() == 0
 
 
+def profile_window(d, base, name, text):
+    """A window under the profile text (applied from a file, reverted after)."""
+    path = os.path.join(base, name.replace("/", "-") + ".conf")
+    with open(path, "w") as f:
+        f.write(text)
+    d.ctl("profile", "apply", path)
+    try:
+        d.ctl("mark", "start", name)
+        time.sleep(0.3)
+        d.ctl("mark", "stop", name)
+    finally:
+        d.ctl("profile", "revert")
+    return d.json("result", "show", name)
+
+
+def codes(cmp):
+    return sorted((w["code"], w["side"]) for w in cmp.get("warnings", []))
+
+
+def test_tuning_warnings():
+    """RFS with rps_sock_flow_entries 0, and XPS on one tx queue, through profile apply,
+    windows and compare on a fixture root."""
+    base = tempfile.mkdtemp(prefix="nm-cmp-")
+    root = os.path.join(base, "root")
+    d = None
+    try:
+        subprocess.run(["python3", os.path.join(FIXTURES, "gen-host.py"), root, "--cpus", "4",
+                        "--queues", "4", "--irqs", "40"], check=True, capture_output=True)
+        # eth1 keeps one tx queue.
+        for q in (1, 2, 3):
+            shutil.rmtree(os.path.join(root, "sys/class/net/eth1/queues/tx-%d" % q))
+        with open(os.path.join(root, "proc/sys/net/core/rps_sock_flow_entries")) as f:
+            assert f.read().strip() == "0"
+        d = test_trend.Daemon(root)
+        rfs = "[profile]\ndevice = eth0\n[rfs]\nflow_cnt = %d\nsock_flow_entries = %s\n"
+        r512 = profile_window(d, base, "rfs/512", rfs % (512, "keep"))
+        profile_window(d, base, "rfs/1024", rfs % (1024, "keep"))
+        t = r512["tuning"]
+        assert t["rps_sock_flow_entries"] == 0, t
+        assert "flow_cnt" in t["profile"]["kinds"] and t["profile"]["device"] == "eth0", t
+        eth0 = {x["name"]: x for x in t["devices"]}["eth0"]
+        assert eth0["flow_cnt"] == 4 * 512 and eth0["rx_queues"] == 4, eth0
+        cmp = d.json("compare", "rfs/512", "rfs/1024")
+        assert codes(cmp) == [("rfs_inactive", "A"), ("rfs_inactive", "B")], cmp.get("warnings")
+        msg = {w["side"]: w["message"] for w in cmp["warnings"]}
+        assert "rps_sock_flow_entries is 0" in msg["A"] and "rps_flow_cnt 2048" in msg["A"], msg
+        assert "rps_flow_cnt 4096" in msg["B"], msg
+        text = d.ctl("compare", "rfs/512", "rfs/1024").stdout
+        assert "(!) A: RFS could not take effect" in text, text
+        assert "(!) B: RFS could not take effect" in text, text
+
+        # With the global table set, RFS works: no warning.
+        on = profile_window(d, base, "rfs/on", rfs % (512, "4096"))
+        assert on["tuning"]["rps_sock_flow_entries"] == 4096, on["tuning"]
+        assert codes(d.json("compare", "rfs/on", "rfs/on")) == []
+        # XPS on a device with one tx queue; tx-0's mask is set, nothing else to steer.
+        xps = profile_window(d, base, "xps/1", "[profile]\ndevice = eth1\n[xps]\n"
+                             "policy = one-to-one\ncpus = 0-3\n")
+        eth1 = {x["name"]: x for x in xps["tuning"]["devices"]}["eth1"]
+        assert eth1["tx_queues"] == 1 and eth1["xps_queues"] == 1, eth1
+        cmp = d.json("compare", "rfs/on", "xps/1")
+        assert codes(cmp) == [("xps_one_queue", "B")], cmp.get("warnings")
+        assert "eth1 has one tx queue" in cmp["warnings"][0]["message"], cmp["warnings"]
+    finally:
+        if d is not None:
+            rc, log = d.stop()
+            assert rc == 0, log
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def main():
-    return nsrun.run([test_significance, test_summary], "compare", make_pair, remove_pair)
+    return nsrun.run([test_significance, test_summary, test_tuning_warnings], "compare", make_pair, remove_pair)
 
 
 if __name__ == "__main__":
