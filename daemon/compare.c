@@ -246,6 +246,9 @@ struct figures {
 	json_object *index; /* path -> position in v */
 	size_t nres;        /* na + nb */
 	size_t cur;         /* the result being flattened */
+	/* t(0.975, n - 1) by n, 0 until needed: a quantile costs a bisection, and every figure
+	 * of a side has the same few n. */
+	double t975[COMPARE_MAX_RESULTS + 1];
 };
 
 /* Record one value of the current result. */
@@ -276,7 +279,7 @@ collect(const char *path, double v, void *arg)
 /* One side as an object: the mean, and with several results min, max, stddev, n and the
  * 95 % confidence interval of the mean (null with fewer than 2 values). */
 static json_object *
-side_json(const struct stats_desc *st, size_t nres)
+side_json(struct figures *fs, const struct stats_desc *st, size_t nres)
 {
 	json_object *o = json_object_new_object();
 	double lo = NAN, hi = NAN;
@@ -287,7 +290,11 @@ side_json(const struct stats_desc *st, size_t nres)
 		json_add_double(o, "max", st->max);
 		json_add_double(o, "stddev", st->n > 0 ? st->sd : NAN);
 		json_add_uint(o, "n", st->n);
-		stats_ci95(st, &lo, &hi);
+		if (st->n >= 2 && st->n <= COMPARE_MAX_RESULTS) {
+			if (fs->t975[st->n] == 0)
+				fs->t975[st->n] = stats_t_quantile(0.975, (double)(st->n - 1));
+			stats_ci(st, fs->t975[st->n], &lo, &hi);
+		}
 		json_add_double(o, "ci95_low", lo);
 		json_add_double(o, "ci95_high", hi);
 	}
@@ -326,7 +333,7 @@ add_welch(json_object *o, const struct stats_desc *sa, const struct stats_desc *
 
 /* One figure's line of the comparison. */
 static json_object *
-figure_json(struct figure *f, size_t na, size_t nb)
+figure_json(struct figures *fs, struct figure *f, size_t na, size_t nb)
 {
 	const struct figure_kind *k = kind_of(f->path);
 	json_object *o = json_object_new_object();
@@ -346,8 +353,8 @@ figure_json(struct figure *f, size_t na, size_t nb)
 	json_add_string(o, "figure", f->path);
 	json_add_string(o, "unit", k->unit);
 	json_add_string(o, "better", k->better);
-	json_object_object_add(o, "a", side_json(&sa, na));
-	json_object_object_add(o, "b", side_json(&sb, nb));
+	json_object_object_add(o, "a", side_json(fs, &sa, na));
+	json_object_object_add(o, "b", side_json(fs, &sb, nb));
 	json_add_double(o, "change", change);
 	json_add_double(o, "change_pct", pct);
 	json_add_string(o, "verdict", verdict(k->better, change));
@@ -503,13 +510,13 @@ static json_object *
 compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
              void (*flatten)(json_object *, void (*)(const char *, double, void *), void *))
 {
-	struct figures fs = {.index = json_object_new_object(), .nres = na + nb};
+	struct figures fs = {.index = json_object_new_object(), .nres = na + nb, .t975 = {0}};
 	json_object *out = json_object_new_object(), *arr = json_object_new_array(), *side;
 
 	for (fs.cur = 0; fs.cur < na + nb; fs.cur++)
 		flatten(fs.cur < na ? a[fs.cur] : b[fs.cur - na], collect, &fs);
 	for (size_t i = 0; i < fs.n; i++) {
-		json_object_array_add(arr, figure_json(&fs.v[i], na, nb));
+		json_object_array_add(arr, figure_json(&fs, &fs.v[i], na, nb));
 		free(fs.v[i].path);
 		free(fs.v[i].v);
 		free(fs.v[i].present);

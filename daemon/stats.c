@@ -133,18 +133,27 @@ stats_t_quantile(double p, double df)
 	return p > 0.5 ? q : -q;
 }
 
-/* mean -+ t(0.975, n - 1) * sd / sqrt(n). */
+/* mean -+ tq * sd / sqrt(n). */
 int
-stats_ci95(const struct stats_desc *d, double *lo, double *hi)
+stats_ci(const struct stats_desc *d, double tq, double *lo, double *hi)
 {
 	double half;
 
 	if (d->n < 2)
 		return -1;
-	half = stats_t_quantile(0.975, (double)(d->n - 1)) * d->sd / sqrt((double)d->n);
+	half = tq * d->sd / sqrt((double)d->n);
 	*lo = d->mean - half;
 	*hi = d->mean + half;
 	return 0;
+}
+
+/* The interval with tq = t(0.975, n - 1). */
+int
+stats_ci95(const struct stats_desc *d, double *lo, double *hi)
+{
+	if (d->n < 2)
+		return -1;
+	return stats_ci(d, stats_t_quantile(0.975, (double)(d->n - 1)), lo, hi);
 }
 
 /* t = (mean_b - mean_a) / sqrt(va + vb) with va = sd_a^2 / n_a; Welch-Satterthwaite

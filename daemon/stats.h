@@ -35,6 +35,9 @@ double stats_t_quantile(double p, double df);
 /* The 95 % confidence interval of d's mean: mean -+ t(0.975, n-1) sd / sqrt(n). -1 when
  * n < 2 (there is no interval), else 0. */
 int stats_ci95(const struct stats_desc *d, double *lo, double *hi);
+/* The same with the quantile given (tq = stats_t_quantile(0.975, n - 1)), for a caller
+ * that reuses it over many sets of the same size. */
+int stats_ci(const struct stats_desc *d, double tq, double *lo, double *hi);
 
 /* Welch's t-test of a against b. -1 when either has fewer than 2 values, else 0. When both
  * standard deviations are 0 the test degenerates: p is 1 for equal means, 0 otherwise. */
