@@ -11,7 +11,7 @@
 #include "results.h"
 #include "xmalloc.h"
 
-#define EXPORT_MAX_RESULTS 1000 /* results one glob may export */
+#define EXPORT_MAX_RESULTS 256 /* results one glob may export: the reply holds them all */
 
 /* The results glob matches: {"format", "count", "names", "results" (json, jsonl) or
  * "csv", "skipped"}. A
