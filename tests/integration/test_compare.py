@@ -163,6 +163,8 @@ def test_significance():
                                                      "c/*").stdout)))
         assert [r["name"] for r in rows] == ["c/1", "c/2", "c/3"], rows
         assert [int(r["test.transactions_per_s"]) for r in rows] == SET_C, rows
+        r = d.ctl("result", "export", "zz/*", check=False)
+        assert r.returncode == 1 and "not_found" in r.stderr and "zz/*" in r.stderr, r.stderr
         daemon_csv = d.json("result", "export", "c/*", "--format", "csv")
         assert daemon_csv["count"] == 3 and daemon_csv["skipped"] == [], daemon_csv
         assert daemon_csv["csv"].splitlines()[0] == d.ctl(
