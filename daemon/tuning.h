@@ -7,11 +7,13 @@
 
 #include <json-c/json.h>
 
-#define TUNING_MAX_DEVICES 16 /* devices of one result whose queues are read */
+#define TUNING_MAX_DEVICES    4  /* devices of one result whose queues are read */
+#define TUNING_MAX_CANDIDATES 64 /* devices of a report ranked for that */
 
 /* The tuning on the host below root of the applied profile's device and of the devices
- * report's figures name (its "devices" and "queues.devices", loopback left out; at most
- * TUNING_MAX_DEVICES in all), and the profile state_dir records as applied:
+ * that moved most in report's figures (its "devices" and "queues.devices", by rx + tx
+ * packets, loopback left out; at most TUNING_MAX_DEVICES in all), and the profile
+ * state_dir records as applied:
  *   {"rps_sock_flow_entries": N|null,
  *    "profile": {"name", "device", "kinds": what it turned on: ["sysctl", "flow_cnt",
  *                "rps", "xps", ...]} | null (profile_state_applied_brief),

@@ -184,12 +184,49 @@ test_tuned(void **state)
 	json_object_put(r);
 }
 
+/* The busiest devices of the report first, at most TUNING_MAX_DEVICES, the profile's
+ * device before them all. */
+static void
+test_busiest(void **state)
+{
+	struct world *w = *state;
+	json_object *r, *t, *devs;
+	char names[128];
+
+	for (int i = 2; i <= 6; i++)
+		run("mkdir %s/sys/class/net/eth%d && cp -r %s/sys/class/net/eth1/queues "
+		    "%s/sys/class/net/eth%d/",
+		    w->root, i, w->root, w->root, i);
+	r = json_tokener_parse("{\"figures\":{\"devices\":[{\"name\":\"eth1\",\"rx_packets\":5},"
+	                       "{\"name\":\"eth2\",\"tx_packets\":7},{\"name\":\"lo\","
+	                       "\"rx_packets\":900},{\"name\":\"eth3\",\"rx_packets\":1}],"
+	                       "\"queues\":{\"devices\":[{\"name\":\"eth4\",\"total\":"
+	                       "{\"rx_packets\":500,\"tx_packets\":1}},{\"name\":\"eth2\"}]}}}");
+	assert_non_null(r);
+	put(w->state, "profile/applied.json",
+	    "{\"profile\":\"x\",\"device\":\"eth6\",\"entries\":[]}");
+	t = tuning_read(w->root, w->state, r);
+	devs = json_object_object_get(t, "devices");
+	names[0] = '\0';
+	for (size_t i = 0; i < json_object_array_length(devs); i++) {
+		size_t l = strlen(names);
+		snprintf(names + l, sizeof(names) - l, "%s%s", l ? "," : "",
+		         json_object_get_string(
+		             json_object_object_get(json_object_array_get_idx(devs, i), "name")));
+	}
+	assert_int_equal(TUNING_MAX_DEVICES, 4);
+	assert_string_equal(names, "eth6,eth4,eth2,eth1");
+	json_object_put(t);
+	json_object_put(r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_pristine, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tuned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_busiest, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
