@@ -462,20 +462,14 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 #define COLOUR_PLAIN "\033[39m"
 #define COLOUR_RESET "\033[0m"
 
-/* Does the figure's change go the better way (1), the worse (-1), or neither (0)? */
+/* Does the figure's change go the better way (1), the worse (-1), or neither (0)? The
+ * daemon's verdict decides, so the colour and the words never disagree. */
 static int
 verdict(json_object *fig)
 {
-	const char *better = json_get_string(fig, "better", NULL);
-	json_object *ch = member(fig, "change");
-	double d;
+	const char *v = json_get_string(fig, "verdict", "");
 
-	if (better == NULL || ch == NULL || json_object_is_type(ch, json_type_null))
-		return 0;
-	d = json_object_get_double(ch);
-	if (d == 0)
-		return 0;
-	return (d > 0) == (strcmp(better, "higher") == 0) ? 1 : -1;
+	return strcmp(v, "better") == 0 ? 1 : strcmp(v, "worse") == 0 ? -1 : 0;
 }
 
 /* Is a figure 0 (or missing) everywhere: nothing to show people. */
@@ -507,78 +501,141 @@ side_label(json_object *cmp, const char *key, char *buf, size_t size)
 	         n == 1 ? "" : "s");
 }
 
+/* A number of a figure's JSON as CSV text ("" for null or absent). */
+static void
+csv_cell(json_object *v, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s",
+	         v != NULL && !json_object_is_type(v, json_type_null)
+	             ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
+	             : "");
+	if (v != NULL && json_object_is_type(v, json_type_string))
+		snprintf(buf, size, "%s", json_object_get_string(v));
+}
+
 /* The comparison as CSV: every figure, every statistic. */
 static void
 compare_csv(json_object *figs, FILE *fp)
 {
 	static const char *const hdr[] = {
-	    "figure", "unit",  "better", "a_mean",   "a_min", "a_max",  "a_stddev",   "a_n",
-	    "b_mean", "b_min", "b_max",  "b_stddev", "b_n",   "change", "change_pct", NULL};
+	    "figure",      "unit",    "better",     "a_mean",     "a_min",       "a_max",
+	    "a_stddev",    "a_n",     "b_mean",     "b_min",      "b_max",       "b_stddev",
+	    "b_n",         "change",  "change_pct", "a_ci95_low", "a_ci95_high", "b_ci95_low",
+	    "b_ci95_high", "verdict", "t",          "df",         "p",           "significance",
+	    "warnings",    NULL};
 	static const char *const stat[] = {"mean", "min", "max", "stddev", "n"};
-	char c[12][40];
+	static const char *const ci[] = {"ci95_low", "ci95_high"};
+	static const char *const tail[] = {"verdict", "t", "df", "p", "significance"};
+	char c[24][64];
 	struct table t;
 
 	table_init(&t, hdr);
 	for (size_t i = 0; figs && i < json_object_array_length(figs); i++) {
-		json_object *f = json_object_array_get_idx(figs, i);
-		const char *row[15] = {json_get_string(f, "figure", ""),
+		json_object *f = json_object_array_get_idx(figs, i), *w = member(f, "warnings");
+		const char *row[25] = {json_get_string(f, "figure", ""),
 		                       json_get_string(f, "unit", ""),
 		                       json_get_string(f, "better", "")};
+		size_t n = 3, k = 0;
 		for (int s = 0; s < 2; s++)
-			for (int k = 0; k < 5; k++) {
-				json_object *v = member(member(f, s ? "b" : "a"), stat[k]);
-				const char *txt = "";
-				if (v != NULL && !json_object_is_type(v, json_type_null))
-					txt = json_object_to_json_string_ext(
-					    v, JSON_C_TO_STRING_PLAIN);
-				snprintf(c[s * 5 + k], sizeof(c[0]), "%s", txt);
-				row[3 + s * 5 + k] = c[s * 5 + k];
+			for (int j = 0; j < 5; j++) {
+				csv_cell(member(member(f, s ? "b" : "a"), stat[j]), c[k],
+				         sizeof(c[0]));
+				row[n++] = c[k++];
 			}
-		for (int k = 0; k < 2; k++) {
-			json_object *v = member(f, k ? "change_pct" : "change");
-			snprintf(c[10 + k], sizeof(c[0]), "%s",
-			         v ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN)
-			           : "");
-			if (v == NULL || json_object_is_type(v, json_type_null))
-				c[10 + k][0] = '\0';
-			row[13 + k] = c[10 + k];
+		for (int j = 0; j < 2; j++) {
+			csv_cell(member(f, j ? "change_pct" : "change"), c[k], sizeof(c[0]));
+			row[n++] = c[k++];
 		}
+		for (int s = 0; s < 2; s++)
+			for (int j = 0; j < 2; j++) {
+				csv_cell(member(member(f, s ? "b" : "a"), ci[j]), c[k],
+				         sizeof(c[0]));
+				row[n++] = c[k++];
+			}
+		for (int j = 0; j < 5; j++) {
+			csv_cell(member(f, tail[j]), c[k], sizeof(c[0]));
+			row[n++] = c[k++];
+		}
+		c[k][0] = '\0';
+		for (size_t j = 0; w && j < json_object_array_length(w); j++) {
+			size_t l = strlen(c[k]);
+			snprintf(c[k] + l, sizeof(c[0]) - l, "%s%s", l ? " " : "",
+			         json_object_get_string(json_object_array_get_idx(w, j)));
+		}
+		row[n++] = c[k++];
 		table_row(&t, row);
 	}
 	table_print_csv(&t, fp);
 	table_free(&t);
 }
 
-/* A side's mean, and with several results its stddev, min and max, into cells. */
+/* A side's mean, and with several results its stddev and 95 % confidence interval, into
+ * cells. */
 static void
-side_cells(json_object *side, bool many, char c[4][40], const char **row)
+side_cells(json_object *side, bool many, char c[3][96], const char **row)
 {
-	num(side, "mean", c[0], 40);
+	char lo[40], hi[40];
+
+	num(side, "mean", c[0], 96);
 	row[0] = c[0];
 	if (!many)
 		return;
-	num(side, "stddev", c[1], 40);
-	num(side, "min", c[2], 40);
-	num(side, "max", c[3], 40);
+	num(side, "stddev", c[1], 96);
 	row[1] = c[1];
+	json_object *l = member(side, "ci95_low");
+	if (l == NULL || json_object_is_type(l, json_type_null))
+		snprintf(c[2], 96, "-");
+	else
+		snprintf(c[2], 96, "%s..%s", num(side, "ci95_low", lo, sizeof(lo)),
+		         num(side, "ci95_high", hi, sizeof(hi)));
 	row[2] = c[2];
-	row[3] = c[3];
 }
 
-/* One row per figure that is not 0 on both sides, coloured by better/worse. */
+/* The figure's judgement in words: "better, significant", "worse, within noise",
+ * "within noise" (no direction), "same"; with "(!)" when a warning goes with it. */
+static void
+judgement(json_object *f, char *buf, size_t size)
+{
+	const char *v = json_get_string(f, "verdict", NULL);
+	const char *s = json_get_string(f, "significance", NULL);
+	json_object *w = member(f, "warnings");
+	bool warn = w != NULL && json_object_array_length(w) > 0;
+
+	if (v != NULL && strcmp(v, "same") == 0)
+		s = NULL;
+	snprintf(buf, size, "%s%s%s%s", v ? v : "", v && s ? ", " : "", s ? s : "",
+	         warn ? " (!)" : "");
+}
+
+/* The warnings of the comparison: each with the figures it goes with. */
+static void
+compare_warnings(json_object *result, FILE *fp)
+{
+	json_object *w = ctl_array(result, "warnings");
+
+	for (size_t i = 0; w && i < json_object_array_length(w); i++) {
+		json_object *o = json_object_array_get_idx(w, i);
+		fprintf(fp, "(!) %s: %s\n", json_get_string(o, "side", "?"),
+		        json_get_string(o, "message", "?"));
+	}
+}
+
+/* One row per figure that is not 0 on both sides, coloured by better/worse, judged in
+ * words. */
 void
 render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
-	static const char *const hdr1[] = {"FIGURE", "UNIT", ">A", ">B", ">CHANGE", ">%", NULL};
-	static const char *const hdrn[] = {"FIGURE",  "UNIT", ">A",    ">A SD",  ">A MIN",
-	                                   ">A MAX",  ">B",   ">B SD", ">B MIN", ">B MAX",
-	                                   ">CHANGE", ">%",   NULL};
+	static const char *const hdr1[] = {"FIGURE",  "UNIT", ">A",      ">B",
+	                                   ">CHANGE", ">%",   "VERDICT", NULL};
+	static const char *const hdrn[] = {"FIGURE", "UNIT",    ">A",        ">A SD",   ">A 95% CI",
+	                                   ">B",     ">B SD",   ">B 95% CI", ">CHANGE", ">%",
+	                                   ">P",     "VERDICT", NULL};
 	json_object *figs = ctl_array(result, "figures"), *pts;
 	const char *nc = getenv("NO_COLOR");
 	bool colour = isatty(fileno(fp)) && (nc == NULL || *nc == '\0');
 	bool many = json_get_int(member(result, "a"), "n", 1) > 1 ||
 	            json_get_int(member(result, "b"), "n", 1) > 1;
-	char la[300], lb[300], sa[4][40], sb[4][40], ch[2][64], tmp[40];
+	char la[300], lb[300], sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[64];
 	size_t zero = 0;
 	struct table t;
 
@@ -609,7 +666,8 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		const char *col = "", *end = "";
 		int v = verdict(f);
 		size_t n = 2;
-		if (all_zero(f)) {
+		/* The summary's rows are shown even when 0: they are the ones asked for. */
+		if (!json_get_bool(result, "summary", false) && all_zero(f)) {
 			zero++;
 			continue;
 		}
@@ -620,9 +678,9 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		row[0] = json_get_string(f, "figure", "?");
 		row[1] = json_get_string(f, "unit", "");
 		side_cells(member(f, "a"), many, sa, row + n);
-		n += many ? 4 : 1;
+		n += many ? 3 : 1;
 		side_cells(member(f, "b"), many, sb, row + n);
-		n += many ? 4 : 1;
+		n += many ? 3 : 1;
 		num(f, "change", tmp, sizeof(tmp));
 		snprintf(ch[0], sizeof(ch[0]), "%s%s%s%s", col,
 		         member(f, "change") && json_get_double(f, "change", 0) > 0 ? "+" : "", tmp,
@@ -634,10 +692,21 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		snprintf(ch[1], sizeof(ch[1]), "%s%s%s", col, tmp, end);
 		row[n++] = ch[0];
 		row[n++] = ch[1];
+		if (many) {
+			json_object *p = member(f, "p");
+			if (p == NULL || json_object_is_type(p, json_type_null))
+				snprintf(pv, sizeof(pv), "-");
+			else
+				snprintf(pv, sizeof(pv), "%.3g", json_object_get_double(p));
+			row[n++] = pv;
+		}
+		judgement(f, jd, sizeof(jd));
+		row[n++] = jd;
 		table_row(&t, row);
 	}
 	table_print(&t, fp);
 	table_free(&t);
 	if (zero > 0)
 		fprintf(fp, "(%zu figures 0 on both sides not shown)\n", zero);
+	compare_warnings(result, fp);
 }

@@ -7,6 +7,7 @@
 #include "jsonutil.h"
 #include "render-table.h"
 #include "report-csv.h"
+#include "xmalloc.h"
 
 /* A duration in seconds for people ("1h02m03s", "4.2s"), or "" when absent. */
 static void
@@ -117,18 +118,58 @@ render_deleted(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	fputc('\n', fp);
 }
 
+/* The results a glob export skipped, on stderr. */
+static void
+export_skipped(json_object *result)
+{
+	json_object *sk;
+
+	if (!json_object_object_get_ex(result, "skipped", &sk) ||
+	    !json_object_is_type(sk, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(sk); i++) {
+		json_object *o = json_object_array_get_idx(sk, i);
+		char a[256], b[512];
+		fprintf(stderr, "netmetricsctl: result export: skipped %s: %s\n",
+		        conn_text(json_get_string(o, "name", "?"), a, sizeof(a)),
+		        conn_text(json_get_string(o, "error", "?"), b, sizeof(b)));
+	}
+}
+
 /* result export: the CSV the daemon made, or CSV made here from the JSON result with --csv,
  * or the JSON on one line. */
 void
 render_result_export(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
-	json_object *csv;
+	json_object *csv, *arr;
 	char *s;
 
+	/* A glob's results: a JSON array on one line, or one a line (jsonl), or one table. */
+	if (json_object_object_get_ex(result, "results", &arr) &&
+	    json_object_is_type(arr, json_type_array) && !opts->json) {
+		size_t n = json_object_array_length(arr);
+		json_object **rs;
+		if (opts->csv) {
+			rs = xcalloc(n ? n : 1, sizeof(*rs));
+			for (size_t i = 0; i < n; i++)
+				rs[i] = json_object_array_get_idx(arr, i);
+			s = report_csv_table(rs, n);
+			fputs(s, fp);
+			free(s);
+			free(rs);
+		} else if (strcmp(json_get_string(result, "format", ""), "jsonl") == 0) {
+			for (size_t i = 0; i < n; i++)
+				render_json(json_object_array_get_idx(arr, i), fp);
+		} else
+			render_json(arr, fp);
+		export_skipped(result);
+		return;
+	}
 	if (json_object_object_get_ex(result, "csv", &csv) &&
 	    json_object_is_type(csv, json_type_string) &&
 	    !json_object_object_get_ex(result, "figures", NULL)) {
 		fputs(json_object_get_string(csv), fp);
+		export_skipped(result);
 		return;
 	}
 	if (!opts->csv) {

@@ -86,8 +86,11 @@ describe_side(json_object *out, const char *key, const char *glob, json_object *
 	json_object_object_add(side, "names", names);
 }
 
-static int compare_two(struct results *rs, const char *ga, const char *gb, json_object **result,
-                       struct nm_error *err);
+/* compare_results or compare_summary. */
+typedef json_object *(*compare_fn)(json_object *const *, size_t, json_object *const *, size_t);
+
+static int compare_two(struct results *rs, const char *ga, const char *gb, compare_fn cmpf,
+                       json_object **result, struct nm_error *err);
 
 /* Keep only the figures whose path matches one of globs (an array; NULL keeps all). */
 static void
@@ -140,7 +143,7 @@ point_of(const char *suite, const char *name, char *buf, size_t size)
 /* Two suites point by point: each point's iterations in A against those in B. */
 static int
 compare_suites(struct results *rs, const char *sa, const char *sb, json_object *globs,
-               json_object **result, struct nm_error *err)
+               compare_fn cmpf, json_object **result, struct nm_error *err)
 {
 	json_object *out = json_object_new_object(), *points = json_object_new_array();
 	json_object *only_a = json_object_new_array(), *seen = json_object_new_object();
@@ -174,7 +177,7 @@ compare_suites(struct results *rs, const char *sa, const char *sb, json_object *
 			n = results_match(rs, glob, &names);
 			continue;
 		}
-		cmp = compare_results(ra, ca, rb, cb);
+		cmp = cmpf(ra, ca, rb, cb);
 		describe_side(cmp, "a", ga, na);
 		describe_side(cmp, "b", gb, nb);
 		filter_figures(cmp, globs);
@@ -207,23 +210,25 @@ cmd_compare(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 {
 	struct results *rs = ctx->d->results;
 	const char *ga = json_get_string(args, "a", ""), *gb = json_get_string(args, "b", "");
+	bool summary = json_get_bool(args, "summary", false);
+	compare_fn cmpf = summary ? compare_summary : compare_results;
 	json_object *globs = NULL;
 	int r;
 
 	json_object_object_get_ex(args, "figures", &globs);
 	if (is_suite(rs, ga) && is_suite(rs, gb)) {
 		json_object *dflt = NULL;
-		if (globs == NULL) {
+		if (globs == NULL && !summary) {
 			/* A suite's headline: the benchmark, the CPU, retransmits, device rates. */
 			dflt = json_tokener_parse("[\"test.*\", \"cpu.all.busy*\", "
 			                          "\"tcp.retrans*\", \"devices.*_per_s\"]");
 			globs = dflt;
 		}
-		r = compare_suites(rs, ga, gb, globs, result, err);
+		r = compare_suites(rs, ga, gb, globs, cmpf, result, err);
 		json_object_put(dflt);
 		return r;
 	}
-	r = compare_two(rs, ga, gb, result, err);
+	r = compare_two(rs, ga, gb, cmpf, result, err);
 	if (r == 0)
 		filter_figures(*result, globs);
 	return r;
@@ -231,8 +236,8 @@ cmd_compare(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 
 /* Two results, or two globs of iterations. */
 static int
-compare_two(struct results *rs, const char *ga, const char *gb, json_object **result,
-            struct nm_error *err)
+compare_two(struct results *rs, const char *ga, const char *gb, compare_fn cmpf,
+            json_object **result, struct nm_error *err)
 {
 	json_object *na = json_object_new_array(), *nb = json_object_new_array();
 	json_object **ra = NULL, **rb = NULL;
@@ -246,7 +251,7 @@ compare_two(struct results *rs, const char *ga, const char *gb, json_object **re
 		json_object_put(nb);
 		return -1;
 	}
-	*result = compare_results(ra, ca, rb, cb);
+	*result = cmpf(ra, ca, rb, cb);
 	describe_side(*result, "a", ga, na);
 	describe_side(*result, "b", gb, nb);
 	put_all(ra, ca);

@@ -1,4 +1,5 @@
-/* cmd-result-export.c: a stored result as JSON (unchanged) or as CSV, one row per figure. */
+/* cmd-result-export.c: a stored result as JSON (unchanged) or as CSV, one row per figure;
+ * or the results a glob matches, as a list of them or as one CSV table, a row per result. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,22 +9,94 @@
 #include "jsonutil.h"
 #include "report-csv.h"
 #include "results.h"
+#include "xmalloc.h"
 
-/* result-export: the result args.name in args.format ("json" or "csv"). */
+#define EXPORT_MAX_RESULTS 256 /* results one glob may export: the reply holds them all */
+
+/* The results glob matches: {"format", "count", "names", "results" (json, jsonl) or
+ * "csv", "skipped"}. A
+ * result that cannot be read is skipped, with its name and why. */
+static int
+export_glob(struct results *rs, const char *glob, const char *format, json_object **result,
+            struct nm_error *err)
+{
+	const char *const *matched;
+	size_t n = results_match(rs, glob, &matched), k = 0;
+	json_object **res, *names, *skipped, *out;
+	char **copy;
+
+	if (n == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND,
+		                    "result export: no stored result matches \"%s\"", glob);
+	if (n > EXPORT_MAX_RESULTS)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "result export: \"%s\" matches %zu results, at most %d", glob,
+		                    n, EXPORT_MAX_RESULTS);
+	/* The names belong to the store until its next change; keep copies while loading. */
+	copy = xcalloc(n, sizeof(*copy));
+	for (size_t i = 0; i < n; i++)
+		copy[i] = xstrdup(matched[i]);
+	res = xcalloc(n, sizeof(*res));
+	names = json_object_new_array();
+	skipped = json_object_new_array();
+	for (size_t i = 0; i < n; i++) {
+		struct nm_error e;
+		if ((res[k] = results_get(rs, copy[i], &e)) == NULL) {
+			json_object *s = json_object_new_object();
+			json_add_string(s, "name", copy[i]);
+			json_add_string(s, "error", e.message);
+			json_object_array_add(skipped, s);
+			continue;
+		}
+		json_object_array_add(names, json_object_new_string(copy[i]));
+		k++;
+	}
+	out = json_object_new_object();
+	json_add_string(out, "format", format);
+	json_add_uint(out, "count", k);
+	json_object_object_add(out, "names", names);
+	if (strcmp(format, "csv") == 0) {
+		char *text = report_csv_table(res, k);
+		json_add_string(out, "csv", text);
+		free(text);
+	} else {
+		json_object *arr = json_object_new_array_ext((int)k);
+		for (size_t i = 0; i < k; i++)
+			json_object_array_add(arr, json_object_get(res[i]));
+		json_object_object_add(out, "results", arr);
+	}
+	json_object_object_add(out, "skipped", skipped);
+	for (size_t i = 0; i < k; i++)
+		json_object_put(res[i]);
+	for (size_t i = 0; i < n; i++)
+		free(copy[i]);
+	free(res);
+	free(copy);
+	*result = out;
+	return 0;
+}
+
+/* result-export: the result args.name in args.format ("json", "jsonl" or "csv"); a name
+ * with glob characters exports every result it matches. */
 int
 cmd_result_export(struct cmd_ctx *ctx, json_object *args, json_object **result,
                   struct nm_error *err)
 {
 	const char *format = json_get_string(args, "format", "json");
+	const char *name = json_get_string(args, "name", "");
 	json_object *r;
 	char *csv;
 
-	if (strcmp(format, "json") != 0 && strcmp(format, "csv") != 0)
+	if (strcmp(format, "json") != 0 && strcmp(format, "jsonl") != 0 &&
+	    strcmp(format, "csv") != 0)
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "argument \"format\": \"%s\" is not json or csv", format);
-	if ((r = results_get(ctx->d->results, json_get_string(args, "name", ""), err)) == NULL)
+		                    "argument \"format\": \"%s\" is not json, jsonl or csv",
+		                    format);
+	if (strpbrk(name, "*?[") != NULL)
+		return export_glob(ctx->d->results, name, format, result, err);
+	if ((r = results_get(ctx->d->results, name, err)) == NULL)
 		return -1;
-	if (strcmp(format, "json") == 0) {
+	if (strcmp(format, "csv") != 0) {
 		*result = r;
 		return 0;
 	}

@@ -18,8 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare-tuning.h"
 #include "compare.h"
 #include "jsonutil.h"
+#include "stats.h"
 #include "xmalloc.h"
 
 #define PATH_MAX_LEN 512
@@ -38,6 +40,11 @@ struct figure_kind {
 
 static const struct figure_kind kinds[] = {
     {"span_s", "s", NULL, true},
+    /* the summary's sums (compare_summary_flatten) */
+    {"summary.queue_packets.*", "packets", NULL, false},
+    {"summary.packets_dropped", "packets", LO, false},
+    {"summary.packets_*", "packets", HI, false},
+    {"summary.softirqs", "softirqs", NULL, false},
     /* a test's own figures */
     {"test.throughput_mbps", "Mbit/s", HI, true},
     {"test.received_mbps", "Mbit/s", HI, true},
@@ -239,6 +246,9 @@ struct figures {
 	json_object *index; /* path -> position in v */
 	size_t nres;        /* na + nb */
 	size_t cur;         /* the result being flattened */
+	/* t(0.975, n - 1) by n, 0 until needed: a quantile costs a bisection, and every figure
+	 * of a side has the same few n. */
+	double t975[COMPARE_MAX_RESULTS + 1];
 };
 
 /* Record one value of the current result. */
@@ -266,69 +276,75 @@ collect(const char *path, double v, void *arg)
 	f->present[fs->cur] = true;
 }
 
-/* Statistics of one side of a figure. */
-struct stats {
-	size_t n;
-	double mean, min, max, stddev;
-};
-
-/* Mean, min, max and sample standard deviation of v[0..n), missing values (NAN) skipped. */
-static void
-stats_of(const double *v, size_t n, struct stats *st)
-{
-	double sum = 0, sq = 0;
-
-	memset(st, 0, sizeof(*st));
-	st->mean = st->min = st->max = NAN;
-	for (size_t i = 0; i < n; i++) {
-		if (isnan(v[i]))
-			continue;
-		if (st->n == 0 || v[i] < st->min)
-			st->min = v[i];
-		if (st->n == 0 || v[i] > st->max)
-			st->max = v[i];
-		sum += v[i];
-		st->n++;
-	}
-	if (st->n == 0)
-		return;
-	st->mean = sum / (double)st->n;
-	for (size_t i = 0; i < n; i++)
-		if (!isnan(v[i]))
-			sq += (v[i] - st->mean) * (v[i] - st->mean);
-	st->stddev = st->n > 1 ? sqrt(sq / (double)(st->n - 1)) : 0;
-}
-
-/* One side as an object: the mean, and with several results min, max, stddev and n. */
+/* One side as an object: the mean, and with several results min, max, stddev, n and the
+ * 95 % confidence interval of the mean (null with fewer than 2 values). */
 static json_object *
-side_json(const struct stats *st, size_t nres)
+side_json(struct figures *fs, const struct stats_desc *st, size_t nres)
 {
 	json_object *o = json_object_new_object();
+	double lo = NAN, hi = NAN;
 
 	json_add_double(o, "mean", st->mean);
 	if (nres > 1) {
 		json_add_double(o, "min", st->min);
 		json_add_double(o, "max", st->max);
-		json_add_double(o, "stddev", st->n > 0 ? st->stddev : NAN);
+		json_add_double(o, "stddev", st->n > 0 ? st->sd : NAN);
 		json_add_uint(o, "n", st->n);
+		if (st->n >= 2 && st->n <= COMPARE_MAX_RESULTS) {
+			if (fs->t975[st->n] == 0)
+				fs->t975[st->n] = stats_t_quantile(0.975, (double)(st->n - 1));
+			stats_ci(st, fs->t975[st->n], &lo, &hi);
+		}
+		json_add_double(o, "ci95_low", lo);
+		json_add_double(o, "ci95_high", hi);
 	}
 	return o;
 }
 
+/* The change in words: "better"/"worse" along the figure's direction, "same" when there
+ * is none; NULL when the figure has no better direction or no change to judge. */
+static const char *
+verdict(const char *better, double change)
+{
+	if (better == NULL || isnan(change))
+		return NULL;
+	if (change == 0)
+		return "same";
+	return (change > 0) == (strcmp(better, HI) == 0) ? "better" : "worse";
+}
+
+/* Welch's test of the two sides when both have 2 values or more: "t", "df", "p" and
+ * "significance" ("significant" when p < COMPARE_ALPHA, else "within noise"). */
+static void
+add_welch(json_object *o, const struct stats_desc *sa, const struct stats_desc *sb)
+{
+	struct stats_welch w;
+	char text[32];
+
+	if (stats_welch(sa, sb, &w) < 0)
+		return;
+	json_add_double(o, "t", isinf(w.t) ? NAN : w.t);
+	json_add_double(o, "df", w.df);
+	/* Six significant digits rather than decimals: a p of 1e-9 is not 0. */
+	snprintf(text, sizeof(text), "%.6g", w.p);
+	json_object_object_add(o, "p", json_object_new_double_s(w.p, text));
+	json_add_string(o, "significance", w.p < COMPARE_ALPHA ? "significant" : "within noise");
+}
+
 /* One figure's line of the comparison. */
 static json_object *
-figure_json(struct figure *f, size_t na, size_t nb)
+figure_json(struct figures *fs, struct figure *f, size_t na, size_t nb)
 {
 	const struct figure_kind *k = kind_of(f->path);
 	json_object *o = json_object_new_object();
-	struct stats sa, sb;
+	struct stats_desc sa, sb;
 	double change, pct;
 
 	for (size_t i = 0; i < na + nb; i++)
 		if (!f->present[i])
 			f->v[i] = k->level ? NAN : 0;
-	stats_of(f->v, na, &sa);
-	stats_of(f->v + na, nb, &sb);
+	stats_describe(f->v, na, &sa);
+	stats_describe(f->v + na, nb, &sb);
 	change = sb.mean - sa.mean;
 	if (sa.mean != 0)
 		pct = 100.0 * change / fabs(sa.mean);
@@ -337,30 +353,177 @@ figure_json(struct figure *f, size_t na, size_t nb)
 	json_add_string(o, "figure", f->path);
 	json_add_string(o, "unit", k->unit);
 	json_add_string(o, "better", k->better);
-	json_object_object_add(o, "a", side_json(&sa, na));
-	json_object_object_add(o, "b", side_json(&sb, nb));
+	json_object_object_add(o, "a", side_json(fs, &sa, na));
+	json_object_object_add(o, "b", side_json(fs, &sb, nb));
 	json_add_double(o, "change", change);
 	json_add_double(o, "change_pct", pct);
+	json_add_string(o, "verdict", verdict(k->better, change));
+	add_welch(o, &sa, &sb);
 	return o;
 }
 
-/* Collect every figure of every result, then one line per figure. */
-json_object *
-compare_results(json_object *const *a, size_t na, json_object *const *b, size_t nb)
+/* The first two CPU sets' queue packets (rx + tx, by IRQ CPU). */
+static void
+summary_cpusets(json_object *q, void (*fn)(const char *, double, void *), void *arg)
 {
-	struct figures fs = {.index = json_object_new_object(), .nres = na + nb};
+	json_object *sets, *by, *v;
+	char path[PATH_MAX_LEN];
+
+	if (!json_object_object_get_ex(q, "cpusets", &sets) ||
+	    !json_object_is_type(sets, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(sets) && i < 2; i++) {
+		json_object *s = json_object_array_get_idx(sets, i);
+		double sum = 0;
+		if (!json_object_object_get_ex(s, "by_irq_cpu", &by))
+			continue;
+		for (int k = 0; k < 2; k++)
+			if (json_object_object_get_ex(by, k ? "tx_packets" : "rx_packets", &v))
+				sum += json_object_get_double(v);
+		snprintf(path, sizeof(path), "summary.queue_packets.%s",
+		         json_get_string(s, "name", "?"));
+		fn(path, sum, arg);
+	}
+}
+
+/* The member key of group (a number) as path, when there. */
+static void
+summary_one(json_object *group, const char *key, const char *path,
+            void (*fn)(const char *, double, void *), void *arg)
+{
+	json_object *v;
+
+	if (group != NULL && json_object_object_get_ex(group, key, &v) &&
+	    (json_object_is_type(v, json_type_int) || json_object_is_type(v, json_type_double)))
+		fn(path, json_object_get_double(v), arg);
+}
+
+/* Devices' packets sent and received, and what was dropped: the devices' rx and tx
+ * drops and softnet's backlog drops. */
+static void
+summary_packets(json_object *figs, void (*fn)(const char *, double, void *), void *arg)
+{
+	static const char *const keys[] = {"tx_packets", "rx_packets", "rx_dropped", "tx_dropped"};
+	json_object *devs, *g, *v;
+	double sum[4] = {0, 0, 0, 0};
+	bool any = false;
+
+	if (json_object_object_get_ex(figs, "devices", &devs) &&
+	    json_object_is_type(devs, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(devs); i++)
+			for (int k = 0; k < 4; k++)
+				if (json_object_object_get_ex(json_object_array_get_idx(devs, i),
+				                              keys[k], &v)) {
+					sum[k] += json_object_get_double(v);
+					any = true;
+				}
+	}
+	if (json_object_object_get_ex(figs, "softnet", &g) &&
+	    json_object_object_get_ex(g, "dropped", &v)) {
+		sum[2] += json_object_get_double(v);
+		any = true;
+	}
+	if (!any)
+		return;
+	fn("summary.packets_sent", sum[0], arg);
+	fn("summary.packets_received", sum[1], arg);
+	fn("summary.packets_dropped", sum[2] + sum[3], arg);
+}
+
+/* The kit's compare rows of one result: packets on the queues of the first two CPU sets,
+ * CPU utilisation, IPIs/s, packets sent, received and dropped, segments retransmitted,
+ * NET_RX + NET_TX softirqs, and the aRFS counters of kernels that have them. */
+void
+compare_summary_flatten(json_object *result, void (*fn)(const char *path, double v, void *arg),
+                        void *arg)
+{
+	json_object *figs, *g, *cpu = NULL, *rx, *tx;
+	char path[PATH_MAX_LEN];
+	int arfs = 0;
+
+	if (!json_object_object_get_ex(result, "figures", &figs))
+		return;
+	if (json_object_object_get_ex(figs, "queues", &g))
+		summary_cpusets(g, fn, arg);
+	if (json_object_object_get_ex(figs, "cpu", &g))
+		json_object_object_get_ex(g, "all", &cpu);
+	summary_one(cpu, "busy", "cpu.all.busy", fn, arg);
+	if (json_object_object_get_ex(figs, "interrupts", &g))
+		summary_one(g, "ipi_all_per_s", "interrupts.ipi_all_per_s", fn, arg);
+	summary_packets(figs, fn, arg);
+	if (json_object_object_get_ex(figs, "tcp", &g))
+		summary_one(g, "retrans_segs", "tcp.retrans_segs", fn, arg);
+	if (json_object_object_get_ex(figs, "softirqs", &g) &&
+	    json_object_object_get_ex(g, "net_rx", &rx) &&
+	    json_object_object_get_ex(g, "net_tx", &tx))
+		fn("summary.softirqs", json_object_get_double(rx) + json_object_get_double(tx),
+		   arg);
+	if (!json_object_object_get_ex(figs, "sysctl", &g) ||
+	    !json_object_is_type(g, json_type_object))
+		return;
+	json_object_object_foreach(g, k, v)
+	{
+		if (strstr(k, "arfs") == NULL || arfs == COMPARE_SUMMARY_ARFS ||
+		    (!json_object_is_type(v, json_type_int) &&
+		     !json_object_is_type(v, json_type_double)))
+			continue;
+		snprintf(path, sizeof(path), "sysctl.%s", k);
+		fn(path, json_object_get_double(v), arg);
+		arfs++;
+	}
+}
+
+/* The tuning warnings, when there are any: in the comparison, and their codes beside each
+ * figure that changed for the better or the worse, the changes one would put down to the
+ * tuning. */
+static void
+add_warnings(json_object *out, json_object *figs, json_object *warns)
+{
+	if (json_object_array_length(warns) == 0) {
+		json_object_put(warns);
+		return;
+	}
+	for (size_t i = 0; i < json_object_array_length(figs); i++) {
+		json_object *f = json_object_array_get_idx(figs, i), *codes;
+		const char *v = json_get_string(f, "verdict", "");
+		if (strcmp(v, "better") != 0 && strcmp(v, "worse") != 0)
+			continue;
+		codes = json_object_new_array();
+		for (size_t w = 0; w < json_object_array_length(warns); w++) {
+			const char *c =
+			    json_get_string(json_object_array_get_idx(warns, w), "code", "");
+			bool dup = false;
+			for (size_t k = 0; k < json_object_array_length(codes); k++)
+				dup |= strcmp(json_object_get_string(
+				                  json_object_array_get_idx(codes, k)),
+				              c) == 0;
+			if (!dup)
+				json_object_array_add(codes, json_object_new_string(c));
+		}
+		json_object_object_add(f, "warnings", codes);
+	}
+	json_object_object_add(out, "warnings", warns);
+}
+
+/* Collect every figure flatten gives of every result, then one line per figure. */
+static json_object *
+compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
+             void (*flatten)(json_object *, void (*)(const char *, double, void *), void *))
+{
+	struct figures fs = {.index = json_object_new_object(), .nres = na + nb, .t975 = {0}};
 	json_object *out = json_object_new_object(), *arr = json_object_new_array(), *side;
 
 	for (fs.cur = 0; fs.cur < na + nb; fs.cur++)
-		compare_flatten(fs.cur < na ? a[fs.cur] : b[fs.cur - na], collect, &fs);
+		flatten(fs.cur < na ? a[fs.cur] : b[fs.cur - na], collect, &fs);
 	for (size_t i = 0; i < fs.n; i++) {
-		json_object_array_add(arr, figure_json(&fs.v[i], na, nb));
+		json_object_array_add(arr, figure_json(&fs, &fs.v[i], na, nb));
 		free(fs.v[i].path);
 		free(fs.v[i].v);
 		free(fs.v[i].present);
 	}
 	free(fs.v);
 	json_object_put(fs.index);
+	add_warnings(out, arr, compare_tuning_warnings(a, na, b, nb));
 	side = json_object_new_object();
 	json_add_uint(side, "n", na);
 	json_object_object_add(out, "a", side);
@@ -368,5 +531,22 @@ compare_results(json_object *const *a, size_t na, json_object *const *b, size_t 
 	json_add_uint(side, "n", nb);
 	json_object_object_add(out, "b", side);
 	json_object_object_add(out, "figures", arr);
+	return out;
+}
+
+/* Every figure of the results. */
+json_object *
+compare_results(json_object *const *a, size_t na, json_object *const *b, size_t nb)
+{
+	return compare_with(a, na, b, nb, compare_flatten);
+}
+
+/* The kit's rows only. */
+json_object *
+compare_summary(json_object *const *a, size_t na, json_object *const *b, size_t nb)
+{
+	json_object *out = compare_with(a, na, b, nb, compare_summary_flatten);
+
+	json_add_bool(out, "summary", true);
 	return out;
 }

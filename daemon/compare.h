@@ -7,7 +7,9 @@
 #include <json-c/json.h>
 #include <stddef.h>
 
-#define COMPARE_MAX_RESULTS 256 /* results on one side */
+#define COMPARE_MAX_RESULTS  256  /* results on one side */
+#define COMPARE_ALPHA        0.05 /* Welch's p below this: "significant" */
+#define COMPARE_SUMMARY_ARFS 4    /* aRFS counters in a summary */
 
 /* What kind of figure a path names: its unit ("packets/s", "%", "" when none) and which
  * way is better ("higher", "lower", or NULL when it depends on the load). Never NULL
@@ -30,7 +32,24 @@ void compare_flatten(json_object *result, void (*fn)(const char *path, double v,
  * in the order the figures first appear (a's results first). A figure that a result
  * leaves out counts as 0 there (reports leave out what did not move), except shares and
  * ratios (%, ratio, per packet), which count as missing; null values count as missing.
- * "change_pct" is null when A's mean is 0 and B's is not. */
+ * "change_pct" is null when A's mean is 0 and B's is not. "verdict" says the change in
+ * words: "better", "worse", "same", or null when the figure has no better direction. With
+ * several results a side, each side has "ci95_low"/"ci95_high" (the 95 % confidence
+ * interval of its mean, Student's t; null with fewer than 2 values) and, when both sides
+ * have 2 values or more, the figure has Welch's "t", "df", "p" and "significance":
+ * "significant" (p < COMPARE_ALPHA) or "within noise" (stats.h). */
 json_object *compare_results(json_object *const *a, size_t na, json_object *const *b, size_t nb);
+
+/* The kit's rows of a result, as compare_flatten gives figures: summary.queue_packets.SET
+ * (rx + tx packets by IRQ CPU of the first two CPU sets), cpu.all.busy,
+ * interrupts.ipi_all_per_s, summary.packets_sent, summary.packets_received,
+ * summary.packets_dropped (the devices' rx and tx drops and softnet's), tcp.retrans_segs,
+ * summary.softirqs (NET_RX + NET_TX) and up to COMPARE_SUMMARY_ARFS sysctl counters with
+ * "arfs" in their name. A row whose figures the result lacks is left out. */
+void compare_summary_flatten(json_object *result, void (*fn)(const char *path, double v, void *arg),
+                             void *arg);
+
+/* compare_results over the summary's rows only; the object has "summary": true. */
+json_object *compare_summary(json_object *const *a, size_t na, json_object *const *b, size_t nb);
 
 #endif

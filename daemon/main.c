@@ -302,6 +302,7 @@ main(int argc, char **argv)
 	/* After the sampler starts: windows left open by a crash are stored at once. */
 	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
 		fatalx("windows: %s", err.message);
+	window_record_tuning(d.windows, d.config.root, d.config.state_dir);
 	if ((d.runner = runner_init(&d, &err)) == NULL)
 		fatalx("runner: %s", err.message);
 	if ((d.suites = suite_init(&d, &err)) == NULL)

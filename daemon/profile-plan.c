@@ -492,6 +492,24 @@ plan_undo(struct plan *pl, struct profile_host *h, struct nm_error *err)
 	return -1;
 }
 
+/* Does a value turn its knob on: a mask with a CPU, a flow count above 0? Sysctls, IRQ
+ * affinities and ntuple always count as set. */
+bool
+plan_value_on(enum plan_kind kind, const char *val)
+{
+	struct cpuset set;
+
+	switch (kind) {
+	case PLAN_RPS:
+	case PLAN_XPS:
+		return cpuset_parse_mask(&set, val, NULL) == 0 && !cpuset_empty(&set);
+	case PLAN_FLOW_CNT:
+		return strtoull(val, NULL, 10) > 0;
+	default:
+		return true;
+	}
+}
+
 /* A value as people read it: masks as lists. */
 void
 plan_display(enum plan_kind kind, const char *val, char *buf, size_t size)

@@ -369,6 +369,37 @@ drift(json_object *applied, struct profile_host *h)
 	return out;
 }
 
+/* The applied profile in brief: its name, device and the kinds of value it turned on. */
+json_object *
+profile_state_applied_brief(const char *state_dir)
+{
+	json_object *applied, *o, *kinds, *seen;
+	bool missing;
+
+	if ((applied = load_json(state_dir, STATE_APPLIED, &missing, NULL)) == NULL)
+		return NULL;
+	o = json_object_new_object();
+	json_add_string(o, "name", json_get_string(applied, "profile", NULL));
+	json_add_string(o, "device", json_get_string(applied, "device", NULL));
+	kinds = json_object_new_array();
+	seen = json_object_new_object();
+	for (size_t i = 0; i < json_object_array_length(entries_of(applied)); i++) {
+		json_object *e = json_object_array_get_idx(entries_of(applied), i);
+		const char *k = json_get_string(e, "kind", NULL);
+		const char *v = json_get_string(e, "value", NULL);
+		int kind = k != NULL ? plan_kind_parse(k) : -1;
+		if (kind < 0 || v == NULL || !plan_value_on((enum plan_kind)kind, v) ||
+		    json_object_object_get_ex(seen, k, NULL))
+			continue;
+		json_object_object_add(seen, k, NULL);
+		json_object_array_add(kinds, json_object_new_string(k));
+	}
+	json_object_put(seen);
+	json_object_object_add(o, "kinds", kinds);
+	json_object_put(applied);
+	return o;
+}
+
 /* What is applied, by whom, when, and what drifted since. */
 json_object *
 profile_state_status(const char *state_dir, struct profile_host *h)

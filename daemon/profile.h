@@ -292,6 +292,9 @@ void plan_entry_path(const struct profile_host *h, struct plan_entry *e);
 /* The kind as a word ("xps") and back (-1 when unknown). */
 const char *plan_kind_name(enum plan_kind kind);
 int plan_kind_parse(const char *s);
+/* Does val turn its knob on: a CPU mask with a CPU, a flow count above 0 (other kinds:
+ * always)? */
+bool plan_value_on(enum plan_kind kind, const char *val);
 /* A value as people read it: CPU masks as lists ("0-3,72"), others unchanged. */
 void plan_display(enum plan_kind kind, const char *val, char *buf, size_t size);
 /* The entries that change, for dry-run and apply: [{"kind","path","old","new",...}]. */
@@ -380,4 +383,8 @@ json_object *profile_state_revert(const char *state_dir, struct profile_host *h,
 /* What is applied, by whom, when, and which of its values have drifted since (new
  * reference). */
 json_object *profile_state_status(const char *state_dir, struct profile_host *h);
+/* The applied profile in brief, {"name", "device", "kinds": [the kinds of value it turned
+ * on (plan_value_on: a mask with a CPU, a flow count above 0; any sysctl), in order, once
+ * each]}, or NULL when none is recorded (or the record cannot be read). */
+json_object *profile_state_applied_brief(const char *state_dir);
 #endif

@@ -10,4 +10,10 @@
  * string the caller frees; never NULL. */
 char *report_to_csv(json_object *result);
 
+/* Results r[0..n) as one table: a header line "name,origin,start,duration_s,complete,"
+ * then one column per figure path (compare_flatten's names, in the order they first
+ * appear), and one row per result; a figure a result lacks, or null, is an empty cell.
+ * Returns a string the caller frees; never NULL. */
+char *report_csv_table(json_object *const *r, size_t n);
+
 #endif

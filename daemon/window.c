@@ -17,6 +17,7 @@
 #include "snapshot.h"
 #include "statefile.h"
 #include "timeutil.h"
+#include "tuning.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -41,6 +42,7 @@ struct windows {
 	struct window **ws; /* in the order they were opened */
 	size_t n, cap;
 	uint64_t close_seq;
+	char *root, *state_dir; /* set: a closing window's result records the tuning */
 };
 
 /* The index of the window named name, or -1. */
@@ -283,6 +285,16 @@ window_init(struct sampler *s, struct results *rs, const char *state_dir, struct
 	return ws;
 }
 
+/* Record the host's tuning (tuning.h) in each result from now on. */
+void
+window_record_tuning(struct windows *ws, const char *root, const char *state_dir)
+{
+	free(ws->root);
+	free(ws->state_dir);
+	ws->root = xstrdup(root);
+	ws->state_dir = xstrdup(state_dir);
+}
+
 /* Close w (open) with the options in args: store its report, then mark it closed. Returns
  * the report (new reference) or NULL with err, w still open. */
 static json_object *
@@ -303,6 +315,8 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	w->open = false;
 	w->closed_by = closed_by;
 	r = build(ws, w, &end, eff, err);
+	if (r != NULL && ws->root != NULL)
+		json_object_object_add(r, "tuning", tuning_read(ws->root, ws->state_dir, r));
 	if (r != NULL) {
 		merge_extra(r, extra);
 		/* The joins of the result, for views of it once its snapshots are gone. */
@@ -360,6 +374,8 @@ window_free(struct windows *ws)
 		drop(ws, ws->n - 1);
 	free(ws->ws);
 	free(ws->dir);
+	free(ws->root);
+	free(ws->state_dir);
 	free(ws);
 }
 

@@ -26,6 +26,9 @@ struct windows;
  * did not stop cleanly are stored as incomplete results. NULL with err. */
 struct windows *window_init(struct sampler *s, struct results *rs, const char *state_dir,
                             struct nm_error *err);
+/* From now on, a closing window's result records the host's tuning below root and the
+ * profile applied in state_dir (tuning.h), as "tuning". */
+void window_record_tuning(struct windows *ws, const char *root, const char *state_dir);
 /* Close every open window (closed_by "shutdown", stored) and free the registry. */
 void window_free(struct windows *ws);
 

@@ -352,13 +352,15 @@ const struct proto_command proto_commands[] = {
     {
         .name = "result-export",
         .flags = PROTO_READONLY,
-        .summary = "a stored result as JSON, or as CSV with one row per figure",
-        .usage = "NAME [--json|--csv|--format json|csv]",
-        .args = {ARG_WINDOW_NAME("the result"),
+        .summary = "a stored result as JSON, or as CSV with one row per figure; a glob: "
+                   "the results it matches, as a JSON array or lines, or CSV a row each",
+        .usage = "NAME|GLOB [--json|--csv|--format json|jsonl|csv]",
+        .args = {ARG_WINDOW_NAME("the result, or a glob of results ('suite1/*')"),
                  {.name = "format",
                   .type = PROTO_ARG_STRING,
                   .max_len = 8,
-                  .help = "json (default: the result unchanged) or csv (in \"csv\")"}},
+                  .help = "json (default: the result unchanged), jsonl (a glob's results one "
+                          "a line) or csv (in \"csv\")"}},
     },
     {
         .name = "profile-show",
@@ -423,8 +425,9 @@ const struct proto_command proto_commands[] = {
         .name = "compare",
         .flags = PROTO_READONLY,
         .summary = "stored results A against B figure by figure: change, % and better or worse; "
-                   "globs average iterations; two suites compare point by point",
-        .usage = "A B [--figures GLOB]",
+                   "globs average iterations, with CI and Welch's t-test; two suites compare "
+                   "point by point",
+        .usage = "A B [--figures GLOB] [--summary]",
         .args = {{.name = "a",
                   .type = PROTO_ARG_STRING,
                   .required = true,
@@ -441,7 +444,12 @@ const struct proto_command proto_commands[] = {
                   .type = PROTO_ARG_STRINGS,
                   .max_len = 256,
                   .help = "only figures matching this glob ('test.*', 'devices.*_per_s'); "
-                          "repeatable; two suites default to the benchmark's and a few"}},
+                          "repeatable; two suites default to the benchmark's and a few"},
+                 {.name = "summary",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "only the kit's rows: packets on the queues of the first two CPU "
+                          "sets, CPU, IPIs/s, packets sent, received and dropped, "
+                          "retransmits, softirqs, aRFS counters"}},
     },
     {
         .name = "test-start",

@@ -3,12 +3,13 @@
  * file holds, written into a scratch state directory made once per process (below $TMPDIR,
  * removed at exit), and read back through the daemon's own entry points:
  *   0  results/r.json: results_get (statefile_read_json and results_check), then what the
- *      commands do with a result handed out: compare_flatten, compare_results and
- *      report_to_csv. A result handed out is an object whose checked members have their
+ *      commands do with a result handed out: compare_flatten, compare_results (one and
+ *      two a side: statistics and tuning warnings), compare_summary, report_to_csv and
+ *      report_csv_table. A result handed out is an object whose checked members have their
  *      kinds; a refusal says why.
  *   1  profile/applied.json and profile/saved.json (the same bytes): profile_state_status on
  *      a scratch root with 4 CPUs, which checks every saved entry (entry_from_json) and
- *      reads the live values it names (none exist there).
+ *      reads the live values it names (none exist there); profile_state_applied_brief.
  *   2  suites/s.json: suite_status, the record with its summary (record_ok, summary_of).
  *   3  windows/w.json, the marker of a window a crash left open: window_init's recovery,
  *      which stores it as an incomplete result (deleted again after).
@@ -157,6 +158,7 @@ fuzz_result(const uint8_t *data, size_t size)
 	struct nm_error err;
 	json_object *r, *cmp;
 	size_t n = 0;
+	json_object *two[2];
 	char *csv;
 
 	put_file("results/r.json", data, size);
@@ -170,8 +172,19 @@ fuzz_result(const uint8_t *data, size_t size)
 	cmp = compare_results(&r, 1, &r, 1);
 	fuzz_check(json_object_is_type(cmp, json_type_object));
 	json_object_put(cmp);
+	/* Two a side: the statistics, Welch's test, the tuning warnings; the summary. */
+	two[0] = two[1] = r;
+	cmp = compare_results(two, 2, two, 2);
+	fuzz_check(json_object_is_type(cmp, json_type_object));
+	json_object_put(cmp);
+	cmp = compare_summary(two, 2, two, 1);
+	fuzz_check(json_object_is_type(cmp, json_type_object));
+	json_object_put(cmp);
 	csv = report_to_csv(r);
 	fuzz_check(csv != NULL && strncmp(csv, "group,", 6) == 0);
+	free(csv);
+	csv = report_csv_table(two, 2);
+	fuzz_check(csv != NULL && strncmp(csv, "name,", 5) == 0);
 	free(csv);
 	json_object_put(r);
 }
@@ -186,6 +199,9 @@ fuzz_profile_state(const uint8_t *data, size_t size)
 	put_file("profile/saved.json", data, size);
 	st = profile_state_status(fz.state, &fz.h);
 	fuzz_check(json_object_is_type(st, json_type_object));
+	json_object_put(st);
+	st = profile_state_applied_brief(fz.state);
+	fuzz_check(st == NULL || json_object_is_type(st, json_type_object));
 	json_object_put(st);
 }
 

@@ -258,14 +258,286 @@ test_kinds(void **state)
 	}
 }
 
+/* A result whose benchmark gave transactions/s v. */
+static json_object *
+rr_result(double v)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf),
+	         "{\"span_s\":10,\"test\":{\"figures\":{\"transactions_per_s\":%.17g}},"
+	         "\"figures\":{\"tcp\":{\"retrans_segs\":5}}}",
+	         v);
+	return parse(buf);
+}
+
+/* A string member of a figure, or NULL (null or absent). */
+static const char *
+str(json_object *f, const char *key)
+{
+	json_object *v;
+
+	if (!json_object_object_get_ex(f, key, &v) || v == NULL)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* Ten iterations against twenty (Wikipedia's second Welch example, see test-stats.c):
+ * each side's 95 % CI, Welch's t, df and p, "within noise"; the third example's sets are
+ * "significant". A figure the same in every result is "same", with p 1. */
+static void
+test_sets_welch(void **state)
+{
+	static const double b1[] = {17.2, 20.9, 22.6, 18.1, 21.7, 21.4, 23.5, 24.2, 14.7, 21.8};
+	static const double b2[] = {21.5, 22.8, 21.0, 23.0, 21.6, 23.6, 22.5, 20.7, 23.4, 21.8,
+	                            20.7, 21.7, 21.5, 22.5, 23.6, 21.5, 22.5, 23.5, 21.5, 21.8};
+	static const double c1[] = {19.8, 20.4, 19.6, 17.8, 18.5, 18.9, 18.3, 18.9, 19.5, 22.0};
+	static const double c2[] = {28.2, 26.6, 20.1, 23.3, 25.2, 22.1, 17.7, 27.6, 20.6, 13.7,
+	                            23.2, 17.5, 20.6, 18.0, 23.9, 21.6, 24.3, 20.4, 23.9, 13.3};
+	json_object *a[10], *b[20], *cmp, *f;
+	double half;
+
+	(void)state;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < 10; i++)
+			a[i] = rr_result(pass ? c1[i] : b1[i]);
+		for (int i = 0; i < 20; i++)
+			b[i] = rr_result(pass ? c2[i] : b2[i]);
+		cmp = compare_results(a, 10, b, 20);
+		f = figure(cmp, "test.transactions_per_s");
+		if (pass == 0) {
+			check(cmp, "test.transactions_per_s", 20.61, 22.135, 1.525,
+			      100 * 1.525 / 20.61, "higher");
+			assert_true(fabs(num(f, "t") - 1.56543352359851) < 1e-9);
+			assert_true(fabs(num(f, "df") - 9.90474124865083) < 1e-9);
+			assert_true(fabs(num(f, "p") - 0.148841696605328) < 1e-9);
+			assert_string_equal(str(f, "significance"), "within noise");
+			/* A: sd 3.00682556860221, t(0.975, 9) 2.26215716279821. */
+			half = 2.26215716279821 * 3.00682556860221 / sqrt(10);
+			assert_true(fabs(num(f, "a.ci95_low") - (20.61 - half)) < 1e-9);
+			assert_true(fabs(num(f, "a.ci95_high") - (20.61 + half)) < 1e-9);
+		} else {
+			assert_true(fabs(num(f, "p") - 0.0354845308300102) < 1e-9);
+			assert_string_equal(str(f, "significance"), "significant");
+		}
+		assert_string_equal(str(f, "verdict"), "better");
+		f = figure(cmp, "tcp.retrans_segs");
+		assert_string_equal(str(f, "verdict"), "same");
+		assert_true(num(f, "p") == 1);
+		assert_string_equal(str(f, "significance"), "within noise");
+		/* span_s has no better direction: no verdict, only the test. */
+		assert_null(str(figure(cmp, "span_s"), "verdict"));
+		json_object_put(cmp);
+		for (int i = 0; i < 10; i++)
+			json_object_put(a[i]);
+		for (int i = 0; i < 20; i++)
+			json_object_put(b[i]);
+	}
+	/* One result a side: a verdict, but no test and no interval. */
+	a[0] = rr_result(100);
+	b[0] = rr_result(90);
+	cmp = compare_results(a, 1, b, 1);
+	f = figure(cmp, "test.transactions_per_s");
+	assert_string_equal(str(f, "verdict"), "worse");
+	assert_false(json_object_object_get_ex(f, "p", NULL));
+	assert_false(json_object_object_get_ex(f, "significance", NULL));
+	assert_false(json_object_object_get_ex(json_object_object_get(f, "a"), "ci95_low", NULL));
+	json_object_put(cmp);
+	json_object_put(a[0]);
+	json_object_put(b[0]);
+}
+
+/* A full report and the kit's rows of it. */
+static const char *const summary_result =
+    "{\"span_s\":10,\"figures\":{"
+    "\"queues\":{\"devices\":[],\"cpusets\":["
+    "{\"name\":\"near\",\"cpus\":\"0-1\",\"by_irq_cpu\":{\"rx_pps\":1,\"tx_pps\":1,"
+    "\"rx_packets\":700,\"tx_packets\":300},\"by_queue_index\":{\"rx_packets\":1}},"
+    "{\"name\":\"far\",\"cpus\":\"2-3\",\"by_irq_cpu\":{\"rx_packets\":40,\"tx_packets\":2}},"
+    "{\"name\":\"third\",\"cpus\":\"4\",\"by_irq_cpu\":{\"rx_packets\":9}}],"
+    "\"ratio\":{\"by_irq_cpu\":23.8}},"
+    "\"cpu\":{\"all\":{\"user\":10,\"busy\":42.5},\"busy_us_per_packet\":3},"
+    "\"interrupts\":{\"ipi_all\":5000,\"ipi_all_per_s\":500,\"ipi_cal_per_s\":200},"
+    "\"softirqs\":{\"net_rx\":300,\"net_rx_per_s\":30,\"net_tx\":20},"
+    "\"devices\":[{\"name\":\"eth0\",\"rx_packets\":1000,\"tx_packets\":800,"
+    "\"rx_dropped\":3,\"tx_dropped\":1},{\"name\":\"eth1\",\"rx_packets\":10,"
+    "\"tx_packets\":20,\"rx_dropped\":0,\"tx_dropped\":2}],"
+    "\"softnet\":{\"processed\":1000,\"dropped\":4},"
+    "\"tcp\":{\"out_segs\":900,\"retrans_segs\":7},"
+    "\"sysctl\":{\"net.core.tcp_mem\":1,\"net.core.arfs_add\":11,\"net.core.arfs_update\":12,"
+    "\"net.core.arfs_skip\":13,\"net.core.arfs_delete\":14}}}";
+
+/* The summary: 13 rows in the kit's order, each the sum the kit made. */
+static void
+test_summary(void **state)
+{
+	static const struct {
+		const char *path;
+		double v;
+	} rows[] = {
+	    {"summary.queue_packets.near", 1000},
+	    {"summary.queue_packets.far", 42},
+	    {"cpu.all.busy", 42.5},
+	    {"interrupts.ipi_all_per_s", 500},
+	    {"summary.packets_sent", 820},
+	    {"summary.packets_received", 1010},
+	    {"summary.packets_dropped", 3 + 1 + 2 + 4},
+	    {"tcp.retrans_segs", 7},
+	    {"summary.softirqs", 320},
+	    {"sysctl.net.core.arfs_add", 11},
+	    {"sysctl.net.core.arfs_update", 12},
+	    {"sysctl.net.core.arfs_skip", 13},
+	    {"sysctl.net.core.arfs_delete", 14},
+	};
+	json_object *r = parse(summary_result), *cmp, *figs;
+
+	(void)state;
+	cmp = compare_summary(&r, 1, &r, 1);
+	figs = json_object_object_get(cmp, "figures");
+	assert_int_equal(json_object_array_length(figs), 13);
+	assert_true(json_object_get_boolean(json_object_object_get(cmp, "summary")));
+	for (size_t i = 0; i < 13; i++) {
+		json_object *f = json_object_array_get_idx(figs, i);
+		assert_string_equal(str(f, "figure"), rows[i].path);
+		if (fabs(num(f, "a.mean") - rows[i].v) > 1e-12)
+			fail_msg("%s: %g, want %g", rows[i].path, num(f, "a.mean"), rows[i].v);
+	}
+	check(cmp, "summary.packets_dropped", 10, 10, 0, 0, "lower");
+	check(cmp, "summary.packets_sent", 820, 820, 0, 0, "higher");
+	check(cmp, "summary.queue_packets.near", 1000, 1000, 0, 0, NULL);
+	json_object_put(cmp);
+	json_object_put(r);
+}
+
+/* A result of transactions/s v with the tuning its window closed with (tuning.h). */
+static json_object *
+tuned(double v, const char *vars, const char *tuning)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+	         "{\"span_s\":10,\"test\":{\"profile\":\"rfs\",\"profile_vars\":%s,"
+	         "\"figures\":{\"transactions_per_s\":%g}},"
+	         "\"figures\":{\"cpu\":{\"all\":{\"busy\":%g}}},\"tuning\":%s}",
+	         vars, v, v / 10, tuning);
+	return parse(buf);
+}
+
+/* The warning of code on side of a comparison, or NULL. */
+static json_object *
+warning(json_object *cmp, const char *code, const char *side)
+{
+	json_object *w = json_object_object_get(cmp, "warnings");
+
+	for (size_t i = 0; w && i < json_object_array_length(w); i++) {
+		json_object *o = json_object_array_get_idx(w, i);
+		if (strcmp(str(o, "code"), code) == 0 && strcmp(str(o, "side"), side) == 0)
+			return o;
+	}
+	return NULL;
+}
+
+/* The issue's case: RFS 1024 against 512 while rps_sock_flow_entries is 0 on both: each
+ * side is warned, and the figure that went better says so; with a flow table, nothing.
+ * RPS masks on a device without rps_cpus, XPS on one tx queue. */
+static void
+test_tuning_warnings(void **state)
+{
+	static const char *const off =
+	    "{\"rps_sock_flow_entries\":0,\"profile\":{\"name\":\"rfs\",\"device\":\"eth0\","
+	    "\"kinds\":[\"sysctl\"]},\"devices\":[{\"name\":\"eth0\",\"rx_queues\":4,"
+	    "\"tx_queues\":4,\"rps_queues\":0,\"flow_cnt\":0,\"xps_queues\":4}]}";
+	static const char *const on =
+	    "{\"rps_sock_flow_entries\":4096,\"profile\":null,\"devices\":[{\"name\":\"eth0\","
+	    "\"rx_queues\":4,\"tx_queues\":4,\"rps_queues\":0,\"flow_cnt\":2048,"
+	    "\"xps_queues\":4}]}";
+	static const char *const flows_no_table =
+	    "{\"rps_sock_flow_entries\":0,\"devices\":[{\"name\":\"eth0\",\"rx_queues\":4,"
+	    "\"tx_queues\":4,\"rps_queues\":0,\"flow_cnt\":2048,\"xps_queues\":4}]}";
+	static const char *const no_rps_one_tx =
+	    "{\"rps_sock_flow_entries\":4096,\"profile\":{\"name\":\"rps-all\",\"device\":"
+	    "\"veth0\",\"kinds\":[\"rps\",\"xps\"]},\"devices\":[{\"name\":\"veth0\","
+	    "\"rx_queues\":1,\"tx_queues\":1,\"rps_queues\":null,\"flow_cnt\":null,"
+	    "\"xps_queues\":0}]}";
+	json_object *a[2], *b[2], *cmp, *w, *f;
+
+	(void)state;
+	a[0] = tuned(100, "{\"rfs\":\"512\"}", off);
+	a[1] = tuned(110, "{\"rfs\":\"512\"}", off);
+	b[0] = tuned(140, "{\"rfs\":\"1024\"}", off);
+	b[1] = tuned(150, "{\"rfs\":\"1024\"}", off);
+	cmp = compare_results(a, 2, b, 2);
+	assert_non_null(w = warning(cmp, "rfs_inactive", "A"));
+	assert_true(num(w, "results") == 2 && num(w, "of") == 2);
+	assert_non_null(strstr(str(w, "message"), "rps_sock_flow_entries is 0"));
+	assert_non_null(strstr(str(w, "message"), "rfs=512"));
+	assert_non_null(w = warning(cmp, "rfs_inactive", "B"));
+	assert_non_null(strstr(str(w, "message"), "rfs=1024"));
+	assert_int_equal(json_object_array_length(json_object_object_get(cmp, "warnings")), 2);
+	/* Beside the figure that went better, not beside one that has no direction. */
+	f = figure(cmp, "test.transactions_per_s");
+	assert_string_equal(str(f, "verdict"), "better");
+	assert_string_equal(
+	    json_object_to_json_string_ext(json_object_object_get(f, "warnings"), 0),
+	    "[\"rfs_inactive\"]");
+	assert_false(json_object_object_get_ex(figure(cmp, "cpu.all.busy"), "warnings", NULL));
+	json_object_put(cmp);
+	/* The same in the summary. */
+	cmp = compare_summary(a, 2, b, 2);
+	assert_non_null(warning(cmp, "rfs_inactive", "B"));
+	json_object_put(cmp);
+	for (int i = 0; i < 2; i++) {
+		json_object_put(a[i]);
+		json_object_put(b[i]);
+	}
+
+	/* A flow table on B; A has flow counts but none: only A is warned, for its
+	 * rps_flow_cnt. */
+	a[0] = tuned(100, "{}", flows_no_table);
+	b[0] = tuned(140, "{\"rfs\":\"1024\"}", on);
+	cmp = compare_results(a, 1, b, 1);
+	assert_non_null(w = warning(cmp, "rfs_inactive", "A"));
+	assert_non_null(strstr(str(w, "message"), "eth0 has rps_flow_cnt 2048"));
+	assert_null(warning(cmp, "rfs_inactive", "B"));
+	json_object_put(cmp);
+	json_object_put(a[0]);
+	/* Nothing asked for RFS and nothing is active: no warning at all. */
+	a[0] = tuned(100, "{}", off);
+	cmp = compare_results(a, 1, b, 1);
+	assert_false(json_object_object_get_ex(cmp, "warnings", NULL));
+	assert_false(
+	    json_object_object_get_ex(figure(cmp, "test.transactions_per_s"), "warnings", NULL));
+	json_object_put(cmp);
+	json_object_put(a[0]);
+	json_object_put(b[0]);
+
+	/* RPS masks on a device with no rps_cpus, XPS on one tx queue. */
+	a[0] = tuned(100, "{}", on);
+	b[0] = tuned(90, "{}", no_rps_one_tx);
+	cmp = compare_results(a, 1, b, 1);
+	assert_non_null(w = warning(cmp, "rps_inactive", "B"));
+	assert_non_null(strstr(str(w, "message"), "veth0 has no rps_cpus"));
+	assert_non_null(w = warning(cmp, "xps_one_queue", "B"));
+	assert_non_null(strstr(str(w, "message"), "veth0 has one tx queue"));
+	assert_null(warning(cmp, "rfs_inactive", "A"));
+	f = figure(cmp, "test.transactions_per_s");
+	assert_string_equal(str(f, "verdict"), "worse");
+	assert_string_equal(
+	    json_object_to_json_string_ext(json_object_object_get(f, "warnings"), 0),
+	    "[\"rps_inactive\",\"xps_one_queue\"]");
+	json_object_put(cmp);
+	json_object_put(a[0]);
+	json_object_put(b[0]);
+}
+
 /* Run every test in this file. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_one_to_one),
-	    cmocka_unit_test(test_sets_of_three),
-	    cmocka_unit_test(test_kinds),
+	    cmocka_unit_test(test_one_to_one), cmocka_unit_test(test_sets_of_three),
+	    cmocka_unit_test(test_kinds),      cmocka_unit_test(test_sets_welch),
+	    cmocka_unit_test(test_summary),    cmocka_unit_test(test_tuning_warnings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

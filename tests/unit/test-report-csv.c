@@ -71,12 +71,45 @@ test_no_figures(void **state)
 }
 
 /* Run every test in this file. */
+/* Results as one table: a row each, a column per figure of any of them in the order they
+ * first appear, empty where a result lacks the figure or has null. */
+static void
+test_table(void **state)
+{
+	json_object *r[3];
+	char *s;
+
+	(void)state;
+	r[0] = json_tokener_parse("{\"window\":{\"name\":\"s/1\",\"origin\":\"test\","
+	                          "\"start\":\"T1\",\"duration_s\":2.5,\"complete\":true},"
+	                          "\"span_s\":2,\"figures\":{\"tcp\":{\"retrans_segs\":3}},"
+	                          "\"test\":{\"figures\":{\"throughput_mbps\":940.5}}}");
+	r[1] = json_tokener_parse("{\"window\":{\"name\":\"s,2\",\"origin\":\"hand\","
+	                          "\"start\":\"T2\",\"duration_s\":1,\"complete\":false},"
+	                          "\"span_s\":1,\"figures\":{\"tcp\":{\"retrans_segs\":null,"
+	                          "\"in_segs\":7}}}");
+	r[2] = json_tokener_parse("{\"figures\":{}}");
+	s = report_csv_table(r, 3);
+	assert_string_equal(s, "name,origin,start,duration_s,complete,span_s,tcp.retrans_segs,"
+	                       "test.throughput_mbps,tcp.in_segs\n"
+	                       "s/1,test,T1,2.5,true,2,3,940.5,\n"
+	                       "\"s,2\",hand,T2,1,false,1,,,7\n"
+	                       ",,,,,,,,\n");
+	free(s);
+	s = report_csv_table(r, 0);
+	assert_string_equal(s, "name,origin,start,duration_s,complete\n");
+	free(s);
+	for (int i = 0; i < 3; i++)
+		json_object_put(r[i]);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flatten),
 	    cmocka_unit_test(test_no_figures),
+	    cmocka_unit_test(test_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

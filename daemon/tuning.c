@@ -1,0 +1,184 @@
+/* tuning.c: what the host's RPS, RFS and XPS were when a window closed, and which profile
+ * was applied, read through the profile host (the same files, below the same root, as
+ * profile-show): three small sysfs files per queue of the profile's device and of the
+ * busiest devices that moved, about 3 ms per 144-queue device (a release build reading a
+ * fixture tree), on the event loop as the window closes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "jsonutil.h"
+#include "profile.h"
+#include "tuning.h"
+
+/* Read one queue file (or the sock_flow sysctl, index -1) into a new string; NULL when it
+ * cannot be read. */
+static char *
+read_value(struct profile_host *h, enum plan_kind kind, int index)
+{
+	struct plan_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.index = index;
+	snprintf(e.dev, sizeof(e.dev), "%s", h->dev);
+	if (kind == PLAN_SYSCTL)
+		snprintf(e.name, sizeof(e.name), "net.core.rps_sock_flow_entries");
+	plan_entry_path(h, &e);
+	return plan_read(h, &e, NULL);
+}
+
+/* Count the queues whose mask of kind is set; -1 when no queue has the file. */
+static long
+count_masks(struct profile_host *h, enum plan_kind kind, unsigned nq)
+{
+	long set = 0;
+	bool any = false;
+
+	for (unsigned q = 0; q < nq; q++) {
+		char *v = read_value(h, kind, (int)q);
+		if (v == NULL)
+			continue;
+		any = true;
+		set += plan_value_on(kind, v);
+		free(v);
+	}
+	return any ? set : -1;
+}
+
+/* One device's queue counts, masks and flow counts. */
+static json_object *
+device_json(struct profile_host *h)
+{
+	json_object *o = json_object_new_object();
+	unsigned long long flows = 0;
+	bool any = false;
+	long n;
+
+	json_add_string(o, "name", h->dev);
+	json_add_uint(o, "rx_queues", h->nrx);
+	json_add_uint(o, "tx_queues", h->ntx);
+	n = count_masks(h, PLAN_RPS, h->nrx);
+	if (n < 0)
+		json_object_object_add(o, "rps_queues", NULL);
+	else
+		json_add_uint(o, "rps_queues", (uint64_t)n);
+	for (unsigned q = 0; q < h->nrx; q++) {
+		char *v = read_value(h, PLAN_FLOW_CNT, (int)q);
+		if (v != NULL) {
+			flows += strtoull(v, NULL, 10);
+			any = true;
+			free(v);
+		}
+	}
+	if (any)
+		json_add_uint(o, "flow_cnt", flows);
+	else
+		json_object_object_add(o, "flow_cnt", NULL);
+	n = count_masks(h, PLAN_XPS, h->ntx);
+	if (n < 0)
+		json_object_object_add(o, "xps_queues", NULL);
+	else
+		json_add_uint(o, "xps_queues", (uint64_t)n);
+	return o;
+}
+
+/* A device of the report and the packets it moved. */
+struct moved {
+	const char *name;
+	double packets;
+};
+
+/* Busiest first. */
+static int
+by_packets(const void *a, const void *b)
+{
+	double pa = ((const struct moved *)a)->packets, pb = ((const struct moved *)b)->packets;
+
+	return pa < pb ? 1 : pa > pb ? -1 : 0;
+}
+
+/* Append the devices of arr (the report's "devices", or "queues.devices" with its totals)
+ * with the packets each moved. */
+static void
+moved_of(json_object *arr, struct moved *m, size_t *n, size_t cap)
+{
+	if (!json_object_is_type(arr, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(arr) && *n < cap; i++) {
+		json_object *d = json_object_array_get_idx(arr, i), *tot;
+		const char *name = json_get_string(d, "name", NULL);
+		if (name == NULL || strcmp(name, "lo") == 0)
+			continue;
+		if (json_object_object_get_ex(d, "total", &tot))
+			d = tot;
+		m[*n].name = name;
+		m[*n].packets =
+		    json_get_double(d, "rx_packets", 0) + json_get_double(d, "tx_packets", 0);
+		(*n)++;
+	}
+}
+
+/* Add to names (after what is there) the busiest devices of the report, up to
+ * TUNING_MAX_DEVICES in all: each costs three small files per queue. */
+static void
+busiest(json_object *report, json_object *names)
+{
+	json_object *figs, *g, *arr;
+	struct moved m[2 * TUNING_MAX_CANDIDATES];
+	size_t n = 0;
+
+	if (!json_object_object_get_ex(report, "figures", &figs))
+		return;
+	if (json_object_object_get_ex(figs, "devices", &arr))
+		moved_of(arr, m, &n, TUNING_MAX_CANDIDATES);
+	if (json_object_object_get_ex(figs, "queues", &g) &&
+	    json_object_object_get_ex(g, "devices", &arr))
+		moved_of(arr, m, &n, 2 * TUNING_MAX_CANDIDATES);
+	qsort(m, n, sizeof(m[0]), by_packets);
+	for (size_t i = 0; i < n && json_object_object_length(names) < TUNING_MAX_DEVICES; i++)
+		json_object_object_add(names, m[i].name, NULL);
+}
+
+/* The applied profile, the sysctl and the devices. */
+json_object *
+tuning_read(const char *root, const char *state_dir, json_object *report)
+{
+	json_object *o = json_object_new_object(), *devs, *names;
+	struct profile_host h;
+	struct nm_error err;
+	char *v;
+
+	json_object *profile = profile_state_applied_brief(state_dir);
+	const char *pdev = json_get_string(profile, "device", NULL);
+
+	json_object_object_add(o, "profile", profile);
+	if (profile_host_open(&h, root, &err) < 0) {
+		json_object_object_add(o, "rps_sock_flow_entries", NULL);
+		json_add_string(o, "error", err.message);
+		return o;
+	}
+	v = read_value(&h, PLAN_SYSCTL, -1);
+	if (v != NULL)
+		json_add_uint(o, "rps_sock_flow_entries", strtoull(v, NULL, 10));
+	else
+		json_object_object_add(o, "rps_sock_flow_entries", NULL);
+	free(v);
+	/* The profile's device first: its tuning is what compare judges, moved or not. */
+	names = json_object_new_object();
+	if (pdev != NULL)
+		json_object_object_add(names, pdev, NULL);
+	busiest(report, names);
+	devs = json_object_new_array();
+	json_object_object_foreach(names, dev, unused)
+	{
+		(void)unused;
+		if (profile_host_set_device(&h, dev, &err) == 0)
+			json_object_array_add(devs, device_json(&h));
+	}
+	json_object_put(names);
+	json_object_object_add(o, "devices", devs);
+	profile_host_close(&h);
+	return o;
+}

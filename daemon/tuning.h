@@ -1,0 +1,27 @@
+/* tuning.h: the host's tuning a result keeps beside its figures, read when its window
+ * closes, so that compare can say when a tuning could not have taken effect (RFS flow
+ * counts with rps_sock_flow_entries 0, RPS masks on a device without RPS, XPS on one tx
+ * queue). */
+#ifndef NM_TUNING_H
+#define NM_TUNING_H
+
+#include <json-c/json.h>
+
+#define TUNING_MAX_DEVICES    4  /* devices of one result whose queues are read */
+#define TUNING_MAX_CANDIDATES 64 /* devices of a report ranked for that */
+
+/* The tuning on the host below root of the applied profile's device and of the devices
+ * that moved most in report's figures (its "devices" and "queues.devices", by rx + tx
+ * packets, loopback left out; at most TUNING_MAX_DEVICES in all), and the profile
+ * state_dir records as applied:
+ *   {"rps_sock_flow_entries": N|null,
+ *    "profile": {"name", "device", "kinds": what it turned on: ["sysctl", "flow_cnt",
+ *                "rps", "xps", ...]} | null (profile_state_applied_brief),
+ *    "devices": [{"name", "rx_queues", "tx_queues",
+ *                 "rps_queues": rx queues with a non-empty rps_cpus (null: no rps_cpus),
+ *                 "flow_cnt": the sum of rps_flow_cnt (null: none),
+ *                 "xps_queues": tx queues with a non-empty xps_cpus (null: no xps_cpus)}]}
+ * Never NULL (a new object); what cannot be read is null or left out. */
+json_object *tuning_read(const char *root, const char *state_dir, json_object *report);
+
+#endif
