@@ -33,6 +33,8 @@ struct config {
 	size_t client_output_low;    /* resume below this */
 	uint64_t request_timeout_ms; /* a half-sent request older than this is dropped */
 	unsigned max_tests;          /* benchmark tests running at once */
+	uint64_t reply_max_points;   /* budget of one reply: points x series (series...) */
+	uint64_t reply_max_bytes;    /* budget of one reply: bytes of its line */
 
 	/* [sampling] */
 	uint64_t ring_memory;          /* bytes of history kept in memory */

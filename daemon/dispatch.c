@@ -1,8 +1,10 @@
 /* dispatch.c: check a request in a fixed order (envelope, command, arguments, permission)
  * and run its handler. Framing, length and UTF-8 were checked by the caller. */
+#include <event2/buffer.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "control.h"
 #include "dispatch.h"
 #include "error.h"
 #include "log.h"
@@ -16,6 +18,51 @@ dispatch_permitted(const struct proto_command *cmd, bool admin, struct nm_error 
 		                    "daemon's admin group (admin_group in netmetricsd.conf)",
 		                    cmd->name);
 	return 0;
+}
+
+/* Run fn to the end and parse its line: for callers without a client. */
+static int
+defer_run_whole(dispatch_produce_fn fn, void *arg, json_object **result, struct nm_error *err)
+{
+	struct evbuffer *out = evbuffer_new();
+	struct proto_reply rep;
+	size_t len;
+	int r = -1;
+
+	while (fn(out, arg) == 0)
+		;
+	len = evbuffer_get_length(out);
+	if (len > 0 &&
+	    proto_reply_parse((const char *)evbuffer_pullup(out, -1), len - 1, &rep, err) == 0) {
+		if (rep.ok) {
+			*result = json_object_get(rep.result);
+			r = 0;
+		} else
+			nm_error_set(err, rep.code, "%s", rep.message);
+		proto_reply_free(&rep);
+	} else if (len == 0)
+		nm_error_set(err, NM_ERR_INTERNAL, "a reply made in parts wrote nothing");
+	evbuffer_free(out);
+	return r;
+}
+
+int
+dispatch_defer(struct cmd_ctx *ctx, dispatch_produce_fn fn, void *arg, void (*free_fn)(void *),
+               json_object **result, struct nm_error *err)
+{
+	int r;
+
+	if (ctx->client != NULL) {
+		if (control_client_produce(ctx->client, fn, arg, free_fn) < 0)
+			return nm_error_set(err, NM_ERR_INTERNAL, "a reply is already being made");
+		ctx->deferred = true;
+		*result = NULL;
+		return 0;
+	}
+	r = defer_run_whole(fn, arg, result, err);
+	if (free_fn != NULL)
+		free_fn(arg);
+	return r;
 }
 
 /* Build the error reply for err. */
@@ -52,10 +99,10 @@ dispatch_line(struct daemon *d, struct client *client, bool admin, const char *l
 	if (dispatch_permitted(cmd, admin, &err) < 0)
 		goto fail;
 
-	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd};
+	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd, false};
 	if (handler(&ctx, req.args, &result, &err) < 0)
 		goto fail;
-	if (result == NULL && (cmd->flags & PROTO_STREAM)) {
+	if (ctx.deferred || (result == NULL && (cmd->flags & PROTO_STREAM))) {
 		proto_request_free(&req);
 		return NULL;
 	}
