@@ -6,8 +6,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "cmd-rows.h"
 #include "cmd-util.h"
 #include "cmd.h"
 #include "daemon.h"
@@ -18,6 +18,7 @@
 #include "ring.h"
 #include "sampler.h"
 #include "strbuf.h"
+#include "timeutil.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -38,12 +39,13 @@ struct series_job {
 	uint64_t t0, t1, stepns;
 	size_t n, npoints;
 	series_id *ids;
-	double *ts;    /* [npoints]: epoch seconds at each step's end */
-	double *rates; /* [n * npoints], series after series */
-	size_t next;   /* computing: the next step; writing: the next point of series cur */
-	size_t cur;    /* writing: the series being written */
-	bool opened;   /* writing: its name and unit are out */
-	enum { JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
+	double *ts;     /* [npoints]: epoch seconds at each step's end */
+	double *rates;  /* [n * npoints], series after series */
+	size_t next;    /* computing: the next step; writing: the next point of series cur */
+	size_t cur;     /* writing: the series being written */
+	bool opened;    /* writing: its name and unit are out */
+	uint64_t names; /* estimating: the bytes of the series' names and units so far */
+	enum { JOB_ESTIMATE, JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
 	struct strbuf sb;
 };
 
@@ -109,16 +111,6 @@ cmd_series_align(struct daemon *d, series_id id, uint64_t *t0, uint64_t *t1)
 	*t1 -= (*t1 % iv + iv - phase) % iv;
 }
 
-/* Nanoseconds of CLOCK_MONOTONIC, to bound a slice. */
-static uint64_t
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* Free a job (control's free_fn). */
 static void
 job_free(void *arg)
@@ -130,17 +122,6 @@ job_free(void *arg)
 	free(j->rates);
 	strbuf_free(&j->sb);
 	free(j);
-}
-
-/* Most bytes a string takes as JSON text (quotes and escapes included). */
-static size_t
-json_text_bound(const char *s)
-{
-	size_t n = 2;
-
-	for (; *s; s++)
-		n += (unsigned char)*s < 0x20 ? 6 : (*s == '"' || *s == '\\') ? 2 : 1;
-	return n;
 }
 
 /* Append s as a JSON string. */
@@ -163,13 +144,84 @@ add_double(struct strbuf *sb, double v)
 	strbuf_add(sb, text, n);
 }
 
+/* Refuse a reply over its budget with what would fit: the smallest step at these series,
+ * the most series at this step. names: the bytes of the series' names, units and members
+ * (j->names once summed; before, ENTRY_BYTES each, a lower bound: the points alone). */
+static int
+over_budget(struct daemon *d, const struct series_job *j, uint64_t names, struct nm_error *err)
+{
+	uint64_t maxp = d->config.reply_max_points, maxb = d->config.reply_max_bytes;
+	uint64_t points = (uint64_t)j->n * j->npoints, bytes, fit_p, fit_s;
+	uint64_t np = j->npoints > 0 ? j->npoints : 1;
+	double range_s = (double)(j->t1 - j->t0) / 1e9;
+	const char *what;
+
+	if (j->n > maxp)
+		return nm_error_set(err, NM_ERR_TOO_LARGE,
+		                    "argument \"glob\": %zu series match; a reply holds at most "
+		                    "%llu points (reply_max_points): match fewer series",
+		                    j->n, (unsigned long long)maxp);
+	bytes = HEAD_BYTES + names + points * POINT_BYTES;
+	if (points <= maxp && bytes <= maxb)
+		return 0;
+	/* Points per series and series at this step that fit both budgets. */
+	fit_p = maxp / j->n;
+	fit_s = maxp / np;
+	if (maxb > HEAD_BYTES + names) {
+		uint64_t bp = (maxb - HEAD_BYTES - names) / POINT_BYTES / j->n;
+		uint64_t bs = (maxb - HEAD_BYTES) / (np * POINT_BYTES + (names + j->n - 1) / j->n);
+		fit_p = bp < fit_p ? bp : fit_p;
+		fit_s = bs < fit_s ? bs : fit_s;
+	} else
+		fit_p = fit_s = 0;
+	what = points > maxp ? "reply_max_points" : "reply_max_bytes";
+	if (fit_p == 0)
+		return nm_error_set(err, NM_ERR_TOO_LARGE,
+		                    "%zu series x %zu points (about %llu bytes) pass the reply "
+		                    "budget (%s): match fewer series (at most %llu at this step)",
+		                    j->n, j->npoints, (unsigned long long)bytes, what,
+		                    (unsigned long long)fit_s);
+	return nm_error_set(err, NM_ERR_TOO_LARGE,
+	                    "%zu series x %zu points = %llu points (about %llu bytes) pass the "
+	                    "reply budget (%s: %llu points, %llu bytes): use a step of at least "
+	                    "%.2f s, or a glob matching at most %llu series",
+	                    j->n, j->npoints, (unsigned long long)points, (unsigned long long)bytes,
+	                    what, (unsigned long long)maxp, (unsigned long long)maxb,
+	                    ceil(range_s / (double)fit_p * 100) / 100, (unsigned long long)fit_s);
+}
+
+/* Sum the bytes of the series' names and units from j->next on for a slice; at the end,
+ * check the budget and go on to computing. -1 with err when over budget. */
+static int
+job_estimate(struct series_job *j, struct nm_error *err)
+{
+	const struct series_registry *reg = sampler_registry(j->d->sampler);
+	uint64_t start = time_mono_ns();
+
+	while (j->next < j->n) {
+		const struct series_info *si = series_get(reg, j->ids[j->next++]);
+		j->names +=
+		    ENTRY_BYTES + cmd_json_text_bound(si->name) + cmd_json_text_bound(si->unit);
+		if ((j->next & 255) == 0 && time_mono_ns() - start >= SLICE_NS)
+			return 0;
+	}
+	if (over_budget(j->d, j, j->names, err) < 0)
+		return -1;
+	j->ts = xreallocarray(NULL, j->npoints ? j->npoints : 1, sizeof(*j->ts));
+	j->rates =
+	    xreallocarray(NULL, j->n && j->npoints ? j->n * j->npoints : 1, sizeof(*j->rates));
+	j->next = 0;
+	j->phase = JOB_COMPUTE;
+	return 0;
+}
+
 /* Compute the rates of the steps from j->next on until all are done or a slice has passed.
  * -1 with err when the span left the ring. */
 static int
 job_compute(struct series_job *j, struct nm_error *err)
 {
 	struct daemon *d = j->d;
-	uint64_t start = mono_ns();
+	uint64_t start = time_mono_ns();
 
 	while (j->next < j->npoints) {
 		uint64_t a = j->t0 + j->next * j->stepns;
@@ -180,7 +232,7 @@ job_compute(struct series_job *j, struct nm_error *err)
 		for (size_t i = 0; i < j->n; i++)
 			j->rates[i * j->npoints + j->next] = query_rate(d->query, j->ids[i]);
 		j->next++;
-		if (mono_ns() - start >= SLICE_NS)
+		if (time_mono_ns() - start >= SLICE_NS)
 			break;
 	}
 	return 0;
@@ -231,14 +283,13 @@ job_produce(struct evbuffer *out, void *arg)
 
 	strbuf_reset(&j->sb);
 	switch (j->phase) {
+	case JOB_ESTIMATE:
+		if (job_estimate(j, &err) < 0)
+			goto fail;
+		return 0;
 	case JOB_COMPUTE:
-		if (job_compute(j, &err) < 0) {
-			char *line =
-			    proto_reply_error(j->id, j->has_id, err.code, err.message, &len);
-			evbuffer_add(out, line, len);
-			free(line);
-			return 1;
-		}
+		if (job_compute(j, &err) < 0)
+			goto fail;
 		if (j->next == j->npoints) {
 			j->phase = JOB_HEAD;
 			j->next = 0;
@@ -269,56 +320,13 @@ job_produce(struct evbuffer *out, void *arg)
 	}
 	evbuffer_add(out, j->sb.buf, j->sb.len);
 	return 0;
+fail : {
+	/* Nothing of the reply is out yet: an error line instead. */
+	char *line = proto_reply_error(j->id, j->has_id, err.code, err.message, &len);
+	evbuffer_add(out, line, len);
+	free(line);
+	return 1;
 }
-
-/* Refuse a reply over its budget with what would fit: the smallest step at these series,
- * the most series at this step. */
-static int
-over_budget(struct daemon *d, const struct series_job *j, struct nm_error *err)
-{
-	const struct series_registry *reg = sampler_registry(d->sampler);
-	uint64_t maxp = d->config.reply_max_points, maxb = d->config.reply_max_bytes;
-	uint64_t points = (uint64_t)j->n * j->npoints, names = 0, bytes, fit_p, fit_s;
-	uint64_t np = j->npoints > 0 ? j->npoints : 1;
-	double range_s = (double)(j->t1 - j->t0) / 1e9;
-	const char *what;
-
-	if (j->n > maxp)
-		return nm_error_set(err, NM_ERR_TOO_LARGE,
-		                    "argument \"glob\": %zu series match; a reply holds at most "
-		                    "%llu points (reply_max_points): match fewer series",
-		                    j->n, (unsigned long long)maxp);
-	for (size_t i = 0; i < j->n; i++) {
-		const struct series_info *si = series_get(reg, j->ids[i]);
-		names += ENTRY_BYTES + json_text_bound(si->name) + json_text_bound(si->unit);
-	}
-	bytes = HEAD_BYTES + names + points * POINT_BYTES;
-	if (points <= maxp && bytes <= maxb)
-		return 0;
-	/* Points per series and series at this step that fit both budgets. */
-	fit_p = maxp / j->n;
-	fit_s = maxp / np;
-	if (maxb > HEAD_BYTES + names) {
-		uint64_t bp = (maxb - HEAD_BYTES - names) / POINT_BYTES / j->n;
-		uint64_t bs = (maxb - HEAD_BYTES) / (np * POINT_BYTES + (names + j->n - 1) / j->n);
-		fit_p = bp < fit_p ? bp : fit_p;
-		fit_s = bs < fit_s ? bs : fit_s;
-	} else
-		fit_p = fit_s = 0;
-	what = points > maxp ? "reply_max_points" : "reply_max_bytes";
-	if (fit_p == 0)
-		return nm_error_set(err, NM_ERR_TOO_LARGE,
-		                    "%zu series x %zu points (about %llu bytes) pass the reply "
-		                    "budget (%s): match fewer series (at most %llu at this step)",
-		                    j->n, j->npoints, (unsigned long long)bytes, what,
-		                    (unsigned long long)fit_s);
-	return nm_error_set(err, NM_ERR_TOO_LARGE,
-	                    "%zu series x %zu points = %llu points (about %llu bytes) pass the "
-	                    "reply budget (%s: %llu points, %llu bytes): use a step of at least "
-	                    "%.2f s, or a glob matching at most %llu series",
-	                    j->n, j->npoints, (unsigned long long)points, (unsigned long long)bytes,
-	                    what, (unsigned long long)maxp, (unsigned long long)maxb,
-	                    ceil(range_s / (double)fit_p * 100) / 100, (unsigned long long)fit_s);
 }
 
 int
@@ -374,12 +382,11 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	j->ids = xreallocarray(NULL, n ? n : 1, sizeof(*j->ids));
 	if (n > 0)
 		memcpy(j->ids, d->ids, n * sizeof(*j->ids));
-	if (over_budget(d, j, err) < 0) {
+	/* Points are known at once; bytes once the names are summed, in the first slices. */
+	if (over_budget(d, j, (uint64_t)n * ENTRY_BYTES, err) < 0) {
 		job_free(j);
 		return -1;
 	}
-	j->ts = xreallocarray(NULL, j->npoints ? j->npoints : 1, sizeof(*j->ts));
-	j->rates = xreallocarray(NULL, n && j->npoints ? n * j->npoints : 1, sizeof(*j->rates));
 	strbuf_init(&j->sb);
 	return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 }

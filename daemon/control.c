@@ -24,12 +24,14 @@
 #include "error.h"
 #include "log.h"
 #include "proto.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 #define ACCEPT_RETRY_MS 1000
 #define ACCEPT_BURST    64
 #define READ_CHUNK      16384
-#define MAX_STREAMS     16 /* per client */
+#define MAX_STREAMS     16       /* per client */
+#define PRODUCE_SLOW_NS 20000000 /* a part of a reply this slow is logged (debug) */
 
 struct stream {
 	TAILQ_ENTRY(stream) entry;
@@ -408,8 +410,13 @@ producer_run(struct client *c)
 	static const struct timeval now = {0, 0};
 	struct evbuffer *out = bufferevent_get_output(c->bev);
 	size_t before = evbuffer_get_length(out);
+	uint64_t t0 = time_mono_ns(), dt;
+	int done = c->prod.fn(out, c->prod.arg);
 
-	if (c->prod.fn(out, c->prod.arg) != 0) {
+	if ((dt = time_mono_ns() - t0) >= PRODUCE_SLOW_NS)
+		log_debug("client pid %ld: a part of a reply held the loop %.1f ms", (long)c->pid,
+		          (double)dt / 1e6);
+	if (done != 0) {
 		producer_end(c);
 		client_check_output(c);
 		client_resume(c);

@@ -23,6 +23,12 @@ struct cmd_ctx {
 	bool has_id;
 	const struct proto_command *cmd;
 	bool deferred; /* set by dispatch_defer: the reply is being made a part at a time */
+	/* Without a client, dispatch_defer runs the parts at once and counts them here, in CPU
+	 * ns (for bench/: each part is one callback of the loop when a client reads). */
+	size_t parts;
+	uint64_t parts_ns, longest_part_ns;
+	uint64_t defer_ns; /* all of that run, parsing the line back included */
+	size_t reply_bytes;
 };
 
 /* A handler fills *result (a new object; NULL means {}) and returns 0, or returns -1 with
