@@ -42,8 +42,10 @@
 #include "daemon.h"
 #include "error.h"
 #include "query.h"
+#include "results.h"
 #include "ring.h"
 #include "sampler.h"
+#include "window.h"
 
 #ifndef GEN_HOST
 #define GEN_HOST "tests/fixtures/gen-host.py"
@@ -259,7 +261,7 @@ main(int argc, char **argv)
 {
 	const char *gen = GEN_HOST, *cache = NULL;
 	int rounds = 3600, steps = 12, ch;
-	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[256];
+	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[256], state[64];
 	struct config cfg;
 	struct nm_error err;
 	struct daemon d;
@@ -267,6 +269,7 @@ main(int argc, char **argv)
 	unsigned long steady_allocs = 0;
 	size_t bytes_total = 0;
 	struct ring_stats st0, st1;
+	json_object *res;
 
 	while ((ch = getopt(argc, argv, "g:n:s:c:")) != -1) {
 		if (ch == 'g')
@@ -353,6 +356,14 @@ main(int argc, char **argv)
 	}
 	sampler_set_clock(d.sampler, fake_now, &now);
 	d.query = query_new(d.sampler);
+	/* Windows and results in a state directory of their own, for report, compare and the
+	 * stored-result commands: "whole" spans the run, "half" its second half. */
+	snprintf(state, sizeof(state), "%s.state", root);
+	if (mkdir(state, 0700) < 0 || (d.results = results_open(state, &err)) == NULL ||
+	    (d.windows = window_init(d.sampler, d.results, state, &err)) == NULL) {
+		fprintf(stderr, "bench-daemon: state: %s\n", err.message);
+		return 1;
+	}
 
 	uint64_t *tsrc[SAMPLER_MAX_SOURCES];
 	size_t nsrc = sampler_nsources(d.sampler);
@@ -361,6 +372,9 @@ main(int argc, char **argv)
 	tread = calloc((size_t)rounds, sizeof(*tread));
 	tsample = calloc((size_t)rounds, sizeof(*tsample));
 	sampler_sample_all(d.sampler); /* first sample: every series interned */
+	if ((res = window_start(d.windows, "whole", "hand", &err)) == NULL)
+		fprintf(stderr, "bench-daemon: window: %s\n", err.message);
+	json_object_put(res);
 	fprintf(stderr, "%zu series after the first sample; %d rounds...\n",
 	        sampler_registry(d.sampler)->n, rounds);
 	for (int r = 0; r < rounds; r++) {
@@ -385,6 +399,8 @@ main(int argc, char **argv)
 		sampler_sample_all(d.sampler);
 		tsample[r] = cpu_ns() - c0;
 		steady_allocs += alloc_count_stop();
+		if (r == rounds / 2)
+			json_object_put(window_start(d.windows, "half", "hand", &err));
 		for (size_t i = 0; i < nsrc; i++)
 			tsrc[i][r] = sampler_source_at(d.sampler, i)->last_cost_ns;
 		/* Growth over rounds 2..steps-2 of the first pass: round 1 sets every rate. */
@@ -431,6 +447,11 @@ main(int argc, char **argv)
 	printf("cpu --last 10:               %.2f ms\n",
 	       (double)time_cmd(&d, cmd_cpu, "{\"last\":10}", 9) / 1e6);
 
+	/* Stored results to read back: "whole" and "half" closed, "open" left open. */
+	json_object_put(window_start(d.windows, "open", "hand", &err));
+	json_object_put(window_stop(d.windows, "whole", NULL, "hand", NULL, &err));
+	json_object_put(window_stop(d.windows, "half", NULL, "hand", NULL, &err));
+
 	/* The worst read-only requests: the longest callback each costs the loop. */
 	printf("loop time of read-only requests (median of 5; the longest single callback):\n");
 	{
@@ -461,17 +482,31 @@ main(int argc, char **argv)
 		    {"queues --last 3600", "queues", "{\"last\":3600}"},
 		    {"cpu --last 3600", "cpu", "{\"last\":3600}"},
 		    {"softirqs --last 3600", "softirqs", "{\"last\":3600}"},
+		    {"report open (the ring, every series)", "report", "{\"name\":\"open\"}"},
+		    {"report whole (stored)", "report", "{\"name\":\"whole\"}"},
+		    {"report whole --cpus x8", "report",
+		     "{\"name\":\"whole\",\"cpus\":[\"a=0-143\",\"b=0-71\",\"c=72-143\","
+		     "\"d=0-4095\",\"e=1-143\",\"f=2-143\",\"g=3-143\",\"h=4-143\"]}"},
+		    {"result show whole", "result-show", "{\"name\":\"whole\"}"},
+		    {"result export whole --format csv", "result-export",
+		     "{\"name\":\"whole\",\"format\":\"csv\"}"},
+		    {"compare whole half", "compare", "{\"a\":\"whole\",\"b\":\"half\"}"},
+		    {"results", "results", "{}"},
+		    {"trend irq.LOC.cpu1 --window whole", "trend",
+		     "{\"metric\":\"irq.LOC.cpu1\",\"window\":\"whole\"}"},
 		};
 		for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++)
 			time_request(&d, reqs[i][0], reqs[i][1], reqs[i][2], 5);
 	}
 
+	window_free(d.windows);
+	results_close(d.results);
 	query_free(d.query);
 	sampler_free(d.sampler);
 	config_free(&cfg);
 	{
 		char cmd[128];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s %s", root, state);
 		if (system(cmd) != 0)
 			return 1;
 	}
