@@ -6,7 +6,9 @@
  *   - allocations per round in steady state (target 0);
  *   - ring growth per 1 s round, keyframes amortised (target <= 12 KiB);
  *   - `rates` over the whole hour (target <= 20 ms) and `queues --last 10` (<= 2 ms), through
- *     the real command handlers.
+ *     the real command handlers;
+ *   - the loop time of the worst read-only requests: the longest single callback each costs
+ *     (the handler, or one part of a reply made in parts), against "a few ms".
  *
  *   bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS] [-c CACHE_DIR]
  *
@@ -25,6 +27,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <malloc.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,12 +38,15 @@
 
 #include "alloc-count.h"
 #include "cmd.h"
+#include "dispatch.h"
 #include "config.h"
 #include "daemon.h"
 #include "error.h"
 #include "query.h"
+#include "results.h"
 #include "ring.h"
 #include "sampler.h"
+#include "window.h"
 
 #ifndef GEN_HOST
 #define GEN_HOST "tests/fixtures/gen-host.py"
@@ -155,16 +161,6 @@ cpu_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Wall time, ns. */
-static uint64_t
-wall_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The driven clock. */
 static uint64_t
 fake_now(void *arg)
@@ -189,7 +185,7 @@ median(uint64_t *v, size_t n)
 	return v[n / 2];
 }
 
-/* Time one command handler call (wall ns), median of reps. */
+/* Time one command handler call (CPU ns: the machine may be shared), median of reps. */
 static uint64_t
 time_cmd(struct daemon *d, cmd_handler fn, const char *args_json, int reps)
 {
@@ -200,16 +196,69 @@ time_cmd(struct daemon *d, cmd_handler fn, const char *args_json, int reps)
 		struct cmd_ctx ctx = {.d = d};
 		json_object *res = NULL;
 		struct nm_error err;
-		uint64_t t0 = wall_ns();
+		uint64_t t0 = cpu_ns();
 		if (fn(&ctx, args, &res, &err) < 0) {
 			fprintf(stderr, "bench-daemon: command failed: %s\n", err.message);
 			exit(1);
 		}
-		t[i] = wall_ns() - t0;
+		/* A reply made in parts was also parsed back: count its parts, not that. */
+		t[i] = cpu_ns() - t0;
+		if (ctx.parts > 0) /* made in parts, then parsed back: count the parts (CPU) */
+			t[i] = t[i] - ctx.defer_ns + ctx.parts_ns;
 		json_object_put(res);
+		malloc_trim(0); /* untimed: see time_request */
 	}
 	json_object_put(args);
 	return median(t, (size_t)reps);
+}
+
+/* The loop time a read-only request costs the daemon at once, as a client would see it: the
+ * handler's call (with the serialising of a reply made whole), and each part of a reply made
+ * in parts, in CPU time. Prints the longest single callback (median of reps), the parts and
+ * the bytes. */
+static void
+time_request(struct daemon *d, const char *label, const char *name, const char *args_json, int reps)
+{
+	cmd_handler fn = dispatch_handler_find(name);
+	json_object *args = json_tokener_parse(args_json);
+	uint64_t longest[64], first[64];
+	size_t parts = 0, bytes = 0;
+	const char *code = "ok";
+
+	for (int i = 0; i < reps; i++) {
+		struct cmd_ctx ctx = {.d = d};
+		json_object *res = NULL;
+		struct nm_error err;
+		uint64_t t0 = cpu_ns(), f;
+		int rc = fn(&ctx, args, &res, &err);
+		f = cpu_ns() - t0 - ctx.defer_ns;
+		if (rc == 0 && ctx.parts == 0) {
+			size_t len;
+			char *line;
+			t0 = cpu_ns();
+			line = proto_reply_ok(0, false, res, &len);
+			f += cpu_ns() - t0;
+			bytes = len;
+			free(line);
+		} else if (rc == 0)
+			bytes = ctx.reply_bytes;
+		else {
+			code = nm_error_name(err.code);
+			bytes = 0;
+		}
+		first[i] = f;
+		longest[i] = f > ctx.longest_part_ns ? f : ctx.longest_part_ns;
+		parts = ctx.parts;
+		json_object_put(res);
+		/* The reply parsed back is millions of small blocks: give them back now, untimed,
+		 * or the next large allocation consolidates them (100 ms of malloc_consolidate in
+		 * the next handler, a cost of the bench, not of the daemon). */
+		malloc_trim(0);
+	}
+	json_object_put(args);
+	printf("  %-44s %8.2f ms longest (%7.2f ms at once, %5zu parts), %9zu bytes %s\n", label,
+	       (double)median(longest, (size_t)reps) / 1e6,
+	       (double)median(first, (size_t)reps) / 1e6, parts, bytes, code);
 }
 
 /* Generate the fixture, run the simulated hour, print the figures against their targets. */
@@ -218,7 +267,7 @@ main(int argc, char **argv)
 {
 	const char *gen = GEN_HOST, *cache = NULL;
 	int rounds = 3600, steps = 12, ch;
-	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[256];
+	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[256], state[64];
 	struct config cfg;
 	struct nm_error err;
 	struct daemon d;
@@ -226,6 +275,7 @@ main(int argc, char **argv)
 	unsigned long steady_allocs = 0;
 	size_t bytes_total = 0;
 	struct ring_stats st0, st1;
+	json_object *res;
 
 	while ((ch = getopt(argc, argv, "g:n:s:c:")) != -1) {
 		if (ch == 'g')
@@ -304,12 +354,22 @@ main(int argc, char **argv)
 	cfg.root = strdup(root);
 	/* Ethtool counters of the fixture's NIC, as on a real host where they are configured. */
 	memset(&d, 0, sizeof(d));
+	d.config.reply_max_points = cfg.reply_max_points; /* the reply budget, as configured */
+	d.config.reply_max_bytes = cfg.reply_max_bytes;
 	if ((d.sampler = sampler_new(&cfg, &err)) == NULL) {
 		fprintf(stderr, "bench-daemon: %s\n", err.message);
 		return 1;
 	}
 	sampler_set_clock(d.sampler, fake_now, &now);
 	d.query = query_new(d.sampler);
+	/* Windows and results in a state directory of their own, for report, compare and the
+	 * stored-result commands: "whole" spans the run, "half" its second half. */
+	snprintf(state, sizeof(state), "%s.state", root);
+	if (mkdir(state, 0700) < 0 || (d.results = results_open(state, &err)) == NULL ||
+	    (d.windows = window_init(d.sampler, d.results, state, &err)) == NULL) {
+		fprintf(stderr, "bench-daemon: state: %s\n", err.message);
+		return 1;
+	}
 
 	uint64_t *tsrc[SAMPLER_MAX_SOURCES];
 	size_t nsrc = sampler_nsources(d.sampler);
@@ -318,6 +378,9 @@ main(int argc, char **argv)
 	tread = calloc((size_t)rounds, sizeof(*tread));
 	tsample = calloc((size_t)rounds, sizeof(*tsample));
 	sampler_sample_all(d.sampler); /* first sample: every series interned */
+	if ((res = window_start(d.windows, "whole", "hand", &err)) == NULL)
+		fprintf(stderr, "bench-daemon: window: %s\n", err.message);
+	json_object_put(res);
 	fprintf(stderr, "%zu series after the first sample; %d rounds...\n",
 	        sampler_registry(d.sampler)->n, rounds);
 	for (int r = 0; r < rounds; r++) {
@@ -342,6 +405,8 @@ main(int argc, char **argv)
 		sampler_sample_all(d.sampler);
 		tsample[r] = cpu_ns() - c0;
 		steady_allocs += alloc_count_stop();
+		if (r == rounds / 2)
+			json_object_put(window_start(d.windows, "half", "hand", &err));
 		for (size_t i = 0; i < nsrc; i++)
 			tsrc[i][r] = sampler_source_at(d.sampler, i)->last_cost_ns;
 		/* Growth over rounds 2..steps-2 of the first pass: round 1 sets every rate. */
@@ -388,12 +453,66 @@ main(int argc, char **argv)
 	printf("cpu --last 10:               %.2f ms\n",
 	       (double)time_cmd(&d, cmd_cpu, "{\"last\":10}", 9) / 1e6);
 
+	/* Stored results to read back: "whole" and "half" closed, "open" left open. */
+	json_object_put(window_start(d.windows, "open", "hand", &err));
+	json_object_put(window_stop(d.windows, "whole", NULL, "hand", NULL, &err));
+	json_object_put(window_stop(d.windows, "half", NULL, "hand", NULL, &err));
+
+	/* The worst read-only requests: the longest callback each costs the loop. */
+	printf("loop time of read-only requests (median of 5; the longest single callback):\n");
+	{
+		static const char *const reqs[][3] = {
+		    {"metrics", "metrics", "{}"},
+		    {"metrics --live", "metrics", "{\"live\":true}"},
+		    {"now", "now", "{}"},
+		    {"now irq.*", "now", "{\"glob\":\"irq.*\"}"},
+		    {"rates --all --last 3600", "rates", "{\"all\":true,\"last\":3600}"},
+		    {"rates --last 3600", "rates", "{\"last\":3600}"},
+		    {"series * --from -1e7 --step 0.01 (too_large)", "series",
+		     "{\"glob\":\"*\",\"from\":-1e7,\"step\":0.01}"},
+		    {"series * --from -100 --step 0.01 (too_large)", "series",
+		     "{\"glob\":\"*\",\"from\":-100,\"step\":0.01}"},
+		    {"series irq.*.cpu1 --from -3600 --step 1", "series",
+		     "{\"glob\":\"irq.*.cpu1\",\"from\":-3600,\"step\":1}"},
+		    {"series cpu.* --from -3600 --step 1", "series",
+		     "{\"glob\":\"cpu.*\",\"from\":-3600,\"step\":1}"},
+		    {"series irq.*.cpu1 --from -300 --step 1", "series",
+		     "{\"glob\":\"irq.*.cpu1\",\"from\":-300,\"step\":1}"},
+		    {"series * --from -2 --step 1", "series",
+		     "{\"glob\":\"*\",\"from\":-2,\"step\":1}"},
+		    {"series cpu.all.* --from -300 --step 0.01", "series",
+		     "{\"glob\":\"cpu.all.*\",\"from\":-300,\"step\":0.01}"},
+		    {"series irq.*.cpu1 --from -600 --step 0.01", "series",
+		     "{\"glob\":\"irq.*.cpu1\",\"from\":-600,\"step\":0.01}"},
+		    {"interrupts --last 3600", "interrupts", "{\"last\":3600}"},
+		    {"queues --last 3600", "queues", "{\"last\":3600}"},
+		    {"cpu --last 3600", "cpu", "{\"last\":3600}"},
+		    {"softirqs --last 3600", "softirqs", "{\"last\":3600}"},
+		    {"report open (the ring, every series)", "report", "{\"name\":\"open\"}"},
+		    {"report whole (stored)", "report", "{\"name\":\"whole\"}"},
+		    {"report whole --cpus x8", "report",
+		     "{\"name\":\"whole\",\"cpus\":[\"a=0-143\",\"b=0-71\",\"c=72-143\","
+		     "\"d=0-4095\",\"e=1-143\",\"f=2-143\",\"g=3-143\",\"h=4-143\"]}"},
+		    {"result show whole", "result-show", "{\"name\":\"whole\"}"},
+		    {"result export whole --format csv", "result-export",
+		     "{\"name\":\"whole\",\"format\":\"csv\"}"},
+		    {"compare whole half", "compare", "{\"a\":\"whole\",\"b\":\"half\"}"},
+		    {"results", "results", "{}"},
+		    {"trend irq.LOC.cpu1 --window whole", "trend",
+		     "{\"metric\":\"irq.LOC.cpu1\",\"window\":\"whole\"}"},
+		};
+		for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++)
+			time_request(&d, reqs[i][0], reqs[i][1], reqs[i][2], 5);
+	}
+
+	window_free(d.windows);
+	results_close(d.results);
 	query_free(d.query);
 	sampler_free(d.sampler);
 	config_free(&cfg);
 	{
 		char cmd[128];
-		snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s %s", root, state);
 		if (system(cmd) != 0)
 			return 1;
 	}

@@ -19,6 +19,7 @@ static const char *const error_names[NM_ERR__COUNT] = {
     [NM_ERR_UNSUPPORTED] = "unsupported",
     [NM_ERR_FAILED] = "failed",
     [NM_ERR_INTERNAL] = "internal",
+    [NM_ERR_TOO_LARGE] = "too_large",
 };
 
 /* Fill err with a code and a formatted message (truncated to fit); always returns -1. */

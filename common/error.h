@@ -16,6 +16,7 @@ enum nm_errcode {
 	NM_ERR_UNSUPPORTED, /* "unsupported": the kernel or device lacks it */
 	NM_ERR_FAILED,      /* "failed": the operation was tried and failed */
 	NM_ERR_INTERNAL,    /* "internal" */
+	NM_ERR_TOO_LARGE,   /* "too_large": the reply would pass its budget (reply_max_*) */
 	NM_ERR__COUNT
 };
 

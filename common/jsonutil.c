@@ -275,18 +275,26 @@ format_micro(double v, char *buf, size_t size)
 	snprintf(buf + o, size - o, "%s", tmp + i);
 }
 
+/* The text of json_double: six decimals at most, or 15 significant digits when large. */
+size_t
+json_format_double(double val, char *buf, size_t size)
+{
+	if (fabs(val) < 9e12)
+		format_micro(val, buf, size);
+	else
+		snprintf(buf, size, "%.15g", val);
+	return strlen(buf);
+}
+
 /* A double printed with at most six decimals (or 15 significant digits when large): exact
  * enough for epoch times in microseconds, without the 0.1+0.2 noise of 17 digits. */
 json_object *
 json_double(double val)
 {
-	char text[40];
+	char text[JSON_DOUBLE_MAX];
 	json_object *v;
 
-	if (fabs(val) < 9e12)
-		format_micro(val, text, sizeof(text));
-	else
-		snprintf(text, sizeof(text), "%.15g", val);
+	json_format_double(val, text, sizeof(text));
 	if ((v = json_object_new_double_s(val, text)) == NULL)
 		fatalx("json: out of memory");
 	return v;

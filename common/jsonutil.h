@@ -28,6 +28,10 @@ json_object *json_add_bool(json_object *obj, const char *key, bool val);
 
 /* A new double that prints with 15 significant digits (new reference). */
 json_object *json_double(double val);
+/* The text json_double prints for val, into buf (at least JSON_DOUBLE_MAX bytes); returns
+ * its length. For replies written as text a part at a time. */
+#define JSON_DOUBLE_MAX 40
+size_t json_format_double(double val, char *buf, size_t size);
 
 /* Serialise compactly without escaping '/'; the string lives as long as obj. */
 const char *json_to_line(json_object *obj, size_t *len);

@@ -1,10 +1,17 @@
 /* cmd-results.c: the stored results whose names match a glob, with what their windows say:
  * origin, start, end, duration, complete. */
+#include <stdlib.h>
+
+#include "cmd-rows.h"
 #include "cmd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "results.h"
+#include "xmalloc.h"
+
+/* What one entry takes on the wire, about: name, window times, driver, status, a reason. */
+#define RESULTS_ROW_BYTES 1024
 
 /* Window members a listing shows, copied when present. */
 static const char *const listed[] = {"origin",   "start",     "end",    "duration_s",
@@ -35,20 +42,53 @@ entry(struct results *rs, const char *name)
 	return o;
 }
 
-/* results: list the stored results matching args.glob. */
+/* The names of the listing, copied: a result stored or deleted while the reply is made
+ * in parts changes the index's array. */
+struct results_rows {
+	char **names;
+	size_t n;
+};
+
+/* Free the rows' state. */
+static void
+results_rows_free(void *arg)
+{
+	struct results_rows *r = arg;
+
+	for (size_t i = 0; i < r->n; i++)
+		free(r->names[i]);
+	free(r->names);
+	free(r);
+}
+
+/* Row i: one result's entry, read from its file when the row is written. */
+static json_object *
+results_row(struct daemon *d, size_t i, void *arg)
+{
+	struct results_rows *r = arg;
+
+	return entry(d->results, r->names[i]);
+}
+
+/* results: list the stored results matching args.glob, a part at a time (each row reads a
+ * file). */
 int
 cmd_results(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct results *rs = ctx->d->results;
 	const char *const *names;
 	size_t n = results_match(rs, json_get_string(args, "glob", NULL), &names);
-	json_object *o = json_object_new_object(), *arr = json_object_new_array();
+	struct results_rows *r;
+	json_object *o;
+	struct cmd_rows rows = {n, results_row, NULL, 64 + (uint64_t)n * RESULTS_ROW_BYTES,
+	                        "results", NULL};
 
-	(void)err;
+	r = xcalloc(1, sizeof(*r));
+	r->names = xreallocarray(NULL, n ? n : 1, sizeof(*r->names));
 	for (size_t i = 0; i < n; i++)
-		json_object_array_add(arr, entry(rs, names[i]));
+		r->names[i] = xstrdup(names[i]);
+	r->n = n;
+	o = json_object_new_object();
 	json_add_uint(o, "count", n);
-	json_object_object_add(o, "results", arr);
-	*result = o;
-	return 0;
+	return cmd_rows_reply(ctx, o, "results", &rows, r, results_rows_free, result, err);
 }

@@ -1,19 +1,53 @@
-/* cmd-series.c: rates of matched series step by step over a time range. */
+/* cmd-series.c: rates of matched series step by step over a time range. The reply has a
+ * budget (reply_max_points, reply_max_bytes); within it, the rates are computed a slice of
+ * steps at a time and the line written a part at a time as the client reads it, so no
+ * callback holds the loop for more than a few ms and the text is never held whole. */
+#include <event2/buffer.h>
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "cmd-rows.h"
 #include "cmd-util.h"
 #include "cmd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "proto.h"
 #include "query.h"
 #include "ring.h"
 #include "sampler.h"
+#include "strbuf.h"
+#include "timeutil.h"
 #include "window.h"
+#include "xmalloc.h"
 
-#define SERIES_MAX_SERIES 1000
-#define SERIES_MAX_POINTS 100000
-#define ALIGN_RECORDS     8 /* samples looked at to find the beat of a source's timer */
+#define ALIGN_RECORDS 8       /* samples looked at to find the beat of a source's timer */
+#define SLICE_NS      2000000 /* loop time one slice of steps may take */
+#define PART_BYTES    65536   /* bytes of the reply written at a time */
+#define POINT_BYTES   48      /* most bytes of one point: [epoch.ms,value], */
+#define ENTRY_BYTES   64      /* most bytes of a series' members besides name, unit, points */
+#define HEAD_BYTES    256     /* most bytes of the envelope and from, to, step */
+
+/* A series reply being made: the rates of every step first (a slice per turn of the loop),
+ * then the text, a part per turn. */
+struct series_job {
+	struct daemon *d;
+	int64_t id;
+	bool has_id;
+	double step;
+	uint64_t t0, t1, stepns;
+	size_t n, npoints;
+	series_id *ids;
+	double *ts;     /* [npoints]: epoch seconds at each step's end */
+	double *rates;  /* [n * npoints], series after series */
+	size_t next;    /* computing: the next step; writing: the next point of series cur */
+	size_t cur;     /* writing: the series being written */
+	bool opened;    /* writing: its name and unit are out */
+	uint64_t names; /* estimating: the bytes of the series' names and units so far */
+	enum { JOB_ESTIMATE, JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
+	struct strbuf sb;
+};
 
 /* A time argument: <= 0 is seconds relative to the newest sample, > 0 seconds since the
  * epoch. Returns CLOCK_MONOTONIC ns. */
@@ -77,18 +111,235 @@ cmd_series_align(struct daemon *d, series_id id, uint64_t *t0, uint64_t *t1)
 	*t1 -= (*t1 % iv + iv - phase) % iv;
 }
 
+/* Free a job (control's free_fn). */
+static void
+job_free(void *arg)
+{
+	struct series_job *j = arg;
+
+	free(j->ids);
+	free(j->ts);
+	free(j->rates);
+	strbuf_free(&j->sb);
+	free(j);
+}
+
+/* Append s as a JSON string. */
+static void
+add_json_string(struct strbuf *sb, const char *s)
+{
+	json_object *o = json_object_new_string(s);
+
+	strbuf_addstr(sb, json_to_line(o, NULL));
+	json_object_put(o);
+}
+
+/* Append v as json_double prints it. */
+static void
+add_double(struct strbuf *sb, double v)
+{
+	char text[JSON_DOUBLE_MAX];
+	size_t n = json_format_double(v, text, sizeof(text));
+
+	strbuf_add(sb, text, n);
+}
+
+/* Refuse a reply over its budget with what would fit: the smallest step at these series,
+ * the most series at this step. names: the bytes of the series' names, units and members
+ * (j->names once summed; before, ENTRY_BYTES each, a lower bound: the points alone). */
+static int
+over_budget(struct daemon *d, const struct series_job *j, uint64_t names, struct nm_error *err)
+{
+	uint64_t maxp = d->config.reply_max_points, maxb = d->config.reply_max_bytes;
+	uint64_t points = (uint64_t)j->n * j->npoints, bytes, fit_p, fit_s;
+	uint64_t np = j->npoints > 0 ? j->npoints : 1;
+	double range_s = (double)(j->t1 - j->t0) / 1e9;
+	const char *what;
+
+	if (j->n > maxp)
+		return nm_error_set(err, NM_ERR_TOO_LARGE,
+		                    "argument \"glob\": %zu series match; a reply holds at most "
+		                    "%llu points (reply_max_points): match fewer series",
+		                    j->n, (unsigned long long)maxp);
+	bytes = HEAD_BYTES + names + points * POINT_BYTES;
+	if (points <= maxp && bytes <= maxb)
+		return 0;
+	/* Points per series and series at this step that fit both budgets. */
+	fit_p = maxp / j->n;
+	fit_s = maxp / np;
+	if (maxb > HEAD_BYTES + names) {
+		uint64_t bp = (maxb - HEAD_BYTES - names) / POINT_BYTES / j->n;
+		uint64_t bs = (maxb - HEAD_BYTES) / (np * POINT_BYTES + (names + j->n - 1) / j->n);
+		fit_p = bp < fit_p ? bp : fit_p;
+		fit_s = bs < fit_s ? bs : fit_s;
+	} else
+		fit_p = fit_s = 0;
+	what = points > maxp ? "reply_max_points" : "reply_max_bytes";
+	if (fit_p == 0)
+		return nm_error_set(err, NM_ERR_TOO_LARGE,
+		                    "%zu series x %zu points (about %llu bytes) pass the reply "
+		                    "budget (%s): match fewer series (at most %llu at this step)",
+		                    j->n, j->npoints, (unsigned long long)bytes, what,
+		                    (unsigned long long)fit_s);
+	return nm_error_set(err, NM_ERR_TOO_LARGE,
+	                    "%zu series x %zu points = %llu points (about %llu bytes) pass the "
+	                    "reply budget (%s: %llu points, %llu bytes): use a step of at least "
+	                    "%.2f s, or a glob matching at most %llu series",
+	                    j->n, j->npoints, (unsigned long long)points, (unsigned long long)bytes,
+	                    what, (unsigned long long)maxp, (unsigned long long)maxb,
+	                    ceil(range_s / (double)fit_p * 100) / 100, (unsigned long long)fit_s);
+}
+
+/* Sum the bytes of the series' names and units from j->next on for a slice; at the end,
+ * check the budget and go on to computing. -1 with err when over budget. */
+static int
+job_estimate(struct series_job *j, struct nm_error *err)
+{
+	const struct series_registry *reg = sampler_registry(j->d->sampler);
+	uint64_t start = time_mono_ns();
+
+	while (j->next < j->n) {
+		const struct series_info *si = series_get(reg, j->ids[j->next++]);
+		j->names +=
+		    ENTRY_BYTES + cmd_json_text_bound(si->name) + cmd_json_text_bound(si->unit);
+		if ((j->next & 255) == 0 && time_mono_ns() - start >= SLICE_NS)
+			return 0;
+	}
+	if (over_budget(j->d, j, j->names, err) < 0)
+		return -1;
+	j->ts = xreallocarray(NULL, j->npoints ? j->npoints : 1, sizeof(*j->ts));
+	j->rates =
+	    xreallocarray(NULL, j->n && j->npoints ? j->n * j->npoints : 1, sizeof(*j->rates));
+	j->next = 0;
+	j->phase = JOB_COMPUTE;
+	return 0;
+}
+
+/* Compute the rates of the steps from j->next on until all are done or a slice has passed.
+ * -1 with err when the span left the ring. */
+static int
+job_compute(struct series_job *j, struct nm_error *err)
+{
+	struct daemon *d = j->d;
+	uint64_t start = time_mono_ns();
+
+	while (j->next < j->npoints) {
+		uint64_t a = j->t0 + j->next * j->stepns;
+		uint64_t b = a + j->stepns > j->t1 ? j->t1 : a + j->stepns;
+		if (query_span(d->query, a, b, err) < 0)
+			return -1;
+		j->ts[j->next] = round(cmd_epoch_s(d, b) * 1000) / 1000;
+		for (size_t i = 0; i < j->n; i++)
+			j->rates[i * j->npoints + j->next] = query_rate(d->query, j->ids[i]);
+		j->next++;
+		if (time_mono_ns() - start >= SLICE_NS)
+			break;
+	}
+	return 0;
+}
+
+/* Append up to PART_BYTES of the series text to j->sb. */
+static void
+job_write(struct series_job *j)
+{
+	const struct series_registry *reg = sampler_registry(j->d->sampler);
+	struct strbuf *sb = &j->sb;
+
+	while (sb->len < PART_BYTES && j->cur < j->n) {
+		const double *r = j->rates + j->cur * j->npoints;
+		if (!j->opened) {
+			const struct series_info *si = series_get(reg, j->ids[j->cur]);
+			strbuf_addstr(sb, j->cur > 0 ? ",{\"name\":" : "{\"name\":");
+			add_json_string(sb, si->name);
+			strbuf_addstr(sb, ",\"unit\":");
+			add_json_string(sb, si->unit);
+			strbuf_addstr(sb, ",\"points\":[");
+			j->opened = true;
+		}
+		for (; j->next < j->npoints && sb->len < PART_BYTES; j->next++) {
+			strbuf_addstr(sb, j->next > 0 ? ",[" : "[");
+			add_double(sb, j->ts[j->next]);
+			strbuf_addch(sb, ',');
+			add_double(sb, r[j->next]);
+			strbuf_addch(sb, ']');
+		}
+		if (j->next == j->npoints) {
+			strbuf_addstr(sb, "]}");
+			j->cur++;
+			j->next = 0;
+			j->opened = false;
+		}
+	}
+}
+
+/* The producer: one slice of computing, or one part of text. 1 once the line is out. */
+static int
+job_produce(struct evbuffer *out, void *arg)
+{
+	struct series_job *j = arg;
+	struct nm_error err;
+	char head[PROTO_REPLY_HEAD_MAX];
+	size_t len;
+
+	strbuf_reset(&j->sb);
+	switch (j->phase) {
+	case JOB_ESTIMATE:
+		if (job_estimate(j, &err) < 0)
+			goto fail;
+		return 0;
+	case JOB_COMPUTE:
+		if (job_compute(j, &err) < 0)
+			goto fail;
+		if (j->next == j->npoints) {
+			j->phase = JOB_HEAD;
+			j->next = 0;
+		}
+		return 0;
+	case JOB_HEAD:
+		strbuf_add(&j->sb, head, proto_reply_ok_head(j->id, j->has_id, head, sizeof(head)));
+		strbuf_addstr(&j->sb, "{\"from\":");
+		add_double(&j->sb, cmd_epoch_s(j->d, j->t0));
+		strbuf_addstr(&j->sb, ",\"to\":");
+		add_double(&j->sb, cmd_epoch_s(j->d, j->t1));
+		strbuf_addstr(&j->sb, ",\"step\":");
+		add_double(&j->sb, j->step);
+		strbuf_addstr(&j->sb, ",\"series\":[");
+		j->phase = JOB_SERIES;
+		/* fall through */
+	case JOB_SERIES:
+		job_write(j);
+		if (j->cur == j->n)
+			j->phase = JOB_TAIL;
+		if (j->phase != JOB_TAIL || j->sb.len >= PART_BYTES)
+			break;
+		/* fall through */
+	case JOB_TAIL:
+		strbuf_addstr(&j->sb, "]}" PROTO_REPLY_TAIL);
+		evbuffer_add(out, j->sb.buf, j->sb.len);
+		return 1;
+	}
+	evbuffer_add(out, j->sb.buf, j->sb.len);
+	return 0;
+fail : {
+	/* Nothing of the reply is out yet: an error line instead. */
+	char *line = proto_reply_error(j->id, j->has_id, err.code, err.message, &len);
+	evbuffer_add(out, line, len);
+	free(line);
+	return 1;
+}
+}
+
 int
 cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;
-	const struct series_registry *reg = sampler_registry(d->sampler);
 	const char *glob = json_get_string(args, "glob", NULL);
 	const char *win = json_get_string(args, "window", NULL);
 	double step = json_get_double(args, "step", 1.0);
 	struct ring_stats st;
+	struct series_job *j;
 	uint64_t t0, t1, stepns;
-	size_t n, npoints;
-	json_object *o, *arr, **points;
+	size_t n;
 
 	ring_get_stats(sampler_ring(d->sampler), &st);
 	if (st.newest_ns == 0)
@@ -110,50 +361,32 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 		                    "argument \"from\": the range holds no samples (the ring keeps "
 		                    "%.0f s)",
 		                    (double)(st.newest_ns - st.oldest_ns) / 1e9);
+	/* The schema keeps step in [0.01, 86400]: never 0 ns. */
 	stepns = (uint64_t)(step * 1e9);
-	npoints = (size_t)ceil((double)(t1 - t0) / (double)stepns);
-	if (npoints > SERIES_MAX_POINTS)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "argument \"step\": %zu points; at most %d (use a larger step)",
-		                    npoints, SERIES_MAX_POINTS);
+	if (stepns == 0)
+		stepns = 1;
 	n = query_match(d->query, glob, false, &d->ids, &d->ids_cap);
-	if (n > SERIES_MAX_SERIES)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "argument \"glob\": %zu series match; at most %d at once", n,
-		                    SERIES_MAX_SERIES);
 	if (n > 0)
 		cmd_series_align(d, d->ids[0], &t0, &t1);
 
-	points = calloc(n ? n : 1, sizeof(*points));
-	for (size_t i = 0; i < n; i++)
-		points[i] = json_object_new_array();
-	for (uint64_t a = t0; a < t1; a += stepns) {
-		uint64_t b = a + stepns > t1 ? t1 : a + stepns;
-		if (query_span(d->query, a, b, err) < 0)
-			break;
-		for (size_t i = 0; i < n; i++) {
-			json_object *p = json_object_new_array_ext(2);
-			json_object_array_add(p,
-			                      json_double(round(cmd_epoch_s(d, b) * 1000) / 1000));
-			json_object_array_add(p, json_double(query_rate(d->query, d->ids[i])));
-			json_object_array_add(points[i], p);
-		}
+	j = xcalloc(1, sizeof(*j));
+	j->d = d;
+	j->id = ctx->id;
+	j->has_id = ctx->has_id;
+	j->step = step;
+	j->t0 = t0;
+	j->t1 = t1;
+	j->stepns = stepns;
+	j->n = n;
+	j->npoints = t1 > t0 ? (size_t)((t1 - t0 + stepns - 1) / stepns) : 0;
+	j->ids = xreallocarray(NULL, n ? n : 1, sizeof(*j->ids));
+	if (n > 0)
+		memcpy(j->ids, d->ids, n * sizeof(*j->ids));
+	/* Points are known at once; bytes once the names are summed, in the first slices. */
+	if (over_budget(d, j, (uint64_t)n * ENTRY_BYTES, err) < 0) {
+		job_free(j);
+		return -1;
 	}
-	o = json_object_new_object();
-	arr = json_object_new_array();
-	for (size_t i = 0; i < n; i++) {
-		const struct series_info *si = series_get(reg, d->ids[i]);
-		json_object *m = json_object_new_object();
-		json_add_string(m, "name", si->name);
-		json_add_string(m, "unit", si->unit);
-		json_object_object_add(m, "points", points[i]);
-		json_object_array_add(arr, m);
-	}
-	free(points);
-	json_add_double(o, "from", cmd_epoch_s(d, t0));
-	json_add_double(o, "to", cmd_epoch_s(d, t1));
-	json_add_double(o, "step", step);
-	json_object_object_add(o, "series", arr);
-	*result = o;
-	return 0;
+	strbuf_init(&j->sb);
+	return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 }

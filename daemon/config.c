@@ -96,6 +96,8 @@ config_defaults(struct config *cfg)
 	cfg->client_output_high = 4u << 20;
 	cfg->client_output_low = 1u << 20;
 	cfg->request_timeout_ms = 10000;
+	cfg->reply_max_points = 500000;
+	cfg->reply_max_bytes = 32u << 20;
 	cfg->ring_memory = 64u << 20;
 	cfg->sample_interval_ms = 1000;
 	cfg->keyframe_interval_ms = 600000;
@@ -345,6 +347,14 @@ set_limits_key(struct config *cfg, const char *key, const char *val)
 		if (config_parse_duration_ms(val, &v) < 0 || v < 100)
 			return -1;
 		cfg->request_timeout_ms = v;
+	} else if (strcmp(key, "reply_max_points") == 0) {
+		if (parse_uint(val, 1000, 100000000, 10, &u) < 0)
+			return -1;
+		cfg->reply_max_points = u;
+	} else if (strcmp(key, "reply_max_bytes") == 0) {
+		if (config_parse_size(val, &v) < 0 || v < 65536 || v > (4ull << 30))
+			return -1;
+		cfg->reply_max_bytes = v;
 	} else
 		return 0;
 	return 1;
@@ -471,6 +481,8 @@ config_to_json(const struct config *cfg)
 	json_add_uint(o, "client_output_high", cfg->client_output_high);
 	json_add_uint(o, "client_output_low", cfg->client_output_low);
 	json_add_uint(o, "request_timeout_ms", cfg->request_timeout_ms);
+	json_add_uint(o, "reply_max_points", cfg->reply_max_points);
+	json_add_uint(o, "reply_max_bytes", cfg->reply_max_bytes);
 	json_add_uint(o, "ring_memory", cfg->ring_memory);
 	json_add_uint(o, "sample_interval_ms", cfg->sample_interval_ms);
 	json_add_uint(o, "keyframe_interval_ms", cfg->keyframe_interval_ms);

@@ -36,6 +36,8 @@ struct config {
 	uint64_t test_deadline_ms;   /* a test without --duration is ended after this */
 	char **test_env; /* NAME=VALUE a test's processes get besides PATH, LANG, HOME; NULL-
 	                    terminated, NULL when none */
+	uint64_t reply_max_points; /* budget of one reply: points x series (series...) */
+	uint64_t reply_max_bytes;  /* budget of one reply: bytes of its line */
 
 	/* [sampling] */
 	uint64_t ring_memory;          /* bytes of history kept in memory */

@@ -1,6 +1,7 @@
 /* control.c: the control socket and its clients. Each client is a bufferevent with its
  * peer credentials, a line framer, a deadline for a half-sent request and a high/low
- * water mark on its output, so a slow or silent client never delays another. */
+ * water mark on its output, so a slow or silent client never delays another. A large reply
+ * is made a part at a time by a producer, as the client reads it. */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -23,12 +24,14 @@
 #include "error.h"
 #include "log.h"
 #include "proto.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 #define ACCEPT_RETRY_MS 1000
 #define ACCEPT_BURST    64
 #define READ_CHUNK      16384
-#define MAX_STREAMS     16 /* per client */
+#define MAX_STREAMS     16       /* per client */
+#define PRODUCE_SLOW_NS 20000000 /* a part of a reply this slow is logged (debug) */
 
 struct stream {
 	TAILQ_ENTRY(stream) entry;
@@ -48,6 +51,15 @@ struct control_later {
 	bool has_id;
 };
 
+/* A reply being made a part at a time (control_client_produce). */
+struct producer {
+	control_produce_fn fn; /* NULL: none */
+	void *arg;
+	void (*free_fn)(void *);
+	struct event *ev;      /* runs fn again when it wrote nothing (it was computing) */
+	struct evbuffer *held; /* other lines sent meanwhile, queued after the reply */
+};
+
 struct client {
 	TAILQ_ENTRY(client) entry;
 	struct control *ctl;
@@ -59,6 +71,7 @@ struct client {
 	bool read_paused; /* output passed the high-water mark */
 	bool peer_eof;    /* the client shut down its side */
 	bool deadline_set;
+	struct producer prod;
 	struct frame_reader fr;
 	struct event *deadline;
 	TAILQ_HEAD(, stream) streams;
@@ -90,6 +103,8 @@ struct control {
 
 static void client_free(struct client *c);
 static void client_process(struct client *c);
+static void client_update_deadline(struct client *c, bool progressed);
+static void client_read_cb(struct bufferevent *bev, void *arg);
 
 /* The per-uid connection count slot for uid, created when asked. */
 static struct uid_count *
@@ -236,7 +251,15 @@ control_client_queued(const struct client *c)
 	return evbuffer_get_length(bufferevent_get_output(c->bev));
 }
 
-/* Stop reading a client that does not read its replies; its unread requests wait. */
+/* Is a reply being made a part at a time? Then no other request is read or answered. */
+static bool
+client_producing(const struct client *c)
+{
+	return c->prod.fn != NULL;
+}
+
+/* Stop reading a client that does not read its replies; its unread requests wait, and so
+ * does the deadline of a half-sent one: the daemon, not the client, holds it up. */
 static void
 client_check_output(struct client *c)
 {
@@ -245,6 +268,8 @@ client_check_output(struct client *c)
 		bufferevent_disable(c->bev, EV_READ);
 		log_debug("client pid %ld: output past %zu bytes, reading paused", (long)c->pid,
 		          c->ctl->high);
+		if (!c->closing)
+			client_update_deadline(c, false);
 	}
 }
 
@@ -253,6 +278,13 @@ control_client_send(struct client *c, const char *buf, size_t len)
 {
 	if (c->closing && c->bev == NULL)
 		return;
+	if (client_producing(c)) {
+		/* Never inside the line being made: after it. */
+		if (c->prod.held == NULL)
+			c->prod.held = evbuffer_new();
+		evbuffer_add(c->prod.held, buf, len);
+		return;
+	}
 	bufferevent_write(c->bev, buf, len);
 	client_check_output(c);
 }
@@ -306,20 +338,25 @@ client_deadline_cb(evutil_socket_t fd, short what, void *arg)
 	client_close_after_flush(c);
 }
 
-/* Arm the deadline while a request is half-sent; disarm once none is. */
+/* Arm the deadline while a request is half-sent and the daemon reads; disarm once none is,
+ * or while the daemon itself holds reading (output past the high-water mark, a reply being
+ * made). progressed: complete requests were just taken, so what is half-sent now started
+ * in the bytes just read: its deadline starts again. */
 static void
-client_update_deadline(struct client *c)
+client_update_deadline(struct client *c, bool progressed)
 {
 	bool partial = frame_pending(&c->fr) > 0 || c->fr.discarding;
+	bool held = c->read_paused || client_producing(c);
 
-	if (partial && !c->deadline_set && !c->read_paused) {
+	if (c->deadline_set && (!partial || held || progressed)) {
+		evtimer_del(c->deadline);
+		c->deadline_set = false;
+	}
+	if (partial && !held && !c->deadline_set) {
 		struct timeval tv = {(time_t)(c->ctl->request_timeout_ms / 1000),
 		                     (suseconds_t)(c->ctl->request_timeout_ms % 1000) * 1000};
 		evtimer_add(c->deadline, &tv);
 		c->deadline_set = true;
-	} else if (!partial && c->deadline_set) {
-		evtimer_del(c->deadline);
-		c->deadline_set = false;
 	}
 }
 
@@ -331,11 +368,13 @@ client_process(struct client *c)
 	size_t len, outlen;
 	enum frame_status st;
 	char *reply;
+	bool progressed = false;
 
-	while (!c->closing && !c->read_paused) {
+	while (!c->closing && !c->read_paused && !client_producing(c)) {
 		st = frame_pop(&c->fr, &line, &len);
 		if (st == FRAME_NONE)
 			break;
+		progressed = true;
 		if (st == FRAME_TOO_LONG) {
 			char msg[96];
 			snprintf(msg, sizeof(msg), "request longer than %d bytes; dropped",
@@ -355,8 +394,8 @@ client_process(struct client *c)
 	}
 	if (c->closing)
 		return;
-	client_update_deadline(c);
-	if (c->peer_eof && !c->read_paused)
+	client_update_deadline(c, progressed);
+	if (c->peer_eof && !c->read_paused && !client_producing(c))
 		client_close_after_flush(c);
 }
 
@@ -369,13 +408,111 @@ client_read_cb(struct bufferevent *bev, void *arg)
 	char buf[READ_CHUNK];
 	int n;
 
-	while (!c->closing && !c->read_paused && evbuffer_get_length(in) > 0) {
+	while (!c->closing && !c->read_paused && !client_producing(c) &&
+	       evbuffer_get_length(in) > 0) {
 		n = evbuffer_remove(in, buf, sizeof(buf));
 		if (n <= 0)
 			break;
 		frame_feed(&c->fr, buf, (size_t)n);
 		client_process(c);
 	}
+}
+
+/* Read and answer again once no reply is being made and, when reading was paused, the
+ * output is below the low-water mark. */
+static void
+client_resume(struct client *c)
+{
+	if (c->closing || client_producing(c))
+		return;
+	if (c->read_paused) {
+		if (control_client_queued(c) > c->ctl->low)
+			return;
+		c->read_paused = false;
+		if (!c->peer_eof)
+			bufferevent_enable(c->bev, EV_READ);
+	}
+	client_process(c);
+	if (!c->closing)
+		client_read_cb(c->bev, c);
+}
+
+/* End the reply being made: free its producer, queue what was held meanwhile. */
+static void
+producer_end(struct client *c)
+{
+	struct producer *p = &c->prod;
+
+	if (p->free_fn != NULL)
+		p->free_fn(p->arg);
+	p->fn = NULL;
+	p->arg = NULL;
+	p->free_fn = NULL;
+	event_del(p->ev);
+	if (p->held != NULL) {
+		bufferevent_write_buffer(c->bev, p->held);
+		evbuffer_free(p->held);
+		p->held = NULL;
+	}
+}
+
+/* Make the next part of the reply. When it wrote bytes, the next part waits for the output
+ * to drain below the low-water mark (client_write_cb); when it wrote none (it computed), it
+ * runs again on the next turn of the loop, after the other clients' events. */
+static void
+producer_run(struct client *c)
+{
+	static const struct timeval now = {0, 0};
+	struct evbuffer *out = bufferevent_get_output(c->bev);
+	size_t before = evbuffer_get_length(out);
+	uint64_t t0 = time_mono_ns(), dt;
+	int done = c->prod.fn(out, c->prod.arg);
+
+	if ((dt = time_mono_ns() - t0) >= PRODUCE_SLOW_NS)
+		log_debug("client pid %ld: a part of a reply held the loop %.1f ms", (long)c->pid,
+		          (double)dt / 1e6);
+	if (done != 0) {
+		producer_end(c);
+		client_check_output(c);
+		client_resume(c);
+		return;
+	}
+	client_check_output(c);
+	if (evbuffer_get_length(out) == before || evbuffer_get_length(out) <= c->ctl->low)
+		evtimer_add(c->prod.ev, &now);
+}
+
+/* The producer's turn after a part that wrote nothing. */
+static void
+producer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct client *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (!c->closing && client_producing(c))
+		producer_run(c);
+}
+
+int
+control_client_produce(struct client *c, control_produce_fn fn, void *arg, void (*free_fn)(void *))
+{
+	static const struct timeval now = {0, 0};
+
+	if (client_producing(c) || c->closing) {
+		/* Never: a client answers one request at a time. */
+		if (free_fn != NULL)
+			free_fn(arg);
+		return -1;
+	}
+	c->prod.fn = fn;
+	c->prod.arg = arg;
+	c->prod.free_fn = free_fn;
+	if (c->prod.ev == NULL)
+		c->prod.ev = evtimer_new(c->ctl->d->base, producer_cb, c);
+	evtimer_add(c->prod.ev, &now);
+	client_update_deadline(c, false);
+	return 0;
 }
 
 /* Output drained below the low-water mark (or empty, when closing). */
@@ -390,14 +527,13 @@ client_write_cb(struct bufferevent *bev, void *arg)
 			client_free(c);
 		return;
 	}
-	if (c->read_paused && control_client_queued(c) <= c->ctl->low) {
-		c->read_paused = false;
-		if (!c->peer_eof)
-			bufferevent_enable(c->bev, EV_READ);
-		client_process(c);
-		if (!c->closing)
-			client_read_cb(c->bev, c);
+	if (client_producing(c)) {
+		if (control_client_queued(c) <= c->ctl->low && !evtimer_pending(c->prod.ev, NULL))
+			producer_run(c);
+		return;
 	}
+	if (c->read_paused)
+		client_resume(c);
 }
 
 /* EOF or error from the client. */
@@ -417,7 +553,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (c->closing)
 			return;
 		client_read_cb(c->bev, c);
-		if (!c->closing && !c->read_paused)
+		if (!c->closing && !c->read_paused && !client_producing(c))
 			client_close_after_flush(c);
 	}
 }
@@ -445,7 +581,8 @@ stream_tick_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (c->closing || c->read_paused || control_client_queued(c) >= c->ctl->low)
+	if (c->closing || c->read_paused || client_producing(c) ||
+	    control_client_queued(c) >= c->ctl->low)
 		return;
 	st->fn(c, st->id, st->arg);
 }
@@ -508,6 +645,12 @@ client_free(struct client *c)
 		TAILQ_REMOVE(&c->laters, l, entry);
 		l->client = NULL; /* its owner still answers it: into nothing */
 	}
+	if (c->prod.free_fn != NULL)
+		c->prod.free_fn(c->prod.arg);
+	if (c->prod.ev != NULL)
+		event_free(c->prod.ev);
+	if (c->prod.held != NULL)
+		evbuffer_free(c->prod.held);
 
 	if (u != NULL && u->n > 0)
 		u->n--;

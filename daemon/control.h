@@ -58,6 +58,17 @@ int control_stream_cancel(struct client *c, int64_t id);
 struct control_later;
 struct control_later *control_later_new(struct client *c, int64_t id, bool has_id);
 void control_later_reply(struct control_later *l, json_object *result, const struct nm_error *err);
+/* A reply made a part at a time: fn appends the next part of the reply line to out and
+ * returns 0 while more remains, 1 once the line (with its newline) is complete. Each call
+ * does a bounded amount of work (a few ms at most); while a part is still being computed fn
+ * may return 0 having written nothing. fn runs once the client has read the previous
+ * part down to the low-water mark, so the whole reply is never held at once. The client's
+ * next request waits until the reply is complete; stream events wait too. free_fn(arg) runs
+ * at the end or when the client goes. -1 (arg freed) when a reply is already being made. */
+struct evbuffer;
+typedef int (*control_produce_fn)(struct evbuffer *out, void *arg);
+int control_client_produce(struct client *c, control_produce_fn fn, void *arg,
+                           void (*free_fn)(void *));
 /* Is a peer with these credentials root or in the admin group (by name; NULL: none)? */
 bool control_peer_is_admin(uid_t uid, gid_t gid, const char *admin_group);
 

@@ -13,6 +13,7 @@
 struct daemon;
 struct client;
 struct nm_error;
+struct evbuffer;
 
 /* What a handler sees: the daemon, the client, the request id and the checked args. */
 struct cmd_ctx {
@@ -21,7 +22,14 @@ struct cmd_ctx {
 	int64_t id;
 	bool has_id;
 	const struct proto_command *cmd;
-	bool deferred; /* the handler answers later (control_later_new) */
+	bool deferred; /* no reply now: it is made a part at a time (dispatch_defer) or
+	                * later (control_later_new) */
+	/* Without a client, dispatch_defer runs the parts at once and counts them here, in CPU
+	 * ns (for bench/: each part is one callback of the loop when a client reads). */
+	size_t parts;
+	uint64_t parts_ns, longest_part_ns;
+	uint64_t defer_ns; /* all of that run, parsing the line back included */
+	size_t reply_bytes;
 };
 
 /* A handler fills *result (a new object; NULL means {}) and returns 0, or returns -1 with
@@ -36,6 +44,14 @@ struct cmd_binding {
 	const char *name;
 	cmd_handler handler;
 };
+
+/* Answer a request with a reply made a part at a time by fn (see control_client_produce;
+ * fn writes the whole line, dispatch no reply). Without a client (a unit test, a bench),
+ * fn runs to the end at once and its line is parsed back into *result or err. 0, or -1 with
+ * err; arg is freed with free_fn either way. */
+typedef int (*dispatch_produce_fn)(struct evbuffer *out, void *arg);
+int dispatch_defer(struct cmd_ctx *ctx, dispatch_produce_fn fn, void *arg, void (*free_fn)(void *),
+                   json_object **result, struct nm_error *err);
 
 /* The handler bound to a command name, NULL when none (cmd-table.c). */
 cmd_handler dispatch_handler_find(const char *name);

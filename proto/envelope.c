@@ -1,5 +1,6 @@
 /* envelope.c: the request, reply and event objects around a command, parsed and built. */
 #include <assert.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "jsonutil.h"
@@ -176,6 +177,15 @@ proto_reply_ok(int64_t id, bool has_id, json_object *result, size_t *len)
 	line = line_from_json(obj, len);
 	json_object_put(obj);
 	return line;
+}
+
+size_t
+proto_reply_ok_head(int64_t id, bool has_id, char *buf, size_t size)
+{
+	int n = has_id ? snprintf(buf, size, "{\"id\":%lld,\"ok\":true,\"result\":", (long long)id)
+	               : snprintf(buf, size, "{\"ok\":true,\"result\":");
+
+	return n < 0 ? 0 : (size_t)n;
 }
 
 /* Build {"id":ID,"ok":false,"error":{"code":CODE,"message":MESSAGE}}\n. */

@@ -141,6 +141,12 @@ char *proto_request_format(int64_t id, const char *cmd, json_object *args, size_
 char *proto_reply_ok(int64_t id, bool has_id, json_object *result, size_t *len);
 char *proto_reply_error(int64_t id, bool has_id, enum nm_errcode code, const char *message,
                         size_t *len);
+/* A reply written a part at a time: the head {"id":N,"ok":true,"result": into buf (at least
+ * PROTO_REPLY_HEAD_MAX bytes; returns its length), then the result object's text, then
+ * PROTO_REPLY_TAIL. The same bytes as proto_reply_ok. */
+#define PROTO_REPLY_HEAD_MAX 64
+#define PROTO_REPLY_TAIL     "}\n"
+size_t proto_reply_ok_head(int64_t id, bool has_id, char *buf, size_t size);
 /* A streamed event: {"id":N,"event":TYPE,"data":{...}}\n; caller frees. */
 char *proto_event(int64_t id, const char *type, json_object *data, size_t *len);
 

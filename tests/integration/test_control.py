@@ -657,6 +657,58 @@ def test_half_sent_request_times_out():
         d.stop()
 
 
+def test_pipelining_steady_client_not_cut_off():
+    """A client that pipelines and reads steadily is never cut off by the half-sent request
+    deadline: it runs from a request's first byte while the daemon reads, not from the
+    first partial line of the connection, and not while the daemon has paused reading
+    (output past the high-water mark) itself."""
+    d = Daemon(limits={"request_timeout": "1s", "client_output_high": "64k",
+                       "client_output_low": "16k"})
+    try:
+        # Each write ends mid-request and completes the one before 100 ms later: no request
+        # is half-sent for long, but one always is, for 3 s.
+        c = Client(d.sock, timeout=10)
+        c.send('{"id":1,"cmd":"hel')
+        for i in range(1, 31):
+            time.sleep(0.1)
+            c.send('lo"}\n{"id":%d,"cmd":"hel' % (i + 1))
+            assert_ok(c.reply(5), i)
+        c.send('lo"}\n')
+        assert_ok(c.reply(5), 31)
+        c.close()
+
+        # A writer sends thousands of requests as fast as the daemon takes them while the
+        # client reads the replies steadily but slowly (1 KiB every 50 ms, for 4 s): the
+        # daemon pauses reading at its high-water mark, each time for longer than the
+        # deadline, with the request cut at its last read half-sent. Then it reads fast.
+        c = Client(d.sock, timeout=10)
+        n = 20000
+        payload = "".join('{"id":%d,"cmd":"nosuch"}\n' % (i + 1) for i in range(n)).encode()
+        t = threading.Thread(target=lambda: c.sock.sendall(payload), daemon=True)
+        t.start()
+        expect, start = 1, time.monotonic()
+        while expect <= n:
+            slow = time.monotonic() - start < 4
+            c.sock.settimeout(10)
+            data = c.sock.recv(1024 if slow else 65536)
+            assert data, "closed before reply %d: %r" % (expect, c.buf[-300:])
+            c.buf += data
+            while b"\n" in c.buf:
+                line, c.buf = c.buf.split(b"\n", 1)
+                rep = json.loads(line)
+                assert rep.get("id") == expect, "reply %d: %r" % (expect, rep)
+                assert_error(rep, "unknown_command", expect)
+                expect += 1
+            if slow:
+                time.sleep(0.05)
+        t.join(10)
+        assert "reading paused" in d.logtext(), "the daemon never paused reading"
+        assert_ok(c.call("status", n + 1), n + 1)
+        c.close()
+    finally:
+        d.stop()
+
+
 def test_slow_reader_does_not_delay_others():
     d = Daemon(limits={"client_output_high": "1M", "client_output_low": "256k"}, env=rss_env())
     try:

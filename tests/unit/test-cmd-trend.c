@@ -166,6 +166,8 @@ setup(void **state)
 		fail_msg("sampler_new: %s", err.message);
 	sampler_set_clock(w->d.sampler, fake_clock, w);
 	w->d.query = query_new(w->d.sampler);
+	w->d.config.reply_max_points = w->cfg.reply_max_points;
+	w->d.config.reply_max_bytes = w->cfg.reply_max_bytes;
 	assert_non_null(w->d.results = results_open(w->state, &err));
 	assert_non_null(w->d.windows = window_init(w->d.sampler, w->d.results, w->state, &err));
 	for (unsigned k = 1; k <= LAST; k++) {
@@ -514,6 +516,80 @@ test_series_one_sample_per_step(void **state)
 	json_object_put(r);
 }
 
+/* series: a reply of many parts (its text passes one part of 64 KiB) reads back as one
+ * line holding every step, each point at its step's end. */
+static void
+test_series_in_parts(void **state)
+{
+	struct world *w = *state;
+	struct cmd_ctx ctx = {.d = &w->d};
+	struct nm_error err;
+	json_object *args = json_object_new_object(), *r = NULL, *pts;
+	size_t n;
+
+	json_add_string(args, "glob", "link.eth0.rx_packets");
+	json_add_double(args, "from", cmd_epoch_s(&w->d, T0 + 1000 * MS));
+	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
+	json_add_double(args, "step", 0.01);
+	if (cmd_series(&ctx, args, &r, &err) < 0)
+		fail_msg("series: %s", err.message);
+	pts = get(json_object_array_get_idx(get(r, "series"), 0), "points");
+	n = json_object_array_length(pts);
+	/* 58 s of aligned span at 10 ms a step; about 25 bytes a point: many parts. */
+	assert_int_equal(n, 5800);
+	for (size_t i = 1; i < n; i++) {
+		double a = json_object_get_double(
+		    json_object_array_get_idx(json_object_array_get_idx(pts, i - 1), 0));
+		double b = json_object_get_double(
+		    json_object_array_get_idx(json_object_array_get_idx(pts, i), 0));
+		if (fabs(b - a - 0.01) > 1.5e-3)
+			fail_msg("point %zu: %.3f after %.3f", i, b, a);
+	}
+	json_object_put(args);
+	json_object_put(r);
+}
+
+/* series over its budget: too_large, saying which step and how many series would fit, and
+ * that step fits. */
+static void
+test_series_budget(void **state)
+{
+	struct world *w = *state;
+	struct cmd_ctx ctx = {.d = &w->d};
+	struct nm_error err;
+	json_object *args = json_object_new_object(), *r = NULL;
+	uint64_t saved = w->d.config.reply_max_points;
+	const char *p;
+	double step;
+
+	w->d.config.reply_max_points = 1000;
+	json_add_string(args, "glob", "link.eth0.*");
+	json_add_double(args, "from", cmd_epoch_s(&w->d, T0 + 1000 * MS));
+	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
+	json_add_double(args, "step", 0.01);
+	assert_int_equal(cmd_series(&ctx, args, &r, &err), -1);
+	assert_null(r);
+	assert_int_equal(err.code, NM_ERR_TOO_LARGE);
+	assert_non_null(strstr(err.message, "reply_max_points"));
+	assert_non_null(p = strstr(err.message, "a step of at least "));
+	step = atof(p + strlen("a step of at least "));
+	assert_true(step > 0.01);
+	json_object_object_add(args, "step", json_object_new_double(step));
+	if (cmd_series(&ctx, args, &r, &err) < 0)
+		fail_msg("series at the step the error named: %s", err.message);
+	{
+		json_object *ser = get(r, "series");
+		size_t total = 0;
+		for (size_t i = 0; i < json_object_array_length(ser); i++)
+			total += json_object_array_length(
+			    get(json_object_array_get_idx(ser, i), "points"));
+		assert_true(total > 0 && total <= 1000);
+	}
+	w->d.config.reply_max_points = saved;
+	json_object_put(args);
+	json_object_put(r);
+}
+
 int
 main(void)
 {
@@ -523,6 +599,8 @@ main(void)
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_series_one_sample_per_step),
 	    cmocka_unit_test(test_one_verdict),
+	    cmocka_unit_test(test_series_in_parts),
+	    cmocka_unit_test(test_series_budget),
 	    cmocka_unit_test(test_stored_result), /* it forgets the window */
 	    cmocka_unit_test(test_one_verdict_stored),
 	};

@@ -26,6 +26,7 @@ static const struct {
     {NM_ERR_UNSUPPORTED, "unsupported"},
     {NM_ERR_FAILED, "failed"},
     {NM_ERR_INTERNAL, "internal"},
+    {NM_ERR_TOO_LARGE, "too_large"},
 };
 
 /* Every code has its fixed name, and the name maps back to the code. */
