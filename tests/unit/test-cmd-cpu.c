@@ -100,6 +100,9 @@ setup(void **state)
 	w->cfg.root = strdup(w->root);
 	for (const char *const *s = off; *s; s++)
 		config_add_source_opt(&w->cfg, *s, "enable", "no");
+	/* The handlers answer within the daemon's reply budget. */
+	w->d.config.reply_max_points = w->cfg.reply_max_points;
+	w->d.config.reply_max_bytes = w->cfg.reply_max_bytes;
 	w->d.sampler = sampler_new(&w->cfg, &err);
 	if (w->d.sampler == NULL)
 		fail_msg("sampler_new: %s", err.message);
