@@ -21,7 +21,7 @@ cmd_metrics(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 		const struct series_info *si = series_get(reg, d->ids[i]);
 		json_object *m = json_object_new_object();
 		json_add_string(m, "name", si->name);
-		json_add_string(m, "kind", cmd_kind_name(si->kind));
+		json_add_string(m, "kind", series_kind_name(si->kind));
 		json_add_string(m, "unit", si->unit);
 		json_add_string(m, "source", sampler_source_at(d->sampler, si->source)->ops->name);
 		json_add_bool(m, "live", si->live);
