@@ -14,7 +14,6 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "cmd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
