@@ -7,10 +7,12 @@
  * and hands it to both sources (source->devlist); a source built without a sampler (the unit
  * tests) makes a private one.
  *
- * A source's sample carries its time (source->sample_ns). A listing or a device's read made
- * less than DEVLIST_FRESH_NS before that time is handed out again instead of being made
- * again: two sources with the same interval fire in the same loop iteration, so the second
- * lists the directory and reads each device's counters for free. A time of 0 always reads.
+ * A source's sample carries the time of its round (source->round_ns, else its sample_ns):
+ * sources sampled back to back (two with the same interval fire in the same loop iteration)
+ * share one. A listing or a device's read made less than DEVLIST_FRESH_NS before that time
+ * is handed out again instead of being made again, so the second source lists the
+ * directory and reads (on a fixture: parses) each device's counters for free, however long
+ * the first one's sample took. A time of 0 always reads.
  *
  * The directory is kept open and read with getdents64 into a kept buffer; the names of the
  * last listing, the device entries and their counters are kept too, so a sample allocates

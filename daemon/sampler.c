@@ -125,7 +125,13 @@ struct sampler {
 	struct config *cfg; /* a copy of the configuration the sources were built from */
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
+	/* The round under way (source.round_ns) and when its last sample ended. */
+	uint64_t round_ns, round_end_ns;
 };
+
+/* A sample that starts within this of the end of the one before joins its round: timers
+ * that fire in one loop iteration, and sampler_sample_all, sample back to back. */
+#define ROUND_GAP_NS 2000000ull
 
 /* The default clock. */
 static uint64_t
@@ -295,9 +301,16 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	c0 = ready && *cpu != 0 ? *cpu : cost_clock_ns();
 	t = s->clock(s->clock_arg);
 	src->sample_ns = t;
+	/* Back to back with the sample before: the same round, unless this source had its
+	 * turn in it already. */
+	if (s->round_ns == 0 || t < s->round_end_ns || t - s->round_end_ns > ROUND_GAP_NS ||
+	    src->round_ns == s->round_ns)
+		s->round_ns = t;
+	src->round_ns = s->round_ns;
 	ring_begin(s->ring, i, t, s->reg.n);
 	r = src->ops->sample(src, &sink, &err);
 	ring_end(s->ring);
+	s->round_end_ns = s->clock(s->clock_arg);
 	c1 = cost_clock_ns();
 	src->last_cost_ns = c1 - c0;
 	src->last_sample_mono_ns = t;
