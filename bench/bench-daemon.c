@@ -237,6 +237,23 @@ median(uint64_t *v, size_t n)
 	return v[n / 2];
 }
 
+/* The medians of n rounds: the bare read, one sample of every source, their ratio and
+ * each source's cost; every line starts with prefix. Sorts the arrays. */
+static void
+print_costs(struct sampler *s, const char *prefix, uint64_t *tread, uint64_t *tsample,
+            uint64_t **tsrc, size_t n)
+{
+	uint64_t mr = median(tread, n), ms = median(tsample, n);
+
+	printf("%sbare read of the files:      %.3f ms CPU (median)\n", prefix, (double)mr / 1e6);
+	printf("%sone sample of every source:  %.3f ms CPU (median)\n", prefix, (double)ms / 1e6);
+	printf("%ssample / read ratio:         %.2fx (target <= 3x)\n", prefix,
+	       (double)ms / (double)mr);
+	for (size_t i = 0; i < sampler_nsources(s); i++)
+		printf("%s  %-10s                 %.3f ms wall (median)\n", prefix,
+		       sampler_source_at(s, i)->ops->name, (double)median(tsrc[i], n) / 1e6);
+}
+
 /* Time one command handler call (wall ns), median of reps. */
 static uint64_t
 time_cmd(struct daemon *d, cmd_handler fn, const char *args_json, int reps)
@@ -398,17 +415,9 @@ main(int argc, char **argv)
 	ring_get_stats(sampler_ring(d.sampler), &st1);
 
 	{
-		uint64_t mr = median(tread, (size_t)rounds), ms = median(tsample, (size_t)rounds);
 		printf("files read per round:        %zu\n", nfiles);
 		printf("series:                      %zu\n", sampler_registry(d.sampler)->n);
-		printf("bare read of the files:      %.3f ms CPU (median)\n", (double)mr / 1e6);
-		printf("one sample of every source:  %.3f ms CPU (median)\n", (double)ms / 1e6);
-		printf("sample / read ratio:         %.2fx (target <= 3x)\n",
-		       (double)ms / (double)mr);
-		for (size_t i = 0; i < nsrc; i++)
-			printf("  %-10s                 %.3f ms wall (median)\n",
-			       sampler_source_at(d.sampler, i)->ops->name,
-			       (double)median(tsrc[i], (size_t)rounds) / 1e6);
+		print_costs(d.sampler, "", tread, tsample, tsrc, (size_t)rounds);
 		printf("allocations, steady state:   %lu in %d rounds (target 0)\n", steady_allocs,
 		       rounds - steps * 2);
 		printf("ring used after %d rounds:   %.1f MiB of %.0f MiB, %zu segments, %llu "
@@ -453,20 +462,9 @@ main(int argc, char **argv)
 				tsrc[i][r] = sampler_source_at(d.sampler, i)->last_cost_ns;
 		}
 		{
-			uint64_t mr = median(cr, (size_t)cadence_rounds);
-			uint64_t ms = median(cs, (size_t)cadence_rounds);
 			printf("at a cadence of %u ms (%d rounds, each after a pause):\n", iv,
 			       cadence_rounds);
-			printf("  bare read of the files:    %.3f ms CPU (median)\n",
-			       (double)mr / 1e6);
-			printf("  one sample of every source: %.3f ms CPU (median)\n",
-			       (double)ms / 1e6);
-			printf("  sample / read ratio:       %.2fx (target <= 3x)\n",
-			       (double)ms / (double)mr);
-			for (size_t i = 0; i < nsrc; i++)
-				printf("    %-10s               %.3f ms wall (median)\n",
-				       sampler_source_at(d.sampler, i)->ops->name,
-				       (double)median(tsrc[i], (size_t)cadence_rounds) / 1e6);
+			print_costs(d.sampler, "cadence ", cr, cs, tsrc, (size_t)cadence_rounds);
 		}
 		free(cr);
 		free(cs);
