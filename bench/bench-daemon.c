@@ -9,8 +9,14 @@
  *     the real command handlers;
  *   - the loop time of the worst read-only requests: the longest single callback each costs
  *     (the handler, or one part of a reply made in parts), against "a few ms".
+ *   - the same sample and bare read at the daemon's cadence (-k rounds, default 20): each
+ *     one after a pause of the sampling interval (-i, default [sampling] interval), so that
+ *     the caches are as cold as in service, and on the sampler's real clock, so that each
+ *     source has its own sample time as under its timer (the back-to-back loop above gives
+ *     every source of a round one driven time). Target <= 3x.
  *
- *   bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS] [-c CACHE_DIR]
+ *   bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS] [-c CACHE_DIR] [-k CADENCE_ROUNDS]
+ *                [-i INTERVAL_MS]
  *
  * Fixture steps 0..STEPS-1 are generated once and kept in memory (with -c, kept in
  * CACHE_DIR/step-N and generated only when missing or made by another version of
@@ -168,6 +174,48 @@ fake_now(void *arg)
 	return *(uint64_t *)arg;
 }
 
+/* The clock of the cadence rounds: the driven clock's time when they began, moved on by
+ * the real monotonic clock. */
+struct cadence_clock {
+	uint64_t base, real0;
+};
+
+static uint64_t
+cadence_now(void *arg)
+{
+	const struct cadence_clock *c = arg;
+
+	return c->base + (wall_ns() - c->real0);
+}
+
+/* Sleep ms milliseconds. */
+static void
+pause_ms(unsigned ms)
+{
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* The bare read of every file the sources read, into kept buffers: CPU ns. */
+static uint64_t
+bare_read(void)
+{
+	uint64_t c0 = cpu_ns();
+
+	for (size_t i = 0; i < nfiles; i++) {
+		ssize_t n;
+		if (files[i].cap < files[i].len[0] * 2 + 4096) {
+			files[i].cap = files[i].len[0] * 2 + 4096;
+			files[i].buf = realloc(files[i].buf, files[i].cap);
+		}
+		n = pread(files[i].fd, files[i].buf, files[i].cap, 0);
+		(void)n;
+	}
+	return cpu_ns() - c0;
+}
+
 /* qsort order of two uint64_t. */
 static int
 cmp_u64(const void *a, const void *b)
@@ -183,6 +231,23 @@ median(uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_u64);
 	return v[n / 2];
+}
+
+/* The medians of n rounds: the bare read, one sample of every source, their ratio and
+ * each source's cost; every line starts with prefix. Sorts the arrays. */
+static void
+print_costs(struct sampler *s, const char *prefix, uint64_t *tread, uint64_t *tsample,
+            uint64_t **tsrc, size_t n)
+{
+	uint64_t mr = median(tread, n), ms = median(tsample, n);
+
+	printf("%sbare read of the files:      %.3f ms CPU (median)\n", prefix, (double)mr / 1e6);
+	printf("%sone sample of every source:  %.3f ms CPU (median)\n", prefix, (double)ms / 1e6);
+	printf("%ssample / read ratio:         %.2fx (target <= 3x)\n", prefix,
+	       (double)ms / (double)mr);
+	for (size_t i = 0; i < sampler_nsources(s); i++)
+		printf("%s  %-10s                 %.3f ms wall (median)\n", prefix,
+		       sampler_source_at(s, i)->ops->name, (double)median(tsrc[i], n) / 1e6);
 }
 
 /* Time one command handler call (CPU ns: the machine may be shared), median of reps. */
@@ -266,7 +331,7 @@ int
 main(int argc, char **argv)
 {
 	const char *gen = GEN_HOST, *cache = NULL;
-	int rounds = 3600, steps = 12, ch;
+	int rounds = 3600, steps = 12, cadence_rounds = 20, interval_ms = -1, ch;
 	char root[] = "/tmp/nm-bench-daemon-XXXXXX", stepdir[256], state[64];
 	struct config cfg;
 	struct nm_error err;
@@ -277,7 +342,7 @@ main(int argc, char **argv)
 	struct ring_stats st0, st1;
 	json_object *res;
 
-	while ((ch = getopt(argc, argv, "g:n:s:c:")) != -1) {
+	while ((ch = getopt(argc, argv, "g:n:s:c:k:i:")) != -1) {
 		if (ch == 'g')
 			gen = optarg;
 		else if (ch == 'n')
@@ -286,14 +351,19 @@ main(int argc, char **argv)
 			steps = atoi(optarg);
 		else if (ch == 'c')
 			cache = optarg;
+		else if (ch == 'k')
+			cadence_rounds = atoi(optarg);
+		else if (ch == 'i')
+			interval_ms = atoi(optarg);
 		else {
 			fprintf(stderr,
 			        "usage: bench-daemon [-g GEN_HOST_PY] [-n ROUNDS] [-s STEPS] "
-			        "[-c CACHE_DIR]\n");
+			        "[-c CACHE_DIR] [-k CADENCE_ROUNDS] [-i INTERVAL_MS]\n");
 			return 2;
 		}
 	}
-	if (steps < 2 || steps > 64 || rounds < 100)
+	if (steps < 2 || steps > 64 || rounds < 100 || cadence_rounds < 0 ||
+	    cadence_rounds > 100000 || interval_ms > 3600000)
 		return 2;
 	if (cache != NULL) {
 		/* The path goes into shell commands and fixed buffers: keep it plain and short. */
@@ -374,7 +444,8 @@ main(int argc, char **argv)
 	uint64_t *tsrc[SAMPLER_MAX_SOURCES];
 	size_t nsrc = sampler_nsources(d.sampler);
 	for (size_t i = 0; i < nsrc; i++)
-		tsrc[i] = calloc((size_t)rounds, sizeof(uint64_t));
+		tsrc[i] = calloc((size_t)(rounds > cadence_rounds ? rounds : cadence_rounds),
+		                 sizeof(uint64_t));
 	tread = calloc((size_t)rounds, sizeof(*tread));
 	tsample = calloc((size_t)rounds, sizeof(*tsample));
 	sampler_sample_all(d.sampler); /* first sample: every series interned */
@@ -386,18 +457,7 @@ main(int argc, char **argv)
 	for (int r = 0; r < rounds; r++) {
 		uint64_t c0;
 		put_step((r + 1) % steps);
-		/* The bare read of every file the sources read, into kept buffers. */
-		c0 = cpu_ns();
-		for (size_t i = 0; i < nfiles; i++) {
-			ssize_t n;
-			if (files[i].cap < files[i].len[0] * 2 + 4096) {
-				files[i].cap = files[i].len[0] * 2 + 4096;
-				files[i].buf = realloc(files[i].buf, files[i].cap);
-			}
-			n = pread(files[i].fd, files[i].buf, files[i].cap, 0);
-			(void)n;
-		}
-		tread[r] = cpu_ns() - c0;
+		tread[r] = bare_read();
 		now += 1000000000ull;
 		if (r >= steps * 2) /* steady state: every step seen twice */
 			alloc_count_start();
@@ -420,17 +480,9 @@ main(int argc, char **argv)
 	ring_get_stats(sampler_ring(d.sampler), &st1);
 
 	{
-		uint64_t mr = median(tread, (size_t)rounds), ms = median(tsample, (size_t)rounds);
 		printf("files read per round:        %zu\n", nfiles);
 		printf("series:                      %zu\n", sampler_registry(d.sampler)->n);
-		printf("bare read of the files:      %.3f ms CPU (median)\n", (double)mr / 1e6);
-		printf("one sample of every source:  %.3f ms CPU (median)\n", (double)ms / 1e6);
-		printf("sample / read ratio:         %.2fx (target <= 3x)\n",
-		       (double)ms / (double)mr);
-		for (size_t i = 0; i < nsrc; i++)
-			printf("  %-10s                 %.3f ms wall (median)\n",
-			       sampler_source_at(d.sampler, i)->ops->name,
-			       (double)median(tsrc[i], (size_t)rounds) / 1e6);
+		print_costs(d.sampler, "", tread, tsample, tsrc, (size_t)rounds);
 		printf("allocations, steady state:   %lu in %d rounds (target 0)\n", steady_allocs,
 		       rounds - steps * 2);
 		printf("ring used after %d rounds:   %.1f MiB of %.0f MiB, %zu segments, %llu "
@@ -507,6 +559,37 @@ main(int argc, char **argv)
 
 	window_free(d.windows);
 	results_close(d.results);
+
+	if (cadence_rounds > 0) {
+		struct cadence_clock cc = {now, wall_ns()};
+		uint64_t *cr = calloc((size_t)cadence_rounds, sizeof(*cr));
+		uint64_t *cs = calloc((size_t)cadence_rounds, sizeof(*cs));
+		unsigned iv =
+		    interval_ms >= 0 ? (unsigned)interval_ms : (unsigned)cfg.sample_interval_ms;
+
+		fprintf(stderr, "%d rounds at a cadence of %u ms...\n", cadence_rounds, iv);
+		sampler_set_clock(d.sampler, cadence_now, &cc);
+		for (int r = 0; r < cadence_rounds; r++) {
+			uint64_t c0;
+			put_step((rounds + r + 1) % steps);
+			pause_ms(iv);
+			cr[r] = bare_read();
+			pause_ms(iv);
+			c0 = cpu_ns();
+			sampler_sample_all(d.sampler);
+			cs[r] = cpu_ns() - c0;
+			for (size_t i = 0; i < nsrc; i++)
+				tsrc[i][r] = sampler_source_at(d.sampler, i)->last_cost_ns;
+		}
+		{
+			printf("at a cadence of %u ms (%d rounds, each after a pause):\n", iv,
+			       cadence_rounds);
+			print_costs(d.sampler, "cadence ", cr, cs, tsrc, (size_t)cadence_rounds);
+		}
+		free(cr);
+		free(cs);
+	}
+
 	query_free(d.query);
 	sampler_free(d.sampler);
 	config_free(&cfg);

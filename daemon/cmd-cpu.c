@@ -47,7 +47,7 @@ cmd_build_cpu(struct daemon *d, json_object *args, json_object *o, struct nm_err
 	struct cpuset set;
 	char **cpus;
 	size_t n = cmd_collect_parts(d, "cpu.", &cpus);
-	double span = query_seconds(d->query, sampler_source(d->sampler, "cpu")->index);
+	double span = query_seconds(d->query, sampler_source_of(d->sampler, SAMPLER_CPU)->index);
 	double secs[CPUUTIL_NMODES], sum[CPUUTIL_NMODES] = {0};
 	json_object *arr = json_object_new_array();
 	unsigned nset = 0;
@@ -97,7 +97,7 @@ cmd_cpu(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_
 {
 	json_object *o = json_object_new_object();
 
-	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, "cpu", o, err) < 0 ||
+	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, SAMPLER_CPU, o, err) < 0 ||
 	    cmd_build_cpu(ctx->d, args, o, err) < 0) {
 		json_object_put(o);
 		return -1;

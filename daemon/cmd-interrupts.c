@@ -110,7 +110,7 @@ cmd_interrupts(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 {
 	json_object *o = json_object_new_object();
 
-	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, "interrupts", o, err) < 0 ||
+	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, SAMPLER_INTERRUPTS, o, err) < 0 ||
 	    cmd_build_interrupts(ctx->d, args, o, err) < 0) {
 		json_object_put(o);
 		return -1;

@@ -37,7 +37,7 @@ metrics_row(struct daemon *d, size_t i, void *arg)
 	json_object *m = json_object_new_object();
 
 	json_add_string(m, "name", si->name);
-	json_add_string(m, "kind", cmd_kind_name(si->kind));
+	json_add_string(m, "kind", series_kind_name(si->kind));
 	json_add_string(m, "unit", si->unit);
 	json_add_string(m, "source", sampler_source_at(d->sampler, si->source)->ops->name);
 	json_add_bool(m, "live", si->live);

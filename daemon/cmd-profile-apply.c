@@ -5,7 +5,6 @@
  * changes are returned. */
 #include <string.h>
 
-#include "cmd-profile.h"
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
@@ -13,6 +12,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "profile.h"
+#include "sampler.h"
 
 /* Parse the profile the arguments give; *source says where it came from. 0 or -1 with err. */
 static int
@@ -88,7 +88,7 @@ apply_plan(struct cmd_ctx *ctx, const struct profile *p, struct profile_host *h,
 	}
 	r = profile_apply(ctx->d->config.state_dir, pl, h, &o, err);
 	if (pl->irq_written)
-		cmd_profile_refresh(ctx->d);
+		sampler_irq_refresh_affinity(ctx->d->sampler);
 	if (r == 0)
 		log_info("profile %s applied to %s by uid %u: %zu values written", p->name, h->dev,
 		         o.uid, plan_nchanges(pl));
@@ -111,7 +111,7 @@ cmd_profile_apply(struct cmd_ctx *ctx, json_object *args, json_object **result,
 
 	if (load_profile(d, args, &p, path, sizeof(path), &source, err) < 0)
 		return -1;
-	if (cmd_profile_host(d, &h, err) < 0) {
+	if (profile_host_open_sampled(&h, d->config.root, d->sampler, err) < 0) {
 		profile_free(&p);
 		return -1;
 	}

@@ -1,13 +1,13 @@
 /* cmd-profile-revert.c: write back every value the applied profiles changed, as it was
  * before the first of them (saved in the state directory, so this works after a restart
  * too). Reverting with nothing saved says so and succeeds. */
-#include "cmd-profile.h"
 #include "cmd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
 #include "profile.h"
+#include "sampler.h"
 
 /* profile-revert: restore the saved values. */
 int
@@ -19,11 +19,11 @@ cmd_profile_revert(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	json_object *res;
 
 	(void)args;
-	if (cmd_profile_host(d, &h, err) < 0)
+	if (profile_host_open_sampled(&h, d->config.root, d->sampler, err) < 0)
 		return -1;
 	res = profile_state_revert(d->config.state_dir, &h, err);
 	profile_host_close(&h);
-	cmd_profile_refresh(d);
+	sampler_irq_refresh_affinity(d->sampler);
 	if (res == NULL)
 		return -1;
 	if (json_get_bool(res, "reverted", false))

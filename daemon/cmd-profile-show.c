@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd-profile.h"
 #include "cmd.h"
 #include "cpulist.h"
 #include "daemon.h"
@@ -101,7 +100,7 @@ cmd_profile_show(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	json_object *o;
 	char buf[4096], v[8];
 
-	if (cmd_profile_host(ctx->d, &h, err) < 0)
+	if (profile_host_open_sampled(&h, ctx->d->config.root, ctx->d->sampler, err) < 0)
 		return -1;
 	if (profile_host_set_device(&h, json_get_string(args, "dev", NULL), err) < 0) {
 		profile_host_close(&h);

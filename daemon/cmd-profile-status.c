@@ -1,6 +1,5 @@
 /* cmd-profile-status.c: which profile is applied, when, by whom, and whether the live values
  * have drifted from what it wrote since (someone else, or irqbalance, changed them). */
-#include "cmd-profile.h"
 #include "cmd.h"
 #include "daemon.h"
 #include "error.h"
@@ -14,7 +13,7 @@ cmd_profile_status(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	struct profile_host h;
 
 	(void)args;
-	if (cmd_profile_host(ctx->d, &h, err) < 0)
+	if (profile_host_open_sampled(&h, ctx->d->config.root, ctx->d->sampler, err) < 0)
 		return -1;
 	*result = profile_state_status(ctx->d->config.state_dir, &h);
 	profile_host_close(&h);

@@ -169,7 +169,7 @@ queue_counters(struct source *qsrc, const char *dev)
 int
 cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_error *err)
 {
-	struct source *qsrc = sampler_source(d->sampler, "queues");
+	struct source *qsrc = sampler_source_of(d->sampler, SAMPLER_QUEUES);
 	const char *dev = json_get_string(args, "dev", NULL);
 	double min_rate = json_get_double(args, "min_rate", 0);
 	const struct queue_info *q;
@@ -207,7 +207,7 @@ cmd_queues(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 {
 	json_object *o = json_object_new_object();
 
-	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, "queues", o, err) < 0 ||
+	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, SAMPLER_QUEUES, o, err) < 0 ||
 	    cmd_build_queues(ctx->d, args, o, err) < 0) {
 		json_object_put(o);
 		return -1;

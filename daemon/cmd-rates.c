@@ -75,7 +75,8 @@ cmd_rates(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 
 	n = query_match(d->query, glob, false, &d->ids, &d->ids_cap);
 	so = n > 0 ? sampler_source_at(d->sampler, series_get(reg, d->ids[0])->source) : NULL;
-	if (cmd_span(d, args, CMD_DEFAULT_LAST_S, so != NULL ? so->ops->name : NULL, o, err) < 0) {
+	if (cmd_span(d, args, CMD_DEFAULT_LAST_S,
+	             so != NULL ? (enum sampler_kind)so->index : SAMPLER_NONE, o, err) < 0) {
 		json_object_put(o);
 		return -1;
 	}

@@ -22,12 +22,11 @@
 #include "window.h"
 #include "xmalloc.h"
 
-#define ALIGN_RECORDS 8       /* samples looked at to find the beat of a source's timer */
-#define SLICE_NS      2000000 /* loop time one slice of steps may take */
-#define PART_BYTES    65536   /* bytes of the reply written at a time */
-#define POINT_BYTES   48      /* most bytes of one point: [epoch.ms,value], */
-#define ENTRY_BYTES   64      /* most bytes of a series' members besides name, unit, points */
-#define HEAD_BYTES    256     /* most bytes of the envelope and from, to, step */
+#define SLICE_NS    2000000 /* loop time one slice of steps may take */
+#define PART_BYTES  65536   /* bytes of the reply written at a time */
+#define POINT_BYTES 48      /* most bytes of one point: [epoch.ms,value], */
+#define ENTRY_BYTES 64      /* most bytes of a series' members besides name, unit, points */
+#define HEAD_BYTES  256     /* most bytes of the envelope and from, to, step */
 
 /* A series reply being made: the rates of every step first (a slice per turn of the loop),
  * then the text, a part per turn. */
@@ -62,53 +61,6 @@ cmd_series_time(struct daemon *d, double v, uint64_t newest)
 	}
 	mono = v * 1e9 - (double)sampler_mono_to_real(d->sampler);
 	return mono < 0 ? 0 : (uint64_t)mono;
-}
-
-/* The phase (mod iv) of the timer that samples source src, from its last ALIGN_RECORDS
- * samples at or before t: the phase most of them share within iv/8 (marks, now and window
- * edges take samples off the beat). False when the source has no sample by t. */
-static bool
-beat_phase(struct daemon *d, unsigned src, uint64_t iv, uint64_t t, uint64_t *phase)
-{
-	struct ring_cursor *c = ring_cursor_new(sampler_ring(d->sampler));
-	uint64_t ph[ALIGN_RECORDS], r;
-	size_t n = 0, most = 0;
-
-	while (n < ALIGN_RECORDS && t > 0 && ring_cursor_seek(c, t) == 0 &&
-	       (r = ring_cursor_time(c, src)) != 0) {
-		ph[n++] = r % iv;
-		t = r - 1;
-	}
-	ring_cursor_free(c);
-	for (size_t i = 0; i < n; i++) {
-		size_t close = 0;
-		for (size_t j = 0; j < n; j++) {
-			uint64_t gap = ph[i] > ph[j] ? ph[i] - ph[j] : ph[j] - ph[i];
-			close += (gap < iv - gap ? gap : iv - gap) <= iv / 8;
-		}
-		if (close > most) {
-			most = close;
-			*phase = ph[i];
-		}
-	}
-	return n > 0;
-}
-
-/* Move t0 forward and t1 back, by less than the interval of id's source, to instants half an
- * interval from that source's timer beat. A step edge on a sample takes it or the one before
- * as timer jitter has it: steps of one interval would hold two samples or none, by turns. */
-void
-cmd_series_align(struct daemon *d, series_id id, uint64_t *t0, uint64_t *t1)
-{
-	const struct series_info *si = series_get(sampler_registry(d->sampler), id);
-	const struct source *src = sampler_source_at(d->sampler, si->source);
-	uint64_t iv = src != NULL ? src->interval_ms * 1000000ull : 0, phase = 0;
-
-	if (iv == 0 || !beat_phase(d, si->source, iv, *t1, &phase))
-		return;
-	phase = (phase + iv - iv / 2) % iv;
-	*t0 += (phase + iv - *t0 % iv) % iv;
-	*t1 -= (*t1 % iv + iv - phase) % iv;
 }
 
 /* Free a job (control's free_fn). */
@@ -367,7 +319,7 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 		stepns = 1;
 	n = query_match(d->query, glob, false, &d->ids, &d->ids_cap);
 	if (n > 0)
-		cmd_series_align(d, d->ids[0], &t0, &t1);
+		query_align(d->query, d->ids[0], &t0, &t1);
 
 	j = xcalloc(1, sizeof(*j));
 	j->d = d;

@@ -78,7 +78,7 @@ cmd_softirqs(struct cmd_ctx *ctx, json_object *args, json_object **result, struc
 {
 	json_object *o = json_object_new_object();
 
-	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, "softirqs", o, err) < 0 ||
+	if (cmd_span(ctx->d, args, CMD_DEFAULT_LAST_S, SAMPLER_SOFTIRQS, o, err) < 0 ||
 	    cmd_build_softirqs(ctx->d, args, o, err) < 0) {
 		json_object_put(o);
 		return -1;

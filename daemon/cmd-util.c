@@ -16,8 +16,7 @@
 void
 cmd_format_mono(struct daemon *d, uint64_t mono_ns, char *buf, size_t size)
 {
-	time_format_rfc3339((uint64_t)((int64_t)mono_ns + sampler_mono_to_real(d->sampler)), buf,
-	                    size);
+	sampler_format_mono(d->sampler, mono_ns, buf, size);
 }
 
 double
@@ -52,11 +51,11 @@ cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object *re
 }
 
 int
-cmd_span(struct daemon *d, json_object *args, double def_s, const char *src, json_object *result,
-         struct nm_error *err)
+cmd_span(struct daemon *d, json_object *args, double def_s, enum sampler_kind src,
+         json_object *result, struct nm_error *err)
 {
 	const char *win = json_get_string(args, "window", NULL);
-	const struct source *so = src != NULL ? sampler_source(d->sampler, src) : NULL;
+	const struct source *so = sampler_source_of(d->sampler, src);
 	uint64_t t0, t1;
 
 	if (win != NULL) {
@@ -79,19 +78,6 @@ cmd_span(struct daemon *d, json_object *args, double def_s, const char *src, jso
 		return 0;
 	}
 	return cmd_span_last(d, args, def_s, result, err);
-}
-
-const char *
-cmd_kind_name(int kind)
-{
-	switch (kind) {
-	case SERIES_COUNTER32:
-		return "counter32";
-	case SERIES_GAUGE:
-		return "gauge";
-	default:
-		return "counter";
-	}
 }
 
 bool

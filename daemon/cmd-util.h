@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sampler.h"
 #include "series.h"
 
 struct daemon;
@@ -22,9 +23,9 @@ int cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object
 /* The span of a query command: args.window (a window or test, open, kept or stored: its
  * edges) or else the last args.last seconds (default def_s) as the source named src samples
  * them (query_span_last_src: the delta of its series is between exactly the two samples
- * stated). Sets d->query and adds "span_s", "from", "to" and "window" or "source" to
- * result. 0 ok, -1 with err. */
-int cmd_span(struct daemon *d, json_object *args, double def_s, const char *src,
+ * stated; SAMPLER_NONE: every source's samples). Sets d->query and adds "span_s", "from", "to" and
+ * "window" or "source" to result. 0 ok, -1 with err. */
+int cmd_span(struct daemon *d, json_object *args, double def_s, enum sampler_kind src,
              json_object *result, struct nm_error *err);
 /* Add the span of d->query to result ("span_s", "from", "to"). */
 void cmd_span_json(struct daemon *d, json_object *result);
@@ -32,9 +33,6 @@ void cmd_span_json(struct daemon *d, json_object *result);
 void cmd_format_mono(struct daemon *d, uint64_t mono_ns, char *buf, size_t size);
 /* Wall-clock seconds since the epoch of a CLOCK_MONOTONIC time. */
 double cmd_epoch_s(struct daemon *d, uint64_t mono_ns);
-
-/* The kind of a series as a word: "counter", "counter32", "gauge". */
-const char *cmd_kind_name(int kind);
 
 /* Series ids whose names look like PREFIX<number>SUFFIX or PREFIX...: collect the distinct
  * middle parts, of live and dead series alike (callers check liveness). Used to discover CPUs

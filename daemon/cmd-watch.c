@@ -19,6 +19,7 @@ struct watch {
 	json_object *args; /* a reference to the request's args */
 	build_fn build;
 	const char *what;
+	enum sampler_kind src; /* the source whose samples the view's spans end on */
 	double interval_s;
 	uint64_t last_newest; /* the newest sample the last view showed */
 };
@@ -26,11 +27,12 @@ struct watch {
 static const struct {
 	const char *what;
 	build_fn build;
+	enum sampler_kind src;
 } views[] = {
-    {"queues", cmd_build_queues},
-    {"cpu", cmd_build_cpu},
-    {"softirqs", cmd_build_softirqs},
-    {"interrupts", cmd_build_interrupts},
+    {"queues", cmd_build_queues, SAMPLER_QUEUES},
+    {"cpu", cmd_build_cpu, SAMPLER_CPU},
+    {"softirqs", cmd_build_softirqs, SAMPLER_SOFTIRQS},
+    {"interrupts", cmd_build_interrupts, SAMPLER_INTERRUPTS},
 };
 
 /* One tick: the view over the last interval, sent as an event. */
@@ -58,7 +60,7 @@ watch_tick(struct client *c, int64_t id, void *arg)
 	json_add_string(data, "what", w->what);
 	/* Each view over the last interval as its own source samples it: its figures span
 	 * exactly the edges it states. */
-	so = sampler_source(w->d->sampler, w->what);
+	so = sampler_source_of(w->d->sampler, w->src);
 	if ((so != NULL ? query_span_last_src(w->d->query, w->interval_s, so->index, &err)
 	                : query_span_last(w->d->query, w->interval_s, &err)) < 0 ||
 	    w->build(w->d, w->args, view, &err) < 0) {
@@ -100,6 +102,7 @@ cmd_watch(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 		w->args = json_object_get(args);
 		w->build = views[i].build;
 		w->what = views[i].what;
+		w->src = views[i].src;
 		w->interval_s = (double)interval / 1000.0;
 		if (control_stream_add(ctx->client, ctx->id, (uint64_t)interval, watch_tick, w,
 		                       watch_free, err) < 0) {

@@ -81,6 +81,13 @@ devlist_open(struct devlist *dl, struct source *src, struct nm_error *err)
 	return 0;
 }
 
+/* The time a source asks at: its round's (source.round_ns), else its sample time. */
+static uint64_t
+asked_at(const struct source *src)
+{
+	return src->round_ns != 0 ? src->round_ns : src->sample_ns;
+}
+
 /* Whether something done at sample time then may stand for sample time now: both are
  * sampler times (0 is a read outside the sampler, always made afresh) less than
  * DEVLIST_FRESH_NS apart. */
@@ -269,7 +276,7 @@ int
 devlist_scan(struct devlist *dl, struct source *src, void (*fn)(const char *name, void *arg),
              void *arg, struct nm_error *err)
 {
-	if (!is_fresh(dl->listed_ns, src->sample_ns) && list_directory(dl, src->sample_ns, err) < 0)
+	if (!is_fresh(dl->listed_ns, asked_at(src)) && list_directory(dl, asked_at(src), err) < 0)
 		return -1;
 	for (size_t i = 0; i < dl->nnames; i++)
 		fn(dl->names[i], arg);
@@ -283,8 +290,8 @@ note_asked(struct devlist_entry *e, const struct source *src)
 {
 	uint64_t twice = 2 * src->interval_ms * 1000000ull;
 
-	if (src->sample_ns != 0)
-		e->asked_ns = src->sample_ns;
+	if (asked_at(src) != 0)
+		e->asked_ns = asked_at(src);
 	e->idle_ns = twice > DEVLIST_IDLE_NS ? twice : DEVLIST_IDLE_NS;
 }
 
@@ -348,7 +355,7 @@ read_entry(struct devlist *dl, struct source *src, struct devlist_entry *e, size
 		e->names_generation = e->ec.generation;
 	}
 	e->seq++;
-	e->read_ns = src->sample_ns;
+	e->read_ns = asked_at(src);
 	return 0;
 }
 
@@ -366,7 +373,7 @@ devlist_read_counters(struct devlist *dl, struct source *src, const char *name,
 		at = dl->nentries - 1;
 	}
 	note_asked(e, src);
-	if (!is_fresh(e->read_ns, src->sample_ns) && read_entry(dl, src, e, at, ds) < 0)
+	if (!is_fresh(e->read_ns, asked_at(src)) && read_entry(dl, src, e, at, ds) < 0)
 		return NULL;
 	ds->failing = false;
 	if (e->ec.n == 0 && !dl->fixture)

@@ -7,10 +7,12 @@
  * and hands it to both sources (source->devlist); a source built without a sampler (the unit
  * tests) makes a private one.
  *
- * A source's sample carries its time (source->sample_ns). A listing or a device's read made
- * less than DEVLIST_FRESH_NS before that time is handed out again instead of being made
- * again: two sources with the same interval fire in the same loop iteration, so the second
- * lists the directory and reads each device's counters for free. A time of 0 always reads.
+ * A source's sample carries the time of its round (source->round_ns, else its sample_ns):
+ * sources sampled back to back (two with the same interval fire in the same loop iteration)
+ * share one. A listing or a device's read made less than DEVLIST_FRESH_NS before that time
+ * is handed out again instead of being made again, so the second source lists the
+ * directory and reads (on a fixture: parses) each device's counters for free, however long
+ * the first one's sample took. A time of 0 always reads.
  *
  * The directory is kept open and read with getdents64 into a kept buffer; the names of the
  * last listing, the device entries and their counters are kept too, so a sample allocates
@@ -23,10 +25,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "ethtool.h"
 #include "source.h"
+#include "xmalloc.h"
 
 struct nm_error;
 
@@ -103,6 +108,36 @@ struct devlist_filter {
 	char **globs;
 	size_t n;
 };
+
+/* The record named nm in a source's own table of its devices, created (zeroed, its name set)
+ * when there is none: v[0..n) are pointers to records of any type with a member
+ * char name[DEVLIST_NAME_MAX], cap is v's capacity, hint where the search starts (requests
+ * follow directory order, which is stable between samples, so the next lookup starts past
+ * the last match). Sets *created; evaluates to the record. A macro so that each source
+ * keeps its own record type; v, n, cap and hint are lvalues it updates. */
+#define DEVLIST_FIND_DEV(v, n, cap, hint, nm, created)                                             \
+	__extension__({                                                                            \
+		__typeof__(*(v)) found_ = NULL;                                                    \
+		for (size_t k_ = 0; k_ < (n) && found_ == NULL; k_++) {                            \
+			size_t i_ = ((hint) + k_) % (n);                                           \
+			if (strcmp((v)[i_]->name, (nm)) == 0) {                                    \
+				found_ = (v)[i_];                                                  \
+				(hint) = i_ + 1;                                                   \
+			}                                                                          \
+		}                                                                                  \
+		*(created) = found_ == NULL;                                                       \
+		if (found_ == NULL) {                                                              \
+			if ((n) == (cap)) {                                                        \
+				(cap) = (cap) ? (cap)*2 : 16;                                      \
+				(v) = xreallocarray((v), (cap), sizeof(*(v)));                     \
+			}                                                                          \
+			found_ = xcalloc(1, sizeof(*found_));                                      \
+			snprintf(found_->name, sizeof(found_->name), "%s", (nm));                  \
+			(v)[(n)++] = found_;                                                       \
+			(hint) = (n);                                                              \
+		}                                                                                  \
+		found_;                                                                            \
+	})
 
 /* A new devlist, not yet open; the caller frees it with devlist_free. */
 struct devlist *devlist_new(void);

@@ -19,7 +19,9 @@
 
 #include "error.h"
 #include "ethtool.h"
+#include "irqtable.h"
 #include "profile.h"
+#include "sampler.h"
 #include "xmalloc.h"
 
 #define RTF_UP_FLAG 0x1
@@ -263,6 +265,27 @@ profile_host_open(struct profile_host *h, const char *root, struct nm_error *err
 	if (read_cpulist(h, "sys/devices/system/cpu/nohz_full", &set) == 0)
 		cpuset_or(&h->unhoused, &set);
 	snprintf(h->irq_reason, sizeof(h->irq_reason), "no IRQ table");
+	return 0;
+}
+
+/* Open the root with the sampler's IRQ table (or the reason there is none). */
+int
+profile_host_open_sampled(struct profile_host *h, const char *root, struct sampler *s,
+                          struct nm_error *err)
+{
+	const struct irq_table *t;
+	struct nm_error e;
+
+	if (profile_host_open(h, root, err) < 0)
+		return -1;
+	if ((t = sampler_irq_table(s, &e)) == NULL) {
+		snprintf(h->irq_reason, sizeof(h->irq_reason), "%.120s", e.message);
+		return 0;
+	}
+	h->irqs = t->v;
+	h->nirqs = t->n;
+	if (h->irqs == NULL)
+		snprintf(h->irq_reason, sizeof(h->irq_reason), "/proc/interrupts lists no IRQ");
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 
 struct nm_error;
 struct irq_info;
+struct sampler;
 
 #define PROFILE_NAME_MAX      64
 #define PROFILE_DEV_MAX       16 /* IFNAMSIZ */
@@ -189,6 +190,12 @@ struct profile_host {
 
 /* Open the root and read the CPUs (online, possible, isolated). 0 ok; -1 with err. */
 int profile_host_open(struct profile_host *h, const char *root, struct nm_error *err);
+/* profile_host_open with the IRQ table of the sampler (sampler_irq_table: the interrupts
+ * source's, or read on demand while it is disabled), or the reason there is none in
+ * irq_reason. The daemon's commands and the runner open their host this way. 0 ok; -1
+ * with err. */
+int profile_host_open_sampled(struct profile_host *h, const char *root, struct sampler *s,
+                              struct nm_error *err);
 void profile_host_close(struct profile_host *h);
 /* Check a device name as the kernel does (1-15 bytes, no '/', ':', whitespace, not "." or
  * ".."). 0 or -1 with err. */

@@ -7,7 +7,11 @@
 #include "query.h"
 #include "ring.h"
 #include "sampler.h"
+#include "series.h"
+#include "source.h"
 #include "xmalloc.h"
+
+#define ALIGN_RECORDS 8 /* samples looked at to find the beat of a source's timer */
 
 struct query {
 	struct sampler *s;
@@ -226,4 +230,51 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 		(*ids)[n++] = (series_id)id;
 	}
 	return n;
+}
+
+/* The phase (mod iv) of the timer that samples source src, from its last ALIGN_RECORDS
+ * samples at or before t: the phase most of them share within iv/8 (marks, now and window
+ * edges take samples off the beat). False when the source has no sample by t. */
+static bool
+beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_t *phase)
+{
+	struct ring_cursor *c = ring_cursor_new(sampler_ring(q->s));
+	uint64_t ph[ALIGN_RECORDS], r;
+	size_t n = 0, most = 0;
+
+	while (n < ALIGN_RECORDS && t > 0 && ring_cursor_seek(c, t) == 0 &&
+	       (r = ring_cursor_time(c, src)) != 0) {
+		ph[n++] = r % iv;
+		t = r - 1;
+	}
+	ring_cursor_free(c);
+	for (size_t i = 0; i < n; i++) {
+		size_t close = 0;
+		for (size_t j = 0; j < n; j++) {
+			uint64_t gap = ph[i] > ph[j] ? ph[i] - ph[j] : ph[j] - ph[i];
+			close += (gap < iv - gap ? gap : iv - gap) <= iv / 8;
+		}
+		if (close > most) {
+			most = close;
+			*phase = ph[i];
+		}
+	}
+	return n > 0;
+}
+
+/* Move t0 forward and t1 back, by less than the interval of id's source, to instants half an
+ * interval from that source's timer beat. A step edge on a sample takes it or the one before
+ * as timer jitter has it: steps of one interval would hold two samples or none, by turns. */
+void
+query_align(const struct query *q, series_id id, uint64_t *t0, uint64_t *t1)
+{
+	const struct series_info *si = series_get(sampler_registry(q->s), id);
+	const struct source *src = sampler_source_at(q->s, si->source);
+	uint64_t iv = src != NULL ? src->interval_ms * 1000000ull : 0, phase = 0;
+
+	if (iv == 0 || !beat_phase(q, si->source, iv, *t1, &phase))
+		return;
+	phase = (phase + iv - iv / 2) % iv;
+	*t0 += (phase + iv - *t0 % iv) % iv;
+	*t1 -= (*t1 % iv + iv - phase) % iv;
 }

@@ -49,4 +49,9 @@ double query_value_end(const struct query *q, series_id id);
 size_t query_match(const struct query *q, const char *glob, bool live_only, series_id **ids,
                    size_t *cap);
 
+/* Narrow [t0, t1] (by less than a sampling interval at each end) so that the edges of steps
+ * of whole intervals from t0 fall half an interval from the samples of id's source (series
+ * and trend lay their steps so). */
+void query_align(const struct query *q, series_id id, uint64_t *t0, uint64_t *t1);
+
 #endif

@@ -564,7 +564,7 @@ setsum_json(const struct setsum *s)
 static json_object *
 queues_json(struct report *r)
 {
-	struct source *qsrc = sampler_source(r->s, "queues");
+	struct source *qsrc = sampler_source_of(r->s, SAMPLER_QUEUES);
 	const struct report_opts *o = r->opts;
 	json_object *fig = json_object_new_object(), *devs = json_object_new_array();
 	json_object *sets = json_object_new_array();

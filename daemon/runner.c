@@ -14,8 +14,6 @@
 #include <unistd.h>
 
 #include "cgroup.h"
-#include "cmd-profile.h"
-#include "cmd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -28,6 +26,7 @@
 #include "runner.h"
 #include "child.h"
 #include "timeutil.h"
+#include "trend.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -40,6 +39,7 @@ struct runner {
 	struct daemon *d;
 	struct children *cs;
 	struct cgroup_tree *cg; /* NULL: no cgroup v2; process groups are killed instead */
+	struct query *q;        /* the runner's own: the busiest link, the trend of a test */
 	char no_cgroup_why[256];
 	unsigned resolving;  /* runner_resolve calls not yet done */
 	bool stopping;       /* runner_free has begun: nothing starts */
@@ -116,6 +116,7 @@ runner_init(struct daemon *d, struct nm_error *err)
 	r = xcalloc(1, sizeof(*r));
 	r->d = d;
 	r->cs = cs;
+	r->q = query_new(d->sampler);
 	r->cg =
 	    cgroup_open(d->base, d->config.state_dir, r->no_cgroup_why, sizeof(r->no_cgroup_why));
 	if (r->cg != NULL)
@@ -395,7 +396,7 @@ profile_put(struct runner *r, struct test *t, struct nm_error *err)
 	if (profile_load_vars(&p, d->config.profile_dir, t->spec.profile, t->spec.profile_vars,
 	                      path, sizeof(path), err) < 0)
 		return -1;
-	if (cmd_profile_host(d, &h, err) < 0) {
+	if (profile_host_open_sampled(&h, d->config.root, d->sampler, err) < 0) {
 		profile_free(&p);
 		return -1;
 	}
@@ -419,7 +420,7 @@ profile_put(struct runner *r, struct test *t, struct nm_error *err)
 		rc = 0;
 	}
 	if (pl.irq_written)
-		cmd_profile_refresh(d);
+		sampler_irq_refresh_affinity(d->sampler);
 	plan_free(&pl);
 out_host:
 	profile_host_close(&h);
@@ -444,14 +445,14 @@ profile_take_back(struct runner *r, struct test *t)
 	if (!t->profile_applied)
 		return;
 	t->profile_applied = false;
-	if (cmd_profile_host(r->d, &h, &err) < 0) {
+	if (profile_host_open_sampled(&h, r->d->config.root, r->d->sampler, &err) < 0) {
 		log_warnx("test %s: profile %s not reverted: %s", t->spec.name, t->spec.profile,
 		          err.message);
 		return;
 	}
 	res = profile_state_revert(r->d->config.state_dir, &h, &err);
 	profile_host_close(&h);
-	cmd_profile_refresh(r->d);
+	sampler_irq_refresh_affinity(r->d->sampler);
 	if (res == NULL)
 		log_warnx("test %s: profile %s not reverted: %s", t->spec.name, t->spec.profile,
 		          err.message);
@@ -598,7 +599,7 @@ first_failure(struct test *t)
 static void
 busiest_link(struct runner *r, uint64_t t0, uint64_t t1, char *buf, size_t size)
 {
-	struct query *q = r->d->query;
+	struct query *q = r->q;
 	struct nm_error err;
 	series_id *ids = NULL;
 	uint64_t best = 0;
@@ -621,7 +622,7 @@ busiest_link(struct runner *r, uint64_t t0, uint64_t t1, char *buf, size_t size)
 
 /* The trend of the test's rate over its window (its end edge taken: the span the window
  * keeps), added to extra as "trend" when the rate was not steady (or always, when the test
- * named its series or the analysis' parameters). cmd_trend_window is what `trend --window`
+ * named its series or the analysis' parameters). trend_window is what `trend --window`
  * runs too, and it takes these parameters from the stored trend: one verdict. */
 static void
 trend_of(struct runner *r, struct test *t, json_object *extra)
@@ -646,7 +647,7 @@ trend_of(struct runner *r, struct test *t, json_object *extra)
 		    json_object_object_add(args, k, json_object_get(v));
 	}
 	o = json_object_new_object();
-	if (cmd_trend_window(r->d, t->spec.name, args, o, &err) < 0) {
+	if (trend_window(r->d, r->q, t->spec.name, args, o, &err) < 0) {
 		log_debug("test %s: no trend of %s: %s", t->spec.name, metric, err.message);
 		json_object_put(o);
 	} else {
@@ -949,7 +950,6 @@ static int
 name_check(struct runner *r, const char *name, struct nm_error *err)
 {
 	struct test *old = runner_find(r, name);
-	json_object *w;
 
 	if (results_name_check(name, err) < 0)
 		return -1;
@@ -960,10 +960,8 @@ name_check(struct runner *r, const char *name, struct nm_error *err)
 		                    "a result named %s exists (result delete %s removes it, or "
 		                    "choose another --name)",
 		                    name, name);
-	if ((w = window_report(r->d->windows, name, NULL, NULL)) != NULL) {
-		json_object_put(w);
+	if (window_exists(r->d->windows, name))
 		return nm_error_set(err, NM_ERR_EXISTS, "a window named %s exists", name);
-	}
 	return 0;
 }
 
@@ -1356,5 +1354,6 @@ runner_free(struct runner *r)
 		test_free(r->tests[i]);
 	free(r->tests);
 	cgroup_close(r->cg);
+	query_free(r->q);
 	free(r);
 }

@@ -20,11 +20,19 @@
 #include "xmalloc.h"
 
 static const struct source_ops *const all_sources[] = {
-    &source_interrupts_ops, &source_softirqs_ops, &source_cpu_ops,     &source_snmp_ops,
-    &source_link_ops,       &source_queues_ops,   &source_ethtool_ops, &source_softnet_ops,
-    &source_lnstat_ops,     &source_sysctl_ops,
+    [SAMPLER_INTERRUPTS] = &source_interrupts_ops,
+    [SAMPLER_SOFTIRQS] = &source_softirqs_ops,
+    [SAMPLER_CPU] = &source_cpu_ops,
+    [SAMPLER_SNMP] = &source_snmp_ops,
+    [SAMPLER_LINK] = &source_link_ops,
+    [SAMPLER_QUEUES] = &source_queues_ops,
+    [SAMPLER_ETHTOOL] = &source_ethtool_ops,
+    [SAMPLER_SOFTNET] = &source_softnet_ops,
+    [SAMPLER_LNSTAT] = &source_lnstat_ops,
+    [SAMPLER_SYSCTL] = &source_sysctl_ops,
 };
 #define NSOURCES (sizeof(all_sources) / sizeof(all_sources[0]))
+_Static_assert(NSOURCES == SAMPLER_NSOURCES, "a source in all_sources without its kind");
 
 /* The table index of the source named name, or NSOURCES. */
 static unsigned
@@ -117,7 +125,13 @@ struct sampler {
 	struct config *cfg; /* a copy of the configuration the sources were built from */
 	uint64_t (*clock)(void *arg);
 	void *clock_arg;
+	/* The round under way (source.round_ns) and when its last sample ended. */
+	uint64_t round_ns, round_end_ns;
 };
+
+/* A sample that starts within this of the end of the one before joins its round: timers
+ * that fire in one loop iteration, and sampler_sample_all, sample back to back. */
+#define ROUND_GAP_NS 2000000ull
 
 /* The default clock. */
 static uint64_t
@@ -287,9 +301,16 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	c0 = ready && *cpu != 0 ? *cpu : cost_clock_ns();
 	t = s->clock(s->clock_arg);
 	src->sample_ns = t;
+	/* Back to back with the sample before: the same round, unless this source had its
+	 * turn in it already. */
+	if (s->round_ns == 0 || t < s->round_end_ns || t - s->round_end_ns > ROUND_GAP_NS ||
+	    src->round_ns == s->round_ns)
+		s->round_ns = t;
+	src->round_ns = s->round_ns;
 	ring_begin(s->ring, i, t, s->reg.n);
 	r = src->ops->sample(src, &sink, &err);
 	ring_end(s->ring);
+	s->round_end_ns = s->clock(s->clock_arg);
 	c1 = cost_clock_ns();
 	src->last_cost_ns = c1 - c0;
 	src->last_sample_mono_ns = t;
@@ -552,6 +573,12 @@ sampler_source(struct sampler *s, const char *name)
 	return NULL;
 }
 
+struct source *
+sampler_source_of(struct sampler *s, enum sampler_kind kind)
+{
+	return kind < NSOURCES ? &s->sources[kind] : NULL;
+}
+
 /* The interrupts source's table when it has one, else one read now. */
 const struct irq_table *
 sampler_irq_table(struct sampler *s, struct nm_error *err)
@@ -608,6 +635,12 @@ int64_t
 sampler_mono_to_real(const struct sampler *s)
 {
 	return s->mono_to_real;
+}
+
+void
+sampler_format_mono(const struct sampler *s, uint64_t mono_ns, char *buf, size_t size)
+{
+	time_format_rfc3339((uint64_t)((int64_t)mono_ns + s->mono_to_real), buf, size);
 }
 
 json_object *

@@ -13,6 +13,22 @@
 #include "series.h"
 #include "source.h"
 
+/* The sources the sampler runs, by their place in its table (sampler.c's all_sources). */
+enum sampler_kind {
+	SAMPLER_INTERRUPTS,
+	SAMPLER_SOFTIRQS,
+	SAMPLER_CPU,
+	SAMPLER_SNMP,
+	SAMPLER_LINK,
+	SAMPLER_QUEUES,
+	SAMPLER_ETHTOOL,
+	SAMPLER_SOFTNET,
+	SAMPLER_LNSTAT,
+	SAMPLER_SYSCTL,
+	SAMPLER_NSOURCES,
+	SAMPLER_NONE = SAMPLER_NSOURCES, /* no source: a span over every source's samples */
+};
+
 struct daemon;
 struct config;
 struct event_base;
@@ -42,8 +58,11 @@ uint64_t sampler_sample_all(struct sampler *s);
 
 struct series_registry *sampler_registry(struct sampler *s);
 struct ring *sampler_ring(struct sampler *s);
-/* The source by name, or NULL. */
+/* The source by name ([source.NAME]), or NULL: for what takes names from outside. */
 struct source *sampler_source(struct sampler *s, const char *name);
+/* The source of a kind (its place in the sampler's table), or NULL when kind is none: how
+ * the views, reports and queries reach a source, so that no name is looked up. */
+struct source *sampler_source_of(struct sampler *s, enum sampler_kind kind);
 /* The IRQ table (irqtable.h): the interrupts source's as of its last sample when that source
  * is enabled and has one; otherwise read now from /proc/interrupts and /proc/irq (no series:
  * profiles and the queue joins work with that source disabled, at the cost of a read per
@@ -59,6 +78,8 @@ struct source *sampler_source_at(struct sampler *s, size_t i);
 uint64_t sampler_raw(const struct sampler *s, series_id id);
 /* Offset to turn CLOCK_MONOTONIC ns into wall-clock ns. */
 int64_t sampler_mono_to_real(const struct sampler *s);
+/* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */
+void sampler_format_mono(const struct sampler *s, uint64_t mono_ns, char *buf, size_t size);
 
 /* status: sources and ring (new reference). */
 json_object *sampler_status_json(struct sampler *s);

@@ -127,3 +127,16 @@ series_find(const struct series_registry *reg, const char *name)
 
 	return reg->hash[slot] ? reg->hash[slot] - 1 : SERIES_NONE;
 }
+
+const char *
+series_kind_name(enum series_kind kind)
+{
+	switch (kind) {
+	case SERIES_COUNTER32:
+		return "counter32";
+	case SERIES_GAUGE:
+		return "gauge";
+	default:
+		return "counter";
+	}
+}

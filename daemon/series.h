@@ -42,6 +42,8 @@ series_id series_intern(struct series_registry *reg, const char *name, size_t le
 series_id series_internf(struct series_registry *reg, enum series_kind kind, uint8_t source,
                          const char *unit, double scale, const char *fmt, ...)
     __attribute__((format(printf, 6, 7)));
+/* The kind of a series as a word: "counter", "counter32", "gauge". */
+const char *series_kind_name(enum series_kind kind);
 /* Look a name up; SERIES_NONE when unknown. */
 series_id series_find(const struct series_registry *reg, const char *name);
 static inline const struct series_info *

@@ -155,26 +155,9 @@ drop_dev(struct eth_state *st, struct eth_dev *d)
 static struct eth_dev *
 find_dev(struct eth_state *st, const char *name)
 {
-	struct eth_dev *d;
-	size_t i;
+	bool created;
 
-	/* Directory order is stable between samples: look where the last one matched. */
-	for (size_t k = 0; k < st->ndevs; k++) {
-		i = (st->hint + k) % st->ndevs;
-		if (strcmp(st->devs[i]->name, name) == 0) {
-			st->hint = i + 1;
-			return st->devs[i];
-		}
-	}
-	if (st->ndevs == st->capdevs) {
-		st->capdevs = st->capdevs ? st->capdevs * 2 : 16;
-		st->devs = xreallocarray(st->devs, st->capdevs, sizeof(*st->devs));
-	}
-	d = xcalloc(1, sizeof(*d));
-	snprintf(d->name, sizeof(d->name), "%s", name);
-	st->devs[st->ndevs++] = d;
-	st->hint = st->ndevs;
-	return d;
+	return DEVLIST_FIND_DEV(st->devs, st->ndevs, st->capdevs, st->hint, name, &created);
 }
 
 /* devlist_scan callback: mark a listed device that passes the filter. */

@@ -275,31 +275,18 @@ drop_dev(struct queues_state *st, struct qdev *d)
 static struct qdev *
 find_dev(struct queues_state *st, const char *name)
 {
-	struct qdev *d;
-	size_t i;
-	bool loopback = false;
+	bool created, loopback = false;
+	struct qdev *d =
+	    DEVLIST_FIND_DEV(st->devs, st->ndevs, st->capdevs, st->hint, name, &created);
 
-	for (size_t k = 0; k < st->ndevs; k++) {
-		i = (st->hint + k) % st->ndevs;
-		if (strcmp(st->devs[i]->name, name) == 0) {
-			st->hint = i + 1;
-			return st->devs[i];
-		}
-	}
-	if (st->ndevs == st->capdevs) {
-		st->capdevs = st->capdevs ? st->capdevs * 2 : 16;
-		st->devs = xreallocarray(st->devs, st->capdevs, sizeof(*st->devs));
-	}
-	d = xcalloc(1, sizeof(*d));
-	snprintf(d->name, sizeof(d->name), "%s", name);
+	if (!created)
+		return d;
 	if (st->fd >= 0 && ethtool_ifindex(st->fd, name, &d->ifindex, &loopback) < 0)
 		d->ifindex = 0;
 	if (st->fd >= 0 && ethtool_driver(st->fd, name, d->driver, sizeof(d->driver)) < 0)
 		d->driver[0] = '\0';
 	d->ds.nostats = loopback;
 	st->nignored = 0; /* an index ignored so far may be this device's */
-	st->devs[st->ndevs++] = d;
-	st->hint = st->ndevs;
 	return d;
 }
 

@@ -96,6 +96,11 @@ struct source {
 	 * that share a reading (devlist.h) reuse one made a moment before. 0 (a test harness):
 	 * always read afresh. */
 	uint64_t sample_ns;
+	/* Sampler clock time of the round this sample belongs to: the sample time of the first
+	 * of the sources sampled back to back with it (the timers of one loop iteration, or
+	 * sampler_sample_all), each source once per round. A shared reading (devlist.h) stays
+	 * current for the round however long the sources before took. 0: use sample_ns. */
+	uint64_t round_ns;
 	size_t nseries; /* live series, kept by the sampler */
 };
 

@@ -1,11 +1,24 @@
 /* trend.c: plateau, onset of decay, decayed level and recovery of a rate over time; the
- * counters that moved most at the onset. */
+ * counters that moved most at the onset; and the trend of one series over a span or a
+ * window, read from the ring through a query the caller owns (trend_build, trend_window:
+ * the trend command and the runner's report call these; nothing here calls up into the
+ * commands). */
+#include <fnmatch.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "query.h"
+#include "results.h"
+#include "ring.h"
+#include "sampler.h"
+#include "source.h"
 #include "trend.h"
+#include "window.h"
 #include "xmalloc.h"
 
 /* Slack for comparing sums of steps with a duration: 0.9 s + 0.1 s is not always 1.0. */
@@ -240,4 +253,453 @@ trend_rank_movers(struct trend_mover *m, size_t n, double min_rate)
 	}
 	qsort(m, kept, sizeof(*m), mover_cmp);
 	return kept;
+}
+
+/* ---- the trend of a series in the ring ---- */
+
+#define TREND_MAX_POINTS     100000
+#define TREND_MAX_CANDIDATES 100000 /* counters ranked as movers */
+#define TREND_MAX_GLOBS      32     /* movers_glob items: each one scans every name */
+#define TREND_MOVERS         10
+/* A mover needs this many events per window of sustain seconds: fewer say nothing. */
+#define TREND_MOVER_MIN_EVENTS 10.0
+
+/* What the movers are chosen from by default: the tables where forwarding trouble shows. */
+static const char *const default_movers[] = {"lnstat.*", "softnet.*", "snmp.*", "link.*"};
+/* Per-CPU rows of the lnstat tables repeat their sums: left out of the default set. */
+#define LNSTAT_PER_CPU "lnstat.*.cpu[0-9]*"
+
+/* The grid of a trend: npoints steps of stepns from g0 (CLOCK_MONOTONIC ns). */
+struct grid {
+	uint64_t g0, stepns;
+	size_t npoints;
+};
+
+/* CLOCK_MONOTONIC ns of a time of the analysis, t seconds from g0 (the first point's
+ * interval may seem to start before g0 when the step after it held no sample). */
+static uint64_t
+grid_time(const struct grid *g, double t)
+{
+	return g->g0 + (t > 0 ? (uint64_t)(t * 1e9 + 0.5) : 0);
+}
+
+/* The one series args.metric names (a name or a glob matching one). */
+static int
+resolve_metric(struct daemon *d, struct query *q, const char *metric, series_id *id,
+               struct nm_error *err)
+{
+	const struct series_registry *reg = sampler_registry(d->sampler);
+	series_id *ids = NULL;
+	size_t cap = 0, n = query_match(q, metric, false, &ids, &cap);
+	int rc = 0;
+
+	if (n == 0)
+		rc = nm_error_set(err, NM_ERR_NOT_FOUND,
+		                  "no series named %s (netmetricsctl metrics lists them)", metric);
+	else if (n > 1)
+		rc = nm_error_set(err, NM_ERR_BAD_ARGS,
+		                  "argument \"metric\": %s matches %zu series (%s, %s%s); name one",
+		                  metric, n, series_get(reg, ids[0])->name,
+		                  series_get(reg, ids[1])->name, n > 2 ? ", ..." : "");
+	else
+		*id = ids[0];
+	free(ids);
+	return rc;
+}
+
+/* Lay a grid of step seconds over [t0, t1], its edges half an interval from the samples of
+ * the series (query_align). */
+static int
+grid_make(struct query *q, series_id id, double step, uint64_t t0, uint64_t t1, struct grid *g,
+          struct nm_error *err)
+{
+	query_align(q, id, &t0, &t1);
+	g->stepns = (uint64_t)(step * 1e9);
+	g->g0 = t0;
+	g->npoints = 0;
+	if (t1 <= t0)
+		return 0;
+	if ((t1 - t0) / g->stepns > TREND_MAX_POINTS)
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "argument \"step\": %llu points; at most %d (use a larger step)",
+		    (unsigned long long)((t1 - t0) / g->stepns), TREND_MAX_POINTS);
+	g->npoints = (size_t)((t1 - t0) / g->stepns);
+	return 0;
+}
+
+/* The points of the series on the grid: per-second rates of a counter, levels of a gauge,
+ * t in seconds from g->g0. Steps without a new record of the source are left out. Returns
+ * the count (pts has g->npoints), or -1 with err. */
+static ssize_t
+read_points(struct daemon *d, struct query *q, series_id id, const struct grid *g,
+            struct trend_point *pts, struct nm_error *err)
+{
+	const struct series_info *si = series_get(sampler_registry(d->sampler), id);
+	size_t n = 0;
+
+	for (size_t k = 0; k < g->npoints; k++) {
+		uint64_t a = g->g0 + k * g->stepns, b = a + g->stepns;
+
+		if (query_span(q, a, b, err) < 0)
+			return -1;
+		if (query_seconds(q, si->source) <= 0)
+			continue;
+		pts[n].t = (double)(b - g->g0) / 1e9;
+		pts[n].v = si->kind == SERIES_GAUGE ? query_value_end(q, id) : query_rate(q, id);
+		n++;
+	}
+	return (ssize_t)n;
+}
+
+static int
+id_cmp(const void *a, const void *b)
+{
+	series_id x = *(const series_id *)a, y = *(const series_id *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The counters to rank as movers: those matching args.movers_glob (or the default set),
+ * without gauges and the metric itself, each once. Returns the count; *ids is new. */
+static size_t
+mover_candidates(struct daemon *d, struct query *q, json_object *args, series_id metric,
+                 series_id **ids)
+{
+	const struct series_registry *reg = sampler_registry(d->sampler);
+	json_object *globs = NULL;
+	size_t nglobs, n = 0, cap = 0, mcap = 0;
+	series_id *matched = NULL;
+	bool own = json_object_object_get_ex(args, "movers_glob", &globs);
+
+	nglobs = own ? json_object_array_length(globs)
+	             : sizeof(default_movers) / sizeof(default_movers[0]);
+	*ids = NULL;
+	for (size_t g = 0; g < nglobs; g++) {
+		const char *glob = own ? json_object_get_string(json_object_array_get_idx(globs, g))
+		                       : default_movers[g];
+		size_t m = query_match(q, glob, false, &matched, &mcap);
+
+		for (size_t i = 0; i < m && n < TREND_MAX_CANDIDATES; i++) {
+			const struct series_info *si = series_get(reg, matched[i]);
+			if (matched[i] == metric || si->kind == SERIES_GAUGE)
+				continue;
+			if (!own && fnmatch(LNSTAT_PER_CPU, si->name, 0) == 0)
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 256;
+				*ids = xreallocarray(*ids, cap, sizeof(**ids));
+			}
+			(*ids)[n++] = matched[i];
+		}
+	}
+	free(matched);
+	if (n == 0)
+		return 0;
+	/* Globs may overlap: keep each id once. */
+	qsort(*ids, n, sizeof(**ids), id_cmp);
+	size_t kept = 1;
+	for (size_t i = 1; i < n; i++)
+		if ((*ids)[i] != (*ids)[kept - 1])
+			(*ids)[kept++] = (*ids)[i];
+	return kept;
+}
+
+/* The spans movers compare, w ns before and after the onset on: the step before the onset
+ * and the onset's own step are left out, as the rate changed somewhere in them and they mix
+ * both levels (when the grid leaves room). span[0..1] is before, span[2..3] after. */
+static void
+mover_spans(const struct grid *g, uint64_t on, uint64_t wns, uint64_t span[4])
+{
+	uint64_t end = g->g0 + g->npoints * g->stepns;
+
+	span[1] = on - g->g0 > g->stepns ? on - g->stepns : on;
+	span[0] = span[1] - g->g0 > wns ? span[1] - wns : g->g0;
+	span[2] = end - on > g->stepns ? on + g->stepns : on;
+	span[3] = end - span[2] > wns ? span[2] + wns : end;
+}
+
+/* [from, to] of a span as RFC 3339. */
+static json_object *
+span_json(struct daemon *d, uint64_t a, uint64_t b)
+{
+	json_object *arr = json_object_new_array();
+	char buf[40];
+
+	sampler_format_mono(d->sampler, a, buf, sizeof(buf));
+	json_object_array_add(arr, json_object_new_string(buf));
+	sampler_format_mono(d->sampler, b, buf, sizeof(buf));
+	json_object_array_add(arr, json_object_new_string(buf));
+	return arr;
+}
+
+/* The counters that moved most from the w seconds before the onset to the w seconds after
+ * (w = sustain, at least a step; see mover_spans): o.movers and the spans compared. */
+static int
+add_movers(struct daemon *d, struct query *q, json_object *args, series_id metric,
+           const struct grid *g, double onset_s, double w, json_object *o, struct nm_error *err)
+{
+	const struct series_registry *reg = sampler_registry(d->sampler);
+	uint64_t on = grid_time(g, onset_s), span[4];
+	size_t want = (size_t)json_get_int(args, "movers", TREND_MOVERS), n, kept;
+	json_object *arr = json_object_new_array();
+	struct trend_mover *m;
+	series_id *ids;
+
+	mover_spans(g, on, (uint64_t)(w * 1e9), span);
+	json_object_object_add(o, "movers", arr);
+	json_add_double(o, "movers_span_s", w);
+	json_object_object_add(o, "movers_before", span_json(d, span[0], span[1]));
+	json_object_object_add(o, "movers_after", span_json(d, span[2], span[3]));
+	/* A decay from the first step has no before to compare with. */
+	if (want == 0 || span[1] <= span[0] || span[3] <= span[2])
+		return 0;
+	n = mover_candidates(d, q, args, metric, &ids);
+	json_add_uint(o, "candidates", n);
+	m = xcalloc(n ? n : 1, sizeof(*m));
+	if (query_span(q, span[0], span[1], err) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		m[i].name = series_get(reg, ids[i])->name;
+		m[i].tag = ids[i];
+		m[i].before = query_rate(q, ids[i]);
+	}
+	if (query_span(q, span[2], span[3], err) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		m[i].after = query_rate(q, ids[i]);
+	kept = trend_rank_movers(m, n, TREND_MOVER_MIN_EVENTS / w);
+	for (size_t i = 0; i < kept && i < want; i++) {
+		json_object *e = json_object_new_object();
+		json_add_string(e, "series", m[i].name);
+		json_add_double(e, "before_rate", m[i].before);
+		json_add_double(e, "after_rate", m[i].after);
+		json_add_double(e, "change", m[i].change);
+		json_add_string(e, "unit", series_get(reg, (series_id)m[i].tag)->unit);
+		json_object_array_add(arr, e);
+	}
+	free(m);
+	free(ids);
+	return 0;
+fail:
+	free(m);
+	free(ids);
+	return -1;
+}
+
+/* {"time": RFC 3339, "level": L, "fraction": L / plateau} of a point of the analysis. */
+static json_object *
+event_json(struct daemon *d, const struct grid *g, double t, double level, double plateau)
+{
+	json_object *e = json_object_new_object();
+	char buf[40];
+
+	sampler_format_mono(d->sampler, grid_time(g, t), buf, sizeof(buf));
+	json_add_string(e, "time", buf);
+	json_add_double(e, "level", level);
+	json_add_double(e, "fraction", plateau > 0 ? level / plateau : 0);
+	return e;
+}
+
+/* Add a time of the analysis (seconds from g0) to o as RFC 3339. */
+static void
+add_time(struct daemon *d, const struct grid *g, json_object *o, const char *key, double t)
+{
+	char buf[40];
+
+	sampler_format_mono(d->sampler, grid_time(g, t), buf, sizeof(buf));
+	json_add_string(o, key, buf);
+}
+
+/* The analysis into o: verdict, plateau, onset, decayed, recovery, decays. */
+static void
+add_analysis(struct daemon *d, const struct grid *g, const struct trend_result *r, json_object *o)
+{
+	json_object *pl = NULL, *on = NULL, *dec = NULL, *rec = NULL;
+
+	json_add_string(o, "verdict", trend_verdict_name(r->verdict));
+	if (r->verdict != TREND_IDLE && r->verdict != TREND_TOO_SHORT) {
+		pl = json_object_new_object();
+		add_time(d, g, pl, "start", r->plateau_start);
+		add_time(d, g, pl, "end", r->plateau_end);
+		json_add_double(pl, "level", r->plateau);
+	}
+	if (r->has_onset) {
+		on = event_json(d, g, r->onset, r->onset_level, r->plateau);
+		dec = json_object_new_object();
+		json_add_double(dec, "level", r->decayed);
+		json_add_double(dec, "fraction", r->plateau > 0 ? r->decayed / r->plateau : 0);
+		add_time(d, g, dec, "start", r->decayed_start);
+		add_time(d, g, dec, "end", r->decayed_end);
+	}
+	if (r->has_recovery)
+		rec = event_json(d, g, r->recovery, r->recovery_level, r->plateau);
+	json_object_object_add(o, "plateau", pl);
+	json_object_object_add(o, "onset", on);
+	json_object_object_add(o, "decayed", dec);
+	json_object_object_add(o, "recovery", rec);
+	json_add_uint(o, "decays", r->decays);
+}
+
+/* The parameters of the analysis from args, checked. */
+static int
+params_from_args(json_object *args, struct trend_params *p, struct nm_error *err)
+{
+	json_object *globs;
+
+	trend_params_default(p);
+	p->threshold = json_get_double(args, "threshold", p->threshold);
+	p->recover = json_get_double(args, "recover", p->recover);
+	p->sustain_s = json_get_double(args, "sustain", p->sustain_s);
+	p->plateau_s = json_get_double(args, "plateau", p->plateau_s);
+	if (p->recover < p->threshold)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "argument \"recover\": %g is below the threshold %g",
+		                    p->recover, p->threshold);
+	if (json_object_object_get_ex(args, "movers_glob", &globs) &&
+	    json_object_array_length(globs) > TREND_MAX_GLOBS)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "argument \"movers_glob\": at most %d",
+		                    TREND_MAX_GLOBS);
+	return 0;
+}
+
+/* Clamp [*t0, *t1] to the ring; not_found when nothing of it is left. */
+static int
+clamp_span(struct daemon *d, uint64_t *t0, uint64_t *t1, bool *clipped, struct nm_error *err)
+{
+	struct ring_stats st;
+	char a[40], b[40];
+
+	ring_get_stats(sampler_ring(d->sampler), &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	*clipped = *t0 < st.oldest_ns;
+	if (*t0 < st.oldest_ns)
+		*t0 = st.oldest_ns;
+	if (*t1 > st.newest_ns)
+		*t1 = st.newest_ns;
+	if (*t1 <= *t0) {
+		sampler_format_mono(d->sampler, st.oldest_ns, a, sizeof(a));
+		sampler_format_mono(d->sampler, st.newest_ns, b, sizeof(b));
+		return nm_error_set(err, NM_ERR_NOT_FOUND,
+		                    "the span holds no samples: the ring keeps %s to %s", a, b);
+	}
+	return 0;
+}
+
+int
+trend_build(struct daemon *d, struct query *q, json_object *args, uint64_t t0, uint64_t t1,
+            json_object *o, struct nm_error *err)
+{
+	const char *metric = json_get_string(args, "metric", "");
+	const struct series_info *si;
+	struct trend_params p;
+	struct trend_result r;
+	struct trend_point *pts;
+	struct source *src;
+	struct grid g;
+	series_id id = SERIES_NONE;
+	double step, interval;
+	ssize_t n;
+	bool clipped = false;
+	char buf[40];
+
+	if (params_from_args(args, &p, err) < 0 || resolve_metric(d, q, metric, &id, err) < 0 ||
+	    clamp_span(d, &t0, &t1, &clipped, err) < 0)
+		return -1;
+	si = series_get(sampler_registry(d->sampler), id);
+	src = sampler_source_at(d->sampler, si->source);
+	interval = src != NULL && src->interval_ms > 0 ? (double)src->interval_ms / 1000 : 1;
+	/* Whole intervals: a step of 1.5 would hold one sample, or two, by turns (and a step
+	 * shorter than the interval none, or one). */
+	step = fmax(round(json_get_double(args, "step", interval) / interval), 1) * interval;
+	if (grid_make(q, id, step, t0, t1, &g, err) < 0)
+		return -1;
+	pts = xcalloc(g.npoints ? g.npoints : 1, sizeof(*pts));
+	if ((n = read_points(d, q, id, &g, pts, err)) < 0) {
+		free(pts);
+		return -1;
+	}
+	trend_analyse(pts, (size_t)n, &p, &r);
+	free(pts);
+
+	json_add_string(o, "metric", si->name);
+	json_add_string(o, "unit", si->unit);
+	json_add_string(o, "kind", series_kind_name(si->kind));
+	json_add_string(o, "values", si->kind == SERIES_GAUGE ? "level" : "rate");
+	sampler_format_mono(d->sampler, g.g0, buf, sizeof(buf));
+	json_add_string(o, "from", buf);
+	sampler_format_mono(d->sampler, g.g0 + g.npoints * g.stepns, buf, sizeof(buf));
+	json_add_string(o, "to", buf);
+	json_add_bool(o, "clipped", clipped);
+	json_add_double(o, "step", step);
+	json_add_uint(o, "points", (uint64_t)n);
+	json_add_double(o, "threshold", p.threshold);
+	json_add_double(o, "recover", p.recover);
+	json_add_double(o, "sustain_s", p.sustain_s);
+	json_add_double(o, "plateau_s", p.plateau_s);
+	add_analysis(d, &g, &r, o);
+	if (!r.has_onset) {
+		json_object_object_add(o, "movers", json_object_new_array());
+		return 0;
+	}
+	return add_movers(d, q, args, id, &g, r.onset, fmax(p.sustain_s, step), o, err);
+}
+
+/* The parameters of the analysis (argument, member of a trend reply): those that decide
+ * the verdict. */
+static const char *const window_params[][2] = {{"threshold", "threshold"},
+                                               {"recover", "recover"},
+                                               {"sustain", "sustain_s"},
+                                               {"plateau", "plateau_s"},
+                                               {"step", "step"}};
+
+/* args with the parameters it leaves out taken from the trend stored with window name's
+ * result, when that trend analysed the series args.metric names. Returns a new object;
+ * *from_result says whether any parameter came from there. */
+static json_object *
+window_args(struct daemon *d, struct query *q, const char *name, json_object *args,
+            bool *from_result)
+{
+	json_object *out = json_object_new_object(), *stored, *trend = NULL, *v;
+	const struct series_registry *reg = sampler_registry(d->sampler);
+	series_id id = SERIES_NONE;
+	struct nm_error e;
+
+	*from_result = false;
+	json_object_object_foreach(args, k, val)
+	    json_object_object_add(out, k, json_object_get(val));
+	if (d->results == NULL || (stored = results_get(d->results, name, &e)) == NULL)
+		return out;
+	if (json_object_object_get_ex(stored, "trend", &trend) &&
+	    resolve_metric(d, q, json_get_string(args, "metric", ""), &id, &e) == 0 &&
+	    strcmp(json_get_string(trend, "metric", ""), series_get(reg, id)->name) == 0) {
+		for (size_t i = 0; i < sizeof(window_params) / sizeof(window_params[0]); i++) {
+			if (json_object_object_get_ex(args, window_params[i][0], NULL) ||
+			    !json_object_object_get_ex(trend, window_params[i][1], &v) || v == NULL)
+				continue;
+			json_object_object_add(out, window_params[i][0], json_object_get(v));
+			*from_result = true;
+		}
+	}
+	json_object_put(stored);
+	return out;
+}
+
+int
+trend_window(struct daemon *d, struct query *q, const char *name, json_object *args, json_object *o,
+             struct nm_error *err)
+{
+	json_object *eff;
+	uint64_t t0, t1;
+	bool from_result;
+	int rc;
+
+	if (window_span(d->windows, name, &t0, &t1, err) < 0)
+		return -1;
+	eff = window_args(d, q, name, args, &from_result);
+	json_add_string(o, "params_from", from_result ? "result" : "request");
+	rc = trend_build(d, q, eff, t0, t1, o, err);
+	json_object_put(eff);
+	return rc;
 }

@@ -1,13 +1,19 @@
 /* trend.h: the shape of a rate over time: its initial plateau, the onset of a decay (the rate
  * below a fraction of the plateau for a sustained time), the decayed level and any recovery;
- * and the counters that moved most at the onset. Pure functions over arrays, no daemon
- * state: a unit test links this file alone. cmd-trend.c reads the points from the ring
- * (cmd_build_trend in cmd.h takes a series name and a span). */
+ * and the counters that moved most at the onset. trend_analyse and trend_rank_movers are
+ * pure functions over arrays; trend_build and trend_window read the points from the ring
+ * through a query the caller passes (the trend command's, the runner's). */
 #ifndef NM_TREND_H
 #define NM_TREND_H
 
 #include <stdbool.h>
+#include <json-c/json.h>
 #include <stddef.h>
+#include <stdint.h>
+
+struct daemon;
+struct nm_error;
+struct query;
 
 /* One point: the rate over the interval that ends at t. Points are in increasing t; the
  * interval of point i starts at point i-1's t (the first one's is as long as the second's).
@@ -84,5 +90,18 @@ struct trend_mover {
  * m[0..n) in place, largest |change| first (ties: larger absolute move, then name), and
  * returns how many are kept at the front. min_rate > 0. */
 size_t trend_rank_movers(struct trend_mover *m, size_t n, double min_rate);
+
+/* trend of args.metric over [t0_ns, t1_ns] (CLOCK_MONOTONIC; clamped to the ring) with the
+ * options of the trend command in args (threshold, sustain, movers...): fills o as the
+ * command does. q is the caller's; its span is moved. 0, or -1 with err. */
+int trend_build(struct daemon *d, struct query *q, json_object *args, uint64_t t0_ns,
+                uint64_t t1_ns, json_object *o, struct nm_error *err);
+/* The trend of window name over its span (window_span): the one function behind both the
+ * trend a test's report keeps and `trend --window`, so that they give one verdict. The
+ * analysis parameters args leaves out (threshold, recover, sustain, plateau, step) are
+ * those of the trend stored with the window's result when it analysed the same series;
+ * o.params_from says "result" when any was, else "request". 0, or -1 with err. */
+int trend_window(struct daemon *d, struct query *q, const char *name, json_object *args,
+                 json_object *o, struct nm_error *err);
 
 #endif

@@ -516,6 +516,12 @@ report_live(struct windows *ws, struct window *w, json_object *args, struct nm_e
 }
 
 /* A window's report: live, stored or recomputed. */
+bool
+window_exists(const struct windows *ws, const char *name)
+{
+	return find(ws, name) >= 0;
+}
+
 json_object *
 window_report(struct windows *ws, const char *name, json_object *args, struct nm_error *err)
 {

@@ -7,6 +7,7 @@
 #define NM_WINDOW_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 struct irq_table;
@@ -49,6 +50,9 @@ json_object *window_stop(struct windows *ws, const char *name, json_object *args
  * ends at cool-down, its result is stored when the benchmark has exited). Its live report
  * ends there too. 0, or -1 with err. */
 int window_freeze(struct windows *ws, const char *name, struct nm_error *err);
+/* Is there a window named name in memory (open, or closed and kept)? Stored results are
+ * the results module's to answer (results_exists). Nothing is read or sampled. */
+bool window_exists(const struct windows *ws, const char *name);
 /* The report of a window: live (start to now) for an open one; the stored result when args
  * asks nothing else (marked "stored": true); recomputed from the snapshots when args asks
  * for other CPU sets and they are still in memory. New reference, or NULL with err. */

@@ -20,21 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "parse-iperf3.h"
 #include "parse-netperf.h"
 #include "parse-pktgen.h"
 
 #define FUZZ_MAX_INPUT (1u << 20)
 #define NOT_JSON       "iperf3 output is not JSON: "
-
-/* Abort with a message when an invariant does not hold (libFuzzer reports the abort). */
-#define fuzz_check(cond)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* A copy of data[0..size) in a buffer of exactly that size (at least one byte, so that
  * an empty input is a valid pointer too); the caller frees it. */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "error.h"
 #include "ethtool.h"
 #include "qpattern.h"
@@ -22,15 +23,6 @@
 #define FUZZ_MAX_INPUT    (256u << 10)
 #define FUZZ_MAX_PATTERNS 32
 #define FUZZ_MAX_SPEC     512 /* longer pattern lines are cut */
-
-/* Abort with a message when an invariant does not hold (libFuzzer reports the abort). */
-#define fuzz_check(cond)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* Add the "pattern = " lines of the input to t, as configure would. */
 static void

@@ -28,6 +28,7 @@
 
 #include <json-c/json.h>
 
+#include "fuzz.h"
 #include "error.h"
 #include "series.h"
 #include "sink.h"
@@ -36,15 +37,6 @@
 
 #define FUZZ_MAX_INPUT (1u << 20)
 #define FUZZ_INDEX     5 /* the sources' place in the sampler's table: series_info.source */
-
-/* Abort with a message when an invariant does not hold (libFuzzer reports the abort). */
-#define fuzz_check(cond)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* The file each first byte chooses and the source that reads it. */
 static const struct {

@@ -14,20 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz.h"
 #include "error.h"
 #include "proto.h"
 
 #define FUZZ_MAX_INPUT (256u << 10)
 #define FUZZ_NSIZES    4
-
-/* Abort with a message when an invariant does not hold (libFuzzer reports the abort). */
-#define fuzz_check(cond)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* The chunk size a header byte stands for: 1 to 128 bytes, or 1 to 128 KiB. */
 static size_t

@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fuzz.h"
 #include "compare.h"
 #include "daemon.h"
 #include "error.h"
@@ -34,15 +35,6 @@
 #include "window.h"
 
 #define FUZZ_MAX_INPUT (1u << 20)
-
-/* Abort with a message when an invariant does not hold (libFuzzer reports the abort). */
-#define fuzz_check(cond)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);   \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* The scratch directories and what is opened on them, once per process. */
 static struct {

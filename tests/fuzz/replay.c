@@ -11,7 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
 #define REPLAY_MAX_FILE (16u << 20) /* larger than any harness accepts */
 

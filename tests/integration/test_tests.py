@@ -370,6 +370,18 @@ def test_failures():
         assert 0.5 <= rep["span_s"] <= 3, rep["span_s"]
         assert d.children() == [], "left running: %s" % d.children()
 
+        # A hand-made window holds its name, open and kept after its stop (window_exists:
+        # the runner looks the name up, it does not build the window's report).
+        d.ctl("mark", "start", "handmade")
+        for step in ("open", "kept"):
+            r = d.ctl("test", "start", "--driver", "exec", "--name", "handmade", "--",
+                      "/bin/true", check=False)
+            assert r.returncode == 1 and "a window named handmade exists" in r.stderr, (
+                step, r.stderr)
+            if step == "open":
+                d.ctl("mark", "stop", "handmade")
+                d.ctl("result", "delete", "handmade")
+
         # Bad arguments change nothing.
         for args, msg in ((["--procs", "0", "--host", "x"], "procs"),
                           (["--host", ADDR_B, "--duration", "3"], "leave no window"),

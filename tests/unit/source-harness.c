@@ -103,6 +103,38 @@ harness_init(struct world *w, const struct source_ops *ops, const char *root)
 	w->src.reg = &w->reg;
 }
 
+/* A source on an empty root: its init fails, naming what is missing. */
+void
+harness_init_missing(struct world *w, const struct source_ops *ops, const char *want)
+{
+	struct nm_error err;
+
+	harness_init(w, ops, NULL);
+	nm_error_clear(&err);
+	assert_int_equal(w->src.ops->init(&w->src, &err), -1);
+	if (strstr(err.message, want) == NULL)
+		fail_msg("init failed with \"%s\", not with \"%s\"", err.message, want);
+}
+
+/* A source on this machine, sampled once: a series per online CPU for each format. */
+long
+harness_init_host_cpus(struct world *w, const struct source_ops *ops, const char *const *fmts,
+                       size_t n)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	char name[128];
+
+	harness_init(w, ops, "/");
+	harness_start(w);
+	harness_sample(w);
+	for (long c = 0; c < ncpu; c++)
+		for (size_t i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), fmts[i], c);
+			harness_find(w, name);
+		}
+	return ncpu;
+}
+
 /* Configure one option, failing the test when it is refused. */
 void
 harness_configure(struct world *w, const char *key, const char *val)

@@ -38,6 +38,15 @@ struct world {
 /* Set w up for a source of ops on root (NULL: a new empty w->dir), at index 3: not 0, so
  * that the series' source shows the source passing its index on. */
 void harness_init(struct world *w, const struct source_ops *ops, const char *root);
+/* Set w up for a source of ops on an empty root, whose init must fail with an error message
+ * holding want (the file it names, "No such file or directory"). Free w with
+ * harness_free. */
+void harness_init_missing(struct world *w, const struct source_ops *ops, const char *want);
+/* Set w up for a source of ops on this machine ("/"), init it and sample it once; each
+ * format of fmts[0..n) (one %ld, a CPU number) must name a series for every online CPU.
+ * Returns the number of online CPUs. Free w with harness_free. */
+long harness_init_host_cpus(struct world *w, const struct source_ops *ops, const char *const *fmts,
+                            size_t n);
 /* Give the source one option it must accept. */
 void harness_configure(struct world *w, const char *key, const char *val);
 /* Init the source; it must succeed. */

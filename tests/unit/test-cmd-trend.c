@@ -29,6 +29,7 @@
 #include "query.h"
 #include "results.h"
 #include "sampler.h"
+#include "trend.h"
 #include "window.h"
 
 #define MS       1000000ull
@@ -132,8 +133,8 @@ report_trend(struct world *w)
 	struct nm_error err;
 
 	assert_int_equal(window_freeze(w->d.windows, "run", &err), 0);
-	if (cmd_trend_window(&w->d, "run", args, o, &err) < 0)
-		fail_msg("cmd_trend_window: %s", err.message);
+	if (trend_window(&w->d, w->d.query, "run", args, o, &err) < 0)
+		fail_msg("trend_window: %s", err.message);
 	json_object_object_add(extra, "trend", o);
 	json_object_put(args);
 	return extra;

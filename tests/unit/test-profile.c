@@ -27,7 +27,6 @@
 #include "jsonutil.h"
 #include "profile.h"
 #include "sampler.h"
-#include "cmd-profile.h"
 #include "daemon.h"
 #include "irqtable.h"
 
@@ -523,7 +522,7 @@ test_irq_without_interrupts_source(void **state)
 	d.sampler = sampler_new(&d.config, &err);
 	assert_non_null(d.sampler);
 	sampler_sample_all(d.sampler);
-	assert_int_equal(cmd_profile_host(&d, &h, &err), 0);
+	assert_int_equal(profile_host_open_sampled(&h, d.config.root, d.sampler, &err), 0);
 	assert_non_null(h.irqs);
 	assert_true(h.nirqs >= NQ);
 	assert_int_equal(profile_host_set_device(&h, "eth0", &err), 0);
@@ -537,7 +536,7 @@ test_irq_without_interrupts_source(void **state)
 		snprintf(want, sizeof(want), "%d\n", 64 + (int)(q % 80));
 		assert_string_equal(slurp(w, rel), want);
 	}
-	cmd_profile_refresh(&d);
+	sampler_irq_refresh_affinity(d.sampler);
 	irq = irqtable_find_irq(sampler_irq_table(d.sampler, NULL), w->irq_of_queue[3]);
 	assert_non_null(irq);
 	assert_true(irq->has_affinity);

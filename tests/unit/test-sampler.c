@@ -25,13 +25,17 @@ struct world {
 	struct sampler *s;
 	struct query *q;
 	uint64_t now;
+	uint64_t tick; /* added to now at each reading of the clock */
 };
 
 /* The driven clock. */
 static uint64_t
 fake_clock(void *arg)
 {
-	return ((struct world *)arg)->now;
+	struct world *w = arg;
+
+	w->now += w->tick;
+	return w->now;
 }
 
 /* Write a file below the root in place (a source keeps its fd and preads from 0). */
@@ -445,6 +449,47 @@ test_intr_totals(void **state)
 	assert_int_equal(teardown(state), 0);
 }
 
+/* Sources sampled back to back share a round (source.round_ns: the first one's time), each
+ * once, however long each took; a source on its own later starts a round of its own. */
+static void
+test_rounds(void **state)
+{
+	static const char *const others[] = {"snmp",    "link",   "queues", "ethtool",
+	                                     "softnet", "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct source *srcs[3];
+
+	(void)state;
+	new_root(w);
+	write_irqs(w->root, 100, 200, 300, 400);
+	write_stat(w->root, 300, 700);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "      NET_RX:        100        200\n");
+	start_sampler(w, others, sizeof(others) / sizeof(others[0]));
+	srcs[0] = sampler_source_of(w->s, SAMPLER_INTERRUPTS);
+	srcs[1] = sampler_source_of(w->s, SAMPLER_SOFTIRQS);
+	srcs[2] = sampler_source_of(w->s, SAMPLER_CPU);
+	/* Every clock reading 1 ms on: each sample takes 1 ms and the next starts 1 ms after;
+	 * the third starts 4 ms after the first, later than DEVLIST_FRESH_NS. */
+	w->tick = 1000000ull;
+	for (int round = 0; round < 2; round++) {
+		uint64_t first = UINT64_MAX;
+		w->now = (uint64_t)(20 + round) * SEC;
+		sampler_sample_all(w->s);
+		for (int i = 0; i < 3; i++)
+			if (srcs[i]->sample_ns < first)
+				first = srcs[i]->sample_ns;
+		assert_true(first > (uint64_t)(20 + round) * SEC);
+		for (int i = 0; i < 3; i++) {
+			assert_int_equal(srcs[i]->round_ns, first);
+			assert_true(srcs[i]->sample_ns == first ||
+			            srcs[i]->sample_ns >= first + 2 * w->tick);
+		}
+	}
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+}
+
 int
 main(void)
 {
@@ -453,6 +498,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_vanish_and_return, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_health, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_span_last_src, setup, teardown),
+	    cmocka_unit_test(test_rounds),
 	    cmocka_unit_test(test_gauge_fall_and_wrap),
 	    cmocka_unit_test(test_intr_totals),
 	};

@@ -202,13 +202,11 @@ test_handmade(void **state)
 static void
 test_missing(void **state)
 {
-	struct nm_error err;
 	struct world w;
 
 	(void)state;
-	harness_init(&w, &source_cpu_ops, NULL);
-	assert_int_equal(w.src.ops->init(&w.src, &err), -1);
-	assert_string_equal(err.message, "source cpu: proc/stat: No such file or directory");
+	harness_init_missing(&w, &source_cpu_ops,
+	                     "source cpu: proc/stat: No such file or directory");
 	harness_free(&w);
 }
 
@@ -216,20 +214,14 @@ test_missing(void **state)
 static void
 test_host(void **state)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	static const char *const per_cpu[] = {"cpu.%ld.user"};
 	struct world w;
-	char name[64];
+	long ncpu;
 
 	(void)state;
-	harness_init(&w, &source_cpu_ops, "/");
-	harness_start(&w);
-	harness_sample(&w);
+	ncpu = harness_init_host_cpus(&w, &source_cpu_ops, per_cpu, 1);
 	assert_true(harness_value(&w, "cpu.all.idle") > 0);
 	assert_int_equal(harness_value(&w, "cpu.online"), ncpu);
-	for (long c = 0; c < ncpu; c++) {
-		snprintf(name, sizeof(name), "cpu.%ld.user", c);
-		harness_find(&w, name);
-	}
 	assert_true(harness_value(&w, "stat.ctxt") > 0);
 	assert_true(harness_value(&w, "stat.intr") > 0);
 	assert_true(harness_value(&w, "stat.processes") > 0);

@@ -454,15 +454,11 @@ test_handmade(void **state)
 static void
 test_missing(void **state)
 {
-	struct nm_error err;
 	struct world w;
 
 	(void)state;
-	harness_init(&w, &source_interrupts_ops, NULL);
-	nm_error_clear(&err);
-	assert_int_equal(w.src.ops->init(&w.src, &err), -1);
-	assert_string_equal(err.message,
-	                    "source interrupts: proc/interrupts: No such file or directory");
+	harness_init_missing(&w, &source_interrupts_ops,
+	                     "source interrupts: proc/interrupts: No such file or directory");
 	assert_int_equal(source_interrupts_table(&w.src)->n, 0);
 	harness_free(&w);
 }
@@ -472,15 +468,14 @@ test_missing(void **state)
 static void
 test_host(void **state)
 {
+	static const char *const per_cpu[] = {"irq.LOC.cpu%ld"};
 	const struct irq_info *loc, *irqs;
 	struct world w;
 	size_t first, n, numeric = 0;
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long ncpu;
 
 	(void)state;
-	harness_init(&w, &source_interrupts_ops, "/");
-	harness_start(&w);
-	harness_sample(&w);
+	ncpu = harness_init_host_cpus(&w, &source_interrupts_ops, per_cpu, 1);
 	first = w.sink.nput;
 	loc = irqtable_find_label(source_interrupts_table(&w.src), "LOC");
 	assert_non_null(loc);

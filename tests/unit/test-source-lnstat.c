@@ -304,12 +304,9 @@ static void
 test_missing_dir(void **state)
 {
 	struct world w;
-	struct nm_error err = {0};
 
 	(void)state;
-	harness_init(&w, &source_lnstat_ops, NULL);
-	assert_int_equal(w.src.ops->init(&w.src, &err), -1);
-	assert_non_null(strstr(err.message, "proc/net/stat"));
+	harness_init_missing(&w, &source_lnstat_ops, "proc/net/stat");
 	harness_free(&w);
 }
 

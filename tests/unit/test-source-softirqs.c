@@ -169,14 +169,11 @@ test_rows(void **state)
 static void
 test_missing(void **state)
 {
-	struct nm_error err;
 	struct world w;
 
 	(void)state;
-	harness_init(&w, &source_softirqs_ops, NULL);
-	assert_int_equal(w.src.ops->init(&w.src, &err), -1);
-	assert_string_equal(err.message,
-	                    "source softirqs: proc/softirqs: No such file or directory");
+	harness_init_missing(&w, &source_softirqs_ops,
+	                     "source softirqs: proc/softirqs: No such file or directory");
 	harness_free(&w);
 }
 
@@ -184,20 +181,12 @@ test_missing(void **state)
 static void
 test_host(void **state)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	static const char *const per_cpu[] = {"softirq.NET_RX.cpu%ld", "softirq.TIMER.cpu%ld"};
 	struct world w;
-	char name[64];
+	long ncpu;
 
 	(void)state;
-	harness_init(&w, &source_softirqs_ops, "/");
-	harness_start(&w);
-	harness_sample(&w);
-	for (long c = 0; c < ncpu; c++) {
-		snprintf(name, sizeof(name), "softirq.NET_RX.cpu%ld", c);
-		harness_find(&w, name);
-		snprintf(name, sizeof(name), "softirq.TIMER.cpu%ld", c);
-		harness_find(&w, name);
-	}
+	ncpu = harness_init_host_cpus(&w, &source_softirqs_ops, per_cpu, 2);
 	assert_true(
 	    harness_value(&w, "softirq.TIMER.cpu0") + harness_value(&w, "softirq.SCHED.cpu0") > 0);
 	assert_true(w.sink.nput >= 10 * (size_t)ncpu);

@@ -152,14 +152,11 @@ test_layouts(void **state)
 static void
 test_missing(void **state)
 {
-	struct nm_error err;
 	struct world w;
 
 	(void)state;
-	harness_init(&w, &source_softnet_ops, NULL);
-	assert_int_equal(w.src.ops->init(&w.src, &err), -1);
-	assert_string_equal(err.message,
-	                    "source softnet: proc/net/softnet_stat: No such file or directory");
+	harness_init_missing(&w, &source_softnet_ops,
+	                     "source softnet: proc/net/softnet_stat: No such file or directory");
 	harness_free(&w);
 }
 
@@ -167,20 +164,14 @@ test_missing(void **state)
 static void
 test_host(void **state)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	/* backlog: kernels since 5.10 */
+	static const char *const per_cpu[] = {"softnet.cpu%ld.processed", "softnet.cpu%ld.backlog"};
 	struct world w;
 	char name[64];
+	long ncpu;
 
 	(void)state;
-	harness_init(&w, &source_softnet_ops, "/");
-	harness_start(&w);
-	harness_sample(&w);
-	for (long c = 0; c < ncpu; c++) {
-		snprintf(name, sizeof(name), "softnet.cpu%ld.processed", c);
-		harness_find(&w, name);
-		snprintf(name, sizeof(name), "softnet.cpu%ld.backlog", c);
-		harness_find(&w, name); /* kernels since 5.10 */
-	}
+	ncpu = harness_init_host_cpus(&w, &source_softnet_ops, per_cpu, 2);
 	snprintf(name, sizeof(name), "softnet.cpu%ld.processed", ncpu);
 	assert_int_equal(series_find(&w.reg, name), SERIES_NONE);
 	assert_int_equal(w.sink.nput, 6 * (size_t)ncpu);
