@@ -147,6 +147,14 @@ struct ring_cursor {
 	bool lazy;
 	uint32_t *gen;
 	uint32_t curgen;
+	/* After a forward seek: where its replay stopped, so that a later seek to a time no
+	 * earlier, in the same segment, replays only the records in between. Valid while fwd
+	 * is set and the ring has evicted nothing and learnt no series since. */
+	bool fwd;
+	uint64_t fwd_t;       /* the time sought */
+	size_t fwd_off;       /* the first record not replayed */
+	size_t fwd_seg;       /* the start of the segment replayed */
+	uint64_t fwd_evicted; /* the ring's evictions then */
 };
 
 /* ---- varints ---- */
@@ -750,6 +758,7 @@ static void
 cursor_clear(struct ring_cursor *c)
 {
 	c->n = 0;
+	c->fwd = false;
 	memset(c->k, 0, sizeof(c->k));
 	memset(c->t, 0, sizeof(c->t));
 }
@@ -878,12 +887,12 @@ cursor_undo(struct ring_cursor *c, const uint8_t *p, unsigned src, uint64_t coun
 	c->k[src] = k - 1;
 }
 
-/* Replay the records after the keyframe of segment sg while their time is <= t. */
+/* Replay the records from off on while their time is <= t, and remember where it stopped
+ * (the cursor stands in segment sg at t). */
 static void
-seek_forward(struct ring_cursor *c, const struct segment *sg, uint64_t t)
+replay_forward(struct ring_cursor *c, const struct segment *sg, size_t off, uint64_t t)
 {
 	const struct ring *r = c->r;
-	size_t off = cursor_load_keyframe(c, sg->start);
 
 	for (;;) {
 		const uint8_t *p;
@@ -909,6 +918,28 @@ seek_forward(struct ring_cursor *c, const struct segment *sg, uint64_t t)
 		c->t[src] += dt;
 		off = (size_t)(p - r->buf) + FOOTER_BYTES;
 	}
+	c->fwd = true;
+	c->fwd_t = t;
+	c->fwd_off = off;
+	c->fwd_seg = sg->start;
+	c->fwd_evicted = r->evicted;
+}
+
+/* Replay the records after the keyframe of segment sg while their time is <= t. */
+static void
+seek_forward(struct ring_cursor *c, const struct segment *sg, uint64_t t)
+{
+	replay_forward(c, sg, cursor_load_keyframe(c, sg->start), t);
+}
+
+/* Can a seek to t in segment sg go on from where the last forward seek stopped? Only when
+ * that replay is still what the ring holds (nothing evicted, no series learnt since: n is
+ * the count before this seek's cursor_fit) and t is no earlier, in the same segment. */
+static bool
+can_continue(const struct ring_cursor *c, const struct segment *sg, uint64_t t, size_t n)
+{
+	return c->fwd && c->fwd_evicted == c->r->evicted && n == c->r->n &&
+	       c->fwd_seg == sg->start && t >= c->fwd_t;
 }
 
 /* Start from the live state and undo the records newer than t, newest first. */
@@ -919,6 +950,7 @@ seek_backward(struct ring_cursor *c, uint64_t t)
 	size_t end = r->head;
 
 	cursor_load_live(c);
+	c->fwd = false;
 	for (;;) {
 		size_t start = end - get_footer(r->buf + end - FOOTER_BYTES);
 		const uint8_t *p = r->buf + start;
@@ -963,6 +995,7 @@ ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_dir di
 	const struct ring *r = c->r;
 	const struct segment *sg;
 	uint64_t newest;
+	size_t n = c->n;
 
 	if (r->nseg == 0 || t_ns < seg_at(r, 0)->first_t) {
 		cursor_clear(c);
@@ -970,6 +1003,11 @@ ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_dir di
 	}
 	cursor_fit(c);
 	sg = find_segment(r, t_ns);
+	/* Steps of a series or a trend move forward a step at a time: replay just the step. */
+	if (dir != RING_SEEK_BACKWARD && can_continue(c, sg, t_ns, n)) {
+		replay_forward(c, sg, c->fwd_off, t_ns);
+		return 0;
+	}
 	newest = seg_newest(r)->last_t;
 	if (dir == RING_SEEK_AUTO)
 		dir = t_ns >= newest || newest - t_ns < t_ns - sg->first_t ? RING_SEEK_BACKWARD

@@ -240,6 +240,28 @@ model_find(const struct model *m, uint64_t t)
 
 static const char *const dir_name[] = {"auto", "forward", "backward"};
 
+/* Compare everything c holds with the model's record j (c was sought to t, how). */
+static void
+check_values(const struct model *m, const struct ring_cursor *c, long j, uint64_t t,
+             const char *how)
+{
+	for (unsigned s = 0; s < NSRC; s++) {
+		assert_int_equal(ring_cursor_time(c, s), m->src_t[j][s]);
+		assert_int_equal(ring_cursor_k(c, s), m->src_k[j][s]);
+	}
+	for (series_id id = 0; id < m->n + 10; id++) {
+		uint64_t want = id < m->n ? m->snap[(size_t)j * m->n + id] : 0;
+		uint64_t got = ring_cursor_value(c, id);
+
+		if (got != want)
+			fail_msg("%s seek to %llu (record %ld): series %u (kind %u, source "
+			         "%u) is %llu, want %llu",
+			         how, (unsigned long long)t, j, id, id < m->n ? m->kind[id] : 0,
+			         id < m->n ? m->src[id] : 0, (unsigned long long)got,
+			         (unsigned long long)want);
+	}
+}
+
 /* Seek c to t in each direction and compare everything with the model. */
 static void
 check_at(const struct model *m, const struct ring *r, struct ring_cursor *c, uint64_t t)
@@ -257,22 +279,33 @@ check_at(const struct model *m, const struct ring *r, struct ring_cursor *c, uin
 			continue;
 		}
 		assert_int_equal(rc, 0);
-		for (unsigned s = 0; s < NSRC; s++) {
-			assert_int_equal(ring_cursor_time(c, s), m->src_t[j][s]);
-			assert_int_equal(ring_cursor_k(c, s), m->src_k[j][s]);
-		}
-		for (series_id id = 0; id < m->n + 10; id++) {
-			uint64_t want = id < m->n ? m->snap[(size_t)j * m->n + id] : 0;
-			uint64_t got = ring_cursor_value(c, id);
-
-			if (got != want)
-				fail_msg("%s seek to %llu (record %ld): series %u (kind %u, source "
-				         "%u) is %llu, want %llu",
-				         dir_name[dir], (unsigned long long)t, j, id,
-				         id < m->n ? m->kind[id] : 0, id < m->n ? m->src[id] : 0,
-				         (unsigned long long)got, (unsigned long long)want);
-		}
+		check_values(m, c, j, t, dir_name[dir]);
 	}
+}
+
+/* Walk one cursor forward over the kept span in random steps (under a second to over a
+ * keyframe's span, now and then none), as series and trend do: each seek goes on from the
+ * last one where it can, and must land where a fresh seek would. A step back now and then
+ * must not go on from the later place. */
+static void
+check_steps(const struct model *m, const struct ring *r)
+{
+	struct ring_cursor *c = ring_cursor_new(r);
+	struct ring_stats st;
+	uint64_t t;
+
+	ring_get_stats(r, &st);
+	for (t = st.oldest_ns; t <= m->rec_t[m->nrec - 1] + SEC;) {
+		long j = model_find(m, t);
+
+		assert_int_equal(ring_cursor_seek(c, t), 0);
+		check_values(m, c, j, t, "stepping");
+		if (chance(5))
+			t -= t - st.oldest_ns < 3 * SEC ? 0 : rnd_below(3 * SEC);
+		else if (!chance(10))
+			t += chance(20) ? rnd_below(90 * SEC) : rnd_below(2 * SEC);
+	}
+	ring_cursor_free(c);
 }
 
 /* Check 200 random times: exact record times, times between them, before and after. */
@@ -319,6 +352,46 @@ test_model(void **state)
 	assert_int_equal(st.oldest_ns, m.rec_t[0]);
 	assert_int_equal(st.newest_ns, m.rec_t[m.nrec - 1]);
 	check_random_times(&m, r, 200);
+	check_steps(&m, r);
+	model_free(&m);
+	ring_free(r);
+}
+
+/* A cursor kept while the ring is written, as the daemon's query is between requests:
+ * stepping on after records were added, segments sealed and old ones evicted must land
+ * where a fresh seek would. One source on a 1 s beat into a 1 MiB ring. */
+static void
+test_steps_while_writing(void **state)
+{
+	struct model m;
+	struct ring *r = ring_new(MIB, NSRC, 20 * SEC);
+	struct ring_cursor *c = ring_cursor_new(r);
+	struct ring_stats st;
+	uint64_t t = 0, at = 10 * SEC;
+	unsigned checked = 0;
+
+	(void)state;
+	rng_state = 0x452821e638d01377ull;
+	model_init(&m, 4000, 3000, 800, &mix_busy);
+	while (m.nrec < m.caprec) {
+		model_record(&m, r, 0, at);
+		at += SEC;
+		if (chance(60))
+			continue;
+		ring_get_stats(r, &st);
+		if (t < st.oldest_ns)
+			t = st.oldest_ns;
+		t += rnd_below(3 * SEC);
+		if (t > st.newest_ns)
+			t = st.newest_ns;
+		assert_int_equal(ring_cursor_seek(c, t), 0);
+		check_values(&m, c, model_find(&m, t), t, "kept cursor");
+		checked++;
+	}
+	ring_get_stats(r, &st);
+	assert_true(st.evicted_segments > 5);
+	assert_true(checked > 200);
+	ring_cursor_free(c);
 	model_free(&m);
 	ring_free(r);
 }
@@ -352,6 +425,7 @@ test_eviction(void **state)
 	j = model_find(&m, st.oldest_ns);
 	assert_true(j > 0);
 	check_random_times(&m, r, 200);
+	check_steps(&m, r);
 	ring_cursor_free(c);
 	model_free(&m);
 	ring_free(r);
@@ -606,10 +680,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_model),        cmocka_unit_test(test_eviction),
-	    cmocka_unit_test(test_cursor_grows), cmocka_unit_test(test_steady_no_alloc),
-	    cmocka_unit_test(test_steady_small), cmocka_unit_test(test_stop_and_resume),
-	    cmocka_unit_test(test_exact_wrap),   cmocka_unit_test(test_keyframe_too_big),
+	    cmocka_unit_test(test_model),
+	    cmocka_unit_test(test_eviction),
+	    cmocka_unit_test(test_steps_while_writing),
+	    cmocka_unit_test(test_cursor_grows),
+	    cmocka_unit_test(test_steady_no_alloc),
+	    cmocka_unit_test(test_steady_small),
+	    cmocka_unit_test(test_stop_and_resume),
+	    cmocka_unit_test(test_exact_wrap),
+	    cmocka_unit_test(test_keyframe_too_big),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
