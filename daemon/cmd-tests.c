@@ -1,44 +1,58 @@
 /* cmd-tests.c: the tests of this daemon run (running first, then the finished ones kept in
- * memory); with --all also every stored result a test produced, from earlier runs too. */
+ * memory); with --all also every stored result a test produced, from earlier runs too, read
+ * from the results index (not from the files), newest first. */
+#include <math.h>
 #include <string.h>
 
 #include "cmd.h"
 #include "daemon.h"
+#include "error.h"
 #include "jsonutil.h"
 #include "results.h"
 #include "runner.h"
 
-/* A stored test result as a list entry: its test object's headline members. A file that
- * cannot be read (or is not a result) is added to skipped, with why. */
-static json_object *
-stored_entry(struct results *rs, const char *name, json_object *skipped)
-{
-	static const char *const keep[] = {"driver",     "type",    "host",   "procs",
-	                                   "duration_s", "status",  "reason", "started",
-	                                   "suite",      "figures", NULL};
-	json_object *r, *t, *o, *v;
-	struct nm_error err;
+/* What the stored tests are added to. */
+struct stored {
+	struct runner *runner;
+	json_object *list;
+};
 
-	if ((r = results_get(rs, name, &err)) == NULL) {
-		o = json_object_new_object();
-		json_add_string(o, "name", name);
-		json_add_string(o, "error", err.message);
-		json_object_array_add(skipped, o);
-		return NULL;
-	}
-	if (!json_object_object_get_ex(r, "test", &t)) {
-		json_object_put(r);
-		return NULL;
+/* A stored test result as a list entry: its test object's headline members, as the index
+ * keeps them. One of this run, listed already, is left out. */
+static void
+stored_entry(const struct resultindex_row *row, void *arg)
+{
+	struct stored *s = arg;
+	json_object *t, *o;
+
+	if (runner_find(s->runner, row->name) != NULL || row->test == NULL)
+		return;
+	t = json_tokener_parse(row->test);
+	if (!json_object_is_type(t, json_type_object)) {
+		json_object_put(t);
+		return;
 	}
 	o = json_object_new_object();
-	json_add_string(o, "name", name);
+	json_add_string(o, "name", row->name);
 	json_add_string(o, "state", json_get_string(t, "status", ""));
-	for (size_t i = 0; keep[i] != NULL; i++)
-		if (json_object_object_get_ex(t, keep[i], &v))
-			json_object_object_add(o, keep[i], json_object_get(v));
+	json_object_object_foreach(t, k, v)
+	{
+		json_object_object_add(o, k, json_object_get(v));
+	}
 	json_add_bool(o, "stored", true);
-	json_object_put(r);
-	return o;
+	json_object_put(t);
+	json_object_array_add(s->list, o);
+}
+
+/* One file the index could not read. */
+static void
+skipped_entry(const char *name, const char *why, void *arg)
+{
+	json_object *o = json_object_new_object();
+
+	json_add_string(o, "name", name);
+	json_add_string(o, "error", why);
+	json_object_array_add(arg, o);
 }
 
 /* tests: this run's tests, and with args.all the stored ones. */
@@ -47,19 +61,24 @@ cmd_tests(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 {
 	json_object *o = json_object_new_object(), *list = runner_list_json(ctx->d->runner);
 
-	(void)err;
 	if (json_get_bool(args, "all", false)) {
-		const char *const *names;
-		size_t n = results_match(ctx->d->results, NULL, &names);
+		struct resultindex_filter f = {.since = NAN, .until = NAN, .tests_only = true};
+		struct stored s = {ctx->d->runner, list};
 		json_object *skipped = json_object_new_array();
 
-		for (size_t i = 0; i < n; i++) {
-			json_object *e;
-			if (runner_find(ctx->d->runner, names[i]) != NULL)
-				continue;
-			if ((e = stored_entry(ctx->d->results, names[i], skipped)) != NULL)
-				json_object_array_add(list, e);
-		}
+		if (results_list(ctx->d->results, &f, stored_entry, &s, err) < 0) {
+			if (err->code != NM_ERR_BUSY) {
+				json_object_put(skipped);
+				json_object_put(list);
+				json_object_put(o);
+				return -1;
+			}
+			json_add_string(o, "index", "rebuilding");
+			json_add_string(o, "note",
+			                "index rebuilding: stored tests follow once it is "
+			                "built");
+		} else
+			results_list_skipped(ctx->d->results, NULL, skipped_entry, skipped, err);
 		/* Unreadable files are left out of the list, and named here. */
 		if (json_object_array_length(skipped) > 0)
 			json_object_object_add(o, "skipped", skipped);

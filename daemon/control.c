@@ -40,6 +40,12 @@ struct stream {
 	void (*free_fn)(void *);
 };
 
+/* A reply a handler sends later (dispatch_defer): it outlives its client. */
+struct control_hold {
+	TAILQ_ENTRY(control_hold) entry;
+	struct client *client; /* NULL once the client has gone */
+};
+
 struct client {
 	TAILQ_ENTRY(client) entry;
 	struct control *ctl;
@@ -55,6 +61,8 @@ struct client {
 	struct event *deadline;
 	TAILQ_HEAD(, stream) streams;
 	unsigned nstreams;
+	TAILQ_HEAD(, control_hold) holds; /* replies still to come: no close on EOF before */
+	unsigned nholds;
 };
 
 struct uid_count {
@@ -309,7 +317,7 @@ client_process(struct client *c)
 	if (c->closing)
 		return;
 	client_update_deadline(c);
-	if (c->peer_eof && !c->read_paused)
+	if (c->peer_eof && !c->read_paused && c->nholds == 0)
 		client_close_after_flush(c);
 }
 
@@ -370,7 +378,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (c->closing)
 			return;
 		client_read_cb(c->bev, c);
-		if (!c->closing && !c->read_paused)
+		if (!c->closing && !c->read_paused && c->nholds == 0)
 			client_close_after_flush(c);
 	}
 }
@@ -445,6 +453,37 @@ control_stream_cancel(struct client *c, int64_t id)
 	return -1;
 }
 
+/* Hold c for a reply sent later. */
+struct control_hold *
+control_client_hold(struct client *c)
+{
+	struct control_hold *h = xcalloc(1, sizeof(*h));
+
+	h->client = c;
+	TAILQ_INSERT_TAIL(&c->holds, h, entry);
+	c->nholds++;
+	return h;
+}
+
+/* Send the held reply when its client is still there, and free the hold. */
+void
+control_hold_send(struct control_hold *h, const char *buf, size_t len)
+{
+	struct client *c = h->client;
+
+	if (c != NULL) {
+		TAILQ_REMOVE(&c->holds, h, entry);
+		c->nholds--;
+	}
+	free(h);
+	if (c == NULL || c->closing)
+		return;
+	control_client_send(c, buf, len);
+	/* A client that half-closed waited for this last reply. */
+	if (c->peer_eof && !c->read_paused && c->nholds == 0)
+		client_close_after_flush(c);
+}
+
 /* Drop a client and free what it holds. */
 static void
 client_free(struct client *c)
@@ -453,8 +492,14 @@ client_free(struct client *c)
 	struct uid_count *u = uid_slot(ctl, c->uid, false);
 	struct stream *st;
 
+	struct control_hold *h;
+
 	while ((st = TAILQ_FIRST(&c->streams)) != NULL)
 		stream_free(st);
+	while ((h = TAILQ_FIRST(&c->holds)) != NULL) {
+		TAILQ_REMOVE(&c->holds, h, entry);
+		h->client = NULL;
+	}
 
 	if (u != NULL && u->n > 0)
 		u->n--;
@@ -519,6 +564,7 @@ client_new(struct control *ctl, int fd)
 	c->gid = cred.gid;
 	c->pid = cred.pid;
 	TAILQ_INIT(&c->streams);
+	TAILQ_INIT(&c->holds);
 	frame_init(&c->fr, PROTO_MAX_REQUEST);
 	c->bev = bufferevent_socket_new(ctl->d->base, fd, BEV_OPT_CLOSE_ON_FREE);
 	if (c->bev == NULL)

@@ -48,6 +48,14 @@ int control_stream_add(struct client *c, int64_t id, uint64_t interval_ms, contr
 /* Stop the client's stream with this id. 0 ok, -1 when there is none. */
 int control_stream_cancel(struct client *c, int64_t id);
 
+/* A reply to come later (a request answered once a result is durable): the hold stays
+ * valid when the client goes. control_hold_send sends buf when the client is still
+ * connected, and frees the hold. A client that half-closes is not closed while it has
+ * holds. */
+struct control_hold;
+struct control_hold *control_client_hold(struct client *c);
+void control_hold_send(struct control_hold *h, const char *buf, size_t len);
+
 /* Is a peer with these credentials root or in the admin group (by name; NULL: none)? */
 bool control_peer_is_admin(uid_t uid, gid_t gid, const char *admin_group);
 

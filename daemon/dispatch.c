@@ -7,6 +7,43 @@
 #include "dispatch.h"
 #include "error.h"
 #include "log.h"
+#include "xmalloc.h"
+
+struct dispatch_later {
+	struct control_hold *hold;
+	int64_t id;
+	bool has_id;
+};
+
+/* Defer a request's reply. */
+struct dispatch_later *
+dispatch_defer(struct cmd_ctx *ctx)
+{
+	struct dispatch_later *dl;
+
+	if (ctx->client == NULL)
+		return NULL;
+	dl = xcalloc(1, sizeof(*dl));
+	dl->hold = control_client_hold(ctx->client);
+	dl->id = ctx->id;
+	dl->has_id = ctx->has_id;
+	ctx->deferred = true;
+	return dl;
+}
+
+/* Send a deferred reply. */
+void
+dispatch_later_reply(struct dispatch_later *dl, json_object *result, const struct nm_error *err)
+{
+	size_t len;
+	char *reply = err != NULL
+	                  ? proto_reply_error(dl->id, dl->has_id, err->code, err->message, &len)
+	                  : proto_reply_ok(dl->id, dl->has_id, result, &len);
+
+	control_hold_send(dl->hold, reply, len);
+	free(reply);
+	free(dl);
+}
 
 int
 dispatch_permitted(const struct proto_command *cmd, bool admin, struct nm_error *err)
@@ -54,9 +91,14 @@ dispatch_line(struct daemon *d, struct client *client, const char *line, size_t 
 	    dispatch_permitted(cmd, client != NULL && control_client_is_admin(client), &err) < 0)
 		goto fail;
 
-	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd};
+	ctx = (struct cmd_ctx){d, client, req.id, req.has_id, cmd, false};
 	if (handler(&ctx, req.args, &result, &err) < 0)
 		goto fail;
+	if (ctx.deferred) {
+		json_object_put(result);
+		proto_request_free(&req);
+		return NULL;
+	}
 	if (result == NULL && (cmd->flags & PROTO_STREAM)) {
 		proto_request_free(&req);
 		return NULL;

@@ -21,7 +21,19 @@ struct cmd_ctx {
 	int64_t id;
 	bool has_id;
 	const struct proto_command *cmd;
+	bool deferred; /* set by dispatch_defer: the reply comes later */
 };
+
+/* A reply a handler sends later, from an event (a result durable on the writer thread). */
+struct dispatch_later;
+/* Defer the reply of this request: the handler returns 0 with *result NULL, and answers
+ * with dispatch_later_reply, once. NULL when there is no client to answer later (the
+ * handler then answers now). */
+struct dispatch_later *dispatch_defer(struct cmd_ctx *ctx);
+/* Send the deferred reply: result (borrowed; NULL means {}) when err is NULL, else the
+ * error. Frees dl; nothing is sent when the client has gone. */
+void dispatch_later_reply(struct dispatch_later *dl, json_object *result,
+                          const struct nm_error *err);
 
 /* A handler fills *result (a new object; NULL means {}) and returns 0, or returns -1 with
  * err. A STREAM handler that returns 0 with *result NULL sends no reply now: it has

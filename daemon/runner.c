@@ -299,6 +299,14 @@ runner_test_json(const struct test *t)
 	json_object *o, *live, *procs;
 	char ts[40];
 
+	/* Finished, its result on its way to disk: not yet a status to act on. */
+	if (t->summary != NULL && t->storing) {
+		o = NULL;
+		json_object_deep_copy(t->summary, &o, NULL);
+		json_object_object_del(o, "status");
+		json_add_string(o, "state", "storing");
+		return o;
+	}
 	if (t->summary != NULL)
 		return json_object_get(t->summary);
 	o = json_object_new_object();
@@ -629,6 +637,9 @@ timers_stop(struct test *t)
 			evtimer_del(evs[i]);
 }
 
+static void finish_rest(struct test *t);
+static void test_stored(void *arg, json_object *report, const struct nm_error *err);
+
 /* Every process has exited (or none started): figures, status, the stored window, the
  * profile back, the suite told. */
 static void
@@ -636,10 +647,11 @@ finish(struct test *t)
 {
 	struct runner *r = t->runner;
 	json_object *figs = json_object_new_object(), *procfigs = json_object_new_array();
-	json_object *extra, *win, *res;
+	json_object *extra, *win;
 	struct nm_error err;
 	char why[512] = "";
 	bool early = t->window_open && !t->window_frozen;
+	int rc;
 
 	if (runner_finished(t))
 		return;
@@ -687,15 +699,42 @@ finish(struct test *t)
 			json_add_string(win, "reason", t->reason);
 			json_object_object_add(extra, "window", win);
 		}
-		res = window_stop(r->d->windows, t->spec.name, NULL, "test", extra, &err);
-		json_object_put(extra);
-		if (res == NULL)
-			log_warnx("test %s: result not stored: %s", t->spec.name, err.message);
-		else
-			t->window_stored = true;
-		json_object_put(res);
+		/* The rest once the result is durable (writer thread): test status says
+		 * "storing" until then, and a suite moves on only after. */
 		t->window_open = false;
+		t->storing = true;
+		rc = window_stop(r->d->windows, t->spec.name, NULL, "test", extra, test_stored, t,
+		                 &err);
+		json_object_put(extra);
+		if (rc == 0)
+			return; /* t may be gone already: test_stored ran inline at shutdown */
+		t->storing = false;
+		log_warnx("test %s: result not stored: %s", t->spec.name, err.message);
 	}
+	finish_rest(t);
+}
+
+/* The test's result is durable, or could not be stored: finish the test. */
+static void
+test_stored(void *arg, json_object *report, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	(void)report;
+	t->storing = false;
+	if (err != NULL)
+		log_warnx("test %s: result not stored: %s", t->spec.name, err->message);
+	else
+		t->window_stored = true;
+	finish_rest(t);
+}
+
+/* After the result: the driver's teardown, the profile back, the suite told. */
+static void
+finish_rest(struct test *t)
+{
+	struct runner *r = t->runner;
+
 	if (t->spec.driver->teardown != NULL)
 		t->spec.driver->teardown(t);
 	profile_take_back(r, t);
