@@ -25,17 +25,17 @@ struct listing {
 	bool more;
 	char *pat[FIGURE_PATTERNS]; /* --figures, split at ',' */
 	size_t npat;
-	json_object *columns; /* figure -> true, in the order first seen */
+	json_object *columns; /* figure -> its glob's position, in the order first seen */
 };
 
-/* Does the flattened figure path match one of the --figures globs? */
-static bool
+/* The first of the --figures globs the flattened figure path matches, or -1. */
+static int
 figure_wanted(const struct listing *l, const char *path)
 {
 	for (size_t i = 0; i < l->npat; i++)
 		if (fnmatch(l->pat[i], path, 0) == 0)
-			return true;
-	return false;
+			return (int)i;
+	return -1;
 }
 
 /* The figures of a row that --figures asks for, as an object; columns noted. */
@@ -48,11 +48,12 @@ row_figures(struct listing *l, const char *flat)
 	if (json_object_is_type(all, json_type_object)) {
 		json_object_object_foreach(all, k, v)
 		{
-			if (!figure_wanted(l, k))
+			int pat = figure_wanted(l, k);
+			if (pat < 0)
 				continue;
 			json_object_object_add(o, k, json_object_get(v));
 			if (!json_object_object_get_ex(l->columns, k, NULL))
-				json_object_object_add(l->columns, k, json_object_new_boolean(1));
+				json_object_object_add(l->columns, k, json_object_new_int(pat));
 		}
 	}
 	json_object_put(all);
@@ -209,10 +210,13 @@ cmd_results(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 	}
 	if (l.npat > 0) {
 		json_object *cols = json_object_new_array();
-		json_object_object_foreach(l.columns, k, v)
-		{
-			(void)v;
-			json_object_array_add(cols, json_object_new_string(k));
+		/* In the order of the globs, then as first seen. */
+		for (size_t i = 0; i < l.npat; i++) {
+			json_object_object_foreach(l.columns, k, v)
+			{
+				if (json_object_get_int(v) == (int)i)
+					json_object_array_add(cols, json_object_new_string(k));
+			}
 		}
 		json_object_object_add(o, "columns", cols);
 	}

@@ -257,8 +257,10 @@ resultindex_put(struct resultindex *ri, const struct resultindex_row *row, struc
 	static const char sql[] =
 	    "INSERT OR REPLACE INTO results (name, origin, suite, start, start_s, end_t, "
 	    "duration_s, complete, closed_by, reason, host, driver, test_status, test, figures, "
-	    "mtime_ns, size) VALUES (?1, ?2, ?3, ?4, (julianday(?4) - 2440587.5) * 86400.0, ?5, "
-	    "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
+	    "mtime_ns, size) VALUES (?1, ?2, ?3, ?4, "
+	    /* Epoch seconds of the RFC 3339 start, to the millisecond it has. */
+	    "round((julianday(?4) - 2440587.5) * 86400000.0) / 1000.0, "
+	    "?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)";
 	sqlite3_stmt *st;
 	int rc;
 

@@ -694,8 +694,9 @@ results_close(struct results *rs)
 		return;
 	/* What is queued is written before the thread goes. */
 	writer_free(rs->writer);
-	resultindex_close(rs->wri);
+	/* The reader first: the writer's close, the last, checkpoints and removes the WAL. */
 	resultindex_close(rs->rri);
+	resultindex_close(rs->wri);
 	for (size_t i = 0; i < rs->n; i++)
 		free(rs->names[i]);
 	free(rs->names);
