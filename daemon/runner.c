@@ -969,8 +969,10 @@ fail_at_start(struct runner *r, struct test *t, struct nm_error *err)
 	t->nfinished = t->nprocs;
 	registry_add(r, t);
 	finish(t);
+	/* Storing (on the writer thread) or stored: result show has it either way. */
 	nm_error_set(err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, msg,
-	             t->window_stored ? "; its result is stored with the reason" : "");
+	             t->window_stored || t->storing ? "; its result is stored with the reason"
+	                                            : "");
 }
 
 /* Start a test. */

@@ -321,6 +321,45 @@ def test_slow_fsync_mark_stop():
         d.cleanup()
 
 
+def test_slow_fsync_test_end():
+    """A test's end: its state is "storing" (no status yet) until its result is durable,
+    then its status; test start --wait returns only then."""
+    d = StoreDaemon(interval="100ms",
+                    extra_env={"NETMETRICS_TEST_FSYNC_DELAY_MS": str(FSYNC_DELAY_MS)})
+    try:
+        d.wait_index()
+        d.ctl("test", "start", "--driver", "exec", "--name", "slowt", "--warmup", "0.2",
+              "--duration", "2", "--cooldown", "0.5", "--", "/bin/sleep", "2")
+        states, t_storing, t_done = [], None, None
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            t = d.json("test", "status", "slowt")["tests"][0]
+            if not states or states[-1] != t["state"]:
+                states.append(t["state"])
+            if t["state"] == "storing":
+                assert "status" not in t, t
+                assert not os.path.exists(d.result_path("slowt")), "stored before the fsync"
+                t_storing = t_storing or time.monotonic()
+            if "status" in t:
+                t_done = time.monotonic()
+                assert os.path.exists(d.result_path("slowt")), "status before the file"
+                break
+            time.sleep(0.1)
+        print("     states %s; storing for %.2f s" % (states, (t_done or 0) - (t_storing or 0)))
+        assert t_storing is not None and t_done is not None, states
+        assert states[-1] == "passed" and states[-2] == "storing", states
+        assert t_done - t_storing >= FSYNC_DELAY_MS / 1000.0 - 0.2, (t_storing, t_done)
+        # --wait follows the test to its stored end.
+        t0 = time.monotonic()
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "slowt2", "--warmup", "0.2",
+                  "--duration", "2", "--cooldown", "0.5", "--wait", "--", "/bin/sleep", "2")
+        assert time.monotonic() - t0 >= 2 + FSYNC_DELAY_MS / 1000.0, r.stdout
+        assert os.path.exists(d.result_path("slowt2"))
+        assert d.json("result", "show", "slowt2")["test"]["status"] == "passed"
+    finally:
+        d.cleanup()
+
+
 def test_index_damaged_or_stale():
     d = StoreDaemon(fill=filler(SMALL))
     try:
