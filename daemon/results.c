@@ -48,6 +48,7 @@ struct results {
 	/* The loop's read-only connection; NULL while the index is (re)built. */
 	struct resultindex *rri;
 	bool rebuilding;
+	bool sync_queued; /* a (re)build is on the writer's queue */
 };
 
 /* Compare two names for qsort and bsearch. */
@@ -434,6 +435,9 @@ sync_job_done(void *arg)
 	struct results *rs = j->rs;
 	struct nm_error err;
 
+	rs->sync_queued = false;
+	resultindex_close(rs->rri);
+	rs->rri = NULL;
 	if (!j->ok)
 		log_warnx("results index: not built: %s (listings read the files' names only)",
 		          j->error);
@@ -456,11 +460,16 @@ sync_job_done(void *arg)
 static void
 sync_start(struct results *rs)
 {
-	struct sync_job *j = xcalloc(1, sizeof(*j));
+	struct sync_job *j;
 
 	resultindex_close(rs->rri);
 	rs->rri = NULL;
 	rs->rebuilding = true;
+	/* One on the queue does it: it reads the tree when it runs. */
+	if (rs->sync_queued)
+		return;
+	rs->sync_queued = true;
+	j = xcalloc(1, sizeof(*j));
 	j->rs = rs;
 	writer_submit(rs->writer, sync_job_run, sync_job_done, j);
 }
