@@ -509,13 +509,16 @@ resultindex_names(struct resultindex *ri, const char *glob, resultindex_name_fn 
                   struct nm_error *err)
 {
 	struct glob_sql gs;
-	char sql[256];
+	char sql[384];
 	sqlite3_stmt *st;
 	int rc;
 
 	if (glob_prepare(glob, &gs, err) < 0)
 		return -1;
-	snprintf(sql, sizeof(sql), "SELECT name FROM results WHERE %s ORDER BY name", gs.where);
+	snprintf(sql, sizeof(sql),
+	         "SELECT name FROM results WHERE %s UNION ALL SELECT name FROM skipped WHERE %s "
+	         "ORDER BY name",
+	         gs.where, gs.where);
 	if ((rc = sqlite3_prepare_v2(ri->db, sql, -1, &st, NULL)) != SQLITE_OK)
 		return fail(ri, rc, "names", err);
 	glob_bind(st, &gs);

@@ -66,7 +66,8 @@ struct resultindex_filter {
 typedef void (*resultindex_row_fn)(const struct resultindex_row *row, void *arg);
 int resultindex_query(struct resultindex *ri, const struct resultindex_filter *f,
                       resultindex_row_fn fn, void *arg, struct nm_error *err);
-/* Names matching glob (NULL: all), sorted. */
+/* Names of the files matching glob (NULL: all), results and skipped ones, sorted: those a
+ * glob names (reading a skipped one then says what is wrong with it). */
 typedef void (*resultindex_name_fn)(const char *name, void *arg);
 int resultindex_names(struct resultindex *ri, const char *glob, resultindex_name_fn fn, void *arg,
                       struct nm_error *err);

@@ -57,7 +57,8 @@ bool results_exists(struct results *rs, const char *name);
 /* Names matching glob (fnmatch, '/' matched by '*' too; NULL: all), sorted; *names is an
  * array of strings owned by rs, valid until the next put/delete/match. Returns the count.
  * Answered by the index (a range of its B-tree when the glob starts with literal text) once
- * it is ready, else from the names in memory; a result being stored is left out. */
+ * it is ready, else from the names in memory; a result being stored is left out, a file the
+ * index skipped is in (results_get says what is wrong with it). */
 size_t results_match(struct results *rs, const char *glob, const char *const **names);
 
 /* Is the index built and open for listings? */

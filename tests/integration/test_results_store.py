@@ -345,8 +345,8 @@ def test_slow_fsync_test_end():
                 assert os.path.exists(d.result_path("slowt")), "status before the file"
                 break
             time.sleep(0.1)
-        print("     states %s; storing for %.2f s" % (states, (t_done or 0) - (t_storing or 0)))
         assert t_storing is not None and t_done is not None, states
+        print("     states %s; storing for %.2f s" % (states, t_done - t_storing))
         assert states[-1] == "passed" and states[-2] == "storing", states
         assert t_done - t_storing >= FSYNC_DELAY_MS / 1000.0 - 0.2, (t_storing, t_done)
         # --wait follows the test to its stored end.
