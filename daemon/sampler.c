@@ -262,6 +262,9 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	src->reason[0] = '\0';
 }
 
+/* A timer this much late is logged. */
+#define SAMPLER_LATE_LOG_NS 100000000ull
+
 /* A source's timer fired. */
 static void
 timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -278,6 +281,10 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 		src->late_last_ns = now > due ? now - due : 0;
 		if (src->late_last_ns > src->late_max_ns)
 			src->late_max_ns = src->late_last_ns;
+		/* Rare, and worth knowing when a figure looks odd: the loop was held up. */
+		if (src->late_last_ns > SAMPLER_LATE_LOG_NS)
+			log_info("source %s: sampled %.0f ms late (the event loop was busy)",
+			         src->ops->name, (double)src->late_last_ns / 1e6);
 	}
 	src->last_fire_ns = now;
 	sample_source(s, src->index, &cpu);
