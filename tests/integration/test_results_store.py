@@ -33,6 +33,7 @@ SMALL = 200
 CMP = 50          # results on each side of the compare: 100 in all
 CORRUPT = 5
 FACTOR = 3.0      # "about the same time": the big store within 3x of the small one
+SLACK = 0.010     # seconds: what a shared, loaded machine adds to a round trip
 FSYNC_DELAY_MS = 2000
 LATE_MS = 5.0
 
@@ -193,11 +194,15 @@ def test_scale_20000():
             assert m["cmp"]["a"]["n"] == CMP and m["cmp"]["b"]["n"] == CMP, m["cmp"]["a"]
         # Newest first: the generated results, the last one on top.
         assert big["list"]["results"][0]["name"] == "gen/r%05d" % (BIG - 2 * CMP - 1)
-        assert big["t_list"] < FACTOR * small["t_list"], (big["t_list"], small["t_list"])
-        assert big["t_cmp"] < FACTOR * small["t_cmp"], (big["t_cmp"], small["t_cmp"])
+        # Within FACTOR, give or take 10 ms of a shared machine's noise (a listing that
+        # parses every file: 8.5 s against 0.1 s).
+        assert big["t_list"] < FACTOR * small["t_list"] + SLACK, (big["t_list"], small["t_list"])
+        assert big["t_cmp"] < FACTOR * small["t_cmp"] + SLACK, (big["t_cmp"], small["t_cmp"])
         # The sources' timers were not held up by the build of the index or the queries
-        # (a parse of 20,000 files on the loop holds them for seconds).
-        assert big["late"] < 250, big["late"]
+        # (a parse of 20,000 files on the loop holds them for seconds; compare's parse of
+        # 100 on the loop costs tens of ms).
+        late_lines = [ln for ln in d.logtext().split("\n") if "late (the event loop" in ln]
+        assert big["late"] < 250, (big["late"], late_lines)
         # Filters and pages, from the index.
         r, _ = d.call("results", {"suite": "cmp", "all": True})
         assert r["result"]["count"] == 2 * CMP and not r["result"]["more"], r["result"]["count"]
