@@ -507,8 +507,8 @@ main(int argc, char **argv)
 
 	/* Stored results to read back: "whole" and "half" closed, "open" left open. */
 	json_object_put(window_start(d.windows, "open", "hand", &err));
-	json_object_put(window_stop(d.windows, "whole", NULL, "hand", NULL, &err));
-	json_object_put(window_stop(d.windows, "half", NULL, "hand", NULL, &err));
+	json_object_put(window_stop_inline(d.windows, "whole", NULL, "hand", NULL, &err));
+	json_object_put(window_stop_inline(d.windows, "half", NULL, "hand", NULL, &err));
 
 	/* The worst read-only requests: the longest callback each costs the loop. */
 	printf("loop time of read-only requests (median of 5; the longest single callback):\n");

@@ -64,16 +64,75 @@ render_windows(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	ctl_table_out(&t, opts, fp);
 }
 
+/* results --figures: one row per result, one column per figure (the batch table). */
+static void
+render_figures(json_object *result, json_object *cols, const struct ctl_opts *opts, FILE *fp)
+{
+	const char *hdr[TABLE_MAX_COLS + 1] = {"RESULT"};
+	json_object *arr = ctl_array(result, "results");
+	size_t nc = json_object_array_length(cols);
+	char cells[TABLE_MAX_COLS][48];
+	struct table t;
+
+	if (nc > TABLE_MAX_COLS - 1) {
+		fprintf(stderr, "netmetricsctl: %zu figures match; showing the first %d\n", nc,
+		        TABLE_MAX_COLS - 1);
+		nc = TABLE_MAX_COLS - 1;
+	}
+	for (size_t c = 0; c < nc; c++)
+		hdr[c + 1] = json_object_get_string(json_object_array_get_idx(cols, c));
+	hdr[nc + 1] = NULL;
+	table_init(&t, hdr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *r = json_object_array_get_idx(arr, i), *figs = NULL, *v;
+		const char *row[TABLE_MAX_COLS];
+		json_object_object_get_ex(r, "figures", &figs);
+		row[0] = json_get_string(r, "name", "");
+		for (size_t c = 0; c < nc; c++) {
+			cells[c][0] = '\0';
+			if (json_object_object_get_ex(figs, hdr[c + 1], &v) && v != NULL)
+				snprintf(cells[c], sizeof(cells[c]), "%.10g",
+				         json_object_get_double(v));
+			row[c + 1] = cells[c];
+		}
+		table_row(&t, row);
+	}
+	ctl_table_out(&t, opts, fp);
+}
+
+/* What a listing leaves out: more results, unreadable files, an index being built. */
+static void
+results_notes(json_object *result, FILE *fp)
+{
+	json_object *skipped = ctl_array(result, "skipped");
+
+	if (json_get_bool(result, "more", false))
+		fprintf(fp, "(more results: --limit N or --all)\n");
+	if (json_object_object_get_ex(result, "note", NULL))
+		fprintf(fp, "%s\n", json_get_string(result, "note", ""));
+	for (size_t i = 0; skipped && i < json_object_array_length(skipped); i++) {
+		json_object *s = json_object_array_get_idx(skipped, i);
+		fprintf(fp, "skipped %s: %s\n", json_get_string(s, "name", "?"),
+		        json_get_string(s, "error", ""));
+	}
+}
+
 /* results: one row per stored result. */
 void
 render_results(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
 	static const char *const hdr[] = {"RESULT",    "ORIGIN",   "START",
 	                                  ">DURATION", "COMPLETE", NULL};
-	json_object *arr = ctl_array(result, "results");
+	json_object *arr = ctl_array(result, "results"), *cols;
 	struct table t;
 	char dur[32];
 
+	if (json_object_object_get_ex(result, "columns", &cols)) {
+		render_figures(result, cols, opts, fp);
+		if (!opts->csv)
+			results_notes(result, stderr);
+		return;
+	}
 	table_init(&t, hdr);
 	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
 		json_object *r = json_object_array_get_idx(arr, i);
@@ -93,9 +152,12 @@ render_results(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	if (!opts->csv && t.nrows == 0) {
 		table_free(&t);
 		fprintf(fp, "no results\n");
+		results_notes(result, fp);
 		return;
 	}
 	ctl_table_out(&t, opts, fp);
+	if (!opts->csv)
+		results_notes(result, fp);
 	/* Why a result is incomplete, under the table. */
 	for (size_t i = 0; !opts->csv && arr && i < json_object_array_length(arr); i++) {
 		json_object *r = json_object_array_get_idx(arr, i);

@@ -71,6 +71,16 @@ cmd_rows_budget(struct daemon *d, size_t n, uint64_t bytes, const char *what, st
 	    (unsigned long long)maxp, (unsigned long long)maxb, (unsigned long long)fit, what);
 }
 
+size_t
+cmd_rows_cap(const struct daemon *d, uint64_t row_bytes)
+{
+	uint64_t by_bytes = d->config.reply_max_bytes / (row_bytes ? row_bytes : 1);
+	uint64_t cap =
+	    d->config.reply_max_points < by_bytes ? d->config.reply_max_points : by_bytes;
+
+	return cap > SIZE_MAX - 1 ? SIZE_MAX - 1 : (size_t)cap;
+}
+
 /* Free a job (control's free_fn). */
 static void
 rows_free(void *arg)

@@ -29,6 +29,9 @@ uint64_t cmd_rows_series_bytes(struct daemon *d, series_id id);
 int cmd_rows_budget(struct daemon *d, size_t n, uint64_t bytes, const char *what,
                     struct nm_error *err);
 
+/* How many rows of about row_bytes each one reply may hold (both budgets). */
+size_t cmd_rows_cap(const struct daemon *d, uint64_t row_bytes);
+
 /* The most bytes row i takes (name and unit of a series, as cmd_json_text_bound counts). */
 typedef uint64_t (*cmd_row_bytes_fn)(struct daemon *d, size_t i, void *arg);
 

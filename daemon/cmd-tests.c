@@ -1,125 +1,107 @@
 /* cmd-tests.c: the tests of this daemon run (running first, then the finished ones kept in
- * memory); with --all also every stored result a test produced, from earlier runs too. */
-#include <stdlib.h>
+ * memory); with --all also every stored result a test produced, from earlier runs too, read
+ * from the results index (not from the files), newest first. */
+#include <math.h>
 #include <string.h>
 
 #include "cmd-rows.h"
 #include "cmd.h"
 #include "daemon.h"
+#include "error.h"
 #include "jsonutil.h"
 #include "results.h"
 #include "runner.h"
-#include "xmalloc.h"
 
-/* What one entry takes on the wire, about: its headline members and figures. */
-#define TESTS_ROW_BYTES 2048
+#define TESTS_ROW_BYTES 2048 /* what one entry takes on the wire, about: headline, figures */
 
-/* A stored test result as a list entry: its test object's headline members. A file that
- * cannot be read (or is not a result) is added to skipped, with why. */
-static json_object *
-stored_entry(struct results *rs, const char *name, json_object *skipped)
-{
-	static const char *const keep[] = {"driver",     "type",    "host",   "procs",
-	                                   "duration_s", "status",  "reason", "started",
-	                                   "suite",      "figures", NULL};
-	json_object *r, *t, *o, *v;
-	struct nm_error err;
-
-	if ((r = results_get(rs, name, &err)) == NULL) {
-		o = json_object_new_object();
-		json_add_string(o, "name", name);
-		json_add_string(o, "error", err.message);
-		json_object_array_add(skipped, o);
-		return NULL;
-	}
-	if (!json_object_object_get_ex(r, "test", &t)) {
-		json_object_put(r);
-		return NULL;
-	}
-	o = json_object_new_object();
-	json_add_string(o, "name", name);
-	json_add_string(o, "state", json_get_string(t, "status", ""));
-	for (size_t i = 0; keep[i] != NULL; i++)
-		if (json_object_object_get_ex(t, keep[i], &v))
-			json_object_object_add(o, keep[i], json_object_get(v));
-	json_add_bool(o, "stored", true);
-	json_object_put(r);
-	return o;
-}
-
-/* The entries of this run's tests, then the names of stored ones (copied: the index's
- * array changes when a result is stored or deleted meanwhile). */
-struct tests_rows {
-	json_object *running; /* array */
-	size_t nrunning;
-	char **names;
-	size_t n;
-	json_object *skipped; /* array: the stored files that could not be read, with why */
+/* What the stored tests are added to. */
+struct stored {
+	struct runner *runner;
+	json_object *list;
 };
 
-/* Free the rows' state. */
+/* A stored test result as a list entry: its test object's headline members, as the index
+ * keeps them. One of this run, listed already, is left out. */
 static void
-tests_rows_free(void *arg)
+stored_entry(const struct resultindex_row *row, void *arg)
 {
-	struct tests_rows *r = arg;
+	struct stored *s = arg;
+	json_object *t, *o;
 
-	json_object_put(r->running);
-	json_object_put(r->skipped);
-	for (size_t i = 0; i < r->n; i++)
-		free(r->names[i]);
-	free(r->names);
-	free(r);
+	if (runner_find(s->runner, row->name) != NULL || row->test == NULL)
+		return;
+	t = json_tokener_parse(row->test);
+	if (!json_object_is_type(t, json_type_object)) {
+		json_object_put(t);
+		return;
+	}
+	o = json_object_new_object();
+	json_add_string(o, "name", row->name);
+	json_add_string(o, "state", json_get_string(t, "status", ""));
+	json_object_object_foreach(t, k, v)
+	{
+		json_object_object_add(o, k, json_object_get(v));
+	}
+	json_add_bool(o, "stored", true);
+	json_object_put(t);
+	json_object_array_add(s->list, o);
 }
 
-/* Row i: a test of this run, or a stored one read from its file when the row is written
- * (NULL, left out, when the file holds no test: a hand-made window's result). */
-static json_object *
-tests_row(struct daemon *d, size_t i, void *arg)
+/* One file the index could not read. */
+static void
+skipped_entry(const char *name, const char *why, void *arg)
 {
-	struct tests_rows *r = arg;
+	json_object *o = json_object_new_object();
 
-	if (i < r->nrunning)
-		return json_object_get(json_object_array_get_idx(r->running, i));
-	return stored_entry(d->results, r->names[i - r->nrunning], r->skipped);
+	json_add_string(o, "name", name);
+	json_add_string(o, "error", why);
+	json_object_array_add(arg, o);
 }
 
-/* After the rows: the unreadable files left out of them, named with why (none: nothing). */
-static json_object *
-tests_tail(void *arg)
-{
-	struct tests_rows *r = arg;
-	json_object *t;
-
-	if (json_object_array_length(r->skipped) == 0)
-		return NULL;
-	t = json_object_new_object();
-	json_object_object_add(t, "skipped", json_object_get(r->skipped));
-	return t;
-}
-
-/* tests: this run's tests, and with args.all the stored ones, a part at a time. */
+/* tests: this run's tests, and with args.all the stored ones. */
 int
 cmd_tests(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
-	struct tests_rows *r = xcalloc(1, sizeof(*r));
-	struct cmd_rows rows = {0, tests_row, NULL, 0, "tests", tests_tail};
-	json_object *o;
+	json_object *o = json_object_new_object(), *list = runner_list_json(ctx->d->runner);
 
-	r->running = runner_list_json(ctx->d->runner);
-	r->skipped = json_object_new_array();
-	r->nrunning = json_object_array_length(r->running);
 	if (json_get_bool(args, "all", false)) {
-		const char *const *names;
-		size_t n = results_match(ctx->d->results, NULL, &names);
+		size_t cap = cmd_rows_cap(ctx->d, TESTS_ROW_BYTES);
+		struct resultindex_filter f = {
+		    .since = NAN, .until = NAN, .tests_only = true, .limit = cap + 1};
+		struct stored s = {ctx->d->runner, list};
+		json_object *skipped = json_object_new_array();
 
-		r->names = xreallocarray(NULL, n ? n : 1, sizeof(*r->names));
-		for (size_t i = 0; i < n; i++)
-			if (runner_find(ctx->d->runner, names[i]) == NULL)
-				r->names[r->n++] = xstrdup(names[i]);
+		if (results_list(ctx->d->results, &f, stored_entry, &s, err) < 0) {
+			if (err->code != NM_ERR_BUSY) {
+				json_object_put(skipped);
+				json_object_put(list);
+				json_object_put(o);
+				return -1;
+			}
+			json_add_string(o, "index", "rebuilding");
+			json_add_string(o, "note",
+			                "index rebuilding: stored tests follow once it is "
+			                "built");
+		} else if (json_object_array_length(list) > cap) {
+			json_object_put(skipped);
+			json_object_put(list);
+			json_object_put(o);
+			return nm_error_set(
+			    err, NM_ERR_TOO_LARGE,
+			    "more than %zu tests are stored, the most one reply holds "
+			    "(reply_max_points, reply_max_bytes): list them with "
+			    "results --limit N",
+			    cap);
+		} else
+			results_list_skipped(ctx->d->results, NULL, skipped_entry, skipped, err);
+		/* Unreadable files are left out of the list, and named here. */
+		if (json_object_array_length(skipped) > 0)
+			json_object_object_add(o, "skipped", skipped);
+		else
+			json_object_put(skipped);
 	}
-	rows.n = r->nrunning + r->n;
-	rows.fixed_bytes = 64 + (uint64_t)rows.n * TESTS_ROW_BYTES;
-	o = json_object_new_object();
 	json_add_uint(o, "running", runner_running(ctx->d->runner));
-	return cmd_rows_reply(ctx, o, "tests", &rows, r, tests_rows_free, result, err);
+	json_object_object_add(o, "tests", list);
+	*result = o;
+	return 0;
 }

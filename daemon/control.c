@@ -75,7 +75,8 @@ struct client {
 	struct frame_reader fr;
 	struct event *deadline;
 	TAILQ_HEAD(, stream) streams;
-	TAILQ_HEAD(, control_later) laters; /* replies owed (control_later_new) */
+	TAILQ_HEAD(, control_later) laters; /* replies owed: no close on EOF before them */
+	unsigned nlaters;
 	unsigned nstreams;
 };
 
@@ -201,6 +202,9 @@ control_client_is_admin(const struct client *c)
 	return control_peer_is_admin(c->uid, c->gid, c->ctl->d->config.admin_group);
 }
 
+static bool client_producing(const struct client *c);
+static void client_close_after_flush(struct client *c);
+
 struct control_later *
 control_later_new(struct client *c, int64_t id, bool has_id)
 {
@@ -209,8 +213,10 @@ control_later_new(struct client *c, int64_t id, bool has_id)
 	l->client = c;
 	l->id = id;
 	l->has_id = has_id;
-	if (c != NULL)
+	if (c != NULL) {
 		TAILQ_INSERT_TAIL(&c->laters, l, entry);
+		c->nlaters++;
+	}
 	return l;
 }
 
@@ -220,14 +226,22 @@ control_later_reply(struct control_later *l, json_object *result, const struct n
 	size_t len;
 	char *reply;
 
-	if (l->client != NULL) {
+	struct client *c = l->client;
+
+	if (c != NULL) {
+		TAILQ_REMOVE(&c->laters, l, entry);
+		c->nlaters--;
+	}
+	if (c != NULL && !c->closing) {
 		if (result != NULL || err == NULL)
 			reply = proto_reply_ok(l->id, l->has_id, result, &len);
 		else
 			reply = proto_reply_error(l->id, l->has_id, err->code, err->message, &len);
-		control_client_send(l->client, reply, len);
+		control_client_send(c, reply, len);
 		free(reply);
-		TAILQ_REMOVE(&l->client->laters, l, entry);
+		/* A client that half-closed waited for this last reply. */
+		if (c->peer_eof && !c->read_paused && !client_producing(c) && c->nlaters == 0)
+			client_close_after_flush(c);
 	}
 	json_object_put(result);
 	free(l);
@@ -395,7 +409,7 @@ client_process(struct client *c)
 	if (c->closing)
 		return;
 	client_update_deadline(c, progressed);
-	if (c->peer_eof && !c->read_paused && !client_producing(c))
+	if (c->peer_eof && !c->read_paused && !client_producing(c) && c->nlaters == 0)
 		client_close_after_flush(c);
 }
 
@@ -553,7 +567,7 @@ client_event_cb(struct bufferevent *bev, short what, void *arg)
 		if (c->closing)
 			return;
 		client_read_cb(c->bev, c);
-		if (!c->closing && !c->read_paused && !client_producing(c))
+		if (!c->closing && !c->read_paused && !client_producing(c) && c->nlaters == 0)
 			client_close_after_flush(c);
 	}
 }

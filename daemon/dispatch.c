@@ -136,6 +136,7 @@ dispatch_line(struct daemon *d, struct client *client, const char *line, size_t 
 	if (rc < 0)
 		goto fail;
 	if (ctx.deferred || (result == NULL && (cmd->flags & PROTO_STREAM))) {
+		json_object_put(result);
 		proto_request_free(&req);
 		return NULL;
 	}

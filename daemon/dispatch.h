@@ -36,7 +36,7 @@ struct cmd_ctx {
  * err. A STREAM handler that returns 0 with *result NULL sends no reply now: it has
  * registered a stream on the client and answers through events. A handler that sets
  * ctx->deferred and returns 0 sends no reply now either: it answers through a
- * control_later once its work (a child process) is done. */
+ * control_later once its work (a child process, a result made durable) is done. */
 typedef int (*cmd_handler)(struct cmd_ctx *ctx, json_object *args, json_object **result,
                            struct nm_error *err);
 

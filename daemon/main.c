@@ -20,6 +20,7 @@
 #include "runner.h"
 #include "suite.h"
 #include "sampler.h"
+#include "statefile.h"
 #include "timeutil.h"
 #include "window.h"
 #include "xmalloc.h"
@@ -127,6 +128,26 @@ make_state_dir(const char *dir)
 	if (mkdir(p, 0750) < 0 && errno != EEXIST)
 		fatal("cannot create state directory %s", p);
 	free(p);
+}
+
+/* TEST ONLY: NETMETRICS_TEST_FSYNC_DELAY_MS=N makes every fsync of a stored file N ms
+ * slower (at most 60 s), to play a slow disk in the integration tests. Read once, here. */
+static void
+test_hooks(void)
+{
+	const char *v = getenv("NETMETRICS_TEST_FSYNC_DELAY_MS");
+	char *end;
+	unsigned long ms;
+
+	if (v == NULL || *v == '\0')
+		return;
+	ms = strtoul(v, &end, 10);
+	if (*end != '\0' || ms > 60000) {
+		log_warnx("NETMETRICS_TEST_FSYNC_DELAY_MS=%s ignored: not 0-60000", v);
+		return;
+	}
+	log_warnx("test hook: every fsync of a stored file is delayed by %lu ms", ms);
+	statefile_test_fsync_delay((unsigned)ms);
 }
 
 /* Keep an fd per /proc/irq file and per source file open: raise the soft limit on open
@@ -297,7 +318,9 @@ main(int argc, char **argv)
 		fatalx("control socket: %s", err.message);
 	d.query = query_new(d.sampler);
 	sampler_start(d.sampler, d.base);
-	if ((d.results = results_open(d.config.state_dir, &err)) == NULL)
+	test_hooks();
+	if ((d.results = results_open(d.config.state_dir, &err)) == NULL ||
+	    results_start(d.results, d.base, &err) < 0)
 		fatalx("results: %s", err.message);
 	/* After the sampler starts: windows left open by a crash are stored at once. */
 	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
@@ -320,6 +343,9 @@ main(int argc, char **argv)
 	}
 
 	reason = loop_run(d.loop);
+	/* Results still on the writer thread are stored (and their replies sent) first; from
+	 * now on a result is written inline, as the loop no longer runs. */
+	results_stop_thread(d.results);
 
 	control_free(d.control, reason);
 	/* A running suite is marked incomplete, then its test ends: processes stopped, window

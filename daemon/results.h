@@ -9,19 +9,42 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "resultindex.h"
+
+struct event_base;
 struct nm_error;
 struct results;
 
 /* Open (creating) STATE_DIR/results and index what is there. NULL with err. */
 struct results *results_open(const char *state_dir, struct nm_error *err);
+/* Write what is queued, stop the writer thread, free the store (the files stay). */
 void results_close(struct results *rs);
+/* Start the writer thread, its completions on base (NULL: jobs run inline, as before this
+ * is called), and check the index against the files on it: rebuilt when missing, damaged or
+ * of another schema, brought up to date when files came, went or changed. Until that is
+ * done results_index_ready is false. 0, or -1 with err. */
+int results_start(struct results *rs, struct event_base *base, struct nm_error *err);
+/* The loop has stopped: run what the writer has queued and write inline from now on. */
+void results_stop_thread(struct results *rs);
 
 /* Is name usable: 1-200 bytes of [A-Za-z0-9._-] and '/', no empty or dot-dot component, not
  * starting or ending with '/'. 0 yes; -1 with err (NM_ERR_BAD_ARGS) saying why. */
 int results_name_check(const char *name, struct nm_error *err);
 
-/* Store result under name, atomically; replaces nothing: NM_ERR_EXISTS if name is taken. */
+/* Store result under name, atomically, on the calling thread (start-up, shutdown); replaces
+ * nothing: NM_ERR_EXISTS if name is taken. Its index row follows on the writer thread. */
 int results_put(struct results *rs, const char *name, json_object *result, struct nm_error *err);
+/* Called on the loop when a put is over: err NULL once the result is durable (written,
+ * fsync'ed, renamed, its directory fsync'ed) and indexed; else why it was not stored. */
+typedef void (*results_done_fn)(void *arg, const struct nm_error *err);
+/* Store result under name on the writer thread, so that a slow disk does not hold up the
+ * loop; done(arg, ...) runs on the loop when it is over (inline, before this returns, when
+ * the writer has no thread). The name is taken at once (results_exists) and results_get
+ * serves result from memory until it is on disk; results_match and listings show it once it
+ * is. 0 when queued (done will run); -1 with err when refused at once (bad name, name taken;
+ * done will not run). result is not changed; a reference is kept. */
+int results_put_async(struct results *rs, const char *name, json_object *result,
+                      results_done_fn done, void *arg, struct nm_error *err);
 /* Load a result (new reference) or NULL with err: NM_ERR_NOT_FOUND, or NM_ERR_FAILED when
  * the file cannot be read or fails results_check. */
 json_object *results_get(struct results *rs, const char *name, struct nm_error *err);
@@ -32,7 +55,21 @@ int results_check(json_object *r, struct nm_error *err);
 int results_delete(struct results *rs, const char *name, struct nm_error *err);
 bool results_exists(struct results *rs, const char *name);
 /* Names matching glob (fnmatch, '/' matched by '*' too; NULL: all), sorted; *names is an
- * array of strings owned by rs, valid until the next put/delete. Returns the count. */
+ * array of strings owned by rs, valid until the next put/delete/match. Returns the count.
+ * Answered by the index (a range of its B-tree when the glob starts with literal text) once
+ * it is ready, else from the names in memory; a result being stored is left out, a file the
+ * index skipped is in (results_get says what is wrong with it). */
 size_t results_match(struct results *rs, const char *glob, const char *const **names);
+
+/* Is the index built and open for listings? */
+bool results_index_ready(const struct results *rs);
+/* The index rows matching f, newest first (resultindex_query), of results still stored.
+ * -1 with err: NM_ERR_BUSY "index rebuilding" while it is built, NM_ERR_FAILED when a query
+ * failed (a damaged index is then rebuilt). */
+int results_list(struct results *rs, const struct resultindex_filter *f, resultindex_row_fn fn,
+                 void *arg, struct nm_error *err);
+/* The files the index could not read (not JSON, not a result), matching glob, with why. */
+int results_list_skipped(struct results *rs, const char *glob, resultindex_skip_fn fn, void *arg,
+                         struct nm_error *err);
 
 #endif

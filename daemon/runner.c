@@ -340,6 +340,14 @@ runner_test_json(const struct test *t)
 	json_object *o, *live, *procs;
 	char ts[40];
 
+	/* Finished, its result on its way to disk: not yet a status to act on. */
+	if (t->summary != NULL && t->storing) {
+		o = NULL;
+		json_object_deep_copy(t->summary, &o, NULL);
+		json_object_object_del(o, "status");
+		json_add_string(o, "state", "storing");
+		return o;
+	}
 	if (t->summary != NULL)
 		return json_object_get(t->summary);
 	o = json_object_new_object();
@@ -712,6 +720,9 @@ conclude(struct test *t)
 		finish(t);
 }
 
+static void finish_rest(struct test *t);
+static void test_stored(void *arg, json_object *report, const struct nm_error *err);
+
 /* Every process has exited (or none started): figures, status, the stored window, the
  * profile back, the suite told. */
 static void
@@ -719,10 +730,11 @@ finish(struct test *t)
 {
 	struct runner *r = t->runner;
 	json_object *figs = json_object_new_object(), *procfigs = json_object_new_array();
-	json_object *extra, *win, *res;
+	json_object *extra, *win;
 	struct nm_error err;
 	char why[512] = "";
 	bool early = t->window_open && !t->window_frozen;
+	int rc;
 
 	if (runner_finished(t))
 		return;
@@ -771,15 +783,42 @@ finish(struct test *t)
 			json_add_string(win, "reason", t->reason);
 			json_object_object_add(extra, "window", win);
 		}
-		res = window_stop(r->d->windows, t->spec.name, NULL, "test", extra, &err);
-		json_object_put(extra);
-		if (res == NULL)
-			log_warnx("test %s: result not stored: %s", t->spec.name, err.message);
-		else
-			t->window_stored = true;
-		json_object_put(res);
+		/* The rest once the result is durable (writer thread): test status says
+		 * "storing" until then, and a suite moves on only after. */
 		t->window_open = false;
+		t->storing = true;
+		rc = window_stop(r->d->windows, t->spec.name, NULL, "test", extra, test_stored, t,
+		                 &err);
+		json_object_put(extra);
+		if (rc == 0)
+			return; /* t may be gone already: test_stored ran inline at shutdown */
+		t->storing = false;
+		log_warnx("test %s: result not stored: %s", t->spec.name, err.message);
 	}
+	finish_rest(t);
+}
+
+/* The test's result is durable, or could not be stored: finish the test. */
+static void
+test_stored(void *arg, json_object *report, const struct nm_error *err)
+{
+	struct test *t = arg;
+
+	(void)report;
+	t->storing = false;
+	if (err != NULL)
+		log_warnx("test %s: result not stored: %s", t->spec.name, err->message);
+	else
+		t->window_stored = true;
+	finish_rest(t);
+}
+
+/* After the result: the driver's teardown, the profile back, the suite told. */
+static void
+finish_rest(struct test *t)
+{
+	struct runner *r = t->runner;
+
 	profile_take_back(r, t);
 	timers_stop(t);
 	log_info("test %s: %s%s%s", t->spec.name, runner_state_name(t->state),
@@ -1260,8 +1299,9 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 		runner_resolve(r, &t->spec, resolve_done, t);
 	/* What failed before anything ran is an error of the request (its result stored). */
 	if (runner_finished(t) && t->never_started) {
-		nm_error_set(err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, t->reason,
-		             t->window_stored ? "; its result is stored with the reason" : "");
+		nm_error_set(
+		    err, NM_ERR_FAILED, "test %s failed: %s%s", t->spec.name, t->reason,
+		    t->window_stored || t->storing ? "; its result is stored with the reason" : "");
 		return NULL;
 	}
 	return runner_test_json(t);

@@ -122,6 +122,7 @@ struct test {
 	size_t nprocs, nfinished;
 	uint64_t start_mono_ns, start_real_ns, end_mono_ns;
 	bool window_open, window_frozen, window_stored;
+	bool storing; /* finished; its result on the writer thread (test status: "storing") */
 	bool profile_applied;
 	bool stopping;      /* the runner is ending it: exits are expected */
 	bool never_started; /* no process ran (binary missing, exec failed) */

@@ -327,6 +327,9 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	src->reason[0] = '\0';
 }
 
+/* A timer this much late is logged. */
+#define SAMPLER_LATE_LOG_NS 100000000ull
+
 /* A source's timer fired. */
 static void
 timer_cb(evutil_socket_t fd, short what, void *arg)
@@ -334,10 +337,21 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct source *src = arg;
 	struct sampler *s =
 	    (struct sampler *)((char *)(src - src->index) - offsetof(struct sampler, sources));
-	uint64_t cpu = 0;
+	uint64_t cpu = 0, now = time_mono_ns(),
+	         due = src->last_fire_ns + src->interval_ms * 1000000;
 
 	(void)fd;
 	(void)what;
+	if (src->last_fire_ns != 0) {
+		src->late_last_ns = now > due ? now - due : 0;
+		if (src->late_last_ns > src->late_max_ns)
+			src->late_max_ns = src->late_last_ns;
+		/* Rare, and worth knowing when a figure looks odd: the loop was held up. */
+		if (src->late_last_ns > SAMPLER_LATE_LOG_NS)
+			log_info("source %s: sampled %.0f ms late (the event loop was busy)",
+			         src->ops->name, (double)src->late_last_ns / 1e6);
+	}
+	src->last_fire_ns = now;
 	sample_source(s, src->index, &cpu);
 }
 
@@ -476,6 +490,7 @@ arm_timer(struct sampler *s, unsigned i)
 	if (s->timers[i] == NULL)
 		s->timers[i] = event_new(s->base, -1, EV_PERSIST, timer_cb, src);
 	event_del(s->timers[i]);
+	src->last_fire_ns = 0; /* a new beat: no lateness against the old one */
 	if (!src->enabled)
 		return;
 	common = event_base_init_common_timeout(s->base, &tv);
@@ -670,6 +685,8 @@ sampler_status_json(struct sampler *s)
 		json_add_uint(so, "samples", src->samples);
 		json_add_uint(so, "failures", src->failures);
 		json_add_double(so, "last_cost_us", (double)src->last_cost_ns / 1e3);
+		json_add_double(so, "late_ms", (double)src->late_last_ns / 1e6);
+		json_add_double(so, "late_max_ms", (double)src->late_max_ns / 1e6);
 		json_add_double(
 		    so, "last_sample_age_s",
 		    src->last_sample_mono_ns ? (double)(now - src->last_sample_mono_ns) / 1e9 : -1);

@@ -92,6 +92,9 @@ struct source {
 	uint64_t failures;
 	uint64_t last_cost_ns; /* time the last sample took (monotonic clock) */
 	uint64_t last_sample_mono_ns;
+	/* Timer lateness: how much later than its interval after the previous one the timer
+	 * fired (a loop held up by something else), the last and the largest since start. */
+	uint64_t last_fire_ns, late_last_ns, late_max_ns;
 	/* Sampler clock time of the sample running now, set before sample() is called: sources
 	 * that share a reading (devlist.h) reuse one made a moment before. 0 (a test harness):
 	 * always read afresh. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "error.h"
@@ -140,10 +141,42 @@ int
 statefile_write_json_flags(const char *root, const char *rel, json_object *obj, unsigned flags,
                            struct nm_error *err)
 {
-	bool noreplace = flags & STATEFILE_NOREPLACE, sync = !(flags & STATEFILE_NOSYNC);
-	char path[PATH_MAX], tmp[PATH_MAX];
 	size_t len;
 	const char *line = json_to_line(obj, &len);
+
+	return statefile_write_line(root, rel, line, len, flags, err);
+}
+
+/* The test-only delay before each fsync of a written file (statefile_test_fsync_delay). */
+static unsigned fsync_delay_ms;
+
+/* Make every fsync of a written file slower by ms (tests only: a slow disk on demand). */
+void
+statefile_test_fsync_delay(unsigned ms)
+{
+	fsync_delay_ms = ms;
+}
+
+/* fsync fd, after the test-only delay when one is set. */
+static int
+sync_file(int fd)
+{
+	if (fsync_delay_ms > 0) {
+		struct timespec ts = {(time_t)(fsync_delay_ms / 1000),
+		                      (long)(fsync_delay_ms % 1000) * 1000000L};
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	return fsync(fd);
+}
+
+/* Write line and a newline atomically; fsync unless STATEFILE_NOSYNC. */
+int
+statefile_write_line(const char *root, const char *rel, const char *line, size_t len,
+                     unsigned flags, struct nm_error *err)
+{
+	bool noreplace = flags & STATEFILE_NOREPLACE, sync = !(flags & STATEFILE_NOSYNC);
+	char path[PATH_MAX], tmp[PATH_MAX];
 	int fd;
 
 	if (join_path(path, sizeof(path), root, rel, "", err) < 0 ||
@@ -157,7 +190,8 @@ statefile_write_json_flags(const char *root, const char *rel, json_object *obj, 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0640);
 	if (fd < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "create %s: %s", tmp, strerror(errno));
-	if (write_all(fd, line, len) < 0 || write_all(fd, "\n", 1) < 0 || (sync && fsync(fd) < 0)) {
+	if (write_all(fd, line, len) < 0 || write_all(fd, "\n", 1) < 0 ||
+	    (sync && sync_file(fd) < 0)) {
 		nm_error_set(err, NM_ERR_FAILED, "write %s: %s", tmp, strerror(errno));
 		close(fd);
 		unlink(tmp);
@@ -257,8 +291,8 @@ ends_with(const char *s, const char *suffix)
 
 /* Walk root/rel (rel "" for root itself), level levels deep. */
 static void
-scan_dir(const char *root, char *rel, size_t rel_size, const char *suffix, statefile_scan_fn fn,
-         void *arg, int level)
+scan_dir(const char *root, char *rel, size_t rel_size, const char *suffix,
+         statefile_scan_stat_fn fn, void *arg, bool clean, int level)
 {
 	char dirpath[PATH_MAX];
 	size_t base = strlen(rel);
@@ -283,22 +317,51 @@ scan_dir(const char *root, char *rel, size_t rel_size, const char *suffix, state
 		if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 			continue;
 		if (S_ISDIR(st.st_mode) && level < STATEFILE_MAX_LEVELS)
-			scan_dir(root, rel, rel_size, suffix, fn, arg, level + 1);
+			scan_dir(root, rel, rel_size, suffix, fn, arg, clean, level + 1);
 		else if (S_ISREG(st.st_mode) && ends_with(de->d_name, STATEFILE_TMP_SUFFIX)) {
-			log_info("state: removing %s/%s, a write a crash interrupted", root, rel);
-			unlinkat(dirfd(dir), de->d_name, 0);
+			if (clean) {
+				log_info("state: removing %s/%s, a write a crash interrupted", root,
+				         rel);
+				unlinkat(dirfd(dir), de->d_name, 0);
+			}
 		} else if (S_ISREG(st.st_mode) && ends_with(de->d_name, suffix))
-			fn(rel, arg);
+			fn(rel, &st, arg);
 		rel[base] = '\0';
 	}
 	closedir(dir);
+}
+
+/* Walk a tree for files with a suffix, with their stat; interrupted writes stay. */
+void
+statefile_scan_stat(const char *root, const char *suffix, statefile_scan_stat_fn fn, void *arg)
+{
+	char rel[PATH_MAX] = "";
+
+	scan_dir(root, rel, sizeof(rel), suffix, fn, arg, false, 0);
+}
+
+/* statefile_scan's function and its argument, behind statefile_scan_stat. */
+struct scan_plain {
+	statefile_scan_fn fn;
+	void *arg;
+};
+
+/* Call the plain function of a scan without the stat. */
+static void
+scan_plain_one(const char *rel, const struct stat *st, void *arg)
+{
+	struct scan_plain *p = arg;
+
+	(void)st;
+	p->fn(rel, p->arg);
 }
 
 /* Walk a tree for files with a suffix, removing interrupted writes. */
 void
 statefile_scan(const char *root, const char *suffix, statefile_scan_fn fn, void *arg)
 {
+	struct scan_plain p = {fn, arg};
 	char rel[PATH_MAX] = "";
 
-	scan_dir(root, rel, sizeof(rel), suffix, fn, arg, 0);
+	scan_dir(root, rel, sizeof(rel), suffix, scan_plain_one, &p, true, 0);
 }

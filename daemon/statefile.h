@@ -30,6 +30,13 @@ int statefile_write_json(const char *root, const char *rel, json_object *obj, bo
 #define STATEFILE_NOSYNC    2u
 int statefile_write_json_flags(const char *root, const char *rel, json_object *obj, unsigned flags,
                                struct nm_error *err);
+/* Write line (len bytes, no newline; one is added) to root/rel as statefile_write_json_flags
+ * writes JSON: for a line serialised elsewhere (the results writer thread). */
+int statefile_write_line(const char *root, const char *rel, const char *line, size_t len,
+                         unsigned flags, struct nm_error *err);
+/* TEST ONLY: sleep ms before each fsync of a written file (0: none), to play a slow disk.
+ * main.c sets it from NETMETRICS_TEST_FSYNC_DELAY_MS at start-up. Not for production. */
+void statefile_test_fsync_delay(unsigned ms);
 int statefile_remove_flags(const char *root, const char *rel, unsigned flags, struct nm_error *err);
 /* Read root/rel, which must hold a JSON object (every file of the state directory does),
  * as a new reference, or NULL with err: NM_ERR_NOT_FOUND when the file does not exist,
@@ -46,6 +53,13 @@ typedef void (*statefile_scan_fn)(const char *rel, void *arg);
 /* Walk the tree below root and call fn for every regular file whose name ends with
  * suffix; files ending with STATEFILE_TMP_SUFFIX (interrupted writes) are removed. */
 void statefile_scan(const char *root, const char *suffix, statefile_scan_fn fn, void *arg);
+struct stat;
+/* As statefile_scan, with each file's stat (its size and mtime: the results index tells a
+ * file it knows from one that changed), but files ending with STATEFILE_TMP_SUFFIX stay:
+ * this walk may run on another thread while a write is under way. */
+typedef void (*statefile_scan_stat_fn)(const char *rel, const struct stat *st, void *arg);
+void statefile_scan_stat(const char *root, const char *suffix, statefile_scan_stat_fn fn,
+                         void *arg);
 
 /* Create the directory dir when missing (mode 0750). 0 ok; -1 with err. */
 int statefile_mkdir(const char *dir, struct nm_error *err);

@@ -1,6 +1,7 @@
 /* window.c: the registry of measurement windows: open ones, closed ones kept in memory with
  * both edge snapshots, the files that mark open windows on disk, and recovery of windows a
  * crash left open. */
+#include <assert.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +33,7 @@ struct window {
 	uint64_t close_seq;    /* order of closing: the first closed is forgotten first */
 	json_object *opts;     /* closed: {"cpus": [...], "min_rate": N} of its report */
 	bool frozen;           /* open, but its end edge is taken (end) */
+	bool storing;          /* open and frozen, its report on the writer thread */
 	struct snapshot start, end;
 };
 
@@ -295,16 +297,64 @@ window_record_tuning(struct windows *ws, const char *root, const char *state_dir
 	ws->state_dir = xstrdup(state_dir);
 }
 
-/* Close w (open) with the options in args: store its report, then mark it closed. Returns
- * the report (new reference) or NULL with err, w still open. */
-static json_object *
-close_window(struct windows *ws, struct window *w, json_object *args, const char *closed_by,
-             json_object *extra, struct nm_error *err)
+/* A window being closed: its report on its way to disk. */
+struct closing {
+	struct windows *ws;
+	struct window *w;
+	json_object *report, *eff;
+	const char *closed_by;
+	window_stored_fn done;
+	void *arg;
+};
+
+/* The report is durable, or could not be stored (loop): mark w closed, or leave it open
+ * with the edge taken (a retry closes at the same instant), and tell the caller. */
+static void
+closing_done(void *arg, const struct nm_error *err)
 {
-	json_object *eff = opts_effective(args, NULL), *r;
-	struct snapshot end;
+	struct closing *c = arg;
+	struct windows *ws = c->ws;
+	struct window *w = c->w;
 	struct nm_error e;
 	char rel[PATH_MAX];
+
+	w->storing = false;
+	if (err != NULL) {
+		json_object_put(c->eff);
+		if (c->done != NULL)
+			c->done(c->arg, NULL, err);
+		json_object_put(c->report);
+		free(c);
+		return;
+	}
+	/* The result is on disk: the open-window file has served its purpose. A crash before
+	 * it goes is harmless, as recovery finds the result stored. */
+	window_rel(w->name, rel, sizeof(rel));
+	if (statefile_remove_flags(ws->dir, rel, STATEFILE_NOSYNC, &e) < 0)
+		log_warnx("window %s: %s", w->name, e.message);
+	w->open = false;
+	w->frozen = false;
+	w->closed_by = c->closed_by;
+	w->opts = c->eff;
+	w->close_seq = ++ws->close_seq;
+	log_info("window %s closed (%s), result stored", w->name, c->closed_by);
+	if (c->done != NULL)
+		c->done(c->arg, c->report, NULL);
+	json_object_put(c->report);
+	free(c);
+	trim(ws);
+}
+
+/* Close w (open) with the options in args: build its report, store it on the writer thread,
+ * mark it closed once it is durable (closing_done). 0 when storing began; -1 with err, w
+ * still open, done not called. */
+static int
+close_window(struct windows *ws, struct window *w, json_object *args, const char *closed_by,
+             json_object *extra, window_stored_fn done, void *arg, struct nm_error *err)
+{
+	json_object *eff = opts_effective(args, NULL), *r;
+	struct closing *c;
+	struct snapshot end;
 
 	if (w->frozen) {
 		end = w->end;
@@ -312,6 +362,7 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 		w->frozen = false;
 	} else
 		snapshot_take(ws->sampler, &end);
+	/* The report says how the window closed. */
 	w->open = false;
 	w->closed_by = closed_by;
 	r = build(ws, w, &end, eff, err);
@@ -322,27 +373,70 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 		/* The joins of the result, for views of it once its snapshots are gone. */
 		json_object_object_add(r, "irq_table", irqtable_json(&end.irqs));
 	}
-	if (r == NULL || results_put(ws->results, w->name, r, err) < 0) {
-		w->open = true;
-		w->closed_by = NULL;
+	w->open = true;
+	w->closed_by = NULL;
+	/* Until it is stored (or on failure) the window stays open with this end edge. */
+	w->end = end;
+	w->frozen = true;
+	if (r == NULL) {
+		json_object_put(eff);
+		return -1;
+	}
+	c = xcalloc(1, sizeof(*c));
+	*c = (struct closing){ws, w, r, eff, closed_by, done, arg};
+	w->storing = true;
+	if (results_put_async(ws->results, w->name, r, closing_done, c, err) < 0) {
+		w->storing = false;
 		json_object_put(r);
 		json_object_put(eff);
-		/* Keep the edge the caller froze: a retry closes at the same instant. */
-		w->end = end;
-		w->frozen = true;
-		return NULL;
+		free(c);
+		return -1;
 	}
-	/* The result is on disk: the open-window file has served its purpose. A crash before
-	 * it goes is harmless, as recovery finds the result stored. */
-	window_rel(w->name, rel, sizeof(rel));
-	if (statefile_remove_flags(ws->dir, rel, STATEFILE_NOSYNC, &e) < 0)
-		log_warnx("window %s: %s", w->name, e.message);
-	w->end = end;
-	w->opts = eff;
-	w->close_seq = ++ws->close_seq;
-	log_info("window %s closed (%s), result stored", w->name, closed_by);
-	trim(ws);
-	return r;
+	return 0;
+}
+
+/* What an inline stop stored: its report, or why not. */
+struct inline_stop {
+	bool done;
+	json_object *report;
+	struct nm_error err;
+};
+
+static void
+inline_stored(void *arg, json_object *report, const struct nm_error *err)
+{
+	struct inline_stop *st = arg;
+
+	st->done = true;
+	if (err != NULL)
+		st->err = *err;
+	else
+		st->report = json_object_get(report);
+}
+
+json_object *
+window_stop_inline(struct windows *ws, const char *name, json_object *args, const char *closed_by,
+                   json_object *extra, struct nm_error *err)
+{
+	struct inline_stop st = {0};
+
+	if (window_stop(ws, name, args, closed_by, extra, inline_stored, &st, err) < 0)
+		return NULL;
+	/* A writer thread would answer later: this caller has none. */
+	assert(st.done);
+	if (st.report == NULL)
+		*err = st.err;
+	return st.report;
+}
+
+/* At shutdown: note whether a window could not be stored. */
+static void
+shutdown_stored(void *arg, json_object *report, const struct nm_error *err)
+{
+	bool *failed = arg;
+
+	(void)report;
+	*failed = err != NULL;
 }
 
 /* Close every open window, then free the registry. */
@@ -355,20 +449,22 @@ window_free(struct windows *ws)
 		return;
 	/* Closing one may forget others (trim): look for the next open one from the start. */
 	for (;;) {
-		json_object *r;
+		bool failed = false;
 		size_t i = 0;
 
 		while (i < ws->n && !ws->ws[i]->open)
 			i++;
 		if (i == ws->n)
 			break;
-		if ((r = close_window(ws, ws->ws[i], NULL, "shutdown", NULL, &err)) == NULL) {
+		/* The results writer runs inline by now (results_stop_thread): stored on return. */
+		if (close_window(ws, ws->ws[i], NULL, "shutdown", NULL, shutdown_stored, &failed,
+		                 &err) < 0 ||
+		    failed || ws->ws[i]->open) {
 			/* Its file stays: the next start stores it as incomplete. */
-			log_warnx("window %s: not closed at shutdown: %s", ws->ws[i]->name,
-			          err.message);
+			log_warnx("window %s: not closed at shutdown%s%s", ws->ws[i]->name,
+			          failed ? "" : ": ", failed ? "" : err.message);
 			drop(ws, i);
 		}
-		json_object_put(r);
 	}
 	while (ws->n > 0)
 		drop(ws, ws->n - 1);
@@ -457,27 +553,23 @@ window_start(struct windows *ws, const char *name, const char *origin, struct nm
 	return o;
 }
 
-/* Close the open window name and store its report. */
-json_object *
+/* Close the open window name and store its report on the writer thread. */
+int
 window_stop(struct windows *ws, const char *name, json_object *args, const char *closed_by,
-            json_object *extra, struct nm_error *err)
+            json_object *extra, window_stored_fn done, void *arg, struct nm_error *err)
 {
 	ssize_t i = find(ws, name);
 
-	if (strcmp(closed_by, "hand") != 0 && strcmp(closed_by, "test") != 0) {
-		nm_error_set(err, NM_ERR_BAD_ARGS, "closed_by \"%s\" is not hand or test",
-		             closed_by);
-		return NULL;
-	}
-	if (i < 0) {
-		nm_error_set(err, NM_ERR_NOT_FOUND, "no open window named %s", name);
-		return NULL;
-	}
-	if (!ws->ws[i]->open) {
-		nm_error_set(err, NM_ERR_NOT_FOUND, "window %s is closed already", name);
-		return NULL;
-	}
-	return close_window(ws, ws->ws[i], args, closed_by, extra, err);
+	if (strcmp(closed_by, "hand") != 0 && strcmp(closed_by, "test") != 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "closed_by \"%s\" is not hand or test",
+		                    closed_by);
+	if (i < 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no open window named %s", name);
+	if (!ws->ws[i]->open)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "window %s is closed already", name);
+	if (ws->ws[i]->storing)
+		return nm_error_set(err, NM_ERR_BUSY, "window %s is being stored", name);
+	return close_window(ws, ws->ws[i], args, closed_by, extra, done, arg, err);
 }
 
 /* Take the end edge of an open window now; it stays open until window_stop. */
@@ -599,6 +691,10 @@ window_delete(struct windows *ws, const char *name, struct nm_error *err)
 		                 : "");
 		return NULL;
 	}
+	if (ws->ws[i]->storing) {
+		nm_error_set(err, NM_ERR_BUSY, "window %s is being stored", name);
+		return NULL;
+	}
 	was_open = ws->ws[i]->open;
 	if (was_open) {
 		window_rel(name, rel, sizeof(rel));
@@ -626,7 +722,7 @@ list_entry(struct windows *ws, const struct window *w)
 
 	json_add_string(o, "name", w->name);
 	json_add_string(o, "origin", w->origin);
-	json_add_string(o, "state", w->open ? "open" : "closed");
+	json_add_string(o, "state", w->storing ? "storing" : w->open ? "open" : "closed");
 	snap_time(&w->start, t, sizeof(t));
 	json_add_string(o, "start", t);
 	if (!w->open) {

@@ -38,14 +38,26 @@ void window_free(struct windows *ws);
  * or NULL with err. */
 json_object *window_start(struct windows *ws, const char *name, const char *origin,
                           struct nm_error *err);
+/* Called on the loop when a window_stop is over: report (borrowed) once the result is
+ * durable, or NULL with err when it could not be stored (the window then stays open, its
+ * end edge kept, so that a retry closes at the same instant). */
+typedef void (*window_stored_fn)(void *arg, json_object *report, const struct nm_error *err);
 /* Close an open window: its report with the options in args ("cpus": ["NAME=LIST", ...],
- * "min_rate": N; args may be NULL) is stored, then returned (new reference). closed_by is
- * "hand" (mark-stop) or "test" (the test runner). extra (may be NULL) adds members to the
- * report before it is stored: those of extra.window go into its "window" object, the rest
- * at the top ("test": the benchmark's figures). The end edge is now, or the instant of
- * window_freeze. NULL with err; the window then stays open. */
-json_object *window_stop(struct windows *ws, const char *name, json_object *args,
-                         const char *closed_by, json_object *extra, struct nm_error *err);
+ * "min_rate": N; args may be NULL) is built now and stored on the results writer thread
+ * (fsync and all), then done(arg, report, NULL) runs on the loop. closed_by is "hand"
+ * (mark-stop) or "test" (the test runner). extra (may be NULL) adds members to the report
+ * before it is stored: those of extra.window go into its "window" object, the rest at the
+ * top ("test": the benchmark's figures). The end edge is now, or the instant of
+ * window_freeze. While it is stored the window is listed as "storing" and cannot be stopped
+ * or deleted. 0 when storing began (done runs later, or before this returns when the
+ * writer runs inline); -1 with err when refused at once (done does not run; the window
+ * stays open). */
+int window_stop(struct windows *ws, const char *name, json_object *args, const char *closed_by,
+                json_object *extra, window_stored_fn done, void *arg, struct nm_error *err);
+/* window_stop where the results store writes inline (no writer thread: start-up, tests,
+ * benches): the stored report (new reference), or NULL with err. */
+json_object *window_stop_inline(struct windows *ws, const char *name, json_object *args,
+                                const char *closed_by, json_object *extra, struct nm_error *err);
 /* Take the end edge of an open window now, while it stays open (a test's measured span
  * ends at cool-down, its result is stored when the benchmark has exited). Its live report
  * ends there too. 0, or -1 with err. */

@@ -272,8 +272,9 @@ def test_overlapping_and_nested():
         assert inner["duration_s"] < outer["duration_s"], (inner, outer)
         names = [x["name"] for x in d.json("windows")["windows"]]
         assert names == ["outer", "suite/inner", "overlap"], names
+        # Newest start first.
         names = [x["name"] for x in d.json("results")["results"]]
-        assert names == ["outer", "overlap", "suite/inner"], names
+        assert names == ["overlap", "suite/inner", "outer"], names
         assert os.path.exists(d.result_path("suite/inner"))
         names = [x["name"] for x in d.json("results", "suite/*")["results"]]
         assert names == ["suite/inner"], names
@@ -487,7 +488,7 @@ def test_restart_safety_kill9():
         assert read(d.result_path("safe/b")) == b_bytes
         assert d.ctl("result", "show", "safe/b", "--json").stdout.encode() == b_bytes
         lst = d.json("results")
-        assert [x["name"] for x in lst["results"]] == ["safe/a", "safe/b"], lst
+        assert [x["name"] for x in lst["results"]] == ["safe/b", "safe/a"], lst
         assert all(x["complete"] for x in lst["results"]), lst
         assert files_below(d.state, ".tmp") == []
     finally:

@@ -118,7 +118,7 @@ setup(void **state)
 			assert_non_null(r = window_start(w->d.windows, "mid", "hand", &err));
 			json_object_put(r);
 		} else if (k == 4) {
-			r = window_stop(w->d.windows, "mid", NULL, "hand", NULL, &err);
+			r = window_stop_inline(w->d.windows, "mid", NULL, "hand", NULL, &err);
 			if (r == NULL)
 				fail_msg("window_stop: %s", err.message);
 			json_object_put(r);

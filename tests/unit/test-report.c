@@ -750,7 +750,7 @@ check_window_irq_table(struct world *w, int irq)
 	assert_non_null(ws);
 	assert_non_null(r = window_start(ws, "w", "hand", &err));
 	json_object_put(r);
-	assert_non_null(r = window_stop(ws, "w", NULL, "hand", NULL, &err));
+	assert_non_null(r = window_stop_inline(ws, "w", NULL, "hand", NULL, &err));
 	json_object_put(r);
 	/* Today's table (the interrupts source's) has the IRQ on 100, so has the window. */
 	assert_int_equal(window_irq_table(ws, "w", &t, note, sizeof(note), &err), 0);

@@ -1,6 +1,8 @@
 /* test-results.c: the results store: name checks, put/get/delete/match with names that are
- * paths, atomic writes (no temp file left), refusal of an existing name, and a reopen that
- * lists everything stored before. */
+ * paths, atomic writes (no temp file left), refusal of an existing name, a reopen that
+ * lists everything stored before; the index (listings newest first, filters, pages,
+ * figures, skipped files, rebuilt when damaged or stale) and puts on the writer thread
+ * (the name taken at once, the file there only when done runs). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,8 +17,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <event2/event.h>
+#include <math.h>
+
 #include "error.h"
 #include "results.h"
+#include "statefile.h"
 
 struct fixture {
 	char dir[64];
@@ -432,6 +438,259 @@ test_links_and_fifos(void **state)
 }
 
 /* Run every test in this file. */
+
+/* A result that started at epoch second start, of a test of suite when suite is given. */
+static json_object *
+timed_result(const char *name, long start, const char *suite, double tput)
+{
+	json_object *r = json_object_new_object(), *w = json_object_new_object();
+	json_object *figs = json_object_new_object(), *cpu = json_object_new_object();
+	json_object *all = json_object_new_object();
+	char t[40];
+	time_t secs = start;
+	struct tm tm;
+
+	gmtime_r(&secs, &tm);
+	strftime(t, sizeof(t), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+	json_object_object_add(w, "name", json_object_new_string(name));
+	json_object_object_add(w, "origin", json_object_new_string(suite ? "test" : "hand"));
+	json_object_object_add(w, "start", json_object_new_string(t));
+	json_object_object_add(w, "duration_s", json_object_new_double(10));
+	json_object_object_add(w, "complete", json_object_new_boolean(1));
+	json_object_object_add(r, "window", w);
+	json_object_object_add(all, "busy", json_object_new_double(tput / 100));
+	json_object_object_add(cpu, "all", all);
+	json_object_object_add(figs, "cpu", cpu);
+	json_object_object_add(r, "figures", figs);
+	if (suite != NULL) {
+		json_object *test = json_object_new_object(), *tf = json_object_new_object();
+		json_object_object_add(test, "driver", json_object_new_string("exec"));
+		json_object_object_add(test, "status", json_object_new_string("passed"));
+		json_object_object_add(test, "suite", json_object_new_string(suite));
+		json_object_object_add(tf, "throughput_mbps", json_object_new_double(tput));
+		json_object_object_add(test, "figures", tf);
+		json_object_object_add(r, "test", test);
+	}
+	return r;
+}
+
+/* Names of the rows a listing gives, comma-joined (and figures of the first). */
+struct collected {
+	char names[512];
+	char first_figures[256];
+	size_t n;
+};
+
+/* Collect one listed row. */
+static void
+collect_row(const struct resultindex_row *row, void *arg)
+{
+	struct collected *c = arg;
+	size_t len = strlen(c->names);
+
+	snprintf(c->names + len, sizeof(c->names) - len, "%s%s", len ? "," : "", row->name);
+	if (c->n++ == 0 && row->figures != NULL)
+		snprintf(c->first_figures, sizeof(c->first_figures), "%s", row->figures);
+}
+
+/* Collect one skipped file's name. */
+static void
+collect_skip(const char *name, const char *why, void *arg)
+{
+	struct collected *c = arg;
+	size_t len = strlen(c->names);
+
+	assert_non_null(why);
+	snprintf(c->names + len, sizeof(c->names) - len, "%s%s", len ? "," : "", name);
+	c->n++;
+}
+
+/* List with f into a fresh collection. */
+static struct collected
+list(struct results *rs, const struct resultindex_filter *f)
+{
+	struct collected c = {{0}, {0}, 0};
+	struct nm_error err;
+
+	if (results_list(rs, f, collect_row, &c, &err) < 0)
+		fail_msg("list: %s", err.message);
+	return c;
+}
+
+/* Write text as the file of name below the results directory, behind the store. */
+static void
+write_raw(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/results/%s.json", dir, name);
+	assert_non_null(fp = fopen(path, "w"));
+	fputs(text, fp);
+	fclose(fp);
+}
+
+/* Done of a put in a test: count, keep the error. */
+struct put_done {
+	int calls;
+	bool failed;
+};
+
+static void
+put_done_cb(void *arg, const struct nm_error *err)
+{
+	struct put_done *pd = arg;
+
+	pd->calls++;
+	pd->failed = err != NULL;
+}
+
+/* The index lists newest first, filters, pages, gives figures, names skipped files. */
+static void
+test_index_listing(void **state)
+{
+	struct fixture *f = *state;
+	struct resultindex_filter all = {.since = NAN, .until = NAN};
+	struct resultindex_filter flt = all;
+	const char *const *names;
+	struct put_done pd = {0, false};
+	struct collected c;
+	struct nm_error err;
+	json_object *r;
+
+	write_raw(f->dir, "broken", "{not json");
+	write_raw(f->dir, "array", "[1]");
+	assert_false(results_index_ready(f->rs));
+	/* No loop: jobs run inline, the index is built before this returns. */
+	assert_int_equal(results_start(f->rs, NULL, &err), 0);
+	assert_true(results_index_ready(f->rs));
+	for (int i = 0; i < 4; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "s/run_%d", i);
+		r = timed_result(name, 1700000000L + i * 100, "s", 900 + i);
+		assert_int_equal(results_put_async(f->rs, name, r, put_done_cb, &pd, &err), 0);
+		json_object_put(r);
+	}
+	assert_int_equal(pd.calls, 4);
+	assert_false(pd.failed);
+	r = timed_result("hand1", 1700000050L, NULL, 500);
+	assert_int_equal(results_put(f->rs, "hand1", r, &err), 0);
+	json_object_put(r);
+
+	c = list(f->rs, &all);
+	assert_string_equal(c.names, "s/run_3,s/run_2,s/run_1,hand1,s/run_0");
+	flt.limit = 2;
+	assert_string_equal(list(f->rs, &flt).names, "s/run_3,s/run_2");
+	flt = all;
+	flt.glob = "s/run_[!3]";
+	assert_string_equal(list(f->rs, &flt).names, "s/run_2,s/run_1,s/run_0");
+	flt = all;
+	flt.origin = "hand";
+	assert_string_equal(list(f->rs, &flt).names, "hand1");
+	flt = all;
+	flt.suite = "s";
+	flt.since = 1700000100;
+	flt.until = 1700000300;
+	assert_string_equal(list(f->rs, &flt).names, "s/run_2,s/run_1");
+	flt = all;
+	flt.tests_only = true;
+	flt.glob = "*_3";
+	c = list(f->rs, &flt);
+	assert_string_equal(c.names, "s/run_3");
+	assert_non_null(strstr(c.first_figures, "\"test.throughput_mbps\":903"));
+	assert_non_null(strstr(c.first_figures, "\"cpu.all.busy\":9.0"));
+
+	/* The glob resolution compare uses: from the index, a result deleted is gone. */
+	assert_int_equal(results_match(f->rs, "s/*", &names), 4);
+	assert_string_equal(names[0], "s/run_0");
+	assert_int_equal(results_delete(f->rs, "s/run_0", &err), 0);
+	assert_int_equal(results_match(f->rs, "s/*", &names), 3);
+	assert_string_equal(names[0], "s/run_1");
+	assert_string_equal(list(f->rs, &all).names, "s/run_3,s/run_2,s/run_1,hand1");
+
+	c = (struct collected){{0}, {0}, 0};
+	assert_int_equal(results_list_skipped(f->rs, NULL, collect_skip, &c, &err), 0);
+	assert_string_equal(c.names, "array,broken");
+}
+
+/* A damaged index is rebuilt from the files; files added or removed behind the daemon are
+ * picked up at the next start. */
+static void
+test_index_rebuild(void **state)
+{
+	struct fixture *f = *state;
+	struct resultindex_filter all = {.since = NAN, .until = NAN};
+	char path[512];
+	struct nm_error err;
+	json_object *r;
+	FILE *fp;
+
+	assert_int_equal(results_start(f->rs, NULL, &err), 0);
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "r%d", i);
+		r = timed_result(name, 1700000000L + i, NULL, 1);
+		assert_int_equal(results_put(f->rs, name, r, &err), 0);
+		json_object_put(r);
+	}
+	assert_string_equal(list(f->rs, &all).names, "r2,r1,r0");
+	results_close(f->rs);
+
+	snprintf(path, sizeof(path), "%s/results-index.sqlite", f->dir);
+	assert_non_null(fp = fopen(path, "r+"));
+	fputs("this is no longer an SQLite database file, just bytes", fp);
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/results/r1.json", f->dir);
+	assert_int_equal(unlink(path), 0);
+	r = timed_result("r9", 1700000009L, NULL, 1);
+	write_raw(f->dir, "r9", json_object_to_json_string(r));
+	json_object_put(r);
+
+	assert_non_null(f->rs = results_open(f->dir, &err));
+	assert_int_equal(results_start(f->rs, NULL, &err), 0);
+	assert_string_equal(list(f->rs, &all).names, "r9,r2,r0");
+}
+
+/* On the writer thread: the name is taken and the result served at once; the file is on
+ * disk when done runs on the loop, not before. */
+static void
+test_put_on_writer_thread(void **state)
+{
+	struct fixture *f = *state;
+	struct event_base *base = event_base_new();
+	struct put_done pd = {0, false};
+	const char *const *names;
+	char path[512];
+	struct nm_error err;
+	json_object *r, *got;
+
+	assert_int_equal(results_start(f->rs, base, &err), 0);
+	while (!results_index_ready(f->rs))
+		event_base_loop(base, EVLOOP_ONCE);
+	statefile_test_fsync_delay(300);
+	r = timed_result("slow", 1700000000L, "s", 5);
+	assert_int_equal(results_put_async(f->rs, "slow", r, put_done_cb, &pd, &err), 0);
+	json_object_put(r);
+	assert_true(results_exists(f->rs, "slow"));
+	assert_int_equal(results_put_async(f->rs, "slow", r, put_done_cb, &pd, &err), -1);
+	assert_int_equal(err.code, NM_ERR_EXISTS);
+	assert_non_null(got = results_get(f->rs, "slow", &err));
+	json_object_put(got);
+	snprintf(path, sizeof(path), "%s/results/slow.json", f->dir);
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(results_match(f->rs, NULL, &names), 0);
+	assert_int_equal(pd.calls, 0);
+	while (pd.calls == 0)
+		event_base_loop(base, EVLOOP_ONCE);
+	statefile_test_fsync_delay(0);
+	assert_false(pd.failed);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(results_match(f->rs, NULL, &names), 1);
+	results_close(f->rs);
+	f->rs = NULL;
+	event_base_free(base);
+}
+
 int
 main(void)
 {
@@ -444,6 +703,9 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_file_removed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_shapes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_links_and_fifos, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_index_listing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_index_rebuild, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_put_on_writer_thread, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
