@@ -1,7 +1,9 @@
 /* main.c: netmetricsd: options, start-up in order, the loop, shut-down in reverse. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,12 @@
 #include "error.h"
 #include "log.h"
 #include "loop.h"
+#include "privsep.h"
 #include "proto.h"
 #include "query.h"
 #include "results.h"
 #include "runner.h"
+#include "cgroup.h"
 #include "suite.h"
 #include "sampler.h"
 #include "timeutil.h"
@@ -34,12 +38,15 @@ usage(FILE *fp)
 	        "  -s, --socket PATH     control socket (default %s)\n"
 	        "  -r, --root DIR        read /proc and /sys below DIR (fixture trees)\n"
 	        "  -S, --state-dir DIR   where results and saved state live (default %s)\n"
+	        "  -u, --user USER       started as root: run the main process as USER\n"
+	        "                        (default %s; root: no privilege separation)\n"
 	        "  -f, --foreground      do not detach; log to stderr\n"
 	        "  -l, --log-level LVL   err, warn, info or debug\n"
 	        "  -n, --check-config    check the configuration, print \"configuration OK\"\n"
 	        "  -V, --version         print the version\n"
 	        "  -h, --help            this text\n",
-	        CONFIG_DEFAULT_FILE, CONFIG_DEFAULT_SOCKET, CONFIG_DEFAULT_STATEDIR);
+	        CONFIG_DEFAULT_FILE, CONFIG_DEFAULT_SOCKET, CONFIG_DEFAULT_STATEDIR,
+	        CONFIG_DEFAULT_USER);
 }
 
 /* Apply the command-line overrides over a freshly loaded configuration. */
@@ -60,6 +67,10 @@ apply_overrides(struct daemon *d, struct config *cfg)
 	}
 	if (d->cli_log_level >= 0)
 		cfg->log_level = d->cli_log_level;
+	if (d->cli_user) {
+		free(cfg->user);
+		cfg->user = xstrdup(d->cli_user);
+	}
 }
 
 /* Defaults, then the file, then the command line. 0 ok, -1 with err. */
@@ -127,6 +138,85 @@ make_state_dir(const char *dir)
 	if (mkdir(p, 0750) < 0 && errno != EEXIST)
 		fatal("cannot create state directory %s", p);
 	free(p);
+}
+
+/* The owner the state directory's entries get before the drop. */
+static uid_t chown_uid;
+static gid_t chown_gid;
+
+/* nftw: give one entry of the state directory to the main process's user. */
+static int
+chown_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)type;
+	(void)ftw;
+	if ((st->st_uid != chown_uid || st->st_gid != chown_gid) &&
+	    lchown(path, chown_uid, chown_gid) < 0)
+		log_warn("privsep: chown %s", path);
+	return 0;
+}
+
+/* Started as root with user = NAME: check the user exists (a clear error at start, before
+ * anything is made). Sets *split. 0, or -1 having said why. */
+static int
+privsep_user(struct daemon *d, bool *split, struct passwd *out)
+{
+	struct passwd *pw;
+
+	*split = false;
+	if (geteuid() != 0)
+		return 0; /* started as a user: everything runs as that user */
+	if (strcmp(d->config.user, "root") == 0) {
+		log_warnx(
+		    "user = root: privilege separation is off; the whole daemon runs as root");
+		return 0;
+	}
+	if ((pw = getpwnam(d->config.user)) == NULL) {
+		fprintf(stderr,
+		        "netmetricsd: user \"%s\" does not exist: create it (systemd-sysusers "
+		        "installs it; or useradd --system %s), or set \"user = root\" to run "
+		        "without privilege separation\n",
+		        d->config.user, d->config.user);
+		return -1;
+	}
+	if (pw->pw_uid == 0) {
+		log_warnx("user = %s is uid 0: privilege separation is off", d->config.user);
+		return 0;
+	}
+	*out = *pw;
+	*split = true;
+	return 0;
+}
+
+/* Fork the privileged process and drop the main process to the configured user; what the
+ * main process writes later (the state directory, the test cgroups' parent) is given to
+ * that user first. */
+static void
+privsep_split(struct daemon *d, const struct passwd *pw)
+{
+	static struct privsep_setup setup;
+	struct nm_error err;
+	struct stat st;
+	const char *cg = runner_cgroup_path(d->runner);
+
+	chown_uid = pw->pw_uid;
+	chown_gid = pw->pw_gid;
+	if (nftw(d->config.state_dir, chown_entry, 16, FTW_PHYS | FTW_MOUNT) < 0)
+		log_warn("privsep: chown %s", d->config.state_dir);
+	/* Delegation, the systemd way: the group's directory is the user's, so that it makes
+	 * and removes the test groups (and writes their cgroup.kill) itself. */
+	if (cg != NULL && chown(cg, pw->pw_uid, pw->pw_gid) < 0)
+		log_warn("privsep: chown %s", cg);
+	setup.uid = pw->pw_uid;
+	setup.gid = pw->pw_gid;
+	setup.cgroup_path = cg != NULL ? xstrdup(cg) : NULL;
+	if (!control_activated(d->control) && lstat(control_socket_path(d->control), &st) == 0) {
+		setup.socket_path = xstrdup(control_socket_path(d->control));
+		setup.socket_dev = st.st_dev;
+		setup.socket_ino = st.st_ino;
+	}
+	if (privsep_start(&setup, &err) < 0)
+		fatalx("%s", err.message);
 }
 
 /* Keep an fd per /proc/irq file and per source file open: raise the soft limit on open
@@ -202,15 +292,22 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"config", required_argument, NULL, 'c'}, {"socket", required_argument, NULL, 's'},
-	    {"root", required_argument, NULL, 'r'},   {"state-dir", required_argument, NULL, 'S'},
-	    {"foreground", no_argument, NULL, 'f'},   {"log-level", required_argument, NULL, 'l'},
-	    {"check-config", no_argument, NULL, 'n'}, {"version", no_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, 'c'},
+	    {"socket", required_argument, NULL, 's'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"state-dir", required_argument, NULL, 'S'},
+	    {"foreground", no_argument, NULL, 'f'},
+	    {"log-level", required_argument, NULL, 'l'},
+	    {"check-config", no_argument, NULL, 'n'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"user", required_argument, NULL, 'u'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct daemon d;
 	struct nm_error err;
-	bool foreground = false, check = false, explicit_config = false;
+	bool foreground = false, check = false, explicit_config = false, split = false;
+	struct passwd pw;
 	const char *reason;
 	int ch, ready_fd = -1;
 
@@ -222,7 +319,7 @@ main(int argc, char **argv)
 	         getenv("JOURNAL_STREAM") != NULL ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR,
 	         LOG_LEVEL_INFO);
 
-	while ((ch = getopt_long(argc, argv, "c:s:r:S:fl:nVh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:s:r:S:u:fl:nVh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			d.config_path = optarg;
@@ -236,6 +333,9 @@ main(int argc, char **argv)
 			break;
 		case 'S':
 			d.cli_state_dir = optarg;
+			break;
+		case 'u':
+			d.cli_user = optarg;
 			break;
 		case 'f':
 			foreground = true;
@@ -284,6 +384,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_setlevel(d.config.log_level);
+	if (privsep_user(&d, &split, &pw) < 0)
+		return 1;
 	raise_nofile();
 	make_state_dir(d.config.state_dir);
 	if (!foreground && !d.under_systemd)
@@ -307,6 +409,10 @@ main(int argc, char **argv)
 	if ((d.suites = suite_init(&d, &err)) == NULL)
 		fatalx("suites: %s", err.message);
 
+	/* Everything that needs root at start is done: the socket is bound, the cgroups made,
+	 * a profile left applied by a crash taken back. */
+	if (split)
+		privsep_split(&d, &pw);
 	log_info("netmetricsd %s listening on %s (root %s, state %s)", NM_VERSION,
 	         control_socket_path(d.control), d.config.root, d.config.state_dir);
 	loop_ready(d.loop);

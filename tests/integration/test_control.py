@@ -240,12 +240,30 @@ def assert_error(rep, code, rid=None):
         assert rep.get("id") == rid, "expected id %r, got %r" % (rid, rep)
 
 
+def privileged_child(pid):
+    """The child of daemon pid that is its privileged process, or None."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        return None
+    for k in kids:
+        try:
+            with open("/proc/%d/comm" % k) as f:
+                if f.read().strip() == "netmetricsd-pri":
+                    return k
+        except OSError:
+            pass
+    return None
+
+
 class Daemon:
     """One netmetricsd in --foreground on a temporary socket; stop() is idempotent."""
 
     def __init__(self, daemon=None, limits=None, log_level="debug", extra_args=(), env=None,
                  preexec_fn=None, argv_prefix=(), close_fds=True, start=True):
         self.tmp = tempfile.mkdtemp(prefix="nm-it-")
+        os.chmod(self.tmp, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.tmp, "s.sock")
         self.state = os.path.join(self.tmp, "state")
         self.conf = os.path.join(self.tmp, "conf")
@@ -295,6 +313,11 @@ class Daemon:
 
     def alive(self):
         return self.proc.poll() is None
+
+    def privileged_pid(self):
+        """The privileged process of the privilege separation (a child of the main process
+        named netmetricsd-pri), or None without the split."""
+        return privileged_child(self.proc.pid)
 
     def logtext(self):
         try:
@@ -467,6 +490,7 @@ def test_client_exit_codes():
     assert r.returncode == 0 and "protocol 1" in r.stdout, r.stdout
     # A socket file nobody listens on: exit 3, with the path.
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     try:
         path = os.path.join(tmp, "dead.sock")
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -950,6 +974,7 @@ def test_stale_and_live_socket():
 
 def test_sd_notify_and_watchdog():
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     d = None
     try:
@@ -1009,6 +1034,7 @@ def test_sd_notify_and_watchdog():
 
 def test_socket_activation():
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     d = None
     try:
@@ -1080,6 +1106,7 @@ def test_non_root_peer():
 
 def test_detached_start():
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     pid = None
     try:
         sock = os.path.join(tmp, "run", "d.sock")  # the parent directory is created
@@ -1130,6 +1157,7 @@ def test_check_config():
         assert r.stdout.strip() == "configuration OK", (f, r.stdout)
 
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     try:
         bad = [
             ("[limits]\nmax_clientz = 3\n", "max_clientz"),

@@ -51,6 +51,7 @@ class Daemon:
     def __init__(self, ns=None, tmp=None):
         self.own = tmp is None
         self.dir = tmp or tempfile.mkdtemp(prefix="nm-profiles-")
+        os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         os.chmod(self.dir, 0o755)
         self.ns = ns
         self.sock = os.path.join(self.dir, "s.sock")
@@ -304,6 +305,7 @@ def test_ntuple_fails_and_rolls_back():
 def test_revert_after_restart():
     """The saved state is on disk: a new daemon reverts what the old one applied."""
     tmp = tempfile.mkdtemp(prefix="nm-profiles-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     try:
         d = Daemon(ns=NS_A, tmp=tmp)
         before = queue_files("vA")

@@ -68,6 +68,7 @@ class Daemon:
 
     def __init__(self, base=None, profiles=None, ns=NS_A):
         self.dir = base or tempfile.mkdtemp(prefix="nm-tests-")
+        os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
         if profiles is None:
             profiles = os.path.join(self.dir, "profiles")
