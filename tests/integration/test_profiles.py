@@ -13,6 +13,7 @@ Environment: NETMETRICSD, NETMETRICSCTL, SRCDIR. Ends with "N passed, M failed".
 """
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -51,7 +52,6 @@ class Daemon:
     def __init__(self, ns=None, tmp=None):
         self.own = tmp is None
         self.dir = tmp or tempfile.mkdtemp(prefix="nm-profiles-")
-        os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         os.chmod(self.dir, 0o755)
         self.ns = ns
         self.sock = os.path.join(self.dir, "s.sock")
@@ -251,6 +251,12 @@ def test_apply_revert():
         r = d.ctl("profile", "apply", path)
         assert "applied profile veth on vA" in r.stdout, r.stdout
         assert "rps_sock_flow_entries is not visible here" in r.stdout, r.stdout
+        # Written by the privileged process: the main process is netmetrics, without
+        # capabilities (privilege separation, netmetricsd(8)).
+        with open("/proc/%d/status" % d.proc.pid) as f:
+            status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        assert status["Uid"].split()[0] == str(pwd.getpwnam("netmetrics").pw_uid), status
+        assert int(status["CapEff"], 16) == 0, status["CapEff"]
         after = queue_files("vA")
         for q in range(NQ):
             base = "/sys/class/net/vA/queues/"
