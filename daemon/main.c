@@ -192,7 +192,7 @@ privsep_user(struct daemon *d, bool *split, struct passwd *out)
  * main process writes later (the state directory, the test cgroups' parent) is given to
  * that user first. */
 static void
-privsep_split(struct daemon *d, const struct passwd *pw)
+privsep_split(struct daemon *d, const struct passwd *pw, int ready_fd)
 {
 	static struct privsep_setup setup;
 	struct nm_error err;
@@ -207,6 +207,7 @@ privsep_split(struct daemon *d, const struct passwd *pw)
 	 * and removes the test groups (and writes their cgroup.kill) itself. */
 	if (cg != NULL && chown(cg, pw->pw_uid, pw->pw_gid) < 0)
 		log_warn("privsep: chown %s", cg);
+	setup.ready_fd = ready_fd;
 	setup.uid = pw->pw_uid;
 	setup.gid = pw->pw_gid;
 	setup.cgroup_path = cg != NULL ? xstrdup(cg) : NULL;
@@ -410,15 +411,18 @@ main(int argc, char **argv)
 		fatalx("suites: %s", err.message);
 
 	/* Everything that needs root at start is done: the socket is bound, the cgroups made,
-	 * a profile left applied by a crash taken back. */
+	 * a profile left applied by a crash taken back.
+	 * Detached, the output goes to its place first: the privileged process must not keep
+	 * the starter's stdout and stderr open. */
+	if (ready_fd >= 0)
+		redirect_output(&d);
 	if (split)
-		privsep_split(&d, &pw);
+		privsep_split(&d, &pw, ready_fd);
 	log_info("netmetricsd %s listening on %s (root %s, state %s)", NM_VERSION,
 	         control_socket_path(d.control), d.config.root, d.config.state_dir);
 	loop_ready(d.loop);
 	loop_status(d.loop, "listening on %s", control_socket_path(d.control));
 	if (ready_fd >= 0) {
-		redirect_output(&d);
 		if (write(ready_fd, "r", 1) != 1)
 			log_warn("readiness pipe");
 		close(ready_fd);
@@ -427,6 +431,7 @@ main(int argc, char **argv)
 	reason = loop_run(d.loop);
 
 	control_free(d.control, reason);
+	privsep_bye();
 	/* A running suite is marked incomplete, then its test ends: processes stopped, window
 	 * stored (with its trend, through d.query), profile taken back. */
 	suite_free(d.suites);

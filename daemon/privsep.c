@@ -39,6 +39,7 @@ enum ps_type {
 	PS_RELEASE,   /* a = pid */
 	PS_REPLY,     /* id of the request; a = 0 or errno, b = pid; the message */
 	PS_EXIT,      /* a = pid, b = wait status */
+	PS_BYE,       /* the main process is stopping in order (not a crash) */
 };
 
 struct ps_hdr {
@@ -373,6 +374,15 @@ privsep_kill(pid_t pid, int sig)
 }
 
 void
+privsep_bye(void)
+{
+	struct ps_hdr h = {.type = PS_BYE};
+
+	if (ps.fd >= 0 && send_msg(ps.fd, &h, NULL, NULL, 0) < 0)
+		log_warn("privsep: bye");
+}
+
+void
 privsep_release(pid_t pid)
 {
 	struct ps_hdr h = {.type = PS_RELEASE, .a = pid};
@@ -488,6 +498,7 @@ struct ps_parent {
 	int ethfd;  /* for ETHTOOL_SFLAGS; -1 until needed */
 	struct ps_proc *procs;
 	size_t nprocs;
+	bool bye; /* the main process said it stops in order */
 	struct ps_msg msg;
 };
 
@@ -819,6 +830,9 @@ handle(struct ps_parent *pp, int *fds)
 			maybe_forget(pp, p);
 		}
 		break;
+	case PS_BYE:
+		pp->bye = true;
+		break;
 	default:
 		log_warnx("privsep: unknown request %u", (unsigned)pp->msg.h.type);
 		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: unknown request");
@@ -839,13 +853,30 @@ parent_finish(struct ps_parent *pp)
 			kill(-pp->procs[i].pid, SIGKILL);
 	if (pp->setup->cgroup_path != NULL)
 		cgroup_sweep_path(pp->setup->cgroup_path);
-	/* The main process may not remove the socket from a directory of root's. */
-	if (pp->setup->socket_path != NULL && lstat(pp->setup->socket_path, &st) == 0 &&
+	/* The main process may not remove the socket from a directory of root's; after a crash
+	 * it is left, as it would be without the split (the next start finds it stale). */
+	if (pp->bye && pp->setup->socket_path != NULL && lstat(pp->setup->socket_path, &st) == 0 &&
 	    S_ISSOCK(st.st_mode) && st.st_dev == pp->setup->socket_dev &&
 	    st.st_ino == pp->setup->socket_ino)
 		unlink(pp->setup->socket_path);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+}
+
+/* Close the listening sockets inherited from the main process (the control socket): a
+ * client must never reach a socket only this process holds, and after a crash of the main
+ * process the next start must find the socket stale. Other inherited fds are left: the
+ * journal's among them. */
+static void
+close_listeners(int keep)
+{
+	for (int fd = 3; fd < 4096; fd++) {
+		int on = 0;
+		socklen_t len = sizeof(on);
+
+		if (fd != keep && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on)
+			close(fd);
+	}
 }
 
 void
@@ -873,6 +904,10 @@ privsep_parent_run(int fd, const struct privsep_setup *setup)
 	prctl(PR_SET_NAME, "netmetricsd-pri", 0, 0, 0);
 	if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
 		fatal("privsep: signalfd");
+	close_listeners(fd);
+	/* The starter waits for the main process's word, or for the pipe to close. */
+	if (setup->ready_fd >= 0)
+		close(setup->ready_fd);
 	pp.fd = fd;
 	pp.setup = setup;
 	pp.ethfd = -1;

@@ -48,6 +48,7 @@ struct privsep_setup {
 	                            when it is still that file), or NULL */
 	dev_t socket_dev;
 	ino_t socket_ino;
+	int ready_fd; /* the detached start's readiness pipe: closed there, or -1 */
 };
 
 /* Fork the privileged process, then drop the calling (main) process to setup->uid/gid:
@@ -75,6 +76,9 @@ int privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid,
                   struct nm_error *err);
 void privsep_kill(pid_t pid, int sig);
 void privsep_release(pid_t pid);
+/* Say the main process stops in order (the privileged process then removes the socket
+ * the daemon made once the main process has gone). */
+void privsep_bye(void);
 
 /* The privileged process's request loop on fd (exported for the parent's test): returns
  * when the main process closes its end. */

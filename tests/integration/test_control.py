@@ -808,7 +808,15 @@ def test_emfile_pauses_accept():
         prev = open_fds(d.pid)
         time.sleep(0.3)
     limit = prev + 8
-    resource.prlimit(d.pid, resource.RLIMIT_NOFILE, (limit, limit))
+    if os.stat("/proc/%d" % d.pid).st_uid == 0:
+        resource.prlimit(d.pid, resource.RLIMIT_NOFILE, (limit, limit))
+    else:
+        # The main process runs as netmetrics: root without CAP_SYS_RESOURCE (a container)
+        # may not change its limits, its own user may.
+        st = os.stat("/proc/%d" % d.pid)
+        subprocess.run(["setpriv", "--reuid=%d" % st.st_uid, "--regid=%d" % st.st_gid,
+                        "--clear-groups", "prlimit", "--pid", str(d.pid),
+                        "--nofile=%d:%d" % (limit, limit)], check=True)
     conns = []
     try:
         for _ in range(40):
@@ -980,6 +988,7 @@ def test_sd_notify_and_watchdog():
     try:
         path = os.path.join(tmp, "notify.sock")
         ns.bind(path)
+        os.chmod(path, 0o666)  # as systemd's: the main process (netmetrics) sends to it
         env = clean_env(NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
         d = Daemon(env=env)
         msgs = []  # (time, line)
