@@ -308,7 +308,7 @@ main(int argc, char **argv)
 	struct daemon d;
 	struct nm_error err;
 	bool foreground = false, check = false, explicit_config = false, split = false;
-	struct passwd pw;
+	struct passwd pw = {0};
 	const char *reason;
 	int ch, ready_fd = -1;
 
@@ -410,8 +410,8 @@ main(int argc, char **argv)
 	if ((d.suites = suite_init(&d, &err)) == NULL)
 		fatalx("suites: %s", err.message);
 
-	/* Everything that needs root at start is done: the socket is bound, the cgroups made,
-	 * a profile left applied by a crash taken back.
+	/* Everything that needs root at start is done: the socket is bound, the test cgroups'
+	 * parent made and what a crash left there removed.
 	 * Detached, the output goes to its place first: the privileged process must not keep
 	 * the starter's stdout and stderr open. */
 	if (ready_fd >= 0)
