@@ -218,6 +218,12 @@ privsep_split(struct daemon *d, const struct passwd *pw, int ready_fd)
 	}
 	if (privsep_start(&setup, &err) < 0)
 		fatalx("%s", err.message);
+	/* A directory above it closed to the user (mktemp -d makes 0700 ones) would fail every
+	 * result written later: say so now. */
+	if (access(d->config.state_dir, R_OK | W_OK | X_OK) < 0)
+		fatal("state directory %s: not reachable as user %s (open the directories above "
+		      "it to that user, or set user = root)",
+		      d->config.state_dir, d->config.user);
 }
 
 /* Keep an fd per /proc/irq file and per source file open: raise the soft limit on open

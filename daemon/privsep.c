@@ -185,6 +185,12 @@ deliver_cb(evutil_socket_t fd, short what, void *arg)
 	ps.nexits = 0;
 }
 
+void
+privsep_deliver(void)
+{
+	deliver_cb(-1, 0, NULL);
+}
+
 /* An EXIT report: keep it for deliver_cb. */
 static void
 keep_exit(pid_t pid, int status)
@@ -451,6 +457,14 @@ drop(uid_t uid, gid_t gid, struct nm_error *err)
 		return nm_error_set(err, NM_ERR_INTERNAL,
 		                    "privsep: capabilities left after the drop");
 	return 0;
+}
+
+void
+privsep_attach(int fd, pid_t pid)
+{
+	ps.fd = fd;
+	ps.pid = pid;
+	watch_channel();
 }
 
 int

@@ -63,6 +63,9 @@ pid_t privsep_pid(void);
  * go to on_exit(pid, wait status, arg). The end of the privileged process ends the daemon
  * (fatal). */
 void privsep_watch(struct event_base *base, void (*on_exit)(pid_t, int, void *), void *arg);
+/* Deliver now the exit reports that arrived while a reply was awaited (the loop does it
+ * otherwise). */
+void privsep_deliver(void);
 /* Stop watching (at exit; the channel closes when the process exits). */
 void privsep_unwatch(void);
 
@@ -80,6 +83,9 @@ void privsep_release(pid_t pid);
  * the daemon made once the main process has gone). */
 void privsep_bye(void);
 
+/* Use fd as the channel to a privileged process pid without forking or dropping (for the
+ * test that drives privsep_parent_run over a socket pair). */
+void privsep_attach(int fd, pid_t pid);
 /* The privileged process's request loop on fd (exported for the parent's test): returns
  * when the main process closes its end. */
 void privsep_parent_run(int fd, const struct privsep_setup *setup);
