@@ -6,7 +6,9 @@
  * the uid and groups given. A process is finished once it has exited and both pipes
  * reached end of file (or two seconds after it exited, when something it left behind still
  * holds them). Output is kept up to a bound: the newest bytes win. The live children are
- * one struct children per event loop (SIGCHLD is process-wide: make one). */
+ * one struct children per event loop (SIGCHLD is process-wide: make one). With privilege
+ * separation (privsep.h) the privileged process forks and reaps them: the pipes are still
+ * read here, exits arrive from it and signals go through it; the calls below are the same. */
 #ifndef NM_CHILD_H
 #define NM_CHILD_H
 

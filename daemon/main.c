@@ -100,8 +100,10 @@ daemon_reload(struct daemon *d)
 	/* The socket and the root are bound at start; changing them needs a restart. */
 	if (strcmp(cfg.socket_path, d->config.socket_path) != 0 ||
 	    strcmp(cfg.root, d->config.root) != 0 ||
-	    strcmp(cfg.state_dir, d->config.state_dir) != 0)
-		log_warnx("reload: socket, root and state_dir changes take effect on restart");
+	    strcmp(cfg.state_dir, d->config.state_dir) != 0 ||
+	    strcmp(cfg.user, d->config.user) != 0)
+		log_warnx(
+		    "reload: socket, root, state_dir and user changes take effect on restart");
 	if (sampler_reconfigure(d->sampler, &cfg, &err) < 0) {
 		log_warnx("reload: %s; keeping the configuration in force", err.message);
 		config_free(&cfg);
