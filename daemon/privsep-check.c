@@ -239,6 +239,14 @@ privsep_check_strv(char *const *v, size_t max, bool env, char *why, size_t size)
 			snprintf(why, size, "environment entry %zu is not NAME=VALUE", i);
 			return -1;
 		}
+		/* The dynamic loader's (LD_PRELOAD, LD_LIBRARY_PATH, LD_AUDIT...) and glibc's
+		 * module path: code of the main process's choosing in a process of another. */
+		if (env &&
+		    (strncmp(v[i], "LD_", 3) == 0 || strncmp(v[i], "GCONV_PATH=", 11) == 0)) {
+			snprintf(why, size, "environment entry %.*s is not passed to a benchmark",
+			         (int)strcspn(v[i], "="), v[i]);
+			return -1;
+		}
 	}
 	return 0;
 }

@@ -42,8 +42,8 @@ int privsep_check_dir(const char *path, const struct stat *st, uid_t uid, char *
  * user's groups from the group database, primary first)? uid 0 takes any. 0 or -1. */
 int privsep_check_groups(uid_t uid, gid_t gid, const gid_t *groups, size_t n, const gid_t *allowed,
                          size_t nallowed, char *why, size_t size);
-/* Is every entry of a NULL-terminated vector NAME=VALUE (env) or non-empty (argv), the
- * count at most max? 0 or -1. */
+/* Is every entry of a NULL-terminated vector NAME=VALUE (env; none of the loader's LD_*
+ * or GCONV_PATH) or non-empty (argv), the count at most max? 0 or -1. */
 int privsep_check_strv(char *const *v, size_t max, bool env, char *why, size_t size);
 
 #endif

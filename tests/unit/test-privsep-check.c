@@ -145,6 +145,13 @@ test_strv(void **state)
 	assert_int_equal(privsep_check_strv(env, 4, true, why, sizeof(why)), 0);
 	assert_int_equal(privsep_check_strv(badenv, 4, true, why, sizeof(why)), -1);
 	assert_int_equal(privsep_check_strv(env, 1, true, why, sizeof(why)), -1);
+	{
+		char *preload[] = {"PATH=/bin", "LD_PRELOAD=/var/lib/netmetricsd/x.so", NULL};
+		char *gconv[] = {"GCONV_PATH=/tmp", NULL};
+		assert_int_equal(privsep_check_strv(preload, 4, true, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "LD_PRELOAD"));
+		assert_int_equal(privsep_check_strv(gconv, 4, true, why, sizeof(why)), -1);
+	}
 }
 
 int
