@@ -234,6 +234,12 @@ child_resolve(const char *name, char *buf, size_t size, struct nm_error *err)
 	if (name == NULL || *name == '\0')
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "no program to run");
 	if (strchr(name, '/') != NULL) {
+		/* A program in a directory closed to the main process's user (a home of 0700):
+		 * the privileged process looks and checks it, and the start says why not. */
+		if (!executable(name) && privsep_on() && errno == EACCES) {
+			snprintf(buf, size, "%s", name);
+			return 0;
+		}
 		if (!executable(name))
 			return nm_error_set(err, NM_ERR_NOT_FOUND, "%s: %s", name,
 			                    access(name, F_OK) == 0 ? "not an executable file"

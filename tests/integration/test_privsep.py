@@ -14,9 +14,11 @@ NETMETRICSD, NETMETRICSCTL. Usage: test_privsep.py [NAME_SUBSTRING ...]. Ends wi
 """
 import os
 import pwd
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -171,6 +173,55 @@ def test_refused_spawn():
         assert "spawn refused" in d.logtext(), d.logtext()[-2000:]
     finally:
         d.stop()
+
+
+def test_program_in_a_private_directory():
+    """An admin-group user's own program in a directory only that user may enter (a home
+    of 0700, closed to the netmetrics user): it runs, as that user."""
+    user()
+    for tool in ("useradd", "groupadd", "userdel", "groupdel", "setpriv"):
+        if shutil.which(tool) is None:
+            raise Skip("%s not found" % tool)
+    name, group = "nmpu%d" % os.getpid(), "nmpg%d" % os.getpid()
+    made_user = made_group = False
+    d = None
+    home = tempfile.mkdtemp(prefix="nm-home-")
+    try:
+        subprocess.run(["groupadd", group], check=True)
+        made_group = True
+        subprocess.run(["useradd", "-M", "-N", "-g", group, "-d", home, "-s",
+                        "/usr/sbin/nologin", name], check=True)
+        made_user = True
+        pw = pwd.getpwnam(name)
+        prog = os.path.join(home, "bench")
+        with open(prog, "w") as f:
+            f.write("#!/bin/sh\nid -u\n")
+        os.chmod(prog, 0o755)
+        os.chown(prog, pw.pw_uid, pw.pw_gid)
+        os.chown(home, pw.pw_uid, pw.pw_gid)
+        os.chmod(home, 0o700)
+        d = Daemon(log_level="info", start=False,
+                   daemon={"socket_mode": "0666", "admin_group": group})
+        client = os.path.join(d.tmp, "netmetricsctl")
+        shutil.copy2(test_control.NETMETRICSCTL, client)
+        os.chmod(client, 0o755)
+        d.start()
+        r = subprocess.run(["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                            "--init-groups", client, "--socket", d.sock, "test", "start",
+                            "--driver", "exec", "--name", "own", "--wait", "--figure",
+                            "uid=^([0-9]+)", "--", prog], capture_output=True, text=True,
+                           env=clean_env(), timeout=60)
+        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-2000:])
+        t = jctl(d, "result", "show", "own")["test"]
+        assert t["status"] == "passed" and t["figures"]["uid"] == pw.pw_uid, t
+    finally:
+        if d is not None:
+            d.stop()
+        if made_user:
+            subprocess.run(["userdel", name])
+        if made_group:
+            subprocess.run(["groupdel", group])
+        shutil.rmtree(home, ignore_errors=True)
 
 
 def main(argv):
