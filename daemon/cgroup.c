@@ -256,6 +256,19 @@ cgroup_open(struct event_base *base, const char *state_dir, char *why, size_t si
 	return ct;
 }
 
+void
+cgroup_sweep_path(const char *path)
+{
+	struct cgroup_tree ct;
+	const char *base = strrchr(path, '/');
+
+	memset(&ct, 0, sizeof(ct));
+	snprintf(ct.path, sizeof(ct.path), "%s", path);
+	sweep(&ct, "left at exit");
+	if (base != NULL && strncmp(base + 1, "netmetricsd-", 12) == 0)
+		rmdir(path);
+}
+
 const char *
 cgroup_path(const struct cgroup_tree *ct)
 {

@@ -23,6 +23,9 @@ struct cgroup_tree *cgroup_open(struct event_base *base, const char *state_dir, 
                                 size_t size);
 /* Kill every test group still there, wait briefly for them to empty, remove them, free. */
 void cgroup_close(struct cgroup_tree *ct);
+/* Kill and remove every test group below path (the privileged process of privsep.h,
+ * after the main process has gone), and path itself when the daemon made it. */
+void cgroup_sweep_path(const char *path);
 /* The directory the test groups live in. */
 const char *cgroup_path(const struct cgroup_tree *ct);
 

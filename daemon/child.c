@@ -22,6 +22,7 @@
 #include "error.h"
 #include "log.h"
 #include "child.h"
+#include "privsep.h"
 #include "strbuf.h"
 #include "utf8.h"
 #include "xmalloc.h"
@@ -43,6 +44,8 @@ struct child_pipe {
 struct child {
 	struct children *cs;
 	pid_t pid;
+	bool remote; /* started by the privileged process (privsep.h): reaped and signalled
+	                there */
 	bool reaped;
 	int status; /* wait status once reaped */
 	struct child_pipe out, err;
@@ -63,6 +66,37 @@ struct children {
 };
 
 static void pipe_close(struct child_pipe *p);
+static void drain(struct child *sp, struct child_pipe *p);
+static void maybe_done(struct child *sp);
+
+/* Signal sp's process group: in place, or through the privileged process that started it
+ * (the main process's uid may not signal a benchmark's). */
+static int
+group_signal(const struct child *sp, int sig)
+{
+	if (sp->remote) {
+		privsep_kill(sp->pid, sig);
+		return 0;
+	}
+	return kill(-sp->pid, sig);
+}
+
+/* A process the privileged process started has been reaped there. */
+static void
+remote_exit(pid_t pid, int status, void *arg)
+{
+	struct children *cs = arg;
+
+	for (struct child *sp = cs->list; sp != NULL; sp = sp->next)
+		if (sp->remote && sp->pid == pid && !sp->reaped) {
+			sp->reaped = true;
+			sp->status = status;
+			drain(sp, &sp->out);
+			drain(sp, &sp->err);
+			maybe_done(sp); /* may free sp */
+			return;
+		}
+}
 
 /* SIGCHLD: reap on the loop. */
 static void
@@ -88,6 +122,7 @@ child_init(struct event_base *base, struct nm_error *err)
 		nm_error_set(err, NM_ERR_INTERNAL, "cannot watch SIGCHLD");
 		return NULL;
 	}
+	privsep_watch(base, remote_exit, cs);
 	return cs;
 }
 
@@ -103,7 +138,12 @@ child_fini(struct children *cs)
 
 		if (!sp->done_called) {
 			/* Killed here: its owner is told, as of any end, and may free it. */
-			if (!sp->reaped) {
+			if (!sp->reaped && sp->remote) {
+				/* Reaped in the privileged process; it ends as killed. */
+				group_signal(sp, SIGKILL);
+				sp->status = SIGKILL;
+				sp->reaped = true;
+			} else if (!sp->reaped) {
 				kill(-sp->pid, SIGKILL);
 				while (waitpid(sp->pid, &sp->status, 0) < 0 && errno == EINTR)
 					;
@@ -121,6 +161,7 @@ child_fini(struct children *cs)
 			child_free(sp);
 	}
 	event_free(cs->sigchld);
+	privsep_unwatch();
 	free(cs);
 }
 
@@ -193,6 +234,12 @@ child_resolve(const char *name, char *buf, size_t size, struct nm_error *err)
 	if (name == NULL || *name == '\0')
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "no program to run");
 	if (strchr(name, '/') != NULL) {
+		/* A program in a directory closed to the main process's user (a home of 0700):
+		 * the privileged process looks and checks it, and the start says why not. */
+		if (!executable(name) && privsep_on() && errno == EACCES) {
+			snprintf(buf, size, "%s", name);
+			return 0;
+		}
 		if (!executable(name))
 			return nm_error_set(err, NM_ERR_NOT_FOUND, "%s: %s", name,
 			                    access(name, F_OK) == 0 ? "not an executable file"
@@ -247,8 +294,6 @@ split_lines(struct child *sp, const char *data, size_t len)
 			p->line_cut = true;
 	}
 }
-
-static void maybe_done(struct child *sp);
 
 /* Close one pipe. */
 static void
@@ -346,7 +391,7 @@ child_reap(struct children *cs)
 			int st;
 			pid_t r;
 
-			if (sp->reaped)
+			if (sp->reaped || sp->remote)
 				continue;
 			do
 				r = waitpid(sp->pid, &st, WNOHANG);
@@ -541,16 +586,15 @@ out:
 	return e;
 }
 
-/* Start how->argv with pipes for its stdout and stderr. 0 with the read ends (non-blocking,
- * close-on-exec) and the pid; -1 with err. */
+/* Start how->argv with its stdout and stderr on outw and errw (the caller closes them). */
 int
-child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pidp,
-            struct nm_error *err)
+child_spawn_fds(const struct child_spawn *how, int outw, int errw, pid_t *pidp,
+                struct nm_error *err)
 {
-	int out[2] = {-1, -1}, errp[2] = {-1, -1}, r;
 	char *const *run = how->argv;
 	char **ipv = NULL;
 	pid_t pid;
+	int r;
 
 	/* As root, ip netns exec (its view of /sys too); as a user, setns in the child. */
 	if ((!how->as_user || how->uid == 0) &&
@@ -559,6 +603,27 @@ child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pidp,
 	if (how->as_user && how->uid != 0 && how->netns != NULL && how->netns[0] &&
 	    with_netns_check(how->netns, err) < 0)
 		return -1;
+	if ((r = do_spawn(how, run, outw, errw, &pid)) != 0) {
+		nm_error_set(err, NM_ERR_FAILED, "%s: cannot run: %s", run[0], strerror(r));
+		strv_free(ipv);
+		errno = r;
+		return -1;
+	}
+	strv_free(ipv);
+	*pidp = pid;
+	return 0;
+}
+
+/* Start how->argv with pipes for its stdout and stderr. 0 with the read ends (non-blocking,
+ * close-on-exec) and the pid; -1 with err. */
+int
+child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pidp,
+            struct nm_error *err)
+{
+	int out[2] = {-1, -1}, errp[2] = {-1, -1}, r;
+	char **own_env = NULL;
+	pid_t pid;
+
 	/* Only the daemon's read ends are non-blocking: a child writes as it would to a
 	 * terminal. */
 	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
@@ -566,13 +631,19 @@ child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pidp,
 		nm_error_set(err, NM_ERR_FAILED, "%s: pipe: %s", how->argv[0], strerror(errno));
 		goto fail;
 	}
-	if ((r = do_spawn(how, run, out[1], errp[1], &pid)) != 0) {
-		nm_error_set(err, NM_ERR_FAILED, "%s: cannot run: %s", run[0], strerror(r));
+	if (privsep_on()) {
+		/* The privileged process starts it: the environment is made here. */
+		struct child_spawn remote = *how;
+		if (remote.envp == NULL)
+			remote.envp = own_env = child_env(how->as_user ? how->uid : 0, NULL);
+		r = privsep_spawn(&remote, out[1], errp[1], &pid, err);
+		child_env_free(own_env);
+	} else
+		r = child_spawn_fds(how, out[1], errp[1], &pid, err);
+	if (r < 0)
 		goto fail;
-	}
 	close(out[1]);
 	close(errp[1]);
-	strv_free(ipv);
 	*outfd = out[0];
 	*errfd = errp[0];
 	*pidp = pid;
@@ -585,7 +656,6 @@ fail:
 		if (errp[i] >= 0)
 			close(errp[i]);
 	}
-	strv_free(ipv);
 	return -1;
 }
 
@@ -608,6 +678,7 @@ child_start(struct children *cs, const struct child_spawn *how, const struct chi
 	sp = xcalloc(1, sizeof(*sp));
 	sp->cs = cs;
 	sp->pid = pid;
+	sp->remote = privsep_on();
 	sp->ops = ops;
 	sp->arg = arg;
 	pipe_watch(sp, &sp->out, out, CHILD_STDOUT_MAX);
@@ -621,7 +692,7 @@ child_start(struct children *cs, const struct child_spawn *how, const struct chi
 void
 child_kill(struct child *sp, int sig)
 {
-	if (sp != NULL && !sp->reaped && kill(-sp->pid, sig) < 0 && errno != ESRCH)
+	if (sp != NULL && !sp->reaped && group_signal(sp, sig) < 0 && errno != ESRCH)
 		log_warn("child %d: kill", (int)sp->pid);
 }
 
@@ -651,7 +722,7 @@ child_set_timeout(struct child *sp, unsigned ms)
 void
 child_kill_group(struct child *sp)
 {
-	if (sp != NULL && kill(-sp->pid, SIGKILL) < 0 && errno != ESRCH)
+	if (sp != NULL && group_signal(sp, SIGKILL) < 0 && errno != ESRCH)
 		log_warn("child %d: kill group", (int)sp->pid);
 }
 
@@ -668,7 +739,9 @@ child_free(struct child *sp)
 			*pp = sp->next;
 			break;
 		}
-	if (!sp->reaped) {
+	if (sp->remote)
+		privsep_release(sp->pid); /* killed and reaped there when still running */
+	else if (!sp->reaped) {
 		kill(-sp->pid, SIGKILL);
 		while (waitpid(sp->pid, &sp->status, 0) < 0 && errno == EINTR)
 			;

@@ -6,7 +6,9 @@
  * the uid and groups given. A process is finished once it has exited and both pipes
  * reached end of file (or two seconds after it exited, when something it left behind still
  * holds them). Output is kept up to a bound: the newest bytes win. The live children are
- * one struct children per event loop (SIGCHLD is process-wide: make one). */
+ * one struct children per event loop (SIGCHLD is process-wide: make one). With privilege
+ * separation (privsep.h) the privileged process forks and reaps them: the pipes are still
+ * read here, exits arrive from it and signals go through it; the calls below are the same. */
 #ifndef NM_CHILD_H
 #define NM_CHILD_H
 
@@ -73,6 +75,11 @@ struct child *child_start(struct children *cs, const struct child_spawn *how,
  * caller reaps it); -1 with err. */
 int child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pid,
                 struct nm_error *err);
+/* child_spawn's start on pipe ends the caller made (outw, errw; the caller closes them),
+ * in this process: what the privileged process of privsep.h runs. 0 with *pid, -1 with err
+ * and errno. */
+int child_spawn_fds(const struct child_spawn *how, int outw, int errw, pid_t *pid,
+                    struct nm_error *err);
 /* Signal the process group (SIGTERM, SIGKILL, ...). No-op once it has been reaped. */
 void child_kill(struct child *sp, int sig);
 /* Kill the process group (SIGKILL) if the child has not finished ms from now (tools that

@@ -87,6 +87,7 @@ config_defaults(struct config *cfg)
 	cfg->socket_mode = 0660;
 	cfg->state_dir = xstrdup(CONFIG_DEFAULT_STATEDIR);
 	cfg->profile_dir = xstrdup(CONFIG_DEFAULT_PROFILEDIR);
+	cfg->user = xstrdup(CONFIG_DEFAULT_USER);
 	cfg->root = xstrdup("/");
 	cfg->log_level = LOG_LEVEL_INFO;
 	cfg->max_clients = 256;
@@ -112,6 +113,7 @@ config_free(struct config *cfg)
 	free(cfg->admin_group);
 	free(cfg->state_dir);
 	free(cfg->profile_dir);
+	free(cfg->user);
 	free(cfg->root);
 	env_free(cfg->test_env);
 	for (size_t i = 0; i < cfg->nsource_opts; i++) {
@@ -139,6 +141,7 @@ config_copy(struct config *dst, const struct config *src)
 	dst->admin_group = dup_opt(src->admin_group);
 	dst->state_dir = dup_opt(src->state_dir);
 	dst->profile_dir = dup_opt(src->profile_dir);
+	dst->user = dup_opt(src->user);
 	dst->root = dup_opt(src->root);
 	dst->test_env = env_dup(src->test_env);
 	dst->source_opts = NULL;
@@ -300,6 +303,14 @@ set_daemon_key(struct config *cfg, const char *key, const char *val)
 		if (*val != '/')
 			return -1;
 		set_str(&cfg->root, val);
+	} else if (strcmp(key, "user") == 0) {
+		/* A user name (checked against the password database at start). */
+		if (*val == '\0' || strlen(val) > 32 ||
+		    strspn(val, "abcdefghijklmnopqrstuvwxyz"
+		                "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != strlen(val) ||
+		    val[0] == '-')
+			return -1;
+		set_str(&cfg->user, val);
 	} else if (strcmp(key, "log_level") == 0) {
 		if ((lvl = log_level_parse(val)) < 0)
 			return -1;
@@ -467,6 +478,7 @@ config_to_json(const struct config *cfg)
 	json_add_string(o, "state_dir", cfg->state_dir);
 	json_add_string(o, "profile_dir", cfg->profile_dir);
 	json_add_string(o, "root", cfg->root);
+	json_add_string(o, "user", cfg->user);
 	json_add_string(o, "log_level", log_level_name(cfg->log_level));
 	json_add_uint(o, "max_clients", cfg->max_clients);
 	json_add_uint(o, "max_clients_per_uid", cfg->max_clients_per_uid);

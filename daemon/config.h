@@ -14,6 +14,7 @@ struct nm_error;
 #define CONFIG_DEFAULT_SOCKET     "/run/netmetricsd/netmetricsd.sock"
 #define CONFIG_DEFAULT_STATEDIR   "/var/lib/netmetricsd"
 #define CONFIG_DEFAULT_PROFILEDIR "/etc/netmetricsd/profiles"
+#define CONFIG_DEFAULT_USER       "netmetrics"
 
 struct config {
 	/* [daemon] */
@@ -24,6 +25,7 @@ struct config {
 	char *state_dir;
 	char *profile_dir; /* profiles applied by name: DIR/NAME.conf */
 	char *root;
+	char *user;    /* started as root: the main process runs as this user ("root": no split) */
 	int log_level; /* enum log_level */
 
 	/* [limits] */

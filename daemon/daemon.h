@@ -23,7 +23,7 @@ struct daemon {
 	const char *config_path; /* the file read (or tried) */
 	bool config_found;       /* the file existed */
 	/* Command-line overrides; they win over the file on every (re)load. */
-	const char *cli_socket, *cli_root, *cli_state_dir;
+	const char *cli_socket, *cli_root, *cli_state_dir, *cli_user;
 	int cli_log_level; /* -1: none */
 	struct loop *loop;
 	struct control *control;

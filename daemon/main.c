@@ -1,7 +1,9 @@
 /* main.c: netmetricsd: options, start-up in order, the loop, shut-down in reverse. */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <getopt.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +16,12 @@
 #include "error.h"
 #include "log.h"
 #include "loop.h"
+#include "privsep.h"
 #include "proto.h"
 #include "query.h"
 #include "results.h"
 #include "runner.h"
+#include "cgroup.h"
 #include "suite.h"
 #include "sampler.h"
 #include "statefile.h"
@@ -35,12 +39,15 @@ usage(FILE *fp)
 	        "  -s, --socket PATH     control socket (default %s)\n"
 	        "  -r, --root DIR        read /proc and /sys below DIR (fixture trees)\n"
 	        "  -S, --state-dir DIR   where results and saved state live (default %s)\n"
+	        "  -u, --user USER       started as root: run the main process as USER\n"
+	        "                        (default %s; root: no privilege separation)\n"
 	        "  -f, --foreground      do not detach; log to stderr\n"
 	        "  -l, --log-level LVL   err, warn, info or debug\n"
 	        "  -n, --check-config    check the configuration, print \"configuration OK\"\n"
 	        "  -V, --version         print the version\n"
 	        "  -h, --help            this text\n",
-	        CONFIG_DEFAULT_FILE, CONFIG_DEFAULT_SOCKET, CONFIG_DEFAULT_STATEDIR);
+	        CONFIG_DEFAULT_FILE, CONFIG_DEFAULT_SOCKET, CONFIG_DEFAULT_STATEDIR,
+	        CONFIG_DEFAULT_USER);
 }
 
 /* Apply the command-line overrides over a freshly loaded configuration. */
@@ -61,6 +68,10 @@ apply_overrides(struct daemon *d, struct config *cfg)
 	}
 	if (d->cli_log_level >= 0)
 		cfg->log_level = d->cli_log_level;
+	if (d->cli_user) {
+		free(cfg->user);
+		cfg->user = xstrdup(d->cli_user);
+	}
 }
 
 /* Defaults, then the file, then the command line. 0 ok, -1 with err. */
@@ -90,8 +101,10 @@ daemon_reload(struct daemon *d)
 	/* The socket and the root are bound at start; changing them needs a restart. */
 	if (strcmp(cfg.socket_path, d->config.socket_path) != 0 ||
 	    strcmp(cfg.root, d->config.root) != 0 ||
-	    strcmp(cfg.state_dir, d->config.state_dir) != 0)
-		log_warnx("reload: socket, root and state_dir changes take effect on restart");
+	    strcmp(cfg.state_dir, d->config.state_dir) != 0 ||
+	    strcmp(cfg.user, d->config.user) != 0)
+		log_warnx(
+		    "reload: socket, root, state_dir and user changes take effect on restart");
 	if (sampler_reconfigure(d->sampler, &cfg, &err) < 0) {
 		log_warnx("reload: %s; keeping the configuration in force", err.message);
 		config_free(&cfg);
@@ -148,6 +161,92 @@ test_hooks(void)
 	}
 	log_warnx("test hook: every fsync of a stored file is delayed by %lu ms", ms);
 	statefile_test_fsync_delay((unsigned)ms);
+}
+
+/* The owner the state directory's entries get before the drop. */
+static uid_t chown_uid;
+static gid_t chown_gid;
+
+/* nftw: give one entry of the state directory to the main process's user. */
+static int
+chown_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)type;
+	(void)ftw;
+	if ((st->st_uid != chown_uid || st->st_gid != chown_gid) &&
+	    lchown(path, chown_uid, chown_gid) < 0)
+		log_warn("privsep: chown %s", path);
+	return 0;
+}
+
+/* Started as root with user = NAME: check the user exists (a clear error at start, before
+ * anything is made). Sets *split. 0, or -1 having said why. */
+static int
+privsep_user(struct daemon *d, bool *split, struct passwd *out)
+{
+	struct passwd *pw;
+
+	*split = false;
+	if (geteuid() != 0)
+		return 0; /* started as a user: everything runs as that user */
+	if (strcmp(d->config.user, "root") == 0) {
+		log_warnx(
+		    "user = root: privilege separation is off; the whole daemon runs as root");
+		return 0;
+	}
+	if ((pw = getpwnam(d->config.user)) == NULL) {
+		fprintf(stderr,
+		        "netmetricsd: user \"%s\" does not exist: create it (systemd-sysusers "
+		        "installs it; or useradd --system %s), or set \"user = root\" to run "
+		        "without privilege separation\n",
+		        d->config.user, d->config.user);
+		return -1;
+	}
+	if (pw->pw_uid == 0) {
+		log_warnx("user = %s is uid 0: privilege separation is off", d->config.user);
+		return 0;
+	}
+	*out = *pw;
+	*split = true;
+	return 0;
+}
+
+/* Fork the privileged process and drop the main process to the configured user; what the
+ * main process writes later (the state directory, the test cgroups' parent) is given to
+ * that user first. */
+static void
+privsep_split(struct daemon *d, const struct passwd *pw, int ready_fd)
+{
+	static struct privsep_setup setup;
+	struct nm_error err;
+	struct stat st;
+	const char *cg = runner_cgroup_path(d->runner);
+
+	chown_uid = pw->pw_uid;
+	chown_gid = pw->pw_gid;
+	if (nftw(d->config.state_dir, chown_entry, 16, FTW_PHYS | FTW_MOUNT) < 0)
+		log_warn("privsep: chown %s", d->config.state_dir);
+	/* Delegation, the systemd way: the group's directory is the user's, so that it makes
+	 * and removes the test groups (and writes their cgroup.kill) itself. */
+	if (cg != NULL && chown(cg, pw->pw_uid, pw->pw_gid) < 0)
+		log_warn("privsep: chown %s", cg);
+	setup.ready_fd = ready_fd;
+	setup.uid = pw->pw_uid;
+	setup.gid = pw->pw_gid;
+	setup.cgroup_path = cg != NULL ? xstrdup(cg) : NULL;
+	if (!control_activated(d->control) && lstat(control_socket_path(d->control), &st) == 0) {
+		setup.socket_path = xstrdup(control_socket_path(d->control));
+		setup.socket_dev = st.st_dev;
+		setup.socket_ino = st.st_ino;
+	}
+	if (privsep_start(&setup, &err) < 0)
+		fatalx("%s", err.message);
+	/* A directory above it closed to the user (mktemp -d makes 0700 ones) would fail every
+	 * result written later: say so now. */
+	if (access(d->config.state_dir, R_OK | W_OK | X_OK) < 0)
+		fatal("state directory %s: not reachable as user %s (open the directories above "
+		      "it to that user, or set user = root)",
+		      d->config.state_dir, d->config.user);
 }
 
 /* Keep an fd per /proc/irq file and per source file open: raise the soft limit on open
@@ -223,15 +322,22 @@ int
 main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"config", required_argument, NULL, 'c'}, {"socket", required_argument, NULL, 's'},
-	    {"root", required_argument, NULL, 'r'},   {"state-dir", required_argument, NULL, 'S'},
-	    {"foreground", no_argument, NULL, 'f'},   {"log-level", required_argument, NULL, 'l'},
-	    {"check-config", no_argument, NULL, 'n'}, {"version", no_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	    {"config", required_argument, NULL, 'c'},
+	    {"socket", required_argument, NULL, 's'},
+	    {"root", required_argument, NULL, 'r'},
+	    {"state-dir", required_argument, NULL, 'S'},
+	    {"foreground", no_argument, NULL, 'f'},
+	    {"log-level", required_argument, NULL, 'l'},
+	    {"check-config", no_argument, NULL, 'n'},
+	    {"version", no_argument, NULL, 'V'},
+	    {"help", no_argument, NULL, 'h'},
+	    {"user", required_argument, NULL, 'u'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct daemon d;
 	struct nm_error err;
-	bool foreground = false, check = false, explicit_config = false;
+	bool foreground = false, check = false, explicit_config = false, split = false;
+	struct passwd pw = {0};
 	const char *reason;
 	int ch, ready_fd = -1;
 
@@ -243,7 +349,7 @@ main(int argc, char **argv)
 	         getenv("JOURNAL_STREAM") != NULL ? LOG_TARGET_JOURNAL : LOG_TARGET_STDERR,
 	         LOG_LEVEL_INFO);
 
-	while ((ch = getopt_long(argc, argv, "c:s:r:S:fl:nVh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:s:r:S:u:fl:nVh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			d.config_path = optarg;
@@ -257,6 +363,9 @@ main(int argc, char **argv)
 			break;
 		case 'S':
 			d.cli_state_dir = optarg;
+			break;
+		case 'u':
+			d.cli_user = optarg;
 			break;
 		case 'f':
 			foreground = true;
@@ -305,6 +414,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	log_setlevel(d.config.log_level);
+	if (privsep_user(&d, &split, &pw) < 0)
+		return 1;
 	raise_nofile();
 	make_state_dir(d.config.state_dir);
 	if (!foreground && !d.under_systemd)
@@ -319,8 +430,8 @@ main(int argc, char **argv)
 	d.query = query_new(d.sampler);
 	sampler_start(d.sampler, d.base);
 	test_hooks();
-	if ((d.results = results_open(d.config.state_dir, &err)) == NULL ||
-	    results_start(d.results, d.base, &err) < 0)
+	/* Written inline until the writer thread starts, after the split below. */
+	if ((d.results = results_open(d.config.state_dir, &err)) == NULL)
 		fatalx("results: %s", err.message);
 	/* After the sampler starts: windows left open by a crash are stored at once. */
 	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
@@ -331,12 +442,24 @@ main(int argc, char **argv)
 	if ((d.suites = suite_init(&d, &err)) == NULL)
 		fatalx("suites: %s", err.message);
 
+	/* Everything that needs root at start is done: the socket is bound, the test cgroups'
+	 * parent made and what a crash left there removed.
+	 * Detached, the output goes to its place first: the privileged process must not keep
+	 * the starter's stdout and stderr open. */
+	if (ready_fd >= 0)
+		redirect_output(&d);
+	if (split)
+		privsep_split(&d, &pw, ready_fd);
+	/* Threads only now: the privileged process is forked from a single-threaded process,
+	 * and the writer thread runs as the user, without the capabilities (which are per
+	 * thread) that a thread started before the drop would keep. */
+	if (results_start(d.results, d.base, &err) < 0)
+		fatalx("results: %s", err.message);
 	log_info("netmetricsd %s listening on %s (root %s, state %s)", NM_VERSION,
 	         control_socket_path(d.control), d.config.root, d.config.state_dir);
 	loop_ready(d.loop);
 	loop_status(d.loop, "listening on %s", control_socket_path(d.control));
 	if (ready_fd >= 0) {
-		redirect_output(&d);
 		if (write(ready_fd, "r", 1) != 1)
 			log_warn("readiness pipe");
 		close(ready_fd);
@@ -348,6 +471,7 @@ main(int argc, char **argv)
 	results_stop_thread(d.results);
 
 	control_free(d.control, reason);
+	privsep_bye();
 	/* A running suite is marked incomplete, then its test ends: processes stopped, window
 	 * stored (with its trend, through d.query), profile taken back. */
 	suite_free(d.suites);

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "ethtool.h"
 #include "jsonutil.h"
+#include "privsep.h"
 #include "profile.h"
 #include "xmalloc.h"
 
@@ -160,9 +161,13 @@ profile_arfs_set(struct profile_host *h, const char *dev, bool on, struct nm_err
 
 	if (!h->real)
 		return fixture_set(h, dev, on, err);
-	if ((fd = profile_host_ethfd(h, err)) < 0)
+	if (privsep_on()) {
+		/* The privileged process sets it (privsep.h); errno says why it did not. */
+		if (privsep_ntuple(dev, on, err) == 0)
+			return 0;
+	} else if ((fd = profile_host_ethfd(h, err)) < 0)
 		return -1;
-	if (ethtool_set_ntuple(fd, dev, on) == 0)
+	else if (ethtool_set_ntuple(fd, dev, on) == 0)
 		return 0;
 	return nm_error_set(err, NM_ERR_FAILED, "write ethtool %s ntuple %s: %s%s", dev,
 	                    on ? "on" : "off", strerror(errno),

@@ -14,12 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "error.h"
 #include "ethtool.h"
 #include "irqtable.h"
+#include "privsep.h"
 #include "profile.h"
 #include "sampler.h"
 #include "xmalloc.h"
@@ -160,22 +162,36 @@ profile_host_read(struct profile_host *h, enum profile_base base, const char *de
 	return 0;
 }
 
-/* Write a value and a newline in one write(2), as echo does. */
+/* Write a value and a newline in one write(2), as echo does: every tuning write of a
+ * profile comes here. On the host with privilege separation the privileged process writes
+ * it (privsep.h), after checking it against its allow-list. */
 int
 profile_host_write(struct profile_host *h, enum profile_base base, const char *dev, const char *rel,
                    const char *val)
 {
 	size_t n = strlen(val);
-	char *line = malloc(n + 2);
+	char *line;
+	struct stat st;
 	ssize_t w;
 	int fd, e;
 
-	if (line == NULL)
+	if (h->real && privsep_on()) {
+		struct nm_error err;
+		return privsep_write((int)base, dev, rel, val, &err);
+	}
+	if ((line = malloc(n + 2)) == NULL)
 		return -1;
 	memcpy(line, val, n);
 	line[n] = '\n';
-	if ((fd = profile_host_openat(h, base, dev, rel, O_WRONLY | O_TRUNC)) < 0) {
+	if ((fd = profile_host_openat(h, base, dev, rel, O_WRONLY | O_TRUNC | O_NONBLOCK)) < 0) {
 		free(line);
+		return -1;
+	}
+	/* Tuning files are regular files of procfs and sysfs: never a FIFO or a device. */
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(line);
+		close(fd);
+		errno = EINVAL;
 		return -1;
 	}
 	/* One write: sysfs and procfs take a value in a single call. */

@@ -23,6 +23,7 @@
 #include "sampler.h"
 #include "series.h"
 #include "results.h"
+#include "privsep.h"
 #include "runner.h"
 #include "child.h"
 #include "timeutil.h"
@@ -132,6 +133,12 @@ struct children *
 runner_children(struct runner *r)
 {
 	return r->cs;
+}
+
+const char *
+runner_cgroup_path(const struct runner *r)
+{
+	return r->cg != NULL ? cgroup_path(r->cg) : NULL;
 }
 
 json_object *
@@ -1059,7 +1066,9 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 		else
 			t->has_cgroup = true;
 	}
-	envp = child_env(how.as_user ? how.uid : getuid(), r->d->config.test_env);
+	/* Not as the user: as the daemon, root in the privileged process of privsep.h. */
+	envp =
+	    child_env(how.as_user ? how.uid : (privsep_on() ? 0 : getuid()), r->d->config.test_env);
 	how.envp = envp;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		struct test_proc *p = &t->procs[i];

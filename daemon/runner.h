@@ -214,6 +214,8 @@ double runner_elapsed(const struct test *t);
 
 /* The children of the runner's loop, for drivers that run tools (child.c). */
 struct children *runner_children(struct runner *r);
+/* The test cgroups' parent directory, or NULL without cgroups. */
+const char *runner_cgroup_path(const struct runner *r);
 /* How tests are kept apart, for status: {"isolation": "cgroup", "cgroup": DIR} or
  * {"isolation": "process-group", "reason": WHY} (new reference). */
 json_object *runner_isolation_json(const struct runner *r);

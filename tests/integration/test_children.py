@@ -178,8 +178,9 @@ def test_stop_and_exit_kill_escapees():
 
 
 def test_kill9_then_start_sweeps():
-    """kill -9 of the daemon during a test with a double-forked child: the processes live
-    on, and the next start (same state directory) kills them all."""
+    """kill -9 of the daemon (both processes of the privilege separation) during a test
+    with a double-forked child: the processes live on, and the next start (same state
+    directory) kills them all."""
     a, b = token(6), token(7)
     d = Daemon(log_level="info")
     d2 = None
@@ -187,6 +188,9 @@ def test_kill9_then_start_sweeps():
         d.ctl("test", "start", "--driver", "exec", "--name", "k9", "--duration", "60", "--",
               "sh", "-c", "(setsid sleep %s >/dev/null 2>&1 &); exec sleep %s" % (a, b))
         assert wait_until(lambda: with_token(a) and with_token(b), 10), "did not start"
+        priv = d.privileged_pid()
+        if priv is not None:
+            os.kill(priv, signal.SIGKILL)  # else it kills the test's processes itself
         d.proc.kill()
         d.proc.wait()
         time.sleep(0.5)

@@ -240,12 +240,30 @@ def assert_error(rep, code, rid=None):
         assert rep.get("id") == rid, "expected id %r, got %r" % (rid, rep)
 
 
+def privileged_child(pid):
+    """The child of daemon pid that is its privileged process, or None."""
+    try:
+        with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+            kids = [int(x) for x in f.read().split()]
+    except OSError:
+        return None
+    for k in kids:
+        try:
+            with open("/proc/%d/comm" % k) as f:
+                if f.read().strip() == "netmetricsd-pri":
+                    return k
+        except OSError:
+            pass
+    return None
+
+
 class Daemon:
     """One netmetricsd in --foreground on a temporary socket; stop() is idempotent."""
 
     def __init__(self, daemon=None, limits=None, log_level="debug", extra_args=(), env=None,
                  preexec_fn=None, argv_prefix=(), close_fds=True, start=True):
         self.tmp = tempfile.mkdtemp(prefix="nm-it-")
+        os.chmod(self.tmp, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.tmp, "s.sock")
         self.state = os.path.join(self.tmp, "state")
         self.conf = os.path.join(self.tmp, "conf")
@@ -295,6 +313,11 @@ class Daemon:
 
     def alive(self):
         return self.proc.poll() is None
+
+    def privileged_pid(self):
+        """The privileged process of the privilege separation (a child of the main process
+        named netmetricsd-pri), or None without the split."""
+        return privileged_child(self.proc.pid)
 
     def logtext(self):
         try:
@@ -467,6 +490,7 @@ def test_client_exit_codes():
     assert r.returncode == 0 and "protocol 1" in r.stdout, r.stdout
     # A socket file nobody listens on: exit 3, with the path.
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     try:
         path = os.path.join(tmp, "dead.sock")
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -836,7 +860,15 @@ def test_emfile_pauses_accept():
         prev = open_fds(d.pid)
         time.sleep(0.3)
     limit = prev + 8
-    resource.prlimit(d.pid, resource.RLIMIT_NOFILE, (limit, limit))
+    if os.stat("/proc/%d" % d.pid).st_uid == 0:
+        resource.prlimit(d.pid, resource.RLIMIT_NOFILE, (limit, limit))
+    else:
+        # The main process runs as netmetrics: root without CAP_SYS_RESOURCE (a container)
+        # may not change its limits, its own user may.
+        st = os.stat("/proc/%d" % d.pid)
+        subprocess.run(["setpriv", "--reuid=%d" % st.st_uid, "--regid=%d" % st.st_gid,
+                        "--clear-groups", "prlimit", "--pid", str(d.pid),
+                        "--nofile=%d:%d" % (limit, limit)], check=True)
     conns = []
     try:
         for _ in range(40):
@@ -1002,11 +1034,13 @@ def test_stale_and_live_socket():
 
 def test_sd_notify_and_watchdog():
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     ns = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     d = None
     try:
         path = os.path.join(tmp, "notify.sock")
         ns.bind(path)
+        os.chmod(path, 0o666)  # as systemd's: the main process (netmetrics) sends to it
         env = clean_env(NOTIFY_SOCKET=path, WATCHDOG_USEC="200000")
         d = Daemon(env=env)
         msgs = []  # (time, line)
@@ -1061,6 +1095,7 @@ def test_sd_notify_and_watchdog():
 
 def test_socket_activation():
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     d = None
     try:
@@ -1132,6 +1167,7 @@ def test_non_root_peer():
 
 def test_detached_start():
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     pid = None
     try:
         sock = os.path.join(tmp, "run", "d.sock")  # the parent directory is created
@@ -1182,6 +1218,7 @@ def test_check_config():
         assert r.stdout.strip() == "configuration OK", (f, r.stdout)
 
     tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     try:
         bad = [
             ("[limits]\nmax_clientz = 3\n", "max_clientz"),

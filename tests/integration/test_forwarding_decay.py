@@ -42,6 +42,7 @@ def main():
             print("0 passed, 1 failed")
             return 1
     out = tempfile.mkdtemp(prefix="nm-fd-")
+    os.chmod(out, 0o755)  # the daemon's main process runs as netmetrics
     env = dict(os.environ, NETMETRICSD=NETMETRICSD, NETMETRICSCTL=NETMETRICSCTL)
     try:
         r = subprocess.run([os.path.join(SRCDIR, "examples", "forwarding-decay", "run"),

@@ -369,6 +369,7 @@ def test_slow_tools_do_not_stall():
     (150 ms allowed: the machine is shared)."""
     need_tools()
     tmp = tempfile.mkdtemp(prefix="nm-slow-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     calls = os.path.join(tmp, "calls")
     for tool in ("ip", "tc"):
         path = os.path.join(tmp, tool)
@@ -442,6 +443,7 @@ def test_helper_script():
     order, the start, the reports; and a start that blocks (a FIFO) ended by SIGTERM."""
     need_tools()
     tmp = tempfile.mkdtemp(prefix="nm-pktgen-helper-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     try:
         for name in ("kpktgend_0", "vA@0", "pgctrl"):
             with open(os.path.join(tmp, name), "w") as f:

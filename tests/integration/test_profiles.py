@@ -13,6 +13,7 @@ Environment: NETMETRICSD, NETMETRICSCTL, SRCDIR. Ends with "N passed, M failed".
 """
 import json
 import os
+import pwd
 import shutil
 import signal
 import subprocess
@@ -250,6 +251,12 @@ def test_apply_revert():
         r = d.ctl("profile", "apply", path)
         assert "applied profile veth on vA" in r.stdout, r.stdout
         assert "rps_sock_flow_entries is not visible here" in r.stdout, r.stdout
+        # Written by the privileged process: the main process is netmetrics, without
+        # capabilities (privilege separation, netmetricsd(8)).
+        with open("/proc/%d/status" % d.proc.pid) as f:
+            status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        assert status["Uid"].split()[0] == str(pwd.getpwnam("netmetrics").pw_uid), status
+        assert int(status["CapEff"], 16) == 0, status["CapEff"]
         after = queue_files("vA")
         for q in range(NQ):
             base = "/sys/class/net/vA/queues/"
@@ -304,6 +311,7 @@ def test_ntuple_fails_and_rolls_back():
 def test_revert_after_restart():
     """The saved state is on disk: a new daemon reverts what the old one applied."""
     tmp = tempfile.mkdtemp(prefix="nm-profiles-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
     try:
         d = Daemon(ns=NS_A, tmp=tmp)
         before = queue_files("vA")

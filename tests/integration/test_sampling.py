@@ -46,6 +46,7 @@ class Daemon:
 
     def __init__(self, ns=None, extra=""):
         self.dir = tempfile.mkdtemp(prefix="nm-sampling-")
+        os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:

@@ -68,6 +68,7 @@ class Daemon:
 
     def __init__(self, base=None, profiles=None, ns=NS_A):
         self.dir = base or tempfile.mkdtemp(prefix="nm-tests-")
+        os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
         if profiles is None:
             profiles = os.path.join(self.dir, "profiles")
@@ -108,17 +109,27 @@ class Daemon:
             return f.read()[-3000:]
 
     def children(self):
-        """Processes whose parent is the daemon (ip netns exec execs it: the Popen pid is
-        the daemon's): what it started and still runs."""
-        kids = []
-        for p in os.listdir("/proc"):
-            try:
-                with open("/proc/%s/stat" % p) as f:
-                    if int(f.read().rsplit(")", 1)[1].split()[1]) == self.proc.pid:
-                        kids.append(int(p))
-            except (OSError, ValueError, IndexError):
-                continue
-        return kids
+        """Processes the daemon started and still runs: its children (ip netns exec execs
+        it: the Popen pid is the daemon's), or with privilege separation those of its
+        privileged process (netmetricsd-pri), which starts them."""
+        def kids_of(pid):
+            kids = []
+            for p in os.listdir("/proc"):
+                try:
+                    with open("/proc/%s/stat" % p) as f:
+                        stat = f.read()
+                    if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                        kids.append((int(p), stat.split("(", 1)[1].rsplit(")", 1)[0]))
+                except (OSError, ValueError, IndexError):
+                    continue
+            return kids
+        out = []
+        for pid, comm in kids_of(self.proc.pid):
+            if comm == "netmetricsd-pri":
+                out += [k for k, _ in kids_of(pid)]
+            else:
+                out.append(pid)
+        return out
 
     def stop(self, keep=False):
         if self.proc.poll() is None:

@@ -122,6 +122,7 @@ class Daemon:
 
     def __init__(self, root):
         self.dir = tempfile.mkdtemp(prefix="nm-trend-")
+        os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
@@ -194,6 +195,7 @@ W = {}
 
 def setup():
     root = tempfile.mkdtemp(prefix="nm-trend-root-")
+    os.chmod(root, 0o755)  # the daemon's main process runs as netmetrics
     host = Host(root)
     host.start()
     d = Daemon(root)

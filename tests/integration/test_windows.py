@@ -44,6 +44,7 @@ class Daemon:
 
     def __init__(self, root=None, conf=""):
         self.dir = tempfile.mkdtemp(prefix="nm-windows-")
+        os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
         self.state = os.path.join(self.dir, "state")
         self.conf = os.path.join(self.dir, "netmetricsd.conf")

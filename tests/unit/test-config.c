@@ -69,6 +69,7 @@ test_load(void **state)
 	struct config cfg;
 	struct nm_error err;
 	const char *p = write_conf("[daemon]\nsocket = /tmp/x.sock\nadmin_group = wheel\n"
+	                           "user = nm-priv_1\n"
 	                           "socket_mode = 0600\n[limits]\nmax_clients = 12\n"
 	                           "request_timeout = 500ms\n[sampling]\nring_memory = 8M\n"
 	                           "interval = 250ms\n[source.sysctl]\nmatch = net/core/*\n"
@@ -79,6 +80,7 @@ test_load(void **state)
 	assert_int_equal(config_load(&cfg, p, true, &err), 0);
 	assert_string_equal(cfg.socket_path, "/tmp/x.sock");
 	assert_string_equal(cfg.admin_group, "wheel");
+	assert_string_equal(cfg.user, "nm-priv_1");
 	assert_int_equal(cfg.socket_mode, 0600);
 	assert_int_equal(cfg.max_clients, 12);
 	assert_int_equal(cfg.request_timeout_ms, 500);
@@ -90,6 +92,9 @@ test_load(void **state)
 	/* Untouched keys keep their defaults. */
 	assert_string_equal(cfg.state_dir, CONFIG_DEFAULT_STATEDIR);
 	assert_int_equal(cfg.max_clients_per_uid, 64);
+	config_free(&cfg);
+	config_defaults(&cfg);
+	assert_string_equal(cfg.user, "netmetrics");
 	assert_int_equal(cfg.test_deadline_ms, 3600000);
 	assert_null(cfg.test_env);
 	config_free(&cfg);
@@ -140,6 +145,9 @@ test_errors(void **state)
 	    {"[limits]\ntest_env = NOEQUALS\n", "test_env"},
 	    {"[limits]\ntest_env = 1X=a\n", "test_env"},
 	    {"[limits]\ntest_env = A-B=a\n", "test_env"},
+	    {"[daemon]\nuser = a/b\n", "user"},
+	    {"[daemon]\nuser = -x\n", "user"},
+	    {"[daemon]\nuser = averyveryveryveryveryverylongusername\n", "user"},
 	};
 	struct config cfg;
 	struct nm_error err;

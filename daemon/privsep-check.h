@@ -1,0 +1,49 @@
+/* privsep-check.h: what the privileged process (privsep.h) agrees to do, checked on the
+ * text of each request alone, whatever the main process already checked: the allow-list
+ * of tuning files and the syntax of their values, device names, and what a spawn may run
+ * and as whom. Pure functions (no file system), so that a unit test links this file only;
+ * privsep.c adds the checks that need the system (the file opened without following
+ * symlinks and found to be regular, the executable's owner and mode, the user's groups). */
+#ifndef NM_PRIVSEP_CHECK_H
+#define NM_PRIVSEP_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#define PRIVSEP_VALUE_MAX 1024 /* bytes of a value written (a mask of 4096 CPUs fits) */
+#define PRIVSEP_ARGV_MAX  256  /* arguments of a spawn */
+#define PRIVSEP_ENV_MAX   256  /* environment entries of a spawn */
+#define PRIVSEP_GROUPS    64   /* supplementary groups of a spawn */
+
+/* May value be written to rel below base (enum profile_base: NETDEV with dev, IRQ,
+ * SYSCTL)? The files:
+ *   NETDEV  queues/tx-N/xps_cpus, queues/rx-N/rps_cpus (hex masks in comma groups),
+ *           queues/rx-N/rps_flow_cnt (a decimal)
+ *   IRQ     N/smp_affinity_list (a CPU list)
+ *   SYSCTL  net/... (names of letters, digits, '_', '-', '.'; no net/core/bpf_*), one line
+ *           of letters, digits, blanks and "_.,:-" (tcp_rmem's three numbers, "bbr")
+ * 0, or -1 with why. */
+int privsep_check_write(int base, const char *dev, const char *rel, const char *val, char *why,
+                        size_t size);
+/* A network device name as the kernel's dev_valid_name() takes it. 0 or -1 with why. */
+int privsep_check_dev(const char *dev, char *why, size_t size);
+/* May the file st (of path, lstat'ed) be executed by a spawn: an absolute path of a
+ * regular executable file owned by root (or by uid, when it runs as uid != 0), writable by
+ * no group or other, so that the main process cannot plant what the privileged process
+ * runs (privsep.c checks the file a path resolves to, and the directories of both)? 0 or
+ * -1 with why. */
+int privsep_check_exec(const char *path, const struct stat *st, uid_t uid, char *why, size_t size);
+/* May the directory st (path) hold what a spawn as uid runs: owned by root (or uid), not
+ * writable by its group or others unless sticky? 0 or -1 with why. */
+int privsep_check_dir(const char *path, const struct stat *st, uid_t uid, char *why, size_t size);
+/* May a spawn as uid take gid and groups[0..n): each one of allowed[0..nallowed) (the
+ * user's groups from the group database, primary first)? uid 0 takes any. 0 or -1. */
+int privsep_check_groups(uid_t uid, gid_t gid, const gid_t *groups, size_t n, const gid_t *allowed,
+                         size_t nallowed, char *why, size_t size);
+/* Is every entry of a NULL-terminated vector NAME=VALUE (env; none of the loader's LD_*
+ * or GCONV_PATH) or non-empty (argv), the count at most max? 0 or -1. */
+int privsep_check_strv(char *const *v, size_t max, bool env, char *why, size_t size);
+
+#endif

@@ -1,0 +1,961 @@
+/* privsep.c: the privileged process and the main process's side of the channel to it
+ * (privsep.h). One process-wide channel, like stderr: the operations are called from deep
+ * inside profile and child code that has no daemon at hand. */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "child.h"
+#include "error.h"
+#include "ethtool.h"
+#include "log.h"
+#include "privsep-check.h"
+#include "privsep.h"
+#include "profile.h"
+#include "xmalloc.h"
+
+enum ps_type {
+	PS_WRITE = 1, /* a = base; "dev\0rel\0val\0" */
+	PS_NTUPLE,    /* a = on; "dev\0" */
+	PS_SPAWN,     /* struct ps_spawn, groups, "netns\0", argv, "\0", env; fds out, err[, cg] */
+	PS_KILL,      /* a = pid, b = signal */
+	PS_RELEASE,   /* a = pid */
+	PS_REPLY,     /* id of the request; a = 0 or errno, b = pid; the message */
+	PS_EXIT,      /* a = pid, b = wait status */
+	PS_BYE,       /* the main process is stopping in order (not a crash) */
+};
+
+struct ps_hdr {
+	uint32_t type;
+	uint32_t id;
+	int32_t a, b;
+	uint32_t len; /* payload bytes */
+};
+
+struct ps_spawn {
+	uint32_t as_user;
+	uint32_t uid, gid;
+	uint32_t ngroups;
+	uint32_t has_cgroup;
+};
+
+/* One datagram. */
+struct ps_msg {
+	struct ps_hdr h;
+	char data[PRIVSEP_MSG_MAX];
+};
+
+#define PS_EXITS_MAX 1024 /* EXIT reports kept while a reply is awaited */
+
+/* The main process's side. */
+static struct {
+	int fd; /* -1: no split */
+	pid_t pid;
+	uint32_t next_id;
+	struct event_base *base;
+	struct event *ev, *deliver;
+	void (*on_exit)(pid_t, int, void *);
+	void *arg;
+	struct {
+		pid_t pid;
+		int status;
+	} exits[PS_EXITS_MAX]; /* arrived during a synchronous wait, delivered after it */
+	size_t nexits;
+} ps = {.fd = -1};
+
+bool
+privsep_on(void)
+{
+	return ps.fd >= 0;
+}
+
+pid_t
+privsep_pid(void)
+{
+	return ps.pid;
+}
+
+/* Send a message with up to three fds. 0 or -1 with errno. */
+static int
+send_msg(int fd, const struct ps_hdr *h, const void *data, const int *fds, size_t nfds)
+{
+	struct iovec iov[2] = {{(void *)h, sizeof(*h)}, {(void *)data, h->len}};
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = {.msg_iov = iov, .msg_iovlen = h->len ? 2 : 1};
+	ssize_t n;
+
+	if (nfds > 0) {
+		struct cmsghdr *c;
+		memset(&u, 0, sizeof(u));
+		m.msg_control = u.buf;
+		m.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
+		c = CMSG_FIRSTHDR(&m);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
+		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
+	}
+	do
+		n = sendmsg(fd, &m, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n < 0 ? -1 : 0;
+}
+
+/* Receive one message (payload NUL-terminated), its fds into fds (-1 filled). 1 with a
+ * message, 0 at end of file, -1 with errno (EAGAIN with flags MSG_DONTWAIT; EBADMSG for a
+ * message of the wrong size). */
+static int
+recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags)
+{
+	union {
+		char buf[CMSG_SPACE(3 * sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {msg, sizeof(*msg) - 1};
+	struct msghdr m = {.msg_iov = &iov,
+	                   .msg_iovlen = 1,
+	                   .msg_control = u.buf,
+	                   .msg_controllen = sizeof(u.buf)};
+	ssize_t n;
+
+	for (size_t i = 0; i < maxfds; i++)
+		fds[i] = -1;
+	do
+		n = recvmsg(fd, &m, flags | MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return (int)n;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+			int got[3];
+			memcpy(got, CMSG_DATA(c), (k > 3 ? 3 : k) * sizeof(int));
+			for (size_t i = 0; i < k && i < 3; i++) {
+				if (i < maxfds)
+					fds[i] = got[i];
+				else
+					close(got[i]);
+			}
+		}
+	if ((size_t)n < sizeof(msg->h) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	    msg->h.len != (size_t)n - sizeof(msg->h)) {
+		for (size_t i = 0; i < maxfds; i++)
+			if (fds[i] >= 0)
+				close(fds[i]);
+		errno = EBADMSG;
+		return -1;
+	}
+	msg->data[msg->h.len] = '\0';
+	return 1;
+}
+
+/* ---- the main process's side ---- */
+
+/* Deliver the EXIT reports kept during a wait. */
+static void
+deliver_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	(void)arg;
+	for (size_t i = 0; i < ps.nexits; i++) {
+		if (ps.on_exit != NULL)
+			ps.on_exit(ps.exits[i].pid, ps.exits[i].status, ps.arg);
+	}
+	ps.nexits = 0;
+}
+
+void
+privsep_deliver(void)
+{
+	deliver_cb(-1, 0, NULL);
+}
+
+/* An EXIT report: keep it for deliver_cb. */
+static void
+keep_exit(pid_t pid, int status)
+{
+	if (ps.nexits == PS_EXITS_MAX) {
+		log_warnx("privsep: too many exit reports at once; child %d lost", (int)pid);
+		return;
+	}
+	ps.exits[ps.nexits].pid = pid;
+	ps.exits[ps.nexits++].status = status;
+	if (ps.deliver != NULL)
+		event_active(ps.deliver, EV_TIMEOUT, 0);
+}
+
+/* The privileged process is gone: nothing the daemon does for tests works any more. */
+static void __attribute__((noreturn)) channel_lost(const char *how)
+{
+	fatalx("privsep: the privileged process %s (pid %d); stopping", how, (int)ps.pid);
+}
+
+/* The channel is readable: EXIT reports. */
+static void
+channel_cb(evutil_socket_t fd, short what, void *arg)
+{
+	static struct ps_msg msg;
+	int fds[1];
+
+	(void)what;
+	(void)arg;
+	for (int i = 0; i < 64; i++) {
+		int r = recv_msg(fd, &msg, fds, 0, MSG_DONTWAIT);
+		if (r == 0)
+			channel_lost("closed the channel");
+		if (r < 0 && errno == EAGAIN)
+			return;
+		if (r < 0)
+			channel_lost("sent a bad message");
+		if (msg.h.type == PS_EXIT)
+			keep_exit(msg.h.a, msg.h.b);
+		else
+			log_warnx("privsep: unexpected message %u", (unsigned)msg.h.type);
+	}
+}
+
+/* Send a request and wait (at most PRIVSEP_REPLY_MS) for its reply. 0 with *pid, or -1
+ * with errno and err. */
+static int
+call(struct ps_hdr *h, const void *data, const int *fds, size_t nfds, int *pid,
+     struct nm_error *err)
+{
+	static struct ps_msg msg;
+	struct timespec t0, now;
+	int nofds[1];
+
+	h->id = ++ps.next_id;
+	if (send_msg(ps.fd, h, data, fds, nfds) < 0) {
+		int e = errno;
+		nm_error_set(err, NM_ERR_INTERNAL, "privsep: send: %s", strerror(e));
+		errno = e;
+		return -1;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		struct pollfd pfd = {ps.fd, POLLIN, 0};
+		long ms;
+		int r;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ms = PRIVSEP_REPLY_MS -
+		     ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000);
+		if (ms <= 0)
+			channel_lost("did not answer in time");
+		if ((r = poll(&pfd, 1, (int)ms)) < 0 && errno != EINTR)
+			channel_lost("cannot be polled");
+		if (r <= 0)
+			continue;
+		r = recv_msg(ps.fd, &msg, nofds, 0, 0);
+		if (r == 0)
+			channel_lost("closed the channel");
+		if (r < 0)
+			channel_lost("sent a bad message");
+		if (msg.h.type == PS_EXIT) {
+			keep_exit(msg.h.a, msg.h.b);
+			continue;
+		}
+		if (msg.h.type != PS_REPLY || msg.h.id != h->id)
+			channel_lost("answered out of turn");
+		break;
+	}
+	if (msg.h.a != 0) {
+		nm_error_set(err, NM_ERR_FAILED, "%s", msg.data);
+		errno = msg.h.a;
+		return -1;
+	}
+	if (pid != NULL)
+		*pid = msg.h.b;
+	return 0;
+}
+
+/* Append s and its NUL to buf (len used of PRIVSEP_MSG_MAX). false when it does not fit. */
+static bool
+put_str(char *buf, size_t *len, const char *s)
+{
+	size_t n = strlen(s) + 1;
+
+	if (*len + n > PRIVSEP_MSG_MAX)
+		return false;
+	memcpy(buf + *len, s, n);
+	*len += n;
+	return true;
+}
+
+int
+privsep_write(int base, const char *dev, const char *rel, const char *val, struct nm_error *err)
+{
+	static char buf[PRIVSEP_MSG_MAX];
+	struct ps_hdr h = {.type = PS_WRITE, .a = base};
+	size_t len = 0;
+
+	if (!put_str(buf, &len, dev ? dev : "") || !put_str(buf, &len, rel) ||
+	    !put_str(buf, &len, val)) {
+		errno = E2BIG;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: %s: request too long", rel);
+	}
+	h.len = (uint32_t)len;
+	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_ntuple(const char *dev, bool on, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_NTUPLE, .a = on};
+	char buf[PROFILE_DEV_MAX + 1];
+
+	snprintf(buf, sizeof(buf), "%s", dev);
+	h.len = (uint32_t)strlen(buf) + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid, struct nm_error *err)
+{
+	static char buf[PRIVSEP_MSG_MAX];
+	struct ps_hdr h = {.type = PS_SPAWN};
+	struct ps_spawn s = {.as_user = how->as_user,
+	                     .uid = how->uid,
+	                     .gid = how->gid,
+	                     .ngroups = how->as_user ? (uint32_t)how->ngroups : 0,
+	                     .has_cgroup = how->cgroup_fd >= 0};
+	int fds[3] = {outw, errw, how->cgroup_fd}, p = 0;
+	size_t len = sizeof(s) + s.ngroups * sizeof(uint32_t);
+	bool fit = s.ngroups <= PRIVSEP_GROUPS && how->envp != NULL;
+
+	if (fit) {
+		memcpy(buf, &s, sizeof(s));
+		for (size_t i = 0; i < s.ngroups; i++) {
+			uint32_t g = how->groups[i];
+			memcpy(buf + sizeof(s) + i * sizeof(g), &g, sizeof(g));
+		}
+		fit = put_str(buf, &len, how->netns ? how->netns : "");
+	}
+	for (size_t i = 0; fit && how->argv[i] != NULL; i++)
+		fit = put_str(buf, &len, how->argv[i]) && how->argv[i][0] != '\0';
+	fit = fit && put_str(buf, &len, "");
+	for (size_t i = 0; fit && how->envp[i] != NULL; i++)
+		fit = put_str(buf, &len, how->envp[i]);
+	if (!fit) {
+		errno = E2BIG;
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "%s: arguments, environment or groups too long to start",
+		                    how->argv[0]);
+	}
+	h.len = (uint32_t)len;
+	if (call(&h, buf, fds, how->cgroup_fd >= 0 ? 3 : 2, &p, err) < 0)
+		return -1;
+	*pid = p;
+	return 0;
+}
+
+void
+privsep_kill(pid_t pid, int sig)
+{
+	struct ps_hdr h = {.type = PS_KILL, .a = pid, .b = sig};
+
+	if (send_msg(ps.fd, &h, NULL, NULL, 0) < 0)
+		log_warn("privsep: kill %d", (int)pid);
+}
+
+void
+privsep_bye(void)
+{
+	struct ps_hdr h = {.type = PS_BYE};
+
+	if (ps.fd >= 0 && send_msg(ps.fd, &h, NULL, NULL, 0) < 0)
+		log_warn("privsep: bye");
+}
+
+void
+privsep_release(pid_t pid)
+{
+	struct ps_hdr h = {.type = PS_RELEASE, .a = pid};
+
+	if (send_msg(ps.fd, &h, NULL, NULL, 0) < 0)
+		log_warn("privsep: release %d", (int)pid);
+}
+
+/* Put the channel on the loop once both are there (the children are set up before the
+ * split). */
+static void
+watch_channel(void)
+{
+	if (ps.fd < 0 || ps.base == NULL || ps.ev != NULL)
+		return;
+	ps.ev = event_new(ps.base, ps.fd, EV_READ | EV_PERSIST, channel_cb, NULL);
+	ps.deliver = event_new(ps.base, -1, 0, deliver_cb, NULL);
+	event_add(ps.ev, NULL);
+	if (ps.nexits > 0)
+		event_active(ps.deliver, EV_TIMEOUT, 0);
+}
+
+void
+privsep_watch(struct event_base *base, void (*on_exit)(pid_t, int, void *), void *arg)
+{
+	ps.on_exit = on_exit;
+	ps.arg = arg;
+	ps.base = base;
+	watch_channel();
+}
+
+void
+privsep_unwatch(void)
+{
+	if (ps.ev != NULL)
+		event_free(ps.ev);
+	if (ps.deliver != NULL)
+		event_free(ps.deliver);
+	ps.ev = ps.deliver = NULL;
+	ps.on_exit = NULL;
+	ps.base = NULL;
+}
+
+/* Drop the main process to uid/gid for good. 0 or -1 with err. */
+static int
+drop(uid_t uid, gid_t gid, struct nm_error *err)
+{
+	struct __user_cap_header_struct ch = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct cd[2];
+
+	prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0);
+	for (int cap = 0; cap <= 63; cap++)
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0 && errno != EINVAL)
+			return nm_error_set(err, NM_ERR_INTERNAL, "privsep: drop capability %d: %s",
+			                    cap, strerror(errno));
+	if (setgroups(0, NULL) < 0 || setresgid(gid, gid, gid) < 0 || setresuid(uid, uid, uid) < 0)
+		return nm_error_set(err, NM_ERR_INTERNAL, "privsep: cannot become uid %u: %s",
+		                    (unsigned)uid, strerror(errno));
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		log_warn("privsep: PR_SET_NO_NEW_PRIVS");
+	/* Check: no way back, and no capability left. */
+	if (uid != 0 && (setuid(0) == 0 || seteuid(0) == 0))
+		return nm_error_set(err, NM_ERR_INTERNAL, "privsep: uid 0 came back");
+	if (syscall(SYS_capget, &ch, cd) < 0 || cd[0].effective || cd[1].effective ||
+	    cd[0].permitted || cd[1].permitted)
+		return nm_error_set(err, NM_ERR_INTERNAL,
+		                    "privsep: capabilities left after the drop");
+	return 0;
+}
+
+void
+privsep_attach(int fd, pid_t pid)
+{
+	ps.fd = fd;
+	ps.pid = pid;
+	watch_channel();
+}
+
+int
+privsep_start(const struct privsep_setup *setup, struct nm_error *err)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return nm_error_set(err, NM_ERR_INTERNAL, "privsep: socketpair: %s",
+		                    strerror(errno));
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return nm_error_set(err, NM_ERR_INTERNAL, "privsep: fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		privsep_parent_run(sv[1], setup);
+		_exit(0);
+	}
+	close(sv[1]);
+	ps.fd = sv[0];
+	ps.pid = pid;
+	watch_channel();
+	if (drop(setup->uid, setup->gid, err) < 0)
+		return -1;
+	log_info("privsep: main process runs as uid %u gid %u without capabilities; "
+	         "privileged process %d",
+	         (unsigned)setup->uid, (unsigned)setup->gid, (int)pid);
+	return 0;
+}
+
+/* ---- the privileged process ---- */
+
+struct ps_proc {
+	pid_t pid;
+	bool reaped, released;
+};
+
+struct ps_parent {
+	int fd;
+	const struct privsep_setup *setup;
+	int rootfd; /* "/" for the tuning writes */
+	int ethfd;  /* for ETHTOOL_SFLAGS; -1 until needed */
+	struct ps_proc *procs;
+	size_t nprocs;
+	bool bye; /* the main process said it stops in order */
+	struct ps_msg msg;
+};
+
+#define PS_PROCS_MAX 4096
+
+/* Reply to request id: e (errno or 0), pid, a message. */
+static void
+reply(struct ps_parent *pp, uint32_t id, int e, pid_t pid, const char *text)
+{
+	struct ps_hdr h = {.type = PS_REPLY, .id = id, .a = e, .b = pid};
+
+	h.len = (uint32_t)strlen(text) + 1;
+	if (send_msg(pp->fd, &h, text, NULL, 0) < 0)
+		log_warn("privsep: reply");
+}
+
+/* The next NUL-terminated string of a payload, or NULL past its end. */
+static const char *
+next_str(const struct ps_msg *m, size_t *off)
+{
+	const char *s;
+
+	if (*off >= m->h.len)
+		return NULL;
+	s = m->data + *off;
+	*off += strlen(s) + 1;
+	return *off <= m->h.len ? s : NULL;
+}
+
+/* WRITE: checked, then written below / (profile_host_write: no symlink followed below the
+ * base directory, a regular file only). */
+static void
+do_write(struct ps_parent *pp)
+{
+	size_t off = 0;
+	const char *dev = next_str(&pp->msg, &off), *rel = next_str(&pp->msg, &off),
+	           *val = next_str(&pp->msg, &off);
+	struct profile_host h;
+	char why[512];
+
+	if (dev == NULL || rel == NULL || val == NULL || off != pp->msg.h.len) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: malformed write");
+		return;
+	}
+	if (privsep_check_write(pp->msg.h.a, *dev ? dev : NULL, rel, val, why, sizeof(why)) < 0) {
+		log_warnx("privsep: write refused: %s", why);
+		reply(pp, pp->msg.h.id, EPERM, 0, why);
+		return;
+	}
+	memset(&h, 0, sizeof(h));
+	h.rootfd = pp->rootfd;
+	h.real = true;
+	h.ethfd = -1;
+	if (profile_host_write(&h, (enum profile_base)pp->msg.h.a, *dev ? dev : NULL, rel, val) <
+	    0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "%s: %s", rel, strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* NTUPLE: a device name checked, then ETHTOOL_SFLAGS. */
+static void
+do_ntuple(struct ps_parent *pp)
+{
+	char why[256];
+
+	if (pp->msg.h.len != strlen(pp->msg.data) + 1 ||
+	    privsep_check_dev(pp->msg.data, why, sizeof(why)) < 0) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: ntuple: not a device name");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_set_ntuple(pp->ethfd, pp->msg.data, pp->msg.h.a != 0) < 0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s: %s", pp->msg.data, strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* The cgroup.procs passed with a spawn: it must be DIR/test-N/cgroup.procs of the tree the
+ * privileged process was given; opened again here, as root (the kernel checks a move
+ * with the credentials the file was opened with). The new fd, or -1 with why. */
+static int
+reopen_cgroup(const struct ps_parent *pp, int fd, char *why, size_t size)
+{
+	char link[64], path[4400], want[4400];
+	const char *p, *end;
+	ssize_t n;
+	size_t dlen;
+	int nfd;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (pp->setup->cgroup_path == NULL || (n = readlink(link, path, sizeof(path) - 1)) < 0) {
+		snprintf(why, size, "privsep: no test cgroup to join");
+		return -1;
+	}
+	path[n] = '\0';
+	dlen = (size_t)snprintf(want, sizeof(want), "%s/test-", pp->setup->cgroup_path);
+	p = path + dlen;
+	if (strncmp(path, want, dlen) != 0 || strspn(p, "0123456789") == 0 ||
+	    (end = p + strspn(p, "0123456789"), strcmp(end, "/cgroup.procs") != 0)) {
+		snprintf(why, size, "privsep: %.300s is not a test cgroup", path);
+		return -1;
+	}
+	if ((nfd = open(path, O_WRONLY | O_CLOEXEC | O_NOFOLLOW)) < 0)
+		snprintf(why, size, "privsep: %.300s: %s", path, strerror(errno));
+	return nfd;
+}
+
+/* Is the request's uid, gid and groups a user's own? 0 or -1 with why. */
+static int
+check_user(const struct ps_spawn *s, const gid_t *groups, char *why, size_t size)
+{
+	struct passwd *pw;
+	gid_t allowed[PRIVSEP_GROUPS + 1];
+	int n = PRIVSEP_GROUPS;
+
+	if (!s->as_user || s->uid == 0)
+		return 0;
+	if ((pw = getpwuid(s->uid)) == NULL) {
+		snprintf(why, size, "privsep: uid %u has no password entry", (unsigned)s->uid);
+		return -1;
+	}
+	if (getgrouplist(pw->pw_name, pw->pw_gid, allowed, &n) < 0)
+		n = PRIVSEP_GROUPS;
+	/* The client's gid may be one it took with newgrp: a group of the user's in any case. */
+	return privsep_check_groups(s->uid, s->gid, groups, s->ngroups, allowed, (size_t)n, why,
+	                            size);
+}
+
+/* The directory of path must be one the main process cannot change. */
+static int
+check_parent_dir(const char *path, uid_t uid, char *why, size_t size)
+{
+	char dir[4096];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) == NULL)
+		return 0;
+	if (slash == dir)
+		slash[1] = '\0';
+	else
+		*slash = '\0';
+	if (stat(dir, &st) < 0) {
+		snprintf(why, size, "%.300s: %s", dir, strerror(errno));
+		return -1;
+	}
+	return privsep_check_dir(dir, &st, uid, why, size);
+}
+
+/* What a spawn runs: the file path resolves to, and the directories of both, are root's
+ * (or the user's it runs as). 0 or -1 with why. */
+static int
+check_program(const char *path, uid_t uid, char *why, size_t size)
+{
+	char real[4096];
+	struct stat st;
+
+	if (path[0] != '/') {
+		snprintf(why, size, "%.300s: not an absolute path", path);
+		return -1;
+	}
+	if (realpath(path, real) == NULL || stat(real, &st) < 0) {
+		snprintf(why, size, "%.300s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (privsep_check_exec(real, &st, uid, why, size) < 0 ||
+	    check_parent_dir(path, uid, why, size) < 0 ||
+	    check_parent_dir(real, uid, why, size) < 0)
+		return -1;
+	return 0;
+}
+
+/* SPAWN: checked, started with child_spawn_fds, remembered. */
+static void
+do_spawn_req(struct ps_parent *pp, int *fds)
+{
+	struct ps_spawn s;
+	gid_t groups[PRIVSEP_GROUPS];
+	char *argv[PRIVSEP_ARGV_MAX + 1], *envp[PRIVSEP_ENV_MAX + 1], why[512];
+	size_t off, na = 0, ne = 0;
+	const char *netns, *str;
+	struct child_spawn how;
+	struct nm_error err;
+	pid_t pid;
+	int cgfd = -1;
+
+	if (pp->msg.h.len < sizeof(s) || fds[0] < 0 || fds[1] < 0)
+		goto malformed;
+	memcpy(&s, pp->msg.data, sizeof(s));
+	if (s.ngroups > PRIVSEP_GROUPS || (s.has_cgroup && fds[2] < 0) ||
+	    pp->msg.h.len < sizeof(s) + s.ngroups * sizeof(uint32_t))
+		goto malformed;
+	for (size_t i = 0; i < s.ngroups; i++) {
+		uint32_t g;
+		memcpy(&g, pp->msg.data + sizeof(s) + i * sizeof(g), sizeof(g));
+		groups[i] = g;
+	}
+	off = sizeof(s) + s.ngroups * sizeof(uint32_t);
+	if ((netns = next_str(&pp->msg, &off)) == NULL)
+		goto malformed;
+	while ((str = next_str(&pp->msg, &off)) != NULL && *str) {
+		if (na == PRIVSEP_ARGV_MAX)
+			goto malformed;
+		argv[na++] = (char *)str;
+	}
+	if (str == NULL)
+		goto malformed;
+	while ((str = next_str(&pp->msg, &off)) != NULL) {
+		if (ne == PRIVSEP_ENV_MAX)
+			goto malformed;
+		envp[ne++] = (char *)str;
+	}
+	argv[na] = envp[ne] = NULL;
+	if (privsep_check_strv(argv, PRIVSEP_ARGV_MAX, false, why, sizeof(why)) < 0 ||
+	    privsep_check_strv(envp, PRIVSEP_ENV_MAX, true, why, sizeof(why)) < 0 ||
+	    check_user(&s, groups, why, sizeof(why)) < 0)
+		goto refused;
+	if (check_program(argv[0], s.as_user ? s.uid : 0, why, sizeof(why)) < 0)
+		goto refused;
+	if (s.has_cgroup && (cgfd = reopen_cgroup(pp, fds[2], why, sizeof(why))) < 0)
+		goto refused;
+	if (pp->nprocs == PS_PROCS_MAX) {
+		snprintf(why, sizeof(why), "privsep: %d processes at once", PS_PROCS_MAX);
+		goto refused;
+	}
+	memset(&how, 0, sizeof(how));
+	how.argv = argv;
+	how.netns = netns;
+	how.as_user = s.as_user;
+	how.uid = s.uid;
+	how.gid = s.gid;
+	how.groups = groups;
+	how.ngroups = s.ngroups;
+	how.cgroup_fd = cgfd;
+	how.envp = envp;
+	if (child_spawn_fds(&how, fds[0], fds[1], &pid, &err) < 0) {
+		reply(pp, pp->msg.h.id, errno ? errno : EIO, 0, err.message);
+		goto out;
+	}
+	pp->procs = xreallocarray(pp->procs, pp->nprocs + 1, sizeof(*pp->procs));
+	pp->procs[pp->nprocs++] = (struct ps_proc){pid, false, false};
+	reply(pp, pp->msg.h.id, 0, pid, "");
+	goto out;
+malformed:
+	snprintf(why, sizeof(why), "privsep: malformed spawn");
+refused:
+	log_warnx("privsep: spawn refused: %s", why);
+	reply(pp, pp->msg.h.id, EPERM, 0, why);
+out:
+	if (cgfd >= 0)
+		close(cgfd);
+}
+
+/* The entry of pid, or NULL: the privileged process signals only what it started. */
+static struct ps_proc *
+find_proc(struct ps_parent *pp, pid_t pid)
+{
+	for (size_t i = 0; i < pp->nprocs; i++)
+		if (pp->procs[i].pid == pid && pid > 0)
+			return &pp->procs[i];
+	return NULL;
+}
+
+/* Drop entry p once it is reaped and released. */
+static void
+maybe_forget(struct ps_parent *pp, struct ps_proc *p)
+{
+	if (p->reaped && p->released)
+		*p = pp->procs[--pp->nprocs];
+}
+
+/* Reap what exited and report it. */
+static void
+reap(struct ps_parent *pp)
+{
+	int st;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		struct ps_proc *p = find_proc(pp, pid);
+		struct ps_hdr h = {.type = PS_EXIT, .a = pid, .b = st};
+
+		if (p == NULL)
+			continue;
+		p->reaped = true;
+		if (!p->released && send_msg(pp->fd, &h, NULL, NULL, 0) < 0)
+			log_warn("privsep: exit report");
+		maybe_forget(pp, p);
+	}
+}
+
+/* One request. */
+static void
+handle(struct ps_parent *pp, int *fds)
+{
+	struct ps_proc *p;
+
+	switch (pp->msg.h.type) {
+	case PS_WRITE:
+		do_write(pp);
+		break;
+	case PS_NTUPLE:
+		do_ntuple(pp);
+		break;
+	case PS_SPAWN:
+		do_spawn_req(pp, fds);
+		break;
+	case PS_KILL:
+		if ((p = find_proc(pp, pp->msg.h.a)) != NULL && pp->msg.h.b > 0 &&
+		    pp->msg.h.b < NSIG && kill(-p->pid, pp->msg.h.b) < 0 && errno != ESRCH)
+			log_warn("privsep: kill %d", (int)p->pid);
+		break;
+	case PS_RELEASE:
+		if ((p = find_proc(pp, pp->msg.h.a)) != NULL) {
+			if (!p->reaped)
+				kill(-p->pid, SIGKILL);
+			p->released = true;
+			maybe_forget(pp, p);
+		}
+		break;
+	case PS_BYE:
+		pp->bye = true;
+		break;
+	default:
+		log_warnx("privsep: unknown request %u", (unsigned)pp->msg.h.type);
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: unknown request");
+	}
+	for (int i = 0; i < 3; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+}
+
+/* The main process has gone: kill what is left, the test cgroups too. */
+static void
+parent_finish(struct ps_parent *pp)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < pp->nprocs; i++)
+		if (!pp->procs[i].reaped)
+			kill(-pp->procs[i].pid, SIGKILL);
+	if (pp->setup->cgroup_path != NULL)
+		cgroup_sweep_path(pp->setup->cgroup_path);
+	/* The main process may not remove the socket from a directory of root's; after a crash
+	 * it is left, as it would be without the split (the next start finds it stale). */
+	if (pp->bye && pp->setup->socket_path != NULL && lstat(pp->setup->socket_path, &st) == 0 &&
+	    S_ISSOCK(st.st_mode) && st.st_dev == pp->setup->socket_dev &&
+	    st.st_ino == pp->setup->socket_ino)
+		unlink(pp->setup->socket_path);
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* Close the listening sockets inherited from the main process (the control socket): a
+ * client must never reach a socket only this process holds, and after a crash of the main
+ * process the next start must find the socket stale. Other inherited fds are left: the
+ * journal's among them. */
+static void
+close_listeners(int keep)
+{
+	for (int fd = 3; fd < 4096; fd++) {
+		int on = 0;
+		socklen_t len = sizeof(on);
+
+		if (fd != keep && getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &on, &len) == 0 && on)
+			close(fd);
+	}
+}
+
+void
+privsep_parent_run(int fd, const struct privsep_setup *setup)
+{
+	static struct ps_parent pp;
+	struct sigaction sa;
+	sigset_t chld;
+	int sfd;
+
+	/* No handler of the main process's loop runs here: their pipe is the loop's. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &sa, NULL);
+	/* A stop signal is for the main process, whose end this one follows. */
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_SETMASK, &chld, NULL);
+	prctl(PR_SET_NAME, "netmetricsd-pri", 0, 0, 0);
+	if ((sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		fatal("privsep: signalfd");
+	close_listeners(fd);
+	/* The starter waits for the main process's word, or for the pipe to close. */
+	if (setup->ready_fd >= 0)
+		close(setup->ready_fd);
+	pp.fd = fd;
+	pp.setup = setup;
+	pp.ethfd = -1;
+	if ((pp.rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		fatal("privsep: open /");
+	for (;;) {
+		struct pollfd pfd[2] = {{fd, POLLIN, 0}, {sfd, POLLIN, 0}};
+		int fds[3], r;
+
+		if (poll(pfd, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			fatal("privsep: poll");
+		}
+		if (pfd[1].revents) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				;
+			reap(&pp);
+		}
+		if (!pfd[0].revents)
+			continue;
+		r = recv_msg(fd, &pp.msg, fds, 3, MSG_DONTWAIT);
+		if (r < 0 && errno == EAGAIN)
+			continue;
+		if (r < 0 && errno == ECONNRESET)
+			break; /* the main process ended with requests unread */
+		if (r < 0) {
+			log_warn("privsep: bad message from the main process; stopping");
+			break;
+		}
+		if (r == 0)
+			break;
+		handle(&pp, fds);
+	}
+	parent_finish(&pp);
+}

@@ -1,0 +1,166 @@
+/* test-privsep-check.c: the privileged process's allow-list (privsep-check.c): the tuning
+ * files and values a profile writes pass; crafted requests outside the list (other files,
+ * traversal, other sysctls, bad values, foreign groups, planted executables) are refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "privsep-check.h"
+#include "profile.h"
+
+static int
+w(int base, const char *dev, const char *rel, const char *val)
+{
+	char why[256];
+
+	why[0] = '\0';
+	return privsep_check_write(base, dev, rel, val, why, sizeof(why));
+}
+
+/* What profile-plan.c writes. */
+static void
+test_allowed(void **state)
+{
+	(void)state;
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "24/smp_affinity_list", "0-3,8"), 0);
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "0/smp_affinity_list", "1"), 0);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-0/xps_cpus", "ff"), 0);
+	assert_int_equal(
+	    w(PROFILE_BASE_NETDEV, "veth-a.1", "queues/rx-12/rps_cpus", "00000000,0000000f"), 0);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/rx-3/rps_flow_cnt", "4096"), 0);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/rps_sock_flow_entries", "32768"),
+	                 0);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/ipv4/tcp_rmem", "4096\t87380 6291456"),
+	                 0);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/ipv4/conf/eth0.100/rp_filter", "0"), 0);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/default_qdisc", "fq"), 0);
+}
+
+/* Crafted requests: every one refused, with a reason. */
+static void
+test_refused(void **state)
+{
+	char why[256];
+
+	(void)state;
+	/* Paths outside the allow-list. */
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "24/../../sys/kernel/core_pattern", "x"), -1);
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "24/smp_affinity", "f"), -1);
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "default_smp_affinity", "f"), -1);
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "/24/smp_affinity_list", "1"), -1);
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "024/smp_affinity_list", "1"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-0/../../mtu", "ff"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "mtu", "9000"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-0/rps_cpus", "ff"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/rx-0/xps_cpus", "ff"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-/xps_cpus", "ff"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "../../../etc", "queues/tx-0/xps_cpus", "ff"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "..", "queues/tx-0/xps_cpus", "ff"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, NULL, "queues/tx-0/xps_cpus", "ff"), -1);
+	assert_int_equal(
+	    w(PROFILE_BASE_NETDEV, "averyveryverylongname", "queues/tx-0/xps_cpus", "ff"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "kernel/core_pattern", "|/tmp/x"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/../kernel/modprobe", "/tmp/x"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/bpf_jit_harden", "0"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net//core/x", "0"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/", "0"), -1);
+	assert_int_equal(w(PROFILE_BASE_ROOT, NULL, "ethtool/eth0.features", "x"), -1);
+	assert_int_equal(w(99, NULL, "24/smp_affinity_list", "1"), -1);
+	/* Values of the wrong syntax. */
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "24/smp_affinity_list", "1\n2"), -1);
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "24/smp_affinity_list", ""), -1);
+	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "24/smp_affinity_list", "-1"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-0/xps_cpus", "fg"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/rx-0/rps_flow_cnt", "-1"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/somaxconn", "1\n"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/somaxconn", "$(reboot)"), -1);
+	/* The reason names the file. */
+	assert_int_equal(privsep_check_write(PROFILE_BASE_SYSCTL, NULL, "kernel/core_pattern", "x",
+	                                     why, sizeof(why)),
+	                 -1);
+	assert_non_null(strstr(why, "kernel/core_pattern"));
+}
+
+static void
+test_exec(void **state)
+{
+	struct stat st;
+	char why[256];
+
+	(void)state;
+	memset(&st, 0, sizeof(st));
+	st.st_mode = S_IFREG | 0755;
+	assert_int_equal(privsep_check_exec("/usr/bin/iperf3", &st, 1000, why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_exec("usr/bin/iperf3", &st, 1000, why, sizeof(why)), -1);
+	/* Planted by the main process's user (or writable by it): refused. */
+	st.st_uid = 995;
+	assert_int_equal(privsep_check_exec("/var/lib/netmetricsd/x", &st, 0, why, sizeof(why)),
+	                 -1);
+	assert_int_equal(privsep_check_exec("/var/lib/netmetricsd/x", &st, 1000, why, sizeof(why)),
+	                 -1);
+	/* A user's own program runs as that user. */
+	st.st_uid = 1000;
+	assert_int_equal(privsep_check_exec("/home/u/bench", &st, 1000, why, sizeof(why)), 0);
+	st.st_uid = 0;
+	st.st_mode = S_IFREG | 0775;
+	assert_int_equal(privsep_check_exec("/usr/bin/x", &st, 0, why, sizeof(why)), -1);
+	st.st_mode = S_IFREG | 0644;
+	assert_int_equal(privsep_check_exec("/usr/bin/x", &st, 0, why, sizeof(why)), -1);
+	st.st_mode = S_IFDIR | 0755;
+	assert_int_equal(privsep_check_exec("/usr/bin", &st, 0, why, sizeof(why)), -1);
+}
+
+static void
+test_groups(void **state)
+{
+	const gid_t mine[] = {1000, 27, 1001};
+	const gid_t ok[] = {1000, 1001}, foreign[] = {1000, 0};
+	char why[256];
+
+	(void)state;
+	assert_int_equal(privsep_check_groups(1000, 1000, ok, 2, mine, 3, why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_groups(1000, 27, ok, 2, mine, 3, why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_groups(1000, 0, ok, 2, mine, 3, why, sizeof(why)), -1);
+	assert_int_equal(privsep_check_groups(1000, 1000, foreign, 2, mine, 3, why, sizeof(why)),
+	                 -1);
+	assert_non_null(strstr(why, "group 0"));
+	assert_int_equal(privsep_check_groups(0, 0, foreign, 2, mine, 3, why, sizeof(why)), 0);
+}
+
+static void
+test_strv(void **state)
+{
+	char *argv[] = {"/bin/true", NULL}, *none[] = {NULL};
+	char *env[] = {"PATH=/bin", "LANG=C", NULL}, *badenv[] = {"PATH=/bin", "JUNK", NULL};
+	char why[256];
+
+	(void)state;
+	assert_int_equal(privsep_check_strv(argv, 4, false, why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_strv(none, 4, false, why, sizeof(why)), -1);
+	assert_int_equal(privsep_check_strv(env, 4, true, why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_strv(badenv, 4, true, why, sizeof(why)), -1);
+	assert_int_equal(privsep_check_strv(env, 1, true, why, sizeof(why)), -1);
+	{
+		char *preload[] = {"PATH=/bin", "LD_PRELOAD=/var/lib/netmetricsd/x.so", NULL};
+		char *gconv[] = {"GCONV_PATH=/tmp", NULL};
+		assert_int_equal(privsep_check_strv(preload, 4, true, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, "LD_PRELOAD"));
+		assert_int_equal(privsep_check_strv(gconv, 4, true, why, sizeof(why)), -1);
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_allowed), cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_exec),    cmocka_unit_test(test_groups),
+	    cmocka_unit_test(test_strv),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,178 @@
+/* test-privsep.c: the privileged process (privsep_parent_run) driven over a socket pair
+ * with crafted requests, as a compromised main process would send them: a tuning write
+ * outside the allow-list, a value of the wrong syntax, a device name that climbs, a
+ * program the main process's user planted, a signal to a process it did not start: each
+ * refused with EPERM and a reason, and the process keeps serving; a spawn it accepts
+ * reports the child's pid and, later, its exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "child.h"
+#include "error.h"
+#include "privsep.h"
+#include "profile.h"
+
+static pid_t parent_pid;
+static int exits;
+static pid_t exit_pid;
+static int exit_status;
+
+static void
+on_exit_cb(pid_t pid, int status, void *arg)
+{
+	(void)arg;
+	exits++;
+	exit_pid = pid;
+	exit_status = status;
+}
+
+static int
+setup(void **state)
+{
+	static struct privsep_setup ps = {.ready_fd = -1};
+	int sv[2];
+
+	(void)state;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -1;
+	if ((parent_pid = fork()) == 0) {
+		close(sv[0]);
+		privsep_parent_run(sv[1], &ps);
+		_exit(0);
+	}
+	close(sv[1]);
+	privsep_attach(sv[0], parent_pid);
+	privsep_watch(NULL, on_exit_cb, NULL);
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	(void)state;
+	kill(parent_pid, SIGKILL);
+	waitpid(parent_pid, NULL, 0);
+	return 0;
+}
+
+static void
+test_write_refused(void **state)
+{
+	struct nm_error err;
+
+	(void)state;
+	errno = 0;
+	assert_int_equal(
+	    privsep_write(PROFILE_BASE_SYSCTL, NULL, "kernel/core_pattern", "|/x", &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.message, "not a net.* sysctl"));
+	assert_int_equal(privsep_write(PROFILE_BASE_IRQ, NULL, "24/../../../etc/passwd", "1", &err),
+	                 -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(
+	    privsep_write(PROFILE_BASE_NETDEV, "../../..", "queues/tx-0/xps_cpus", "f", &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(
+	    privsep_write(PROFILE_BASE_IRQ, NULL, "24/smp_affinity_list", "1\n0", &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(privsep_write(PROFILE_BASE_ROOT, NULL, "etc/shadow", "x", &err), -1);
+	assert_int_equal(errno, EPERM);
+	/* An allowed file that is not there: tried, and the kernel's reason comes back. */
+	assert_int_equal(
+	    privsep_write(PROFILE_BASE_NETDEV, "nmnosuch0", "queues/tx-0/xps_cpus", "1", &err), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(privsep_ntuple("../x", true, &err), -1);
+	assert_int_equal(errno, EINVAL);
+}
+
+/* Spawn a program with pipes; 0 with *pid, or -1 with errno. */
+static int
+spawn(char *const *argv, bool as_user, uid_t uid, pid_t *pid, struct nm_error *err)
+{
+	char *env[] = {"PATH=/usr/bin:/bin", NULL};
+	struct child_spawn how = {
+	    .argv = argv, .as_user = as_user, .uid = uid, .gid = uid, .cgroup_fd = -1, .envp = env};
+	int out[2], errp[2], r;
+
+	if (pipe(out) < 0 || pipe(errp) < 0)
+		return -1;
+	r = privsep_spawn(&how, out[1], errp[1], pid, err);
+	close(out[0]);
+	close(out[1]);
+	close(errp[0]);
+	close(errp[1]);
+	return r;
+}
+
+static void
+test_spawn_checked(void **state)
+{
+	char dir[] = "/tmp/nm-privsep-XXXXXX", planted[64];
+	char *argv[] = {planted, NULL}, *rel[] = {"bin/true", NULL};
+	char *truev[] = {"/bin/true", NULL};
+	struct nm_error err;
+	pid_t pid = 0;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(planted, sizeof(planted), "%s/x", dir);
+	fd = open(planted, O_WRONLY | O_CREAT, 0755);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "#!/bin/sh\n", 10), 10);
+	close(fd);
+	/* Writable by its group: refused. */
+	assert_int_equal(chmod(planted, 0775), 0);
+	assert_int_equal(spawn(argv, false, 0, &pid, &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.message, "writable by its group or others"));
+	/* Not an absolute path. */
+	assert_int_equal(spawn(rel, false, 0, &pid, &err), -1);
+	assert_int_equal(errno, EPERM);
+	/* A uid without a password entry. */
+	assert_int_equal(spawn(truev, true, 4000000000u, &pid, &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.message, "no password entry"));
+	unlink(planted);
+	rmdir(dir);
+	/* A signal to a process it did not start is not sent (the test lives on). */
+	privsep_kill(getpid(), SIGKILL);
+	/* Still serving: a good spawn answers with a pid, and its exit is reported. */
+	exits = 0;
+	assert_int_equal(spawn(truev, false, 0, &pid, &err), 0);
+	assert_true(pid > 0);
+	for (int i = 0; i < 100 && exits == 0; i++) {
+		/* The report arrives on the channel; without a loop, a later call keeps it. */
+		usleep(20000);
+		privsep_write(PROFILE_BASE_SYSCTL, NULL, "kernel/x", "1", &err);
+		privsep_deliver();
+	}
+	assert_int_equal(exits, 1);
+	assert_int_equal(exit_pid, pid);
+	assert_true(WIFEXITED(exit_status) && WEXITSTATUS(exit_status) == 0);
+	privsep_release(pid);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_write_refused),
+	    cmocka_unit_test(test_spawn_checked),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
