@@ -52,6 +52,7 @@
 #include "results.h"
 #include "ring.h"
 #include "sampler.h"
+#include "timeutil.h"
 #include "window.h"
 
 #ifndef GEN_HOST
@@ -185,7 +186,7 @@ cadence_now(void *arg)
 {
 	const struct cadence_clock *c = arg;
 
-	return c->base + (wall_ns() - c->real0);
+	return c->base + (time_mono_ns() - c->real0);
 }
 
 /* Sleep ms milliseconds. */
@@ -561,7 +562,7 @@ main(int argc, char **argv)
 	results_close(d.results);
 
 	if (cadence_rounds > 0) {
-		struct cadence_clock cc = {now, wall_ns()};
+		struct cadence_clock cc = {now, time_mono_ns()};
 		uint64_t *cr = calloc((size_t)cadence_rounds, sizeof(*cr));
 		uint64_t *cs = calloc((size_t)cadence_rounds, sizeof(*cs));
 		unsigned iv =

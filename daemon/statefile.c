@@ -298,8 +298,12 @@ scan_dir(const char *root, char *rel, size_t rel_size, const char *suffix,
 	size_t base = strlen(rel);
 	struct dirent *de;
 	DIR *dir;
+	int len = snprintf(dirpath, sizeof(dirpath), "%s%s%s", root, base ? "/" : "", rel);
 
-	snprintf(dirpath, sizeof(dirpath), "%s%s%s", root, base ? "/" : "", rel);
+	if (len < 0 || (size_t)len >= sizeof(dirpath)) {
+		log_warnx("state: %s/%s: path too long, not read", root, rel);
+		return;
+	}
 	if ((dir = opendir(dirpath)) == NULL) {
 		if (errno != ENOENT)
 			log_warn("state: cannot read %s", dirpath);
