@@ -260,11 +260,14 @@ def test_tuning_warnings():
     """RFS with rps_sock_flow_entries 0, and XPS on one tx queue, through profile apply,
     windows and compare on a fixture root."""
     base = tempfile.mkdtemp(prefix="nm-cmp-")
+    os.chmod(base, 0o755)  # the daemon's main process reads the root as netmetrics
     root = os.path.join(base, "root")
     d = None
     try:
         subprocess.run(["python3", os.path.join(FIXTURES, "gen-host.py"), root, "--cpus", "4",
                         "--queues", "4", "--irqs", "40"], check=True, capture_output=True)
+        # Profiles write a fixture root as the daemon's main process, user netmetrics.
+        subprocess.run(["chown", "-R", "netmetrics:", root], check=True)
         # eth1 keeps one tx queue.
         for q in (1, 2, 3):
             shutil.rmtree(os.path.join(root, "sys/class/net/eth1/queues/tx-%d" % q))

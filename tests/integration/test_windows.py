@@ -422,6 +422,7 @@ def test_recomputed_report_keeps_irq_table():
     window; `report NAME --cpus ...` still credits it where it was. The stored result keeps
     the table: queue IRQs with their affinities."""
     root = tempfile.mkdtemp(prefix="nm-windows-root-")
+    os.chmod(root, 0o755)  # the daemon's main process reads it as netmetrics
     try:
         summary = gen_host(root, 0)
         d = Daemon(root=root, conf="[source.interrupts]\nenable = no\n")
