@@ -1,11 +1,19 @@
-/* series.c: the series registry: names to dense ids through an open-addressing hash. */
+/* series.c: the series registry: names to dense ids through an open-addressing hash, each
+ * series' labels, the atoms they are made of, and selection by label. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpulist.h"
+#include "error.h"
 #include "series.h"
 #include "xmalloc.h"
+
+const char *const series_key_names[SERIES_NKEYS] = {
+    "source", "device", "queue", "direction", "cpu",  "irq",
+    "type",   "mode",   "table", "field",     "unit",
+};
 
 /* FNV-1a over the name. */
 static uint32_t
@@ -26,6 +34,12 @@ series_registry_init(struct series_registry *reg)
 	memset(reg, 0, sizeof(*reg));
 	reg->hcap = 1024;
 	reg->hash = xcalloc(reg->hcap, sizeof(*reg->hash));
+	reg->atom_cap = 64;
+	reg->atom_str = xcalloc(reg->atom_cap, sizeof(*reg->atom_str));
+	reg->atom_str[0] = xstrdup("");
+	reg->natoms = 1;
+	reg->atom_hcap = 128;
+	reg->atom_hash = xcalloc(reg->atom_hcap, sizeof(*reg->atom_hash));
 }
 
 void
@@ -34,7 +48,12 @@ series_registry_free(struct series_registry *reg)
 	for (size_t i = 0; i < reg->n; i++)
 		free(reg->v[i].name);
 	free(reg->v);
+	free(reg->lab);
 	free(reg->hash);
+	for (size_t i = 0; i < reg->natoms; i++)
+		free(reg->atom_str[i]);
+	free(reg->atom_str);
+	free(reg->atom_hash);
 	memset(reg, 0, sizeof(*reg));
 }
 
@@ -69,7 +88,7 @@ grow_hash(struct series_registry *reg)
 
 series_id
 series_intern(struct series_registry *reg, const char *name, size_t len, enum series_kind kind,
-              uint8_t source, const char *unit, double scale)
+              uint8_t source, const char *unit, double scale, const struct series_labels *lab)
 {
 	const char *nul = memchr(name, '\0', len);
 	struct series_info *si;
@@ -87,7 +106,9 @@ series_intern(struct series_registry *reg, const char *name, size_t len, enum se
 	if (reg->n == reg->cap) {
 		reg->cap = reg->cap ? reg->cap * 2 : 1024;
 		reg->v = xreallocarray(reg->v, reg->cap, sizeof(*reg->v));
+		reg->lab = xreallocarray(reg->lab, reg->cap, sizeof(*reg->lab));
 	}
+	reg->lab[reg->n] = lab != NULL ? *lab : SERIES_LABELS_NONE;
 	si = &reg->v[reg->n];
 	si->name = xstrndup(name, len);
 	si->kind = (uint8_t)kind;
@@ -104,7 +125,7 @@ series_intern(struct series_registry *reg, const char *name, size_t len, enum se
 
 series_id
 series_internf(struct series_registry *reg, enum series_kind kind, uint8_t source, const char *unit,
-               double scale, const char *fmt, ...)
+               double scale, const struct series_labels *lab, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -117,7 +138,7 @@ series_internf(struct series_registry *reg, enum series_kind kind, uint8_t sourc
 		n = 0;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	return series_intern(reg, buf, (size_t)n, kind, source, unit, scale);
+	return series_intern(reg, buf, (size_t)n, kind, source, unit, scale, lab);
 }
 
 series_id
@@ -126,4 +147,241 @@ series_find(const struct series_registry *reg, const char *name)
 	size_t slot = slot_of(reg, name, strlen(name));
 
 	return reg->hash[slot] ? reg->hash[slot] - 1 : SERIES_NONE;
+}
+
+/* ---- atoms ---- */
+
+/* The atom hash slot holding s[0..len), or the empty slot where it would go. */
+static size_t
+atom_slot(const struct series_registry *reg, const char *s, size_t len)
+{
+	size_t mask = reg->atom_hcap - 1;
+	size_t i = hash_name(s, len) & mask;
+
+	while (reg->atom_hash[i] != 0) {
+		const char *a = reg->atom_str[reg->atom_hash[i]];
+		if (strncmp(a, s, len) == 0 && a[len] == '\0')
+			return i;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+series_atom
+series_atom_intern(struct series_registry *reg, const char *s, size_t len)
+{
+	const char *nul = memchr(s, '\0', len);
+	size_t slot;
+
+	if (nul != NULL)
+		len = (size_t)(nul - s);
+	if (len == 0)
+		return SERIES_ATOM_NONE;
+	slot = atom_slot(reg, s, len);
+	if (reg->atom_hash[slot] != 0)
+		return reg->atom_hash[slot];
+	if (reg->natoms == reg->atom_cap) {
+		reg->atom_cap *= 2;
+		reg->atom_str = xreallocarray(reg->atom_str, reg->atom_cap, sizeof(*reg->atom_str));
+	}
+	reg->atom_str[reg->natoms] = xstrndup(s, len);
+	reg->atom_hash[slot] = (uint32_t)reg->natoms++;
+	if (reg->natoms * 2 > reg->atom_hcap) {
+		free(reg->atom_hash);
+		reg->atom_hcap *= 2;
+		reg->atom_hash = xcalloc(reg->atom_hcap, sizeof(*reg->atom_hash));
+		for (size_t a = 1; a < reg->natoms; a++) {
+			const char *t = reg->atom_str[a];
+			reg->atom_hash[atom_slot(reg, t, strlen(t))] = (uint32_t)a;
+		}
+	}
+	return (series_atom)(reg->natoms - 1);
+}
+
+series_atom
+series_atom_find(const struct series_registry *reg, const char *s)
+{
+	size_t len = strlen(s);
+
+	if (len == 0)
+		return SERIES_ATOM_NONE;
+	return reg->atom_hash[atom_slot(reg, s, len)];
+}
+
+const char *
+series_atom_str(const struct series_registry *reg, series_atom a)
+{
+	return a < reg->natoms ? reg->atom_str[a] : "";
+}
+
+void
+series_registry_name_source(struct series_registry *reg, uint8_t index, const char *name)
+{
+	if (reg->source_atom[index] == SERIES_ATOM_NONE)
+		reg->source_atom[index] = series_atom_intern(reg, name, strlen(name));
+}
+
+const char *
+series_source_name(const struct series_registry *reg, series_id id)
+{
+	return series_atom_str(reg, reg->source_atom[reg->v[id].source]);
+}
+
+/* ---- units ---- */
+
+/* Whether s[0..len) holds any of the words. */
+static bool
+has_any(const char *s, size_t len, const char *const *words)
+{
+	for (; *words != NULL; words++) {
+		size_t wl = strlen(*words);
+		for (size_t i = 0; i + wl <= len; i++)
+			if (memcmp(s + i, *words, wl) == 0)
+				return true;
+	}
+	return false;
+}
+
+const char *
+series_unit_guess(const char *field, size_t len, bool gauge)
+{
+	static const char *const bytes[] = {"Octets", "bytes", "Bytes", NULL};
+	static const char *const drops[] = {"Drop",   "drop",   "Discard",       "discard",
+	                                    "missed", "Missed", "out_of_buffer", "no_buf",
+	                                    "no_dma", NULL};
+	static const char *const errors[] = {"Err", "err", "Fail", "fail", "Csum", "Bad", NULL};
+	static const char *const segments[] = {"Segs", "Retrans", NULL};
+	static const char *const packets[] = {"Pkts",  "Packets", "packets", "Datagrams",
+	                                      "Reasm", "Frag",    "Dgrams",  NULL};
+	static const char *const conns[] = {"Opens", "Estab", "Conn", "Resets", NULL};
+
+	if (has_any(field, len, bytes))
+		return "bytes";
+	if (has_any(field, len, drops))
+		return "drops";
+	if (has_any(field, len, errors))
+		return "errors";
+	if (has_any(field, len, segments))
+		return "segments";
+	if (has_any(field, len, packets))
+		return "packets";
+	if (has_any(field, len, conns))
+		return "connections";
+	return gauge ? "value" : "events";
+}
+
+/* ---- selection ---- */
+
+int
+series_matcher_set(const struct series_registry *reg, struct series_matcher *m, const char *key,
+                   const char *value, struct nm_error *err)
+{
+	int k;
+	char *end;
+	long v;
+
+	for (k = 0; k < SERIES_NKEYS; k++)
+		if (strcmp(key, series_key_names[k]) == 0)
+			break;
+	if (k == SERIES_NKEYS)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "label \"%s\": no such label", key);
+	memset(m, 0, sizeof(*m));
+	m->key = (uint8_t)k;
+	switch (k) {
+	case SERIES_KEY_QUEUE:
+	case SERIES_KEY_CPU:
+	case SERIES_KEY_IRQ:
+		v = strtol(value, &end, 10);
+		if (end == value || *end != '\0' || v < -1 || v > INT32_MAX ||
+		    (k == SERIES_KEY_CPU && v >= CPUSET_MAX_CPUS))
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "label %s=\"%s\": not a number",
+			                    key, value);
+		m->num = (int32_t)v;
+		break;
+	case SERIES_KEY_DIR:
+		if (strcmp(value, "rx") == 0)
+			m->num = SERIES_DIR_RX;
+		else if (strcmp(value, "tx") == 0)
+			m->num = SERIES_DIR_TX;
+		else if (*value == '\0')
+			m->num = SERIES_DIR_NONE;
+		else
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "label direction=\"%s\": rx or tx", value);
+		break;
+	case SERIES_KEY_UNIT:
+		m->str = value;
+		break;
+	default:
+		m->atom = series_atom_find(reg, value);
+		m->never = *value != '\0' && m->atom == SERIES_ATOM_NONE;
+		break;
+	}
+	return 0;
+}
+
+/* Whether the series matches one matcher. */
+static bool
+match_one(const struct series_registry *reg, series_id id, const struct series_matcher *m)
+{
+	const struct series_labels *l = &reg->lab[id];
+
+	if (m->never)
+		return false;
+	switch (m->key) {
+	case SERIES_KEY_SOURCE:
+		return reg->source_atom[reg->v[id].source] == m->atom;
+	case SERIES_KEY_DEVICE:
+		return l->device == m->atom;
+	case SERIES_KEY_QUEUE:
+		return l->queue == m->num;
+	case SERIES_KEY_DIR:
+		return l->dir == m->num;
+	case SERIES_KEY_CPU:
+		if (m->cpus != NULL)
+			return l->cpu >= 0 && cpuset_has(m->cpus, (unsigned)l->cpu);
+		return l->cpu == m->num;
+	case SERIES_KEY_IRQ:
+		return l->irq == m->num;
+	case SERIES_KEY_TYPE:
+		return l->type == m->atom;
+	case SERIES_KEY_MODE:
+		return l->mode == m->atom;
+	case SERIES_KEY_TABLE:
+		return l->table == m->atom;
+	case SERIES_KEY_FIELD:
+		return l->field == m->atom;
+	case SERIES_KEY_UNIT:
+		return strcmp(reg->v[id].unit, m->str != NULL ? m->str : "") == 0;
+	}
+	return false;
+}
+
+bool
+series_matches(const struct series_registry *reg, series_id id, const struct series_matcher *m,
+               size_t nm)
+{
+	for (size_t i = 0; i < nm; i++)
+		if (!match_one(reg, id, &m[i]))
+			return false;
+	return true;
+}
+
+size_t
+series_select(const struct series_registry *reg, const struct series_matcher *m, size_t nm,
+              series_id **out)
+{
+	size_t n = 0, cap = 0;
+
+	*out = NULL;
+	for (size_t id = 0; id < reg->n; id++) {
+		if (!series_matches(reg, (series_id)id, m, nm))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			*out = xreallocarray(*out, cap, sizeof(**out));
+		}
+		(*out)[n++] = (series_id)id;
+	}
+	return n;
 }
