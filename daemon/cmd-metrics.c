@@ -25,6 +25,7 @@ cmd_metrics(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 		json_add_string(m, "unit", si->unit);
 		json_add_string(m, "source", sampler_source_at(d->sampler, si->source)->ops->name);
 		json_add_bool(m, "live", si->live);
+		cmd_labels_json(reg, d->ids[i], m);
 		json_object_array_add(arr, m);
 	}
 	json_add_uint(o, "count", n);

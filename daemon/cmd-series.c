@@ -146,6 +146,7 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 		json_object *m = json_object_new_object();
 		json_add_string(m, "name", si->name);
 		json_add_string(m, "unit", si->unit);
+		cmd_labels_json(reg, d->ids[i], m);
 		json_object_object_add(m, "points", points[i]);
 		json_object_array_add(arr, m);
 	}
