@@ -1,5 +1,6 @@
 /* series.c: the series registry: names to dense ids through an open-addressing hash, each
  * series' labels, the atoms they are made of, and selection by label. */
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,8 @@ series_registry_free(struct series_registry *reg)
 		free(reg->atom_str[i]);
 	free(reg->atom_str);
 	free(reg->atom_hash);
+	for (size_t i = 0; i < 256; i++)
+		free(reg->by_source[i].v);
 	memset(reg, 0, sizeof(*reg));
 }
 
@@ -84,6 +87,17 @@ grow_hash(struct series_registry *reg)
 		const char *n = reg->v[id].name;
 		reg->hash[slot_of(reg, n, strlen(n))] = (uint32_t)id + 1;
 	}
+}
+
+/* Append an id to a source's list. */
+static void
+idlist_add(struct series_idlist *l, series_id id)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+	}
+	l->v[l->n++] = id;
 }
 
 series_id
@@ -117,6 +131,7 @@ series_intern(struct series_registry *reg, const char *name, size_t len, enum se
 	si->scale = scale;
 	si->unit = unit ? unit : "";
 	reg->hash[slot] = (uint32_t)reg->n + 1;
+	idlist_add(&reg->by_source[source], (series_id)reg->n);
 	reg->n++;
 	if (reg->n * 2 > reg->hcap)
 		grow_hash(reg);
@@ -139,6 +154,22 @@ series_internf(struct series_registry *reg, enum series_kind kind, uint8_t sourc
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
 	return series_intern(reg, buf, (size_t)n, kind, source, unit, scale, lab);
+}
+
+size_t
+series_registry_bytes(const struct series_registry *reg)
+{
+	size_t b = malloc_usable_size(reg->v) + malloc_usable_size(reg->lab) +
+	           malloc_usable_size(reg->hash) + malloc_usable_size(reg->atom_str) +
+	           malloc_usable_size(reg->atom_hash);
+
+	for (size_t i = 0; i < reg->n; i++)
+		b += malloc_usable_size(reg->v[i].name);
+	for (size_t i = 0; i < reg->natoms; i++)
+		b += malloc_usable_size(reg->atom_str[i]);
+	for (size_t i = 0; i < 256; i++)
+		b += malloc_usable_size(reg->by_source[i].v);
+	return b;
 }
 
 series_id
@@ -371,17 +402,31 @@ size_t
 series_select(const struct series_registry *reg, const struct series_matcher *m, size_t nm,
               series_id **out)
 {
-	size_t n = 0, cap = 0;
+	const struct series_idlist *from = NULL;
+	size_t n = 0, cap = 0, total = reg->n;
 
 	*out = NULL;
-	for (size_t id = 0; id < reg->n; id++) {
-		if (!series_matches(reg, (series_id)id, m, nm))
+	for (size_t i = 0; i < nm && from == NULL; i++) {
+		if (m[i].key != SERIES_KEY_SOURCE)
+			continue;
+		if (m[i].never || m[i].atom == SERIES_ATOM_NONE)
+			return 0;
+		for (size_t s = 0; s < 256 && from == NULL; s++)
+			if (reg->source_atom[s] == m[i].atom)
+				from = &reg->by_source[s];
+		if (from == NULL)
+			return 0;
+		total = from->n;
+	}
+	for (size_t k = 0; k < total; k++) {
+		series_id id = from != NULL ? from->v[k] : (series_id)k;
+		if (!series_matches(reg, id, m, nm))
 			continue;
 		if (n == cap) {
 			cap = cap ? cap * 2 : 64;
 			*out = xreallocarray(*out, cap, sizeof(**out));
 		}
-		(*out)[n++] = (series_id)id;
+		(*out)[n++] = id;
 	}
 	return n;
 }

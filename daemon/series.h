@@ -73,6 +73,12 @@ struct series_registry {
 	uint32_t *atom_hash;
 	size_t atom_hcap;
 	series_atom source_atom[256]; /* by series_info.source: the source's name */
+	/* The ids of each source's series in id order, by series_info.source: series_select
+	 * with a source matcher walks these instead of the whole registry. */
+	struct series_idlist {
+		series_id *v;
+		uint32_t n, cap;
+	} by_source[256];
 };
 
 void series_registry_init(struct series_registry *reg);
@@ -87,6 +93,9 @@ series_id series_intern(struct series_registry *reg, const char *name, size_t le
 series_id series_internf(struct series_registry *reg, enum series_kind kind, uint8_t source,
                          const char *unit, double scale, const struct series_labels *lab,
                          const char *fmt, ...) __attribute__((format(printf, 7, 8)));
+/* Heap bytes the registry holds: its arrays, hash tables, names and atoms (malloc's usable
+ * sizes), for the benchmarks and status. */
+size_t series_registry_bytes(const struct series_registry *reg);
 /* Look a name up; SERIES_NONE when unknown. */
 series_id series_find(const struct series_registry *reg, const char *name);
 static inline const struct series_info *
@@ -164,7 +173,8 @@ int series_matcher_set(const struct series_registry *reg, struct series_matcher 
 bool series_matches(const struct series_registry *reg, series_id id, const struct series_matcher *m,
                     size_t nm);
 /* The ids of the series matching every matcher, live and dead (callers check liveness), in id
- * order, into *out (allocated, the caller frees; NULL when none). Returns their count. */
+ * order, into *out (allocated, the caller frees; NULL when none). Returns their count. With a
+ * source matcher only that source's series are looked at. */
 size_t series_select(const struct series_registry *reg, const struct series_matcher *m, size_t nm,
                      series_id **out);
 
