@@ -39,7 +39,7 @@ grid_build(const struct series_registry *reg, struct cpu_grid *g)
 	for (size_t k = 0; k < CPUUTIL_NMODES; k++)
 		modes[k] = series_atom_find(reg, cpuutil_modes[k]);
 	for (size_t i = 0; i < n; i++) {
-		const struct series_labels *l = series_labels_of(reg, sel[i]);
+		const struct series_labels lv = series_labels_of(reg, sel[i]), *l = &lv;
 		size_t row = (size_t)(l->cpu + 1);
 		if (row >= g->nrows) {
 			size_t old = g->nrows;

@@ -70,7 +70,7 @@ grid_build(const struct series_registry *reg, struct sirq_grid *g)
 	g->types = xcalloc(n ? n : 1, sizeof(*g->types));
 	g->cpus = xcalloc(n ? n : 1, sizeof(*g->cpus));
 	for (size_t i = 0; i < n; i++) {
-		const struct series_labels *l = series_labels_of(reg, sel[i]);
+		const struct series_labels lv = series_labels_of(reg, sel[i]), *l = &lv;
 		const char *t = series_atom_str(reg, l->type);
 		bool seen = false;
 		if (l->type == SERIES_ATOM_NONE || l->cpu < 0)
@@ -91,7 +91,7 @@ grid_build(const struct series_registry *reg, struct sirq_grid *g)
 	for (size_t k = 0; k < g->ntypes * g->ncpus; k++)
 		g->ids[k] = SERIES_NONE;
 	for (size_t i = 0; i < n; i++) {
-		const struct series_labels *l = series_labels_of(reg, sel[i]);
+		const struct series_labels lv = series_labels_of(reg, sel[i]), *l = &lv;
 		const char *t = series_atom_str(reg, l->type);
 		long c;
 		if (l->type == SERIES_ATOM_NONE || l->cpu < 0 ||

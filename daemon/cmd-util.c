@@ -96,7 +96,7 @@ cmd_kind_name(int kind)
 void
 cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o)
 {
-	const struct series_labels *l = series_labels_of(reg, id);
+	const struct series_labels lv = series_labels_of(reg, id), *l = &lv;
 	json_object *lo = json_object_new_object();
 	const struct {
 		const char *key;

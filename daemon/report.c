@@ -333,7 +333,7 @@ is_drop_counter(const char *name)
 static void
 scan_one(struct report *r, const struct scan_atoms *a, series_id id)
 {
-	const struct series_labels *l = series_labels_of(r->reg, id);
+	const struct series_labels lv = series_labels_of(r->reg, id), *l = &lv;
 	series_atom src = r->reg->source_atom[series_get(r->reg, id)->source];
 
 	if (src == SERIES_ATOM_NONE)
@@ -361,7 +361,7 @@ static void
 assign_drops(struct report *r)
 {
 	for (size_t i = 0; i < r->ethtool.n; i++) {
-		const struct series_labels *l = series_labels_of(r->reg, r->ethtool.v[i]);
+		const struct series_labels lv = series_labels_of(r->reg, r->ethtool.v[i]), *l = &lv;
 		const char *dev = series_atom_str(r->reg, l->device);
 		struct rdev *d = dev_get(r, dev, strlen(dev));
 
@@ -1020,7 +1020,7 @@ sysctl_json(const struct report *r)
 
 	for (size_t i = 0; i < r->sysctl.n; i++)
 		add_number(fig,
-		           series_atom_str(r->reg, series_labels_of(r->reg, r->sysctl.v[i])->field),
+		           series_atom_str(r->reg, series_labels_of(r->reg, r->sysctl.v[i]).field),
 		           delta_unit(r, r->sysctl.v[i]));
 	return fig;
 }
@@ -1033,7 +1033,7 @@ lnstat_json(const struct report *r)
 	series_atom table = SERIES_ATOM_NONE;
 
 	for (size_t i = 0; i < r->lnstat.n; i++) {
-		const struct series_labels *l = series_labels_of(r->reg, r->lnstat.v[i]);
+		const struct series_labels lv = series_labels_of(r->reg, r->lnstat.v[i]), *l = &lv;
 		double d = delta_unit(r, r->lnstat.v[i]);
 		const char *tn = series_atom_str(r->reg, l->table);
 		if (d == 0)

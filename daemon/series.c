@@ -89,6 +89,57 @@ grow_hash(struct series_registry *reg)
 	}
 }
 
+/* The cell the registry keeps for labels l. */
+static struct series_label_cell
+label_pack(const struct series_labels *l)
+{
+	struct series_label_cell c = {.device = l->device,
+	                              .field = l->field,
+	                              .irq = l->irq,
+	                              .queue = l->queue,
+	                              .cpu = l->cpu,
+	                              .dir = l->dir};
+
+	if (l->type != SERIES_ATOM_NONE) {
+		c.group = l->type;
+		c.group_key = SERIES_KEY_TYPE;
+	} else if (l->mode != SERIES_ATOM_NONE) {
+		c.group = l->mode;
+		c.group_key = SERIES_KEY_MODE;
+	} else if (l->table != SERIES_ATOM_NONE) {
+		c.group = l->table;
+		c.group_key = SERIES_KEY_TABLE;
+	}
+	return c;
+}
+
+struct series_labels
+series_labels_of(const struct series_registry *reg, series_id id)
+{
+	const struct series_label_cell *c = &reg->lab[id];
+	struct series_labels l = {.device = c->device,
+	                          .field = c->field,
+	                          .irq = c->irq,
+	                          .queue = c->queue,
+	                          .cpu = c->cpu,
+	                          .dir = c->dir};
+
+	if (c->group_key == SERIES_KEY_TYPE)
+		l.type = c->group;
+	else if (c->group_key == SERIES_KEY_MODE)
+		l.mode = c->group;
+	else if (c->group_key == SERIES_KEY_TABLE)
+		l.table = c->group;
+	return l;
+}
+
+/* A label of a cell in the group slot: the atom when the slot holds key, else none. */
+static series_atom
+cell_group(const struct series_label_cell *c, int key)
+{
+	return c->group_key == key ? c->group : SERIES_ATOM_NONE;
+}
+
 /* Append an id to a source's list. */
 static void
 idlist_add(struct series_idlist *l, series_id id)
@@ -122,7 +173,7 @@ series_intern(struct series_registry *reg, const char *name, size_t len, enum se
 		reg->v = xreallocarray(reg->v, reg->cap, sizeof(*reg->v));
 		reg->lab = xreallocarray(reg->lab, reg->cap, sizeof(*reg->lab));
 	}
-	reg->lab[reg->n] = lab != NULL ? *lab : SERIES_LABELS_NONE;
+	reg->lab[reg->n] = label_pack(lab != NULL ? lab : &SERIES_LABELS_NONE);
 	si = &reg->v[reg->n];
 	si->name = xstrndup(name, len);
 	si->kind = (uint8_t)kind;
@@ -355,7 +406,7 @@ series_matcher_set(const struct series_registry *reg, struct series_matcher *m, 
 static bool
 match_one(const struct series_registry *reg, series_id id, const struct series_matcher *m)
 {
-	const struct series_labels *l = &reg->lab[id];
+	const struct series_label_cell *l = &reg->lab[id];
 
 	if (m->never)
 		return false;
@@ -375,11 +426,9 @@ match_one(const struct series_registry *reg, series_id id, const struct series_m
 	case SERIES_KEY_IRQ:
 		return l->irq == m->num;
 	case SERIES_KEY_TYPE:
-		return l->type == m->atom;
 	case SERIES_KEY_MODE:
-		return l->mode == m->atom;
 	case SERIES_KEY_TABLE:
-		return l->table == m->atom;
+		return cell_group(l, m->key) == m->atom;
 	case SERIES_KEY_FIELD:
 		return l->field == m->atom;
 	case SERIES_KEY_UNIT:

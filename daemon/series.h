@@ -41,12 +41,13 @@ enum series_dir {
 	SERIES_DIR_TX,
 };
 
-/* The labels of a series (32 bytes; the registry keeps one per series beside its info). A
- * label a series does not have is SERIES_ATOM_NONE, -1 or SERIES_DIR_NONE. The source's name
- * is not stored per series: series_info.source gives it (series_source_atom). */
+/* The labels of a series as a source gives them and series_labels_of returns them. A label a
+ * series does not have is SERIES_ATOM_NONE, -1 or SERIES_DIR_NONE. A series has at most one
+ * of type, mode and table (the registry keeps one of them, in that order). The source's name
+ * is not stored per series: series_info.source gives it (series_source_name). */
 struct series_labels {
-	series_atom device; /* "eth0": link, queues, ethtool, the IRQ's device */
-	series_atom type;   /* softirq type ("NET_RX"), IPI type ("RES", "IPI0") */
+	series_atom device; /* "eth0": link, queues, ethtool */
+	series_atom type;   /* softirq type ("NET_RX"), arch interrupt type ("RES", "IPI0") */
 	series_atom mode;   /* CPU mode ("user", "softirq") */
 	series_atom table;  /* lnstat table ("rt_cache"), SNMP table ("TcpExt") */
 	series_atom field;  /* the counter's own name ("rx_dropped", "TCPSynRetrans") */
@@ -54,7 +55,17 @@ struct series_labels {
 	int32_t queue;      /* queue index, -1: none */
 	int16_t cpu;        /* CPU number (< CPUSET_MAX_CPUS), -1: none (or all CPUs) */
 	uint8_t dir;        /* enum series_dir */
-	uint8_t pad;
+};
+
+/* How the registry keeps the labels of a series: 24 bytes beside its info, type, mode and
+ * table sharing one slot. */
+struct series_label_cell {
+	series_atom device, field;
+	series_atom group; /* the type, mode or table, as group_key says */
+	int32_t irq, queue;
+	int16_t cpu;
+	uint8_t dir;
+	uint8_t group_key; /* SERIES_KEY_TYPE, _MODE, _TABLE; 0: none */
 };
 
 /* Labels with none set. */
@@ -62,8 +73,8 @@ struct series_labels {
 	((struct series_labels){.cpu = -1, .irq = -1, .queue = -1, .dir = SERIES_DIR_NONE})
 
 struct series_registry {
-	struct series_info *v;     /* v[id] */
-	struct series_labels *lab; /* lab[id] */
+	struct series_info *v;         /* v[id] */
+	struct series_label_cell *lab; /* lab[id] */
 	size_t n, cap;
 	uint32_t *hash; /* open addressing table of id+1, 0 empty */
 	size_t hcap;
@@ -103,11 +114,8 @@ series_get(const struct series_registry *reg, series_id id)
 {
 	return &reg->v[id];
 }
-static inline const struct series_labels *
-series_labels_of(const struct series_registry *reg, series_id id)
-{
-	return &reg->lab[id];
-}
+/* The labels of a series. */
+struct series_labels series_labels_of(const struct series_registry *reg, series_id id);
 
 /* The atom of s[0..len), created when new (allocates then only); SERIES_ATOM_NONE for "". */
 series_atom series_atom_intern(struct series_registry *reg, const char *s, size_t len);

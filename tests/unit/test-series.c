@@ -65,16 +65,16 @@ test_labels_kept(void **state)
 	                               "packets", 1.0, &other),
 	                 id);
 	plain = series_intern(&reg, "x", 1, SERIES_GAUGE, 4, NULL, 1.0, NULL);
-	assert_int_equal(series_labels_of(&reg, id)->queue, 7);
-	assert_int_equal(series_labels_of(&reg, id)->dir, SERIES_DIR_RX);
-	assert_int_equal(series_labels_of(&reg, id)->cpu, -1);
-	assert_string_equal(series_atom_str(&reg, series_labels_of(&reg, id)->device), "eth0");
+	assert_int_equal(series_labels_of(&reg, id).queue, 7);
+	assert_int_equal(series_labels_of(&reg, id).dir, SERIES_DIR_RX);
+	assert_int_equal(series_labels_of(&reg, id).cpu, -1);
+	assert_string_equal(series_atom_str(&reg, series_labels_of(&reg, id).device), "eth0");
 	assert_string_equal(series_source_name(&reg, id), "queues");
-	assert_int_equal(series_labels_of(&reg, plain)->cpu, -1);
-	assert_int_equal(series_labels_of(&reg, plain)->irq, -1);
-	assert_int_equal(series_labels_of(&reg, plain)->queue, -1);
-	assert_int_equal(series_labels_of(&reg, plain)->device, SERIES_ATOM_NONE);
-	assert_int_equal(sizeof(struct series_labels), 32);
+	assert_int_equal(series_labels_of(&reg, plain).cpu, -1);
+	assert_int_equal(series_labels_of(&reg, plain).irq, -1);
+	assert_int_equal(series_labels_of(&reg, plain).queue, -1);
+	assert_int_equal(series_labels_of(&reg, plain).device, SERIES_ATOM_NONE);
+	assert_int_equal(sizeof(struct series_label_cell), 24);
 	series_registry_free(&reg);
 }
 
