@@ -28,7 +28,7 @@ struct series_info {
 	uint8_t source;   /* index of the source that reports it */
 	bool live;        /* reported by its source now */
 	double scale;     /* raw units -> unit: 1/USER_HZ for CPU ticks, else 1 */
-	const char *unit; /* "packets", "bytes", "s", "" ... (static string) */
+	const char *unit; /* "packets", "bytes", "s" ... (static string; every source sets one) */
 };
 
 /* An interned string of the registry; 0 is none (the empty string). */
