@@ -22,6 +22,7 @@
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +288,8 @@ main(int argc, char **argv)
 	}
 	printf("%-11s %9s %10.1f %10.1f %6.2fx\n", "all four", "", sum_p, sum_s, sum_s / sum_p);
 	printf("allocations per steady-state sample (max over runs): %lu\n", max_alloc);
+	printf("registry: %zu series, %zu bytes, %.1f bytes per series\n", reg.n,
+	       series_registry_bytes(&reg), (double)series_registry_bytes(&reg) / (double)reg.n);
 
 	for (i = 0; i < NBENCHED; i++) {
 		src[i].ops->free(&src[i]);

@@ -1,4 +1,4 @@
-/* cmd-metrics.c: the series the daemon knows, matched by glob. */
+/* cmd-metrics.c: the series the daemon knows, matched by glob and by labels. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -6,12 +6,13 @@
 #include "cmd-util.h"
 #include "cmd.h"
 #include "daemon.h"
+#include "error.h"
 #include "jsonutil.h"
 #include "query.h"
 #include "sampler.h"
 #include "xmalloc.h"
 
-#define METRICS_ROW_BYTES 96 /* most bytes of a row besides its name and unit */
+#define METRICS_ROW_BYTES 512 /* most bytes of a row besides its name and unit (labels) */
 
 /* The series of the reply, fixed when it was asked for. */
 struct metrics_rows {
@@ -41,6 +42,7 @@ metrics_row(struct daemon *d, size_t i, void *arg)
 	json_add_string(m, "unit", si->unit);
 	json_add_string(m, "source", sampler_source_at(d->sampler, si->source)->ops->name);
 	json_add_bool(m, "live", si->live);
+	cmd_labels_json(sampler_registry(d->sampler), r->ids[i], m);
 	return m;
 }
 
@@ -53,22 +55,62 @@ metrics_bytes(struct daemon *d, size_t i, void *arg)
 	return METRICS_ROW_BYTES + cmd_rows_series_bytes(d, r->ids[i]);
 }
 
+/* The most label matchers a metrics request takes. */
+#define METRICS_MAX_LABELS 16
+
+/* Parse args.label (["KEY=VALUE", ...]) into matchers; their count, or -1 with err. */
+static int
+label_matchers(const struct series_registry *reg, json_object *args, struct series_matcher *m,
+               struct nm_error *err)
+{
+	json_object *arr;
+	size_t n;
+
+	if (!json_object_object_get_ex(args, "label", &arr))
+		return 0;
+	n = json_object_array_length(arr);
+	if (n > METRICS_MAX_LABELS)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "argument \"label\": at most %d",
+		                    METRICS_MAX_LABELS);
+	for (size_t i = 0; i < n; i++) {
+		const char *kv = json_object_get_string(json_object_array_get_idx(arr, i));
+		const char *eq = strchr(kv, '=');
+		char key[32];
+		if (eq == NULL || (size_t)(eq - kv) >= sizeof(key))
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "argument \"label\": \"%s\" is not KEY=VALUE", kv);
+		memcpy(key, kv, (size_t)(eq - kv));
+		key[eq - kv] = '\0';
+		if (series_matcher_set(reg, &m[i], key, eq + 1, err) < 0)
+			return -1;
+	}
+	return (int)n;
+}
+
 int
 cmd_metrics(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;
 	const char *glob = json_get_string(args, "glob", NULL);
 	bool live = json_get_bool(args, "live", false);
-	size_t n = query_match(d->query, glob, live, &d->ids, &d->ids_cap);
-	struct cmd_rows rows = {n, metrics_row, metrics_bytes, 64, "series", NULL};
+	const struct series_registry *reg = sampler_registry(d->sampler);
+	struct series_matcher lm[METRICS_MAX_LABELS];
+	int nlm = label_matchers(reg, args, lm, err);
+	size_t n, shown = 0;
+	struct cmd_rows rows = {0, metrics_row, metrics_bytes, 64, "series", NULL};
 	struct metrics_rows *r;
 	json_object *o;
 
+	if (nlm < 0)
+		return -1;
+	n = query_match(d->query, glob, live, &d->ids, &d->ids_cap);
 	r = xcalloc(1, sizeof(*r));
 	r->ids = xreallocarray(NULL, n ? n : 1, sizeof(*r->ids));
-	if (n > 0)
-		memcpy(r->ids, d->ids, n * sizeof(*r->ids));
+	for (size_t i = 0; i < n; i++)
+		if (series_matches(reg, d->ids[i], lm, (size_t)nlm))
+			r->ids[shown++] = d->ids[i];
+	rows.n = shown;
 	o = json_object_new_object();
-	json_add_uint(o, "count", n);
+	json_add_uint(o, "count", shown);
 	return cmd_rows_reply(ctx, o, "series", &rows, r, metrics_rows_free, result, err);
 }

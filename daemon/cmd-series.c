@@ -25,8 +25,8 @@
 #define SLICE_NS    2000000 /* loop time one slice of steps may take */
 #define PART_BYTES  65536   /* bytes of the reply written at a time */
 #define POINT_BYTES 48      /* most bytes of one point: [epoch.ms,value], */
-#define ENTRY_BYTES 64      /* most bytes of a series' members besides name, unit, points */
-#define HEAD_BYTES  256     /* most bytes of the envelope and from, to, step */
+#define ENTRY_BYTES 512 /* most bytes of a series' members besides name, unit, points (labels) */
+#define HEAD_BYTES  256 /* most bytes of the envelope and from, to, step */
 
 /* A series reply being made: the rates of every step first (a slice per turn of the loop),
  * then the text, a part per turn. */
@@ -83,6 +83,21 @@ add_json_string(struct strbuf *sb, const char *s)
 	json_object *o = json_object_new_string(s);
 
 	strbuf_addstr(sb, json_to_line(o, NULL));
+	json_object_put(o);
+}
+
+/* Append the series' labels as ,"labels":{...} (cmd_labels_json). */
+static void
+add_labels(struct strbuf *sb, const struct series_registry *reg, series_id id)
+{
+	json_object *o = json_object_new_object();
+	const char *text;
+	size_t len;
+
+	cmd_labels_json(reg, id, o);
+	text = json_to_line(o, &len);
+	strbuf_addch(sb, ',');
+	strbuf_add(sb, text + 1, len - 2); /* "labels":{...} without the outer braces */
 	json_object_put(o);
 }
 
@@ -205,6 +220,7 @@ job_write(struct series_job *j)
 			add_json_string(sb, si->name);
 			strbuf_addstr(sb, ",\"unit\":");
 			add_json_string(sb, si->unit);
+			add_labels(sb, reg, j->ids[j->cur]);
 			strbuf_addstr(sb, ",\"points\":[");
 			j->opened = true;
 		}

@@ -11,7 +11,6 @@
 #include "sampler.h"
 #include "timeutil.h"
 #include "window.h"
-#include "xmalloc.h"
 
 void
 cmd_format_mono(struct daemon *d, uint64_t mono_ns, char *buf, size_t size)
@@ -80,112 +79,32 @@ cmd_span(struct daemon *d, json_object *args, double def_s, enum sampler_kind sr
 	return cmd_span_last(d, args, def_s, result, err);
 }
 
-bool
-cmd_name_segment(const char *name, size_t prefix_len, char *buf, size_t size)
+void
+cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o)
 {
-	const char *s = name + prefix_len;
-	size_t n = strcspn(s, ".");
+	const struct series_labels lv = series_labels_of(reg, id), *l = &lv;
+	json_object *lo = json_object_new_object();
+	const struct {
+		const char *key;
+		series_atom a;
+	} atoms[] = {{"device", l->device},
+	             {"type", l->type},
+	             {"mode", l->mode},
+	             {"table", l->table},
+	             {"field", l->field}};
 
-	if (n == 0 || n >= size)
-		return false;
-	memcpy(buf, s, n);
-	buf[n] = '\0';
-	return true;
-}
-
-/* Compare for qsort: numbers numerically (cpu12 after cpu2), words alphabetically. */
-static int
-part_cmp(const void *a, const void *b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	size_t i = strcspn(x, "0123456789"), j = strcspn(y, "0123456789");
-
-	if (i == j && strncmp(x, y, i) == 0 && x[i] && y[j]) {
-		long u = strtol(x + i, NULL, 10), v = strtol(y + j, NULL, 10);
-		if (u != v)
-			return u < v ? -1 : 1;
-	}
-	return strcmp(x, y);
-}
-
-/* The parts found for a prefix, kept while the registry does not grow: a scan of every
- * name costs milliseconds on a big host, the views run every second. */
-struct parts_cache {
-	char prefix[64];
-	size_t reg_n;
-	char **parts;
-	size_t n;
-};
-
-#define PARTS_CACHE 8
-static struct parts_cache cache[PARTS_CACHE];
-static unsigned cache_next;
-
-/* Copy a list of parts for the caller. */
-static size_t
-parts_dup(const struct parts_cache *pc, char ***parts)
-{
-	*parts = xcalloc(pc->n ? pc->n : 1, sizeof(**parts));
-	for (size_t i = 0; i < pc->n; i++)
-		(*parts)[i] = xstrdup(pc->parts[i]);
-	return pc->n;
-}
-
-static size_t collect_scan(struct daemon *d, const char *prefix, char ***parts);
-
-size_t
-cmd_collect_parts(struct daemon *d, const char *prefix, char ***parts)
-{
-	size_t reg_n = sampler_registry(d->sampler)->n;
-	struct parts_cache *pc;
-
-	for (unsigned i = 0; i < PARTS_CACHE; i++)
-		if (cache[i].reg_n == reg_n && strcmp(cache[i].prefix, prefix) == 0)
-			return parts_dup(&cache[i], parts);
-	pc = &cache[cache_next++ % PARTS_CACHE];
-	for (size_t i = 0; i < pc->n; i++)
-		free(pc->parts[i]);
-	free(pc->parts);
-	snprintf(pc->prefix, sizeof(pc->prefix), "%s", prefix);
-	pc->reg_n = reg_n;
-	pc->n = collect_scan(d, prefix, &pc->parts);
-	return parts_dup(pc, parts);
-}
-
-/* Scan every series name for the parts after prefix (dead series too: the cache must not
- * depend on liveness; callers check it). */
-static size_t
-collect_scan(struct daemon *d, const char *prefix, char ***parts)
-{
-	const struct series_registry *reg = sampler_registry(d->sampler);
-	size_t plen = strlen(prefix), n = 0, cap = 0;
-	char seg[128];
-
-	*parts = NULL;
-	for (size_t id = 0; id < reg->n; id++) {
-		const char *name = reg->v[id].name;
-		bool dup = false;
-		if (strncmp(name, prefix, plen) != 0 ||
-		    !cmd_name_segment(name, plen, seg, sizeof(seg)))
-			continue;
-		/* Series of one part are adjacent in id order: check the last few. */
-		for (size_t k = n; k > 0 && k + 64 > n; k--)
-			if (strcmp((*parts)[k - 1], seg) == 0) {
-				dup = true;
-				break;
-			}
-		if (!dup) {
-			for (size_t k = 0; k < n && !dup; k++)
-				dup = strcmp((*parts)[k], seg) == 0;
-		}
-		if (dup)
-			continue;
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			*parts = xreallocarray(*parts, cap, sizeof(**parts));
-		}
-		(*parts)[n++] = xstrdup(seg);
-	}
-	qsort(*parts, n, sizeof(**parts), part_cmp);
-	return n;
+	json_add_string(lo, "source", series_source_name(reg, id));
+	json_add_string(lo, "unit", series_get(reg, id)->unit);
+	for (size_t i = 0; i < sizeof(atoms) / sizeof(atoms[0]); i++)
+		if (atoms[i].a != SERIES_ATOM_NONE)
+			json_add_string(lo, atoms[i].key, series_atom_str(reg, atoms[i].a));
+	if (l->dir != SERIES_DIR_NONE)
+		json_add_string(lo, "direction", l->dir == SERIES_DIR_RX ? "rx" : "tx");
+	if (l->queue >= 0)
+		json_add_int(lo, "queue", l->queue);
+	if (l->cpu >= 0)
+		json_add_int(lo, "cpu", l->cpu);
+	if (l->irq >= 0)
+		json_add_int(lo, "irq", l->irq);
+	json_object_object_add(o, "labels", lo);
 }

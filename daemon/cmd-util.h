@@ -1,5 +1,5 @@
-/* cmd-util.h: what the query commands share: the span from "last", series names split into
- * parts, CPU and type discovery. */
+/* cmd-util.h: what the query commands share: the span from "last" or a window, times, kinds,
+ * the labels of a series in a reply. */
 #ifndef NM_CMD_UTIL_H
 #define NM_CMD_UTIL_H
 
@@ -34,12 +34,9 @@ void cmd_format_mono(struct daemon *d, uint64_t mono_ns, char *buf, size_t size)
 /* Wall-clock seconds since the epoch of a CLOCK_MONOTONIC time. */
 double cmd_epoch_s(struct daemon *d, uint64_t mono_ns);
 
-/* Series ids whose names look like PREFIX<number>SUFFIX or PREFIX...: collect the distinct
- * middle parts, of live and dead series alike (callers check liveness). Used to discover CPUs
- * ("cpu.", ".user") and softirq types. The returned array of strings is owned by the caller (free
- * each and the array). */
-size_t cmd_collect_parts(struct daemon *d, const char *prefix, char ***parts);
-/* Split a name "a.b.c" at the first dot after prefix: copies the segment into buf. */
-bool cmd_name_segment(const char *name, size_t prefix_len, char *buf, size_t size);
+/* Add the labels of a series to o as "labels": {"source", "unit", then each label the series
+ * has: "device", "type", "mode", "table", "field" (strings), "direction" ("rx"/"tx"),
+ * "queue", "cpu", "irq" (numbers)}. proto/PROTOCOL.md, Labels. */
+void cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o);
 
 #endif

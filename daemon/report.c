@@ -172,21 +172,6 @@ add_twin(json_object *o, const char *key, double v, double secs)
 	json_add_double(o, name, per_s(v, secs));
 }
 
-/* Parse a CPU number ending at '.' or '\0'; -1 when s holds none. */
-static long
-cpu_number(const char *s, const char **end)
-{
-	long c = 0;
-	const char *p = s;
-
-	while (isdigit((unsigned char)*p) && c < CPUSET_MAX_CPUS)
-		c = c * 10 + (*p++ - '0');
-	if (p == s || c >= CPUSET_MAX_CPUS || (*p != '.' && *p != '\0'))
-		return -1;
-	*end = p;
-	return c;
-}
-
 /* The per-CPU record of CPU c, grown as needed. */
 static struct rcpu *
 cpu_at(struct report *r, long c)
@@ -200,67 +185,92 @@ cpu_at(struct report *r, long c)
 	return &r->cpu[c];
 }
 
-/* cpu.<C>.<mode> and cpu.all.<mode>. */
+/* The atoms a scan compares labels with, looked up once (SERIES_ATOM_NONE: no series has
+ * it). */
+struct scan_atoms {
+	series_atom cpu, softirqs, softnet, link, ethtool, lnstat, sysctl; /* sources */
+	series_atom net_rx, net_tx, online;
+	series_atom modes[CPUUTIL_NMODES];
+	series_atom softnet_cols[NSOFTNET];
+	series_atom link_stats[NLINK];
+};
+
+/* Look up the atoms of a scan. */
 static void
-scan_cpu(struct report *r, series_id id, const char *rest)
+scan_atoms_init(const struct series_registry *reg, struct scan_atoms *a)
+{
+	a->cpu = series_atom_find(reg, "cpu");
+	a->softirqs = series_atom_find(reg, "softirqs");
+	a->softnet = series_atom_find(reg, "softnet");
+	a->link = series_atom_find(reg, "link");
+	a->ethtool = series_atom_find(reg, "ethtool");
+	a->lnstat = series_atom_find(reg, "lnstat");
+	a->sysctl = series_atom_find(reg, "sysctl");
+	a->net_rx = series_atom_find(reg, "NET_RX");
+	a->net_tx = series_atom_find(reg, "NET_TX");
+	a->online = series_atom_find(reg, "online");
+	for (size_t m = 0; m < CPUUTIL_NMODES; m++)
+		a->modes[m] = series_atom_find(reg, cpuutil_modes[m]);
+	for (size_t i = 0; i < NSOFTNET; i++)
+		a->softnet_cols[i] = series_atom_find(reg, softnet_cols[i]);
+	for (size_t i = 0; i < NLINK; i++)
+		a->link_stats[i] = series_atom_find(reg, link_stats[i]);
+}
+
+/* A series of the cpu source: cpu=C mode=M, cpu none mode=M (all CPUs), cpu=C field=online. */
+static void
+scan_cpu(struct report *r, const struct scan_atoms *a, series_id id, const struct series_labels *l)
 {
 	const struct series_info *si = series_get(r->reg, id);
-	const char *mode;
-	long c = -1;
-	int m;
+	int m = -1;
 
-	if (strncmp(rest, "all.", 4) == 0)
-		mode = rest + 4;
-	else if ((c = cpu_number(rest, &mode)) < 0 || *mode++ != '.')
-		return;
-	if (c >= 0 && strcmp(mode, "online") == 0) {
+	if (l->cpu >= 0 && l->field == a->online && a->online != SERIES_ATOM_NONE) {
 		/* A CPU online at the end counts (with no tick: 100 % idle). */
-		cpu_at(r, c)->seen |= snapshot_acc(r->b, id) != 0;
+		cpu_at(r, l->cpu)->seen |= snapshot_acc(r->b, id) != 0;
 		return;
 	}
-	if ((m = cpuutil_mode_index(mode)) < 0)
+	for (int k = 0; k < CPUUTIL_NMODES && l->mode != SERIES_ATOM_NONE; k++)
+		if (l->mode == a->modes[k])
+			m = k;
+	if (m < 0)
 		return;
 	r->cpu_scale = si->scale;
 	r->cpu_src = si->source;
-	if (c < 0) {
+	if (l->cpu < 0) {
 		r->cpu_all[m] = delta(r, id);
 		r->cpu_all_seen = true;
 	} else {
-		struct rcpu *rc = cpu_at(r, c);
+		struct rcpu *rc = cpu_at(r, l->cpu);
 		rc->mode[m] = delta(r, id);
 		rc->seen |= rc->mode[m] != 0;
 	}
 }
 
-/* softirq.NET_RX.cpu<C> and softirq.NET_TX.cpu<C>. */
+/* A series of the softirqs source of type NET_RX or NET_TX on a CPU. */
 static void
-scan_softirq(struct report *r, series_id id, const char *rest)
+scan_softirq(struct report *r, const struct scan_atoms *a, series_id id,
+             const struct series_labels *l)
 {
-	bool rx = strncmp(rest, "RX.cpu", 6) == 0;
-	const char *end;
-	long c;
+	bool rx = l->type == a->net_rx;
 
-	if (!rx && strncmp(rest, "TX.cpu", 6) != 0)
-		return;
-	if ((c = cpu_number(rest + 6, &end)) < 0 || *end != '\0')
+	if (l->cpu < 0 || l->type == SERIES_ATOM_NONE || (!rx && l->type != a->net_tx))
 		return;
 	r->sirq_src = series_get(r->reg, id)->source;
 	if (rx)
-		cpu_at(r, c)->net_rx = delta(r, id);
+		cpu_at(r, l->cpu)->net_rx = delta(r, id);
 	else
-		cpu_at(r, c)->net_tx = delta(r, id);
+		cpu_at(r, l->cpu)->net_tx = delta(r, id);
 }
 
-/* softnet.cpu<C>.<column>. */
+/* A series of the softnet source: one column of one CPU. */
 static void
-scan_softnet(struct report *r, series_id id, const char *rest)
+scan_softnet(struct report *r, const struct scan_atoms *a, series_id id,
+             const struct series_labels *l)
 {
-	const char *col;
-
-	if (cpu_number(rest, &col) < 0 || *col++ != '.')
+	if (l->cpu < 0 || l->field == SERIES_ATOM_NONE)
 		return;
 	for (size_t i = 0; i < NSOFTNET; i++)
-		if (strcmp(col, softnet_cols[i]) == 0) {
+		if (l->field == a->softnet_cols[i]) {
 			r->softnet[i] += delta(r, id);
 			r->softnet_src = series_get(r->reg, id)->source;
 		}
@@ -292,18 +302,18 @@ dev_get(struct report *r, const char *name, size_t len)
 	return d;
 }
 
-/* link.<dev>.<stat>: the device name may hold dots (eth0.100), the stat does not. */
+/* A series of the link source: device=D field=<stat>. */
 static void
-scan_link(struct report *r, series_id id, const char *rest)
+scan_link(struct report *r, const struct scan_atoms *a, series_id id, const struct series_labels *l)
 {
-	const char *dot = strrchr(rest, '.');
+	const char *dev = series_atom_str(r->reg, l->device);
 	struct rdev *d;
 
-	if (dot == NULL || dot == rest)
+	if (l->device == SERIES_ATOM_NONE || l->field == SERIES_ATOM_NONE)
 		return;
 	for (size_t i = 0; i < NLINK; i++)
-		if (strcmp(dot + 1, link_stats[i]) == 0) {
-			if ((d = dev_get(r, rest, (size_t)(dot - rest))) != NULL)
+		if (l->field == a->link_stats[i]) {
+			if ((d = dev_get(r, dev, strlen(dev))) != NULL)
 				d->link[i] = id;
 			return;
 		}
@@ -319,58 +329,44 @@ is_drop_counter(const char *name)
 	return false;
 }
 
-/* Sort one series into the report's lists. */
+/* Sort one series into the report's lists by its source and labels. */
 static void
-scan_one(struct report *r, series_id id, const char *name)
+scan_one(struct report *r, const struct scan_atoms *a, series_id id)
 {
-	switch (name[0]) {
-	case 'c':
-		if (strncmp(name, "cpu.", 4) == 0)
-			scan_cpu(r, id, name + 4);
-		break;
-	case 's':
-		if (strncmp(name, "softirq.NET_", 12) == 0)
-			scan_softirq(r, id, name + 12);
-		else if (strncmp(name, "softnet.cpu", 11) == 0)
-			scan_softnet(r, id, name + 11);
-		else if (strncmp(name, "sysctl.", 7) == 0)
-			idlist_add(&r->sysctl, id);
-		break;
-	case 'l':
-		if (strncmp(name, "link.", 5) == 0)
-			scan_link(r, id, name + 5);
-		else if (strncmp(name, "lnstat.", 7) == 0 && strchr(name + 7, '.') != NULL &&
-		         strchr(strchr(name + 7, '.') + 1, '.') == NULL)
-			idlist_add(&r->lnstat, id); /* lnstat.<table>.<field>, not per CPU */
-		break;
-	case 'e':
-		if (strncmp(name, "ethtool.", 8) == 0 && is_drop_counter(name + 8) &&
-		    delta(r, id) != 0)
-			idlist_add(&r->ethtool, id);
-		break;
-	}
+	const struct series_labels lv = series_labels_of(r->reg, id), *l = &lv;
+	series_atom src = r->reg->source_atom[series_get(r->reg, id)->source];
+
+	if (src == SERIES_ATOM_NONE)
+		return;
+	if (src == a->cpu)
+		scan_cpu(r, a, id, l);
+	else if (src == a->softirqs)
+		scan_softirq(r, a, id, l);
+	else if (src == a->softnet)
+		scan_softnet(r, a, id, l);
+	else if (src == a->sysctl)
+		idlist_add(&r->sysctl, id);
+	else if (src == a->link)
+		scan_link(r, a, id, l);
+	else if (src == a->lnstat && l->table != SERIES_ATOM_NONE && l->cpu < 0)
+		idlist_add(&r->lnstat, id); /* the sums and entries of a table, not per CPU */
+	else if (src == a->ethtool && l->device != SERIES_ATOM_NONE &&
+	         is_drop_counter(series_atom_str(r->reg, l->field)) && delta(r, id) != 0)
+		idlist_add(&r->ethtool, id);
 }
 
-/* Give each drop counter to its device: the longest device name that prefixes it. */
+/* Give each drop counter to its device (one with ethtool stats but no link stats gets a
+ * record now). */
 static void
 assign_drops(struct report *r)
 {
 	for (size_t i = 0; i < r->ethtool.n; i++) {
-		const char *name = series_get(r->reg, r->ethtool.v[i])->name + 8;
-		struct rdev *best = NULL;
-		size_t bestlen = 0;
-		for (size_t k = 0; k < r->ndevs; k++) {
-			size_t l = strlen(r->devs[k].name);
-			if (l > bestlen && strncmp(name, r->devs[k].name, l) == 0 &&
-			    name[l] == '.') {
-				best = &r->devs[k];
-				bestlen = l;
-			}
-		}
-		if (best == NULL) /* a device with ethtool stats but no link stats */
-			best = dev_get(r, name, strcspn(name, "."));
-		if (best != NULL)
-			idlist_add(&best->drops, r->ethtool.v[i]);
+		const struct series_labels lv = series_labels_of(r->reg, r->ethtool.v[i]), *l = &lv;
+		const char *dev = series_atom_str(r->reg, l->device);
+		struct rdev *d = dev_get(r, dev, strlen(dev));
+
+		if (d != NULL)
+			idlist_add(&d->drops, r->ethtool.v[i]);
 	}
 }
 
@@ -379,9 +375,11 @@ static void
 scan(struct report *r)
 {
 	size_t n = r->b->n < r->reg->n ? r->b->n : r->reg->n;
+	struct scan_atoms a;
 
+	scan_atoms_init(r->reg, &a);
 	for (size_t id = 0; id < n; id++)
-		scan_one(r, (series_id)id, r->reg->v[id].name);
+		scan_one(r, &a, (series_id)id);
 	assign_drops(r);
 }
 
@@ -1021,7 +1019,8 @@ sysctl_json(const struct report *r)
 	json_object *fig = json_object_new_object();
 
 	for (size_t i = 0; i < r->sysctl.n; i++)
-		add_number(fig, series_get(r->reg, r->sysctl.v[i])->name + 7,
+		add_number(fig,
+		           series_atom_str(r->reg, series_labels_of(r->reg, r->sysctl.v[i]).field),
 		           delta_unit(r, r->sysctl.v[i]));
 	return fig;
 }
@@ -1031,23 +1030,22 @@ static json_object *
 lnstat_json(const struct report *r)
 {
 	json_object *fig = json_object_new_object(), *t = NULL;
-	char table[64] = "";
+	series_atom table = SERIES_ATOM_NONE;
 
 	for (size_t i = 0; i < r->lnstat.n; i++) {
-		const char *name = series_get(r->reg, r->lnstat.v[i])->name + 7;
-		size_t tl = strcspn(name, ".");
+		const struct series_labels lv = series_labels_of(r->reg, r->lnstat.v[i]), *l = &lv;
 		double d = delta_unit(r, r->lnstat.v[i]);
-		if (d == 0 || tl >= sizeof(table))
+		const char *tn = series_atom_str(r->reg, l->table);
+		if (d == 0)
 			continue;
-		if (strncmp(table, name, tl) != 0 || table[tl] != '\0') {
-			memcpy(table, name, tl);
-			table[tl] = '\0';
-			if (!json_object_object_get_ex(fig, table, &t)) {
+		if (l->table != table) {
+			table = l->table;
+			if (!json_object_object_get_ex(fig, tn, &t)) {
 				t = json_object_new_object();
-				json_object_object_add(fig, table, t);
+				json_object_object_add(fig, tn, t);
 			}
 		}
-		add_number(t, name + tl + 1, d);
+		add_number(t, series_atom_str(r->reg, l->field), d);
 	}
 	return fig;
 }

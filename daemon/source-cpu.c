@@ -132,13 +132,16 @@ slot_put(struct source *src, struct cpu_priv *pv, struct sink *sink, size_t s, i
 	for (int m = 0; m < nmodes; m++) {
 		known = sl->ids[m] != SERIES_NONE;
 		if (!known) {
+			struct series_labels l = source_labels(src);
+			l.mode = source_atom(src, cpuutil_modes[m], strlen(cpuutil_modes[m]));
+			l.cpu = s == 0 ? -1 : (int16_t)(s - 1);
 			if (s == 0)
 				sl->ids[m] =
 				    series_internf(src->reg, SERIES_COUNTER, src->index, "s",
-				                   pv->scale, "cpu.all.%s", cpuutil_modes[m]);
+				                   pv->scale, &l, "cpu.all.%s", cpuutil_modes[m]);
 			else
 				sl->ids[m] = series_internf(src->reg, SERIES_COUNTER, src->index,
-				                            "s", pv->scale, "cpu.%zu.%s", s - 1,
+				                            "s", pv->scale, &l, "cpu.%zu.%s", s - 1,
 				                            cpuutil_modes[m]);
 		}
 		put_changed(pv, sink, sl->ids[m], &sl->vals[m], known, sl->acc[m]);
@@ -189,9 +192,13 @@ slot_online(struct source *src, struct cpu_priv *pv, struct sink *sink, size_t s
 	struct cpu_slot *sl = &pv->slots[s];
 	bool known = sl->online_id != SERIES_NONE;
 
-	if (!known)
-		sl->online_id = series_internf(src->reg, SERIES_GAUGE, src->index, "cpus", 1.0,
+	if (!known) {
+		struct series_labels l = source_labels(src);
+		l.cpu = (int16_t)(s - 1);
+		l.field = source_atom(src, "online", 6);
+		sl->online_id = series_internf(src->reg, SERIES_GAUGE, src->index, "cpus", 1.0, &l,
 		                               "cpu.%zu.online", s - 1);
+	}
 	put_changed(pv, sink, sl->online_id, &sl->online, known, on ? 1 : 0);
 }
 
@@ -241,9 +248,12 @@ stat_line(struct source *src, struct cpu_priv *pv, struct sink *sink, const char
 		if (pp_u64(&p, eol, &v) < 0)
 			return;
 		if (pv->stat_ids[i] == SERIES_NONE) {
-			pv->stat_ids[i] =
-			    series_intern(src->reg, stat_keys[i].name, strlen(stat_keys[i].name),
-			                  stat_keys[i].kind, src->index, stat_keys[i].unit, 1.0);
+			struct series_labels l = source_labels(src);
+			l.field =
+			    source_atom(src, stat_keys[i].name + 5, strlen(stat_keys[i].name + 5));
+			pv->stat_ids[i] = series_intern(
+			    src->reg, stat_keys[i].name, strlen(stat_keys[i].name),
+			    stat_keys[i].kind, src->index, stat_keys[i].unit, 1.0, &l);
 			put_changed(pv, sink, pv->stat_ids[i], &pv->stat_vals[i], false, v);
 		} else
 			put_changed(pv, sink, pv->stat_ids[i], &pv->stat_vals[i], true, v);
@@ -331,8 +341,10 @@ cpu_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	pv->reads++;
 	if (!cut) {
 		if (pv->online_id == SERIES_NONE) {
+			struct series_labels l = source_labels(src);
+			l.field = source_atom(src, "online", 6);
 			pv->online_id = series_intern(src->reg, "cpu.online", 10, SERIES_GAUGE,
-			                              src->index, "cpus", 1.0);
+			                              src->index, "cpus", 1.0, &l);
 			put_changed(pv, sink, pv->online_id, &pv->online, false, ncpus);
 		} else
 			put_changed(pv, sink, pv->online_id, &pv->online, true, ncpus);

@@ -119,13 +119,22 @@ intern_counters(struct eth_state *st, struct eth_dev *d, const struct devlist_en
 	struct idset set;
 	char name[128]; /* "ethtool." + 15 + "." + 32 + "#N" */
 
+	struct series_labels l = source_labels(src);
+
+	l.device = source_atom(src, d->name, strlen(d->name));
 	idset_init(&set, ec->n);
 	d->ids = xreallocarray(NULL, ec->n ? ec->n : 1, sizeof(*d->ids));
 	for (uint32_t i = 0; i < ec->n; i++) {
+		const char *f = ec->names[i];
+		size_t fl = strnlen(f, sizeof(ec->names[i]));
+		l.field = source_atom(src, f, fl);
+		l.dir = strncmp(f, "rx", 2) == 0   ? SERIES_DIR_RX
+		        : strncmp(f, "tx", 2) == 0 ? SERIES_DIR_TX
+		                                   : SERIES_DIR_NONE;
 		for (unsigned dup = 1; dup <= ec->n + 1; dup++) {
-			series_name(name, sizeof(name), d->name, ec->names[i], dup);
+			series_name(name, sizeof(name), d->name, f, dup);
 			id = series_intern(src->reg, name, strlen(name), SERIES_COUNTER, src->index,
-			                   "", 1.0);
+			                   series_unit_guess(f, fl, false), 1.0, &l);
 			if (idset_add(&set, id))
 				break;
 		}

@@ -136,6 +136,16 @@ intern_cell(struct source *src, const struct irq_state *st, const char *what, lo
 {
 	char name[IRQ_LABEL_MAX + 48];
 	size_t n = 0, wl = strlen(what);
+	struct series_labels l = source_labels(src);
+
+	/* A numeric line is an IRQ; an arch line's label is its type ("LOC", "RES", "IPI0"). Its
+	 * device and queue are the IRQ table's: they change with the IRQ's action. */
+	l.irq = st->irq;
+	if (st->irq < 0)
+		l.type = source_atom(src, st->label, st->label_len);
+	l.cpu = cpu >= 0 ? (int16_t)cpu : -1;
+	if (cpu < 0)
+		l.field = source_atom(src, what, wl);
 
 	memcpy(name, "irq.", 4);
 	n = 4;
@@ -146,7 +156,8 @@ intern_cell(struct source *src, const struct irq_state *st, const char *what, lo
 	n += wl;
 	if (cpu >= 0)
 		n += pp_utoa((uint64_t)cpu, name + n);
-	return series_intern(src->reg, name, n, SERIES_COUNTER32, src->index, "interrupts", 1.0);
+	return series_intern(src->reg, name, n, SERIES_COUNTER32, src->index, "interrupts", 1.0,
+	                     &l);
 }
 
 /* Declare gone every series of an entry and forget their ids. */
@@ -508,8 +519,7 @@ read_header(struct irq_priv *pv, struct sink *sink, const char *line, const char
 			pv->info[i].ncpus = pv->hdr.ncpus;
 		}
 		for (cpu = 0; cpu < old; cpu++) {
-			if (pv->st[i].ids[cpu] != SERIES_NONE &&
-			    !cpuset_has(pv->hdr.online, cpu)) {
+			if (pv->st[i].ids[cpu] != SERIES_NONE && !cpuset_has(pv->hdr.online, cpu)) {
 				sink_gone(sink, pv->st[i].ids[cpu]);
 				pv->st[i].ids[cpu] = SERIES_NONE;
 			}

@@ -37,18 +37,30 @@ static const struct link_stat {
 	const char *unit;
 	int col; /* column in /proc/net/dev, -1 when it has none */
 } link_stats[LINK_NSTATS] = {
-    {"rx_packets", "packets", 1},  {"tx_packets", "packets", 9},
-    {"rx_bytes", "bytes", 0},      {"tx_bytes", "bytes", 8},
-    {"rx_errors", "", 2},          {"tx_errors", "", 10},
-    {"rx_dropped", "", 3},         {"tx_dropped", "", 11},
-    {"multicast", "packets", 7},   {"collisions", "", 13},
-    {"rx_length_errors", "", -1},  {"rx_over_errors", "", -1},
-    {"rx_crc_errors", "", -1},     {"rx_frame_errors", "", 5},
-    {"rx_fifo_errors", "", 4},     {"rx_missed_errors", "", -1},
-    {"tx_aborted_errors", "", -1}, {"tx_carrier_errors", "", 14},
-    {"tx_fifo_errors", "", 12},    {"tx_heartbeat_errors", "", -1},
-    {"tx_window_errors", "", -1},  {"rx_compressed", "", 6},
-    {"tx_compressed", "", 15},     {"rx_nohandler", "", -1},
+    {"rx_packets", "packets", 1},
+    {"tx_packets", "packets", 9},
+    {"rx_bytes", "bytes", 0},
+    {"tx_bytes", "bytes", 8},
+    {"rx_errors", "errors", 2},
+    {"tx_errors", "errors", 10},
+    {"rx_dropped", "drops", 3},
+    {"tx_dropped", "drops", 11},
+    {"multicast", "packets", 7},
+    {"collisions", "collisions", 13},
+    {"rx_length_errors", "errors", -1},
+    {"rx_over_errors", "errors", -1},
+    {"rx_crc_errors", "errors", -1},
+    {"rx_frame_errors", "errors", 5},
+    {"rx_fifo_errors", "errors", 4},
+    {"rx_missed_errors", "errors", -1},
+    {"tx_aborted_errors", "errors", -1},
+    {"tx_carrier_errors", "errors", 14},
+    {"tx_fifo_errors", "errors", 12},
+    {"tx_heartbeat_errors", "errors", -1},
+    {"tx_window_errors", "errors", -1},
+    {"rx_compressed", "packets", 6},
+    {"tx_compressed", "packets", 15},
+    {"rx_nohandler", "drops", -1},
 };
 
 #define PROCNET_COLS 16
@@ -84,13 +96,20 @@ static void
 intern_dev(struct link_state *ls, struct link_dev *d)
 {
 	struct source *src = ls->src;
+	struct series_labels l = source_labels(src);
 
+	l.device = source_atom(src, d->name, strlen(d->name));
 	for (int i = 0; i < LINK_NSTATS; i++) {
 		d->id[i] = SERIES_NONE;
 		if (!src->host && link_stats[i].col < 0)
 			continue;
+		l.field = source_atom(src, link_stats[i].name, strlen(link_stats[i].name));
+		l.dir = strncmp(link_stats[i].name, "rx_", 3) == 0     ? SERIES_DIR_RX
+		        : strncmp(link_stats[i].name, "tx_", 3) == 0   ? SERIES_DIR_TX
+		        : strcmp(link_stats[i].name, "multicast") == 0 ? SERIES_DIR_RX
+		                                                       : SERIES_DIR_NONE;
 		d->id[i] = series_internf(src->reg, SERIES_COUNTER, src->index, link_stats[i].unit,
-		                          1.0, "link.%s.%s", d->name, link_stats[i].name);
+		                          1.0, &l, "link.%s.%s", d->name, link_stats[i].name);
 	}
 }
 

@@ -33,6 +33,7 @@
 
 #include <json-c/json.h>
 
+#include "cpulist.h"
 #include "error.h"
 #include "log.h"
 #include "procparse.h"
@@ -207,6 +208,9 @@ table_intern_header(struct source *src, struct lnstat_table *t, const char *h, c
 	const char *tok[LNSTAT_MAX_COLUMNS];
 	size_t len[LNSTAT_MAX_COLUMNS];
 
+	struct series_labels l = source_labels(src);
+
+	l.table = source_atom(src, t->name, strlen(t->name));
 	t->ncols = header_fields(h, end, tok, len);
 	t->entries_col = -1;
 	t->entries_id = SERIES_NONE;
@@ -217,13 +221,16 @@ table_intern_header(struct source *src, struct lnstat_table *t, const char *h, c
 		t->sums[c] = 0;
 		if (len[c] > LNSTAT_MAX_FIELD)
 			continue;
+		l.field = source_atom(src, tok[c], len[c]);
 		if (len[c] == 7 && memcmp(tok[c], "entries", 7) == 0 && t->entries_col < 0) {
 			t->entries_col = (long)c;
-			t->entries_id = series_internf(src->reg, SERIES_GAUGE, src->index, "", 1.0,
-			                               "lnstat.%s.entries", t->name);
+			t->entries_id =
+			    series_internf(src->reg, SERIES_GAUGE, src->index, "entries", 1.0, &l,
+			                   "lnstat.%s.entries", t->name);
 			continue;
 		}
-		t->sum_ids[c] = series_internf(src->reg, SERIES_COUNTER, src->index, "", 1.0,
+		t->sum_ids[c] = series_internf(src->reg, SERIES_COUNTER, src->index,
+		                               series_unit_guess(tok[c], len[c], false), 1.0, &l,
 		                               "lnstat.%s.%.*s", t->name, (int)len[c], tok[c]);
 	}
 	t->nrows = 0;
@@ -235,6 +242,7 @@ table_add_row(struct source *src, struct lnstat_table *t, size_t r)
 {
 	const char *tok[LNSTAT_MAX_COLUMNS];
 	size_t len[LNSTAT_MAX_COLUMNS];
+	struct series_labels l = source_labels(src);
 	size_t n;
 
 	if (r >= t->rowscap) {
@@ -250,6 +258,8 @@ table_add_row(struct source *src, struct lnstat_table *t, size_t r)
 		t->rowscap = cap;
 	}
 	n = header_fields(t->header, t->header + t->headerlen, tok, len);
+	l.table = source_atom(src, t->name, strlen(t->name));
+	l.cpu = r < CPUSET_MAX_CPUS ? (int16_t)r : -1;
 	for (size_t c = 0; c < t->ncols; c++) {
 		series_id *id = &t->cpu_ids[r * t->ncols + c];
 
@@ -257,7 +267,9 @@ table_add_row(struct source *src, struct lnstat_table *t, size_t r)
 		t->prev[r * t->ncols + c] = 0;
 		if (c >= n || (long)c == t->entries_col || len[c] > LNSTAT_MAX_FIELD)
 			continue;
-		*id = series_internf(src->reg, SERIES_COUNTER32, src->index, "", 1.0,
+		l.field = source_atom(src, tok[c], len[c]);
+		*id = series_internf(src->reg, SERIES_COUNTER32, src->index,
+		                     series_unit_guess(tok[c], len[c], false), 1.0, &l,
 		                     "lnstat.%s.cpu%zu.%.*s", t->name, r, (int)len[c], tok[c]);
 	}
 }

@@ -221,13 +221,20 @@ put_slot(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index, 
 	const char *name = qstats_names[slot];
 
 	if (q->id[slot] == SERIES_NONE) {
-		const char *unit = "";
+		const char *unit;
 		size_t len = strlen(name);
+		struct series_labels l = source_labels(src);
 		if (len >= 5 && strcmp(name + len - 5, "bytes") == 0)
 			unit = "bytes";
 		else if (len >= 7 && strcmp(name + len - 7, "packets") == 0)
 			unit = "packets";
-		q->id[slot] = series_internf(src->reg, SERIES_COUNTER, src->index, unit, 1.0,
+		else
+			unit = series_unit_guess(name, len, false);
+		l.device = source_atom(src, d->name, strlen(d->name));
+		l.queue = (int32_t)index;
+		l.dir = dir == QUEUE_RX ? SERIES_DIR_RX : SERIES_DIR_TX;
+		l.field = source_atom(src, name, len);
+		q->id[slot] = series_internf(src->reg, SERIES_COUNTER, src->index, unit, 1.0, &l,
 		                             "queue.%s.%s%u.%s", d->name,
 		                             dir == QUEUE_RX ? "rx" : "tx", index, name);
 		if (slot < 4)

@@ -159,6 +159,7 @@ intern_field(struct source *src, const char *prefix, size_t prefixlen, const cha
 {
 	char name[SNMP_NAME_MAX];
 	enum series_kind kind = SERIES_COUNTER;
+	struct series_labels l = source_labels(src);
 	uint64_t raw;
 	bool neg;
 	int n;
@@ -170,7 +171,13 @@ intern_field(struct source *src, const char *prefix, size_t prefixlen, const cha
 		kind = SERIES_GAUGE;
 	if (strncmp(name, "snmp.", 5) == 0 && is_level(name + 5))
 		kind = SERIES_GAUGE;
-	return series_intern(src->reg, name, (size_t)n, kind, src->index, "", 1.0);
+	/* table: the group ("TcpExt"; snmp6 is one table), field: the field's name; the unit
+	 * from the field's name (series_unit_guess). */
+	l.table = strncmp(prefix, "snmp.", 5) == 0 ? source_atom(src, prefix + 5, prefixlen - 5)
+	                                           : source_atom(src, prefix, prefixlen);
+	l.field = source_atom(src, field, fieldlen);
+	return series_intern(src->reg, name, (size_t)n, kind, src->index,
+	                     series_unit_guess(field, fieldlen, kind == SERIES_GAUGE), 1.0, &l);
 }
 
 /* The line at index i of a file, allocated zeroed on first use; NULL past the bound. */

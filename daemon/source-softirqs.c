@@ -60,6 +60,7 @@ intern_cell(struct source *src, const struct softirq_row *r, unsigned cpu)
 {
 	char name[SOFTIRQ_NAME_MAX + 40];
 	size_t n;
+	struct series_labels l = source_labels(src);
 
 	memcpy(name, "softirq.", 8);
 	memcpy(name + 8, r->name, r->name_len);
@@ -67,7 +68,9 @@ intern_cell(struct source *src, const struct softirq_row *r, unsigned cpu)
 	memcpy(name + n, ".cpu", 4);
 	n += 4;
 	n += pp_utoa(cpu, name + n);
-	return series_intern(src->reg, name, n, SERIES_COUNTER32, src->index, "softirqs", 1.0);
+	l.type = source_atom(src, r->name, r->name_len);
+	l.cpu = (int16_t)cpu;
+	return series_intern(src->reg, name, n, SERIES_COUNTER32, src->index, "softirqs", 1.0, &l);
 }
 
 /* Declare gone every series of a row and free it. */

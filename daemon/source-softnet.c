@@ -173,9 +173,13 @@ parse_full(struct source *src, struct softnet_priv *pv, struct sink *sink, struc
 		if (softnet_fields[f].col >= ncols)
 			continue;
 		if (c->ids[f] == SERIES_NONE) {
-			c->ids[f] = series_internf(src->reg, softnet_fields[f].kind, src->index,
-			                           softnet_fields[f].unit, 1.0, "softnet.cpu%zu.%s",
-			                           cpu, softnet_fields[f].name);
+			struct series_labels l = source_labels(src);
+			l.cpu = (int16_t)cpu;
+			l.field = source_atom(src, softnet_fields[f].name,
+			                      strlen(softnet_fields[f].name));
+			c->ids[f] = series_internf(
+			    src->reg, softnet_fields[f].kind, src->index, softnet_fields[f].unit,
+			    1.0, &l, "softnet.cpu%zu.%s", cpu, softnet_fields[f].name);
 			put_field(pv, sink, c, (int)f, false, pv->scratch[softnet_fields[f].col]);
 		} else
 			put_field(pv, sink, c, (int)f, known, pv->scratch[softnet_fields[f].col]);

@@ -245,9 +245,14 @@ file_reshape(struct source *src, struct sysctl_file *f, int n, struct sink *sink
 	size_t len;
 	bool kept;
 
+	struct series_labels l = source_labels(src);
+
 	for (int i = 0; i < n; i++) {
 		len = value_name(f->path, i, n, name, sizeof(name));
-		ids[i] = series_intern(src->reg, name, len, kind, src->index, "", 1.0);
+		/* field: the key as sysctl(8) writes it, with the value's index when several */
+		l.field = source_atom(src, name + 7, len - 7);
+		ids[i] = series_intern(src->reg, name, len, kind, src->index,
+		                       kind == SERIES_GAUGE ? "value" : "events", 1.0, &l);
 	}
 	for (size_t j = 0; j < f->nids; j++) {
 		kept = false;

@@ -183,3 +183,16 @@ source_file_free(struct source_file *f)
 	free(f->buf[1]);
 	source_file_init(f, f->path);
 }
+
+struct series_labels
+source_labels(struct source *src)
+{
+	series_registry_name_source(src->reg, src->index, src->ops->name);
+	return SERIES_LABELS_NONE;
+}
+
+series_atom
+source_atom(struct source *src, const char *s, size_t len)
+{
+	return series_atom_intern(src->reg, s, len);
+}

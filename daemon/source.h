@@ -121,6 +121,12 @@ extern const struct source_ops source_sysctl_ops;
 
 /* Helpers every source uses (source.c). */
 
+/* Labels with none set, for a series src is about to create: records src's name as the
+ * "source" label of its series (series_registry_name_source). */
+struct series_labels source_labels(struct source *src);
+/* The atom of s[0..len) in src's registry (series_atom_intern). */
+series_atom source_atom(struct source *src, const char *s, size_t len);
+
 /* Read a whole file below the source's root into *buf (grown as needed, never shrunk; the
  * caller keeps buf across samples so steady state allocates nothing). NUL-terminates.
  * Returns bytes read or -1 with errno. path is relative ("proc/interrupts"). */

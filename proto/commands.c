@@ -82,10 +82,14 @@ const struct proto_command proto_commands[] = {
     {
         .name = "metrics",
         .flags = PROTO_READONLY,
-        .summary = "the series the daemon knows: name, kind, unit, source",
-        .usage = "[GLOB] [--live]",
+        .summary = "the series the daemon knows: name, kind, unit, source, labels",
+        .usage = "[GLOB] [--live] [--label KEY=VALUE]...",
         .args = {ARG_GLOB(false),
-                 {.name = "live", .type = PROTO_ARG_BOOL, .help = "only series that exist now"}},
+                 {.name = "live", .type = PROTO_ARG_BOOL, .help = "only series that exist now"},
+                 {.name = "label",
+                  .type = PROTO_ARG_STRINGS,
+                  .max_len = 200,
+                  .help = "only series with this label, KEY=VALUE (repeatable): type=NET_RX"}},
     },
     {
         .name = "now",

@@ -221,6 +221,53 @@ def test_device_removed_mid_run():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_labels_not_names():
+    """Series carry labels from their source: a device named like a per-CPU series
+    (vE.cpu3) is a device with no CPU, softirq series have their type and CPU, and
+    `metrics --label` selects by them."""
+    d = Daemon(ns=NS_A)
+    try:
+        sh("ip", "link", "add", "vE.cpu3", "type", "veth", "peer", "name", "vF", ns=NS_A)
+        sh("ip", "link", "set", "vE.cpu3", "up", ns=NS_A)
+        time.sleep(1.5)
+        m = d.json("metrics", "link.vE.cpu3.rx_packets")
+        assert m["count"] == 1, m
+        assert m["series"][0]["labels"] == {
+            "source": "link", "unit": "packets", "device": "vE.cpu3", "field": "rx_packets",
+            "direction": "rx"}, m
+        by_dev = d.json("metrics", "--label", "device=vE.cpu3", "--label", "direction=tx")
+        names = {s["name"] for s in by_dev["series"]}
+        assert "link.vE.cpu3.tx_bytes" in names and "link.vE.cpu3.rx_bytes" not in names, names
+        assert all(s["labels"]["device"] == "vE.cpu3" for s in by_dev["series"]), by_dev
+        # cpu=3 finds per-CPU series of the CPU sources, never the device's
+        cpu3 = d.json("metrics", "--label", "cpu=3")
+        assert cpu3["count"] > 0 or os.cpu_count() < 4, cpu3
+        assert not any("vE" in s["name"] for s in cpu3["series"]), cpu3
+        assert all(s["labels"]["cpu"] == 3 for s in cpu3["series"]), cpu3
+        rx = d.json("metrics", "--label", "source=softirqs", "--label", "type=NET_RX",
+                    "--label", "cpu=0")
+        assert [s["name"] for s in rx["series"]] == ["softirq.NET_RX.cpu0"], rx
+        assert rx["series"][0]["labels"] == {"source": "softirqs", "unit": "softirqs",
+                                             "type": "NET_RX", "cpu": 0}, rx
+        # every series has a unit
+        every = d.json("metrics")
+        assert every["count"] > 100 and all(s["unit"] for s in every["series"]), [
+            s["name"] for s in every["series"] if not s["unit"]][:5]
+        ser = d.json("series", "softirq.NET_RX.cpu0", "--from", "-2")
+        assert ser["series"][0]["labels"]["type"] == "NET_RX", ser
+        # the softirqs view takes its CPUs and types from the labels
+        v = d.json("softirqs", "--all")
+        assert "NET_RX" in v["types"] and [c["cpu"] for c in v["cpus"]] == sorted(
+            c["cpu"] for c in v["cpus"]), v
+        assert len(v["cpus"]) == os.cpu_count(), (len(v["cpus"]), os.cpu_count())
+        r = d.ctl("metrics", "--label", "colour=red", check=False)
+        assert r.returncode != 0 and "no such label" in r.stderr, r.stderr
+    finally:
+        subprocess.run(["ip", "netns", "exec", NS_A, "ip", "link", "del", "vE.cpu3"],
+                       capture_output=True)
+        assert d.stop() == 0, "daemon exit status"
+
+
 def test_host_queues_match_ip_link():
     """Per-queue totals of the host's eth0 (qstats) agree with `ip -s link` totals."""
     r = subprocess.run(["ip", "-s", "-j", "link", "show", "eth0"], capture_output=True,
@@ -288,8 +335,8 @@ def test_queues_mq_classes():
         sh("tc", "qdisc", "del", "dev", "vA", "root", ns=NS_A, check=False)
 
 
-TESTS = [test_rates_match_iperf3, test_device_removed_mid_run, test_host_queues_match_ip_link,
-         test_queues_mq_classes]
+TESTS = [test_rates_match_iperf3, test_device_removed_mid_run, test_labels_not_names,
+         test_host_queues_match_ip_link, test_queues_mq_classes]
 
 
 def main():

@@ -219,7 +219,7 @@ harness_value(struct world *w, const char *name)
 	return w->sink.val[id];
 }
 
-/* Check a series' value (put in the last sample), kind, source and unit. */
+/* Check a series' value (put in the last sample), kind, source, and that it has a unit. */
 void
 harness_check(struct world *w, const char *name, uint64_t val, enum series_kind kind)
 {
@@ -234,7 +234,42 @@ harness_check(struct world *w, const char *name, uint64_t val, enum series_kind 
 		         (unsigned long long)val);
 	assert_int_equal(si->kind, kind);
 	assert_int_equal(si->source, w->src.index);
-	assert_string_equal(si->unit, "");
+	if (si->unit[0] == '\0')
+		fail_msg("%s has no unit", name);
+}
+
+void
+harness_labels(struct world *w, const char *name, const char *spec)
+{
+	series_id id = harness_find(w, name);
+	bool given[SERIES_NKEYS] = {false};
+	char buf[512], *save = NULL;
+	struct nm_error err;
+	struct series_matcher m;
+
+	snprintf(buf, sizeof(buf), "%s", spec);
+	for (char *kv = strtok_r(buf, " ", &save); kv != NULL; kv = strtok_r(NULL, " ", &save)) {
+		char *eq = strchr(kv, '=');
+		if (eq == NULL)
+			fail_msg("label spec \"%s\": no '='", kv);
+		*eq = '\0';
+		if (series_matcher_set(&w->reg, &m, kv, eq + 1, &err) < 0)
+			fail_msg("%s: %s", name, err.message);
+		given[m.key] = true;
+		if (!series_matches(&w->reg, id, &m, 1))
+			fail_msg("%s: label %s is not \"%s\"", name, kv, eq + 1);
+	}
+	for (int k = 0; k < SERIES_NKEYS; k++) {
+		const char *none = "";
+		if (given[k] || k == SERIES_KEY_SOURCE || k == SERIES_KEY_UNIT)
+			continue;
+		if (k == SERIES_KEY_QUEUE || k == SERIES_KEY_CPU || k == SERIES_KEY_IRQ)
+			none = "-1";
+		assert_int_equal(series_matcher_set(&w->reg, &m, series_key_names[k], none, NULL),
+		                 0);
+		if (!series_matches(&w->reg, id, &m, 1))
+			fail_msg("%s: has a label %s, not expected", name, series_key_names[k]);
+	}
 }
 
 /* Run gen-host.py into the world's dir and keep its summary. */

@@ -63,9 +63,14 @@ series_id harness_find(struct world *w, const char *name);
 bool harness_exists(struct world *w, const char *name);
 /* The last value of a series that must exist, have been put and not be gone since. */
 uint64_t harness_value(struct world *w, const char *name);
-/* A series put in the last sample with value val, of kind, with the source's index and no
+/* A series put in the last sample with value val, of kind, with the source's index and a
  * unit. */
 void harness_check(struct world *w, const char *name, uint64_t val, enum series_kind kind);
+
+/* The series name has exactly the labels of spec, blank-separated key=value pairs
+ * ("source=softirqs type=NET_RX cpu=1 unit=softirqs"): those given match, those not given
+ * (but source and unit) are none. */
+void harness_labels(struct world *w, const char *name, const char *spec);
 
 /* Run gen-host.py with args into w->dir and keep its summary in w->js. */
 void harness_gen(struct world *w, const char *args);

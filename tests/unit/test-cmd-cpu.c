@@ -1,4 +1,4 @@
-/* test-cmd-cpu.c: the cpu and rates commands on a /proc/stat fixture sampled on a driven
+/* test-cmd-cpu.c: the cpu, rates and softirqs commands on a /proc/stat fixture sampled on a driven
  * clock: which CPUs a span lists (one offline at the end that did nothing is not; one
  * online with no tick is, 100 % idle; one offline at the start and back within the span
  * adds what it did since), exact percentages, "all" the sum of the CPUs, and the span edges
@@ -31,8 +31,8 @@
 #define SEC 1000000000ull
 #define T0  (1000 * SEC) /* the timeline's 0, CLOCK_MONOTONIC */
 
-static const char *const off[] = {"interrupts", "softirqs", "snmp",   "link", "queues",
-                                  "ethtool",    "softnet",  "lnstat", "sysctl", NULL};
+static const char *const off[] = {"interrupts", "snmp",   "link",   "queues", "ethtool",
+                                  "softnet",    "lnstat", "sysctl", NULL};
 
 /* The cpu lines at samples 1..4 s: cpu1 idle, then offline from 3 s; cpu2 never ticks;
  * cpu3 offline at 2 s, back at 3 s with idle restarted from 0. */
@@ -77,6 +77,27 @@ put_stat(struct world *w, const char *cpu_lines)
 	fclose(fp);
 }
 
+/* Write proc/softirqs for the sample at k s: two types, one named as if it held a CPU
+ * ("NET.cpu3X"), the other NET_RX; on CPU c NET.cpu3X grows by c + 1 a second, NET_RX by
+ * 10 (c + 1). */
+static void
+put_softirqs(struct world *w, unsigned k)
+{
+	char path[256];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/proc/softirqs", w->root);
+	fp = fopen(path, "r+");
+	if (fp == NULL)
+		fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(ftruncate(fileno(fp), 0), 0);
+	fprintf(fp, "                    CPU0       CPU1       CPU2       CPU3\n");
+	fprintf(fp, "   NET.cpu3X: %10u %10u %10u %10u\n", k, 2 * k, 3 * k, 4 * k);
+	fprintf(fp, "      NET_RX: %10u %10u %10u %10u\n", 10 * k, 20 * k, 30 * k, 40 * k);
+	fclose(fp);
+}
+
 /* The daemon's parts over the fixture; a window "mid" from the sample at 2 s to the one
  * at 4 s; samples at 1, 2, 3, 4 s. */
 static int
@@ -95,6 +116,7 @@ setup(void **state)
 	assert_int_equal(mkdir(w->state, 0700), 0);
 	w->now = T0 + SEC;
 	put_stat(w, lines[0]);
+	put_softirqs(w, 1);
 	config_defaults(&w->cfg);
 	free(w->cfg.root);
 	w->cfg.root = strdup(w->root);
@@ -113,6 +135,7 @@ setup(void **state)
 	for (unsigned k = 1; k <= 4; k++) {
 		w->now = T0 + k * SEC;
 		put_stat(w, lines[k - 1]);
+		put_softirqs(w, k);
 		if (k == 2) {
 			/* window_start samples every source at its edge: the sample at 2 s. */
 			assert_non_null(r = window_start(w->d.windows, "mid", "hand", &err));
@@ -149,8 +172,7 @@ teardown(void **state)
 
 /* Run a command with args (JSON text); its result, which must come. */
 static json_object *
-run(struct world *w, int (*fn)(struct cmd_ctx *, json_object *, json_object **,
-                               struct nm_error *),
+run(struct world *w, int (*fn)(struct cmd_ctx *, json_object *, json_object **, struct nm_error *),
     const char *args_text)
 {
 	struct cmd_ctx ctx = {.d = &w->d};
@@ -183,8 +205,8 @@ cpu_of(json_object *o, int c)
 static void
 check_usi(json_object *o, double user, double sys, double idle)
 {
-	static const char *const zero[] = {"nice", "iowait", "irq", "softirq", "steal", "guest",
-	                                   "guest_nice"};
+	static const char *const zero[] = {"nice",  "iowait", "irq",       "softirq",
+	                                   "steal", "guest",  "guest_nice"};
 
 	assert_non_null(o);
 	if (fabs(json_get_double(o, "user", -1) - user) > 1e-9 ||
@@ -266,6 +288,35 @@ test_rates_last(void **state)
 	json_object_put(o);
 }
 
+/* The softirqs view takes types and CPUs from the series' labels: a type whose name looks
+ * like a CPU is one type, its CPUs are the columns' (a view that split names found a type
+ * "NET" on a CPU 3). */
+static void
+test_softirqs_labels(void **state)
+{
+	struct world *w = *state;
+	json_object *o = run(w, cmd_softirqs, "{\"window\":\"mid\"}"), *types, *cpus, *tot;
+
+	types = json_object_object_get(o, "types");
+	assert_int_equal(json_object_array_length(types), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(types, 0)),
+	                    "NET.cpu3X");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(types, 1)), "NET_RX");
+	cpus = json_object_object_get(o, "cpus");
+	assert_int_equal(json_object_array_length(cpus), 4);
+	for (int c = 0; c < 4; c++) {
+		json_object *e = json_object_array_get_idx(cpus, (size_t)c), *r;
+		assert_int_equal(json_get_int(e, "cpu", -1), c);
+		r = json_object_object_get(e, "rates");
+		assert_true(fabs(json_get_double(r, "NET.cpu3X", -1) - (c + 1)) < 1e-9);
+		assert_true(fabs(json_get_double(r, "NET_RX", -1) - 10 * (c + 1)) < 1e-9);
+	}
+	tot = json_object_object_get(o, "total");
+	assert_true(fabs(json_get_double(tot, "NET.cpu3X", -1) - 10) < 1e-9);
+	assert_true(fabs(json_get_double(tot, "NET_RX", -1) - 100) < 1e-9);
+	json_object_put(o);
+}
+
 int
 main(void)
 {
@@ -273,6 +324,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_cpu_last, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cpu_window, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rates_last, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_softirqs_labels, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,11 @@ test_steps(void **state)
 	harness_check_values(&w, "cpu.");
 	harness_check_values(&w, "stat.");
 	assert_int_equal(harness_value(&w, "cpu.online"), 144);
+	harness_labels(&w, "cpu.online", "source=cpu field=online unit=cpus");
+	harness_labels(&w, "cpu.143.online", "source=cpu cpu=143 field=online unit=cpus");
+	harness_labels(&w, "cpu.143.guest_nice", "source=cpu cpu=143 mode=guest_nice unit=s");
+	harness_labels(&w, "cpu.all.softirq", "source=cpu mode=softirq unit=s");
+	harness_labels(&w, "stat.ctxt", "source=cpu field=ctxt unit=switches");
 	si = series_get(&w.reg, harness_find(&w, "cpu.143.guest_nice"));
 	assert_int_equal(si->kind, SERIES_COUNTER);
 	assert_string_equal(si->unit, "s");

@@ -31,6 +31,7 @@ test_fixtures(void **state)
 {
 	struct world w;
 	struct nm_error err;
+	struct series_labels lab;
 
 	(void)state;
 	harness_init(&w, &source_ethtool_ops, FIXTURE_DIR);
@@ -40,6 +41,12 @@ test_fixtures(void **state)
 	assert_int_equal(harness_value(&w, "ethtool.bnxt.[0]:_rx_ucast_packets"), 1000);
 	assert_int_equal(harness_value(&w, "ethtool.be2net.rxq1:_rx_pkts"), 200);
 	assert_int_equal(harness_value(&w, "ethtool.mlx5.rx_prio0_packets"), 1234567);
+	harness_labels(
+	    &w, "ethtool.mlx5.rx_prio0_packets",
+	    "source=ethtool device=mlx5 direction=rx field=rx_prio0_packets unit=packets");
+	/* the field is the driver's name as it gives it, blanks and all; the name's are '_' */
+	lab = series_labels_of(&w.reg, harness_find(&w, "ethtool.bnxt.[0]:_rx_ucast_packets"));
+	assert_string_equal(series_atom_str(&w.reg, lab.field), "[0]: rx_ucast_packets");
 	assert_int_equal(harness_value(&w, "ethtool.i40e.rx-0.rx_packets"), 3000);
 	assert_int_equal(harness_value(&w, "ethtool.ixgbe.tx_queue_3_bytes"), 120000);
 	assert_int_equal(

@@ -61,6 +61,7 @@ test_steps(void **state)
 	wrap[0] = harness_find(&w, "irq.37.cpu0"); /* mlx5_comp0: 2^32-600 */
 	wrap[1] = harness_find(&w, "irq.38.cpu1"); /* mlx5_comp1: wraps to exactly 0 */
 	wrap[2] = harness_find(&w, "irq.39.cpu2"); /* mlx5_comp2: 2^32-1 */
+	harness_labels(&w, "irq.39.cpu2", "source=interrupts irq=39 cpu=2 unit=interrupts");
 	assert_int_equal(js_irq(&w, "mlx5_comp0@pci:0000:08:00.0"), 37);
 	for (int i = 0; i < 3; i++)
 		v0[i] = w.sink.val[wrap[i]];

@@ -31,6 +31,10 @@ test_procnet_values(void **state)
 	assert_int_equal(harness_value(&w, "link.lo.tx_bytes"), 123456);
 	assert_int_equal(harness_value(&w, "link.eth0.rx_bytes"), 98765432101ull);
 	assert_int_equal(harness_value(&w, "link.eth0.rx_packets"), 87654321);
+	harness_labels(&w, "link.eth0.rx_packets",
+	               "source=link device=eth0 direction=rx field=rx_packets unit=packets");
+	harness_labels(&w, "link.lo.tx_bytes",
+	               "source=link device=lo direction=tx field=tx_bytes unit=bytes");
 	assert_int_equal(harness_value(&w, "link.eth0.rx_errors"), 3);
 	assert_int_equal(harness_value(&w, "link.eth0.rx_dropped"), 17);
 	assert_int_equal(harness_value(&w, "link.eth0.rx_fifo_errors"), 1);

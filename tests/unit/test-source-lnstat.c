@@ -38,6 +38,12 @@ test_fixture_values(void **state)
 	harness_check(&w, "lnstat.arp_cache.cpu0.allocs", 0x10, SERIES_COUNTER32);
 	harness_check(&w, "lnstat.arp_cache.cpu1.allocs", 0x20, SERIES_COUNTER32);
 	harness_check(&w, "lnstat.arp_cache.allocs", 0x30, SERIES_COUNTER);
+	harness_labels(&w, "lnstat.arp_cache.allocs",
+	               "source=lnstat table=arp_cache field=allocs unit=events");
+	harness_labels(&w, "lnstat.arp_cache.cpu1.allocs",
+	               "source=lnstat table=arp_cache cpu=1 field=allocs unit=events");
+	harness_labels(&w, "lnstat.arp_cache.entries",
+	               "source=lnstat table=arp_cache field=entries unit=entries");
 	harness_check(&w, "lnstat.arp_cache.destroys", 3, SERIES_COUNTER);
 	harness_check(&w, "lnstat.arp_cache.cpu0.lookups", 0xfffffff0, SERIES_COUNTER32);
 	harness_check(&w, "lnstat.arp_cache.cpu1.lookups", 5, SERIES_COUNTER32);

@@ -43,6 +43,11 @@ test_fixture_drivers(void **state)
 	assert_int_equal(harness_value(&w, "queue.mlx5.rx0.packets"), 600000);
 	assert_int_equal(harness_value(&w, "queue.mlx5.tx1.bytes"), 63456789);
 	assert_int_equal(harness_value(&w, "queue.ixgbe.rx3.packets"), 400);
+	harness_labels(
+	    &w, "queue.ixgbe.rx3.packets",
+	    "source=queues device=ixgbe queue=3 direction=rx field=packets unit=packets");
+	harness_labels(&w, "queue.mlx5.tx1.bytes",
+	               "source=queues device=mlx5 queue=1 direction=tx field=bytes unit=bytes");
 	assert_int_equal(harness_value(&w, "queue.i40e.tx1.packets"), 2100);
 	assert_int_equal(harness_value(&w, "queue.iavf.rx1.bytes"), 448576);
 	assert_int_equal(harness_value(&w, "queue.ena.rx2.packets"), 220);

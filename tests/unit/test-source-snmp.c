@@ -31,6 +31,10 @@ test_fixture_values(void **state)
 	harness_check(&w, "snmp.Tcp.InSegs", 123456789, SERIES_COUNTER);
 	harness_check(&w, "snmp.Tcp.OutSegs", 98765, SERIES_COUNTER);
 	harness_check(&w, "snmp.Tcp.RetransSegs", 17, SERIES_COUNTER);
+	harness_labels(&w, "snmp.Tcp.RetransSegs",
+	               "source=snmp table=Tcp field=RetransSegs unit=segments");
+	harness_labels(&w, "snmp.Tcp.ActiveOpens",
+	               "source=snmp table=Tcp field=ActiveOpens unit=connections");
 	harness_check(&w, "snmp.Tcp.ActiveOpens", 13, SERIES_COUNTER);
 	/* MaxConn is -1: a gauge holding the two's complement. */
 	harness_check(&w, "snmp.Tcp.MaxConn", UINT64_MAX, SERIES_GAUGE);

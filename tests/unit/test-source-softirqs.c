@@ -38,6 +38,9 @@ test_steps(void **state)
 	assert_string_equal(series_get(&w.reg, harness_find(&w, "softirq.RCU.cpu143"))->unit,
 	                    "softirqs");
 	changed = harness_js_int(&w, "changed", "softirqs");
+	harness_labels(&w, "softirq.NET_RX.cpu1",
+	               "source=softirqs type=NET_RX cpu=1 unit=softirqs");
+	harness_labels(&w, "softirq.RCU.cpu143", "source=softirqs type=RCU cpu=143 unit=softirqs");
 
 	harness_gen(&w, "--only softirqs --step 1");
 	harness_sample(&w);
@@ -48,6 +51,30 @@ test_steps(void **state)
 	                 harness_js_int(&w, "deltas", "softirq.NET_RX.cpu1"));
 	harness_sample(&w);
 	assert_int_equal(w.sink.nput, 0);
+	harness_free(&w);
+}
+
+/* A type whose name holds a dot and ".cpu" still has one type and its CPU as labels: the
+ * views and reports read those, never the name. */
+static void
+test_labels_dotted_type(void **state)
+{
+	struct world w;
+
+	(void)state;
+	harness_init(&w, &source_softirqs_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/softirqs",
+	              "                    CPU0       CPU7\n"
+	              "   NET.cpu3X:          1          2\n"
+	              "      NET_RX:         10         20\n");
+	harness_start(&w);
+	harness_sample(&w);
+	assert_int_equal(harness_value(&w, "softirq.NET.cpu3X.cpu7"), 2);
+	harness_labels(&w, "softirq.NET.cpu3X.cpu7",
+	               "source=softirqs type=NET.cpu3X cpu=7 unit=softirqs");
+	harness_labels(&w, "softirq.NET_RX.cpu0",
+	               "source=softirqs type=NET_RX cpu=0 unit=softirqs");
 	harness_free(&w);
 }
 
@@ -198,9 +225,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_steps), cmocka_unit_test(test_header),
-	    cmocka_unit_test(test_rows),  cmocka_unit_test(test_missing),
-	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_steps),   cmocka_unit_test(test_labels_dotted_type),
+	    cmocka_unit_test(test_header),  cmocka_unit_test(test_rows),
+	    cmocka_unit_test(test_missing), cmocka_unit_test(test_host),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -38,6 +38,8 @@ test_steps(void **state)
 	assert_string_equal(series_get(&w.reg, harness_find(&w, "softnet.cpu9.processed"))->unit,
 	                    "packets");
 	p2 = harness_value(&w, "softnet.cpu2.processed");
+	harness_labels(&w, "softnet.cpu9.processed",
+	               "source=softnet cpu=9 field=processed unit=packets");
 	b5 = harness_value(&w, "softnet.cpu5.backlog");
 	changed = harness_js_int(&w, "changed", "softnet");
 

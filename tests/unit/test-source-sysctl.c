@@ -81,6 +81,8 @@ test_fixture_values(void **state)
 	harness_check(&w, "sysctl.net.core.rfs_arfs_expired", 3, SERIES_GAUGE);
 	harness_check(&w, "sysctl.net.ipv4.tcp_mem.0", 1000, SERIES_GAUGE);
 	harness_check(&w, "sysctl.net.ipv4.tcp_mem.1", 2000, SERIES_GAUGE);
+	harness_labels(&w, "sysctl.net.ipv4.tcp_mem.1",
+	               "source=sysctl field=net.ipv4.tcp_mem.1 unit=value");
 	harness_check(&w, "sysctl.net.ipv4.tcp_mem.2", 3000, SERIES_GAUGE);
 	assert_false(harness_exists(&w, "sysctl.net.ipv4.tcp_mem"));
 	harness_check(&w, "sysctl.net.core.somaxconn", 1024, SERIES_GAUGE);
