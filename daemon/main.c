@@ -483,6 +483,7 @@ main(int argc, char **argv)
 	sampler_free(d.sampler);
 	free(d.ids);
 	loop_free(d.loop);
+	privsep_wait();
 	log_info("stopped (%s)", reason);
 	config_free(&d.config);
 	return 0;

@@ -389,6 +389,25 @@ privsep_bye(void)
 }
 
 void
+privsep_wait(void)
+{
+	struct timespec tick = {0, 10 * 1000 * 1000};
+
+	if (ps.fd < 0 || ps.pid <= 0)
+		return;
+	privsep_unwatch();
+	close(ps.fd);
+	ps.fd = -1;
+	for (int i = 0; i < 300; i++) {
+		pid_t r = waitpid(ps.pid, NULL, WNOHANG);
+		if (r == ps.pid || (r < 0 && errno != EINTR))
+			return;
+		nanosleep(&tick, NULL);
+	}
+	log_warnx("privsep: the privileged process (pid %d) did not finish in 3 s", (int)ps.pid);
+}
+
+void
 privsep_release(pid_t pid)
 {
 	struct ps_hdr h = {.type = PS_RELEASE, .a = pid};

@@ -84,6 +84,10 @@ void privsep_release(pid_t pid);
 /* Say the main process stops in order (the privileged process then removes the socket
  * the daemon made once the main process has gone). */
 void privsep_bye(void);
+/* The last step of a stop, off the loop: close the channel and wait (at most 3 s) for the
+ * privileged process to finish (test processes killed, the socket removed), so that the
+ * daemon has stopped when the main process exits. */
+void privsep_wait(void);
 
 /* Use fd as the channel to a privileged process pid without forking or dropping (for the
  * test that drives privsep_parent_run over a socket pair). */
