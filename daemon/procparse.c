@@ -26,7 +26,8 @@ pp_label(const char **pp, const char *eol, const char **label, size_t *len)
 {
 	const char *s = pp_skip_blanks(*pp, eol), *e = s;
 
-	while (e < eol && *e != ':' && !pp_isblank(*e))
+	/* A NUL ends no label: the kernel prints none, and a label must be a C string. */
+	while (e < eol && *e != ':' && *e != '\0' && !pp_isblank(*e))
 		e++;
 	if (e == eol || *e != ':' || e == s)
 		return -1;

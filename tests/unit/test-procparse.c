@@ -401,13 +401,37 @@ test_cpu_cols(void **state)
 	pp_cpu_cols_free(&c);
 }
 
+/* pp_label: a label is the bytes before ':', never empty, and never holds a NUL (the
+ * interrupts source keeps labels as C strings: fuzz-proc found "\0:" giving ""). */
+static void
+test_label(void **state)
+{
+	static const char ok[] = "  LOC:  1 2", nul[] = " \0:  1 2", none[] = "  :  1",
+	                  blank[] = "  LO C: 1";
+	const char *p, *label;
+	size_t len;
+
+	(void)state;
+	p = ok;
+	assert_int_equal(pp_label(&p, ok + sizeof(ok) - 1, &label, &len), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(label, "LOC", 3);
+	assert_ptr_equal(p, ok + 6);
+	p = nul;
+	assert_int_equal(pp_label(&p, nul + sizeof(nul) - 1, &label, &len), -1);
+	p = none;
+	assert_int_equal(pp_label(&p, none + sizeof(none) - 1, &label, &len), -1);
+	p = blank;
+	assert_int_equal(pp_label(&p, blank + sizeof(blank) - 1, &label, &len), -1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_procparse),      cmocka_unit_test(test_cpu_cols),
-	    cmocka_unit_test(test_row_diff_fixed), cmocka_unit_test(test_row_diff_random),
-	    cmocka_unit_test(test_first_diff),
+	    cmocka_unit_test(test_procparse),       cmocka_unit_test(test_label),
+	    cmocka_unit_test(test_cpu_cols),        cmocka_unit_test(test_row_diff_fixed),
+	    cmocka_unit_test(test_row_diff_random), cmocka_unit_test(test_first_diff),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
