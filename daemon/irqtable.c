@@ -446,9 +446,10 @@ entry_from_json(struct irq_info *info, json_object *o)
 	char label[16], *w;
 	size_t ll, nl;
 
-	if (!json_object_is_type(o, json_type_object) || name == NULL || dev == NULL ||
-	    strlen(dev) >= IRQ_DEVICE_MAX || qk < 0 || dk < 0 ||
-	    !member_int(o, "irq", 0, INT32_MAX, &irq) ||
+	/* A device longer than the field is cut to fit, not refused: what was stored is ours,
+	 * and escaping a name's stray bytes (\xNN, json_add_string) can lengthen it. */
+	if (!json_object_is_type(o, json_type_object) || name == NULL || dev == NULL || qk < 0 ||
+	    dk < 0 || !member_int(o, "irq", 0, INT32_MAX, &irq) ||
 	    !member_int(o, "queue", -1, INT32_MAX, &q) ||
 	    !member_cpus(o, "affinity", &e.affinity, &e.has_affinity) ||
 	    !member_cpus(o, "effective", &e.effective, &e.has_effective))

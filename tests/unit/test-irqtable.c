@@ -208,10 +208,12 @@ test_json(void **state)
 	    "\"queue\": 0, \"queue_kind\": \"txrx\", \"affinity\": \"0-x\"}]",
 	    "[{\"irq\": 4, \"name\": \"x\", \"device\": \"eth0\", \"dev_kind\": \"netdev\", "
 	    "\"queue\": 0, \"queue_kind\": \"txrx\", \"effective\": 3}]",
+	};
+	/* A device longer than the field is cut to fit (escaped stray bytes lengthen names). */
+	static const char long_dev[] =
 	    "[{\"irq\": 4, \"name\": \"x\", \"device\": "
 	    "\"a123456789012345678901234567890123456789012345678901234567890123\", "
-	    "\"dev_kind\": \"netdev\", \"queue\": 0, \"queue_kind\": \"txrx\"}]",
-	};
+	    "\"dev_kind\": \"netdev\", \"queue\": 0, \"queue_kind\": \"txrx\"}]";
 	struct irq_table t, back;
 	const struct irq_info *e;
 	struct nm_error err;
@@ -241,6 +243,14 @@ test_json(void **state)
 	assert_true(cpuset_equal(&e->effective, &t.v[0].effective));
 	assert_int_equal(e->ncpus, 0);
 	assert_null(irqtable_find_irq(&back, 43));
+	irqtable_free(&back);
+	json_object_put(js);
+
+	js = json_tokener_parse(long_dev);
+	assert_int_equal(irqtable_from_json(&back, js, &err), 0);
+	assert_int_equal(back.n, 1);
+	assert_int_equal(strlen(back.v[0].queue.device), IRQ_DEVICE_MAX - 1);
+	assert_memory_equal(back.v[0].queue.device, "a12345678901", 12);
 	irqtable_free(&back);
 	json_object_put(js);
 
