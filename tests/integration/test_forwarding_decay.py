@@ -44,6 +44,7 @@ def main():
     out = tempfile.mkdtemp(prefix="nm-fd-")
     os.chmod(out, 0o755)  # the daemon's main process runs as netmetrics
     env = dict(os.environ, NETMETRICSD=NETMETRICSD, NETMETRICSCTL=NETMETRICSCTL)
+    r = None
     try:
         r = subprocess.run([os.path.join(SRCDIR, "examples", "forwarding-decay", "run"),
                             "--short", "--out", out], capture_output=True, text=True,
@@ -51,7 +52,7 @@ def main():
         print(r.stdout[-6000:])
         if r.returncode != 0:
             print(r.stderr[-3000:])
-            raise AssertionError("run --short: exit %d" % r.returncode)
+            raise AssertionError("run --short: exit %d: %s" % (r.returncode, r.stderr[-800:]))
         with open(os.path.join(out, "trend-small-table.json")) as f:
             small = json.load(f)
         with open(os.path.join(out, "trend-large-table.json")) as f:
@@ -85,6 +86,10 @@ def main():
     except Exception as e:  # noqa: BLE001 - report and fail
         print("FAIL forwarding_decay: %s" % e)
         print("0 passed, 1 failed")
+        # Last on stderr, which follows stdout in the test log, so a log cut to its tail
+        # still shows why: the script's summary and the failed check.
+        summary = r.stdout[r.stdout.rfind("== summary"):] if r and "== summary" in r.stdout else ""
+        sys.stderr.write("%s\nFAIL forwarding_decay: %s\n" % (summary[-1500:], e))
         return 1
     finally:
         shutil.rmtree(out, ignore_errors=True)

@@ -177,8 +177,16 @@ def test_rates_match_iperf3():
             "rate %.0f for %d bytes over %.2f s" % (rate, tx, rates["span_s"])
         netrx = sum(s["delta"] for n, s in m.items() if n.startswith("softirq.NET_RX."))
         assert netrx > 0, "no NET_RX softirqs while iperf3 ran"
+        # The namespace's RetransSegs and iperf3's tcpi_total_retrans are counted at the same
+        # place in the kernel (__tcp_retransmit_skb), so the namespace's figure holds every
+        # retransmission iperf3 reports. It may hold a few more: the control connection's,
+        # and those after iperf3's last TCP_INFO read while its buffer drains.
         retrans = m["snmp.Tcp.RetransSegs"]["delta"]
-        assert retrans == res["end"]["sum_sent"].get("retransmits", retrans) or retrans < 50
+        iperf_retrans = res["end"]["sum_sent"].get("retransmits")
+        if iperf_retrans is not None:
+            assert iperf_retrans <= retrans <= iperf_retrans + max(50, 0.01 * segs), \
+                "Tcp.RetransSegs %d vs iperf3's retransmits %d (OutSegs %d)" % (
+                    retrans, iperf_retrans, segs)
         # The human table names the device and shows a non-zero rate.
         out = d.ctl("rates", "link.vA.tx_bytes", "--last", "%.1f" % span).stdout
         assert "link.vA.tx_bytes" in out and "bytes" in out, out
