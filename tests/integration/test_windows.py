@@ -67,11 +67,22 @@ class Daemon:
         deadline = time.time() + START_TIMEOUT
         while time.time() < deadline:
             if os.path.exists(self.sock) and self.ctl("status", check=False).returncode == 0:
+                self.wait_index(deadline)
                 return
             if self.proc.poll() is not None:
                 break
             time.sleep(0.05)
         raise AssertionError("netmetricsd did not start: " + self.logtext())
+
+    def wait_index(self, deadline):
+        """Until the results index is checked (at each start, on the writer thread):
+        before that, `results` lists names only ("index": "rebuilding")."""
+        while time.time() < deadline:
+            r = self.ctl("--json", "results", "--limit", "1", check=False)
+            if r.returncode == 0 and json.loads(r.stdout).get("index") == "ready":
+                return
+            time.sleep(0.05)
+        raise AssertionError("results index not ready: " + self.logtext())
 
     def ctl(self, *args, check=True):
         r = subprocess.run([NETMETRICSCTL, "--socket", self.sock] + list(args),
