@@ -26,3 +26,6 @@ cmd_suite_status(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_suite_status_entry = {.proto = "suite-status", .exec = cmd_suite_status};
