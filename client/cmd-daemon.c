@@ -22,8 +22,10 @@ render_hello(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	table_init(&t, hdr);
 	for (size_t i = 0; i < json_object_array_length(cmds); i++) {
 		json_object *c = json_object_array_get_idx(cmds, i);
-		const char *row[] = {json_get_string(c, "name", ""),
-		                     json_get_string(c, "access", ""),
+		char words[PROTO_MAX_NAME];
+		/* As netmetricsctl spells it ("mark start"); --json keeps the wire's names. */
+		ctl_command_words(json_get_string(c, "name", ""), words, sizeof(words));
+		const char *row[] = {words, json_get_string(c, "access", ""),
 		                     json_get_string(c, "summary", "")};
 		table_row(&t, row);
 	}

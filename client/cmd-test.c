@@ -1,5 +1,5 @@
 /* cmd-test.c: the benchmark commands: test start/status/stop, tests, suite run/status/stop;
- * reading a suite file; --wait, which follows a test or a suite until it ends. */
+ * reading a suite file; what --wait shows of a test or a suite it follows (follow.c). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -358,92 +358,75 @@ ctl_suite_args(json_object *args)
 	return 0;
 }
 
-/* Follow test name until it has finished; print it; 0 when it passed. Each poll is a new
- * connection, so a daemon restart mid-test is seen as such. */
-int
-ctl_wait_test(const struct ctl_opts *opts, const char *name)
+/* A test's progress line: "test NAME: measuring, 4 s, 9384.1 Mbit/s". */
+static void
+test_progress(json_object *t, char *buf, size_t size)
 {
-	json_object *args = json_object_new_object(), *res = NULL, *t;
-	int rc = CTL_EXIT_OK;
-	bool tty = isatty(STDERR_FILENO);
+	json_object *live = NULL, *v;
+	size_t n;
 
-	json_add_string(args, "name", name);
-	for (;;) {
-		const char *state;
-		json_object_put(res);
-		if ((rc = ctl_call(opts, "test-status", args, &res)) != CTL_EXIT_OK)
-			break;
-		t = json_object_array_get_idx(ctl_array(res, "tests"), 0);
-		state = json_get_string(t, "state", "?");
-		if (json_object_object_get_ex(t, "status", NULL)) {
-			if (tty)
-				fprintf(stderr, "\r\033[K");
-			if (opts->json)
-				render_json(t, stdout);
-			else
-				print_test(t, stdout);
-			rc = strcmp(state, "passed") == 0 ? CTL_EXIT_OK : CTL_EXIT_REFUSED;
-			break;
-		}
-		if (tty) {
-			json_object *live = NULL, *v;
-			fprintf(stderr, "\r\033[Ktest %s: %s, %.0f s", name, state,
-			        json_get_double(t, "elapsed_s", 0));
-			json_object_object_get_ex(t, "live", &live);
-			if (json_object_object_get_ex(live, "throughput_mbps", &v))
-				fprintf(stderr, ", %.1f Mbit/s", json_object_get_double(v));
-			if (json_object_object_get_ex(live, "transactions_per_s", &v))
-				fprintf(stderr, ", %.1f trans/s", json_object_get_double(v));
-		}
-		sleep(1);
-	}
-	json_object_put(res);
-	json_object_put(args);
+	n = (size_t)snprintf(buf, size, "test %s: %s, %.0f s", json_get_string(t, "name", "?"),
+	                     json_get_string(t, "state", "?"), json_get_double(t, "elapsed_s", 0));
+	json_object_object_get_ex(t, "live", &live);
+	if (n < size && json_object_object_get_ex(live, "throughput_mbps", &v))
+		n +=
+		    (size_t)snprintf(buf + n, size - n, ", %.1f Mbit/s", json_object_get_double(v));
+	if (n < size && json_object_object_get_ex(live, "transactions_per_s", &v))
+		snprintf(buf + n, size - n, ", %.1f trans/s", json_object_get_double(v));
+}
+
+/* A test's end: printed (unless fp is NULL); 0 when it passed. */
+static int
+test_end(json_object *t, const struct ctl_opts *opts, FILE *fp)
+{
+	(void)opts;
+	if (fp != NULL)
+		print_test(t, fp);
+	return strcmp(json_get_string(t, "state", ""), "passed") == 0 ? CTL_EXIT_OK
+	                                                              : CTL_EXIT_REFUSED;
+}
+
+static const struct ctl_follow follow_test = {"test", "test-status", test_progress, test_end};
+
+int
+ctl_wait_test(const struct ctl_opts *opts, struct conn *conn, json_object *started)
+{
+	return ctl_follow_run(opts, conn, &follow_test, json_get_string(started, "name", ""));
+}
+
+/* A suite's progress line: "suite NAME: 2 of 4 runs done, running conns_2". */
+static void
+suite_progress(json_object *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "suite %s: %lld of %lld runs done, running %s",
+	         json_get_string(s, "name", "?"), (long long)json_get_int(s, "runs_done", 0),
+	         (long long)json_get_int(s, "runs_total", 0), json_get_string(s, "current", "-"));
+}
+
+/* A suite's end: its record printed (unless fp is NULL); 0 when it finished and every run
+ * passed. */
+static int
+suite_end(json_object *s, const struct ctl_opts *opts, FILE *fp)
+{
+	json_object *runs;
+	int rc = strcmp(json_get_string(s, "state", ""), "finished") == 0 ? CTL_EXIT_OK
+	                                                                  : CTL_EXIT_REFUSED;
+
+	if (fp != NULL)
+		render_suite(s, opts, fp);
+	if (json_object_object_get_ex(s, "runs", &runs))
+		for (size_t i = 0; i < json_object_array_length(runs); i++)
+			if (strcmp(
+			        json_get_string(json_object_array_get_idx(runs, i), "status", ""),
+			        "passed") != 0)
+				rc = CTL_EXIT_REFUSED;
 	return rc;
 }
 
-/* Follow suite name until it is no longer running; print its record. 0 when every run
- * passed. */
-int
-ctl_wait_suite(const struct ctl_opts *opts, const char *name)
-{
-	json_object *args = json_object_new_object(), *res = NULL;
-	int rc = CTL_EXIT_OK;
-	bool tty = isatty(STDERR_FILENO);
+static const struct ctl_follow follow_suite = {"suite", "suite-status", suite_progress, suite_end};
 
-	json_add_string(args, "name", name);
-	for (;;) {
-		json_object_put(res);
-		if ((rc = ctl_call(opts, "suite-status", args, &res)) != CTL_EXIT_OK)
-			break;
-		if (strcmp(json_get_string(res, "state", ""), "running") != 0) {
-			json_object *runs;
-			if (tty)
-				fprintf(stderr, "\r\033[K");
-			if (opts->json)
-				render_json(res, stdout);
-			else
-				render_suite(res, opts, stdout);
-			rc = strcmp(json_get_string(res, "state", ""), "finished") == 0
-			         ? CTL_EXIT_OK
-			         : CTL_EXIT_REFUSED;
-			if (json_object_object_get_ex(res, "runs", &runs))
-				for (size_t i = 0; i < json_object_array_length(runs); i++)
-					if (strcmp(
-					        json_get_string(json_object_array_get_idx(runs, i),
-					                        "status", ""),
-					        "passed") != 0)
-						rc = CTL_EXIT_REFUSED;
-			break;
-		}
-		if (tty)
-			fprintf(stderr, "\r\033[Ksuite %s: %lld of %lld runs done, running %s",
-			        name, (long long)json_get_int(res, "runs_done", 0),
-			        (long long)json_get_int(res, "runs_total", 0),
-			        json_get_string(res, "current", "-"));
-		sleep(2);
-	}
-	json_object_put(res);
-	json_object_put(args);
-	return rc;
+int
+ctl_wait_suite(const struct ctl_opts *opts, struct conn *conn, json_object *started)
+{
+	return ctl_follow_run(opts, conn, &follow_suite, json_get_string(started, "name", ""));
 }

@@ -141,6 +141,8 @@ conn_read(struct conn *c, struct proto_reply *rep)
 			c->buf = xreallocarray(c->buf, c->cap, 1);
 		}
 		n = recv(c->fd, c->buf + c->len, c->cap - c->len - 1, 0);
+		if (n < 0 && errno == EINTR && c->stop != NULL && *c->stop)
+			return -2; /* interrupted: the caller says why */
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
@@ -217,16 +219,27 @@ int
 ctl_call(const struct ctl_opts *opts, const char *cmd, json_object *args, json_object **result)
 {
 	struct conn conn;
-	struct proto_reply rep;
-	int rc = CTL_EXIT_OK;
+	int rc;
 
 	*result = NULL;
 	if (conn_open(&conn, opts->socket) < 0)
 		return CTL_EXIT_UNREACHABLE;
-	if (conn_call(&conn, cmd, args, &rep) < 0) {
-		conn_close(&conn);
+	rc = ctl_call_on(opts, &conn, cmd, args, result);
+	conn_close(&conn);
+	return rc;
+}
+
+/* The same on a connection already open, which stays open. */
+int
+ctl_call_on(const struct ctl_opts *opts, struct conn *conn, const char *cmd, json_object *args,
+            json_object **result)
+{
+	struct proto_reply rep;
+	int rc = CTL_EXIT_OK;
+
+	*result = NULL;
+	if (conn_call(conn, cmd, args, &rep) < 0)
 		return CTL_EXIT_UNREACHABLE;
-	}
 	if (!rep.ok) {
 		conn_print_refusal(&rep);
 		rc = rep.code == NM_ERR_BAD_ARGS ? CTL_EXIT_USAGE : CTL_EXIT_REFUSED;
@@ -237,6 +250,5 @@ ctl_call(const struct ctl_opts *opts, const char *cmd, json_object *args, json_o
 		*result = json_object_get(rep.result);
 	}
 	proto_reply_free(&rep);
-	conn_close(&conn);
 	return rc;
 }

@@ -4,6 +4,7 @@
 #define NM_CTL_H
 
 #include <json-c/json.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -15,7 +16,8 @@ enum ctl_exit {
 	CTL_EXIT_OK = 0,
 	CTL_EXIT_REFUSED = 1, /* the daemon said no */
 	CTL_EXIT_USAGE = 2,
-	CTL_EXIT_UNREACHABLE = 3, /* cannot reach the daemon */
+	CTL_EXIT_UNREACHABLE = 3,   /* cannot reach the daemon */
+	CTL_EXIT_INTERRUPTED = 130, /* --wait stopped by Ctrl-C (what it followed goes on) */
 };
 
 struct ctl_opts {
@@ -32,6 +34,8 @@ struct conn {
 	char *buf; /* unread bytes of the reply stream */
 	size_t len, cap;
 	int64_t next_id;
+	/* When a signal interrupts a read while *stop is set, conn_read returns -2 (quietly). */
+	const volatile sig_atomic_t *stop;
 };
 
 /* Connect; on failure print why and what to do, return -1 (exit CTL_EXIT_UNREACHABLE). */
@@ -43,11 +47,15 @@ void conn_close(struct conn *c);
 int conn_call(struct conn *c, const char *cmd, json_object *args, struct proto_reply *rep);
 /* Send a request without waiting; returns its id or -1. */
 int64_t conn_send(struct conn *c, const char *cmd, json_object *args);
-/* Read the next reply or event line. 0 ok, -1 on EOF/error (message printed). */
+/* Read the next reply or event line. 0 ok, -1 on EOF/error (message printed), -2 when
+ * interrupted while *c->stop is set. */
 int conn_read(struct conn *c, struct proto_reply *rep);
 /* One request on its own connection; *result (new reference) when the daemon said yes, a
  * refusal printed. Returns the exit code (enum ctl_exit). */
 int ctl_call(const struct ctl_opts *opts, const char *cmd, json_object *args, json_object **result);
+/* The same on an open connection, left open (--wait follows on it). */
+int ctl_call_on(const struct ctl_opts *opts, struct conn *c, const char *cmd, json_object *args,
+                json_object **result);
 /* Print a refusal (!rep->ok) on stderr, its text escaped. */
 void conn_print_refusal(const struct proto_reply *rep);
 /* Text from the daemon or the command line made safe for a terminal: valid UTF-8 with
@@ -99,9 +107,48 @@ void render_suite(json_object *result, const struct ctl_opts *opts, FILE *fp);
 int ctl_suite_args(json_object *args);
 /* The benchmark block of a test's report: what ran, how it ended, its figures. */
 void ctl_print_benchmark(json_object *test, FILE *fp);
-/* --wait: follow a test or suite until it ends, print it; 0 when it (every run) passed. */
-int ctl_wait_test(const struct ctl_opts *opts, const char *name);
-int ctl_wait_suite(const struct ctl_opts *opts, const char *name);
+/* --wait after test start / suite run (started: its reply): follow it on conn until it
+ * ends, print it; 0 when it (every run) passed. */
+int ctl_wait_test(const struct ctl_opts *opts, struct conn *conn, json_object *started);
+int ctl_wait_suite(const struct ctl_opts *opts, struct conn *conn, json_object *started);
+
+/* ---- follow.c ---- */
+/* How --wait shows what it follows: the event's name and the -status command asked to
+ * follow it, its progress line, the end (printed; the exit code). */
+struct ctl_follow {
+	const char *event;  /* "test": the record is data.test */
+	const char *status; /* "test-status": asked with {"name":..,"follow":true} */
+	void (*progress)(json_object *rec, char *buf, size_t size);
+	int (*end)(json_object *rec, const struct ctl_opts *opts, FILE *fp);
+};
+/* Ask the daemon to stream name's progress on conn and show it until the end event: an
+ * updating line when stdout is a terminal, else a line per event (nothing with --json);
+ * then the end. Ctrl-C cancels the stream (not the test) and returns CTL_EXIT_INTERRUPTED. */
+int ctl_follow_run(const struct ctl_opts *opts, struct conn *conn, const struct ctl_follow *f,
+                   const char *name);
+
+/* ---- main.c: the client's side of each command ---- */
+enum ctl_command_flag {
+	CTL_PLOT = 1u << 0, /* --plot draws the result in the terminal */
+};
+/* What the client does for one command of the protocol's table (proto/commands.c, which
+ * holds its name, arguments, access and help) that the table cannot say: how its result is
+ * shown, the options of the client's own, the file it reads into the arguments. */
+struct ctl_command {
+	const char *name;     /* the proto_commands[] name */
+	ctl_render_fn render; /* NULL: the result as JSON */
+	unsigned flags;       /* enum ctl_command_flag */
+	/* Read the command's FILE argument into args: 0, or -1 after printing why. */
+	int (*file_args)(json_object *args);
+	/* --wait: follow what the command started (its reply) on the same connection. */
+	int (*wait)(const struct ctl_opts *opts, struct conn *conn, json_object *started);
+	/* The command's "follow" argument streams: shown by this, given the request's args. */
+	int (*follow)(const struct ctl_opts *opts, struct conn *conn, json_object *args);
+};
+/* The client's entry for a command, NULL when it has none (JSON, no options of its own). */
+const struct ctl_command *ctl_command_find(const char *name);
+/* A command's name as it is typed: "mark-start" -> "mark start" (buf, cut to size). */
+void ctl_command_words(const char *name, char *buf, size_t size);
 
 /* Shared by the renderers (cmd-query.c). */
 struct table;

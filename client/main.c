@@ -10,57 +10,68 @@
 #include "plot.h"
 #include "xmalloc.h"
 
-static const struct {
-	const char *name;
-	ctl_render_fn fn;
-} renderers[] = {
-    {"hello", render_hello},
-    {"status", render_status},
-    {"metrics", render_metrics},
-    {"now", render_now},
-    {"rates", render_rates},
-    {"series", render_series},
-    {"trend", render_trend},
-    {"cpu", render_cpu},
-    {"softirqs", render_softirqs},
-    {"queues", render_queues},
-    {"interrupts", render_interrupts},
-    {"mark-start", render_mark_start},
-    {"windows", render_windows},
-    {"window-delete", render_deleted},
-    {"results", render_results},
-    {"result-delete", render_deleted},
-    {"result-export", render_result_export},
-    {"profile-show", render_profile_show},
-    {"profile-apply", render_profile_apply},
-    {"profile-revert", render_profile_revert},
-    {"profile-status", render_profile_status},
-    {"profiles", render_profiles},
-    {"report", render_report},
-    {"result-show", render_report},
-    {"mark-stop", render_report},
-    {"compare", render_compare},
-    {"test-start", render_test},
-    {"test-stop", render_test},
-    {"test-status", render_test_status},
-    {"tests", render_tests},
-    {"suite-run", render_suite},
-    {"suite-status", render_suite},
-    {"suite-stop", render_suite},
+/* The client's side of each command (struct ctl_command): its renderer, its options, its
+ * file argument, what --wait follows. A command of the protocol without an entry is shown
+ * as JSON. */
+static const struct ctl_command commands[] = {
+    {.name = "hello", .render = render_hello},
+    {.name = "status", .render = render_status},
+    {.name = "metrics", .render = render_metrics},
+    {.name = "now", .render = render_now},
+    {.name = "rates", .render = render_rates},
+    {.name = "series", .render = render_series, .flags = CTL_PLOT},
+    {.name = "trend", .render = render_trend},
+    {.name = "cpu", .render = render_cpu},
+    {.name = "softirqs", .render = render_softirqs},
+    {.name = "queues", .render = render_queues},
+    {.name = "interrupts", .render = render_interrupts},
+    {.name = "mark-start", .render = render_mark_start},
+    {.name = "windows", .render = render_windows},
+    {.name = "window-delete", .render = render_deleted},
+    {.name = "results", .render = render_results},
+    {.name = "result-delete", .render = render_deleted},
+    {.name = "result-export", .render = render_result_export},
+    {.name = "profile-show", .render = render_profile_show},
+    {.name = "profile-apply", .render = render_profile_apply, .file_args = ctl_profile_args},
+    {.name = "profile-revert", .render = render_profile_revert},
+    {.name = "profile-status", .render = render_profile_status},
+    {.name = "profiles", .render = render_profiles},
+    {.name = "report", .render = render_report},
+    {.name = "result-show", .render = render_report},
+    {.name = "mark-stop", .render = render_report},
+    {.name = "compare", .render = render_compare},
+    {.name = "test-start", .render = render_test, .wait = ctl_wait_test},
+    {.name = "test-stop", .render = render_test},
+    {.name = "test-status", .render = render_test_status, .follow = ctl_wait_test},
+    {.name = "tests", .render = render_tests},
+    {.name = "suite-run",
+     .render = render_suite,
+     .file_args = ctl_suite_args,
+     .wait = ctl_wait_suite},
+    {.name = "suite-status", .render = render_suite, .follow = ctl_wait_suite},
+    {.name = "suite-stop", .render = render_suite},
 };
+
+const struct ctl_command *
+ctl_command_find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
 
 ctl_render_fn
 ctl_renderer_find(const char *name)
 {
-	for (size_t i = 0; i < sizeof(renderers) / sizeof(renderers[0]); i++)
-		if (strcmp(renderers[i].name, name) == 0)
-			return renderers[i].fn;
-	return NULL;
+	const struct ctl_command *e = ctl_command_find(name);
+
+	return e != NULL ? e->render : NULL;
 }
 
 /* The command's name as typed: "mark-start" -> "mark start". */
-static void
-display_name(const char *name, char *buf, size_t size)
+void
+ctl_command_words(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s", name);
 	for (char *p = buf; *p; p++)
@@ -88,7 +99,7 @@ usage(FILE *fp)
 	        CTL_DEFAULT_SOCKET);
 	for (size_t i = 0; i < proto_ncommands; i++) {
 		const struct proto_command *c = &proto_commands[i];
-		display_name(c->name, name, sizeof(name));
+		ctl_command_words(c->name, name, sizeof(name));
 		fprintf(fp, "  %s %s\n      %s%s\n", name, c->usage ? c->usage : "", c->summary,
 		        (c->flags & PROTO_MUTATING) ? " [admin]" : "");
 	}
@@ -99,11 +110,12 @@ usage(FILE *fp)
 static void
 command_help(const struct proto_command *c, FILE *fp)
 {
+	const struct ctl_command *e = ctl_command_find(c->name);
 	char name[PROTO_MAX_NAME];
 	static const char *types[] = {"STRING",    "INT",     "NUMBER", "",
 	                              "STRING...", "CPULIST", "JSON"};
 
-	display_name(c->name, name, sizeof(name));
+	ctl_command_words(c->name, name, sizeof(name));
 	fprintf(fp, "usage: netmetricsctl %s %s\n\n%s.\n", name, c->usage ? c->usage : "",
 	        c->summary);
 	if (c->flags & PROTO_MUTATING)
@@ -119,10 +131,13 @@ command_help(const struct proto_command *c, FILE *fp)
 		fprintf(fp, "  %-28s %s%s%s\n", opt, a->help ? a->help : "",
 		        a->required ? " (required)" : "", a->positional ? " (or positional)" : "");
 	}
-	if (strcmp(c->name, "series") == 0)
+	if (e != NULL && (e->flags & CTL_PLOT))
 		fprintf(fp, "\nclient options:\n  %-28s %s\n  %-28s %s\n", "--plot[=braille|spark]",
 		        "draw each series in the terminal (braille charts, or sparklines)", "--csv",
 		        "rows of epoch_s,SERIES,... for gnuplot or a spreadsheet");
+	if (e != NULL && e->wait != NULL)
+		fprintf(fp, "\nclient options:\n  %-28s %s\n", "--wait",
+		        "follow it on the same connection until it ends (Ctrl-C stops waiting)");
 }
 
 /* Find the command named by the longest run of words at argv[0..]: "mark start" ->
@@ -212,7 +227,7 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 	const struct proto_arg *pos = c->args;
 	char name[PROTO_MAX_NAME], shown[256];
 
-	display_name(c->name, name, sizeof(name));
+	ctl_command_words(c->name, name, sizeof(name));
 	for (int i = 0; i < argc; i++) {
 		const struct proto_arg *a;
 		json_object *v;
@@ -305,21 +320,25 @@ run(const struct ctl_opts *opts, const struct proto_command *c, json_object *arg
 	return rc;
 }
 
-/* Start a test or suite and follow it until it ends (--wait). */
+/* Start a test or suite and follow it on the same connection until it ends (--wait); or,
+ * with follow set, only follow it (test status NAME --follow). */
 static int
-run_and_wait(const struct ctl_opts *opts, const struct proto_command *c, json_object *args)
+run_and_wait(const struct ctl_opts *opts, const struct ctl_command *e, json_object *args,
+             bool follow)
 {
-	json_object *res;
-	char name[256];
-	int rc = ctl_call(opts, c->name, args, &res);
+	struct conn conn;
+	json_object *res = NULL;
+	int rc;
 
-	if (res == NULL)
-		return rc;
-	snprintf(name, sizeof(name), "%s", json_get_string(res, "name", ""));
+	if (conn_open(&conn, opts->socket) < 0)
+		return CTL_EXIT_UNREACHABLE;
+	if (follow)
+		rc = e->follow(opts, &conn, args);
+	else if ((rc = ctl_call_on(opts, &conn, e->name, args, &res)) == CTL_EXIT_OK)
+		rc = e->wait(opts, &conn, res);
 	json_object_put(res);
-	if (strcmp(c->name, "suite-run") == 0)
-		return ctl_wait_suite(opts, name);
-	return ctl_wait_test(opts, name);
+	conn_close(&conn);
+	return rc;
 }
 
 int
@@ -327,6 +346,7 @@ main(int argc, char **argv)
 {
 	struct ctl_opts opts = {0};
 	const struct proto_command *c;
+	const struct ctl_command *e;
 	json_object *args;
 	int i, used = 0, rc;
 	bool wait = false;
@@ -372,11 +392,11 @@ main(int argc, char **argv)
 		return CTL_EXIT_USAGE;
 	}
 	i += used;
+	e = ctl_command_find(c->name);
 	/* Global options may also follow the command (not a command's words after --). */
 	for (int j = i; j < argc && strcmp(argv[j], "--") != 0; j++) {
-		/* --wait is the client's own: it follows a test or suite it started. */
-		if (strcmp(argv[j], "--wait") == 0 &&
-		    (strcmp(c->name, "test-start") == 0 || strcmp(c->name, "suite-run") == 0)) {
+		/* --wait is the client's own: it follows what the command started. */
+		if (strcmp(argv[j], "--wait") == 0 && e != NULL && e->wait != NULL) {
 			wait = true;
 			memmove(&argv[j], &argv[j + 1], (size_t)(argc - j - 1) * sizeof(*argv));
 			argc--;
@@ -389,7 +409,7 @@ main(int argc, char **argv)
 		}
 		/* --plot is the client's own: it draws what series returns. */
 		if (strcmp(argv[j], "--plot") == 0 || strncmp(argv[j], "--plot=", 7) == 0) {
-			if (strcmp(c->name, "series") != 0) {
+			if (e == NULL || !(e->flags & CTL_PLOT)) {
 				fprintf(stderr,
 				        "netmetricsctl: --plot: only series draws charts\n");
 				return CTL_EXIT_USAGE;
@@ -415,15 +435,16 @@ main(int argc, char **argv)
 	}
 	if ((args = parse_args(c, argc - i, argv + i)) == NULL)
 		return CTL_EXIT_USAGE;
-	if ((strcmp(c->name, "profile-apply") == 0 && ctl_profile_args(args) < 0) ||
-	    (strcmp(c->name, "suite-run") == 0 && ctl_suite_args(args) < 0)) {
+	if (e != NULL && e->file_args != NULL && e->file_args(args) < 0) {
 		json_object_put(args);
 		return CTL_EXIT_USAGE;
 	}
 	if (c->flags & PROTO_STREAM)
 		rc = ctl_watch(&opts, args);
 	else if (wait)
-		rc = run_and_wait(&opts, c, args);
+		rc = run_and_wait(&opts, e, args, false);
+	else if (e != NULL && e->follow != NULL && json_get_bool(args, "follow", false))
+		rc = run_and_wait(&opts, e, args, true);
 	else
 		rc = run(&opts, c, args);
 	json_object_put(args);

@@ -16,3 +16,6 @@ cmd_cancel(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	json_object_object_add(*result, "cancelled", json_object_new_int64(id));
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_cancel_entry = {.proto = "cancel", .exec = cmd_cancel};

@@ -258,3 +258,6 @@ compare_two(struct results *rs, const char *ga, const char *gb, compare_fn cmpf,
 	put_all(rb, cb);
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_compare_entry = {.proto = "compare", .exec = cmd_compare};

@@ -140,3 +140,6 @@ cmd_cpu(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_cpu_entry = {.proto = "cpu", .exec = cmd_cpu};

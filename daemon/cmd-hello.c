@@ -17,3 +17,6 @@ cmd_hello(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_hello_entry = {.proto = "hello", .exec = cmd_hello};

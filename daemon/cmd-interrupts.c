@@ -118,3 +118,6 @@ cmd_interrupts(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_interrupts_entry = {.proto = "interrupts", .exec = cmd_interrupts};

@@ -70,3 +70,6 @@ cmd_mark_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 	*result = now.report;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_mark_stop_entry = {.proto = "mark-stop", .exec = cmd_mark_stop};

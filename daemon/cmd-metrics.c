@@ -114,3 +114,6 @@ cmd_metrics(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 	json_add_uint(o, "count", shown);
 	return cmd_rows_reply(ctx, o, "series", &rows, r, metrics_rows_free, result, err);
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_metrics_entry = {.proto = "metrics", .exec = cmd_metrics};

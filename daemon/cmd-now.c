@@ -85,3 +85,6 @@ cmd_now(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_
 	json_add_uint(o, "count", n);
 	return cmd_rows_reply(ctx, o, "series", &rows, r, now_rows_free, result, err);
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_now_entry = {.proto = "now", .exec = cmd_now};

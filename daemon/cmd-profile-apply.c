@@ -132,3 +132,7 @@ out:
 	profile_free(&p);
 	return r;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_profile_apply_entry = {.proto = "profile-apply",
+                                                  .exec = cmd_profile_apply};

@@ -33,3 +33,7 @@ cmd_profile_revert(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	*result = res;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_profile_revert_entry = {.proto = "profile-revert",
+                                                   .exec = cmd_profile_revert};

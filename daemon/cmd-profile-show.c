@@ -131,3 +131,6 @@ cmd_profile_show(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_profile_show_entry = {.proto = "profile-show", .exec = cmd_profile_show};

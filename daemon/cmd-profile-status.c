@@ -19,3 +19,7 @@ cmd_profile_status(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	profile_host_close(&h);
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_profile_status_entry = {.proto = "profile-status",
+                                                   .exec = cmd_profile_status};

@@ -18,3 +18,6 @@ cmd_profiles(struct cmd_ctx *ctx, json_object *args, json_object **result, struc
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_profiles_entry = {.proto = "profiles", .exec = cmd_profiles};

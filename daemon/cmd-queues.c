@@ -215,3 +215,6 @@ cmd_queues(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_queues_entry = {.proto = "queues", .exec = cmd_queues};

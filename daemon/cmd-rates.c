@@ -101,3 +101,6 @@ cmd_rates(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 	rows.n = shown;
 	return cmd_rows_reply(ctx, o, "series", &rows, r, rates_rows_free, result, err);
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_rates_entry = {.proto = "rates", .exec = cmd_rates};

@@ -12,3 +12,6 @@ cmd_report(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	*result = window_report(ctx->d->windows, json_get_string(args, "name", ""), args, err);
 	return *result != NULL ? 0 : -1;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_report_entry = {.proto = "report", .exec = cmd_report};

@@ -18,3 +18,7 @@ cmd_result_delete(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	*result = json_add_string(json_object_new_object(), "deleted", name);
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_result_delete_entry = {.proto = "result-delete",
+                                                  .exec = cmd_result_delete};

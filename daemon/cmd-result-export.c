@@ -106,3 +106,7 @@ cmd_result_export(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	free(csv);
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_result_export_entry = {.proto = "result-export",
+                                                  .exec = cmd_result_export};

@@ -245,3 +245,6 @@ cmd_results(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_results_entry = {.proto = "results", .exec = cmd_results};

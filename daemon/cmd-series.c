@@ -358,3 +358,6 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	strbuf_init(&j->sb);
 	return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_series_entry = {.proto = "series", .exec = cmd_series};

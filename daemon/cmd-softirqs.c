@@ -173,3 +173,6 @@ cmd_softirqs(struct cmd_ctx *ctx, json_object *args, json_object **result, struc
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_softirqs_entry = {.proto = "softirqs", .exec = cmd_softirqs};

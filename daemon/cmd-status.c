@@ -48,3 +48,6 @@ cmd_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_status_entry = {.proto = "status", .exec = cmd_status};

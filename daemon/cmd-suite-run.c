@@ -20,3 +20,6 @@ cmd_suite_run(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 	              json_get_bool(args, "dry_run", false), &cred, err);
 	return *result != NULL ? 0 : -1;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_suite_run_entry = {.proto = "suite-run", .exec = cmd_suite_run};

@@ -1,13 +1,27 @@
 /* cmd-suite-status.c: a suite's record: its runs with their status and figures, and the
  * summary table (the mean of each figure per point); without a name, the running suite, or
  * the list of every suite when none runs. */
+#include <string.h>
+
 #include "cmd.h"
 #include "daemon.h"
 #include "error.h"
+#include "follow.h"
 #include "jsonutil.h"
 #include "suite.h"
 
-/* suite-status: one suite, or the list. */
+/* The suite followed, now (follow.c): ended once it no longer runs. */
+static json_object *
+suite_now(struct daemon *d, const char *name, bool *ended, struct nm_error *err)
+{
+	json_object *o = suite_status(d->suites, name, err);
+
+	if (o != NULL)
+		*ended = strcmp(json_get_string(o, "state", ""), "running") != 0;
+	return o;
+}
+
+/* suite-status: one suite (or its progress as a stream, --follow), or the list. */
 int
 cmd_suite_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
@@ -15,6 +29,10 @@ cmd_suite_status(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	json_object *o;
 	struct nm_error e;
 
+	if (name != NULL && json_get_bool(args, "follow", false)) {
+		*result = NULL;
+		return follow_start(ctx, "suite", name, suite_now, err);
+	}
 	if ((o = suite_status(ctx->d->suites, name, &e)) != NULL) {
 		*result = o;
 		return 0;
@@ -26,3 +44,6 @@ cmd_suite_status(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_suite_status_entry = {.proto = "suite-status", .exec = cmd_suite_status};

@@ -12,3 +12,6 @@ cmd_suite_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 	*result = suite_stop(ctx->d->suites, json_get_string(args, "name", NULL), err);
 	return *result != NULL ? 0 : -1;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_suite_stop_entry = {.proto = "suite-stop", .exec = cmd_suite_stop};

@@ -88,3 +88,6 @@ cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 	*result = runner_start(ctx->d->runner, &spec, NULL, NULL, err);
 	return *result != NULL ? 0 : -1;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_test_start_entry = {.proto = "test-start", .exec = cmd_test_start};

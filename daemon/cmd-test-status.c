@@ -3,10 +3,30 @@
 #include "cmd.h"
 #include "daemon.h"
 #include "error.h"
+#include "follow.h"
 #include "jsonutil.h"
 #include "runner.h"
 
-/* test-status: one test by name, or the running ones. */
+/* The test followed, now (follow.c): ended once it has its status (its result stored). */
+static json_object *
+test_now(struct daemon *d, const char *name, bool *ended, struct nm_error *err)
+{
+	struct test *t = runner_find(d->runner, name);
+	json_object *o;
+
+	if (t == NULL) {
+		nm_error_set(err, NM_ERR_NOT_FOUND,
+		             "no test named %s in this daemon run (tests --all, result show %s)",
+		             name, name);
+		return NULL;
+	}
+	o = runner_test_json(t);
+	*ended = json_object_object_get_ex(o, "status", NULL);
+	return o;
+}
+
+/* test-status: one test by name (or its progress as a stream, --follow), or the running
+ * ones. */
 int
 cmd_test_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
@@ -14,6 +34,10 @@ cmd_test_status(struct cmd_ctx *ctx, json_object *args, json_object **result, st
 	json_object *o, *all, *running;
 	struct test *t;
 
+	if (name != NULL && json_get_bool(args, "follow", false)) {
+		*result = NULL;
+		return follow_start(ctx, "test", name, test_now, err);
+	}
 	if (name != NULL) {
 		if ((t = runner_find(ctx->d->runner, name)) == NULL)
 			return nm_error_set(err, NM_ERR_NOT_FOUND,
@@ -41,3 +65,6 @@ cmd_test_status(struct cmd_ctx *ctx, json_object *args, json_object **result, st
 	*result = o;
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_test_status_entry = {.proto = "test-status", .exec = cmd_test_status};

@@ -12,3 +12,6 @@ cmd_test_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 	*result = runner_stop(ctx->d->runner, json_get_string(args, "name", ""), err);
 	return *result != NULL ? 0 : -1;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_test_stop_entry = {.proto = "test-stop", .exec = cmd_test_stop};

@@ -118,3 +118,6 @@ cmd_watch(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 	                    "argument \"what\": \"%s\" is not queues, cpu, softirqs or interrupts",
 	                    what);
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_watch_entry = {.proto = "watch", .exec = cmd_watch};

@@ -12,3 +12,7 @@ cmd_window_delete(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	*result = window_delete(ctx->d->windows, json_get_string(args, "name", ""), err);
 	return *result != NULL ? 0 : -1;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_window_delete_entry = {.proto = "window-delete",
+                                                  .exec = cmd_window_delete};

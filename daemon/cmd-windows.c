@@ -12,3 +12,6 @@ cmd_windows(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 	*result = window_list_json(ctx->d->windows);
 	return 0;
 }
+
+/* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
+const struct cmd_entry cmd_windows_entry = {.proto = "windows", .exec = cmd_windows};

@@ -1,4 +1,4 @@
-/* cmd.h: the command handlers, one file each (cmd-<name>.c), bound in cmd-table.c. */
+/* cmd.h: the command handlers, one file each (cmd-<name>.c), each with its cmd_entry. */
 #ifndef NM_CMD_H
 #define NM_CMD_H
 

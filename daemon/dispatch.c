@@ -90,6 +90,15 @@ dispatch_defer(struct cmd_ctx *ctx, dispatch_produce_fn fn, void *arg, void (*fr
 	return r;
 }
 
+cmd_handler
+dispatch_handler_find(const char *name)
+{
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++)
+		if (strcmp((*e)->proto, name) == 0)
+			return (*e)->exec;
+	return NULL;
+}
+
 /* Build the error reply for err. */
 static char *
 error_reply(const struct proto_request *req, const struct nm_error *err, size_t *outlen)

@@ -40,10 +40,17 @@ struct cmd_ctx {
 typedef int (*cmd_handler)(struct cmd_ctx *ctx, json_object *args, json_object **result,
                            struct nm_error *err);
 
-struct cmd_binding {
-	const char *name;
-	cmd_handler handler;
+/* One command of the daemon, defined beside its handler in its cmd-<name>.c, like tmux's
+ * cmd_entry: const struct cmd_entry cmd_X_entry = {.proto = "X", .exec = cmd_X}. What the
+ * command is on the wire (arguments, access, help) is its proto_command in proto/commands.c,
+ * found by the name proto, because the client shares that table and cannot link handlers. */
+struct cmd_entry {
+	const char *proto; /* the proto_commands[] name */
+	cmd_handler exec;
 };
+/* Every entry, NULL-terminated: generated at build time from the daemon's cmd-*.c files
+ * (tools/gen-cmd-table), so a command is listed nowhere else. */
+extern const struct cmd_entry *const cmd_table[];
 
 /* Answer a request with a reply made a part at a time by fn (see control_client_produce;
  * fn writes the whole line, dispatch no reply). Without a client (a unit test, a bench),
@@ -53,7 +60,7 @@ typedef int (*dispatch_produce_fn)(struct evbuffer *out, void *arg);
 int dispatch_defer(struct cmd_ctx *ctx, dispatch_produce_fn fn, void *arg, void (*free_fn)(void *),
                    json_object **result, struct nm_error *err);
 
-/* The handler bound to a command name, NULL when none (cmd-table.c). */
+/* The handler of the cmd_table entry for a command name, NULL when none. */
 cmd_handler dispatch_handler_find(const char *name);
 
 /* May a peer with this admin status run cmd? 0 yes; -1 with err (NM_ERR_DENIED). */

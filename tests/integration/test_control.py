@@ -377,6 +377,11 @@ def test_hello_and_status():
         assert "protocol 1" in r.stdout, r.stdout
         for name in ("hello", "status", "cancel"):
             assert any(l.split()[:1] == [name] for l in r.stdout.splitlines()), r.stdout
+        # As netmetricsctl spells the commands (issue 21); --json keeps the wire's names.
+        lines = r.stdout.splitlines()
+        assert any(l.split()[:3] == ["mark", "start", "readonly"] or
+                   l.split()[:3] == ["mark", "start", "mutating"] for l in lines), r.stdout
+        assert not any("mark-start" in l or "test-start" in l for l in lines), r.stdout
 
         r = ctl("--socket", d.sock, "--json", "hello")
         assert r.returncode == 0, r.stderr
@@ -384,7 +389,7 @@ def test_hello_and_status():
         assert hello["protocol"] == 1, hello
         assert hello["daemon"] == "netmetricsd", hello
         names = [c["name"] for c in hello["commands"]]
-        for name in ("hello", "status", "cancel"):
+        for name in ("hello", "status", "cancel", "mark-start"):
             assert name in names, names
         for c in hello["commands"]:
             assert c["access"] in ("readonly", "mutating", "stream"), c

@@ -576,12 +576,122 @@ def test_shipped_suites():
         assert d.stop() == 0
 
 
+STATE_ORDER = ["starting", "warmup", "measuring", "cooldown", "finishing", "storing", "passed"]
+
+
+def in_state_order(states):
+    """True when states (repeats allowed) never go back in STATE_ORDER."""
+    idx = [STATE_ORDER.index(x) for x in states]
+    return idx == sorted(idx)
+
+
+def test_wait_stream():
+    """--wait follows the test on the connection that started it: while it waits the daemon
+    counts one client besides the one asking (no reconnect, no polling), the progress lines
+    (stdout not a terminal) come in the test's order of states, the last one is the result.
+    Over the protocol the events of test-status --follow carry the request's id, in order,
+    the last with "end" and the stored result. Ctrl-C stops the wait, not the test."""
+    import socket
+    d = Daemon()
+    try:
+        p = subprocess.Popen([NETMETRICSCTL, "--socket", d.sock, "test", "start", "--driver",
+                              "exec", "--name", "follow1", "--warmup", "0.5", "--duration",
+                              "2", "--cooldown", "0.5", "--wait", "--", "/bin/sleep", "3"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env())
+        counts = []
+        while p.poll() is None:
+            counts.append(d.json("status")["clients"]["connected"])
+            time.sleep(0.2)
+        out, err = p.communicate()
+        assert p.returncode == 0, out + err + d.logtext()
+        # status is a client too: 2 while the waiter is connected, from its connect to its
+        # end (a poll on its own connection each second would show 1 most of the time).
+        while counts and counts[0] == 1:
+            counts.pop(0)
+        while counts and counts[-1] == 1:
+            counts.pop()
+        print("     clients during the wait: %s" % counts)
+        assert len(counts) >= 5 and set(counts) == {2}, counts
+        lines = out.splitlines()
+        progress = [x for x in lines if x.startswith("test follow1: ") and " after " not in x]
+        states = [x.split(": ", 1)[1].split(",")[0] for x in progress]
+        print("     progress states: %s" % states)
+        assert len(progress) >= 3 and in_state_order(states), out
+        assert "measuring" in states, out
+        final = [x for x in lines if x.startswith("test follow1: ") and " after " in x]
+        assert len(final) == 1 and final[0].startswith("test follow1: passed after"), out
+        assert lines.index(final[0]) > lines.index(progress[-1]), out
+
+        # The protocol: start, then follow on the same socket.
+        s = socket.socket(socket.AF_UNIX)
+        s.connect(d.sock)
+        f = s.makefile("rw")
+        f.write(json.dumps({"id": 1, "cmd": "test-start", "args": {
+            "driver": "exec", "name": "follow2", "warmup": 0.5, "duration": 1.5,
+            "cooldown": 0.5, "argv": ["/bin/sleep", "2.5"]}}) + "\n")
+        f.write(json.dumps({"id": 2, "cmd": "test-status",
+                            "args": {"name": "follow2", "follow": True}}) + "\n")
+        f.flush()
+        events, start = [], None
+        s.settimeout(60)
+        while True:
+            m = json.loads(f.readline())
+            if "event" not in m:
+                assert m["id"] == 1 and m["ok"], m
+                start = m
+                continue
+            assert m["id"] == 2 and m["event"] == "test", m
+            events.append(m["data"])
+            if m["data"]["end"]:
+                break
+        f.close()
+        s.close()
+        assert start is not None
+        states = [e["test"]["state"] for e in events]
+        elapsed = [e["test"].get("elapsed_s", 0) for e in events]
+        print("     %d events, states %s" % (len(events), states))
+        assert in_state_order(states) and elapsed == sorted(elapsed), events
+        assert [e["end"] for e in events] == [False] * (len(events) - 1) + [True], events
+        last = events[-1]["test"]
+        assert last["status"] == "passed" and "status" not in events[-2]["test"], events
+        assert os.path.exists(os.path.join(d.dir, "state")) and \
+            d.json("result", "show", "follow2")["test"]["status"] == "passed"
+
+        # Ctrl-C: the wait ends (130) at once, the test goes on to pass; the waiter has gone.
+        p = subprocess.Popen([NETMETRICSCTL, "--socket", d.sock, "test", "start", "--driver",
+                              "exec", "--name", "follow3", "--warmup", "0.2", "--duration",
+                              "8", "--cooldown", "0.2", "--wait", "--", "/bin/sleep", "9"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env())
+        time.sleep(1.5)
+        t_int = time.monotonic()
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=10)
+        waited = time.monotonic() - t_int
+        print("     Ctrl-C ended the wait in %.2f s" % waited)
+        assert p.returncode == 130 and "stopped waiting" in err, (p.returncode, out, err)
+        assert waited < 5, waited  # the test has 7 s to go
+        deadline = time.monotonic() + 5
+        while d.json("status")["clients"]["connected"] != 1 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert d.json("status")["clients"]["connected"] == 1
+        # test status NAME --follow picks it up where the wait left it, to its end.
+        r = d.ctl("test", "status", "follow3", "--follow", timeout=60)
+        assert [x for x in r.stdout.splitlines()
+                if x.startswith("test follow3: passed after")], r.stdout
+        assert d.json("test", "status", "follow3")["tests"][0]["status"] == "passed"
+    finally:
+        d.stop()
+
+
 def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
     return nsrun.run([test_netperf_stream_and_rr, test_netperf_udp_loss, test_iperf3, test_failures, test_suite,
-                      test_suite_daemon_stops, test_shipped_suites, test_trend_in_report], "benchmark test", make_pair, remove_pair,
+                      test_suite_daemon_stops, test_shipped_suites, test_trend_in_report,
+                      test_wait_stream], "benchmark test", make_pair, remove_pair,
                      need_iperf3=True)
 
 

@@ -25,6 +25,25 @@ test_every_command_has_handler(void **state)
 	assert_null(dispatch_handler_find("no-such-command"));
 }
 
+/* The other way: every entry of the generated cmd_table names a command of the protocol,
+ * once, with a handler (a typo in an entry's .proto would leave the command unbound). */
+static void
+test_every_entry_is_a_command(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++, n++) {
+		assert_non_null((*e)->exec);
+		if (proto_command_find((*e)->proto) == NULL)
+			fail_msg("entry \"%s\" is no command of proto/commands.c", (*e)->proto);
+		for (const struct cmd_entry *const *o = cmd_table; o != e; o++)
+			if (strcmp((*o)->proto, (*e)->proto) == 0)
+				fail_msg("command \"%s\" has two entries", (*e)->proto);
+	}
+	assert_int_equal(n, proto_ncommands);
+}
+
 /* Mutating commands need admin; read-only and streams do not. */
 static void
 test_permission(void **state)
@@ -86,6 +105,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_every_command_has_handler),
+	    cmocka_unit_test(test_every_entry_is_a_command),
 	    cmocka_unit_test(test_permission),
 	    cmocka_unit_test(test_checks_before_handler),
 	};
