@@ -1252,6 +1252,27 @@ def test_check_config():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_cpu_set_of_one_is_one_row():
+    """cpu --cpus 0 prints CPU 0's row once (the set's sum of one CPU is that row, not a
+    second one); a set of two CPUs prints both rows and the set's sum, labelled by the list."""
+    d = Daemon()
+    try:
+        wait_until(lambda: json.loads(d.ctl("--json", "cpu", "--cpus", "0").stdout or "{}")
+                   .get("cpus"), 10, 0.2)
+        r = d.ctl("cpu", "--cpus", "0")
+        assert r.returncode == 0, r.stderr
+        labels = [ln.split()[0] for ln in r.stdout.splitlines() if ln.split()]
+        assert labels.count("0") == 1, r.stdout
+        assert labels.count("all") == 1, r.stdout
+        if os.cpu_count() >= 2:
+            r = d.ctl("cpu", "--cpus", "0-1")
+            labels = [ln.split()[0] for ln in r.stdout.splitlines() if ln.split()]
+            assert labels.count("0") == 1 and labels.count("1") == 1, r.stdout
+            assert labels.count("0-1") == 1, r.stdout
+    finally:
+        d.stop()
+
+
 # ---------------------------------------------------------------------------------------
 
 
