@@ -1273,6 +1273,36 @@ def test_cpu_set_of_one_is_one_row():
         d.stop()
 
 
+def test_durations_with_units():
+    """Times on the command line take units (--from -1m, --to -30s, --step 500ms, --last
+    2s); the daemon gets seconds; a bad duration is refused by the client (exit 2)."""
+    d = Daemon()
+    try:
+        time.sleep(4)
+        r = d.ctl("--json", "series", "cpu.online", "--from", "-3s500ms", "--to", "-1s",
+                  "--step", "500ms")
+        assert r.returncode == 0, r.stderr
+        o = json.loads(r.stdout)
+        # The daemon starts the range no earlier than its ring: from may be later.
+        assert o["step"] == 0.5, o
+        assert 0 <= o["to"] - o["from"] <= 2.51, o
+        assert 0.5 < time.time() - o["to"] < 4, o
+        # The same with bare numbers (seconds, as before): the same range.
+        b = json.loads(d.ctl("--json", "series", "cpu.online", "--from", "-3.5", "--to", "-1",
+                             "--step", "0.5").stdout)
+        assert b["step"] == 0.5 and abs(b["to"] - o["to"]) < 1, (o, b)
+        r = d.ctl("--json", "rates", "cpu.online", "--last", "2s")
+        assert r.returncode == 0, r.stderr
+        for bad in ("5x", "1m30", "5 m", "-", "1e3s"):
+            r = d.ctl("rates", "--last", bad)
+            assert r.returncode == 2 and "duration" in r.stderr, (bad, r.returncode, r.stderr)
+        # Out of range after conversion: the daemon's range check, as for a number.
+        r = d.ctl("rates", "--last", "2d")
+        assert r.returncode == 2 and "last" in r.stderr, r.stderr
+    finally:
+        d.stop()
+
+
 # ---------------------------------------------------------------------------------------
 
 
