@@ -306,8 +306,12 @@ const struct proto_command proto_commands[] = {
         .name = "mark-start",
         .flags = PROTO_MUTATING,
         .summary = "open a measurement window: sample every source now as its start",
-        .usage = "NAME",
-        .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'")},
+        .usage = "NAME [--replace]",
+        .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'"),
+                 {.name = "replace",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "a closed window or stored result of that name is deleted once "
+                          "this one has opened"}},
     },
     {
         .name = "mark-stop",
@@ -507,8 +511,8 @@ const struct proto_command proto_commands[] = {
                  "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
                  "[--trend-threshold F] "
                  "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
-                 "[--trend-step SEC] [--wait] "
-                 "[-- COMMAND...]",
+                 "[--trend-step SEC] [--cpu-util] [--replace] [--wait] "
+                 "[-- COMMAND... | -- NETPERF_TEST_OPTIONS...]",
         .args = {{.name = "driver",
                   .type = PROTO_ARG_STRING,
                   .max_len = 32,
@@ -588,7 +592,18 @@ const struct proto_command proto_commands[] = {
                  {.name = "argv",
                   .type = PROTO_ARG_STRINGS,
                   .max_len = 4096,
-                  .help = "exec: the command and its arguments (the words after --)"},
+                  .help = "exec: the command and its arguments (the words after --); "
+                          "netperf: its test options after its -- (-s -S -m -M -r "
+                          "SIZE[,SIZE], -P PORT[,PORT], -D, -4, -6)"},
+                 {.name = "cpu_util",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "netperf: its own CPU use of each end (-c -C) in the figures, "
+                          "local_cpu_pct and remote_cpu_pct"},
+                 {.name = "replace",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "a kept window or stored result of the name is deleted when the "
+                          "test's window opens (after the warm-up, or when the test ends "
+                          "before it); a refused start keeps them"},
                  {.name = "trend",
                   .type = PROTO_ARG_STRING,
                   .max_len = 256,
