@@ -51,8 +51,8 @@ profile = rfs-var
 driver = netperf
 host = %s
 type = TCP_STREAM
-duration = 3
-warmup = 1
+duration = 3s
+warmup = 1000ms
 cooldown = 1
 
 [matrix]
@@ -635,6 +635,8 @@ def test_shipped_suites():
                             "names no profile"),
                            ("[suite]\nname = x\n[test]\nhost = a\nduration = 2\n",
                             "leave no window"),
+                           ("[suite]\nname = x\n[test]\nhost = a\nduration = 3x\n",
+                            "not a duration"),
                            ("[suite]\n[test]\nhost = a\n", "give the suite a name")):
             with open(bad, "w") as f:
                 f.write(text)
