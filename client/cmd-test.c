@@ -26,6 +26,8 @@ static const struct {
     {"mean_latency_us", "mean latency", "us (netperf)", 2},
     {"p99_latency_us_max", "p99 latency", "us (worst process)", 0},
     {"retransmits", "retransmits", "", 0},
+    {"local_cpu_pct", "CPU here", "% (netperf -c)", 1},
+    {"remote_cpu_pct", "CPU far end", "% (netperf -C)", 1},
 };
 
 /* One figure for a table cell: "9,384.1", or "-" when absent. */

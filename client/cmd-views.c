@@ -51,7 +51,8 @@ render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		snprintf(label, sizeof(label), "%lld", (long long)json_get_int(o, "cpu", -1));
 		cpu_row(&t, label, o);
 	}
-	if (json_object_object_get_ex(result, "set", &o))
+	/* The --cpus set's sum, when it sums more than the one row already shown. */
+	if (json_object_object_get_ex(result, "set", &o) && json_get_int(o, "count", 0) > 1)
 		cpu_row(&t, json_get_string(o, "cpus", "set"), o);
 	if (json_object_object_get_ex(result, "all", &o))
 		cpu_row(&t, "all", o);

@@ -8,6 +8,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "plot.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 /* The client's side of each command (struct ctl_command): its renderer, its options, its
@@ -124,7 +125,8 @@ command_help(const struct proto_command *c, FILE *fp)
 		fprintf(fp, "\narguments:\n");
 	for (const struct proto_arg *a = c->args; a->name != NULL; a++) {
 		char opt[80];
-		snprintf(opt, sizeof(opt), "--%s %s", a->name, types[a->type]);
+		snprintf(opt, sizeof(opt), "--%s %s", a->name,
+		         a->duration != PROTO_DUR_NONE ? "DURATION" : types[a->type]);
 		for (char *p = opt + 2; *p && *p != ' '; p++)
 			if (*p == '_')
 				*p = '-';
@@ -166,6 +168,17 @@ arg_value(const struct proto_arg *a, const char *s)
 {
 	char *end;
 
+	if (a->duration != PROTO_DUR_NONE &&
+	    (a->type == PROTO_ARG_INT || a->type == PROTO_ARG_NUMBER)) {
+		/* 5m, -10s, 1m30s, 500ms: sent as a number in the argument's unit (integers
+		 * rounded to it); the daemon checks the range. */
+		int64_t ns, unit = (int64_t)proto_duration_ns(a->duration);
+		if (time_parse_duration(s, (uint64_t)unit, 1, &ns) < 0)
+			return NULL;
+		if (a->type == PROTO_ARG_INT)
+			return json_object_new_int64((ns + (ns < 0 ? -unit : unit) / 2) / unit);
+		return json_object_new_double((double)ns / (double)unit);
+	}
 	switch (a->type) {
 	case PROTO_ARG_INT: {
 		errno = 0;
@@ -290,8 +303,11 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 				pos++;
 		}
 		if (v == NULL) {
-			fprintf(stderr, "netmetricsctl %s: bad value \"%s\" for %s\n", name,
-			        conn_text(val, shown, sizeof(shown)), a->name);
+			fprintf(stderr, "netmetricsctl %s: bad value \"%s\" for %s%s\n", name,
+			        conn_text(val, shown, sizeof(shown)), a->name,
+			        a->duration != PROTO_DUR_NONE ? " (a duration: 5m, -10s, 1m30s, "
+			                                        "500ms; bare: the unit of its help)"
+			                                      : "");
 			goto fail;
 		}
 		args_put(args, a, v);

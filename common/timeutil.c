@@ -1,6 +1,7 @@
 /* timeutil.c: clocks and time formatting. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "timeutil.h"
@@ -74,4 +75,69 @@ time_format_duration(uint64_t ns, char *buf, size_t size)
 		snprintf(buf, size, "%" PRIu64 "us", ns / NS_PER_US);
 	else
 		snprintf(buf, size, "%" PRIu64 "ns", ns);
+}
+
+/* The units of a duration's parts, longest spelling first where one starts another. */
+static const struct {
+	const char *name;
+	double ns;
+} duration_units[] = {
+    {"ns", 1},  {"us", 1e3}, {"ms", 1e6},   {"min", 60e9},
+    {"s", 1e9}, {"m", 60e9}, {"h", 3600e9}, {"d", 86400e9},
+};
+
+#define DURATION_MAX_NS 4e18 /* about 126 years: epoch seconds up to 2096 fit */
+
+int
+time_parse_duration(const char *s, uint64_t bare_ns, int negative_ok, int64_t *out_ns)
+{
+	double total = 0;
+	int neg = 0;
+	unsigned parts = 0;
+
+	if (s == NULL)
+		return -1;
+	if (*s == '-' && negative_ok) {
+		neg = 1;
+		s++;
+	}
+	if (*s == '\0')
+		return -1;
+	while (*s != '\0') {
+		double v = 0, scale = 1;
+		unsigned digits = 0;
+		size_t u, n = sizeof(duration_units) / sizeof(duration_units[0]);
+
+		for (; *s >= '0' && *s <= '9' && digits < 20; s++, digits++)
+			v = v * 10 + (*s - '0');
+		if (*s == '.')
+			for (s++; *s >= '0' && *s <= '9' && digits < 20; s++, digits++)
+				v += (*s - '0') * (scale /= 10);
+		if (digits == 0 || (*s >= '0' && *s <= '9'))
+			return -1; /* no number, or more than 20 digits */
+		if (*s == '\0') {
+			if (parts != 0)
+				return -1; /* "1m30": a number without a unit after a part */
+			total = v * (double)bare_ns;
+			break;
+		}
+		for (u = 0; u < n; u++) {
+			size_t l = strlen(duration_units[u].name);
+			if (strncmp(s, duration_units[u].name, l) == 0 &&
+			    !(s[l] >= 'a' && s[l] <= 'z')) {
+				s += l;
+				break;
+			}
+		}
+		if (u == n)
+			return -1;
+		total += v * duration_units[u].ns;
+		parts++;
+		if (total > DURATION_MAX_NS)
+			return -1;
+	}
+	if (total > DURATION_MAX_NS)
+		return -1;
+	*out_ns = (int64_t)(total + 0.5) * (neg ? -1 : 1);
+	return 0;
 }

@@ -5,11 +5,13 @@
 #include "jsonutil.h"
 #include "window.h"
 
-/* mark-start: open the window args.name. */
+/* mark-start: open the window args.name; with args.replace, a closed window or stored
+ * result of that name goes once it is open. */
 int
 cmd_mark_start(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
-	*result = window_start(ctx->d->windows, json_get_string(args, "name", ""), "hand", err);
+	*result = window_start_replace(ctx->d->windows, json_get_string(args, "name", ""), "hand",
+	                               json_get_bool(args, "replace", false), err);
 	return *result != NULL ? 0 : -1;
 }
 

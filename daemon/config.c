@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "timeutil.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -227,32 +228,16 @@ config_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-/* Parse a duration: a number with ms, s, m or h (seconds when bare). */
+/* Parse a duration in milliseconds: time_parse_duration's text (5m, 1m30s, 500ms; seconds
+ * when bare), rounded to the millisecond. */
 int
 config_parse_duration_ms(const char *s, uint64_t *out)
 {
-	char *end;
-	double v;
-	double mult;
+	int64_t ns;
 
-	errno = 0;
-	v = strtod(s, &end);
-	if (errno || end == s || v < 0 || v != v)
+	if (time_parse_duration(s, 1000000000, 0, &ns) < 0)
 		return -1;
-	if (strcmp(end, "ms") == 0)
-		mult = 1;
-	else if (strcmp(end, "s") == 0 || *end == '\0')
-		mult = 1000;
-	else if (strcmp(end, "m") == 0 || strcmp(end, "min") == 0)
-		mult = 60000;
-	else if (strcmp(end, "h") == 0)
-		mult = 3600000;
-	else
-		return -1;
-	v *= mult;
-	if (v > 1e15)
-		return -1;
-	*out = (uint64_t)(v + 0.5);
+	*out = (uint64_t)((ns + 500000) / 1000000);
 	return 0;
 }
 

@@ -2,7 +2,9 @@
  * did, with interim results (-D 1) for live throughput and omni key=value output for the
  * figures: total throughput, total and per-process transactions/s, and latency as
  * 1e6 / (per-process transactions/s); for UDP_STREAM also the datagrams sent by this end
- * and received by the far one, the datagrams lost between them and that loss in %. */
+ * and received by the far one, the datagrams lost between them and that loss in %; with
+ * cpu_util netperf's own CPU figures of both ends (-c -C). The test options after -- are
+ * passed through when pass_opts allows them. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,16 +27,102 @@ is_rr(const char *type)
 	return n > 3 && strcmp(type + n - 3, "_RR") == 0;
 }
 
-/* Check the spec: a host, a known type, whole seconds. */
+/* netperf's test-specific options (after its --) a test may pass through, and what each
+ * takes: 'n' nothing, 's' a size or two (SIZE[,SIZE], SIZE digits with an optional k, K,
+ * m, M, g or G, at most 1G counting k as 1024), 'p' a port or two (PORT[,PORT]). The output
+ * selectors (-k, -o, -O) are the driver's: its figures come from them. */
+static const struct {
+	const char *opt;
+	char takes;
+} pass_opts[] = {
+    {"-s", 's'}, {"-S", 's'}, {"-m", 's'}, {"-M", 's'}, {"-r", 's'},
+    {"-D", 'n'}, {"-P", 'p'}, {"-4", 'n'}, {"-6", 'n'},
+};
+
+#define PASS_VALUE_MAX 32 /* bytes in one option's value */
+#define PASS_WORDS_MAX 32 /* words after -- */
+
+/* One SIZE or PORT of a value: digits (at most 10), a size with an optional unit letter. */
+static const char *
+pass_number(const char *v, bool size, unsigned long long max)
+{
+	unsigned long long n = 0;
+	unsigned digits = 0;
+
+	for (; *v >= '0' && *v <= '9' && digits < 11; v++, digits++)
+		n = n * 10 + (unsigned)(*v - '0');
+	if (digits == 0 || digits > 10)
+		return NULL;
+	if (size && *v != '\0' && strchr("kKmMgG", *v) != NULL) {
+		n *= strchr("kK", *v) ? 1024 : strchr("mM", *v) ? 1024 * 1024 : 1024 * 1024 * 1024;
+		v++;
+	}
+	return n <= max ? v : NULL;
+}
+
+/* Is v what an option taking `takes` takes: one or two numbers, comma-separated (either
+ * may be left out: ",65536")? */
+static bool
+pass_value_ok(const char *v, char takes)
+{
+	unsigned long long max = takes == 's' ? 1ull << 30 : 65535;
+	const char *comma = strchr(v, ',');
+
+	if (strlen(v) > PASS_VALUE_MAX || *v == '\0' || strcmp(v, ",") == 0)
+		return false;
+	if (*v != ',' && ((v = pass_number(v, takes == 's', max)) == NULL))
+		return false;
+	if (comma == NULL)
+		return *v == '\0';
+	if (v != comma)
+		return false;
+	v++;
+	return *v == '\0' || ((v = pass_number(v, takes == 's', max)) != NULL && *v == '\0');
+}
+
+/* Check the words after -- against pass_opts: known options, each with its value. */
+static int
+pass_check(char *const *argv, struct nm_error *err)
+{
+	for (size_t i = 0; argv[i] != NULL; i++) {
+		if (i >= PASS_WORDS_MAX)
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "--driver netperf: more than %d words after --",
+			                    PASS_WORDS_MAX);
+		size_t k, n = sizeof(pass_opts) / sizeof(pass_opts[0]);
+		for (k = 0; k < n && strcmp(argv[i], pass_opts[k].opt) != 0; k++)
+			;
+		if (k == n)
+			return nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "--driver netperf: \"%.40s\" after -- is not one of the netperf test "
+			    "options passed through (-s -S -m -M -r SIZE[,SIZE], -P PORT[,PORT], "
+			    "-D, "
+			    "-4, -6; the driver sets -k itself)",
+			    argv[i]);
+		if (pass_opts[k].takes == 'n')
+			continue;
+		if (argv[i + 1] == NULL || !pass_value_ok(argv[i + 1], pass_opts[k].takes))
+			return nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "--driver netperf: %s after -- takes %s, not \"%.40s\"", argv[i],
+			    pass_opts[k].takes == 's'
+			        ? "SIZE[,SIZE] (bytes, k/K m/M g/G suffixes, up to 1G)"
+			        : "PORT[,PORT]",
+			    argv[i + 1] ? argv[i + 1] : "");
+		i++;
+	}
+	return 0;
+}
+
+/* Check the spec: a host, a known type, whole seconds, test options netperf takes. */
 static int
 netperf_check(struct test_spec *s, struct nm_error *err)
 {
 	bool known = false;
 
-	if (s->argv != NULL)
-		return nm_error_set(
-		    err, NM_ERR_BAD_ARGS,
-		    "--driver netperf takes no command after -- (use --driver exec)");
+	if (s->argv != NULL && pass_check(s->argv, err) < 0)
+		return -1;
 	if (s->host[0] == '\0')
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
 		                    "--driver netperf needs --host (where netserver listens)");
@@ -63,13 +151,14 @@ netperf_nprocs(const struct test_spec *s)
 	return s->procs;
 }
 
-/* netperf -H HOST [-p PORT] -l D -t TYPE -P 0 -D 1 [-T L,R] -- -k SELECTORS -m|-r SIZE
- * [-S|-s ,RCVBUF] */
+/* netperf -H HOST [-p PORT] -l D -t TYPE -P 0 -D 1 [-T L,R] [-c -C] -- -k SELECTORS -m|-r
+ * SIZE [-S|-s ,RCVBUF] [OPTIONS...]: the test options passed through come last, so that
+ * theirs win over what the driver derived (-m, -r, -S). */
 static char **
 netperf_argv(const struct test_spec *s, const char *program, const struct test_proc *p)
 {
 	char dur[32], pin[32], size[32], rcvbuf[32];
-	const char *w[24];
+	const char *w[26 + PASS_WORDS_MAX];
 	size_t n = 0;
 
 	snprintf(dur, sizeof(dur), "%.0f", s->duration_s);
@@ -98,9 +187,13 @@ netperf_argv(const struct test_spec *s, const char *program, const struct test_p
 		w[n++] = "-T";
 		w[n++] = pin;
 	}
+	if (s->cpu_util) {
+		w[n++] = "-c";
+		w[n++] = "-C";
+	}
 	w[n++] = "--";
 	w[n++] = "-k";
-	w[n++] = NETPERF_SELECTORS;
+	w[n++] = s->cpu_util ? NETPERF_SELECTORS NETPERF_SELECTORS_CPU : NETPERF_SELECTORS;
 	if (is_rr(s->type)) {
 		snprintf(size, sizeof(size), "%u,%u", s->size, s->size);
 		w[n++] = "-r";
@@ -115,6 +208,8 @@ netperf_argv(const struct test_spec *s, const char *program, const struct test_p
 		w[n++] = strcmp(s->type, "TCP_MAERTS") == 0 ? "-s" : "-S";
 		w[n++] = rcvbuf;
 	}
+	for (size_t i = 0; s->argv != NULL && s->argv[i] != NULL && i < PASS_WORDS_MAX; i++)
+		w[n++] = s->argv[i];
 	return runner_strv(w, n);
 }
 
@@ -201,6 +296,21 @@ udp_proc(const struct netperf_out *np, json_object *pf, struct udp_sum *tot)
 	tot->received_mbps += u.received_mbps;
 }
 
+/* A mean over the processes that reported a CPU figure. */
+struct cpu_mean {
+	double sum;
+	unsigned n;
+};
+
+static void
+cpu_sum(struct cpu_mean *m, double v)
+{
+	if (!isnan(v)) {
+		m->sum += v;
+		m->n++;
+	}
+}
+
 /* The figures once every process has ended. */
 static int
 netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why, size_t size)
@@ -208,6 +318,7 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 	bool rr = is_rr(t->spec.type), udp = strcmp(t->spec.type, "UDP_STREAM") == 0;
 	struct udp_sum usum = {0, 0, 0, 0};
 	double tput = 0, trans = 0, lat = 0, p99 = 0;
+	struct cpu_mean lcpu = {0, 0}, rcpu = {0, 0};
 	unsigned n = 0, nlat = 0;
 
 	for (size_t i = 0; i < t->nprocs; i++) {
@@ -242,6 +353,12 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 			if (udp)
 				udp_proc(np, pf, &usum);
 		}
+		if (t->spec.cpu_util) {
+			add_num(pf, "local_cpu_pct", np->local_cpu_pct);
+			add_num(pf, "remote_cpu_pct", np->remote_cpu_pct);
+			cpu_sum(&lcpu, np->local_cpu_pct);
+			cpu_sum(&rcpu, np->remote_cpu_pct);
+		}
 		add_num(pf, "elapsed_s", np->elapsed_s);
 		add_num(pf, "bytes_sent", np->bytes_sent);
 		add_num(pf, "bytes_recvd", np->bytes_recvd);
@@ -260,6 +377,11 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 		add_num(figs, "throughput_mbps", tput);
 	if (udp)
 		add_udp(figs, &usum);
+	if (t->spec.cpu_util) {
+		/* Each process measured the whole machine's CPUs over the same span: their mean. */
+		add_num(figs, "local_cpu_pct", lcpu.n ? lcpu.sum / lcpu.n : NAN);
+		add_num(figs, "remote_cpu_pct", rcpu.n ? rcpu.sum / rcpu.n : NAN);
+	}
 	return n == t->nprocs || t->stopping ? 0 : -1;
 }
 

@@ -14,6 +14,7 @@ parse_netperf_init(struct netperf_out *o)
 	o->throughput = o->transaction_rate = o->mean_latency_us = o->p99_latency_us = NAN;
 	o->elapsed_s = o->bytes_sent = o->bytes_recvd = o->interim = NAN;
 	o->send_calls = o->send_throughput = o->remote_recv_calls = o->remote_bytes_recvd = NAN;
+	o->local_cpu_pct = o->remote_cpu_pct = NAN;
 }
 
 /* Parse a whole number; false when the text is not one (a finite double, nothing after). */
@@ -61,6 +62,8 @@ numeric_slot(struct netperf_out *o, const char *key, size_t klen)
 	    {"LOCAL_SEND_THROUGHPUT", offsetof(struct netperf_out, send_throughput)},
 	    {"REMOTE_RECV_CALLS", offsetof(struct netperf_out, remote_recv_calls)},
 	    {"REMOTE_BYTES_RECVD", offsetof(struct netperf_out, remote_bytes_recvd)},
+	    {"LOCAL_CPU_UTIL", offsetof(struct netperf_out, local_cpu_pct)},
+	    {"REMOTE_CPU_UTIL", offsetof(struct netperf_out, remote_cpu_pct)},
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -117,6 +120,8 @@ parse_netperf_line(struct netperf_out *o, const char *line, size_t len)
 		return 1;
 	if ((slot = numeric_slot(o, line, klen)) == NULL || !number(val, vlen, &v))
 		return 0;
+	if ((slot == &o->local_cpu_pct || slot == &o->remote_cpu_pct) && (v < 0 || v > 100))
+		return 1; /* -1: that end was not measured; past 100: not a share of the CPUs */
 	*slot = v;
 	if (slot == &o->throughput)
 		o->final = true;

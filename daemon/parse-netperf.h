@@ -13,6 +13,9 @@
 	"THROUGHPUT,THROUGHPUT_UNITS,TRANSACTION_RATE,MEAN_LATENCY,P99_LATENCY,ELAPSED_TIME,"      \
 	"LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,LOCAL_SEND_CALLS,LOCAL_SEND_THROUGHPUT,"               \
 	"REMOTE_RECV_CALLS,REMOTE_BYTES_RECVD"
+/* Added when the test asks for netperf's CPU figures (global -c -C): each end's CPU use in %
+ * (netperf prints -1 for an end it did not measure). */
+#define NETPERF_SELECTORS_CPU ",LOCAL_CPU_UTIL,REMOTE_CPU_UTIL"
 
 /* What one netperf process reported. A figure it did not report is NAN. */
 struct netperf_out {
@@ -28,6 +31,9 @@ struct netperf_out {
 	 * rate there: sent - received datagrams were lost on the way. */
 	double send_calls, send_throughput;
 	double remote_recv_calls, remote_bytes_recvd;
+	/* -c -C: this end's and the far end's CPU use over the test, in % of all CPUs
+	 * (LOCAL_CPU_UTIL, REMOTE_CPU_UTIL); NAN when not reported or not measured (-1). */
+	double local_cpu_pct, remote_cpu_pct;
 	double interim;         /* the newest interim result, in interim_units */
 	char interim_units[24]; /* "10^6bits/s", "Trans/s" */
 	unsigned ninterim;

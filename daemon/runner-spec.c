@@ -276,6 +276,14 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 		nm_error_set(err, NM_ERR_BAD_ARGS, "argument \"rcvbuf\" is for --driver netperf");
 		goto fail;
 	}
+	spec->cpu_util = json_get_bool(args, "cpu_util", false);
+	if (spec->cpu_util && strcmp(spec->driver->name, "netperf") != 0) {
+		nm_error_set(err, NM_ERR_BAD_ARGS,
+		             "argument \"cpu_util\" is for --driver netperf (netperf's -c -C; the "
+		             "report's cpu figures cover every driver)");
+		goto fail;
+	}
+	spec->replace = json_get_bool(args, "replace", false);
 	if (json_object_object_get_ex(args, "profile_vars", &vars) &&
 	    json_object_is_type(vars, json_type_object))
 		spec->profile_vars = json_object_get(vars);

@@ -486,7 +486,8 @@ window_begin(struct runner *r, struct test *t, struct nm_error *err)
 
 	if (t->window_open || t->window_stored)
 		return 0;
-	if ((w = window_start(r->d->windows, t->spec.name, "test", err)) == NULL)
+	if ((w = window_start_replace(r->d->windows, t->spec.name, "test", t->spec.replace, err)) ==
+	    NULL)
 		return -1;
 	json_object_put(w);
 	t->window_open = true;
@@ -991,24 +992,32 @@ registry_add(struct runner *r, struct test *t)
 	r->tests[r->n++] = t;
 }
 
-/* Is the name free for a new test: no running test, window or result has it? */
+/* Is the name free for a new test: no running test, window or result has it? With replace
+ * a kept window or stored result may (they go when the test's window opens), but not a
+ * running test or an open window. */
 static int
-name_check(struct runner *r, const char *name, struct nm_error *err)
+name_check(struct runner *r, const char *name, bool replace, struct nm_error *err)
 {
 	struct test *old = runner_find(r, name);
+	bool stored = results_exists(r->d->results, name),
+	     kept = window_exists(r->d->windows, name);
 
 	if (results_name_check(name, err) < 0)
 		return -1;
 	if (old != NULL && !runner_finished(old))
 		return nm_error_set(err, NM_ERR_EXISTS, "test %s is running", name);
-	if (results_exists(r->d->results, name))
+	if (kept && window_is_open(r->d->windows, name))
 		return nm_error_set(err, NM_ERR_EXISTS,
-		                    "a result named %s exists (result delete %s removes it, or "
-		                    "choose another --name)",
-		                    name, name);
-	if (window_exists(r->d->windows, name))
-		return nm_error_set(err, NM_ERR_EXISTS, "a window named %s exists", name);
-	return 0;
+		                    "window %s is open (mark stop %s closes it)", name, name);
+	if (replace || (!stored && !kept))
+		return 0;
+	return nm_error_set(err, NM_ERR_EXISTS,
+	                    "%s named %s exist%s (--replace replaces %s, or choose another "
+	                    "--name)",
+	                    stored && kept ? "a stored result and a window"
+	                    : stored       ? "a stored result"
+	                                   : "a window",
+	                    name, stored && kept ? "" : "s", stored && kept ? "both" : "it");
 }
 
 /* The uid, gid and groups the test's processes run as: the client's, unless the driver
@@ -1273,7 +1282,7 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 		runner_spec_free(spec);
 		return NULL;
 	}
-	if (name_check(r, spec->name, err) < 0) {
+	if (name_check(r, spec->name, spec->replace, err) < 0) {
 		runner_spec_free(spec);
 		return NULL;
 	}

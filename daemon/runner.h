@@ -61,8 +61,11 @@ struct test_spec {
 	struct cpuset local_cpus, remote_cpus; /* empty: no pinning */
 	char profile[64];                      /* "": none */
 	json_object *profile_vars;             /* ${NAME} values for the profile (suites); owned */
-	char **argv;                           /* exec: the command; NULL-terminated, owned */
-	struct test_figure_rx *figures;        /* exec: figures to lift; owned */
+	char **argv;   /* exec: the command; netperf: test options passed through; NULL-terminated,
+	                * owned */
+	bool cpu_util; /* netperf: its own CPU figures (-c -C) in the figures */
+	bool replace;  /* a kept window or stored result of the name goes when its window opens */
+	struct test_figure_rx *figures; /* exec: figures to lift; owned */
 	size_t nfigures;
 	char suite[201]; /* the suite the test belongs to, "" when none */
 	/* The packet generator's (drivers with packet_args; see driver-pktgen.c). The

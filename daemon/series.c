@@ -340,28 +340,41 @@ has_any(const char *s, size_t len, const char *const *words)
 const char *
 series_unit_guess(const char *field, size_t len, bool gauge)
 {
-	static const char *const bytes[] = {"Octets", "bytes", "Bytes", NULL};
-	static const char *const drops[] = {"Drop",   "drop",   "Discard",       "discard",
-	                                    "missed", "Missed", "out_of_buffer", "no_buf",
-	                                    "no_dma", NULL};
-	static const char *const errors[] = {"Err", "err", "Fail", "fail", "Csum", "Bad", NULL};
-	static const char *const segments[] = {"Segs", "Retrans", NULL};
-	static const char *const packets[] = {"Pkts",  "Packets", "packets", "Datagrams",
-	                                      "Reasm", "Frag",    "Dgrams",  NULL};
-	static const char *const conns[] = {"Opens", "Estab", "Conn", "Resets", NULL};
+	/* Families by a part of the name, first match wins: "InErrors" is errors before it is
+	 * anything else, "ListenOverflows" drops, "TCPPureAcks" segments. */
+	static const struct {
+		const char *unit;
+		const char *const words[24];
+	} families[] = {
+	    {"bytes", {"Octets", "bytes", "Bytes", NULL}},
+	    {"drops",
+	     {"Drop", "drop", "Discard", "discard", "missed", "Missed", "out_of_buffer", "no_buf",
+	      "no_dma", "Overflow", "Pruned", NULL}},
+	    {"errors", {"Err", "err", "Fail", "fail", "Csum", "Bad", "invalid", "martian", NULL}},
+	    {"segments",
+	     {"Segs", "Retrans", "Rsts", "Ack", "ACK", "SYN", "Syn", "OrigDataSent", "TCPDelivered",
+	      "OFOQueue", "WinProbe", NULL}},
+	    {"packets", {"Pkts",       "Packets",       "packets",      "Datagrams",
+	                 "Reasm",      "Frag",          "Dgrams",       "InReceives",
+	                 "InDelivers", "OutRequests",   "OutTransmits", "NoRoutes",
+	                 "no_route",   "UnknownProtos", "NoPorts",      "IgnoredMulti",
+	                 "probes",     "syn_received",  "cookie",       "in_brd",
+	                 NULL}},
+	    {"connections",
+	     {"Opens", "Estab", "Conn", "conn_", "Resets", "Abort", "TW", "expect_", "insert",
+	      "delete", "clashres", NULL}},
+	    {"lookups",
+	     {"lookups", "hits", "_hit", "search", "found", "slow_tot", "slow_mc", NULL}},
+	    {"entries", {"allocs", "destroys", "entries", "chainlength", NULL}},
+	    {"runs",
+	     {"gc_runs", "gc_total", "gc_ignored", "gc_goal_miss", "gc_dst_overflow", NULL}},
+	    {"ms", {"RtoMin", "RtoMax", NULL}},
+	    {"hops", {"TTL", NULL}},
+	};
 
-	if (has_any(field, len, bytes))
-		return "bytes";
-	if (has_any(field, len, drops))
-		return "drops";
-	if (has_any(field, len, errors))
-		return "errors";
-	if (has_any(field, len, segments))
-		return "segments";
-	if (has_any(field, len, packets))
-		return "packets";
-	if (has_any(field, len, conns))
-		return "connections";
+	for (size_t f = 0; f < sizeof(families) / sizeof(families[0]); f++)
+		if (has_any(field, len, families[f].words))
+			return families[f].unit;
 	return gauge ? "value" : "events";
 }
 

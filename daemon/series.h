@@ -131,11 +131,18 @@ void series_registry_name_source(struct series_registry *reg, uint8_t index, con
 const char *series_source_name(const struct series_registry *reg, series_id id);
 
 /* A unit for a counter known only by its name (SNMP, ethtool, lnstat, sysctl fields), from
- * the name's family, in this order: "bytes" (Octets, bytes), "drops" (Drop, Discard, missed,
- * out_of_buffer, no_buf, no_dma), "errors" (Err, Fail, Csum, Bad), "segments" (Segs,
- * Retrans), "packets" (Pkts, Packets, packets, Datagrams, Reasm, Frag, Dgrams), "connections"
- * (Opens, Estab, Conn, Resets), else "events" for a counter, "value" for a gauge (see
- * proto/PROTOCOL.md, Labels). Case matters where it is shown. Returns a static string. */
+ * the name's family, first match in this order: "bytes" (Octets, bytes), "drops" (Drop,
+ * Discard, missed, out_of_buffer, no_buf, no_dma, Overflow, Pruned), "errors" (Err, Fail,
+ * Csum, Bad, invalid, martian), "segments" (Segs, Retrans, Rsts, Ack, ACK, SYN, Syn,
+ * OrigDataSent, TCPDelivered, OFOQueue, WinProbe), "packets" (Pkts, Packets, Datagrams,
+ * Reasm, Frag, Dgrams, InReceives, InDelivers, OutRequests, OutTransmits, NoRoutes,
+ * UnknownProtos, NoPorts, IgnoredMulti, probes, cookie...), "connections" (Opens, Estab,
+ * Conn, Resets, Abort, TW, conntrack's insert, delete, expect_...), "lookups" (lookups,
+ * hits, search, found), "entries" (allocs, destroys, entries), "runs" (gc_*), "ms" (RtoMin,
+ * RtoMax), "hops" (TTL), else "events" for a counter (timeouts, recoveries, undos: things
+ * that happened), "value" for a gauge (a flag, a mode). The snmp source makes ICMP's
+ * counters "messages" (errors stay errors). See proto/PROTOCOL.md, Labels. Case matters
+ * where it is shown. Returns a static string. */
 const char *series_unit_guess(const char *field, size_t len, bool gauge);
 
 /* ---- selecting series by labels ---- */

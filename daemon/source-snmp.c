@@ -160,6 +160,7 @@ intern_field(struct source *src, const char *prefix, size_t prefixlen, const cha
 	char name[SNMP_NAME_MAX];
 	enum series_kind kind = SERIES_COUNTER;
 	struct series_labels l = source_labels(src);
+	const char *unit;
 	uint64_t raw;
 	bool neg;
 	int n;
@@ -176,8 +177,12 @@ intern_field(struct source *src, const char *prefix, size_t prefixlen, const cha
 	l.table = strncmp(prefix, "snmp.", 5) == 0 ? source_atom(src, prefix + 5, prefixlen - 5)
 	                                           : source_atom(src, prefix, prefixlen);
 	l.field = source_atom(src, field, fieldlen);
-	return series_intern(src->reg, name, (size_t)n, kind, src->index,
-	                     series_unit_guess(field, fieldlen, kind == SERIES_GAUGE), 1.0, &l);
+	unit = series_unit_guess(field, fieldlen, kind == SERIES_GAUGE);
+	/* ICMP counts messages (Icmp, IcmpMsg, snmp6's Icmp6...): what is not an error. */
+	if ((strncmp(name, "snmp.Icmp", 9) == 0 || strncmp(name, "snmp6.Icmp6", 11) == 0) &&
+	    strcmp(unit, "errors") != 0)
+		unit = "messages";
+	return series_intern(src->reg, name, (size_t)n, kind, src->index, unit, 1.0, &l);
 }
 
 /* The line at index i of a file, allocated zeroed on first use; NULL past the bound. */

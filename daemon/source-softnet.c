@@ -36,9 +36,9 @@ static const struct {
 	const char *unit;
 } softnet_fields[] = {
     {"processed", 0, SERIES_COUNTER32, "packets"},
-    {"dropped", 1, SERIES_COUNTER32, "packets"},
+    {"dropped", 1, SERIES_COUNTER32, "drops"},
     {"time_squeeze", 2, SERIES_COUNTER32, "events"},
-    {"received_rps", 9, SERIES_COUNTER32, "events"},
+    {"received_rps", 9, SERIES_COUNTER32, "interrupts"}, /* RPS IPIs this CPU took */
     {"flow_limit_count", 10, SERIES_COUNTER32, "packets"},
     {"backlog", 11, SERIES_GAUGE, "packets"},
 };

@@ -152,10 +152,10 @@ struct parse {
 /* The [test] keys and their types. */
 static const struct {
 	const char *key;
-	char type; /* 's' string, 'i' integer, 'n' number */
+	char type; /* 's' string, 'i' integer, 'n' number, 't' a time (30s, 1m30s; bare: s) */
 } test_keys[] = {
     {"driver", 's'},   {"host", 's'}, {"type", 's'},       {"procs", 'i'},
-    {"duration", 'n'}, {"size", 'i'}, {"warmup", 'n'},     {"cooldown", 'n'},
+    {"duration", 't'}, {"size", 'i'}, {"warmup", 't'},     {"cooldown", 't'},
     {"netns", 's'},    {"port", 's'}, {"local_cpus", 's'}, {"remote_cpus", 's'},
 };
 
@@ -181,6 +181,18 @@ test_key(struct parse *p, const char *key, const char *val)
 			continue;
 		if (test_keys[i].type == 's') {
 			json_add_string(p->test, key, val);
+			return 1;
+		}
+		if (test_keys[i].type == 't') {
+			int64_t ns;
+			if (time_parse_duration(val, 1000000000, 0, &ns) < 0) {
+				nm_error_set(p->err, NM_ERR_BAD_ARGS,
+				             "[test] %s = %s: not a duration (30s, 1m30s, 500ms; "
+				             "bare: seconds)",
+				             key, val);
+				return 0;
+			}
+			json_object_object_add(p->test, key, json_double((double)ns / 1e9));
 			return 1;
 		}
 		double v = strtod(val, &end);

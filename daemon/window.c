@@ -486,22 +486,50 @@ count_open(const struct windows *ws)
 	return n;
 }
 
-/* Refuse a name in use by a window or a stored result. */
+/* Refuse a name in use by a window or a stored result; with replace only an open window or
+ * one being stored (what --replace cannot take away). The hint names the one step that
+ * frees the name: --replace, which removes the kept window and the stored result both. */
 static int
-name_free(struct windows *ws, const char *name, struct nm_error *err)
+name_free(struct windows *ws, const char *name, bool replace, struct nm_error *err)
 {
 	ssize_t i = find(ws, name);
+	bool stored = results_exists(ws->results, name);
 
 	if (i >= 0 && ws->ws[i]->open)
 		return nm_error_set(err, NM_ERR_EXISTS, "window %s is open", name);
-	if (i >= 0)
-		return nm_error_set(err, NM_ERR_EXISTS,
-		                    "a closed window named %s exists (window delete %s forgets it)",
-		                    name, name);
-	if (results_exists(ws->results, name))
-		return nm_error_set(err, NM_ERR_EXISTS,
-		                    "a result named %s exists (result delete %s removes it)", name,
-		                    name);
+	if (i >= 0 && ws->ws[i]->storing)
+		return nm_error_set(err, NM_ERR_BUSY, "window %s is being stored", name);
+	if (replace || (i < 0 && !stored))
+		return 0;
+	return nm_error_set(err, NM_ERR_EXISTS, "%s named %s exist%s (--replace replaces %s)",
+	                    i >= 0 && stored ? "a closed window and a stored result"
+	                    : i >= 0         ? "a closed window"
+	                                     : "a stored result",
+	                    name, i >= 0 && stored ? "" : "s", i >= 0 && stored ? "both" : "it");
+}
+
+/* With replace, remove what name_free let through: the stored result (which can fail, so
+ * first), then the kept window. Adds "replaced": [what went] to o. */
+static int
+replace_old(struct windows *ws, const char *name, json_object *o, struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	json_object *gone = json_object_new_array();
+
+	if (results_exists(ws->results, name)) {
+		if (results_delete(ws->results, name, err) < 0) {
+			json_object_put(gone);
+			return -1;
+		}
+		json_object_array_add(gone, json_object_new_string("result"));
+	}
+	if (i >= 0) {
+		drop(ws, (size_t)i);
+		json_object_array_add(gone, json_object_new_string("window"));
+	}
+	if (json_object_array_length(gone) > 0)
+		log_info("window %s: replaced the old one", name);
+	json_object_object_add(o, "replaced", gone);
 	return 0;
 }
 
@@ -509,11 +537,19 @@ name_free(struct windows *ws, const char *name, struct nm_error *err)
 json_object *
 window_start(struct windows *ws, const char *name, const char *origin, struct nm_error *err)
 {
+	return window_start_replace(ws, name, origin, false, err);
+}
+
+json_object *
+window_start_replace(struct windows *ws, const char *name, const char *origin, bool replace,
+                     struct nm_error *err)
+{
 	json_object *o;
 	struct window *w;
 	char rel[PATH_MAX], t[40];
+	struct nm_error e;
 
-	if (results_name_check(name, err) < 0 || name_free(ws, name, err) < 0)
+	if (results_name_check(name, err) < 0 || name_free(ws, name, replace, err) < 0)
 		return NULL;
 	if (strcmp(origin, "hand") != 0 && strcmp(origin, "test") != 0) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "origin \"%s\" is not hand or test", origin);
@@ -535,8 +571,11 @@ window_start(struct windows *ws, const char *name, const char *origin, struct nm
 	json_add_string(o, "start", t);
 	window_rel(name, rel, sizeof(rel));
 	/* Not fsync'ed: the marker only helps recovery, and the loop must not wait for a busy
-	 * disk while a test's timers are due. */
-	if (statefile_write_json_flags(ws->dir, rel, o, STATEFILE_NOSYNC, err) < 0) {
+	 * disk while a test's timers are due. The old window and result go only once the new
+	 * one has its marker: a start that fails leaves them. */
+	if (statefile_write_json_flags(ws->dir, rel, o, STATEFILE_NOSYNC, err) < 0 ||
+	    (replace && replace_old(ws, name, o, err) < 0)) {
+		statefile_remove(ws->dir, rel, &e);
 		json_object_put(o);
 		snapshot_free(&w->start);
 		free(w->name);
@@ -612,6 +651,14 @@ bool
 window_exists(const struct windows *ws, const char *name)
 {
 	return find(ws, name) >= 0;
+}
+
+bool
+window_is_open(const struct windows *ws, const char *name)
+{
+	ssize_t i = find(ws, name);
+
+	return i >= 0 && ws->ws[i]->open;
 }
 
 json_object *

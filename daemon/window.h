@@ -38,6 +38,11 @@ void window_free(struct windows *ws);
  * or NULL with err. */
 json_object *window_start(struct windows *ws, const char *name, const char *origin,
                           struct nm_error *err);
+/* window_start; with replace, a closed window or a stored result of the name is deleted
+ * once the new window has opened (an open window, or one being stored, is still refused);
+ * the reply's "replaced" lists what went ("result", "window"). */
+json_object *window_start_replace(struct windows *ws, const char *name, const char *origin,
+                                  bool replace, struct nm_error *err);
 /* Called on the loop when a window_stop is over: report (borrowed) once the result is
  * durable, or NULL with err when it could not be stored (the window then stays open, its
  * end edge kept, so that a retry closes at the same instant). */
@@ -65,6 +70,8 @@ int window_freeze(struct windows *ws, const char *name, struct nm_error *err);
 /* Is there a window named name in memory (open, or closed and kept)? Stored results are
  * the results module's to answer (results_exists). Nothing is read or sampled. */
 bool window_exists(const struct windows *ws, const char *name);
+/* Is there an open window named name? */
+bool window_is_open(const struct windows *ws, const char *name);
 /* The report of a window: live (start to now) for an open one; the stored result when args
  * asks nothing else (marked "stored": true); recomputed from the snapshots when args asks
  * for other CPU sets and they are still in memory. New reference, or NULL with err. */

@@ -11,7 +11,8 @@
 #define ARG_LAST                                                                                   \
 	{                                                                                          \
 		.name = "last", .type = PROTO_ARG_NUMBER, .min = 0.01, .max = 86400,               \
-		.help = "seconds back from the newest sample (default 10)"                         \
+		.help = "seconds back from the newest sample (default 10)",                        \
+		.duration = PROTO_DUR_S                                                            \
 	}
 #define ARG_WINDOW                                                                                 \
 	{                                                                                          \
@@ -123,16 +124,19 @@ const struct proto_command proto_commands[] = {
                           "from/to"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = -1e7,
                   .max = 1e11,
                   .help = "start: seconds before now when <= 0 (default -300), else epoch seconds"},
                  {.name = "to",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = -1e7,
                   .max = 1e11,
                   .help = "end, the same way (default 0: now)"},
                  {.name = "step",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.01,
                   .max = 86400,
                   .help = "seconds per point (default 1)"}},
@@ -159,16 +163,19 @@ const struct proto_command proto_commands[] = {
                           "those of the trend stored with its result (the report's)"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = -1e7,
                   .max = 1e11,
                   .help = "start: seconds before now when <= 0 (default -300), else epoch seconds"},
                  {.name = "to",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = -1e7,
                   .max = 1e11,
                   .help = "end, the same way (default 0: now)"},
                  {.name = "step",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.01,
                   .max = 86400,
                   .help = "seconds per point, rounded to whole sampling intervals of the "
@@ -185,11 +192,13 @@ const struct proto_command proto_commands[] = {
                   .help = "recovery: back at or above this fraction of the plateau (default 0.9)"},
                  {.name = "sustain",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.01,
                   .max = 86400,
                   .help = "seconds the rate must stay there to count (default 5)"},
                  {.name = "plateau",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.01,
                   .max = 86400,
                   .help = "the plateau is the median of this many first seconds of traffic "
@@ -278,6 +287,7 @@ const struct proto_command proto_commands[] = {
                   .help = "network device, for queues and interrupts"},
                  {.name = "interval",
                   .type = PROTO_ARG_INT,
+                  .duration = PROTO_DUR_MS,
                   .min = 100,
                   .max = 60000,
                   .help = "milliseconds between views (default 1000)"},
@@ -296,8 +306,12 @@ const struct proto_command proto_commands[] = {
         .name = "mark-start",
         .flags = PROTO_MUTATING,
         .summary = "open a measurement window: sample every source now as its start",
-        .usage = "NAME",
-        .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'")},
+        .usage = "NAME [--replace]",
+        .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'"),
+                 {.name = "replace",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "a closed window or stored result of that name is deleted once "
+                          "this one has opened"}},
     },
     {
         .name = "mark-stop",
@@ -355,9 +369,11 @@ const struct proto_command proto_commands[] = {
                   .help = "results of this suite"},
                  {.name = "since",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .help = "started at or after: epoch seconds, or <= 0: seconds back from now"},
                  {.name = "until",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .help = "started before: epoch seconds, or <= 0: seconds back from now"},
                  {.name = "figures",
                   .type = PROTO_ARG_STRING,
@@ -495,8 +511,8 @@ const struct proto_command proto_commands[] = {
                  "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
                  "[--trend-threshold F] "
                  "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
-                 "[--trend-step SEC] [--wait] "
-                 "[-- COMMAND...]",
+                 "[--trend-step SEC] [--cpu-util] [--replace] [--wait] "
+                 "[-- COMMAND... | -- NETPERF_TEST_OPTIONS...]",
         .args = {{.name = "driver",
                   .type = PROTO_ARG_STRING,
                   .max_len = 32,
@@ -521,6 +537,7 @@ const struct proto_command proto_commands[] = {
                   .help = "netperf processes, iperf3 streams, copies of a command (default 1)"},
                  {.name = "duration",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.1,
                   .max = 86400,
                   .help = "seconds the benchmark runs (default 10; exec: until it exits)"},
@@ -539,11 +556,13 @@ const struct proto_command proto_commands[] = {
                           "-S ,B; TCP_MAERTS: the local end's, -s ,B)"},
                  {.name = "warmup",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0,
                   .max = 86400,
                   .help = "seconds before the window opens (default 2; 5 over 60 s)"},
                  {.name = "cooldown",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0,
                   .max = 86400,
                   .help = "seconds before the end when the window closes (default 2)"},
@@ -573,7 +592,18 @@ const struct proto_command proto_commands[] = {
                  {.name = "argv",
                   .type = PROTO_ARG_STRINGS,
                   .max_len = 4096,
-                  .help = "exec: the command and its arguments (the words after --)"},
+                  .help = "exec: the command and its arguments (the words after --); "
+                          "netperf: its test options after its -- (-s -S -m -M -r "
+                          "SIZE[,SIZE], -P PORT[,PORT], -D, -4, -6)"},
+                 {.name = "cpu_util",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "netperf: its own CPU use of each end (-c -C) in the figures, "
+                          "local_cpu_pct and remote_cpu_pct"},
+                 {.name = "replace",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "a kept window or stored result of the name is deleted when the "
+                          "test's window opens (after the warm-up, or when the test ends "
+                          "before it); a refused start keeps them"},
                  {.name = "trend",
                   .type = PROTO_ARG_STRING,
                   .max_len = 256,
@@ -592,16 +622,19 @@ const struct proto_command proto_commands[] = {
                   .help = "the report's trend: trend's --recover (default 0.9)"},
                  {.name = "trend_sustain",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.01,
                   .max = 86400,
                   .help = "the report's trend: trend's --sustain in seconds (default 5)"},
                  {.name = "trend_plateau",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.01,
                   .max = 86400,
                   .help = "the report's trend: trend's --plateau in seconds (default 10)"},
                  {.name = "trend_step",
                   .type = PROTO_ARG_NUMBER,
+                  .duration = PROTO_DUR_S,
                   .min = 0.01,
                   .max = 86400,
                   .help = "the report's trend: trend's --step in seconds (default: the "
@@ -645,6 +678,7 @@ const struct proto_command proto_commands[] = {
                   .help = "pktgen: copies of each packet the kernel's pktgen sends (default 0)"},
                  {.name = "delay",
                   .type = PROTO_ARG_INT,
+                  .duration = PROTO_DUR_NS,
                   .min = 1,
                   .max = 1e10,
                   .help = "pktgen: nanoseconds between packets, per thread"},
@@ -807,6 +841,11 @@ arg_json(const struct proto_arg *arg)
 	json_add_string(obj, "type", arg_type_name(arg->type));
 	json_add_bool(obj, "required", arg->required);
 	json_add_string(obj, "help", arg->help != NULL ? arg->help : "");
+	if (arg->duration != PROTO_DUR_NONE)
+		json_add_string(obj, "duration",
+		                arg->duration == PROTO_DUR_S    ? "s"
+		                : arg->duration == PROTO_DUR_MS ? "ms"
+		                                                : "ns");
 	if (arg->min != 0 || arg->max != 0) {
 		if (arg->type == PROTO_ARG_INT) {
 			json_add_int(obj, "min", (int64_t)arg->min);
@@ -835,6 +874,15 @@ command_json(const struct proto_command *cmd)
 		json_object_array_add(args, arg_json(arg));
 	json_object_object_add(obj, "args", args);
 	return obj;
+}
+
+uint64_t
+proto_duration_ns(enum proto_duration d)
+{
+	return d == PROTO_DUR_S    ? 1000000000
+	       : d == PROTO_DUR_MS ? 1000000
+	       : d == PROTO_DUR_NS ? 1
+	                           : 0;
 }
 
 /* The whole table as a JSON array, in table order; the caller puts the reference. */

@@ -47,6 +47,17 @@ enum proto_arg_type {
 	PROTO_ARG_OBJECT,  /* JSON object, checked by the handler */
 };
 
+/* The unit a duration argument is sent in (PROTO_DUR_NONE: not a duration). */
+enum proto_duration {
+	PROTO_DUR_NONE = 0,
+	PROTO_DUR_S,  /* seconds, a JSON number (fractions allowed) */
+	PROTO_DUR_MS, /* milliseconds, an integer */
+	PROTO_DUR_NS, /* nanoseconds, an integer */
+};
+
+/* The number of nanoseconds in a duration unit; 0 for PROTO_DUR_NONE. */
+uint64_t proto_duration_ns(enum proto_duration d);
+
 struct proto_arg {
 	const char *name;
 	enum proto_arg_type type;
@@ -55,6 +66,9 @@ struct proto_arg {
 	size_t max_len;   /* for STRING/STRINGS items; 0 means PROTO_MAX_STRING */
 	const char *help; /* one line */
 	bool positional;  /* the client also takes it as the next bare word */
+	/* A time: the client takes a duration with units (5m, -10s, 1m30s, 500ms) and sends
+	 * the number in this unit; a bare number is in this unit too. The wire stays a number. */
+	enum proto_duration duration;
 };
 
 #define PROTO_MAX_STRING 4096

@@ -1257,6 +1257,57 @@ def test_check_config():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_cpu_set_of_one_is_one_row():
+    """cpu --cpus 0 prints CPU 0's row once (the set's sum of one CPU is that row, not a
+    second one); a set of two CPUs prints both rows and the set's sum, labelled by the list."""
+    d = Daemon()
+    try:
+        wait_until(lambda: json.loads(d.ctl("--json", "cpu", "--cpus", "0").stdout or "{}")
+                   .get("cpus"), 10, 0.2)
+        r = d.ctl("cpu", "--cpus", "0")
+        assert r.returncode == 0, r.stderr
+        labels = [ln.split()[0] for ln in r.stdout.splitlines() if ln.split()]
+        assert labels.count("0") == 1, r.stdout
+        assert labels.count("all") == 1, r.stdout
+        if os.cpu_count() >= 2:
+            r = d.ctl("cpu", "--cpus", "0-1")
+            labels = [ln.split()[0] for ln in r.stdout.splitlines() if ln.split()]
+            assert labels.count("0") == 1 and labels.count("1") == 1, r.stdout
+            assert labels.count("0-1") == 1, r.stdout
+    finally:
+        d.stop()
+
+
+def test_durations_with_units():
+    """Times on the command line take units (--from -1m, --to -30s, --step 500ms, --last
+    2s); the daemon gets seconds; a bad duration is refused by the client (exit 2)."""
+    d = Daemon()
+    try:
+        time.sleep(4)
+        r = d.ctl("--json", "series", "cpu.online", "--from", "-3s500ms", "--to", "-1s",
+                  "--step", "500ms")
+        assert r.returncode == 0, r.stderr
+        o = json.loads(r.stdout)
+        # The daemon starts the range no earlier than its ring: from may be later.
+        assert o["step"] == 0.5, o
+        assert 0 <= o["to"] - o["from"] <= 2.51, o
+        assert 0.5 < time.time() - o["to"] < 4, o
+        # The same with bare numbers (seconds, as before): the same range.
+        b = json.loads(d.ctl("--json", "series", "cpu.online", "--from", "-3.5", "--to", "-1",
+                             "--step", "0.5").stdout)
+        assert b["step"] == 0.5 and abs(b["to"] - o["to"]) < 1, (o, b)
+        r = d.ctl("--json", "rates", "cpu.online", "--last", "2s")
+        assert r.returncode == 0, r.stderr
+        for bad in ("5x", "1m30", "5 m", "-", "1e3s"):
+            r = d.ctl("rates", "--last", bad)
+            assert r.returncode == 2 and "duration" in r.stderr, (bad, r.returncode, r.stderr)
+        # Out of range after conversion: the daemon's range check, as for a number.
+        r = d.ctl("rates", "--last", "2d")
+        assert r.returncode == 2 and "last" in r.stderr, r.stderr
+    finally:
+        d.stop()
+
+
 # ---------------------------------------------------------------------------------------
 
 

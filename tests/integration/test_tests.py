@@ -51,8 +51,8 @@ profile = rfs-var
 driver = netperf
 host = %s
 type = TCP_STREAM
-duration = 3
-warmup = 1
+duration = 3s
+warmup = 1000ms
 cooldown = 1
 
 [matrix]
@@ -241,6 +241,59 @@ def test_netperf_stream_and_rr():
         srv.stop()
 
 
+def test_netperf_options_and_cpu():
+    """netperf's test options after -- are passed through (allow-listed, after the
+    driver's own) and --cpu-util adds its -c -C CPU figures of both ends, in 0..100."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        opts = ["-m", "64k", "-s", "1M", "-S", "1M,1M", "-D"]
+        rep = run_test(d, "--driver", "netperf", "--name", "np-cpu", "--host", ADDR_B,
+                       "--procs", "2", "--duration", "4", "--warmup", "1", "--cooldown", "1",
+                       "--cpu-util", "--", *opts)
+        t = rep["test"]
+        assert t["status"] == "passed" and len(t["processes"]) == 2, t
+        for p in t["processes"]:
+            a = p["argv"]
+            assert "-c" in a[:a.index("--")] and "-C" in a[:a.index("--")], a
+            assert a[-len(opts):] == opts, a
+            assert a[a.index("-k") + 1].endswith(",LOCAL_CPU_UTIL,REMOTE_CPU_UTIL"), a
+            for k in ("local_cpu_pct", "remote_cpu_pct"):
+                assert 0 <= p[k] <= 100, (k, p)
+        f = t["figures"]
+        for k in ("local_cpu_pct", "remote_cpu_pct"):
+            assert 0 < f[k] <= 100, (k, f)
+            assert abs(f[k] - sum(p[k] for p in t["processes"]) / 2) < 1e-6, (k, f)
+        print("  cpu: local %.1f %%, remote %.1f %% at %.0f Mbit/s" % (
+            f["local_cpu_pct"], f["remote_cpu_pct"], f["throughput_mbps"]))
+        # Without --cpu-util: no -c -C and no CPU figures.
+        rep = run_test(d, "--driver", "netperf", "--name", "np-nocpu", "--host", ADDR_B,
+                       "--duration", "3", "--warmup", "1", "--cooldown", "1")
+        t = rep["test"]
+        assert "-c" not in t["processes"][0]["argv"], t["processes"][0]["argv"]
+        assert "local_cpu_pct" not in t["figures"], t["figures"]
+        # What is not on the allow-list, or a value out of bounds, is refused up front.
+        for bad, msg in ((["-k", "THROUGHPUT"], "not one of"),
+                         (["-o", "x"], "not one of"),
+                         (["-m", "1;reboot"], "takes SIZE"),
+                         (["-m", "2G"], "takes SIZE"),
+                         (["-s"], "takes SIZE"),
+                         (["-P", "70000"], "PORT"),
+                         (["-r", "1,2,3"], "takes SIZE"),
+                         (["$(id)"], "not one of")):
+            r = d.ctl("test", "start", "--driver", "netperf", "--name", "np-bad", "--host",
+                      ADDR_B, "--", *bad, check=False)
+            assert r.returncode == 2 and msg in r.stderr, (bad, r.returncode, r.stderr)
+        r = d.ctl("test", "start", "--driver", "iperf3", "--name", "np-bad", "--host",
+                  ADDR_B, "--cpu-util", check=False)
+        assert r.returncode == 2 and "cpu_util" in r.stderr, r.stderr
+        assert d.ctl("result", "show", "np-bad", check=False).returncode == 1
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
 def udp_mib(ns):
     """The Udp line of /proc/net/snmp in namespace ns, as {field: value}."""
     lines = [ln.split() for ln in sh("cat", "/proc/net/snmp", ns=ns).stdout.splitlines()
@@ -384,14 +437,31 @@ def test_failures():
         # A hand-made window holds its name, open and kept after its stop (window_exists:
         # the runner looks the name up, it does not build the window's report).
         d.ctl("mark", "start", "handmade")
-        for step in ("open", "kept"):
+        for step, want in (("open", "window handmade is open"),
+                           ("kept", "a window named handmade exists (--replace")):
             r = d.ctl("test", "start", "--driver", "exec", "--name", "handmade", "--",
                       "/bin/true", check=False)
-            assert r.returncode == 1 and "a window named handmade exists" in r.stderr, (
-                step, r.stderr)
+            assert r.returncode == 1 and want in r.stderr, (step, r.stderr)
             if step == "open":
+                r = d.ctl("test", "start", "--driver", "exec", "--name", "handmade",
+                          "--replace", "--", "/bin/true", check=False)
+                assert r.returncode == 1 and want in r.stderr, ("replace open", r.stderr)
                 d.ctl("mark", "stop", "handmade")
                 d.ctl("result", "delete", "handmade")
+        # --replace: the kept window and a stored result go when the test's window opens;
+        # the result is then the test's.
+        d.ctl("mark", "start", "other")
+        d.ctl("mark", "stop", "other")
+        for name in ("handmade", "other"):
+            r = d.ctl("test", "start", "--driver", "exec", "--name", name, "--replace",
+                      "--warmup", "0", "--cooldown", "0", "--wait", "--", "/bin/sleep", "1",
+                      check=False)
+            assert r.returncode == 0, (name, r.stdout, r.stderr)
+            rep = d.json("result", "show", name)
+            assert rep["window"]["origin"] == "test" and rep["test"]["status"] == "passed", (
+                name, rep["window"], rep["test"])
+        assert "handmade" not in [w["name"] for w in d.json("windows")["windows"]
+                                  if w["origin"] == "hand"]
 
         # Bad arguments change nothing.
         for args, msg in ((["--procs", "0", "--host", "x"], "procs"),
@@ -565,6 +635,8 @@ def test_shipped_suites():
                             "names no profile"),
                            ("[suite]\nname = x\n[test]\nhost = a\nduration = 2\n",
                             "leave no window"),
+                           ("[suite]\nname = x\n[test]\nhost = a\nduration = 3x\n",
+                            "not a duration"),
                            ("[suite]\n[test]\nhost = a\n", "give the suite a name")):
             with open(bad, "w") as f:
                 f.write(text)
@@ -689,9 +761,10 @@ def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
-    return nsrun.run([test_netperf_stream_and_rr, test_netperf_udp_loss, test_iperf3, test_failures, test_suite,
-                      test_suite_daemon_stops, test_shipped_suites, test_trend_in_report,
-                      test_wait_stream], "benchmark test", make_pair, remove_pair,
+    return nsrun.run([test_netperf_stream_and_rr, test_netperf_options_and_cpu, test_netperf_udp_loss,
+                      test_iperf3, test_failures, test_suite, test_suite_daemon_stops,
+                      test_shipped_suites, test_trend_in_report, test_wait_stream],
+                     "benchmark test", make_pair, remove_pair,
                      need_iperf3=True)
 
 

@@ -337,7 +337,7 @@ def test_window_and_result_delete():
         err = d.refused(1, "window", "delete", "w/one")
         assert "not_found" in err and "result" in err, err
         err = d.refused(1, "mark", "start", "w/one")  # the stored result holds the name
-        assert "result delete" in err, err
+        assert "a stored result named w/one exists" in err and "--replace" in err, err
         r = d.ctl("result", "delete", "w/one")
         assert "deleted w/one" in r.stdout, r.stdout
         assert not os.path.exists(d.result_path("w/one"))
@@ -351,6 +351,39 @@ def test_window_and_result_delete():
         assert not os.path.exists(d.window_path("w/one"))
         assert d.json("results")["count"] == 0
         d.refused(1, "mark", "stop", "w/one")
+    finally:
+        d.cleanup()
+
+
+def test_replace():
+    """mark start --replace takes a name a kept window and a stored result hold: both go
+    once the new window is open, and the hint of the refusal without it names --replace (the
+    one step that works). An open window is not replaced."""
+    d = Daemon()
+    try:
+        d.ctl("mark", "start", "again")
+        first = d.json("mark", "stop", "again")["window"]["start"]
+        err = d.refused(1, "mark", "start", "again")
+        assert "a closed window and a stored result named again exist" in err, err
+        assert "--replace" in err, err
+        # The hint works: one command, and the old result is gone only now.
+        r = d.json("mark", "start", "again", "--replace")
+        assert sorted(r["replaced"]) == ["result", "window"], r
+        assert [w["state"] for w in d.json("windows")["windows"]] == ["open"]
+        assert d.json("results")["count"] == 0
+        assert not os.path.exists(d.result_path("again"))
+        # An open window is refused, --replace or not, and stays open.
+        err = d.refused(1, "mark", "start", "again", "--replace")
+        assert "window again is open" in err, err
+        rep = d.json("mark", "stop", "again")
+        assert rep["window"]["start"] != first, (rep["window"]["start"], first)
+        assert d.json("result", "show", "again")["window"]["start"] == rep["window"]["start"]
+        # A stored result alone (its window forgotten): replaced the same way.
+        d.ctl("window", "delete", "again")
+        r = d.json("mark", "start", "again", "--replace")
+        assert r["replaced"] == ["result"], r
+        # A name nothing holds: nothing to replace.
+        assert d.json("mark", "start", "fresh", "--replace")["replaced"] == []
     finally:
         d.cleanup()
 

@@ -169,6 +169,10 @@ harness_sample(struct world *w)
 		fail_msg("sample: %s", err.message);
 	if (w->reg.n > 0)
 		sink_reserve(&w->sink, (series_id)(w->reg.n - 1));
+	/* Every series of every source has a unit (series.h), whatever the fixture. */
+	for (series_id id = 0; id < w->reg.n; id++)
+		if (w->reg.v[id].unit == NULL || w->reg.v[id].unit[0] == '\0')
+			fail_msg("%s: no unit", w->reg.v[id].name);
 }
 
 /* Tear a world down and remove its fixture dir. */

@@ -55,6 +55,9 @@ test_parsers(void **state)
 	assert_int_equal(v, 120000);
 	assert_int_equal(config_parse_duration_ms("3", &v), 0);
 	assert_int_equal(v, 3000);
+	assert_int_equal(config_parse_duration_ms("1m30s", &v), 0); /* time_parse_duration's */
+	assert_int_equal(v, 90000);
+	assert_int_equal(config_parse_duration_ms("-1s", &v), -1);
 	assert_int_equal(config_parse_duration_ms("soon", &v), -1);
 	assert_int_equal(config_parse_bool("yes", &b), 0);
 	assert_true(b);

@@ -18,7 +18,8 @@
  *   test-golden DIR            compare every DIR/PARSER/NAME.in's output with NAME.ok
  *   test-golden DIR --update   write the .ok files anew (ninja golden-update)
  *
- * A parser change that changes what a capture gives shows as a diff of its .ok file. */
+ * A parser change that changes what a capture gives shows as a diff of its .ok file. Every
+ * series a capture puts must have a unit, and some named ones a given unit (test_units). */
 #include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -56,6 +57,46 @@ static const struct parser {
 
 static const char *golden_dir;
 static bool update;
+
+/* Series whose unit the captures must show (test_units), once a capture has put them: the
+ * ones that fell to the catch-all "events" or a wrong family before. */
+static struct {
+	const char *name, *unit;
+	const char *got; /* the unit seen, NULL until a capture put the series */
+} spot[] = {
+    {"snmp.Ip.InReceives", "packets", NULL},
+    {"snmp.Ip.OutRequests", "packets", NULL},
+    {"snmp.Ip.InDiscards", "drops", NULL},
+    {"snmp.Icmp.InMsgs", "messages", NULL},
+    {"snmp.Icmp.InErrors", "errors", NULL},
+    {"snmp.IcmpMsg.OutType3", "messages", NULL},
+    {"snmp6.Icmp6InEchos", "messages", NULL},
+    {"snmp.Udp.NoPorts", "packets", NULL},
+    {"snmp.Tcp.OutRsts", "segments", NULL},
+    {"snmp.Tcp.RtoMin", "ms", NULL},
+    {"snmp.TcpExt.ListenOverflows", "drops", NULL},
+    {"snmp.TcpExt.TCPPureAcks", "segments", NULL},
+    {"softnet.cpu0.dropped", "drops", NULL},
+    {"softnet.cpu0.received_rps", "interrupts", NULL},
+    {"lnstat.arp_cache.lookups", "lookups", NULL},
+    {"lnstat.nf_conntrack.insert", "connections", NULL},
+};
+
+/* Every series a capture put has a unit; the spot ones theirs. */
+static void
+check_units(const struct series_registry *reg, const struct sink *sink, const char *in_name)
+{
+	for (series_id id = 0; id < reg->n; id++) {
+		const char *u = reg->v[id].unit;
+		if (!sink->put[id])
+			continue;
+		if (u == NULL || u[0] == '\0')
+			fail_msg("%s: %s has no unit", in_name, reg->v[id].name);
+		for (size_t i = 0; i < sizeof(spot) / sizeof(spot[0]); i++)
+			if (strcmp(spot[i].name, reg->v[id].name) == 0)
+				spot[i].got = u;
+	}
+}
 
 /* The whole file at path, NUL-terminated (the caller frees it), or NULL when missing. */
 static char *
@@ -105,6 +146,7 @@ run_parser(const struct parser *p, const char *in_name, const char *text)
 			        series_kind_name(w.reg.v[id].kind),
 			        (unsigned long long)w.sink.val[id]);
 	fclose(mem);
+	check_units(&w.reg, &w.sink, in_name);
 	harness_free(&w);
 	return out;
 }
@@ -197,10 +239,25 @@ test_golden(void **state)
 	}
 }
 
+/* After test_golden: every capture's series had a unit (check_units), and the spot ones
+ * were put, each with its unit. */
+static void
+test_units(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(spot) / sizeof(spot[0]); i++) {
+		if (spot[i].got == NULL)
+			fail_msg("%s: no capture put it", spot[i].name);
+		if (strcmp(spot[i].got, spot[i].unit) != 0)
+			fail_msg("%s: unit %s, want %s", spot[i].name, spot[i].got, spot[i].unit);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_golden),
+	                                   cmocka_unit_test(test_units)};
 
 	if (argc < 2 || (argc == 3 && strcmp(argv[2], "--update") != 0) || argc > 3) {
 		fprintf(stderr, "usage: test-golden DIR [--update]\n");

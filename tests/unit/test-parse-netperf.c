@@ -8,9 +8,15 @@
  *   udp-stream.out    netperf 2.7.0 between two namespaces over a veth: -l 3 -t UDP_STREAM
  *                     -P 0 -D 1 -- -k SELECTORS -m 1024 -S ,4096 (the receiver's buffer
  *                     small, so that it drops: 241,070 datagrams sent, 109,280 received)
+ *   stream-cpu.out    netperf 2.7.0 between two namespaces over a veth with netperf's CPU
+ *                     figures: -l 2 -t TCP_STREAM -P 0 -D 1 -c -C -- -k SELECTORS,CPU
+ *                     -m 16384 (both ends on this machine's 2 busy CPUs: 100 % each)
+ *   rr-cpu.out        the same with -t TCP_RR -- -k SELECTORS,CPU -r 1,1
+ *   stream-no-cpu.out the same without -c -C, with test-specific options passed through:
+ *                     -- -k SELECTORS,CPU -m 64k -s 1M -S 1M,1M -D (CPU figures -1)
  *   no-netserver.out  what netperf 2.7.0 prints (on stdout, exit 255) when no netserver
  *                     listens on the port
- * where SELECTORS is NETPERF_SELECTORS. */
+ * where SELECTORS is NETPERF_SELECTORS and CPU NETPERF_SELECTORS_CPU. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -105,6 +111,8 @@ assert_nothing(const struct netperf_out *o)
 	assert_nan(o->send_throughput);
 	assert_nan(o->remote_recv_calls);
 	assert_nan(o->remote_bytes_recvd);
+	assert_nan(o->local_cpu_pct);
+	assert_nan(o->remote_cpu_pct);
 	assert_nan(o->interim);
 	assert_string_equal(o->interim_units, "");
 	assert_int_equal(o->ninterim, 0);
@@ -212,6 +220,52 @@ test_rr(void **state)
 	assert_int_equal(n, 16);
 	assert_rr(&o);
 	free(text);
+}
+
+/* netperf -c -C: both ends' CPU use, from real runs (a stream and an RR test). */
+static void
+test_cpu_util(void **state)
+{
+	static const struct {
+		const char *file;
+		unsigned lines;
+		double tput;
+	} runs[] = {{"stream-cpu.out", 22, 1487.49}, {"rr-cpu.out", 18, 7136.31}};
+	struct netperf_out o;
+	unsigned n;
+	size_t len;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		char *text = slurp(runs[i].file, &len);
+		parse_netperf_init(&o);
+		assert_int_equal(feed(&o, text, len, &n), runs[i].lines);
+		assert_int_equal(n, runs[i].lines);
+		assert_double_equal(o.throughput, runs[i].tput);
+		assert_double_equal(o.local_cpu_pct, 100.0);
+		assert_double_equal(o.remote_cpu_pct, 100.0);
+		assert_true(o.final);
+		free(text);
+	}
+	/* Without -c -C netperf prints -1 for each end: not measured, no figure. */
+	{
+		char *text = slurp("stream-no-cpu.out", &len);
+		parse_netperf_init(&o);
+		assert_int_equal(feed(&o, text, len, &n), 18);
+		assert_double_equal(o.throughput, 1859.54);
+		/* -m 64k: netperf reads k as 1000 */
+		assert_double_equal(o.bytes_sent, 7351.0 * 64000);
+		assert_nan(o.local_cpu_pct);
+		assert_nan(o.remote_cpu_pct);
+		free(text);
+	}
+	/* Each end's own figure; a value past 100 % is not one. */
+	parse_netperf_init(&o);
+	assert_int_equal(line(&o, "LOCAL_CPU_UTIL=12.34"), 1);
+	assert_int_equal(line(&o, "REMOTE_CPU_UTIL=0.00"), 1);
+	assert_int_equal(line(&o, "REMOTE_CPU_UTIL=250"), 1);
+	assert_double_equal(o.local_cpu_pct, 12.34);
+	assert_double_equal(o.remote_cpu_pct, 0.0);
 }
 
 /* The first interim block alone (netperf still running, or killed): no final figures. */
@@ -346,7 +400,8 @@ static void
 test_unknown_keys(void **state)
 {
 	static const char *const unknown[] = {
-	    "LOCAL_CPU_UTIL=3.21",
+	    "LOCAL_CPU_UTILX=3.21",
+	    "LOCAL_CPU_UTIL[0]=3.21",
 	    "FOO=1",
 	    "throughput=1",
 	    "Throughput=1",
@@ -510,6 +565,7 @@ main(void)
 	    cmocka_unit_test(test_init),
 	    cmocka_unit_test(test_stream),
 	    cmocka_unit_test(test_rr),
+	    cmocka_unit_test(test_cpu_util),
 	    cmocka_unit_test(test_udp_stream),
 	    cmocka_unit_test(test_rr_interim_only),
 	    cmocka_unit_test(test_no_netserver),

@@ -39,9 +39,9 @@ test_fixture_values(void **state)
 	harness_check(&w, "lnstat.arp_cache.cpu1.allocs", 0x20, SERIES_COUNTER32);
 	harness_check(&w, "lnstat.arp_cache.allocs", 0x30, SERIES_COUNTER);
 	harness_labels(&w, "lnstat.arp_cache.allocs",
-	               "source=lnstat table=arp_cache field=allocs unit=events");
+	               "source=lnstat table=arp_cache field=allocs unit=entries");
 	harness_labels(&w, "lnstat.arp_cache.cpu1.allocs",
-	               "source=lnstat table=arp_cache cpu=1 field=allocs unit=events");
+	               "source=lnstat table=arp_cache cpu=1 field=allocs unit=entries");
 	harness_labels(&w, "lnstat.arp_cache.entries",
 	               "source=lnstat table=arp_cache field=entries unit=entries");
 	harness_check(&w, "lnstat.arp_cache.destroys", 3, SERIES_COUNTER);
