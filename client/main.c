@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "completion.h"
 #include "ctl.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -87,7 +88,8 @@ usage(FILE *fp)
 
 	fprintf(fp,
 	        "usage: netmetricsctl [--socket PATH] [--json] COMMAND [ARGS]\n"
-	        "       netmetricsctl COMMAND --help\n\n"
+	        "       netmetricsctl COMMAND --help\n"
+	        "       netmetricsctl completion bash  (a bash completion script)\n\n"
 	        "options:\n"
 	        "  -s, --socket PATH  the daemon's socket (default $NETMETRICS_SOCKET or %s)\n"
 	        "  -j, --json         print the daemon's result as JSON, unchanged\n"
@@ -401,6 +403,9 @@ main(int argc, char **argv)
 		usage(stderr);
 		return CTL_EXIT_USAGE;
 	}
+	/* The client's own: a completion script written from the command table. */
+	if (strcmp(argv[i], "completion") == 0)
+		return completion_main(argc - i - 1, argv + i + 1, stdout, stderr);
 	if ((c = find_command(argc - i, argv + i, &used)) == NULL) {
 		fprintf(stderr,
 		        "netmetricsctl: unknown command \"%s\" (see netmetricsctl --help)\n",
