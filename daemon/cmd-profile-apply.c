@@ -71,6 +71,7 @@ result_json(const struct profile *p, const struct profile_host *h, const struct 
 	json_add_uint(o, "unchanged", pl->n - changes);
 	json_object_object_add(o, "changes", plan_changes_json(pl));
 	json_object_object_add(o, "warnings", json_object_get(pl->warnings));
+	json_object_object_add(o, "skipped", json_object_get(pl->skipped));
 	return o;
 }
 

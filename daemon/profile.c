@@ -229,6 +229,13 @@ profile_key(struct profile *p, const char *key, const char *val, struct nm_error
 		return set_field(p->name, sizeof(p->name), key, val, err);
 	if (strcmp(key, "description") == 0)
 		return set_field(p->description, sizeof(p->description), key, val, err);
+	if (strcmp(key, "strict") == 0) {
+		enum profile_switch sw;
+		if (profile_parse_switch("profile", key, val, &sw, err) < 0)
+			return -1;
+		p->strict = sw == PROFILE_SWITCH_ON;
+		return 0;
+	}
 	if (strcmp(key, "device") == 0) {
 		if (strcmp(val, PROFILE_DEFAULT_ROUTE) == 0 || *val == '\0') {
 			p->device[0] = '\0';
@@ -240,7 +247,8 @@ profile_key(struct profile *p, const char *key, const char *val, struct nm_error
 		return 0;
 	}
 	return nm_error_set(err, NM_ERR_BAD_ARGS,
-	                    "[profile]: unknown key \"%s\" (name, description, device)", key);
+	                    "[profile]: unknown key \"%s\" (name, description, device, strict)",
+	                    key);
 }
 
 /* Route a key to its section. */
@@ -440,6 +448,29 @@ valid_name(const char *name)
 	return true;
 }
 
+/* Is the word a file rather than a profile name: a path with '/' or a name ending .conf? */
+bool
+profile_is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') != NULL || (n > 5 && strcmp(s + n - 5, ".conf") == 0);
+}
+
+/* A profile file's name: its base name without ".conf" ("rfs-template"). */
+void
+profile_path_label(const char *path, char *buf, size_t size)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+
+	if (n > 5 && strcmp(base + n - 5, ".conf") == 0)
+		n -= 5;
+	snprintf(buf, size, "%.*s", (int)n, base);
+	if (buf[0] == '\0')
+		snprintf(buf, size, "file");
+}
+
 /* Read a whole profile file (a regular file only: regfile.c); NULL with err. The caller
  * frees. */
 static char *
@@ -507,16 +538,33 @@ profile_load_vars(struct profile *p, const char *dir, const char *name, json_obj
 	size_t len;
 	int r;
 
+	char label[PROFILE_NAME_MAX];
+	bool file = profile_is_path(name);
+
 	profile_init(p);
-	if (!valid_name(name))
+	if (file) {
+		/* A file by path: absolute, as the daemon's working directory is "/". */
+		if (name[0] != '/')
+			return nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "profile file \"%s\": give an absolute path (the daemon "
+			    "does not know your working directory)",
+			    name);
+		if ((size_t)snprintf(path, size, "%s", name) >= size)
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "profile path too long");
+		profile_path_label(name, label, sizeof(label));
+		name = label;
+	} else if (!valid_name(name))
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
 		                    "\"%s\" is not a profile name (letters, digits, '_', '-', '.'; "
 		                    "a file is given by a path with a '/' or ending in .conf)",
 		                    name);
-	if ((size_t)snprintf(path, size, "%s/%s.conf", dir, name) >= size)
+	else if ((size_t)snprintf(path, size, "%s/%s.conf", dir, name) >= size)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "profile path too long");
 	if ((text = read_text(path, &len, err)) == NULL) {
-		if (err && err->code == NM_ERR_NOT_FOUND)
+		if (err && err->code == NM_ERR_NOT_FOUND && file)
+			nm_error_set(err, NM_ERR_NOT_FOUND, "no profile file %s", path);
+		else if (err && err->code == NM_ERR_NOT_FOUND)
 			nm_error_set(err, NM_ERR_NOT_FOUND,
 			             "no profile \"%s\" (no %s; \"profiles\" lists them)", name,
 			             path);
@@ -531,6 +579,15 @@ profile_load_vars(struct profile *p, const char *dir, const char *name, json_obj
 	r = profile_parse_ini(p, name, text, len, err);
 	free(text);
 	return r;
+}
+
+/* inih callback: the raw [profile] description of a template, ${NAME}s left in. */
+static int
+raw_description_cb(void *user, const char *section, const char *key, const char *val)
+{
+	if (strcmp(section, "profile") == 0 && strcmp(key, "description") == 0)
+		snprintf(user, sizeof(((struct profile *)NULL)->description), "%s", val);
+	return 1;
 }
 
 /* A template (a profile with ${NAME}s a suite fills in): parse it with each ${NAME} set to
@@ -560,15 +617,17 @@ template_load(struct profile *p, const char *dir, const char *name, json_object 
 			json_object_array_add(list, json_object_new_string(key));
 		}
 	}
-	free(text);
 	ok = json_object_object_length(vars) > 0 &&
 	     profile_load_vars(p, dir, name, vars, path, sizeof(path), &err) == 0;
 	json_object_put(vars);
 	if (ok) {
+		/* "RFS with ${rfs} flows per rx queue", not with the 1 it was checked with. */
+		ini_parse_string(text, raw_description_cb, p->description);
 		json_add_bool(o, "template", true);
 		json_object_object_add(o, "vars", list);
 	} else
 		json_object_put(list);
+	free(text);
 	return ok;
 }
 

@@ -287,25 +287,74 @@ def test_apply_revert():
         assert d.stop() == 0, "daemon exit status"
 
 
-def test_ntuple_fails_and_rolls_back():
-    """arfs-512 on veth: RFS is written, then ntuple cannot change: everything rolls back."""
+def test_ntuple_fixed_skipped():
+    """arfs-512 on veth (ntuple-filters [fixed]): the dry run promises no ntuple change and
+    says [arfs] is skipped; apply writes RFS and skips [arfs] likewise. With strict = yes
+    the profile is refused and everything rolls back. spread and defaults apply what a veth
+    has and say what they skipped (no queue IRQs)."""
     d = Daemon(ns=NS_A)
     try:
         before = queue_files("vA")
-        r = d.ctl("profile", "apply", "arfs-512", "--dev", "vA", check=False)
+        fixed = "[arfs] skipped: vA cannot turn ntuple filters on: \"ethtool -k vA\" shows " \
+                "ntuple-filters: off [fixed]"
+        r = d.ctl("profile", "apply", "arfs-512", "--dev", "vA", "--dry-run")
+        assert fixed in r.stdout and "ntuple" not in r.stdout.replace(fixed, ""), r.stdout
+        assert queue_files("vA") == before
+        r = d.ctl("profile", "apply", "arfs-512", "--dev", "vA")
+        assert fixed in r.stdout and "applied profile arfs-512 on vA" in r.stdout, r.stdout
+        res = d.json("profile", "revert")
+        assert queue_files("vA") == before
+        strict = write_profile(d, "strict", "[profile]\nstrict = yes\n" + open(
+            os.path.join(PROFILES, "arfs-512.conf")).read().split("[profile]", 1)[1])
+        r = d.ctl("profile", "apply", strict, "--dev", "vA", check=False)
         assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
-        err = r.stderr
-        assert "write ethtool vA ntuple on: Operation not supported" in err, err
-        assert "[fixed]" in err and "rolled back: %d values restored" % NQ in err, err
+        assert "[arfs]: vA cannot turn ntuple filters on" in r.stderr, r.stderr
+        assert "strict = yes" in r.stderr, r.stderr
         assert queue_files("vA") == before
         st = d.json("profile", "status")
         assert not st["applied"] and st["saved"] == 0, st
-        # A device with no queue IRQs cannot take an [irq] section.
-        r = d.ctl("profile", "apply", "spread", "--dev", "vA", check=False)
-        assert r.returncode == 1 and "has no queue IRQs" in r.stderr, r.stderr
+        # spread on a device with no queue IRQs: [irq] skipped, [xps] applied.
+        r = d.ctl("profile", "apply", "spread", "--dev", "vA", "--dry-run")
+        assert "[irq] skipped: vA has no queue IRQs in /proc/interrupts" in r.stdout, r.stdout
+        assert "dry run: profile spread on vA" in r.stdout, r.stdout
+        r = d.ctl("profile", "apply", "spread", "--dev", "vA")
+        assert "[irq] skipped: vA has no queue IRQs" in r.stdout, r.stdout
+        online = host_cpus()[0]
+        assert queue_files("vA")["/sys/class/net/vA/queues/tx-1/xps_cpus"] == mask(
+            [online[1 % len(online)]], host_cpus()[1])
+        d.ctl("profile", "revert")
         assert queue_files("vA") == before
+        r = d.ctl("profile", "apply", "defaults", "--dev", "vA")
+        assert "[irq] skipped: vA has no queue IRQs" in r.stdout, r.stdout
+        assert "applied profile defaults on vA" in r.stdout, r.stdout
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+        del res
     finally:
         assert d.stop() == 0, "daemon exit status"
+
+
+def test_single_queue_veth():
+    """A single-queue veth: spread skips [irq] (no queue IRQs) and [xps] (one tx queue)
+    and says so; defaults applies RPS and RFS off and skips [irq]; nothing fails."""
+    sh("ip", "link", "add", "v1A", "netns", NS_A, "type", "veth", "peer", "name", "v1B",
+       "netns", NS_B)
+    sh("ip", "link", "set", "v1A", "up", ns=NS_A)
+    d = Daemon(ns=NS_A)
+    try:
+        for args in (("--dry-run",), ()):
+            r = d.ctl("profile", "apply", "spread", "--dev", "v1A", *args)
+            assert "[xps] skipped: v1A has one tx queue: XPS has no queue to choose" \
+                in r.stdout, r.stdout
+            assert "[irq] skipped: v1A has no queue IRQs" in r.stdout, r.stdout
+        d.ctl("profile", "revert")
+        r = d.ctl("profile", "apply", "defaults", "--dev", "v1A")
+        assert "applied profile defaults on v1A" in r.stdout, r.stdout
+        assert "[irq] skipped" in r.stdout and "[xps] skipped" in r.stdout, r.stdout
+        d.ctl("profile", "revert")
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+        sh("ip", "link", "del", "v1A", ns=NS_A, check=False)
 
 
 def test_revert_after_restart():
@@ -380,7 +429,7 @@ def test_sock_flow_entries_on_the_host():
         subprocess.run(["ip", "link", "del", HOST_A], capture_output=True)
 
 
-TESTS = [test_show, test_apply_revert, test_ntuple_fails_and_rolls_back,
+TESTS = [test_show, test_apply_revert, test_ntuple_fixed_skipped, test_single_queue_veth,
          test_revert_after_restart, test_non_admin_refused, test_sock_flow_entries_on_the_host]
 
 
