@@ -85,6 +85,7 @@ load_config(struct daemon *d, struct config *cfg, bool must_exist, struct nm_err
 	}
 	d->config_found = access(d->config_path, R_OK) == 0;
 	apply_overrides(d, cfg);
+	config_find_dirs(cfg);
 	return 0;
 }
 

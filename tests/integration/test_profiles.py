@@ -429,8 +429,56 @@ def test_sock_flow_entries_on_the_host():
         subprocess.run(["ip", "link", "del", HOST_A], capture_output=True)
 
 
+def test_files_by_path_and_dirs():
+    """A suite's profile is taken by path (absolute, or beside the suite file); a suite by
+    name comes from the suite directory; profiles says why it is empty; status says which
+    directories are read and why."""
+    d = Daemon(ns=NS_A)
+    try:
+        suite = open(os.path.join(SRCDIR, "conf", "suites", "rfs-sweep.conf")).read()
+        tpl = os.path.join(PROFILES, "rfs-template.conf")
+        for name, prof in (("abs", tpl), ("rel", "tpl.conf")):
+            shutil.copy(tpl, os.path.join(d.dir, "tpl.conf"))
+            path = write_profile(d, "suite-" + name, suite.replace(
+                "profile = rfs-template", "profile = " + prof).replace(
+                "name = rfs-sweep", "name = sweep-" + name))
+            r = d.ctl("suite", "run", path, "--dry-run")
+            assert "sweep-%s/conns_64_rfs_512_iter_1" % name in r.stdout, r.stdout
+        bad = write_profile(d, "suite-bad", suite.replace(
+            "profile = rfs-template", "profile = /nonexistent/x.conf"))
+        r = d.ctl("suite", "run", bad, "--dry-run", check=False)
+        assert r.returncode == 1 and "no profile file /nonexistent/x.conf" in r.stderr, r.stderr
+        r = d.ctl("suite", "run", "no-such-suite", "--dry-run", check=False)
+        assert r.returncode == 1 and "no suite \"no-such-suite\"" in r.stderr, r.stderr
+        st = d.json("status")
+        assert st["profile_dir"] == PROFILES and st["profile_dir_why"] == \
+            "set in the configuration file", st
+        if st["suite_dir"] == os.path.join(os.path.abspath(SRCDIR), "conf", "suites"):
+            # This build tree's daemon, /etc/netmetricsd/suites missing: the source tree's.
+            assert "the daemon runs from its build tree" in st["suite_dir_why"], st
+            r = d.ctl("suite", "run", "rfs-sweep", "--dry-run")
+            assert "rfs-sweep/conns_1024_rfs_1024_iter_3" in r.stdout, r.stdout
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+    d = Daemon(ns=NS_A)
+    try:
+        d.stop(keep=True)
+        with open(d.conf, "w") as f:
+            f.write("[daemon]\nprofile_dir = /nonexistent/profiles\nsocket_mode = 0666\n")
+        d.start()
+        r = d.ctl("profiles")
+        assert "profiles in /nonexistent/profiles (set in the configuration file)" \
+            in r.stdout, r.stdout
+        assert "no profiles: /nonexistent/profiles: No such file or directory" in r.stdout, \
+            r.stdout
+        assert d.json("profiles")["profiles"] == []
+    finally:
+        d.stop()
+
+
 TESTS = [test_show, test_apply_revert, test_ntuple_fixed_skipped, test_single_queue_veth,
-         test_revert_after_restart, test_non_admin_refused, test_sock_flow_entries_on_the_host]
+         test_revert_after_restart, test_non_admin_refused, test_sock_flow_entries_on_the_host,
+         test_files_by_path_and_dirs]
 
 
 def main():
