@@ -33,6 +33,7 @@ static const struct {
     {"result-export", render_result_export},
     {"profile-show", render_profile_show},
     {"profile-apply", render_profile_apply},
+    {"profile-set", render_profile_apply},
     {"profile-revert", render_profile_revert},
     {"profile-status", render_profile_status},
     {"profiles", render_profiles},
@@ -260,9 +261,10 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 			} else
 				v = arg_value(a, val);
 		} else {
-			while (
-			    pos->name != NULL &&
-			    (!pos->positional || json_object_object_get_ex(args, pos->name, NULL)))
+			while (pos->name != NULL &&
+			       (!pos->positional ||
+			        (pos->type != PROTO_ARG_STRINGS &&
+			         json_object_object_get_ex(args, pos->name, NULL))))
 				pos++;
 			if ((a = pos) == NULL || a->name == NULL) {
 				fprintf(stderr, "netmetricsctl %s: unexpected argument \"%s\"\n",

@@ -1,8 +1,8 @@
 /* cmd-profile-apply.c: apply a tuning profile: a name in the profile directory, INI text the
- * client read from a file, or an inline JSON object. Everything is validated and every old
- * value read before anything is written; the old values go to the state directory first;
- * each write is read back; any failure rolls every write back. With dry_run, only the
- * changes are returned. */
+ * client read from a file, an inline JSON object, or (profile-set) KNOB=VALUE words. Everything is
+ * validated and every old value read before anything is written; the old values go to the state
+ * directory first; each write is read back; any failure rolls every write back. With dry_run, only
+ * the changes are returned. */
 #include <string.h>
 
 #include "cmd.h"
@@ -23,6 +23,13 @@ load_profile(struct daemon *d, json_object *args, struct profile *p, char *path,
 	const char *text = json_get_string(args, "text", NULL);
 	json_object *obj = NULL;
 
+	json_object *settings = NULL;
+
+	/* profile-set: KNOB=VALUE words of the command line. */
+	if (json_object_object_get_ex(args, "settings", &settings)) {
+		*source = "command line";
+		return profile_parse_settings(p, "set", settings, err);
+	}
 	json_object_object_get_ex(args, "profile", &obj);
 	if (text != NULL && obj != NULL)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "give text or profile, not both");

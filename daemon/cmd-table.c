@@ -28,6 +28,7 @@ static const struct cmd_binding bindings[] = {
     {"result-export", cmd_result_export},
     {"profile-show", cmd_profile_show},
     {"profile-apply", cmd_profile_apply},
+    {"profile-set", cmd_profile_apply},
     {"profile-revert", cmd_profile_revert},
     {"profile-status", cmd_profile_status},
     {"profiles", cmd_profiles},

@@ -433,6 +433,100 @@ fail:
 	return label_error(err, name, 0);
 }
 
+/* One KNOB=VALUE word as the INI lines of its section, appended to sb: the knob's index,
+ * or -1 with err. */
+static int
+setting_ini(struct strbuf *sb, const char *word, struct nm_error *err)
+{
+	static const char *const knobs[] = {"irq", "xps", "rps", "rfs", "ntuple"};
+	const char *eq = strchr(word, '='), *v;
+	size_t k, klen;
+
+	if (eq == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "\"%s\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple)", word);
+	v = eq + 1;
+	klen = (size_t)(eq - word);
+	for (k = 0; k < 5; k++)
+		if (strlen(knobs[k]) == klen && strncmp(word, knobs[k], klen) == 0)
+			break;
+	if (k == 5)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "\"%s\": unknown knob (irq, xps, rps, rfs, ntuple)", word);
+	/* A value is a word: no INI syntax gets through. */
+	if (*v == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789,-") != strlen(v))
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "\"%s\": the value is a CPU list, a hex mask, a number or a word", word);
+	switch (k) {
+	case 0:
+		if (strcmp(v, "spread") == 0 || strcmp(v, "all") == 0)
+			strbuf_addf(sb, "[irq]\npolicy = %s\ncpus = all\n", v);
+		else if (strcmp(v, "default") == 0)
+			strbuf_addf(sb, "[irq]\npolicy = default\n");
+		else
+			strbuf_addf(sb, "[irq]\npolicy = spread\ncpus = %s\n", v);
+		break;
+	case 1:
+		if (strcmp(v, "none") == 0)
+			strbuf_addf(sb, "[xps]\npolicy = none\n");
+		else
+			strbuf_addf(sb, "[xps]\npolicy = one-to-one\ncpus = %s\n",
+			            strcmp(v, "one-to-one") == 0 ? "all" : v);
+		break;
+	case 2:
+		if (strcmp(v, "none") == 0)
+			strbuf_addf(sb, "[rps]\npolicy = none\n");
+		else
+			strbuf_addf(sb, "[rps]\ncpus = %s\n", v);
+		break;
+	case 3:
+		if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+			strbuf_addf(sb, "[rfs]\nenable = off\n");
+		else
+			strbuf_addf(sb, "[rfs]\nflow_cnt = %s\n", v);
+		break;
+	default:
+		strbuf_addf(sb, "[arfs]\nntuple = %s\n", v);
+		break;
+	}
+	return (int)k;
+}
+
+/* A profile from KNOB=VALUE words. */
+int
+profile_parse_settings(struct profile *p, const char *name, json_object *settings,
+                       struct nm_error *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned seen = 0;
+	int r;
+
+	profile_init(p);
+	if (!json_object_is_type(settings, json_type_array) ||
+	    json_object_array_length(settings) == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple)");
+	for (size_t i = 0; i < json_object_array_length(settings); i++) {
+		const char *w = json_object_get_string(json_object_array_get_idx(settings, i));
+		int k = w != NULL ? setting_ini(&sb, w, err) : -1;
+		unsigned bit = 1u << (k < 0 ? 0 : k);
+		if (k < 0) {
+			strbuf_free(&sb);
+			return -1;
+		}
+		if (seen & bit) { /* each knob once */
+			strbuf_free(&sb);
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "\"%s\": that knob is given twice", w);
+		}
+		seen |= bit;
+	}
+	r = profile_parse_ini(p, name, sb.buf, sb.len, err);
+	strbuf_free(&sb);
+	return r;
+}
+
 /* Is name a profile name (a file name in the profile directory, without ".conf")? */
 static bool
 valid_name(const char *name)

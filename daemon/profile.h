@@ -122,6 +122,13 @@ int profile_parse_ini(struct profile *p, const char *name, const char *text, siz
  * section are strings, integers or booleans; top-level name, description and device are
  * [profile] keys. 0 ok; -1 with err. */
 int profile_parse_json(struct profile *p, const char *name, json_object *obj, struct nm_error *err);
+/* Build a profile from the command line's KNOB=VALUE words (a JSON array of strings):
+ * irq=CPUS (queue i's IRQs on the i-th CPU of CPUS) | spread (of all CPUs) | all (every IRQ
+ * on all CPUs) | default; xps=CPUS (one-to-one over them) | one-to-one | none; rps=CPUS |
+ * all | local | none; rfs=N (flow_cnt) | off; ntuple=on|off. Each knob once. 0 ok; -1 with
+ * err naming the word. */
+int profile_parse_settings(struct profile *p, const char *name, json_object *settings,
+                           struct nm_error *err);
 /* Read and parse DIR/NAME.conf. name: letters, digits, '_', '-', '.', not starting with '.';
  * or an absolute path to a file (profile_is_path), labelled by its base name. 0 ok (path
  * gets the file's path); -1 with err (NM_ERR_NOT_FOUND when there is no such

@@ -434,6 +434,30 @@ const struct proto_command proto_commands[] = {
                   .help = "show the changes (current -> new) and touch nothing"}},
     },
     {
+        .name = "profile-set",
+        .flags = PROTO_MUTATING,
+        .summary = "apply a profile built from the command line (irq=, xps=, rps=, rfs=, "
+                   "ntuple=), saved and rolled back as profile-apply",
+        .usage = "DEV SETTING... [--dry-run]   SETTING: irq=CPUS|spread|all|default "
+                 "xps=CPUS|one-to-one|none rps=CPUS|all|local|none rfs=N|off ntuple=on|off",
+        .args = {{.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .required = true,
+                  .positional = true,
+                  .max_len = 15,
+                  .help = "the device"},
+                 {.name = "settings",
+                  .type = PROTO_ARG_STRINGS,
+                  .required = true,
+                  .positional = true,
+                  .max_len = 300,
+                  .help = "KNOB=VALUE words: irq=0-7 (queue i's IRQs on the i-th CPU of "
+                          "0-7; spread: of all), xps=0-7, rps=all, rfs=512, ntuple=on"},
+                 {.name = "dry_run",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "show the changes (current -> new) and touch nothing"}},
+    },
+    {
         .name = "profile-revert",
         .flags = PROTO_MUTATING,
         .summary = "restore what applied profiles changed, as it was before the first",

@@ -476,9 +476,44 @@ def test_files_by_path_and_dirs():
         d.stop()
 
 
+def test_profile_set():
+    """profile set DEV KNOB=VALUE...: a profile from the command line, with the dry run,
+    the saved state, status and revert of profile apply; a bad word is refused."""
+    d = Daemon(ns=NS_A)
+    try:
+        before = queue_files("vA")
+        online, nbits, housed = host_cpus()
+        r = d.ctl("profile", "set", "vA", "xps=%d" % online[-1], "rps=all", "rfs=512",
+                  "irq=spread", "--dry-run")
+        assert "dry run: profile set on vA" in r.stdout, r.stdout
+        assert "[irq] skipped: vA has no queue IRQs" in r.stdout, r.stdout
+        assert "/sys/class/net/vA/queues/rx-3/rps_flow_cnt: 0 -> 512" in r.stdout, r.stdout
+        assert queue_files("vA") == before
+        r = d.ctl("profile", "set", "vA", "xps=%d" % online[-1], "rps=all", "rfs=512")
+        assert "applied profile set on vA" in r.stdout, r.stdout
+        after = queue_files("vA")
+        base = "/sys/class/net/vA/queues/"
+        for q in range(NQ):
+            assert after[base + "tx-%d/xps_cpus" % q] == mask([online[-1]], nbits), after
+            assert after[base + "rx-%d/rps_cpus" % q] == mask(housed, nbits), after
+            assert after[base + "rx-%d/rps_flow_cnt" % q] == "512", after
+        st = d.json("profile", "status")
+        assert st["applied"] and st["profile"] == "set" and st["source"] == "command line", st
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+        for bad, why in ((("vA", "foo=1"), "unknown knob"), (("vA", "rps"), "KNOB=VALUE"),
+                         (("vA", "rps=all", "rps=0"), "given twice"),
+                         (("vA", "rps=a\n[sysctl]"), "the value is")):
+            r = d.ctl("profile", "set", *bad, check=False)
+            assert r.returncode in (1, 2) and why in r.stderr, (bad, r.stderr)
+        assert queue_files("vA") == before
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 TESTS = [test_show, test_apply_revert, test_ntuple_fixed_skipped, test_single_queue_veth,
          test_revert_after_restart, test_non_admin_refused, test_sock_flow_entries_on_the_host,
-         test_files_by_path_and_dirs]
+         test_files_by_path_and_dirs, test_profile_set]
 
 
 def main():
