@@ -187,6 +187,22 @@ render_profile_apply(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		fprintf(fp, "nothing was written\n");
 }
 
+/* profile save: where it went (or, dry, the text). */
+void
+render_profile_save(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	(void)opts;
+	if (!json_get_bool(result, "written", false)) {
+		fputs(json_get_string(result, "text", ""), fp);
+		return;
+	}
+	fprintf(fp, "saved the tuning of %s as profile %s: %s%s\n",
+	        json_get_string(result, "device", "?"), json_get_string(result, "name", "?"),
+	        json_get_string(result, "path", "?"),
+	        json_get_bool(result, "privileged", false) ? " (written by the privileged process)"
+	                                                   : "");
+}
+
 /* profile revert: what was restored or that nothing was saved. */
 void
 render_profile_revert(json_object *result, const struct ctl_opts *opts, FILE *fp)

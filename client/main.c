@@ -34,6 +34,7 @@ static const struct {
     {"profile-show", render_profile_show},
     {"profile-apply", render_profile_apply},
     {"profile-set", render_profile_apply},
+    {"profile-save", render_profile_save},
     {"profile-revert", render_profile_revert},
     {"profile-status", render_profile_status},
     {"profiles", render_profiles},

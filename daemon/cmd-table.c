@@ -29,6 +29,7 @@ static const struct cmd_binding bindings[] = {
     {"profile-show", cmd_profile_show},
     {"profile-apply", cmd_profile_apply},
     {"profile-set", cmd_profile_apply},
+    {"profile-save", cmd_profile_save},
     {"profile-revert", cmd_profile_revert},
     {"profile-status", cmd_profile_status},
     {"profiles", cmd_profiles},

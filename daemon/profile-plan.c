@@ -294,6 +294,21 @@ plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *e
 	return back;
 }
 
+/* The live value of h's device's file of kind (queue or IRQ index, sysctl name). */
+char *
+plan_read_live(struct profile_host *h, enum plan_kind kind, int index, const char *name)
+{
+	struct plan_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.index = index;
+	snprintf(e.dev, sizeof(e.dev), "%s", h->dev);
+	snprintf(e.name, sizeof(e.name), "%s", name ? name : "");
+	plan_entry_path(h, &e);
+	return plan_read(h, &e, NULL);
+}
+
 /* Why a write with this errno failed, in words that say what to do. */
 static const char *
 write_hint(enum plan_kind kind, int en)

@@ -565,6 +565,60 @@ profile_path_label(const char *path, char *buf, size_t size)
 		snprintf(buf, size, "file");
 }
 
+/* A new profile file, written whole or not at all. */
+int
+profile_write_file(const char *dir, const char *name, const char *text, struct nm_error *err)
+{
+	char file[PROFILE_NAME_MAX + 8];
+	struct profile p;
+	size_t len = strlen(text);
+	int dfd, fd, e;
+	ssize_t n;
+
+	if (!valid_name(name) || strcmp(name, "..") == 0) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "\"%s\" is not a profile name (letters, digits, '_', '-', '.')",
+		                    name);
+	}
+	if (profile_parse_ini(&p, name, text, len, err) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	profile_free(&p);
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		e = errno;
+		nm_error_set(err, NM_ERR_FAILED, "%s: %s", dir, strerror(e));
+		errno = e;
+		return -1;
+	}
+	snprintf(file, sizeof(file), "%s.conf", name);
+	fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		e = errno;
+		close(dfd);
+		nm_error_set(err, e == EEXIST ? NM_ERR_EXISTS : NM_ERR_FAILED, "%s/%s: %s%s", dir,
+		             file, strerror(e),
+		             e == EEXIST ? " (choose another name, or delete that file)" : "");
+		errno = e;
+		return -1;
+	}
+	n = write(fd, text, len);
+	e = errno;
+	if (n != (ssize_t)len || fsync(fd) < 0) {
+		e = n < 0 ? e : EIO;
+		close(fd);
+		unlinkat(dfd, file, 0);
+		close(dfd);
+		nm_error_set(err, NM_ERR_FAILED, "write %s/%s: %s", dir, file, strerror(e));
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	close(dfd);
+	return 0;
+}
+
 /* Read a whole profile file (a regular file only: regfile.c); NULL with err. The caller
  * frees. */
 static char *

@@ -21,6 +21,7 @@
 
 struct nm_error;
 struct irq_info;
+struct strbuf;
 struct sampler;
 
 #define PROFILE_NAME_MAX      64
@@ -122,6 +123,9 @@ int profile_parse_ini(struct profile *p, const char *name, const char *text, siz
  * section are strings, integers or booleans; top-level name, description and device are
  * [profile] keys. 0 ok; -1 with err. */
 int profile_parse_json(struct profile *p, const char *name, json_object *obj, struct nm_error *err);
+/* Write text (a profile that parses) as a new DIR/NAME.conf, mode 0644: never replacing
+ * a file (NM_ERR_EXISTS), no symlink followed. 0, or -1 with err and errno. */
+int profile_write_file(const char *dir, const char *name, const char *text, struct nm_error *err);
 /* Build a profile from the command line's KNOB=VALUE words (a JSON array of strings):
  * irq=CPUS (queue i's IRQs on the i-th CPU of CPUS) | spread (of all CPUs) | all (every IRQ
  * on all CPUs) | default; xps=CPUS (one-to-one over them) | one-to-one | none; rps=CPUS |
@@ -304,6 +308,9 @@ int plan_undo(struct plan *pl, struct profile_host *h, struct nm_error *err);
 bool plan_same(enum plan_kind kind, const char *name, const char *a, const char *b);
 /* Read the live value of e into a new string (caller frees); NULL with err. */
 char *plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err);
+/* The live value of h's device's file of kind now (index: the queue or IRQ; name: the
+ * sysctl), a new string, or NULL when it cannot be read. */
+char *plan_read_live(struct profile_host *h, enum plan_kind kind, int index, const char *name);
 /* Write val to e's file (or the ntuple feature) and read it back. 0 or -1 with err. */
 int plan_write_checked(struct profile_host *h, const struct plan_entry *e, const char *val,
                        struct nm_error *err);
@@ -361,6 +368,11 @@ int profile_arfs_plan(const struct profile *p, struct profile_host *h, struct pl
 int profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                         struct nm_error *err);
 
+/* profile-save.c: the current tuning of h's device (set) as profile text, named name, into
+ * sb: [irq] queue.N, [xps] tx-N, [rps] rx-N, [rfs], [arfs] as the kernel has them now,
+ * with comments where a value cannot be said in a profile. 0, or -1 with err. */
+int profile_save_text(struct profile_host *h, const char *name, struct strbuf *sb,
+                      struct nm_error *err);
 /* profile-irq.c: one queue IRQ of a device. */
 struct profile_irq {
 	unsigned queue;

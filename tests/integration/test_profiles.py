@@ -511,9 +511,51 @@ def test_profile_set():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_profile_save():
+    """profile save DEV NAME: the device's tuning now as a new profile in a root-owned
+    profile directory (written by the privileged process: the main process is netmetrics);
+    applying it after a revert puts the device back as it was saved; a name in use is
+    refused; --dry-run prints the text and writes nothing."""
+    tmp = tempfile.mkdtemp(prefix="nm-profiles-")
+    os.chmod(tmp, 0o755)
+    pdir = os.path.join(tmp, "profiles")
+    os.mkdir(pdir, 0o755)  # root's, as /etc/netmetricsd/profiles is
+    d = Daemon(ns=NS_A, tmp=tmp)
+    try:
+        d.stop(keep=True)
+        with open(d.conf, "w") as f:
+            f.write("[daemon]\nprofile_dir = %s\nsocket_mode = 0666\n" % pdir)
+        d.start()
+        before = queue_files("vA")
+        online = host_cpus()[0]
+        d.ctl("profile", "set", "vA", "xps=%d" % online[-1], "rps=%d" % online[0], "rfs=256")
+        tuned = queue_files("vA")
+        r = d.ctl("profile", "save", "vA", "mine", "--dry-run")
+        assert "[xps]\npolicy = explicit\ntx-0 = %d\n" % online[-1] in r.stdout, r.stdout
+        assert "flow_cnt = 256" in r.stdout and "device = vA" in r.stdout, r.stdout
+        assert not os.path.exists(os.path.join(pdir, "mine.conf"))
+        r = d.ctl("profile", "save", "vA", "mine")
+        assert "saved the tuning of vA as profile mine: %s/mine.conf" % pdir in r.stdout, r.stdout
+        assert "privileged process" in r.stdout, r.stdout
+        st = os.stat(os.path.join(pdir, "mine.conf"))
+        assert st.st_uid == 0 and st.st_mode & 0o777 == 0o644, st
+        r = d.ctl("profile", "save", "vA", "mine", check=False)
+        assert r.returncode == 1 and "File exists" in r.stderr, r.stderr
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+        r = d.ctl("profile", "apply", "mine")
+        assert "applied profile mine on vA" in r.stdout, r.stdout
+        assert queue_files("vA") == tuned
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+    finally:
+        d.stop(keep=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 TESTS = [test_show, test_apply_revert, test_ntuple_fixed_skipped, test_single_queue_veth,
          test_revert_after_restart, test_non_admin_refused, test_sock_flow_entries_on_the_host,
-         test_files_by_path_and_dirs, test_profile_set]
+         test_files_by_path_and_dirs, test_profile_set, test_profile_save]
 
 
 def main():

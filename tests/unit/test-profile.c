@@ -29,6 +29,7 @@
 #include "sampler.h"
 #include "daemon.h"
 #include "irqtable.h"
+#include "strbuf.h"
 
 #define PROFILES_DIR TEST_SRCDIR "/../../conf/profiles"
 #define NCPUS        144
@@ -704,6 +705,47 @@ test_ntuple_fixed(void **state)
 	free(was);
 }
 
+/* profile save: the tuning after BIG (but its sysctl), saved as text, applied after a revert, gives
+ * the same files byte for byte (IRQ affinities of 144 queues, masks above 64 CPUs, flow counts,
+ * ntuple). */
+static void
+test_save_round_trip(void **state)
+{
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	char tuned[128];
+
+	char *big = strdup(BIG);
+
+	/* The device's tuning: sysctls are the host's, not saved. */
+	*strstr(big, "[sysctl]") = '\0';
+	if (apply_text(w, big, &err) < 0)
+		fail_msg("%s", err.message);
+	free(big);
+	snprintf(tuned, sizeof(tuned), "%s/tuned", w->base);
+	run("rm -rf %s && cp -a %s %s", tuned, w->root, tuned);
+	assert_int_equal(profile_save_text(&w->h, "saved", &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "\n[irq]\npolicy = explicit\nqueue.0 = "));
+	assert_non_null(strstr(sb.buf, "\n[xps]\npolicy = explicit\n"));
+	assert_non_null(strstr(sb.buf, "device = eth0\n"));
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+	if (apply_text(w, sb.buf, &err) < 0)
+		fail_msg("%s\n%s", err.message, sb.buf);
+	{
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd), "diff -r --no-dereference %s %s >&2", tuned, w->root);
+		if (system(cmd) != 0)
+			fail_msg("the saved profile does not give the tuned tree back:\n%s",
+			         sb.buf);
+	}
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+	run("rm -rf %s", tuned);
+	strbuf_free(&sb);
+}
+
 /* Sections the device cannot have are skipped with why: no queue IRQs -> [irq], one tx
  * queue -> [xps]; RPS stays (single-queue devices are what it is for); strict refuses. */
 static void
@@ -848,6 +890,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_failure_rolls_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ntuple_fixed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_irqbalance, setup, teardown),
