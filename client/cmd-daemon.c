@@ -96,6 +96,12 @@ render_status(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	fprintf(fp, "  root       %s\n", json_get_string(result, "root", "?"));
 	fprintf(fp, "  state dir  %s\n", json_get_string(result, "state_dir", "?"));
 	fprintf(fp, "  config     %s\n", cfg ? cfg : "built-in defaults (no file)");
+	if (json_object_object_get_ex(result, "profile_dir", NULL))
+		fprintf(fp, "  profiles   %s (%s)\n", json_get_string(result, "profile_dir", "?"),
+		        json_get_string(result, "profile_dir_why", "?"));
+	if (json_object_object_get_ex(result, "suite_dir", NULL))
+		fprintf(fp, "  suites     %s (%s)\n", json_get_string(result, "suite_dir", "?"),
+		        json_get_string(result, "suite_dir_why", "?"));
 	if (json_object_object_get_ex(result, "clients", &clients)) {
 		fmt_count((uint64_t)json_get_int(clients, "connected", 0), n, sizeof(n));
 		fprintf(fp, "  clients    %s connected (at most %lld, %lld per uid)\n", n,

@@ -165,8 +165,13 @@ render_profile_apply(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	bool dry = json_get_bool(result, "dry_run", false);
 	long long n = json_get_int(result, dry ? "would_write" : "written", 0);
 
+	json_object *sk = ctl_array(result, "skipped");
+
 	(void)opts;
 	warnings(result, fp);
+	/* The sections the device cannot have ("[xps] skipped: vA has one tx queue..."). */
+	for (size_t i = 0; sk && i < json_object_array_length(sk); i++)
+		fprintf(fp, "%s\n", json_object_get_string(json_object_array_get_idx(sk, i)));
 	fprintf(fp, "%s profile %s on %s: %lld value%s %s, %lld already so\n",
 	        dry ? "dry run:" : "applied", json_get_string(result, "profile", "?"),
 	        json_get_string(result, "device", "?"), n, n == 1 ? "" : "s",
@@ -180,6 +185,22 @@ render_profile_apply(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	}
 	if (dry)
 		fprintf(fp, "nothing was written\n");
+}
+
+/* profile save: where it went (or, dry, the text). */
+void
+render_profile_save(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	(void)opts;
+	if (!json_get_bool(result, "written", false)) {
+		fputs(json_get_string(result, "text", ""), fp);
+		return;
+	}
+	fprintf(fp, "saved the tuning of %s as profile %s: %s%s\n",
+	        json_get_string(result, "device", "?"), json_get_string(result, "name", "?"),
+	        json_get_string(result, "path", "?"),
+	        json_get_bool(result, "privileged", false) ? " (written by the privileged process)"
+	                                                   : "");
 }
 
 /* profile revert: what was restored or that nothing was saved. */
@@ -255,8 +276,19 @@ render_profiles(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	json_object *ps = ctl_array(result, "profiles");
 	struct table t;
 
-	if (!opts->csv)
-		fprintf(fp, "profiles in %s\n\n", json_get_string(result, "dir", "?"));
+	if (!opts->csv) {
+		fprintf(fp, "profiles in %s", json_get_string(result, "dir", "?"));
+		if (json_object_object_get_ex(result, "dir_why", NULL))
+			fprintf(fp, " (%s)", json_get_string(result, "dir_why", ""));
+		fprintf(fp, "\n\n");
+	}
+	if (json_object_object_get_ex(result, "note", NULL)) {
+		/* Empty: say why, not only an empty table. */
+		fprintf(opts->csv ? stderr : fp, "no profiles: %s\n",
+		        json_get_string(result, "note", ""));
+		if (!opts->csv)
+			return;
+	}
 	table_init(&t, hdr);
 	for (size_t i = 0; ps && i < json_object_array_length(ps); i++) {
 		json_object *p = json_object_array_get_idx(ps, i), *s = ctl_array(p, "sections");

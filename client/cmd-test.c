@@ -340,6 +340,11 @@ ctl_suite_args(json_object *args)
 		        "netmetricsctl suite run: give the suite FILE (conf/suites/*.conf)\n");
 		return -1;
 	}
+	/* A bare name that is no file here: the daemon's suite directory has it (suite_dir). */
+	if (strchr(file, '/') == NULL &&
+	    (strlen(file) <= 5 || strcmp(file + strlen(file) - 5, ".conf") != 0) &&
+	    access(file, F_OK) != 0)
+		return 0;
 	if ((fp = fopen(file, "r")) == NULL) {
 		fprintf(stderr, "netmetricsctl: %s: %s\n", conn_text(file, shown, sizeof(shown)),
 		        strerror(errno));

@@ -87,6 +87,7 @@ void render_result_export(json_object *result, const struct ctl_opts *opts, FILE
 /* cmd-profile.c */
 void render_profile_show(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_profile_apply(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_profile_save(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_profile_revert(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_profile_status(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_profiles(json_object *result, const struct ctl_opts *opts, FILE *fp);

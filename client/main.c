@@ -35,6 +35,8 @@ static const struct ctl_command commands[] = {
     {.name = "result-export", .render = render_result_export},
     {.name = "profile-show", .render = render_profile_show},
     {.name = "profile-apply", .render = render_profile_apply, .file_args = ctl_profile_args},
+    {.name = "profile-set", .render = render_profile_apply},
+    {.name = "profile-save", .render = render_profile_save},
     {.name = "profile-revert", .render = render_profile_revert},
     {.name = "profile-status", .render = render_profile_status},
     {.name = "profiles", .render = render_profiles},
@@ -290,9 +292,10 @@ parse_args(const struct proto_command *c, int argc, char **argv)
 			} else
 				v = arg_value(a, val);
 		} else {
-			while (
-			    pos->name != NULL &&
-			    (!pos->positional || json_object_object_get_ex(args, pos->name, NULL)))
+			while (pos->name != NULL &&
+			       (!pos->positional ||
+			        (pos->type != PROTO_ARG_STRINGS &&
+			         json_object_object_get_ex(args, pos->name, NULL))))
 				pos++;
 			if ((a = pos) == NULL || a->name == NULL) {
 				fprintf(stderr, "netmetricsctl %s: unexpected argument \"%s\"\n",

@@ -1,8 +1,8 @@
 /* cmd-profile-apply.c: apply a tuning profile: a name in the profile directory, INI text the
- * client read from a file, or an inline JSON object. Everything is validated and every old
- * value read before anything is written; the old values go to the state directory first;
- * each write is read back; any failure rolls every write back. With dry_run, only the
- * changes are returned. */
+ * client read from a file, an inline JSON object, or (profile-set) KNOB=VALUE words. Everything is
+ * validated and every old value read before anything is written; the old values go to the state
+ * directory first; each write is read back; any failure rolls every write back. With dry_run, only
+ * the changes are returned. */
 #include <string.h>
 
 #include "cmd.h"
@@ -23,6 +23,13 @@ load_profile(struct daemon *d, json_object *args, struct profile *p, char *path,
 	const char *text = json_get_string(args, "text", NULL);
 	json_object *obj = NULL;
 
+	json_object *settings = NULL;
+
+	/* profile-set: KNOB=VALUE words of the command line. */
+	if (json_object_object_get_ex(args, "settings", &settings)) {
+		*source = "command line";
+		return profile_parse_settings(p, "set", settings, err);
+	}
 	json_object_object_get_ex(args, "profile", &obj);
 	if (text != NULL && obj != NULL)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "give text or profile, not both");
@@ -71,6 +78,7 @@ result_json(const struct profile *p, const struct profile_host *h, const struct 
 	json_add_uint(o, "unchanged", pl->n - changes);
 	json_object_object_add(o, "changes", plan_changes_json(pl));
 	json_object_object_add(o, "warnings", json_object_get(pl->warnings));
+	json_object_object_add(o, "skipped", json_object_get(pl->skipped));
 	return o;
 }
 
@@ -136,3 +144,6 @@ out:
 /* Its entry in the command table (built from these lines, tools/gen-cmd-table). */
 const struct cmd_entry cmd_profile_apply_entry = {.proto = "profile-apply",
                                                   .exec = cmd_profile_apply};
+
+/* profile set: the same handler, with a profile built from the command line's knobs. */
+const struct cmd_entry cmd_profile_set_entry = {.proto = "profile-set", .exec = cmd_profile_apply};

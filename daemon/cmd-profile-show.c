@@ -19,17 +19,11 @@
 static void
 add_value(struct profile_host *h, enum plan_kind kind, int index, json_object *o, const char *key)
 {
-	struct plan_entry e;
 	char buf[4096], *v;
 
-	memset(&e, 0, sizeof(e));
-	e.kind = kind;
-	e.index = index;
-	snprintf(e.dev, sizeof(e.dev), "%s", h->dev);
-	if (kind == PLAN_SYSCTL)
-		snprintf(e.name, sizeof(e.name), "net.core.rps_sock_flow_entries");
-	plan_entry_path(h, &e);
-	if ((v = plan_read(h, &e, NULL)) == NULL) {
+	if ((v = plan_read_live(h, kind, index,
+	                        kind == PLAN_SYSCTL ? "net.core.rps_sock_flow_entries" : NULL)) ==
+	    NULL) {
 		json_object_object_add(o, key, NULL);
 		return;
 	}

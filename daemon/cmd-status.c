@@ -31,6 +31,18 @@ cmd_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	json_add_bool(o, "socket_activated", control_activated(d->control));
 	json_add_string(o, "config_file", d->config_found ? d->config_path : NULL);
 	json_object_object_add(o, "config", config_to_json(&d->config));
+	{
+		/* Where profiles and suites are read by name, and why there. */
+		char why[256];
+		json_add_string(o, "profile_dir", d->config.profile_dir);
+		json_add_string(o, "profile_dir_why",
+		                config_dir_origin(d->config.profile_dir_from,
+		                                  CONFIG_DEFAULT_PROFILEDIR, why, sizeof(why)));
+		json_add_string(o, "suite_dir", d->config.suite_dir);
+		json_add_string(o, "suite_dir_why",
+		                config_dir_origin(d->config.suite_dir_from, CONFIG_DEFAULT_SUITEDIR,
+		                                  why, sizeof(why)));
+	}
 	json_add_uint(clients, "connected", control_nclients(d->control));
 	json_add_uint(clients, "max", d->config.max_clients);
 	json_add_uint(clients, "max_per_uid", d->config.max_clients_per_uid);

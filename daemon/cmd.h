@@ -34,6 +34,7 @@ CMD_HANDLER(result_delete);
 CMD_HANDLER(result_export);
 CMD_HANDLER(profile_show);
 CMD_HANDLER(profile_apply);
+CMD_HANDLER(profile_save);
 CMD_HANDLER(profile_revert);
 CMD_HANDLER(profile_status);
 CMD_HANDLER(profiles);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config.h"
 #include "timeutil.h"
@@ -80,6 +81,72 @@ set_str(char **dst, const char *val)
 	*dst = (val == NULL || *val == '\0') ? NULL : xstrdup(val);
 }
 
+/* Does this binary run from the build tree it was built in (NM_BUILD_ROOT)? */
+static bool
+in_build_tree(void)
+{
+#if defined(NM_BUILD_ROOT) && defined(NM_SOURCE_ROOT)
+	char exe[4096];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	size_t len = strlen(NM_BUILD_ROOT);
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	return strncmp(exe, NM_BUILD_ROOT, len) == 0 && exe[len] == '/';
+#else
+	return false;
+#endif
+}
+
+/* One directory: set by the file, the default, or the source tree's conf/SUB. */
+static void
+find_dir(char **dir, const char **from, const char *dflt, const char *sub, bool build)
+{
+	char path[4096];
+
+	if (*from != NULL)
+		return; /* the file set it */
+	*from = "default";
+	if (!build || access(dflt, F_OK) == 0)
+		return;
+#ifdef NM_SOURCE_ROOT
+	snprintf(path, sizeof(path), "%s/conf/%s", NM_SOURCE_ROOT, sub);
+	if (access(path, F_OK) == 0) {
+		set_str(dir, path);
+		*from = "build tree";
+	}
+#else
+	(void)path;
+	(void)sub;
+	(void)dir;
+#endif
+}
+
+void
+config_find_dirs(struct config *cfg)
+{
+	bool build = in_build_tree();
+
+	find_dir(&cfg->profile_dir, &cfg->profile_dir_from, CONFIG_DEFAULT_PROFILEDIR, "profiles",
+	         build);
+	find_dir(&cfg->suite_dir, &cfg->suite_dir_from, CONFIG_DEFAULT_SUITEDIR, "suites", build);
+}
+
+const char *
+config_dir_origin(const char *from, const char *dflt, char *buf, size_t size)
+{
+	if (from != NULL && strcmp(from, "config") == 0)
+		return "set in the configuration file";
+	if (from != NULL && strcmp(from, "build tree") == 0) {
+		snprintf(buf, size,
+		         "the source tree's: the daemon runs from its build tree and %s is missing",
+		         dflt);
+		return buf;
+	}
+	return "the default";
+}
+
 void
 config_defaults(struct config *cfg)
 {
@@ -88,6 +155,7 @@ config_defaults(struct config *cfg)
 	cfg->socket_mode = 0660;
 	cfg->state_dir = xstrdup(CONFIG_DEFAULT_STATEDIR);
 	cfg->profile_dir = xstrdup(CONFIG_DEFAULT_PROFILEDIR);
+	cfg->suite_dir = xstrdup(CONFIG_DEFAULT_SUITEDIR);
 	cfg->user = xstrdup(CONFIG_DEFAULT_USER);
 	cfg->root = xstrdup("/");
 	cfg->log_level = LOG_LEVEL_INFO;
@@ -114,6 +182,7 @@ config_free(struct config *cfg)
 	free(cfg->admin_group);
 	free(cfg->state_dir);
 	free(cfg->profile_dir);
+	free(cfg->suite_dir);
 	free(cfg->user);
 	free(cfg->root);
 	env_free(cfg->test_env);
@@ -142,6 +211,7 @@ config_copy(struct config *dst, const struct config *src)
 	dst->admin_group = dup_opt(src->admin_group);
 	dst->state_dir = dup_opt(src->state_dir);
 	dst->profile_dir = dup_opt(src->profile_dir);
+	dst->suite_dir = dup_opt(src->suite_dir);
 	dst->user = dup_opt(src->user);
 	dst->root = dup_opt(src->root);
 	dst->test_env = env_dup(src->test_env);
@@ -284,6 +354,12 @@ set_daemon_key(struct config *cfg, const char *key, const char *val)
 		if (*val != '/')
 			return -1;
 		set_str(&cfg->profile_dir, val);
+		cfg->profile_dir_from = "config";
+	} else if (strcmp(key, "suite_dir") == 0) {
+		if (*val != '/')
+			return -1;
+		set_str(&cfg->suite_dir, val);
+		cfg->suite_dir_from = "config";
 	} else if (strcmp(key, "root") == 0) {
 		if (*val != '/')
 			return -1;
@@ -462,6 +538,9 @@ config_to_json(const struct config *cfg)
 	json_add_string(o, "admin_group", cfg->admin_group);
 	json_add_string(o, "state_dir", cfg->state_dir);
 	json_add_string(o, "profile_dir", cfg->profile_dir);
+	json_add_string(o, "profile_dir_from", cfg->profile_dir_from);
+	json_add_string(o, "suite_dir", cfg->suite_dir);
+	json_add_string(o, "suite_dir_from", cfg->suite_dir_from);
 	json_add_string(o, "root", cfg->root);
 	json_add_string(o, "user", cfg->user);
 	json_add_string(o, "log_level", log_level_name(cfg->log_level));

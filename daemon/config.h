@@ -14,6 +14,7 @@ struct nm_error;
 #define CONFIG_DEFAULT_SOCKET     "/run/netmetricsd/netmetricsd.sock"
 #define CONFIG_DEFAULT_STATEDIR   "/var/lib/netmetricsd"
 #define CONFIG_DEFAULT_PROFILEDIR "/etc/netmetricsd/profiles"
+#define CONFIG_DEFAULT_SUITEDIR   "/etc/netmetricsd/suites"
 #define CONFIG_DEFAULT_USER       "netmetrics"
 
 struct config {
@@ -24,6 +25,10 @@ struct config {
 	char *admin_group; /* NULL: root only */
 	char *state_dir;
 	char *profile_dir; /* profiles applied by name: DIR/NAME.conf */
+	char *suite_dir;   /* suites run by name: DIR/NAME.conf */
+	/* Where profile_dir and suite_dir came from (static strings): "config" (the file set
+	 * it), "default", or "build tree" (config_find_dirs). */
+	const char *profile_dir_from, *suite_dir_from;
 	char *root;
 	char *user;    /* started as root: the main process runs as this user ("root": no split) */
 	int log_level; /* enum log_level */
@@ -56,6 +61,15 @@ struct config_kv {
 	char *key;
 	char *val;
 };
+
+/* A profile_dir or suite_dir the file did not set: the default, or, when the default is
+ * missing and this binary runs from its meson build tree, the source tree's conf/profiles
+ * and conf/suites (so that a daemon run from a build tree finds the shipped ones). Sets the
+ * *_from fields. */
+void config_find_dirs(struct config *cfg);
+/* Why dir (profile_dir or suite_dir, from says where it came from) is what it is, in
+ * words for status and profiles (static or buf). */
+const char *config_dir_origin(const char *from, const char *dflt, char *buf, size_t size);
 
 /* Fill cfg with the built-in defaults (all strings owned by cfg). */
 void config_defaults(struct config *cfg);

@@ -168,6 +168,57 @@ ethtool_get_ntuple(int fd, const char *ifname, bool *on)
 	return 0;
 }
 
+/* Can the ntuple feature change? ETHTOOL_GFEATURES, with the bit of "rx-ntuple-filter"
+ * found in the ETH_SS_FEATURES strings; fixed as ethtool says it: not available, or marked
+ * never to change. */
+int
+ethtool_ntuple_fixed(int fd, const char *ifname, bool *fixed)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} si = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES}};
+	struct ethtool_gstrings *gs = NULL;
+	struct ethtool_gfeatures *gf = NULL;
+	uint32_t n, bit, blocks;
+	int r = -1;
+
+	if (ethtool_ioctl(fd, ifname, &si) < 0)
+		return -1;
+	if (!(si.hdr.sset_mask & (1ull << ETH_SS_FEATURES)) || si.len == 0 || si.len > 1024) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	n = si.len;
+	gs = xcalloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN);
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_FEATURES;
+	gs->len = n;
+	if (ethtool_ioctl(fd, ifname, gs) < 0)
+		goto out;
+	for (bit = 0; bit < n; bit++)
+		if (strncmp((const char *)gs->data + (size_t)bit * ETH_GSTRING_LEN,
+		            "rx-ntuple-filter", ETH_GSTRING_LEN) == 0)
+			break;
+	if (bit == n) {
+		errno = EOPNOTSUPP;
+		goto out;
+	}
+	blocks = (n + 31) / 32;
+	gf = xcalloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0]));
+	gf->cmd = ETHTOOL_GFEATURES;
+	gf->size = blocks;
+	if (ethtool_ioctl(fd, ifname, gf) < 0)
+		goto out;
+	*fixed = !(gf->features[bit / 32].available & (1u << (bit % 32))) ||
+	         (gf->features[bit / 32].never_changed & (1u << (bit % 32)));
+	r = 0;
+out:
+	free(gs);
+	free(gf);
+	return r;
+}
+
 /* Set the ntuple feature through ETHTOOL_SFLAGS, keeping the other flags. */
 int
 ethtool_set_ntuple(int fd, const char *ifname, bool on)

@@ -47,6 +47,9 @@ int ethtool_driver(int fd, const char *ifname, char *buf, size_t size);
 /* The ntuple filter feature (ETH_FLAG_NTUPLE of ETHTOOL_GFLAGS): 0 with *on, or -1 with
  * errno. */
 int ethtool_get_ntuple(int fd, const char *ifname, bool *on);
+/* Can the ntuple feature change (ETHTOOL_GFEATURES)? 0 with *fixed true when "ethtool -k"
+ * shows it [fixed], or -1 with errno (EOPNOTSUPP: the driver does not say). */
+int ethtool_ntuple_fixed(int fd, const char *ifname, bool *fixed);
 /* Turn it on or off through ETHTOOL_SFLAGS, the other flags kept. 0, or -1 with errno
  * (EOPNOTSUPP: the driver cannot change it, "ethtool -k" shows it [fixed]). */
 int ethtool_set_ntuple(int fd, const char *ifname, bool on);

@@ -85,6 +85,7 @@ load_config(struct daemon *d, struct config *cfg, bool must_exist, struct nm_err
 	}
 	d->config_found = access(d->config_path, R_OK) == 0;
 	apply_overrides(d, cfg);
+	config_find_dirs(cfg);
 	return 0;
 }
 
@@ -234,6 +235,7 @@ privsep_split(struct daemon *d, const struct passwd *pw, int ready_fd)
 	setup.uid = pw->pw_uid;
 	setup.gid = pw->pw_gid;
 	setup.cgroup_path = cg != NULL ? xstrdup(cg) : NULL;
+	setup.profile_dir = xstrdup(d->config.profile_dir);
 	if (!control_activated(d->control) && lstat(control_socket_path(d->control), &st) == 0) {
 		setup.socket_path = xstrdup(control_socket_path(d->control));
 		setup.socket_dev = st.st_dev;

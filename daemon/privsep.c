@@ -40,6 +40,7 @@ enum ps_type {
 	PS_REPLY,     /* id of the request; a = 0 or errno, b = pid; the message */
 	PS_EXIT,      /* a = pid, b = wait status */
 	PS_BYE,       /* the main process is stopping in order (not a crash) */
+	PS_SAVE,      /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
 };
 
 struct ps_hdr {
@@ -314,6 +315,21 @@ privsep_write(int base, const char *dev, const char *rel, const char *val, struc
 	    !put_str(buf, &len, val)) {
 		errno = E2BIG;
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: %s: request too long", rel);
+	}
+	h.len = (uint32_t)len;
+	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_save_profile(const char *name, const char *text, struct nm_error *err)
+{
+	static char buf[PRIVSEP_MSG_MAX];
+	struct ps_hdr h = {.type = PS_SAVE};
+	size_t len = 0;
+
+	if (!put_str(buf, &len, name) || !put_str(buf, &len, text)) {
+		errno = E2BIG;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: profile %s: too long", name);
 	}
 	h.len = (uint32_t)len;
 	return call(&h, buf, NULL, 0, NULL, err);
@@ -595,6 +611,33 @@ do_write(struct ps_parent *pp)
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
+/* SAVE: a new profile file in the profile directory the process was given at start, never
+ * replacing one (profile_write_file: O_EXCL, no symlink followed). */
+static void
+do_save(struct ps_parent *pp)
+{
+	size_t off = 0;
+	const char *name = next_str(&pp->msg, &off), *text = next_str(&pp->msg, &off);
+	struct nm_error err;
+
+	if (name == NULL || text == NULL || off != pp->msg.h.len) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: malformed save");
+		return;
+	}
+	if (pp->setup->profile_dir == NULL) {
+		reply(pp, pp->msg.h.id, EPERM, 0, "privsep: no profile directory");
+		return;
+	}
+	if (profile_write_file(pp->setup->profile_dir, name, text, &err) < 0) {
+		int e = errno ? errno : EINVAL;
+		log_warnx("privsep: save refused: %s", err.message);
+		reply(pp, pp->msg.h.id, e, 0, err.message);
+		return;
+	}
+	log_info("privsep: profile %s/%s.conf written", pp->setup->profile_dir, name);
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
 /* NTUPLE: a device name checked, then ETHTOOL_SFLAGS. */
 static void
 do_ntuple(struct ps_parent *pp)
@@ -846,6 +889,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_NTUPLE:
 		do_ntuple(pp);
+		break;
+	case PS_SAVE:
+		do_save(pp);
 		break;
 	case PS_SPAWN:
 		do_spawn_req(pp, fds);

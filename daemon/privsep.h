@@ -8,6 +8,7 @@
  *   WRITE   write a value to an allow-listed tuning file (IRQ affinity, XPS/RPS/RFS
  *           queue files, net.* sysctls), opened below / without following symlinks
  *   NTUPLE  set a device's ntuple feature (ETHTOOL_SFLAGS)
+ *   SAVE    write a new profile file NAME.conf in the profile directory (profile save)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with
  *           the request (SCM_RIGHTS); the reply carries the pid
@@ -50,7 +51,8 @@ struct privsep_setup {
 	                            when it is still that file), or NULL */
 	dev_t socket_dev;
 	ino_t socket_ino;
-	int ready_fd; /* the detached start's readiness pipe: closed there, or -1 */
+	int ready_fd;            /* the detached start's readiness pipe: closed there, or -1 */
+	const char *profile_dir; /* where SAVE writes new profiles ([daemon] profile_dir) */
 };
 
 /* Fork the privileged process, then drop the calling (main) process to setup->uid/gid:
@@ -75,6 +77,9 @@ void privsep_unwatch(void);
 int privsep_write(int base, const char *dev, const char *rel, const char *val,
                   struct nm_error *err);
 int privsep_ntuple(const char *dev, bool on, struct nm_error *err);
+/* A new profile file NAME.conf in the profile directory given at start (never replacing
+ * one), from text. */
+int privsep_save_profile(const char *name, const char *text, struct nm_error *err);
 /* Start how (envp must be set) with its stdout and stderr on outw and errw; 0 with *pid, or
  * -1 with err (the reason from the privileged process: its check or the child's errno). */
 int privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid,

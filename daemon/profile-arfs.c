@@ -46,8 +46,27 @@ int
 profile_arfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                   struct nm_error *err)
 {
+	const char *want = p->ntuple == PROFILE_SWITCH_ON ? "on" : "off";
+	struct nm_error e;
+	char cur[8];
+	bool fixed;
+
 	if (p->ntuple == PROFILE_SWITCH_UNSET)
 		return 0;
+	/* What apply would refuse, a dry run does not promise: a [fixed] feature that would
+	 * have to change is a section the device cannot have. */
+	if (profile_arfs_get(h, h->dev, cur, sizeof(cur), &e) < 0)
+		return plan_cannot(pl, p, "arfs", err, "%s", e.message);
+	if (strcmp(cur, want) != 0) {
+		if (profile_arfs_fixed(h, h->dev, &fixed, &e) < 0)
+			return plan_cannot(pl, p, "arfs", err, "%s", e.message);
+		if (fixed)
+			return plan_cannot(
+			    pl, p, "arfs", err,
+			    "%s cannot turn ntuple filters %s: \"ethtool -k %s\" shows "
+			    "ntuple-filters: %s [fixed]",
+			    h->dev, want, h->dev, cur);
+	}
 	if (plan_add(pl, h, PLAN_NTUPLE, h->dev, -1, NULL,
 	             p->ntuple == PROFILE_SWITCH_ON ? "on" : "off", err) == NULL)
 		return -1;
@@ -112,6 +131,35 @@ profile_arfs_get(struct profile_host *h, const char *dev, char *buf, size_t size
 	line += strlen(NTUPLE_LINE);
 	line += strspn(line, " \t");
 	snprintf(buf, size, "%s", strncmp(line, "on", 2) == 0 ? "on" : "off");
+	free(text);
+	return 0;
+}
+
+/* Can the feature change: the ioctl on the host, "[fixed]" in a fixture's features text. */
+int
+profile_arfs_fixed(struct profile_host *h, const char *dev, bool *fixed, struct nm_error *err)
+{
+	char rel[64], *text, *line;
+	int fd;
+
+	if (h->real) {
+		if ((fd = profile_host_ethfd(h, err)) < 0)
+			return -1;
+		if (ethtool_ntuple_fixed(fd, dev, fixed) < 0)
+			return nm_error_set(err, NM_ERR_UNSUPPORTED,
+			                    "ethtool %s: cannot tell whether ntuple filters can "
+			                    "change: %s",
+			                    dev, strerror(errno));
+		return 0;
+	}
+	if ((text = fixture_features(h, dev, rel, sizeof(rel), err)) == NULL)
+		return -1;
+	if ((line = ntuple_line(text)) == NULL) {
+		free(text);
+		return nm_error_set(err, NM_ERR_UNSUPPORTED, "%s: no \"%s\" line in %s", dev,
+		                    NTUPLE_LINE, rel);
+	}
+	*fixed = memmem(line, strcspn(line, "\n"), "[fixed]", 7) != NULL;
 	free(text);
 	return 0;
 }

@@ -175,10 +175,10 @@ profile_irq_plan(const struct profile *p, struct profile_host *h, struct plan *p
 		return -1;
 	irqs = profile_irq_list(h, &n);
 	if (n == 0) {
-		nm_error_set(err, NM_ERR_NOT_FOUND,
-		             "[irq]: %s has no queue IRQs in /proc/interrupts (a virtual device, "
-		             "or IRQ names this daemon does not know): drop [irq]",
-		             h->dev);
+		r = plan_cannot(pl, p, "irq", err,
+		                "%s has no queue IRQs in /proc/interrupts (a virtual device, or "
+		                "IRQ names this daemon does not know)",
+		                h->dev);
 		goto out;
 	}
 	for (size_t i = 0; i < k->nqueues; i++)

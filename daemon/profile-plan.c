@@ -43,6 +43,7 @@ plan_init(struct plan *pl)
 {
 	memset(pl, 0, sizeof(*pl));
 	pl->warnings = json_object_new_array();
+	pl->skipped = json_object_new_array();
 }
 
 /* Free the entries and warnings. */
@@ -55,6 +56,7 @@ plan_free(struct plan *pl)
 	}
 	free(pl->e);
 	json_object_put(pl->warnings);
+	json_object_put(pl->skipped);
 	memset(pl, 0, sizeof(*pl));
 }
 
@@ -69,6 +71,28 @@ plan_warn(struct plan *pl, const char *fmt, ...)
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
 	json_object_array_add(pl->warnings, json_object_new_string(buf));
+}
+
+/* A section the device cannot have: skipped, or refused under strict = yes. */
+int
+plan_cannot(struct plan *pl, const struct profile *p, const char *section, struct nm_error *err,
+            const char *fmt, ...)
+{
+	char why[400], line[440];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	if (p->strict)
+		return nm_error_set(
+		    err, NM_ERR_UNSUPPORTED,
+		    "[%s]: %s (strict = yes: the profile is refused; without it the "
+		    "section would be skipped)",
+		    section, why);
+	snprintf(line, sizeof(line), "[%s] skipped: %s", section, why);
+	json_object_array_add(pl->skipped, json_object_new_string(line));
+	return 0;
 }
 
 /* A sysctl name holding '/' ("net/ipv4/conf/eth0.100/rp_filter") is a path already: device
@@ -270,6 +294,21 @@ plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *e
 	return back;
 }
 
+/* The live value of h's device's file of kind (queue or IRQ index, sysctl name). */
+char *
+plan_read_live(struct profile_host *h, enum plan_kind kind, int index, const char *name)
+{
+	struct plan_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.kind = kind;
+	e.index = index;
+	snprintf(e.dev, sizeof(e.dev), "%s", h->dev);
+	snprintf(e.name, sizeof(e.name), "%s", name ? name : "");
+	plan_entry_path(h, &e);
+	return plan_read(h, &e, NULL);
+}
+
 /* Why a write with this errno failed, in words that say what to do. */
 static const char *
 write_hint(enum plan_kind kind, int en)
@@ -368,19 +407,30 @@ plan_build(struct plan *pl, const struct profile *p, struct profile_host *h, str
 
 /* Plan the per-queue masks of [xps] or [rps]. */
 int
-plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile_knob *k,
-                 enum plan_kind kind, unsigned nq, const char *section, const char *qprefix,
-                 struct nm_error *err)
+plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
+                 const struct profile_knob *k, enum plan_kind kind, unsigned nq,
+                 const char *section, const char *qprefix, struct nm_error *err)
 {
 	bool for_rps = kind == PLAN_RPS;
 	struct cpuset list, set;
-	char what[48], mask[2400];
+	char what[48], mask[2400], rel[64];
 
 	if (!k->present)
 		return 0;
 	if (nq == 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "[%s]: %s has no %s queues", section,
-		                    h->dev, qprefix);
+		return plan_cannot(pl, p, section, err, "%s has no %s queues", h->dev, qprefix);
+	/* XPS chooses among tx queues: with one there is nothing to choose (and the kernel
+	 * has no xps_cpus to read). RPS is for single-queue devices above all: kept. */
+	if (kind == PLAN_XPS && nq == 1)
+		return plan_cannot(pl, p, section, err,
+		                   "%s has one tx queue: XPS has no queue to choose", h->dev);
+	snprintf(rel, sizeof(rel), "queues/%s0/%s", qprefix, for_rps ? "rps_cpus" : "xps_cpus");
+	if (profile_host_read(h, PROFILE_BASE_NETDEV, h->dev, rel, mask, sizeof(mask)) < 0 &&
+	    errno == ENOENT)
+		return plan_cannot(pl, p, section, err,
+		                   "%s has no %s (a kernel without CONFIG_%s, or a device "
+		                   "without it)",
+		                   h->dev, rel, for_rps ? "RPS" : "XPS");
 	for (size_t i = 0; i < k->nqueues; i++)
 		if (k->queues[i].queue >= nq)
 			return nm_error_set(err, NM_ERR_BAD_ARGS,

@@ -11,6 +11,7 @@
  * The kernel rounds both sizes up to a power of two; values are compared that way. The
  * global table exists only in the host's network namespace: elsewhere, unless it was asked
  * for by value, it is left alone with a warning. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -104,7 +105,14 @@ profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *p
 	if (p->rfs == PROFILE_SWITCH_UNSET)
 		return 0;
 	if (h->nrx == 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "[rfs]: %s has no rx queues", h->dev);
+		return plan_cannot(pl, p, "rfs", err, "%s has no rx queues", h->dev);
+	if (profile_host_read(h, PROFILE_BASE_NETDEV, h->dev, "queues/rx-0/rps_flow_cnt", val,
+	                      sizeof(val)) < 0 &&
+	    errno == ENOENT)
+		return plan_cannot(pl, p, "rfs", err,
+		                   "%s has no queues/rx-0/rps_flow_cnt (a kernel without "
+		                   "CONFIG_RFS_ACCEL or CONFIG_RPS)",
+		                   h->dev);
 	if (p->sock_mode != PROFILE_SOCK_KEEP) {
 		if (sock_entries(p, h, &sock, err) < 0)
 			return -1;

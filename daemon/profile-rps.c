@@ -60,5 +60,5 @@ profile_rps_plan(const struct profile *p, struct profile_host *h, struct plan *p
 	if (k.policy == PROFILE_POLICY_UNSET)
 		k.policy = k.cpus.kind != PROFILE_CPUS_UNSET ? PROFILE_POLICY_CPUS
 		                                             : PROFILE_POLICY_EXPLICIT;
-	return plan_queue_masks(pl, h, &k, PLAN_RPS, h->nrx, "rps", "rx-", err);
+	return plan_queue_masks(pl, h, p, &k, PLAN_RPS, h->nrx, "rps", "rx-", err);
 }

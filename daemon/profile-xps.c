@@ -45,5 +45,5 @@ int
 profile_xps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                  struct nm_error *err)
 {
-	return plan_queue_masks(pl, h, &p->xps, PLAN_XPS, h->ntx, "xps", "tx-", err);
+	return plan_queue_masks(pl, h, p, &p->xps, PLAN_XPS, h->ntx, "xps", "tx-", err);
 }

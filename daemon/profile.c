@@ -229,6 +229,13 @@ profile_key(struct profile *p, const char *key, const char *val, struct nm_error
 		return set_field(p->name, sizeof(p->name), key, val, err);
 	if (strcmp(key, "description") == 0)
 		return set_field(p->description, sizeof(p->description), key, val, err);
+	if (strcmp(key, "strict") == 0) {
+		enum profile_switch sw;
+		if (profile_parse_switch("profile", key, val, &sw, err) < 0)
+			return -1;
+		p->strict = sw == PROFILE_SWITCH_ON;
+		return 0;
+	}
 	if (strcmp(key, "device") == 0) {
 		if (strcmp(val, PROFILE_DEFAULT_ROUTE) == 0 || *val == '\0') {
 			p->device[0] = '\0';
@@ -240,7 +247,8 @@ profile_key(struct profile *p, const char *key, const char *val, struct nm_error
 		return 0;
 	}
 	return nm_error_set(err, NM_ERR_BAD_ARGS,
-	                    "[profile]: unknown key \"%s\" (name, description, device)", key);
+	                    "[profile]: unknown key \"%s\" (name, description, device, strict)",
+	                    key);
 }
 
 /* Route a key to its section. */
@@ -425,6 +433,100 @@ fail:
 	return label_error(err, name, 0);
 }
 
+/* One KNOB=VALUE word as the INI lines of its section, appended to sb: the knob's index,
+ * or -1 with err. */
+static int
+setting_ini(struct strbuf *sb, const char *word, struct nm_error *err)
+{
+	static const char *const knobs[] = {"irq", "xps", "rps", "rfs", "ntuple"};
+	const char *eq = strchr(word, '='), *v;
+	size_t k, klen;
+
+	if (eq == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "\"%s\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple)", word);
+	v = eq + 1;
+	klen = (size_t)(eq - word);
+	for (k = 0; k < 5; k++)
+		if (strlen(knobs[k]) == klen && strncmp(word, knobs[k], klen) == 0)
+			break;
+	if (k == 5)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "\"%s\": unknown knob (irq, xps, rps, rfs, ntuple)", word);
+	/* A value is a word: no INI syntax gets through. */
+	if (*v == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789,-") != strlen(v))
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "\"%s\": the value is a CPU list, a hex mask, a number or a word", word);
+	switch (k) {
+	case 0:
+		if (strcmp(v, "spread") == 0 || strcmp(v, "all") == 0)
+			strbuf_addf(sb, "[irq]\npolicy = %s\ncpus = all\n", v);
+		else if (strcmp(v, "default") == 0)
+			strbuf_addf(sb, "[irq]\npolicy = default\n");
+		else
+			strbuf_addf(sb, "[irq]\npolicy = spread\ncpus = %s\n", v);
+		break;
+	case 1:
+		if (strcmp(v, "none") == 0)
+			strbuf_addf(sb, "[xps]\npolicy = none\n");
+		else
+			strbuf_addf(sb, "[xps]\npolicy = one-to-one\ncpus = %s\n",
+			            strcmp(v, "one-to-one") == 0 ? "all" : v);
+		break;
+	case 2:
+		if (strcmp(v, "none") == 0)
+			strbuf_addf(sb, "[rps]\npolicy = none\n");
+		else
+			strbuf_addf(sb, "[rps]\ncpus = %s\n", v);
+		break;
+	case 3:
+		if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+			strbuf_addf(sb, "[rfs]\nenable = off\n");
+		else
+			strbuf_addf(sb, "[rfs]\nflow_cnt = %s\n", v);
+		break;
+	default:
+		strbuf_addf(sb, "[arfs]\nntuple = %s\n", v);
+		break;
+	}
+	return (int)k;
+}
+
+/* A profile from KNOB=VALUE words. */
+int
+profile_parse_settings(struct profile *p, const char *name, json_object *settings,
+                       struct nm_error *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	unsigned seen = 0;
+	int r;
+
+	profile_init(p);
+	if (!json_object_is_type(settings, json_type_array) ||
+	    json_object_array_length(settings) == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple)");
+	for (size_t i = 0; i < json_object_array_length(settings); i++) {
+		const char *w = json_object_get_string(json_object_array_get_idx(settings, i));
+		int k = w != NULL ? setting_ini(&sb, w, err) : -1;
+		unsigned bit = 1u << (k < 0 ? 0 : k);
+		if (k < 0) {
+			strbuf_free(&sb);
+			return -1;
+		}
+		if (seen & bit) { /* each knob once */
+			strbuf_free(&sb);
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "\"%s\": that knob is given twice", w);
+		}
+		seen |= bit;
+	}
+	r = profile_parse_ini(p, name, sb.buf, sb.len, err);
+	strbuf_free(&sb);
+	return r;
+}
+
 /* Is name a profile name (a file name in the profile directory, without ".conf")? */
 static bool
 valid_name(const char *name)
@@ -438,6 +540,83 @@ valid_name(const char *name)
 		      (*s >= '0' && *s <= '9') || *s == '_' || *s == '-' || *s == '.'))
 			return false;
 	return true;
+}
+
+/* Is the word a file rather than a profile name: a path with '/' or a name ending .conf? */
+bool
+profile_is_path(const char *s)
+{
+	size_t n = strlen(s);
+
+	return strchr(s, '/') != NULL || (n > 5 && strcmp(s + n - 5, ".conf") == 0);
+}
+
+/* A profile file's name: its base name without ".conf" ("rfs-template"). */
+void
+profile_path_label(const char *path, char *buf, size_t size)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	size_t n = strlen(base);
+
+	if (n > 5 && strcmp(base + n - 5, ".conf") == 0)
+		n -= 5;
+	snprintf(buf, size, "%.*s", (int)n, base);
+	if (buf[0] == '\0')
+		snprintf(buf, size, "file");
+}
+
+/* A new profile file, written whole or not at all. */
+int
+profile_write_file(const char *dir, const char *name, const char *text, struct nm_error *err)
+{
+	char file[PROFILE_NAME_MAX + 8];
+	struct profile p;
+	size_t len = strlen(text);
+	int dfd, fd, e;
+	ssize_t n;
+
+	if (!valid_name(name) || strcmp(name, "..") == 0) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "\"%s\" is not a profile name (letters, digits, '_', '-', '.')",
+		                    name);
+	}
+	if (profile_parse_ini(&p, name, text, len, err) < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	profile_free(&p);
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0) {
+		e = errno;
+		nm_error_set(err, NM_ERR_FAILED, "%s: %s", dir, strerror(e));
+		errno = e;
+		return -1;
+	}
+	snprintf(file, sizeof(file), "%s.conf", name);
+	fd = openat(dfd, file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		e = errno;
+		close(dfd);
+		nm_error_set(err, e == EEXIST ? NM_ERR_EXISTS : NM_ERR_FAILED, "%s/%s: %s%s", dir,
+		             file, strerror(e),
+		             e == EEXIST ? " (choose another name, or delete that file)" : "");
+		errno = e;
+		return -1;
+	}
+	n = write(fd, text, len);
+	e = errno;
+	if (n != (ssize_t)len || fsync(fd) < 0) {
+		e = n < 0 ? e : EIO;
+		close(fd);
+		unlinkat(dfd, file, 0);
+		close(dfd);
+		nm_error_set(err, NM_ERR_FAILED, "write %s/%s: %s", dir, file, strerror(e));
+		errno = e;
+		return -1;
+	}
+	close(fd);
+	close(dfd);
+	return 0;
 }
 
 /* Read a whole profile file (a regular file only: regfile.c); NULL with err. The caller
@@ -507,16 +686,33 @@ profile_load_vars(struct profile *p, const char *dir, const char *name, json_obj
 	size_t len;
 	int r;
 
+	char label[PROFILE_NAME_MAX];
+	bool file = profile_is_path(name);
+
 	profile_init(p);
-	if (!valid_name(name))
+	if (file) {
+		/* A file by path: absolute, as the daemon's working directory is "/". */
+		if (name[0] != '/')
+			return nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "profile file \"%s\": give an absolute path (the daemon "
+			    "does not know your working directory)",
+			    name);
+		if ((size_t)snprintf(path, size, "%s", name) >= size)
+			return nm_error_set(err, NM_ERR_BAD_ARGS, "profile path too long");
+		profile_path_label(name, label, sizeof(label));
+		name = label;
+	} else if (!valid_name(name))
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
 		                    "\"%s\" is not a profile name (letters, digits, '_', '-', '.'; "
 		                    "a file is given by a path with a '/' or ending in .conf)",
 		                    name);
-	if ((size_t)snprintf(path, size, "%s/%s.conf", dir, name) >= size)
+	else if ((size_t)snprintf(path, size, "%s/%s.conf", dir, name) >= size)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "profile path too long");
 	if ((text = read_text(path, &len, err)) == NULL) {
-		if (err && err->code == NM_ERR_NOT_FOUND)
+		if (err && err->code == NM_ERR_NOT_FOUND && file)
+			nm_error_set(err, NM_ERR_NOT_FOUND, "no profile file %s", path);
+		else if (err && err->code == NM_ERR_NOT_FOUND)
 			nm_error_set(err, NM_ERR_NOT_FOUND,
 			             "no profile \"%s\" (no %s; \"profiles\" lists them)", name,
 			             path);
@@ -531,6 +727,15 @@ profile_load_vars(struct profile *p, const char *dir, const char *name, json_obj
 	r = profile_parse_ini(p, name, text, len, err);
 	free(text);
 	return r;
+}
+
+/* inih callback: the raw [profile] description of a template, ${NAME}s left in. */
+static int
+raw_description_cb(void *user, const char *section, const char *key, const char *val)
+{
+	if (strcmp(section, "profile") == 0 && strcmp(key, "description") == 0)
+		snprintf(user, sizeof(((struct profile *)NULL)->description), "%s", val);
+	return 1;
 }
 
 /* A template (a profile with ${NAME}s a suite fills in): parse it with each ${NAME} set to
@@ -560,15 +765,17 @@ template_load(struct profile *p, const char *dir, const char *name, json_object 
 			json_object_array_add(list, json_object_new_string(key));
 		}
 	}
-	free(text);
 	ok = json_object_object_length(vars) > 0 &&
 	     profile_load_vars(p, dir, name, vars, path, sizeof(path), &err) == 0;
 	json_object_put(vars);
 	if (ok) {
+		/* "RFS with ${rfs} flows per rx queue", not with the 1 it was checked with. */
+		ini_parse_string(text, raw_description_cb, p->description);
 		json_add_bool(o, "template", true);
 		json_object_object_add(o, "vars", list);
 	} else
 		json_object_put(list);
+	free(text);
 	return ok;
 }
 

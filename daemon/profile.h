@@ -21,6 +21,7 @@
 
 struct nm_error;
 struct irq_info;
+struct strbuf;
 struct sampler;
 
 #define PROFILE_NAME_MAX      64
@@ -101,6 +102,9 @@ struct profile {
 	enum profile_sock sock_mode;
 	uint32_t sock_flow_entries; /* PROFILE_SOCK_SET */
 	enum profile_switch ntuple; /* [arfs] */
+	/* [profile] strict = yes: a section the device cannot have (one tx queue, no queue
+	 * IRQs, ntuple [fixed]...) refuses the profile instead of being skipped. */
+	bool strict;
 	struct profile_sysctl *sysctls;
 	size_t nsysctls;
 };
@@ -119,11 +123,27 @@ int profile_parse_ini(struct profile *p, const char *name, const char *text, siz
  * section are strings, integers or booleans; top-level name, description and device are
  * [profile] keys. 0 ok; -1 with err. */
 int profile_parse_json(struct profile *p, const char *name, json_object *obj, struct nm_error *err);
-/* Read and parse DIR/NAME.conf. name: letters, digits, '_', '-', '.', not starting with '.'.
- * 0 ok (path gets the file's path); -1 with err (NM_ERR_NOT_FOUND when there is no such
+/* Write text (a profile that parses) as a new DIR/NAME.conf, mode 0644: never replacing
+ * a file (NM_ERR_EXISTS), no symlink followed. 0, or -1 with err and errno. */
+int profile_write_file(const char *dir, const char *name, const char *text, struct nm_error *err);
+/* Build a profile from the command line's KNOB=VALUE words (a JSON array of strings):
+ * irq=CPUS (queue i's IRQs on the i-th CPU of CPUS) | spread (of all CPUs) | all (every IRQ
+ * on all CPUs) | default; xps=CPUS (one-to-one over them) | one-to-one | none; rps=CPUS |
+ * all | local | none; rfs=N (flow_cnt) | off; ntuple=on|off. Each knob once. 0 ok; -1 with
+ * err naming the word. */
+int profile_parse_settings(struct profile *p, const char *name, json_object *settings,
+                           struct nm_error *err);
+/* Read and parse DIR/NAME.conf. name: letters, digits, '_', '-', '.', not starting with '.';
+ * or an absolute path to a file (profile_is_path), labelled by its base name. 0 ok (path
+ * gets the file's path); -1 with err (NM_ERR_NOT_FOUND when there is no such
  * file). */
 int profile_load(struct profile *p, const char *dir, const char *name, char *path, size_t size,
                  struct nm_error *err);
+/* Is name a file (a path with '/', or ending in .conf) rather than a profile name? A file is
+ * taken wherever a name is (profile_load*: an absolute path). */
+bool profile_is_path(const char *name);
+/* The label of a profile file: its base name without ".conf". */
+void profile_path_label(const char *path, char *buf, size_t size);
 /* The profiles of dir as a JSON array (new reference): name, description, device, sections,
  * and error for a file that does not parse. */
 json_object *profile_list_json(const char *dir);
@@ -254,6 +274,7 @@ struct plan {
 	struct plan_entry *e;
 	size_t n, cap;
 	json_object *warnings; /* array of strings; owned */
+	json_object *skipped;  /* sections the device cannot have, why (strings); owned */
 	bool irq_written;      /* an IRQ affinity was written (views need a refresh) */
 };
 
@@ -261,6 +282,11 @@ void plan_init(struct plan *pl);
 void plan_free(struct plan *pl);
 /* Add a warning (printf-style) to the plan. */
 void plan_warn(struct plan *pl, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A section the device cannot have: with p->strict, -1 with err saying so; otherwise the
+ * section is skipped: "[SECTION] skipped: WHY" goes to pl->skipped and 0 is returned (the
+ * caller plans nothing for the section). */
+int plan_cannot(struct plan *pl, const struct profile *p, const char *section, struct nm_error *err,
+                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* Append an entry: fills its path, reads its old value (so a missing file is found before
  * anything is written) and compares. Returns the entry, or NULL with err. */
 struct plan_entry *plan_add(struct plan *pl, struct profile_host *h, enum plan_kind kind,
@@ -282,15 +308,18 @@ int plan_undo(struct plan *pl, struct profile_host *h, struct nm_error *err);
 bool plan_same(enum plan_kind kind, const char *name, const char *a, const char *b);
 /* Read the live value of e into a new string (caller frees); NULL with err. */
 char *plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err);
+/* The live value of h's device's file of kind now (index: the queue or IRQ; name: the
+ * sysctl), a new string, or NULL when it cannot be read. */
+char *plan_read_live(struct profile_host *h, enum plan_kind kind, int index, const char *name);
 /* Write val to e's file (or the ntuple feature) and read it back. 0 or -1 with err. */
 int plan_write_checked(struct profile_host *h, const struct plan_entry *e, const char *val,
                        struct nm_error *err);
 /* Plan the per-queue masks of k (xps_cpus, rps_cpus) for nq queues named QPREFIX<N>: a
  * queue's own key, else the policy (one-to-one: the i-th CPU of cpus; cpus: all of them;
  * none: the empty mask; explicit: untouched). 0 or -1 with err. */
-int plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile_knob *k,
-                     enum plan_kind kind, unsigned nq, const char *section, const char *qprefix,
-                     struct nm_error *err);
+int plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
+                     const struct profile_knob *k, enum plan_kind kind, unsigned nq,
+                     const char *section, const char *qprefix, struct nm_error *err);
 /* A net.* sysctl name as a path below proc/sys ("net.core.x" -> "net/core/x"; a name with
  * '/' is a path already). 0, or -1 when it is not a net.* name or would leave proc/sys. */
 int plan_sysctl_rel(const char *name, char *buf, size_t size);
@@ -339,6 +368,11 @@ int profile_arfs_plan(const struct profile *p, struct profile_host *h, struct pl
 int profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                         struct nm_error *err);
 
+/* profile-save.c: the current tuning of h's device (set) as profile text, named name, into
+ * sb: [irq] queue.N, [xps] tx-N, [rps] rx-N, [rfs], [arfs] as the kernel has them now,
+ * with comments where a value cannot be said in a profile. 0, or -1 with err. */
+int profile_save_text(struct profile_host *h, const char *name, struct strbuf *sb,
+                      struct nm_error *err);
 /* profile-irq.c: one queue IRQ of a device. */
 struct profile_irq {
 	unsigned queue;
@@ -351,6 +385,9 @@ struct profile_irq *profile_irq_list(struct profile_host *h, size_t *n);
  * with err (NM_ERR_UNSUPPORTED when the device cannot say). */
 int profile_arfs_get(struct profile_host *h, const char *dev, char *buf, size_t size,
                      struct nm_error *err);
+/* Can the device's ntuple feature change? 0 with *fixed (true: "ethtool -k" shows it
+ * [fixed]); -1 with err when the device does not say. */
+int profile_arfs_fixed(struct profile_host *h, const char *dev, bool *fixed, struct nm_error *err);
 /* Turn it on or off. 0 ok; -1 with err naming the device and why. */
 int profile_arfs_set(struct profile_host *h, const char *dev, bool on, struct nm_error *err);
 /* The channel counts of dev as JSON (new reference), or NULL when unknown. */

@@ -431,6 +431,9 @@ profile_put(struct runner *r, struct test *t, struct nm_error *err)
 	    profile_apply(d->config.state_dir, &pl, &h, &o, err) == 0) {
 		log_info("test %s: profile %s applied (%zu values written)", t->spec.name,
 		         t->spec.profile, plan_nchanges(&pl));
+		for (size_t i = 0; i < json_object_array_length(pl.skipped); i++)
+			log_info("test %s: profile %s: %s", t->spec.name, t->spec.profile,
+			         json_object_get_string(json_object_array_get_idx(pl.skipped, i)));
 		t->profile_applied = true;
 		rc = 0;
 	}

@@ -16,6 +16,8 @@
 
 #include "cpulist.h"
 
+#define RUNNER_PROFILE_MAX 512 /* a test's profile: a name, or a file by absolute path */
+
 struct daemon;
 struct nm_error;
 struct child;
@@ -59,7 +61,7 @@ struct test_spec {
 	unsigned rcvbuf;   /* netperf: the receiving end's socket buffer, bytes; 0: default */
 	double warmup_s, cooldown_s;
 	struct cpuset local_cpus, remote_cpus; /* empty: no pinning */
-	char profile[64];                      /* "": none */
+	char profile[RUNNER_PROFILE_MAX];      /* a name or an absolute path; "": none */
 	json_object *profile_vars;             /* ${NAME} values for the profile (suites); owned */
 	char **argv;   /* exec: the command; netperf: test options passed through; NULL-terminated,
 	                * owned */

@@ -525,6 +525,7 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	struct parse p = {json_object_new_object(), json_object_new_object(),
 	                  json_object_new_array(), err, false};
 	const char *sname, *profile;
+	char profile_path[RUNNER_PROFILE_MAX + 256];
 	json_object *runs = NULL, *rec = NULL, *dims;
 	const char *const *matched;
 	struct suite *s;
@@ -569,6 +570,25 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 		goto out;
 	}
 	profile = json_get_string(p.suite, "profile", NULL);
+	/* A profile file by path: a relative one is beside the suite file. */
+	if (profile != NULL && profile_is_path(profile) && profile[0] != '/') {
+		const char *slash = strrchr(file, '/');
+		if (file[0] != '/' || slash == NULL) {
+			nm_error_set(err, NM_ERR_BAD_ARGS,
+			             "%s: [suite] profile = %s: a relative path needs the suite's "
+			             "file; give an absolute path",
+			             file, profile);
+			goto out;
+		}
+		snprintf(profile_path, sizeof(profile_path), "%.*s/%s", (int)(slash - file), file,
+		         profile);
+		profile = profile_path;
+	}
+	if (profile != NULL && strlen(profile) >= RUNNER_PROFILE_MAX) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: [suite] profile: longer than %d bytes",
+		             file, RUNNER_PROFILE_MAX - 1);
+		goto out;
+	}
 	for (size_t d = 0; profile == NULL && d < json_object_array_length(p.matrix); d++) {
 		const char *dn =
 		    json_get_string(json_object_array_get_idx(p.matrix, d), "name", "");

@@ -287,25 +287,74 @@ def test_apply_revert():
         assert d.stop() == 0, "daemon exit status"
 
 
-def test_ntuple_fails_and_rolls_back():
-    """arfs-512 on veth: RFS is written, then ntuple cannot change: everything rolls back."""
+def test_ntuple_fixed_skipped():
+    """arfs-512 on veth (ntuple-filters [fixed]): the dry run promises no ntuple change and
+    says [arfs] is skipped; apply writes RFS and skips [arfs] likewise. With strict = yes
+    the profile is refused and everything rolls back. spread and defaults apply what a veth
+    has and say what they skipped (no queue IRQs)."""
     d = Daemon(ns=NS_A)
     try:
         before = queue_files("vA")
-        r = d.ctl("profile", "apply", "arfs-512", "--dev", "vA", check=False)
+        fixed = "[arfs] skipped: vA cannot turn ntuple filters on: \"ethtool -k vA\" shows " \
+                "ntuple-filters: off [fixed]"
+        r = d.ctl("profile", "apply", "arfs-512", "--dev", "vA", "--dry-run")
+        assert fixed in r.stdout and "ntuple" not in r.stdout.replace(fixed, ""), r.stdout
+        assert queue_files("vA") == before
+        r = d.ctl("profile", "apply", "arfs-512", "--dev", "vA")
+        assert fixed in r.stdout and "applied profile arfs-512 on vA" in r.stdout, r.stdout
+        res = d.json("profile", "revert")
+        assert queue_files("vA") == before
+        strict = write_profile(d, "strict", "[profile]\nstrict = yes\n" + open(
+            os.path.join(PROFILES, "arfs-512.conf")).read().split("[profile]", 1)[1])
+        r = d.ctl("profile", "apply", strict, "--dev", "vA", check=False)
         assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
-        err = r.stderr
-        assert "write ethtool vA ntuple on: Operation not supported" in err, err
-        assert "[fixed]" in err and "rolled back: %d values restored" % NQ in err, err
+        assert "[arfs]: vA cannot turn ntuple filters on" in r.stderr, r.stderr
+        assert "strict = yes" in r.stderr, r.stderr
         assert queue_files("vA") == before
         st = d.json("profile", "status")
         assert not st["applied"] and st["saved"] == 0, st
-        # A device with no queue IRQs cannot take an [irq] section.
-        r = d.ctl("profile", "apply", "spread", "--dev", "vA", check=False)
-        assert r.returncode == 1 and "has no queue IRQs" in r.stderr, r.stderr
+        # spread on a device with no queue IRQs: [irq] skipped, [xps] applied.
+        r = d.ctl("profile", "apply", "spread", "--dev", "vA", "--dry-run")
+        assert "[irq] skipped: vA has no queue IRQs in /proc/interrupts" in r.stdout, r.stdout
+        assert "dry run: profile spread on vA" in r.stdout, r.stdout
+        r = d.ctl("profile", "apply", "spread", "--dev", "vA")
+        assert "[irq] skipped: vA has no queue IRQs" in r.stdout, r.stdout
+        online = host_cpus()[0]
+        assert queue_files("vA")["/sys/class/net/vA/queues/tx-1/xps_cpus"] == mask(
+            [online[1 % len(online)]], host_cpus()[1])
+        d.ctl("profile", "revert")
         assert queue_files("vA") == before
+        r = d.ctl("profile", "apply", "defaults", "--dev", "vA")
+        assert "[irq] skipped: vA has no queue IRQs" in r.stdout, r.stdout
+        assert "applied profile defaults on vA" in r.stdout, r.stdout
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+        del res
     finally:
         assert d.stop() == 0, "daemon exit status"
+
+
+def test_single_queue_veth():
+    """A single-queue veth: spread skips [irq] (no queue IRQs) and [xps] (one tx queue)
+    and says so; defaults applies RPS and RFS off and skips [irq]; nothing fails."""
+    sh("ip", "link", "add", "v1A", "netns", NS_A, "type", "veth", "peer", "name", "v1B",
+       "netns", NS_B)
+    sh("ip", "link", "set", "v1A", "up", ns=NS_A)
+    d = Daemon(ns=NS_A)
+    try:
+        for args in (("--dry-run",), ()):
+            r = d.ctl("profile", "apply", "spread", "--dev", "v1A", *args)
+            assert "[xps] skipped: v1A has one tx queue: XPS has no queue to choose" \
+                in r.stdout, r.stdout
+            assert "[irq] skipped: v1A has no queue IRQs" in r.stdout, r.stdout
+        d.ctl("profile", "revert")
+        r = d.ctl("profile", "apply", "defaults", "--dev", "v1A")
+        assert "applied profile defaults on v1A" in r.stdout, r.stdout
+        assert "[irq] skipped" in r.stdout and "[xps] skipped" in r.stdout, r.stdout
+        d.ctl("profile", "revert")
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+        sh("ip", "link", "del", "v1A", ns=NS_A, check=False)
 
 
 def test_revert_after_restart():
@@ -380,8 +429,133 @@ def test_sock_flow_entries_on_the_host():
         subprocess.run(["ip", "link", "del", HOST_A], capture_output=True)
 
 
-TESTS = [test_show, test_apply_revert, test_ntuple_fails_and_rolls_back,
-         test_revert_after_restart, test_non_admin_refused, test_sock_flow_entries_on_the_host]
+def test_files_by_path_and_dirs():
+    """A suite's profile is taken by path (absolute, or beside the suite file); a suite by
+    name comes from the suite directory; profiles says why it is empty; status says which
+    directories are read and why."""
+    d = Daemon(ns=NS_A)
+    try:
+        suite = open(os.path.join(SRCDIR, "conf", "suites", "rfs-sweep.conf")).read()
+        tpl = os.path.join(PROFILES, "rfs-template.conf")
+        for name, prof in (("abs", tpl), ("rel", "tpl.conf")):
+            shutil.copy(tpl, os.path.join(d.dir, "tpl.conf"))
+            path = write_profile(d, "suite-" + name, suite.replace(
+                "profile = rfs-template", "profile = " + prof).replace(
+                "name = rfs-sweep", "name = sweep-" + name))
+            r = d.ctl("suite", "run", path, "--dry-run")
+            assert "sweep-%s/conns_64_rfs_512_iter_1" % name in r.stdout, r.stdout
+        bad = write_profile(d, "suite-bad", suite.replace(
+            "profile = rfs-template", "profile = /nonexistent/x.conf"))
+        r = d.ctl("suite", "run", bad, "--dry-run", check=False)
+        assert r.returncode == 1 and "no profile file /nonexistent/x.conf" in r.stderr, r.stderr
+        r = d.ctl("suite", "run", "no-such-suite", "--dry-run", check=False)
+        assert r.returncode == 1 and "no suite \"no-such-suite\"" in r.stderr, r.stderr
+        st = d.json("status")
+        assert st["profile_dir"] == PROFILES and st["profile_dir_why"] == \
+            "set in the configuration file", st
+        if st["suite_dir"] == os.path.join(os.path.abspath(SRCDIR), "conf", "suites"):
+            # This build tree's daemon, /etc/netmetricsd/suites missing: the source tree's.
+            assert "the daemon runs from its build tree" in st["suite_dir_why"], st
+            r = d.ctl("suite", "run", "rfs-sweep", "--dry-run")
+            assert "rfs-sweep/conns_1024_rfs_1024_iter_3" in r.stdout, r.stdout
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+    d = Daemon(ns=NS_A)
+    try:
+        d.stop(keep=True)
+        with open(d.conf, "w") as f:
+            f.write("[daemon]\nprofile_dir = /nonexistent/profiles\nsocket_mode = 0666\n")
+        d.start()
+        r = d.ctl("profiles")
+        assert "profiles in /nonexistent/profiles (set in the configuration file)" \
+            in r.stdout, r.stdout
+        assert "no profiles: /nonexistent/profiles: No such file or directory" in r.stdout, \
+            r.stdout
+        assert d.json("profiles")["profiles"] == []
+    finally:
+        d.stop()
+
+
+def test_profile_set():
+    """profile set DEV KNOB=VALUE...: a profile from the command line, with the dry run,
+    the saved state, status and revert of profile apply; a bad word is refused."""
+    d = Daemon(ns=NS_A)
+    try:
+        before = queue_files("vA")
+        online, nbits, housed = host_cpus()
+        r = d.ctl("profile", "set", "vA", "xps=%d" % online[-1], "rps=all", "rfs=512",
+                  "irq=spread", "--dry-run")
+        assert "dry run: profile set on vA" in r.stdout, r.stdout
+        assert "[irq] skipped: vA has no queue IRQs" in r.stdout, r.stdout
+        assert "/sys/class/net/vA/queues/rx-3/rps_flow_cnt: 0 -> 512" in r.stdout, r.stdout
+        assert queue_files("vA") == before
+        r = d.ctl("profile", "set", "vA", "xps=%d" % online[-1], "rps=all", "rfs=512")
+        assert "applied profile set on vA" in r.stdout, r.stdout
+        after = queue_files("vA")
+        base = "/sys/class/net/vA/queues/"
+        for q in range(NQ):
+            assert after[base + "tx-%d/xps_cpus" % q] == mask([online[-1]], nbits), after
+            assert after[base + "rx-%d/rps_cpus" % q] == mask(housed, nbits), after
+            assert after[base + "rx-%d/rps_flow_cnt" % q] == "512", after
+        st = d.json("profile", "status")
+        assert st["applied"] and st["profile"] == "set" and st["source"] == "command line", st
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+        for bad, why in ((("vA", "foo=1"), "unknown knob"), (("vA", "rps"), "KNOB=VALUE"),
+                         (("vA", "rps=all", "rps=0"), "given twice"),
+                         (("vA", "rps=a\n[sysctl]"), "the value is")):
+            r = d.ctl("profile", "set", *bad, check=False)
+            assert r.returncode in (1, 2) and why in r.stderr, (bad, r.stderr)
+        assert queue_files("vA") == before
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+def test_profile_save():
+    """profile save DEV NAME: the device's tuning now as a new profile in a root-owned
+    profile directory (written by the privileged process: the main process is netmetrics);
+    applying it after a revert puts the device back as it was saved; a name in use is
+    refused; --dry-run prints the text and writes nothing."""
+    tmp = tempfile.mkdtemp(prefix="nm-profiles-")
+    os.chmod(tmp, 0o755)
+    pdir = os.path.join(tmp, "profiles")
+    os.mkdir(pdir, 0o755)  # root's, as /etc/netmetricsd/profiles is
+    d = Daemon(ns=NS_A, tmp=tmp)
+    try:
+        d.stop(keep=True)
+        with open(d.conf, "w") as f:
+            f.write("[daemon]\nprofile_dir = %s\nsocket_mode = 0666\n" % pdir)
+        d.start()
+        before = queue_files("vA")
+        online = host_cpus()[0]
+        d.ctl("profile", "set", "vA", "xps=%d" % online[-1], "rps=%d" % online[0], "rfs=256")
+        tuned = queue_files("vA")
+        r = d.ctl("profile", "save", "vA", "mine", "--dry-run")
+        assert "[xps]\npolicy = explicit\ntx-0 = %d\n" % online[-1] in r.stdout, r.stdout
+        assert "flow_cnt = 256" in r.stdout and "device = vA" in r.stdout, r.stdout
+        assert not os.path.exists(os.path.join(pdir, "mine.conf"))
+        r = d.ctl("profile", "save", "vA", "mine")
+        assert "saved the tuning of vA as profile mine: %s/mine.conf" % pdir in r.stdout, r.stdout
+        assert "privileged process" in r.stdout, r.stdout
+        st = os.stat(os.path.join(pdir, "mine.conf"))
+        assert st.st_uid == 0 and st.st_mode & 0o777 == 0o644, st
+        r = d.ctl("profile", "save", "vA", "mine", check=False)
+        assert r.returncode == 1 and "File exists" in r.stderr, r.stderr
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+        r = d.ctl("profile", "apply", "mine")
+        assert "applied profile mine on vA" in r.stdout, r.stdout
+        assert queue_files("vA") == tuned
+        d.ctl("profile", "revert")
+        assert queue_files("vA") == before
+    finally:
+        d.stop(keep=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+TESTS = [test_show, test_apply_revert, test_ntuple_fixed_skipped, test_single_queue_veth,
+         test_revert_after_restart, test_non_admin_refused, test_sock_flow_entries_on_the_host,
+         test_files_by_path_and_dirs, test_profile_set, test_profile_save]
 
 
 def main():

@@ -29,6 +29,7 @@
 #include "sampler.h"
 #include "daemon.h"
 #include "irqtable.h"
+#include "strbuf.h"
 
 #define PROFILES_DIR TEST_SRCDIR "/../../conf/profiles"
 #define NCPUS        144
@@ -293,6 +294,33 @@ test_shipped_profiles(void **state)
 	                 -1);
 	assert_int_equal(profile_load(&p, PROFILES_DIR, "nosuch", path, sizeof(path), &err), -1);
 	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	/* A file by path wherever a name is taken: labelled by its base name. */
+	{
+		char abs[4096];
+		assert_non_null(realpath(PROFILES_DIR "/rps-all.conf", abs));
+		assert_int_equal(profile_load(&p, "/nonexistent", abs, path, sizeof(path), &err),
+		                 0);
+		assert_string_equal(p.name, "rps-all");
+		assert_string_equal(path, abs);
+		profile_free(&p);
+	}
+	assert_int_equal(profile_load(&p, PROFILES_DIR, "rel/x.conf", path, sizeof(path), &err),
+	                 -1);
+	assert_non_null(strstr(err.message, "absolute path"));
+	assert_int_equal(
+	    profile_load(&p, PROFILES_DIR, "/nonexistent/x.conf", path, sizeof(path), &err), -1);
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
+	assert_string_equal(err.message, "no profile file /nonexistent/x.conf");
+	/* A template's description keeps its ${NAME}: not "RFS with 1 flows per rx queue". */
+	list = profile_list_json(PROFILES_DIR);
+	for (size_t i = 0; i < json_object_array_length(list); i++) {
+		o = json_object_array_get_idx(list, i);
+		if (strcmp(json_get_string(o, "name", ""), "rfs-template") == 0)
+			assert_string_equal(
+			    json_get_string(o, "description", ""),
+			    "RFS with ${rfs} flows per rx queue (a suite template)");
+	}
+	json_object_put(list);
 }
 
 /* Bad profiles: refused, with the key (and the line for INI) in the message. */
@@ -606,23 +634,158 @@ test_failure_rolls_back(void **state)
 	assert_false(state_file(w, "saved.json") || state_file(w, "applied.json"));
 }
 
-/* A device whose ntuple feature is fixed: the last write fails, all before it roll back. */
+/* Plan text on w's host: the result of plan_build, the plan in pl (caller frees). */
+static int
+plan_text(struct world *w, const char *text, struct plan *pl, struct nm_error *err)
+{
+	struct profile p;
+	int r;
+
+	parse_ok(&p, text);
+	plan_init(pl);
+	r = plan_build(pl, &p, &w->h, err);
+	profile_free(&p);
+	return r;
+}
+
+/* How many entries of kind the plan has. */
+static size_t
+plan_count(const struct plan *pl, enum plan_kind kind)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < pl->n; i++)
+		n += pl->e[i].kind == kind;
+	return n;
+}
+
+/* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
+ * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
+ * profile before anything is written; a fixed feature already as asked is no change. */
 static void
 test_ntuple_fixed(void **state)
 {
 	struct world *w = *state;
 	struct nm_error err;
+	struct plan pl;
 	char *was = strdup(slurp(w, "ethtool/eth0.features"));
 
 	put_both(w, "ethtool/eth0.features", "Features for eth0:\nntuple-filters: off [fixed]\n");
-	assert_int_equal(apply_text(w, "[rfs]\nflow_cnt = 512\n[arfs]\nntuple = on\n", &err), -1);
-	if (strstr(err.message, "write ethtool eth0 ntuple on") == NULL ||
-	    strstr(err.message, "[fixed]") == NULL ||
-	    strstr(err.message, "rolled back: 145 values restored") == NULL)
+	assert_int_equal(plan_text(w, "[rfs]\nflow_cnt = 512\n[arfs]\nntuple = on\n", &pl, &err),
+	                 0);
+	assert_int_equal(plan_count(&pl, PLAN_NTUPLE), 0);
+	assert_int_equal(plan_count(&pl, PLAN_FLOW_CNT), NQ);
+	assert_int_equal(json_object_array_length(pl.skipped), 1);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	                    "[arfs] skipped: eth0 cannot turn ntuple filters on: \"ethtool -k "
+	                    "eth0\" shows ntuple-filters: off [fixed]");
+	plan_free(&pl);
+	assert_int_equal(apply_text(w, "[rfs]\nflow_cnt = 512\n[arfs]\nntuple = on\n", &err), 0);
+	assert_string_equal(slurp(w, "sys/class/net/eth0/queues/rx-7/rps_flow_cnt"), "512\n");
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.features"), "ntuple-filters: off [fixed]"));
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	assert_int_equal(apply_text(w,
+	                            "[profile]\nstrict = yes\n[rfs]\nflow_cnt = 512\n[arfs]\n"
+	                            "ntuple = on\n",
+	                            &err),
+	                 -1);
+	if (strstr(err.message, "[arfs]: eth0 cannot turn ntuple filters on") == NULL ||
+	    strstr(err.message, "strict = yes") == NULL)
 		fail_msg("%s", err.message);
 	assert_true(tree_same(w));
+
+	assert_int_equal(plan_text(w, "[arfs]\nntuple = off\n", &pl, &err), 0);
+	assert_int_equal(plan_count(&pl, PLAN_NTUPLE), 1);
+	assert_false(pl.e[0].change);
+	assert_int_equal(json_object_array_length(pl.skipped), 0);
+	plan_free(&pl);
 	put_both(w, "ethtool/eth0.features", was);
 	free(was);
+}
+
+/* profile save: the tuning after BIG (but its sysctl), saved as text, applied after a revert, gives
+ * the same files byte for byte (IRQ affinities of 144 queues, masks above 64 CPUs, flow counts,
+ * ntuple). */
+static void
+test_save_round_trip(void **state)
+{
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	char tuned[128];
+
+	char *big = strdup(BIG);
+
+	/* The device's tuning: sysctls are the host's, not saved. */
+	*strstr(big, "[sysctl]") = '\0';
+	if (apply_text(w, big, &err) < 0)
+		fail_msg("%s", err.message);
+	free(big);
+	snprintf(tuned, sizeof(tuned), "%s/tuned", w->base);
+	run("rm -rf %s && cp -a %s %s", tuned, w->root, tuned);
+	assert_int_equal(profile_save_text(&w->h, "saved", &sb, &err), 0);
+	assert_non_null(strstr(sb.buf, "\n[irq]\npolicy = explicit\nqueue.0 = "));
+	assert_non_null(strstr(sb.buf, "\n[xps]\npolicy = explicit\n"));
+	assert_non_null(strstr(sb.buf, "device = eth0\n"));
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+	if (apply_text(w, sb.buf, &err) < 0)
+		fail_msg("%s\n%s", err.message, sb.buf);
+	{
+		char cmd[512];
+		snprintf(cmd, sizeof(cmd), "diff -r --no-dereference %s %s >&2", tuned, w->root);
+		if (system(cmd) != 0)
+			fail_msg("the saved profile does not give the tuned tree back:\n%s",
+			         sb.buf);
+	}
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+	run("rm -rf %s", tuned);
+	strbuf_free(&sb);
+}
+
+/* Sections the device cannot have are skipped with why: no queue IRQs -> [irq], one tx
+ * queue -> [xps]; RPS stays (single-queue devices are what it is for); strict refuses. */
+static void
+test_skip_what_the_device_lacks(void **state)
+{
+	static const char *const spread = "[irq]\npolicy = spread\ncpus = all\n[xps]\npolicy = "
+	                                  "one-to-one\ncpus = all\n[rps]\ncpus = 0-3\n";
+	struct world *w = *state;
+	struct nm_error err;
+	struct plan pl;
+	size_t nirqs = w->h.nirqs;
+	unsigned ntx = w->h.ntx;
+
+	w->h.nirqs = 0; /* a table without eth0's IRQs: a virtual device */
+	w->h.ntx = 1;
+	assert_int_equal(plan_text(w, spread, &pl, &err), 0);
+	assert_int_equal(plan_count(&pl, PLAN_IRQ), 0);
+	assert_int_equal(plan_count(&pl, PLAN_XPS), 0);
+	assert_int_equal(plan_count(&pl, PLAN_RPS), NQ);
+	assert_int_equal(json_object_array_length(pl.skipped), 2);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	                    "[xps] skipped: eth0 has one tx queue: XPS has no queue to choose");
+	assert_non_null(strstr(json_object_get_string(json_object_array_get_idx(pl.skipped, 1)),
+	                       "[irq] skipped: eth0 has no queue IRQs in /proc/interrupts"));
+	plan_free(&pl);
+	assert_int_equal(
+	    plan_text(w, "[profile]\nstrict = on\n[irq]\npolicy = spread\ncpus = all\n", &pl, &err),
+	    -1);
+	assert_non_null(strstr(err.message, "[irq]: eth0 has no queue IRQs"));
+	assert_non_null(strstr(err.message, "strict = yes"));
+	plan_free(&pl);
+	w->h.nirqs = nirqs;
+	w->h.ntx = ntx;
+	/* With what the device has, nothing is skipped. */
+	assert_int_equal(plan_text(w, spread, &pl, &err), 0);
+	assert_int_equal(plan_count(&pl, PLAN_IRQ), NQ);
+	assert_int_equal(plan_count(&pl, PLAN_XPS), NQ);
+	assert_int_equal(json_object_array_length(pl.skipped), 0);
+	plan_free(&pl);
+	assert_true(tree_same(w));
 }
 
 /* Validation refuses before anything is written. */
@@ -726,6 +889,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_two_applies_one_revert, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_rolls_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ntuple_fixed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_irqbalance, setup, teardown),
