@@ -1,0 +1,20 @@
+/* http.h: the Prometheus endpoint: GET /metrics over libevent's evhttp on the daemon's base,
+ * rendered by prom.c from the ring's newest sample. Off unless [prometheus] has a listen
+ * line. */
+#ifndef NM_HTTP_H
+#define NM_HTTP_H
+
+struct daemon;
+struct http;
+struct nm_error;
+
+/* Bind every [prometheus] listen address on d->base (at start, before the privilege drop, so
+ * that a port below 1024 works). *out is NULL when none is configured. 0, or -1 with err. */
+int http_init(struct daemon *d, struct http **out, struct nm_error *err);
+/* Take the export lines, max_series, max_connections and timeout of d->config again (a
+ * reload; the listen addresses are bound at start only). h may be NULL. */
+void http_reconfigure(struct http *h);
+/* Close the listeners and the connections. h may be NULL. */
+void http_free(struct http *h);
+
+#endif
