@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpulist.h"
 #include "irqtable.h"
 #include "prom.h"
 #include "ring.h"
@@ -595,6 +596,51 @@ put_device_irqs(struct prom *p, const struct prom_input *in)
 	}
 }
 
+/* Which CPU each network queue's IRQ is delivered to (its effective affinity, else the
+ * first CPU of its affinity): 1 per queue IRQ, labelled device, queue, irq and cpu, so that
+ * a query can put a queue's rate beside its CPU (group_left(cpu)). */
+static void
+put_queue_irqs(struct prom *p, const struct prom_input *in)
+{
+	const struct irq_table *t = in->irqtab;
+	bool header = false;
+
+	for (size_t i = 0; t != NULL && i < t->n; i++) {
+		const struct irq_info *info = &t->v[i];
+		int cpu;
+
+		if (info->irq < 0 || info->queue.index < 0 || info->queue.device[0] == '\0' ||
+		    info->queue.dev_kind == IRQ_DEV_BLOCK || info->queue.dev_kind == IRQ_DEV_NONE)
+			continue;
+		cpu = info->has_effective && !cpuset_empty(&info->effective)
+		          ? cpuset_nth(&info->effective, 0)
+		      : info->has_affinity ? cpuset_nth(&info->affinity, 0)
+		                           : -1;
+		for (int dir = SERIES_DIR_RX; cpu >= 0 && dir <= SERIES_DIR_TX; dir++) {
+			bool first = true;
+			if ((dir == SERIES_DIR_RX && info->queue.kind == IRQ_QUEUE_TX) ||
+			    (dir == SERIES_DIR_TX && info->queue.kind == IRQ_QUEUE_RX) ||
+			    info->queue.kind == IRQ_QUEUE_IO || !take_one(p))
+				continue;
+			if (!header) {
+				put_header(
+				    p, "netmetrics_queue_irq_info",
+				    "The CPU a device queue's IRQ is delivered to (1 per queue "
+				    "and direction; a combined channel's IRQ serves both).",
+				    true);
+				header = true;
+			}
+			put_name(p, "netmetrics_queue_irq_info", true);
+			put_label(p, &first, "device", info->queue.device);
+			put_label_num(p, &first, "queue", info->queue.index);
+			put_label(p, &first, "direction", dir == SERIES_DIR_RX ? "rx" : "tx");
+			put_label_num(p, &first, "irq", info->irq);
+			put_label_num(p, &first, "cpu", cpu);
+			put_value(p, first, "1", 0, 0);
+		}
+	}
+}
+
 /* A family of the daemon's own, with one sample per item written by the caller. */
 static void
 own_header(struct prom *p, const char *name, const char *help, bool gauge)
@@ -720,6 +766,7 @@ prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt, s
 		else
 			put_family(p, in, f);
 	}
+	put_queue_irqs(p, in);
 	put_own(p, in);
 	own_header(p, "netmetrics_export_series", "Sampled series this scrape shows.", true);
 	snprintf(v, sizeof(v), "%zu", p->written);
