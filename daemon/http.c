@@ -181,14 +181,9 @@ collect_windows_tests(struct http *h, json_object *wl, json_object *tl, struct p
 	}
 }
 
-/* Fill in from the daemon's modules: memory only, apart from the applied profile's state
- * file. */
-static void
-collect(struct http *h, struct prom_input *in, json_object **wl, json_object **tl,
-        json_object **prof)
+void
+http_prom_input(struct sampler *s, struct prom_source **sources, size_t *cap, struct prom_input *in)
 {
-	struct daemon *d = h->d;
-	struct sampler *s = d->sampler;
 	struct source *irqsrc = sampler_source_of(s, SAMPLER_INTERRUPTS);
 	struct ring_stats st;
 	size_t n = sampler_nsources(s);
@@ -203,24 +198,36 @@ collect(struct http *h, struct prom_input *in, json_object **wl, json_object **t
 		if (t != NULL && irqtable_has_series(t))
 			in->irqtab = t;
 	}
-	h->sources = scratch(h->sources, &h->nsources_cap, n ? n : 1, sizeof(*h->sources));
+	*sources = scratch(*sources, cap, n ? n : 1, sizeof(**sources));
 	for (size_t i = 0; i < n; i++) {
 		struct source *src = sampler_source_at(s, i);
-		h->sources[i] = (struct prom_source){
+		(*sources)[i] = (struct prom_source){
 		    src->ops->name, src->index,    src->enabled,      src->healthy,
 		    src->samples,   src->failures, src->last_cost_ns, src->late_last_ns};
 	}
-	in->sources = h->sources;
+	in->sources = *sources;
 	in->nsources = n;
+	in->profile_drift = -1;
+	in->last_scrape_seconds = -1;
+	ring_get_stats(in->ring, &st);
+	in->ring_used = st.used;
+	in->ring_capacity = st.capacity;
+}
+
+/* Fill in from the daemon's modules: memory only, apart from the applied profile's state
+ * file. */
+static void
+collect(struct http *h, struct prom_input *in, json_object **wl, json_object **tl,
+        json_object **prof)
+{
+	struct daemon *d = h->d;
+
+	http_prom_input(d->sampler, &h->sources, &h->nsources_cap, in);
 	*wl = d->windows != NULL ? window_list_json(d->windows) : NULL;
 	*tl = d->runner != NULL ? runner_list_json(d->runner) : NULL;
 	collect_windows_tests(h, *wl, *tl, in);
 	*prof = profile_state_applied_brief(d->config.state_dir);
 	in->profile = *prof != NULL ? json_get_string(*prof, "name", NULL) : NULL;
-	in->profile_drift = -1;
-	ring_get_stats(in->ring, &st);
-	in->ring_used = st.used;
-	in->ring_capacity = st.capacity;
 	in->last_scrape_seconds = h->last_scrape_s;
 }
 

@@ -4,9 +4,14 @@
 #ifndef NM_HTTP_H
 #define NM_HTTP_H
 
+#include <stddef.h>
+
 struct daemon;
 struct http;
 struct nm_error;
+struct prom_input;
+struct prom_source;
+struct sampler;
 
 /* Bind every [prometheus] listen address on d->base (at start, before the privilege drop, so
  * that a port below 1024 works). *out is NULL when none is configured. 0, or -1 with err. */
@@ -14,6 +19,11 @@ int http_init(struct daemon *d, struct http **out, struct nm_error *err);
 /* Take the export lines, max_series, max_connections and timeout of d->config again (a
  * reload; the listen addresses are bound at start only). h may be NULL. */
 void http_reconfigure(struct http *h);
+/* Fill in what a scrape shows of the sampler: registry, ring, IRQ table (the interrupts
+ * source's own, never a read), sources (into *sources, grown to *cap as needed; the caller
+ * frees it) and ring sizes; no windows, tests or profile. For http.c and the benchmark. */
+void http_prom_input(struct sampler *s, struct prom_source **sources, size_t *cap,
+                     struct prom_input *in);
 /* Close the listeners and the connections. h may be NULL. */
 void http_free(struct http *h);
 
