@@ -208,6 +208,46 @@ def test_promtool_host():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_stuck_scrapers():
+    """Scrapers that never read their reply fill max_connections: sampling and the control
+    socket go on, the next scraper waits until timeout closes them, then is served."""
+    port = free_port(NS_B)
+    d = Daemon(ns=NS_B, extra="[prometheus]\nlisten = 127.0.0.1:%d\nmax_connections = 2\n"
+               "timeout = 2s\n" % port)
+    stuck = None
+    try:
+        # Two connections ask for /metrics with a tiny receive buffer and never read.
+        stuck = subprocess.Popen(
+            ["ip", "netns", "exec", NS_B, sys.executable, "-c",
+             "import socket, sys, time\n"
+             "ss = []\n"
+             "for _ in range(2):\n"
+             "    s = socket.socket()\n"
+             "    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)\n"
+             "    s.connect(('127.0.0.1', %d))\n"
+             "    s.sendall(b'GET /metrics HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n')\n"
+             "    ss.append(s)\n"
+             "print('sent', flush=True)\n"
+             "time.sleep(60)\n" % port],
+            stdout=subprocess.PIPE, text=True)
+        assert stuck.stdout.readline().strip() == "sent"
+        before = {s["name"]: s["samples"] for s in d.json("status")["sources"]}
+        t0 = time.time()
+        code, _, body = http("http://127.0.0.1:%d/metrics" % port, NS_B)
+        waited = time.time() - t0
+        assert code == 200 and b"netmetrics_link_bytes_total" in body, code
+        # Served once the stuck ones timed out (2 s), not before, not much later.
+        assert 1.0 <= waited <= 20, "third scraper waited %.1f s" % waited
+        after = {s["name"]: s["samples"] for s in d.json("status")["sources"]}
+        assert after["link"] >= before["link"] + 2, "sampling stalled: %s -> %s" % (
+            before["link"], after["link"])
+    finally:
+        if stuck is not None:
+            stuck.kill()
+            stuck.wait()
+        assert d.stop() == 0, "daemon exit status"
+
+
 class Prometheus:
     """A prometheus server in namespace ns scraping 127.0.0.1:target every second."""
 
@@ -328,7 +368,8 @@ def test_prometheus_rate_matches_veth():
         assert d.stop() == 0, "daemon exit status"
 
 
-TESTS = [test_promtool_fixture, test_promtool_host, test_prometheus_rate_matches_veth]
+TESTS = [test_promtool_fixture, test_promtool_host, test_stuck_scrapers,
+         test_prometheus_rate_matches_veth]
 
 
 def main():
