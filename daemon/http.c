@@ -30,6 +30,9 @@
 #include "xmalloc.h"
 
 #define HTTP_MAX_LISTENERS 64
+/* How often the applied profile's values are compared with what it wrote (only while one
+ * is applied): on a timer, never in a scrape, as it reads /proc and /sys. */
+#define HTTP_DRIFT_CHECK_S 5
 
 struct http {
 	struct daemon *d;
@@ -44,6 +47,9 @@ struct http {
 	struct evhttp_connection **conns; /* the connections that sent a request and are open */
 	size_t nconns, conncap;
 	double last_scrape_s; /* < 0: none yet */
+	struct event *drift_ev;
+	int drift; /* of the profile drift_name: 1 drifted, 0 not, -1 unknown */
+	char drift_name[128];
 	/* scratch of one scrape, kept */
 	struct prom_source *sources;
 	size_t nsources_cap;
@@ -228,7 +234,40 @@ collect(struct http *h, struct prom_input *in, json_object **wl, json_object **t
 	collect_windows_tests(h, *wl, *tl, in);
 	*prof = profile_state_applied_brief(d->config.state_dir);
 	in->profile = *prof != NULL ? json_get_string(*prof, "name", NULL) : NULL;
+	if (in->profile != NULL && strcmp(in->profile, h->drift_name) == 0)
+		in->profile_drift = h->drift;
 	in->last_scrape_seconds = h->last_scrape_s;
+}
+
+/* The drift timer: compare the applied profile's values with what it wrote. */
+static void
+drift_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct http *h = arg;
+	struct daemon *d = h->d;
+	json_object *brief, *st;
+	struct profile_host ph;
+	struct nm_error err;
+
+	(void)fd;
+	(void)what;
+	h->drift = -1;
+	h->drift_name[0] = '\0';
+	if ((brief = profile_state_applied_brief(d->config.state_dir)) == NULL)
+		return;
+	json_object_put(brief);
+	if (profile_host_open_sampled(&ph, d->config.root, d->sampler, &err) < 0) {
+		log_debug("prometheus: profile drift: %s", err.message);
+		return;
+	}
+	st = profile_state_status(d->config.state_dir, &ph);
+	profile_host_close(&ph);
+	if (json_get_bool(st, "applied", false) && json_get_string(st, "profile", NULL) != NULL) {
+		snprintf(h->drift_name, sizeof(h->drift_name), "%s",
+		         json_get_string(st, "profile", ""));
+		h->drift = json_get_bool(st, "drift", false) ? 1 : 0;
+	}
+	json_object_put(st);
 }
 
 /* Gzip body into h->gz. 0, or -1 (the caller sends it plain). */
@@ -403,6 +442,11 @@ http_init(struct daemon *d, struct http **out, struct nm_error *err)
 		h->bound[h->nbound++] = b;
 		log_info("prometheus: listening on %s", listen[i]);
 	}
+	h->drift = -1;
+	if ((h->drift_ev = event_new(d->base, -1, EV_PERSIST, drift_cb, h)) != NULL) {
+		struct timeval tv = {HTTP_DRIFT_CHECK_S, 0};
+		event_add(h->drift_ev, &tv);
+	}
 	http_reconfigure(h);
 	*out = h;
 	return 0;
@@ -416,6 +460,8 @@ http_free(struct http *h)
 	/* evhttp_free closes the connections, whose close callbacks must not find h gone. */
 	for (size_t i = 0; i < h->nconns; i++)
 		evhttp_connection_set_closecb(h->conns[i], NULL, NULL);
+	if (h->drift_ev != NULL)
+		event_free(h->drift_ev);
 	if (h->eh != NULL)
 		evhttp_free(h->eh);
 	prom_free(h->prom);

@@ -248,6 +248,41 @@ def test_stuck_scrapers():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_profile_gauges():
+    """An applied profile shows as netmetrics_profile_applied, and whether its values drifted
+    (checked on a timer, not in the scrape) as netmetrics_profile_drift."""
+    port = free_port(NS_B)
+    d = Daemon(ns=NS_B, extra="[daemon]\nprofile_dir = %s\n[prometheus]\n"
+               "listen = 127.0.0.1:%d\n" % (os.path.join(SRCDIR, "conf", "profiles"), port))
+    url = "http://127.0.0.1:%d/metrics" % port
+
+    def wait_for(line):
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            text = http(url, NS_B)[2].decode()
+            if line in text.splitlines():
+                return
+            time.sleep(0.5)
+        raise AssertionError("no line %r in:\n%s" % (line, [
+            ln for ln in text.splitlines() if "profile" in ln]))
+
+    try:
+        text = http(url, NS_B)[2].decode()
+        assert "netmetrics_profile_applied{" not in text
+        d.ctl("profile", "apply", "rps-all", "--dev", "vb")
+        wait_for('netmetrics_profile_applied{name="rps-all"} 1')
+        wait_for('netmetrics_profile_drift{name="rps-all"} 0')
+        sh("sh", "-c", "echo 0 > /sys/class/net/vb/queues/rx-1/rps_cpus", ns=NS_B)
+        wait_for('netmetrics_profile_drift{name="rps-all"} 1')
+        d.ctl("profile", "revert")
+        deadline = time.time() + 10
+        while "netmetrics_profile_applied{" in http(url, NS_B)[2].decode():
+            assert time.time() < deadline, "profile still shown after revert"
+            time.sleep(0.5)
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 class Prometheus:
     """A prometheus server in namespace ns scraping 127.0.0.1:target every second."""
 
@@ -368,7 +403,7 @@ def test_prometheus_rate_matches_veth():
         assert d.stop() == 0, "daemon exit status"
 
 
-TESTS = [test_promtool_fixture, test_promtool_host, test_stuck_scrapers,
+TESTS = [test_promtool_fixture, test_promtool_host, test_stuck_scrapers, test_profile_gauges,
          test_prometheus_rate_matches_veth]
 
 
