@@ -181,13 +181,19 @@ def test_promtool_fixture():
 
 
 def test_promtool_host():
-    """promtool passes on the real host's exposition, raw IRQ cells and ethtool opted in."""
+    """promtool passes on the real host's exposition, raw IRQ cells and ethtool opted in;
+    a second listen line on port 999 works although the main process runs without
+    capabilities (bound before the drop)."""
     need_prometheus()
     port = free_port(NS_B)
-    d = Daemon(ns=NS_B, extra="[prometheus]\nlisten = 127.0.0.1:%d\nexport = irq.*\n"
-               "export = ethtool.*\nmax_series = 50000\n" % port)
+    d = Daemon(ns=NS_B, extra="[prometheus]\nlisten = 127.0.0.1:%d\nlisten = 127.0.0.1:999\n"
+               "export = irq.*\nexport = ethtool.*\nmax_series = 50000\n" % port)
     try:
         time.sleep(1.5)
+        with open("/proc/%d/status" % d.proc.pid) as f:
+            status = dict(line.rstrip("\n").split(":\t", 1) for line in f if ":\t" in line)
+        assert int(status["CapEff"], 16) == 0 and status["Uid"].split()[0] != "0", status
+        assert http("http://127.0.0.1:999/metrics", NS_B)[0] == 200, "port 999"
         text = check_endpoint(port, NS_B)
         assert 'netmetrics_link_bytes_total{device="vb",direction="rx"}' in text
         assert "netmetrics_irq_interrupts_total{" in text, "export = irq.* did not opt in"
