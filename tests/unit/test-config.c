@@ -212,8 +212,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parsers),   cmocka_unit_test(test_load),
-	    cmocka_unit_test(test_test_keys), cmocka_unit_test(test_prometheus_keys),
+	    cmocka_unit_test(test_parsers),
+	    cmocka_unit_test(test_load),
+	    cmocka_unit_test(test_test_keys),
+	    cmocka_unit_test(test_prometheus_keys), /* [prometheus] */
 	    cmocka_unit_test(test_errors),
 	};
 
