@@ -41,9 +41,8 @@ struct http {
 	size_t nbound;
 	bool paused; /* the listeners are disabled: max_connections reached */
 	struct prom *prom;
-	struct strbuf body, gz;
-	z_stream z;
-	bool z_ready;
+	struct strbuf body;
+	struct http_gzip gz;
 	struct evhttp_connection **conns; /* the connections that sent a request and are open */
 	size_t nconns, conncap;
 	double last_scrape_s; /* < 0: none yet */
@@ -270,33 +269,46 @@ drift_cb(evutil_socket_t fd, short what, void *arg)
 	json_object_put(st);
 }
 
-/* Gzip body into h->gz. 0, or -1 (the caller sends it plain). */
-static int
-gzip_body(struct http *h)
+int
+http_gzip(struct http_gzip *g, const char *buf, size_t len)
 {
 	uLong bound;
 
-	if (!h->z_ready) {
-		memset(&h->z, 0, sizeof(h->z));
-		if (deflateInit2(&h->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+	if (g->z == NULL) {
+		g->z = xcalloc(1, sizeof(*g->z));
+		if (deflateInit2(g->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+			free(g->z);
+			g->z = NULL;
 			return -1;
-		h->z_ready = true;
-	} else if (deflateReset(&h->z) != Z_OK)
+		}
+	} else if (deflateReset(g->z) != Z_OK)
 		return -1;
-	bound = deflateBound(&h->z, (uLong)h->body.len);
-	strbuf_reset(&h->gz);
-	if (h->gz.cap < bound + 1) {
-		h->gz.buf = xreallocarray(h->gz.buf, bound + 1, 1);
-		h->gz.cap = bound + 1;
+	bound = deflateBound(g->z, (uLong)len);
+	strbuf_reset(&g->out);
+	/* With room to spare: the next body is a few digits longer. */
+	if (g->out.cap < bound + 1) {
+		g->out.cap = bound + bound / 8 + 4096;
+		g->out.buf = xreallocarray(g->out.buf, g->out.cap, 1);
 	}
-	h->z.next_in = (Bytef *)h->body.buf;
-	h->z.avail_in = (uInt)h->body.len;
-	h->z.next_out = (Bytef *)h->gz.buf;
-	h->z.avail_out = (uInt)bound;
-	if (deflate(&h->z, Z_FINISH) != Z_STREAM_END)
+	g->z->next_in = (Bytef *)buf;
+	g->z->avail_in = (uInt)len;
+	g->z->next_out = (Bytef *)g->out.buf;
+	g->z->avail_out = (uInt)bound;
+	if (deflate(g->z, Z_FINISH) != Z_STREAM_END)
 		return -1;
-	h->gz.len = bound - h->z.avail_out;
+	g->out.len = bound - g->z->avail_out;
 	return 0;
+}
+
+void
+http_gzip_free(struct http_gzip *g)
+{
+	if (g->z != NULL) {
+		deflateEnd(g->z);
+		free(g->z);
+	}
+	strbuf_free(&g->out);
+	memset(g, 0, sizeof(*g));
 }
 
 /* GET /metrics. */
@@ -322,7 +334,8 @@ serve_metrics(struct http *h, struct evhttp_request *req)
 	json_object_put(wl);
 	json_object_put(tl);
 	json_object_put(prof);
-	if (enc != NULL && header_has(enc, "gzip") && gzip_body(h) == 0)
+	if (enc != NULL && header_has(enc, "gzip") &&
+	    http_gzip(&h->gz, h->body.buf, h->body.len) == 0)
 		gz = true;
 	evhttp_add_header(out_h, "Content-Type", prom_content_type(fmt));
 	if (gz)
@@ -332,12 +345,13 @@ serve_metrics(struct http *h, struct evhttp_request *req)
 		return;
 	}
 	if (evhttp_request_get_command(req) != EVHTTP_REQ_HEAD)
-		evbuffer_add(buf, gz ? h->gz.buf : h->body.buf, gz ? h->gz.len : h->body.len);
+		evbuffer_add(buf, gz ? h->gz.out.buf : h->body.buf,
+		             gz ? h->gz.out.len : h->body.len);
 	h->last_scrape_s = (double)(time_mono_ns() - t0) / 1e9;
 	evhttp_send_reply(req, HTTP_OK, "OK", buf);
 	evbuffer_free(buf);
 	log_debug("prometheus: scrape: %zu series, %zu dropped, %zu bytes%s, %.3f ms", res.series,
-	          res.dropped, gz ? h->gz.len : h->body.len, gz ? " gzipped" : "",
+	          res.dropped, gz ? h->gz.out.len : h->body.len, gz ? " gzipped" : "",
 	          h->last_scrape_s * 1e3);
 }
 
@@ -466,9 +480,7 @@ http_free(struct http *h)
 		evhttp_free(h->eh);
 	prom_free(h->prom);
 	strbuf_free(&h->body);
-	strbuf_free(&h->gz);
-	if (h->z_ready)
-		deflateEnd(&h->z);
+	http_gzip_free(&h->gz);
 	free(h->conns);
 	free(h->sources);
 	free(h->windows);

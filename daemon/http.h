@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "strbuf.h"
+
 struct daemon;
 struct http;
 struct nm_error;
@@ -24,6 +26,15 @@ void http_reconfigure(struct http *h);
  * frees it) and ring sizes; no windows, tests or profile. For http.c and the benchmark. */
 void http_prom_input(struct sampler *s, struct prom_source **sources, size_t *cap,
                      struct prom_input *in);
+/* A kept gzip compressor (level 1) and its output: a reply compressed into out reuses both. */
+struct z_stream_s;
+struct http_gzip {
+	struct z_stream_s *z; /* NULL until the first use */
+	struct strbuf out;
+};
+/* Gzip buf[0..len) into g->out. 0, or -1 (send it plain). */
+int http_gzip(struct http_gzip *g, const char *buf, size_t len);
+void http_gzip_free(struct http_gzip *g);
 /* Close the listeners and the connections. h may be NULL. */
 void http_free(struct http *h);
 
