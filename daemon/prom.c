@@ -7,6 +7,7 @@
 
 #include "cpulist.h"
 #include "irqtable.h"
+#include "procparse.h"
 #include "prom.h"
 #include "ring.h"
 #include "strbuf.h"
@@ -134,9 +135,11 @@ static const struct family families[NFAM] = {
                         L_FIELD},
 };
 
-/* A kept list of series ids. */
+/* A kept list of series ids, each with the start of its sample line (name and labels, the
+ * same in both formats) made once, at pre.buf + off[i], len[i] bytes. */
 struct idlist {
 	series_id *v;
+	uint32_t *off, *len;
 	size_t n, cap;
 };
 
@@ -155,6 +158,7 @@ struct prom {
 	const struct series_registry *reg; /* the registry the kept lists are of */
 	size_t seen;                       /* ids < seen are classified */
 	struct idlist fam[NFAM];
+	struct strbuf pre; /* the kept line starts */
 	/* per-device interrupt sums: dev[d], sum[d * sumcpus + cpu] */
 	struct devsum dev[PROM_MAX_DEVICES];
 	uint64_t *sum;
@@ -180,6 +184,7 @@ forget(struct prom *p)
 {
 	for (size_t f = 0; f < NFAM; f++)
 		p->fam[f].n = 0;
+	strbuf_reset(&p->pre);
 	p->seen = 0;
 	p->reg = NULL;
 }
@@ -192,8 +197,12 @@ prom_free(struct prom *p)
 	for (size_t i = 0; i < p->nexports; i++)
 		free(p->exports[i]);
 	free(p->exports);
-	for (size_t f = 0; f < NFAM; f++)
+	for (size_t f = 0; f < NFAM; f++) {
 		free(p->fam[f].v);
+		free(p->fam[f].off);
+		free(p->fam[f].len);
+	}
+	strbuf_free(&p->pre);
 	free(p->sum);
 	free(p);
 }
@@ -333,10 +342,17 @@ exported(const struct prom *p, int f, bool optin, const char *name)
 	return on;
 }
 
-/* Classify the series created since the last call into the kept lists. */
+static void put_name(struct prom *p, const char *name, bool gauge);
+static void put_series_labels(struct prom *p, const struct series_registry *reg, series_id id,
+                              unsigned mask, bool *first);
+
+/* Classify the series created since the last call into the kept lists, with their line
+ * starts. */
 static void
 classify_new(struct prom *p, const struct series_registry *reg)
 {
+	struct strbuf *out = p->out;
+
 	if (p->reg != reg)
 		forget(p);
 	p->reg = reg;
@@ -351,9 +367,23 @@ classify_new(struct prom *p, const struct series_registry *reg)
 		if (l->n == l->cap) {
 			l->cap = l->cap ? l->cap * 2 : 64;
 			l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+			l->off = xreallocarray(l->off, l->cap, sizeof(*l->off));
+			l->len = xreallocarray(l->len, l->cap, sizeof(*l->len));
 		}
-		l->v[l->n++] = id;
+		l->v[l->n] = id;
+		l->off[l->n] = (uint32_t)p->pre.len;
+		p->out = &p->pre;
+		{
+			bool first = true;
+			put_name(p, families[f].name, families[f].gauge);
+			put_series_labels(p, reg, id, families[f].labels, &first);
+			if (!first)
+				strbuf_addch(&p->pre, '}');
+		}
+		l->len[l->n] = (uint32_t)(p->pre.len - l->off[l->n]);
+		l->n++;
 	}
+	p->out = out;
 	p->seen = reg->n;
 }
 
@@ -419,26 +449,20 @@ put_label_num(struct prom *p, bool *first, const char *key, long v)
 	put_label(p, first, key, b);
 }
 
+static size_t format_time(const struct prom *p, char *b, uint64_t t_mono, int64_t mono_to_real);
+
 /* The value and the timestamp (0: none) ending a sample line. */
 static void
 put_value(struct prom *p, bool first, const char *value, uint64_t t_mono, int64_t mono_to_real)
 {
-	char b[48];
-	int n;
+	char b[32];
 
 	if (!first)
 		strbuf_addch(p->out, '}');
 	strbuf_addch(p->out, ' ');
 	strbuf_addstr(p->out, value);
-	if (t_mono != 0) {
-		uint64_t ms = (uint64_t)((int64_t)t_mono + mono_to_real) / 1000000u;
-		if (p->fmt == PROM_TEXT)
-			n = snprintf(b, sizeof(b), " %" PRIu64, ms);
-		else
-			n = snprintf(b, sizeof(b), " %" PRIu64 ".%03u", ms / 1000,
-			             (unsigned)(ms % 1000));
-		strbuf_add(p->out, b, (size_t)n);
-	}
+	if (t_mono != 0)
+		strbuf_add(p->out, b, format_time(p, b, t_mono, mono_to_real));
 	strbuf_addch(p->out, '\n');
 }
 
@@ -469,19 +493,43 @@ put_series_labels(struct prom *p, const struct series_registry *reg, series_id i
 		put_label(p, first, "field", series_atom_str(reg, l.field));
 }
 
-/* A series' value in its unit (raw x scale: CPU ticks become seconds). */
-static void
+/* A series' value in its unit (raw x scale: CPU ticks become seconds) into b (at least 32
+ * bytes, not terminated); its length. Integers without printf: most values are. */
+static size_t
 format_value(char *b, size_t size, const struct series_info *si, uint64_t acc)
 {
+	int64_t v = (int64_t)acc;
+
 	if (si->kind == SERIES_GAUGE) {
-		if (si->scale == 1.0)
-			snprintf(b, size, "%" PRId64, (int64_t)acc);
-		else
-			snprintf(b, size, "%.15g", (double)(int64_t)acc * si->scale);
-	} else if (si->scale == 1.0)
-		snprintf(b, size, "%" PRIu64, acc);
-	else
-		snprintf(b, size, "%.15g", (double)acc * si->scale);
+		if (si->scale != 1.0)
+			return (size_t)snprintf(b, size, "%.15g", (double)v * si->scale);
+		if (v < 0) {
+			b[0] = '-';
+			return 1 + pp_utoa((uint64_t)0 - acc, b + 1);
+		}
+		return pp_utoa(acc, b);
+	}
+	if (si->scale != 1.0)
+		return (size_t)snprintf(b, size, "%.15g", (double)acc * si->scale);
+	return pp_utoa(acc, b);
+}
+
+/* " TIMESTAMP" of a sample taken at t_mono into b (at least 32 bytes); its length. */
+static size_t
+format_time(const struct prom *p, char *b, uint64_t t_mono, int64_t mono_to_real)
+{
+	uint64_t ms = (uint64_t)((int64_t)t_mono + mono_to_real) / 1000000u;
+	size_t n = 1;
+
+	b[0] = ' ';
+	if (p->fmt == PROM_TEXT)
+		return n + pp_utoa(ms, b + n);
+	n += pp_utoa(ms / 1000, b + n);
+	b[n++] = '.';
+	b[n++] = (char)('0' + ms % 1000 / 100);
+	b[n++] = (char)('0' + ms % 100 / 10);
+	b[n++] = (char)('0' + ms % 10);
+	return n;
 }
 
 /* Whether the cap lets one more sampled series in (counts it either way). */
@@ -503,12 +551,14 @@ put_family(struct prom *p, const struct prom_input *in, int f)
 	const struct family *fm = &families[f];
 	const struct idlist *l = &p->fam[f];
 	bool header = false;
-	char value[48];
+	char line[96], ts[32];
+	size_t tslen = 0;
+	uint64_t ts_of = 0;
 
 	for (size_t i = 0; i < l->n; i++) {
 		const struct series_info *si = series_get(in->reg, l->v[i]);
 		uint64_t t = ring_live_time(in->ring, si->source);
-		bool first = true;
+		size_t n = 1;
 
 		if (!si->live || t == 0 || !take_one(p))
 			continue;
@@ -516,10 +566,17 @@ put_family(struct prom *p, const struct prom_input *in, int f)
 			put_header(p, fm->name, fm->help, fm->gauge);
 			header = true;
 		}
-		put_name(p, fm->name, fm->gauge);
-		put_series_labels(p, in->reg, l->v[i], fm->labels, &first);
-		format_value(value, sizeof(value), si, ring_live_value(in->ring, l->v[i]));
-		put_value(p, first, value, t, in->mono_to_real_ns);
+		if (t != ts_of) {
+			tslen = format_time(p, ts, t, in->mono_to_real_ns);
+			ts_of = t;
+		}
+		strbuf_add(p->out, p->pre.buf + l->off[i], l->len[i]);
+		line[0] = ' ';
+		n += format_value(line + n, 48, si, ring_live_value(in->ring, l->v[i]));
+		memcpy(line + n, ts, tslen);
+		n += tslen;
+		line[n++] = '\n';
+		strbuf_add(p->out, line, n);
 	}
 }
 
