@@ -289,6 +289,37 @@ def test_profile_gauges():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_test_and_window_gauges():
+    """A running test and an open window show as 1; both go once they end."""
+    port = free_port(NS_B)
+    d = Daemon(ns=NS_B, extra="[prometheus]\nlisten = 127.0.0.1:%d\n" % port)
+    url = "http://127.0.0.1:%d/metrics" % port
+
+    def lines():
+        return http(url, NS_B)[2].decode().splitlines()
+
+    try:
+        d.ctl("mark", "start", "w1")
+        d.ctl("test", "start", "--driver", "exec", "--name", "pt", "--duration", "30", "--",
+              "sleep", "60")
+        deadline = time.time() + 15
+        while 'netmetrics_test_running{name="pt",driver="exec"} 1' not in lines():
+            assert time.time() < deadline, [ln for ln in lines() if "running" in ln]
+            time.sleep(0.3)
+        assert 'netmetrics_window_open{name="w1",origin="hand"} 1' in lines(), \
+            [ln for ln in lines() if "window" in ln]
+        d.ctl("test", "stop", "pt")
+        d.ctl("mark", "stop", "w1")
+        deadline = time.time() + 15
+        while any(ln.startswith(("netmetrics_test_running{", 'netmetrics_window_open{name="w'))
+                  for ln in lines()):
+            assert time.time() < deadline, [ln for ln in lines() if "running" in ln or
+                                            "window" in ln]
+            time.sleep(0.3)
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 class Prometheus:
     """A prometheus server in namespace ns scraping 127.0.0.1:target every second."""
 
@@ -410,6 +441,7 @@ def test_prometheus_rate_matches_veth():
 
 
 TESTS = [test_promtool_fixture, test_promtool_host, test_stuck_scrapers, test_profile_gauges,
+         test_test_and_window_gauges,
          test_prometheus_rate_matches_veth]
 
 
