@@ -171,6 +171,9 @@ config_defaults(struct config *cfg)
 	cfg->ring_memory = 64u << 20;
 	cfg->sample_interval_ms = 1000;
 	cfg->keyframe_interval_ms = 600000;
+	cfg->prom_max_series = 20000;
+	cfg->prom_max_connections = 8;
+	cfg->prom_timeout_ms = 10000;
 }
 
 /* Free every owned member. */
@@ -186,6 +189,8 @@ config_free(struct config *cfg)
 	free(cfg->user);
 	free(cfg->root);
 	env_free(cfg->test_env);
+	env_free(cfg->prom_listen);
+	env_free(cfg->prom_export);
 	for (size_t i = 0; i < cfg->nsource_opts; i++) {
 		free(cfg->source_opts[i].source);
 		free(cfg->source_opts[i].key);
@@ -215,6 +220,8 @@ config_copy(struct config *dst, const struct config *src)
 	dst->user = dup_opt(src->user);
 	dst->root = dup_opt(src->root);
 	dst->test_env = env_dup(src->test_env);
+	dst->prom_listen = env_dup(src->prom_listen);
+	dst->prom_export = env_dup(src->prom_export);
 	dst->source_opts = NULL;
 	dst->nsource_opts = 0;
 	for (size_t i = 0; i < src->nsource_opts; i++)
@@ -455,6 +462,67 @@ set_sampling_key(struct config *cfg, const char *key, const char *val)
 	return 1;
 }
 
+/* Append a copy of s to a NULL-terminated list (at most 64 entries). 0, or -1 when full. */
+static int
+strv_add(char ***v, const char *s)
+{
+	size_t n = 0;
+
+	while (*v != NULL && (*v)[n] != NULL)
+		n++;
+	if (n >= 64)
+		return -1;
+	*v = xreallocarray(*v, n + 2, sizeof(**v));
+	(*v)[n] = xstrdup(s);
+	(*v)[n + 1] = NULL;
+	return 0;
+}
+
+/* Whether s is HOST:PORT with a port 1-65535 (HOST an address or name, [v6] bracketed). */
+static bool
+valid_listen(const char *s)
+{
+	const char *colon = strrchr(s, ':');
+	unsigned long long port;
+
+	if (colon == NULL || colon == s || strlen(s) > 255)
+		return false;
+	if (s[0] == '[' && colon[-1] != ']')
+		return false;
+	return parse_uint(colon + 1, 1, 65535, 10, &port) == 0;
+}
+
+/* Set one [prometheus] key. 1 handled, 0 unknown key, -1 bad value. */
+static int
+set_prometheus_key(struct config *cfg, const char *key, const char *val)
+{
+	unsigned long long u;
+	uint64_t v;
+
+	if (strcmp(key, "listen") == 0) {
+		if (!valid_listen(val) || strv_add(&cfg->prom_listen, val) < 0)
+			return -1;
+	} else if (strcmp(key, "export") == 0) {
+		if (val[0] == '\0' || (val[0] == '!' && val[1] == '\0') || strlen(val) > 255 ||
+		    strv_add(&cfg->prom_export, val) < 0)
+			return -1;
+	} else if (strcmp(key, "max_series") == 0) {
+		if (parse_uint(val, 1, 10000000, 10, &u) < 0)
+			return -1;
+		cfg->prom_max_series = u;
+	} else if (strcmp(key, "max_connections") == 0) {
+		if (parse_uint(val, 1, 1024, 10, &u) < 0)
+			return -1;
+		cfg->prom_max_connections = (unsigned)u;
+	} else if (strcmp(key, "timeout") == 0) {
+		if (config_parse_duration_ms(val, &v) < 0 || v < 1000 || v > 600000)
+			return -1;
+		cfg->prom_timeout_ms = v;
+	} else
+		return 0;
+	return 1;
+}
+
 /* inih callback: route a key to its section. Returns 0 to stop at the first error. */
 static int
 ini_line_cb(void *user, const char *section, const char *key, const char *val)
@@ -468,6 +536,8 @@ ini_line_cb(void *user, const char *section, const char *key, const char *val)
 		r = set_limits_key(lc->cfg, key, val);
 	else if (strcmp(section, "sampling") == 0)
 		r = set_sampling_key(lc->cfg, key, val);
+	else if (strcmp(section, "prometheus") == 0)
+		r = set_prometheus_key(lc->cfg, key, val);
 	else if (strncmp(section, "source.", 7) == 0 && section[7] != '\0') {
 		/* Checked by the sampler, which knows each source's keys. */
 		config_add_source_opt(lc->cfg, section + 7, key, val);
@@ -562,6 +632,20 @@ config_to_json(const struct config *cfg)
 	json_add_uint(o, "ring_memory", cfg->ring_memory);
 	json_add_uint(o, "sample_interval_ms", cfg->sample_interval_ms);
 	json_add_uint(o, "keyframe_interval_ms", cfg->keyframe_interval_ms);
+	{
+		json_object *pr = json_object_new_object(), *l = json_object_new_array(),
+		            *e = json_object_new_array();
+		for (size_t i = 0; cfg->prom_listen != NULL && cfg->prom_listen[i] != NULL; i++)
+			json_object_array_add(l, json_object_new_string(cfg->prom_listen[i]));
+		for (size_t i = 0; cfg->prom_export != NULL && cfg->prom_export[i] != NULL; i++)
+			json_object_array_add(e, json_object_new_string(cfg->prom_export[i]));
+		json_object_object_add(pr, "listen", l);
+		json_object_object_add(pr, "export", e);
+		json_add_uint(pr, "max_series", cfg->prom_max_series);
+		json_add_uint(pr, "max_connections", cfg->prom_max_connections);
+		json_add_uint(pr, "timeout_ms", cfg->prom_timeout_ms);
+		json_object_object_add(o, "prometheus", pr);
+	}
 	if (cfg->nsource_opts > 0) {
 		json_object *srcs = json_object_new_object();
 		for (size_t i = 0; i < cfg->nsource_opts; i++) {

@@ -51,6 +51,13 @@ struct config {
 	uint64_t sample_interval_ms;   /* default interval of every source */
 	uint64_t keyframe_interval_ms; /* full state stored this often */
 
+	/* [prometheus]: the HTTP endpoint (daemon/http.c, daemon/prom.c) */
+	char **prom_listen;       /* HOST:PORT lines, NULL-terminated; NULL: no endpoint */
+	char **prom_export;       /* "GLOB" / "!GLOB" lines in order, NULL-terminated, or NULL */
+	uint64_t prom_max_series; /* sampled series per scrape */
+	unsigned prom_max_connections; /* scrapers connected at once */
+	uint64_t prom_timeout_ms; /* a connection idle (reading or writing) this long is closed */
+
 	/* [source.NAME] sections: checked by the sampler, which knows the sources */
 	struct config_kv *source_opts;
 	size_t nsource_opts;

@@ -16,6 +16,7 @@ struct windows;
 struct results;
 struct runner;
 struct suites;
+struct http;
 
 struct daemon {
 	struct event_base *base;
@@ -34,6 +35,7 @@ struct daemon {
 	struct runner *runner; /* benchmark tests (runner.c) */
 	struct suites *suites; /* suites of tests (suite.c) */
 	struct query *query;   /* reusable cursors for the commands */
+	struct http *http;     /* the Prometheus endpoint (http.c); NULL: off */
 	uint32_t *ids;         /* scratch list of series ids for the commands */
 	size_t ids_cap;
 	uint64_t start_mono_ns;

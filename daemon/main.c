@@ -14,6 +14,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "error.h"
+#include "http.h"
 #include "log.h"
 #include "loop.h"
 #include "privsep.h"
@@ -89,6 +90,18 @@ load_config(struct daemon *d, struct config *cfg, bool must_exist, struct nm_err
 	return 0;
 }
 
+/* Whether two NULL-terminated lists (NULL: empty) hold the same strings. */
+static bool
+strv_equal(char **a, char **b)
+{
+	size_t i = 0;
+
+	for (; a != NULL && b != NULL && a[i] != NULL && b[i] != NULL; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return (a == NULL || a[i] == NULL) && (b == NULL || b[i] == NULL);
+}
+
 int
 daemon_reload(struct daemon *d)
 {
@@ -106,6 +119,8 @@ daemon_reload(struct daemon *d)
 	    strcmp(cfg.user, d->config.user) != 0)
 		log_warnx(
 		    "reload: socket, root, state_dir and user changes take effect on restart");
+	if (!strv_equal(cfg.prom_listen, d->config.prom_listen))
+		log_warnx("reload: [prometheus] listen changes take effect on restart");
 	if (sampler_reconfigure(d->sampler, &cfg, &err) < 0) {
 		log_warnx("reload: %s; keeping the configuration in force", err.message);
 		config_free(&cfg);
@@ -121,6 +136,7 @@ daemon_reload(struct daemon *d)
 	d->config = cfg;
 	log_setlevel(d->config.log_level);
 	control_reconfigure(d->control);
+	http_reconfigure(d->http);
 	log_info("configuration reloaded from %s", d->config_path);
 	return 0;
 }
@@ -429,6 +445,9 @@ main(int argc, char **argv)
 	d.control = control_init(&d);
 	if (control_listen(d.control, &err) < 0)
 		fatalx("control socket: %s", err.message);
+	/* Bound as root, before the drop: a [prometheus] port below 1024 works too. */
+	if (http_init(&d, &d.http, &err) < 0)
+		fatalx("%s", err.message);
 	d.query = query_new(d.sampler);
 	sampler_start(d.sampler, d.base);
 	test_hooks();
@@ -472,6 +491,7 @@ main(int argc, char **argv)
 	 * now on a result is written inline, as the loop no longer runs. */
 	results_stop_thread(d.results);
 
+	http_free(d.http);
 	control_free(d.control, reason);
 	privsep_bye();
 	/* A running suite is marked incomplete, then its test ends: processes stopped, window

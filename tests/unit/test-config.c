@@ -130,6 +130,38 @@ test_test_keys(void **state)
 	unlink(p);
 }
 
+/* [prometheus]: several listen and export lines kept in order, copied; off by default. */
+static void
+test_prometheus_keys(void **state)
+{
+	struct config cfg, copy;
+	struct nm_error err;
+	const char *p = write_conf("[prometheus]\nlisten = 127.0.0.1:9464\nlisten = [::1]:9464\n"
+	                           "export = irq.*\nexport = !irq.0.*\nmax_series = 500\n"
+	                           "max_connections = 2\ntimeout = 3s\n");
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_null(cfg.prom_listen);
+	assert_int_equal(cfg.prom_max_series, 20000);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_string_equal(cfg.prom_listen[0], "127.0.0.1:9464");
+	assert_string_equal(cfg.prom_listen[1], "[::1]:9464");
+	assert_null(cfg.prom_listen[2]);
+	assert_string_equal(cfg.prom_export[0], "irq.*");
+	assert_string_equal(cfg.prom_export[1], "!irq.0.*");
+	assert_null(cfg.prom_export[2]);
+	assert_int_equal(cfg.prom_max_series, 500);
+	assert_int_equal(cfg.prom_max_connections, 2);
+	assert_int_equal(cfg.prom_timeout_ms, 3000);
+	config_copy(&copy, &cfg);
+	assert_ptr_not_equal(copy.prom_listen, cfg.prom_listen);
+	assert_string_equal(copy.prom_export[1], "!irq.0.*");
+	config_free(&copy);
+	config_free(&cfg);
+	unlink(p);
+}
+
 /* A bad file changes nothing and the message names the key. */
 static void
 test_errors(void **state)
@@ -151,6 +183,13 @@ test_errors(void **state)
 	    {"[daemon]\nuser = a/b\n", "user"},
 	    {"[daemon]\nuser = -x\n", "user"},
 	    {"[daemon]\nuser = averyveryveryveryveryverylongusername\n", "user"},
+	    {"[prometheus]\nlisten = 9464\n", "listen"},
+	    {"[prometheus]\nlisten = 127.0.0.1:0\n", "listen"},
+	    {"[prometheus]\nlisten = 127.0.0.1:70000\n", "listen"},
+	    {"[prometheus]\nexport = !\n", "export"},
+	    {"[prometheus]\nmax_series = 0\n", "max_series"},
+	    {"[prometheus]\ntimeout = 10ms\n", "timeout"},
+	    {"[prometheus]\nlistn = 127.0.0.1:1\n", "listn"},
 	};
 	struct config cfg;
 	struct nm_error err;
@@ -179,6 +218,7 @@ main(void)
 	    cmocka_unit_test(test_parsers),
 	    cmocka_unit_test(test_load),
 	    cmocka_unit_test(test_test_keys),
+	    cmocka_unit_test(test_prometheus_keys), /* [prometheus] */
 	    cmocka_unit_test(test_errors),
 	};
 

@@ -1,0 +1,843 @@
+/* prom.c: the Prometheus/OpenMetrics exposition of the ring's newest sample (see prom.h). */
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpulist.h"
+#include "irqtable.h"
+#include "procparse.h"
+#include "prom.h"
+#include "ring.h"
+#include "strbuf.h"
+#include "xmalloc.h"
+
+/* Label keys, as a bit per enum series_key. */
+#define L(k)     (1u << (k))
+#define L_DEV    L(SERIES_KEY_DEVICE)
+#define L_QUEUE  L(SERIES_KEY_QUEUE)
+#define L_DIR    L(SERIES_KEY_DIR)
+#define L_CPU    L(SERIES_KEY_CPU)
+#define L_IRQ    L(SERIES_KEY_IRQ)
+#define L_TYPE   L(SERIES_KEY_TYPE)
+#define L_MODE   L(SERIES_KEY_MODE)
+#define L_TABLE  L(SERIES_KEY_TABLE)
+#define L_FIELD  L(SERIES_KEY_FIELD)
+#define NO_LABEL 0u
+
+enum fam {
+	F_LINK_BYTES,
+	F_LINK_PACKETS,
+	F_LINK_DROPS,
+	F_LINK_ERRORS,
+	F_LINK_OTHER,
+	F_QUEUE_PACKETS,
+	F_QUEUE_BYTES,
+	F_QUEUE_OTHER,
+	F_CPU_SECONDS,
+	F_CPU_ALL_SECONDS,
+	F_STAT,
+	F_STAT_LEVEL,
+	F_SOFTIRQS,
+	F_IPIS,
+	F_ARCH_IRQS,
+	F_DEVICE_IRQS, /* summed at each scrape from the IRQ table: no series of its own */
+	F_IRQ_CELLS,
+	F_IRQ_OTHER,
+	F_SNMP,
+	F_SNMP_LEVEL,
+	F_SOFTNET,
+	F_SOFTNET_LEVEL,
+	F_LNSTAT,
+	F_LNSTAT_ENTRIES,
+	F_LNSTAT_CPU,
+	F_ETHTOOL,
+	F_SYSCTL,
+	F_SYSCTL_LEVEL,
+	NFAM,
+	F_NONE = 0xff,
+};
+
+struct family {
+	const char *name; /* a counter's without its _total */
+	const char *help;
+	bool gauge;
+	bool optin;      /* off unless an export line turns its series on */
+	unsigned labels; /* the labels shown, of those the series has */
+};
+
+static const struct family families[NFAM] = {
+    [F_LINK_BYTES] = {"netmetrics_link_bytes", "Bytes through a network device (/proc/net/dev).",
+                      false, false, L_DEV | L_DIR},
+    [F_LINK_PACKETS] = {"netmetrics_link_packets", "Packets through a network device.", false,
+                        false, L_DEV | L_DIR},
+    [F_LINK_DROPS] = {"netmetrics_link_drops", "Packets a network device dropped.", false, false,
+                      L_DEV | L_DIR},
+    [F_LINK_ERRORS] = {"netmetrics_link_errors", "Errors of a network device, by kind.", false,
+                       false, L_DEV | L_DIR | L_FIELD},
+    [F_LINK_OTHER] = {"netmetrics_link_events",
+                      "Other counters of a network device (multicast, collisions...).", false,
+                      false, L_DEV | L_DIR | L_FIELD},
+    [F_QUEUE_PACKETS] = {"netmetrics_queue_packets", "Packets through one queue of a device.",
+                         false, false, L_DEV | L_QUEUE | L_DIR},
+    [F_QUEUE_BYTES] = {"netmetrics_queue_bytes", "Bytes through one queue of a device.", false,
+                       false, L_DEV | L_QUEUE | L_DIR},
+    [F_QUEUE_OTHER] = {"netmetrics_queue_events",
+                       "Other per-queue counters (netlink queue stats), by field.", false, true,
+                       L_DEV | L_QUEUE | L_DIR | L_FIELD},
+    [F_CPU_SECONDS] = {"netmetrics_cpu_seconds",
+                       "Seconds each CPU spent in each mode (/proc/stat, USER_HZ ticks).", false,
+                       false, L_CPU | L_MODE},
+    [F_CPU_ALL_SECONDS] = {"netmetrics_cpu_all_seconds", "Seconds all CPUs spent in each mode.",
+                           false, false, L_MODE},
+    [F_STAT] = {"netmetrics_stat", "Counters of /proc/stat (ctxt, processes, intr...).", false,
+                false, L_CPU | L_FIELD},
+    [F_STAT_LEVEL] = {"netmetrics_stat_level",
+                      "Levels of /proc/stat (procs_running, procs_blocked, CPUs online).", true,
+                      false, L_CPU | L_FIELD},
+    [F_SOFTIRQS] = {"netmetrics_softirqs", "Softirqs run on each CPU, by type (/proc/softirqs).",
+                    false, false, L_CPU | L_TYPE},
+    [F_IPIS] = {"netmetrics_ipis",
+                "Inter-processor interrupts received by each CPU, by type (/proc/interrupts).",
+                false, false, L_CPU | L_TYPE},
+    [F_ARCH_IRQS] = {"netmetrics_arch_interrupts",
+                     "Architecture interrupts of each CPU, by type (LOC, NMI, IWI; others opt-in).",
+                     false, false, L_CPU | L_TYPE | L_FIELD},
+    [F_DEVICE_IRQS] = {"netmetrics_device_interrupts",
+                       "Interrupts of a network device's IRQs on each CPU, summed over its IRQs.",
+                       false, false, L_DEV | L_CPU},
+    [F_IRQ_CELLS] = {"netmetrics_irq_interrupts",
+                     "Interrupts of one IRQ on one CPU (opt-in: export = irq.*).", false, true,
+                     L_IRQ | L_CPU},
+    [F_IRQ_OTHER] = {"netmetrics_irq_events", "Other counters of an IRQ line.", false, true,
+                     L_IRQ | L_FIELD},
+    [F_SNMP] = {"netmetrics_snmp", "SNMP counters (/proc/net/snmp, netstat, snmp6) by table.",
+                false, false, L_TABLE | L_FIELD},
+    [F_SNMP_LEVEL] = {"netmetrics_snmp_level", "SNMP levels (Tcp CurrEstab, ...) by table.", true,
+                      false, L_TABLE | L_FIELD},
+    [F_SOFTNET] = {"netmetrics_softnet",
+                   "Per-CPU softnet counters (/proc/net/softnet_stat) by field.", false, false,
+                   L_CPU | L_FIELD},
+    [F_SOFTNET_LEVEL] = {"netmetrics_softnet_level", "Per-CPU softnet levels (backlog).", true,
+                         false, L_CPU | L_FIELD},
+    [F_LNSTAT] = {"netmetrics_lnstat", "lnstat counters (/proc/net/stat) summed over CPUs.", false,
+                  false, L_TABLE | L_FIELD},
+    [F_LNSTAT_ENTRIES] = {"netmetrics_lnstat_entries", "Entries of an lnstat table.", true, false,
+                          L_TABLE},
+    [F_LNSTAT_CPU] = {"netmetrics_lnstat_cpu",
+                      "lnstat counters of one CPU (opt-in: export = lnstat.*.cpu*).", false, true,
+                      L_TABLE | L_CPU | L_FIELD},
+    [F_ETHTOOL] = {"netmetrics_ethtool", "ethtool -S counters (opt-in: export = ethtool.*).", false,
+                   true, L_DEV | L_DIR | L_FIELD},
+    [F_SYSCTL] = {"netmetrics_sysctl", "Counters read from sysctl files.", false, false, L_FIELD},
+    [F_SYSCTL_LEVEL] = {"netmetrics_sysctl_level", "Values read from sysctl files.", true, false,
+                        L_FIELD},
+};
+
+/* A kept list of series ids, each with the start of its sample line (name and labels, the
+ * same in both formats) made once, at pre.buf + off[i], len[i] bytes. */
+struct idlist {
+	series_id *v;
+	uint32_t *off, *len;
+	size_t n, cap;
+};
+
+/* One device of the per-device interrupt sums. */
+struct devsum {
+	char name[IRQ_DEVICE_MAX];
+	uint64_t t_ns; /* the newest sample time of its cells */
+};
+
+#define PROM_MAX_DEVICES 64
+
+struct prom {
+	char **exports; /* "GLOB" / "!GLOB" */
+	size_t nexports;
+	size_t max_series;
+	const struct series_registry *reg; /* the registry the kept lists are of */
+	size_t seen;                       /* ids < seen are classified */
+	struct idlist fam[NFAM];
+	struct strbuf pre; /* the kept line starts */
+	/* per-device interrupt sums: dev[d], sum[d * sumcpus + cpu] */
+	struct devsum dev[PROM_MAX_DEVICES];
+	uint64_t *sum;
+	size_t sumcpus, sumcap;
+	/* during a render */
+	struct strbuf *out;
+	enum prom_format fmt;
+	size_t written, dropped;
+};
+
+struct prom *
+prom_new(void)
+{
+	struct prom *p = xcalloc(1, sizeof(*p));
+
+	p->max_series = PROM_DEFAULT_MAX_SERIES;
+	return p;
+}
+
+/* Forget every kept decision. */
+static void
+forget(struct prom *p)
+{
+	for (size_t f = 0; f < NFAM; f++)
+		p->fam[f].n = 0;
+	strbuf_reset(&p->pre);
+	p->seen = 0;
+	p->reg = NULL;
+}
+
+void
+prom_free(struct prom *p)
+{
+	if (p == NULL)
+		return;
+	for (size_t i = 0; i < p->nexports; i++)
+		free(p->exports[i]);
+	free(p->exports);
+	for (size_t f = 0; f < NFAM; f++) {
+		free(p->fam[f].v);
+		free(p->fam[f].off);
+		free(p->fam[f].len);
+	}
+	strbuf_free(&p->pre);
+	free(p->sum);
+	free(p);
+}
+
+void
+prom_configure(struct prom *p, const char *const *exports, size_t nexports, size_t max_series)
+{
+	for (size_t i = 0; i < p->nexports; i++)
+		free(p->exports[i]);
+	free(p->exports);
+	p->exports = nexports ? xcalloc(nexports, sizeof(*p->exports)) : NULL;
+	for (size_t i = 0; i < nexports; i++)
+		p->exports[i] = xstrdup(exports[i]);
+	p->nexports = nexports;
+	p->max_series = max_series > 0 ? max_series : 1;
+	forget(p);
+}
+
+const char *
+prom_content_type(enum prom_format fmt)
+{
+	return fmt == PROM_OPENMETRICS
+	           ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+	           : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* ---- which family a series is in ---- */
+
+/* Whether an arch interrupt type is an inter-processor interrupt. */
+static bool
+is_ipi(const char *type)
+{
+	return strncmp(type, "IPI", 3) == 0 || strcmp(type, "RES") == 0 ||
+	       strcmp(type, "CAL") == 0 || strcmp(type, "TLB") == 0;
+}
+
+/* Whether s ends with suffix. */
+static bool
+ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* The family of the link source's series with field f and unit u. */
+static int
+link_family(const char *f, const char *u)
+{
+	if (strcmp(f, "rx_bytes") == 0 || strcmp(f, "tx_bytes") == 0)
+		return F_LINK_BYTES;
+	if (strcmp(f, "rx_packets") == 0 || strcmp(f, "tx_packets") == 0)
+		return F_LINK_PACKETS;
+	if (strcmp(f, "rx_dropped") == 0 || strcmp(f, "tx_dropped") == 0)
+		return F_LINK_DROPS;
+	if (strcmp(u, "errors") == 0)
+		return F_LINK_ERRORS;
+	return F_LINK_OTHER;
+}
+
+/* Whether an arch interrupt type is one of the default set (the local timer, NMIs, IRQ
+ * work); the others (thermal, machine check, ...) are rare and opt-in, as irq.TYPE.cpuN. */
+static bool
+is_default_arch(const char *type)
+{
+	return strcmp(type, "LOC") == 0 || strcmp(type, "NMI") == 0 || strcmp(type, "IWI") == 0;
+}
+
+/* The family of series id from its source and labels; F_NONE: not exported by any. *optin is
+ * set when the series is off by default although its family is not. */
+static int
+family_of(const struct series_registry *reg, series_id id, bool *optin)
+{
+	const struct series_info *si = series_get(reg, id);
+	const char *src = series_source_name(reg, id);
+	struct series_labels l = series_labels_of(reg, id);
+	const char *field = series_atom_str(reg, l.field);
+	bool gauge = si->kind == SERIES_GAUGE;
+
+	if (strcmp(src, "link") == 0)
+		return gauge ? F_NONE : link_family(field, si->unit);
+	if (strcmp(src, "queues") == 0) {
+		if (gauge)
+			return F_NONE;
+		if (strcmp(field, "packets") == 0)
+			return F_QUEUE_PACKETS;
+		if (strcmp(field, "bytes") == 0)
+			return F_QUEUE_BYTES;
+		return F_QUEUE_OTHER;
+	}
+	if (strcmp(src, "cpu") == 0) {
+		if (l.mode != SERIES_ATOM_NONE && !gauge)
+			return l.cpu >= 0 ? F_CPU_SECONDS : F_CPU_ALL_SECONDS;
+		return gauge ? F_STAT_LEVEL : F_STAT;
+	}
+	if (strcmp(src, "softirqs") == 0)
+		return l.cpu >= 0 && !gauge ? F_SOFTIRQS : F_NONE;
+	if (strcmp(src, "interrupts") == 0) {
+		if (gauge)
+			return F_NONE;
+		if (l.irq >= 0)
+			return l.cpu >= 0 ? F_IRQ_CELLS : F_IRQ_OTHER;
+		if (l.cpu >= 0 && is_ipi(series_atom_str(reg, l.type)))
+			return F_IPIS;
+		*optin = l.cpu >= 0 && !is_default_arch(series_atom_str(reg, l.type));
+		return F_ARCH_IRQS;
+	}
+	if (strcmp(src, "snmp") == 0)
+		return gauge ? F_SNMP_LEVEL : F_SNMP;
+	if (strcmp(src, "softnet") == 0)
+		return gauge ? F_SOFTNET_LEVEL : F_SOFTNET;
+	if (strcmp(src, "lnstat") == 0) {
+		if (gauge)
+			return ends_with(field, "entries") && l.cpu < 0 ? F_LNSTAT_ENTRIES : F_NONE;
+		return l.cpu >= 0 ? F_LNSTAT_CPU : F_LNSTAT;
+	}
+	if (strcmp(src, "ethtool") == 0)
+		return gauge ? F_NONE : F_ETHTOOL;
+	if (strcmp(src, "sysctl") == 0)
+		return gauge ? F_SYSCTL_LEVEL : F_SYSCTL;
+	return F_NONE;
+}
+
+/* Whether a series of family f named name is exported: the family's default, then every
+ * export line that matches, in order. */
+static bool
+exported(const struct prom *p, int f, bool optin, const char *name)
+{
+	bool on = !families[f].optin && !optin;
+
+	for (size_t i = 0; i < p->nexports; i++) {
+		const char *g = p->exports[i];
+		bool neg = g[0] == '!';
+		if (fnmatch(neg ? g + 1 : g, name, 0) == 0)
+			on = !neg;
+	}
+	return on;
+}
+
+static void put_name(struct prom *p, const char *name, bool gauge);
+static void put_series_labels(struct prom *p, const struct series_registry *reg, series_id id,
+                              unsigned mask, bool *first);
+
+/* Classify the series created since the last call into the kept lists, with their line
+ * starts. */
+static void
+classify_new(struct prom *p, const struct series_registry *reg)
+{
+	struct strbuf *out = p->out;
+
+	if (p->reg != reg)
+		forget(p);
+	p->reg = reg;
+	for (series_id id = (series_id)p->seen; id < reg->n; id++) {
+		bool optin = false;
+		int f = family_of(reg, id, &optin);
+		struct idlist *l;
+
+		if (f == F_NONE || !exported(p, f, optin, series_get(reg, id)->name))
+			continue;
+		l = &p->fam[f];
+		if (l->n == l->cap) {
+			l->cap = l->cap ? l->cap * 2 : 64;
+			l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+			l->off = xreallocarray(l->off, l->cap, sizeof(*l->off));
+			l->len = xreallocarray(l->len, l->cap, sizeof(*l->len));
+		}
+		l->v[l->n] = id;
+		l->off[l->n] = (uint32_t)p->pre.len;
+		p->out = &p->pre;
+		{
+			bool first = true;
+			put_name(p, families[f].name, families[f].gauge);
+			put_series_labels(p, reg, id, families[f].labels, &first);
+			if (!first)
+				strbuf_addch(&p->pre, '}');
+		}
+		l->len[l->n] = (uint32_t)(p->pre.len - l->off[l->n]);
+		l->n++;
+	}
+	p->out = out;
+	p->seen = reg->n;
+}
+
+/* ---- writing ---- */
+
+void
+prom_escape_label(struct strbuf *out, const char *s)
+{
+	const char *run = s;
+
+	for (; *s != '\0'; s++) {
+		const char *esc = *s == '\\'   ? "\\\\"
+		                  : *s == '"'  ? "\\\""
+		                  : *s == '\n' ? "\\n"
+		                               : NULL;
+		if (esc == NULL)
+			continue;
+		strbuf_add(out, run, (size_t)(s - run));
+		strbuf_add(out, esc, 2);
+		run = s + 1;
+	}
+	strbuf_add(out, run, (size_t)(s - run));
+}
+
+/* HELP and TYPE of a family named name (a counter's without _total). */
+static void
+put_header(struct prom *p, const char *name, const char *help, bool gauge)
+{
+	const char *total = !gauge && p->fmt == PROM_TEXT ? "_total" : "";
+
+	strbuf_addf(p->out, "# HELP %s%s %s\n# TYPE %s%s %s\n", name, total, help, name, total,
+	            gauge ? "gauge" : "counter");
+}
+
+/* The start of a sample: its name (with _total for a counter) and "{" when it has labels. */
+static void
+put_name(struct prom *p, const char *name, bool gauge)
+{
+	strbuf_addstr(p->out, name);
+	if (!gauge)
+		strbuf_add(p->out, "_total", 6);
+}
+
+/* One label, name="value", with a comma before all but the first. */
+static void
+put_label(struct prom *p, bool *first, const char *key, const char *val)
+{
+	strbuf_add(p->out, *first ? "{" : ",", 1);
+	*first = false;
+	strbuf_addstr(p->out, key);
+	strbuf_add(p->out, "=\"", 2);
+	prom_escape_label(p->out, val);
+	strbuf_addch(p->out, '"');
+}
+
+/* A numeric label. */
+static void
+put_label_num(struct prom *p, bool *first, const char *key, long v)
+{
+	char b[24];
+
+	snprintf(b, sizeof(b), "%ld", v);
+	put_label(p, first, key, b);
+}
+
+static size_t format_time(const struct prom *p, char *b, uint64_t t_mono, int64_t mono_to_real);
+
+/* The value and the timestamp (0: none) ending a sample line. */
+static void
+put_value(struct prom *p, bool first, const char *value, uint64_t t_mono, int64_t mono_to_real)
+{
+	char b[32];
+
+	if (!first)
+		strbuf_addch(p->out, '}');
+	strbuf_addch(p->out, ' ');
+	strbuf_addstr(p->out, value);
+	if (t_mono != 0)
+		strbuf_add(p->out, b, format_time(p, b, t_mono, mono_to_real));
+	strbuf_addch(p->out, '\n');
+}
+
+/* The labels of series id that its family shows. */
+static void
+put_series_labels(struct prom *p, const struct series_registry *reg, series_id id, unsigned mask,
+                  bool *first)
+{
+	struct series_labels l = series_labels_of(reg, id);
+
+	if ((mask & L_DEV) && l.device != SERIES_ATOM_NONE)
+		put_label(p, first, "device", series_atom_str(reg, l.device));
+	if ((mask & L_QUEUE) && l.queue >= 0)
+		put_label_num(p, first, "queue", l.queue);
+	if ((mask & L_DIR) && l.dir != SERIES_DIR_NONE)
+		put_label(p, first, "direction", l.dir == SERIES_DIR_RX ? "rx" : "tx");
+	if ((mask & L_CPU) && l.cpu >= 0)
+		put_label_num(p, first, "cpu", l.cpu);
+	if ((mask & L_IRQ) && l.irq >= 0)
+		put_label_num(p, first, "irq", l.irq);
+	if ((mask & L_TYPE) && l.type != SERIES_ATOM_NONE)
+		put_label(p, first, "type", series_atom_str(reg, l.type));
+	if ((mask & L_MODE) && l.mode != SERIES_ATOM_NONE)
+		put_label(p, first, "mode", series_atom_str(reg, l.mode));
+	if ((mask & L_TABLE) && l.table != SERIES_ATOM_NONE)
+		put_label(p, first, "table", series_atom_str(reg, l.table));
+	if ((mask & L_FIELD) && l.field != SERIES_ATOM_NONE)
+		put_label(p, first, "field", series_atom_str(reg, l.field));
+}
+
+/* A series' value in its unit (raw x scale: CPU ticks become seconds) into b (at least 32
+ * bytes, not terminated); its length. Integers without printf: most values are. */
+static size_t
+format_value(char *b, size_t size, const struct series_info *si, uint64_t acc)
+{
+	int64_t v = (int64_t)acc;
+
+	if (si->kind == SERIES_GAUGE) {
+		if (si->scale != 1.0)
+			return (size_t)snprintf(b, size, "%.15g", (double)v * si->scale);
+		if (v < 0) {
+			b[0] = '-';
+			return 1 + pp_utoa((uint64_t)0 - acc, b + 1);
+		}
+		return pp_utoa(acc, b);
+	}
+	if (si->scale != 1.0)
+		return (size_t)snprintf(b, size, "%.15g", (double)acc * si->scale);
+	return pp_utoa(acc, b);
+}
+
+/* " TIMESTAMP" of a sample taken at t_mono into b (at least 32 bytes); its length. */
+static size_t
+format_time(const struct prom *p, char *b, uint64_t t_mono, int64_t mono_to_real)
+{
+	uint64_t ms = (uint64_t)((int64_t)t_mono + mono_to_real) / 1000000u;
+	size_t n = 1;
+
+	b[0] = ' ';
+	if (p->fmt == PROM_TEXT)
+		return n + pp_utoa(ms, b + n);
+	n += pp_utoa(ms / 1000, b + n);
+	b[n++] = '.';
+	b[n++] = (char)('0' + ms % 1000 / 100);
+	b[n++] = (char)('0' + ms % 100 / 10);
+	b[n++] = (char)('0' + ms % 10);
+	return n;
+}
+
+/* Whether the cap lets one more sampled series in (counts it either way). */
+static bool
+take_one(struct prom *p)
+{
+	if (p->written >= p->max_series) {
+		p->dropped++;
+		return false;
+	}
+	p->written++;
+	return true;
+}
+
+/* Every live series of family f. */
+static void
+put_family(struct prom *p, const struct prom_input *in, int f)
+{
+	const struct family *fm = &families[f];
+	const struct idlist *l = &p->fam[f];
+	bool header = false;
+	char line[96], ts[32];
+	size_t tslen = 0;
+	uint64_t ts_of = 0;
+
+	for (size_t i = 0; i < l->n; i++) {
+		const struct series_info *si = series_get(in->reg, l->v[i]);
+		uint64_t t = ring_live_time(in->ring, si->source);
+		size_t n = 1;
+
+		if (!si->live || t == 0 || !take_one(p))
+			continue;
+		if (!header) {
+			put_header(p, fm->name, fm->help, fm->gauge);
+			header = true;
+		}
+		if (t != ts_of) {
+			tslen = format_time(p, ts, t, in->mono_to_real_ns);
+			ts_of = t;
+		}
+		strbuf_add(p->out, p->pre.buf + l->off[i], l->len[i]);
+		line[0] = ' ';
+		n += format_value(line + n, 48, si, ring_live_value(in->ring, l->v[i]));
+		memcpy(line + n, ts, tslen);
+		n += tslen;
+		line[n++] = '\n';
+		strbuf_add(p->out, line, n);
+	}
+}
+
+/* The slot of device name among the sums, added when new; -1 when full. */
+static int
+devsum_slot(struct prom *p, size_t *ndev, const char *name)
+{
+	for (size_t d = 0; d < *ndev; d++)
+		if (strcmp(p->dev[d].name, name) == 0)
+			return (int)d;
+	if (*ndev == PROM_MAX_DEVICES)
+		return -1;
+	snprintf(p->dev[*ndev].name, sizeof(p->dev[*ndev].name), "%s", name);
+	p->dev[*ndev].t_ns = 0;
+	memset(p->sum + *ndev * p->sumcpus, 0, p->sumcpus * sizeof(*p->sum));
+	return (int)(*ndev)++;
+}
+
+/* The interrupts of each device's IRQs on each CPU, summed from the IRQ table's cells. */
+static void
+put_device_irqs(struct prom *p, const struct prom_input *in)
+{
+	const struct irq_table *t = in->irqtab;
+	const struct family *fm = &families[F_DEVICE_IRQS];
+	size_t ndev = 0, cpus = 0;
+	bool header = false;
+	char value[24];
+
+	if (t == NULL)
+		return;
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].ncpus > cpus)
+			cpus = t->v[i].ncpus;
+	if (cpus * PROM_MAX_DEVICES > p->sumcap) {
+		p->sumcap = cpus * PROM_MAX_DEVICES;
+		p->sum = xreallocarray(p->sum, p->sumcap, sizeof(*p->sum));
+	}
+	p->sumcpus = cpus;
+	for (size_t i = 0; i < t->n; i++) {
+		const struct irq_info *info = &t->v[i];
+		int d;
+
+		/* Network devices only: NVMe queues have a vector per CPU too. */
+		if (info->irq < 0 || info->queue.device[0] == '\0' ||
+		    info->queue.dev_kind == IRQ_DEV_BLOCK || info->queue.dev_kind == IRQ_DEV_NONE ||
+		    (d = devsum_slot(p, &ndev, info->queue.device)) < 0)
+			continue;
+		for (unsigned c = 0; c < info->ncpus; c++) {
+			series_id id = info->cpu_series[c];
+			uint64_t ts;
+			if (id == SERIES_NONE || id >= in->reg->n)
+				continue;
+			p->sum[(size_t)d * cpus + c] += ring_live_value(in->ring, id);
+			ts = ring_live_time(in->ring, series_get(in->reg, id)->source);
+			if (ts > p->dev[d].t_ns)
+				p->dev[d].t_ns = ts;
+		}
+	}
+	for (size_t d = 0; d < ndev; d++) {
+		for (size_t c = 0; c < cpus; c++) {
+			bool first = true;
+			if (p->dev[d].t_ns == 0 || !take_one(p))
+				continue;
+			if (!header) {
+				put_header(p, fm->name, fm->help, false);
+				header = true;
+			}
+			put_name(p, fm->name, false);
+			put_label(p, &first, "device", p->dev[d].name);
+			put_label_num(p, &first, "cpu", (long)c);
+			snprintf(value, sizeof(value), "%" PRIu64, p->sum[d * cpus + c]);
+			put_value(p, first, value, p->dev[d].t_ns, in->mono_to_real_ns);
+		}
+	}
+}
+
+/* Which CPU each network queue's IRQ is delivered to (its effective affinity, else the
+ * first CPU of its affinity): 1 per queue IRQ, labelled device, queue, irq and cpu, so that
+ * a query can put a queue's rate beside its CPU (group_left(cpu)). */
+static void
+put_queue_irqs(struct prom *p, const struct prom_input *in)
+{
+	const struct irq_table *t = in->irqtab;
+	bool header = false;
+
+	for (size_t i = 0; t != NULL && i < t->n; i++) {
+		const struct irq_info *info = &t->v[i];
+		int cpu;
+
+		if (info->irq < 0 || info->queue.index < 0 || info->queue.device[0] == '\0' ||
+		    info->queue.dev_kind == IRQ_DEV_BLOCK || info->queue.dev_kind == IRQ_DEV_NONE)
+			continue;
+		cpu = info->has_effective && !cpuset_empty(&info->effective)
+		          ? cpuset_nth(&info->effective, 0)
+		      : info->has_affinity ? cpuset_nth(&info->affinity, 0)
+		                           : -1;
+		for (int dir = SERIES_DIR_RX; cpu >= 0 && dir <= SERIES_DIR_TX; dir++) {
+			bool first = true;
+			if ((dir == SERIES_DIR_RX && info->queue.kind == IRQ_QUEUE_TX) ||
+			    (dir == SERIES_DIR_TX && info->queue.kind == IRQ_QUEUE_RX) ||
+			    info->queue.kind == IRQ_QUEUE_IO || !take_one(p))
+				continue;
+			if (!header) {
+				put_header(
+				    p, "netmetrics_queue_irq_info",
+				    "The CPU a device queue's IRQ is delivered to (1 per queue "
+				    "and direction; a combined channel's IRQ serves both).",
+				    true);
+				header = true;
+			}
+			put_name(p, "netmetrics_queue_irq_info", true);
+			put_label(p, &first, "device", info->queue.device);
+			put_label_num(p, &first, "queue", info->queue.index);
+			put_label(p, &first, "direction", dir == SERIES_DIR_RX ? "rx" : "tx");
+			put_label_num(p, &first, "irq", info->irq);
+			put_label_num(p, &first, "cpu", cpu);
+			put_value(p, first, "1", 0, 0);
+		}
+	}
+}
+
+/* A family of the daemon's own, with one sample per item written by the caller. */
+static void
+own_header(struct prom *p, const char *name, const char *help, bool gauge)
+{
+	put_header(p, name, help, gauge);
+}
+
+/* One sample of an own family with up to two labels (NULL key: none). */
+static void
+own_sample(struct prom *p, const char *name, bool gauge, const char *k1, const char *v1,
+           const char *k2, const char *v2, const char *value)
+{
+	bool first = true;
+
+	put_name(p, name, gauge);
+	if (k1 != NULL)
+		put_label(p, &first, k1, v1 != NULL ? v1 : "");
+	if (k2 != NULL)
+		put_label(p, &first, k2, v2 != NULL ? v2 : "");
+	put_value(p, first, value, 0, 0);
+}
+
+/* The per-source families: health, sample cost, lateness, samples and failures. */
+static void
+put_sources(struct prom *p, const struct prom_input *in)
+{
+	static const struct {
+		const char *name, *help;
+		bool gauge;
+	} fams[] = {
+	    {"netmetrics_source_healthy", "Whether a source's last sample succeeded.", true},
+	    {"netmetrics_source_sample_cost_seconds", "What a source's last sample took.", true},
+	    {"netmetrics_source_lateness_seconds",
+	     "How late a source's timer fired last, past its interval.", true},
+	    {"netmetrics_source_samples", "Samples a source took.", false},
+	    {"netmetrics_source_failures", "Samples of a source that failed.", false},
+	};
+	char v[48];
+
+	for (size_t f = 0; f < sizeof(fams) / sizeof(fams[0]); f++) {
+		own_header(p, fams[f].name, fams[f].help, fams[f].gauge);
+		for (size_t i = 0; i < in->nsources; i++) {
+			const struct prom_source *s = &in->sources[i];
+			if (!s->enabled)
+				continue;
+			switch (f) {
+			case 0:
+				snprintf(v, sizeof(v), "%d", s->healthy ? 1 : 0);
+				break;
+			case 1:
+				snprintf(v, sizeof(v), "%.9f", (double)s->last_cost_ns / 1e9);
+				break;
+			case 2:
+				snprintf(v, sizeof(v), "%.9f", (double)s->late_last_ns / 1e9);
+				break;
+			case 3:
+				snprintf(v, sizeof(v), "%" PRIu64, s->samples);
+				break;
+			default:
+				snprintf(v, sizeof(v), "%" PRIu64, s->failures);
+				break;
+			}
+			own_sample(p, fams[f].name, fams[f].gauge, "source", s->name, NULL, NULL,
+			           v);
+		}
+	}
+}
+
+/* What only netmetrics knows: windows, tests, the profile, sources, ring, scrapes. */
+static void
+put_own(struct prom *p, const struct prom_input *in)
+{
+	char v[48];
+
+	own_header(p, "netmetrics_window_open", "A measurement window open now (1).", true);
+	for (size_t i = 0; i < in->nwindows; i++)
+		own_sample(p, "netmetrics_window_open", true, "name", in->windows[i].name, "origin",
+		           in->windows[i].origin, "1");
+	own_header(p, "netmetrics_test_running", "A benchmark test running now (1).", true);
+	for (size_t i = 0; i < in->ntests; i++)
+		own_sample(p, "netmetrics_test_running", true, "name", in->tests[i].name, "driver",
+		           in->tests[i].driver, "1");
+	own_header(p, "netmetrics_profile_applied", "The tuning profile applied now (1).", true);
+	if (in->profile != NULL)
+		own_sample(p, "netmetrics_profile_applied", true, "name", in->profile, NULL, NULL,
+		           "1");
+	own_header(p, "netmetrics_profile_drift",
+	           "Whether values the applied profile wrote have changed since (1) or not (0).",
+	           true);
+	if (in->profile != NULL && in->profile_drift >= 0)
+		own_sample(p, "netmetrics_profile_drift", true, "name", in->profile, NULL, NULL,
+		           in->profile_drift ? "1" : "0");
+	put_sources(p, in);
+	own_header(p, "netmetrics_ring_bytes", "Bytes of sample history held in memory.", true);
+	snprintf(v, sizeof(v), "%zu", in->ring_used);
+	own_sample(p, "netmetrics_ring_bytes", true, NULL, NULL, NULL, NULL, v);
+	own_header(p, "netmetrics_ring_capacity_bytes", "Bytes the sample history may hold.", true);
+	snprintf(v, sizeof(v), "%zu", in->ring_capacity);
+	own_sample(p, "netmetrics_ring_capacity_bytes", true, NULL, NULL, NULL, NULL, v);
+	own_header(p, "netmetrics_scrape_duration_seconds",
+	           "What the previous scrape of this endpoint took to render.", true);
+	if (in->last_scrape_seconds >= 0) {
+		snprintf(v, sizeof(v), "%.9f", in->last_scrape_seconds);
+		own_sample(p, "netmetrics_scrape_duration_seconds", true, NULL, NULL, NULL, NULL,
+		           v);
+	}
+}
+
+void
+prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt, struct strbuf *out,
+            struct prom_result *res)
+{
+	char v[32];
+
+	strbuf_reset(out);
+	p->out = out;
+	p->fmt = fmt;
+	p->written = p->dropped = 0;
+	classify_new(p, in->reg);
+	for (int f = 0; f < NFAM; f++) {
+		if (f == F_DEVICE_IRQS)
+			put_device_irqs(p, in);
+		else
+			put_family(p, in, f);
+	}
+	put_queue_irqs(p, in);
+	put_own(p, in);
+	own_header(p, "netmetrics_export_series", "Sampled series this scrape shows.", true);
+	snprintf(v, sizeof(v), "%zu", p->written);
+	own_sample(p, "netmetrics_export_series", true, NULL, NULL, NULL, NULL, v);
+	own_header(p, "netmetrics_export_series_dropped",
+	           "Exported series this scrape left out: [prometheus] max_series was reached.",
+	           true);
+	snprintf(v, sizeof(v), "%zu", p->dropped);
+	own_sample(p, "netmetrics_export_series_dropped", true, NULL, NULL, NULL, NULL, v);
+	if (fmt == PROM_OPENMETRICS)
+		strbuf_add(out, "# EOF\n", 6);
+	if (res != NULL) {
+		res->series = p->written;
+		res->dropped = p->dropped;
+	}
+	p->out = NULL;
+}

@@ -1,0 +1,91 @@
+/* prom.h: the Prometheus exposition: the ring's newest sample of every exported series as
+ * Prometheus text format 0.0.4 or OpenMetrics 1.0, into a strbuf. Nothing here reads /proc
+ * or a socket: the values are the ring's live state, the labels the registry's (never parsed
+ * from names), the rest (windows, tests, sources) what the caller hands in. daemon/http.c
+ * serves it.
+ *
+ * Families are fixed (prom.c's family table). Which family a series belongs to is decided
+ * once per series, from its source and labels, and kept: a scrape walks the kept per-family
+ * lists. Large families (raw per-IRQ-per-CPU cells, per-CPU lnstat cells, ethtool, the
+ * queues' other counters) are off unless an `export = GLOB` line turns them on; `export =
+ * !GLOB` turns a series off. Globs match the series' names, the lines apply in order, the
+ * last match wins. */
+#ifndef NM_PROM_H
+#define NM_PROM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "series.h"
+
+struct ring;
+struct strbuf;
+struct irq_table;
+
+enum prom_format {
+	PROM_TEXT = 0,    /* text/plain; version=0.0.4 */
+	PROM_OPENMETRICS, /* application/openmetrics-text; version=1.0.0 */
+};
+
+/* What a source says of itself (struct source, copied by the caller). */
+struct prom_source {
+	const char *name;
+	unsigned index; /* its ring source number */
+	bool enabled, healthy;
+	uint64_t samples, failures;
+	uint64_t last_cost_ns, late_last_ns;
+};
+
+/* An open window, a running test. */
+struct prom_window {
+	const char *name, *origin;
+};
+struct prom_test {
+	const char *name, *driver;
+};
+
+/* Everything one scrape shows. Pointers are borrowed for the call. */
+struct prom_input {
+	const struct series_registry *reg;
+	const struct ring *ring;
+	const struct irq_table *irqtab; /* for the per-device interrupt sums; NULL: none */
+	int64_t mono_to_real_ns;        /* sample times (CLOCK_MONOTONIC) to wall clock */
+	const struct prom_source *sources;
+	size_t nsources;
+	const struct prom_window *windows;
+	size_t nwindows;
+	const struct prom_test *tests;
+	size_t ntests;
+	const char *profile; /* the applied profile's name, NULL: none */
+	int profile_drift;   /* 1 drifted, 0 not, -1 unknown */
+	size_t ring_used, ring_capacity;
+	double last_scrape_seconds; /* what the previous scrape took; < 0: none yet */
+};
+
+/* What one render did. */
+struct prom_result {
+	size_t series;  /* samples of sampled series written */
+	size_t dropped; /* exported series left out by max_series */
+};
+
+#define PROM_DEFAULT_MAX_SERIES 20000
+
+struct prom;
+
+/* An exporter with no export lines and the default cap. Free with prom_free. */
+struct prom *prom_new(void);
+void prom_free(struct prom *p);
+/* Set the export lines ("GLOB" or "!GLOB", copied) and the cap on series per scrape
+ * (>= 1); forgets what was decided per series. */
+void prom_configure(struct prom *p, const char *const *exports, size_t nexports, size_t max_series);
+/* Render in into out (reset first). Allocates only when the registry grew since the last
+ * call (the per-family lists) or out must grow. */
+void prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt,
+                 struct strbuf *out, struct prom_result *res);
+/* The Content-Type of a format. */
+const char *prom_content_type(enum prom_format fmt);
+/* Append s to out as a label value: \ " and newline escaped. */
+void prom_escape_label(struct strbuf *out, const char *s);
+
+#endif

@@ -1,0 +1,309 @@
+/* test-prom.c: the Prometheus exposition (prom.c) of a registry and ring made here: a
+ * counter, a gauge, CPU ticks as seconds, label escaping, OpenMetrics, the export globs and
+ * the max_series cap. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "prom.h"
+#include "ring.h"
+#include "series.h"
+#include "strbuf.h"
+
+#define SEC ((uint64_t)1000000000)
+/* Sample time (monotonic) and the offset to wall clock: 1,700,000,000.250 s. */
+#define T_MONO  (100 * SEC)
+#define TO_REAL ((int64_t)(1700000000 * SEC + 250000000 - T_MONO))
+
+enum { SRC_LINK, SRC_SNMP, SRC_CPU, SRC_INTERRUPTS, NSRC };
+
+struct fx {
+	struct series_registry reg;
+	struct ring *ring;
+	struct prom *prom;
+	struct strbuf out;
+	struct prom_input in;
+	struct prom_result res;
+};
+
+/* A series with labels from the arguments (NULL / -1: none). */
+static series_id
+add(struct fx *f, int src, const char *name, enum series_kind kind, double scale,
+    const char *device, const char *field, int dir, const char *table, const char *mode, int cpu,
+    int irq)
+{
+	struct series_labels l = SERIES_LABELS_NONE;
+
+	if (device != NULL)
+		l.device = series_atom_intern(&f->reg, device, strlen(device));
+	if (field != NULL)
+		l.field = series_atom_intern(&f->reg, field, strlen(field));
+	if (table != NULL)
+		l.table = series_atom_intern(&f->reg, table, strlen(table));
+	if (mode != NULL)
+		l.mode = series_atom_intern(&f->reg, mode, strlen(mode));
+	l.dir = (uint8_t)dir;
+	l.cpu = (int16_t)cpu;
+	l.irq = irq;
+	return series_intern(&f->reg, name, strlen(name), kind, (uint8_t)src, "x", scale, &l);
+}
+
+/* One record of source src putting (id, value) pairs, ended by SERIES_NONE. */
+static void
+record(struct fx *f, int src, ...)
+{
+	va_list ap;
+	series_id id;
+
+	ring_begin(f->ring, (unsigned)src, T_MONO, f->reg.n);
+	va_start(ap, src);
+	while ((id = va_arg(ap, series_id)) != SERIES_NONE)
+		ring_put(f->ring, id, va_arg(ap, uint64_t));
+	va_end(ap);
+	ring_end(f->ring);
+}
+
+static int
+setup(void **state)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+
+	series_registry_init(&f->reg);
+	series_registry_name_source(&f->reg, SRC_LINK, "link");
+	series_registry_name_source(&f->reg, SRC_SNMP, "snmp");
+	series_registry_name_source(&f->reg, SRC_CPU, "cpu");
+	series_registry_name_source(&f->reg, SRC_INTERRUPTS, "interrupts");
+	f->ring = ring_new(1u << 20, NSRC, 600 * SEC);
+	f->prom = prom_new();
+	strbuf_init(&f->out);
+	f->in.reg = &f->reg;
+	f->in.ring = f->ring;
+	f->in.mono_to_real_ns = TO_REAL;
+	f->in.profile_drift = -1;
+	f->in.last_scrape_seconds = -1;
+	*state = f;
+	return 0;
+}
+
+static int
+teardown(void **state)
+{
+	struct fx *f = *state;
+
+	strbuf_free(&f->out);
+	prom_free(f->prom);
+	ring_free(f->ring);
+	series_registry_free(&f->reg);
+	free(f);
+	return 0;
+}
+
+/* Render in fmt; the text. */
+static const char *
+render(struct fx *f, enum prom_format fmt)
+{
+	prom_render(f->prom, &f->in, fmt, &f->out, &f->res);
+	return f->out.buf;
+}
+
+/* Assert that text holds line (a whole line). */
+static void
+has_line(const char *text, const char *line)
+{
+	size_t n = strlen(line);
+
+	for (const char *p = text; p != NULL && *p != '\0';) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		if (len == n && memcmp(p, line, n) == 0)
+			return;
+		p = nl != NULL ? nl + 1 : NULL;
+	}
+	fail_msg("no line \"%s\" in:\n%s", line, text);
+}
+
+/* A counter: _total, HELP and TYPE, device and direction from the labels, the sample's time
+ * in ms. */
+static void
+test_counter(void **state)
+{
+	struct fx *f = *state;
+	series_id rx = add(f, SRC_LINK, "link.eth0.rx_bytes", SERIES_COUNTER, 1.0, "eth0",
+	                   "rx_bytes", SERIES_DIR_RX, NULL, NULL, -1, -1);
+	series_id tx = add(f, SRC_LINK, "link.eth0.tx_bytes", SERIES_COUNTER, 1.0, "eth0",
+	                   "tx_bytes", SERIES_DIR_TX, NULL, NULL, -1, -1);
+	const char *t;
+
+	record(f, SRC_LINK, rx, (uint64_t)123456789012, tx, (uint64_t)7, SERIES_NONE);
+	t = render(f, PROM_TEXT);
+	has_line(t, "# TYPE netmetrics_link_bytes_total counter");
+	assert_non_null(strstr(t, "# HELP netmetrics_link_bytes_total "));
+	has_line(t, "netmetrics_link_bytes_total{device=\"eth0\",direction=\"rx\"} 123456789012 "
+	            "1700000000250");
+	has_line(t,
+	         "netmetrics_link_bytes_total{device=\"eth0\",direction=\"tx\"} 7 1700000000250");
+	assert_int_equal(f->res.series, 2);
+	has_line(t, "netmetrics_export_series 2");
+	has_line(t, "netmetrics_export_series_dropped 0");
+	assert_null(strstr(t, "# EOF"));
+}
+
+/* A gauge keeps its name and may be negative; CPU ticks are shown in seconds. */
+static void
+test_gauge_and_seconds(void **state)
+{
+	struct fx *f = *state;
+	series_id est = add(f, SRC_SNMP, "snmp.Tcp.CurrEstab", SERIES_GAUGE, 1.0, NULL, "CurrEstab",
+	                    SERIES_DIR_NONE, "Tcp", NULL, -1, -1);
+	series_id neg = add(f, SRC_SNMP, "snmp.Ip.Level", SERIES_GAUGE, 1.0, NULL, "Level",
+	                    SERIES_DIR_NONE, "Ip", NULL, -1, -1);
+	series_id user = add(f, SRC_CPU, "cpu.3.user", SERIES_COUNTER, 0.01, NULL, NULL,
+	                     SERIES_DIR_NONE, NULL, "user", 3, -1);
+	const char *t;
+
+	record(f, SRC_SNMP, est, (uint64_t)5, neg, (uint64_t)-3, SERIES_NONE);
+	record(f, SRC_CPU, user, (uint64_t)250, SERIES_NONE);
+	t = render(f, PROM_TEXT);
+	has_line(t, "# TYPE netmetrics_snmp_level gauge");
+	has_line(t, "netmetrics_snmp_level{table=\"Tcp\",field=\"CurrEstab\"} 5 1700000000250");
+	has_line(t, "netmetrics_snmp_level{table=\"Ip\",field=\"Level\"} -3 1700000000250");
+	has_line(t, "# TYPE netmetrics_cpu_seconds_total counter");
+	has_line(t, "netmetrics_cpu_seconds_total{cpu=\"3\",mode=\"user\"} 2.5 1700000000250");
+}
+
+/* A device name with a quote, a backslash and a newline is escaped in the label value. */
+static void
+test_label_escaping(void **state)
+{
+	struct fx *f = *state;
+	series_id id = add(f, SRC_LINK, "link.a\"b\\c\nd.rx_packets", SERIES_COUNTER, 1.0,
+	                   "a\"b\\c\nd", "rx_packets", SERIES_DIR_RX, NULL, NULL, -1, -1);
+	struct strbuf sb = STRBUF_INIT;
+
+	record(f, SRC_LINK, id, (uint64_t)9, SERIES_NONE);
+	has_line(render(f, PROM_TEXT), "netmetrics_link_packets_total{device=\"a\\\"b\\\\c\\nd\","
+	                               "direction=\"rx\"} 9 1700000000250");
+	prom_escape_label(&sb, "\\\"\n");
+	assert_string_equal(sb.buf, "\\\\\\\"\\n");
+	strbuf_free(&sb);
+}
+
+/* OpenMetrics: a counter's family has no _total, its samples do; seconds; # EOF. */
+static void
+test_openmetrics(void **state)
+{
+	struct fx *f = *state;
+	series_id rx = add(f, SRC_LINK, "link.vb.rx_bytes", SERIES_COUNTER, 1.0, "vb", "rx_bytes",
+	                   SERIES_DIR_RX, NULL, NULL, -1, -1);
+	const char *t;
+	size_t n;
+
+	record(f, SRC_LINK, rx, (uint64_t)42, SERIES_NONE);
+	t = render(f, PROM_OPENMETRICS);
+	has_line(t, "# TYPE netmetrics_link_bytes counter");
+	has_line(t,
+	         "netmetrics_link_bytes_total{device=\"vb\",direction=\"rx\"} 42 1700000000.250");
+	n = strlen(t);
+	assert_true(n > 6 && strcmp(t + n - 6, "# EOF\n") == 0);
+	assert_string_equal(prom_content_type(PROM_OPENMETRICS),
+	                    "application/openmetrics-text; version=1.0.0; charset=utf-8");
+}
+
+/* Raw per-IRQ-per-CPU cells are opt-in by glob; "!GLOB" turns series off. */
+static void
+test_export_globs(void **state)
+{
+	struct fx *f = *state;
+	series_id cell = add(f, SRC_INTERRUPTS, "irq.45.cpu3", SERIES_COUNTER32, 1.0, NULL, NULL,
+	                     SERIES_DIR_NONE, NULL, NULL, 3, 45);
+	series_id rx = add(f, SRC_LINK, "link.eth0.rx_bytes", SERIES_COUNTER, 1.0, "eth0",
+	                   "rx_bytes", SERIES_DIR_RX, NULL, NULL, -1, -1);
+	const char *on[] = {"irq.*", "!link.eth0.*"};
+	const char *t;
+
+	record(f, SRC_INTERRUPTS, cell, (uint64_t)11, SERIES_NONE);
+	record(f, SRC_LINK, rx, (uint64_t)12, SERIES_NONE);
+	t = render(f, PROM_TEXT);
+	assert_null(strstr(t, "netmetrics_irq_interrupts_total{"));
+	assert_non_null(strstr(t, "netmetrics_link_bytes_total{"));
+	prom_configure(f->prom, on, 2, 100);
+	t = render(f, PROM_TEXT);
+	has_line(t, "netmetrics_irq_interrupts_total{cpu=\"3\",irq=\"45\"} 11 1700000000250");
+	assert_null(strstr(t, "netmetrics_link_bytes_total{"));
+}
+
+/* Past max_series the rest is left out and counted in netmetrics_export_series_dropped. */
+static void
+test_cap(void **state)
+{
+	struct fx *f = *state;
+	series_id id[5];
+	char name[32], field[16];
+
+	for (int i = 0; i < 5; i++) {
+		snprintf(name, sizeof(name), "snmp.Tcp.F%d", i);
+		snprintf(field, sizeof(field), "F%d", i);
+		id[i] = add(f, SRC_SNMP, name, SERIES_COUNTER, 1.0, NULL, field, SERIES_DIR_NONE,
+		            "Tcp", NULL, -1, -1);
+	}
+	record(f, SRC_SNMP, id[0], (uint64_t)1, id[1], (uint64_t)1, id[2], (uint64_t)1, id[3],
+	       (uint64_t)1, id[4], (uint64_t)1, SERIES_NONE);
+	prom_configure(f->prom, NULL, 0, 3);
+	const char *t = render(f, PROM_TEXT);
+	assert_int_equal(f->res.series, 3);
+	assert_int_equal(f->res.dropped, 2);
+	has_line(t, "netmetrics_export_series 3");
+	has_line(t, "netmetrics_export_series_dropped 2");
+	has_line(t, "netmetrics_snmp_total{table=\"Tcp\",field=\"F2\"} 1 1700000000250");
+	assert_null(strstr(t, "field=\"F3\""));
+}
+
+/* Windows, tests and sources: label values from outside are escaped too. */
+static void
+test_own_gauges(void **state)
+{
+	struct fx *f = *state;
+	struct prom_window w = {"run \"1\"", "hand"};
+	struct prom_test te = {"t1", "iperf3"};
+	struct prom_source s = {"link", SRC_LINK, true, false, 10, 2, 1500000, 0};
+	const char *t;
+
+	f->in.windows = &w;
+	f->in.nwindows = 1;
+	f->in.tests = &te;
+	f->in.ntests = 1;
+	f->in.sources = &s;
+	f->in.nsources = 1;
+	f->in.profile = "latency";
+	f->in.profile_drift = 1;
+	t = render(f, PROM_TEXT);
+	has_line(t, "netmetrics_window_open{name=\"run \\\"1\\\"\",origin=\"hand\"} 1");
+	has_line(t, "netmetrics_test_running{name=\"t1\",driver=\"iperf3\"} 1");
+	has_line(t, "netmetrics_profile_applied{name=\"latency\"} 1");
+	has_line(t, "netmetrics_profile_drift{name=\"latency\"} 1");
+	has_line(t, "netmetrics_source_healthy{source=\"link\"} 0");
+	has_line(t, "netmetrics_source_sample_cost_seconds{source=\"link\"} 0.001500000");
+	has_line(t, "netmetrics_source_failures_total{source=\"link\"} 2");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_counter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_gauge_and_seconds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_label_escaping, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_openmetrics, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_export_globs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
