@@ -3,9 +3,24 @@ namespaces that setup() makes and teardown() removes, even when the test fails. 
 line per test and ends with "N passed, M failed" (", K skipped" when some were)."""
 import os
 import shutil
+import signal
+import subprocess
 import sys
 import time
 import traceback
+
+
+def remove_netns(*names):
+    """Kill every process left in each namespace, then delete it; quiet when it is gone."""
+    for ns in names:
+        pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True,
+                              text=True).stdout.split()
+        for p in pids:
+            try:
+                os.kill(int(p), signal.SIGKILL)
+            except (ProcessLookupError, ValueError):
+                pass
+        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
 
 
 class Skip(Exception):

@@ -96,15 +96,7 @@ def make_pair():
 
 
 def remove_pair():
-    for ns in (NS_A, NS_B):
-        pids = subprocess.run(["ip", "netns", "pids", ns], capture_output=True,
-                              text=True).stdout.split()
-        for p in pids:
-            try:
-                os.kill(int(p), 9)
-            except (ProcessLookupError, ValueError):
-                pass
-        subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+    nsrun.remove_netns(NS_A, NS_B)
 
 
 class TourDaemon(test_profiles.Daemon):
