@@ -116,6 +116,11 @@ int ctl_watch(const struct ctl_opts *opts, json_object *args);
 /* The renderer for a command, NULL for the default (JSON pretty-printed). */
 ctl_render_fn ctl_renderer_find(const char *name);
 
+/* ---- proxy.c ---- */
+/* netmetricsctl proxy: stdin and stdout joined to the daemon's socket until either side
+ * closes; the exit code. */
+int ctl_proxy(const struct ctl_opts *opts);
+
 /* ---- render-json.c ---- */
 /* Print the result object as the daemon sent it, one line. */
 void render_json(json_object *result, FILE *fp);
