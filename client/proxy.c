@@ -51,8 +51,12 @@ ctl_proxy(const struct ctl_opts *opts)
 	int rc = CTL_EXIT_OK;
 
 	signal(SIGPIPE, SIG_IGN);
-	if (conn_open(&c, opts->socket) < 0)
+	if (conn_open(&c, opts->socket) < 0) {
+		/* One last line for the daemon at the other end: the reason it reports. */
+		fprintf(stderr, "netmetricsctl proxy: cannot reach netmetricsd at %s\n",
+		        opts->socket);
 		return CTL_EXIT_UNREACHABLE;
+	}
 	for (;;) {
 		pf[0] = (struct pollfd){.fd = in_open ? 0 : -1, .events = POLLIN};
 		pf[1] = (struct pollfd){.fd = c.fd, .events = POLLIN};

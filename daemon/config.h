@@ -46,6 +46,10 @@ struct config {
 	uint64_t sample_interval_ms;   /* default interval of every source */
 	uint64_t keyframe_interval_ms; /* full state stored this often */
 
+	/* [peer NAME] sections: the other hosts' daemons and how to reach them */
+	struct config_peer *peers;
+	size_t npeers;
+
 	/* [source.NAME] sections: checked by the sampler, which knows the sources */
 	struct config_kv *source_opts;
 	size_t nsource_opts;
@@ -56,6 +60,26 @@ struct config_kv {
 	char *key;
 	char *val;
 };
+
+#define CONFIG_PEERS_MAX     16 /* [peer NAME] sections */
+#define CONFIG_PEER_ARGV_MAX 64 /* words of a peer's transport */
+
+/* A peer: exactly one of command (an argv run without a shell) or ssh ([user@]host[:port],
+ * with ssh_options and proxy_command, the remote netmetricsctl; default "netmetricsctl
+ * proxy"). The vectors are NULL-terminated (NULL when not set). */
+struct config_peer {
+	char *name;
+	char **command;
+	char *ssh;
+	char **ssh_options;
+	char **proxy_command;
+};
+
+/* Split a value into words: blanks separate them, '...' and "..." quote (a backslash
+ * escapes the next character outside single quotes). NULL-terminated vector (free with
+ * config_strv_free), or NULL on an unterminated quote or more than max words. */
+char **config_split_words(const char *s, size_t max);
+void config_strv_free(char **v);
 
 /* Fill cfg with the built-in defaults (all strings owned by cfg). */
 void config_defaults(struct config *cfg);

@@ -16,6 +16,8 @@ struct windows;
 struct results;
 struct runner;
 struct suites;
+struct peers;
+struct peerwins;
 
 struct daemon {
 	struct event_base *base;
@@ -36,6 +38,9 @@ struct daemon {
 	struct query *query;   /* reusable cursors for the commands */
 	uint32_t *ids;         /* scratch list of series ids for the commands */
 	size_t ids_cap;
+	/* The other hosts' daemons (peer.c) and windows on several hosts (peer-window.c). */
+	struct peers *peers;
+	struct peerwins *peerwins;
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;
 	bool under_systemd;

@@ -296,8 +296,13 @@ const struct proto_command proto_commands[] = {
         .name = "mark-start",
         .flags = PROTO_MUTATING,
         .summary = "open a measurement window: sample every source now as its start",
-        .usage = "NAME",
-        .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'")},
+        .usage = "NAME [--peer PEER ...]",
+        .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'"),
+                 {.name = "peer",
+                  .type = PROTO_ARG_STRINGS,
+                  .max_len = 32,
+                  .help = "open it on this configured peer too, at the same moment "
+                          "(repeatable; mark stop closes it there)"}},
     },
     {
         .name = "mark-stop",

@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Multi-host windows: a daemon in each of two namespaces joined by a 4-queue veth pair, the
+sender's (A) configured with the receiver (B) as a peer. mark start/stop --peer around a
+netperf TCP_STREAM from A to B gives one stored result holding both hosts' reports, the
+edges with both clocks and the skew, and cross-host figures in which A's vA tx bytes and
+B's vB rx bytes agree within 1 % and match each veth's own counters over the window. The
+same through ssh = against a real OpenSSH server the test starts in B (its own host key, a
+client key it generates, a high port). Faults: a peer whose daemon is stopped, one killed
+mid-run, a transport that does not exist, one that never answers: each with its outcome,
+the local daemon healthy and no transport left running.
+
+Needs root (namespaces); the ssh test needs /usr/sbin/sshd (tools/install-deps). Every
+namespace, daemon and sshd is removed even when a test fails.
+Usage: test_peers.py [NAME_SUBSTRING ...]. Ends with "N passed, M failed".
+"""
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from test_sampling import (ADDR_B, NS_A, NS_B, NETMETRICSCTL, make_pair,  # noqa: E402
+                           remove_pair, sh)
+from test_tests import Daemon  # noqa: E402
+
+HOST = socket.gethostname()
+_live = []  # daemons and processes to stop at teardown
+
+
+def daemon(ns, extra=""):
+    d = Daemon(ns=ns, extra=extra)
+    _live.append(d)
+    return d
+
+
+def stop(d):
+    if d in _live:
+        _live.remove(d)
+    return d.stop()
+
+
+def proxy_peer(name, b):
+    """A [peer] section reaching daemon b through ip netns exec and netmetricsctl proxy."""
+    return "[peer %s]\ncommand = ip netns exec %s %s -s %s proxy\n" % (name, NS_B, NETMETRICSCTL,
+                                                                       b.sock)
+
+
+def veth_counter(ns, dev, what):
+    return int(sh("cat", "/sys/class/net/%s/statistics/%s" % (dev, what), ns=ns).stdout)
+
+
+def netperf_stream(seconds):
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B, "netserver", "-D", "-4", "-L", ADDR_B],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _live.append(srv)
+    deadline = time.time() + 10
+    while ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout:
+        assert time.time() < deadline, "netserver did not listen"
+        time.sleep(0.1)
+    sh("netperf", "-H", ADDR_B, "-t", "TCP_STREAM", "-l", str(seconds), "-P", "0", ns=NS_A,
+       timeout=seconds + 30)
+    srv.kill()
+    srv.wait()
+    _live.remove(srv)
+
+
+def assert_no_transport(a, what):
+    """No process the daemon started is left (a transport that failed is reaped)."""
+    deadline = time.time() + 10
+    while a.children():
+        assert time.time() < deadline, "%s: processes left: %s" % (what, a.children())
+        time.sleep(0.1)
+
+
+def multihost_run(a, peer):
+    """mark start --peer, a netperf stream A -> B, mark stop; checks the stored result."""
+    c0 = {"tx": veth_counter(NS_A, "vA", "tx_bytes"), "rx": veth_counter(NS_B, "vB", "rx_bytes")}
+    st = a.json("mark", "start", "run", "--peer", peer)
+    assert st["peers"][peer]["state"] == "open", st
+    netperf_stream(3)
+    rep = a.json("mark", "stop", "run")
+    c1 = {"tx": veth_counter(NS_A, "vA", "tx_bytes"), "rx": veth_counter(NS_B, "vB", "rx_bytes")}
+    stored = a.json("result", "show", "run")
+    assert stored["hosts"].keys() == {HOST, peer}, stored["hosts"].keys()
+    assert stored["hosts"][peer]["window"]["complete"], stored["hosts"][peer]["window"]
+    assert stored["peers_incomplete"] == {}, stored["peers_incomplete"]
+    cross = [x for x in stored["cross"] if x["sender"] == HOST and x["receiver"] == peer]
+    assert len(cross) == 1, stored["cross"]
+    x = cross[0]
+    assert x["sender_device"] == "vA" and x["receiver_device"] == "vB", x
+    tx, rx = c1["tx"] - c0["tx"], c1["rx"] - c0["rx"]
+    assert tx > 10e6, (tx, x)  # netperf moved real data
+    assert abs(x["tx_bytes"] - x["rx_bytes"]) <= 0.01 * x["tx_bytes"], x
+    # Each veth's own counters over the window (read just outside its edges).
+    assert abs(x["tx_bytes"] - tx) <= 0.01 * tx, (x, tx)
+    assert abs(x["rx_bytes"] - rx) <= 0.01 * rx, (x, rx)
+    assert x["tx_bits_per_s"] > 0 and x["rx_bits_per_s"] > 0, x
+    for edge in ("start", "stop"):
+        e = stored["edges"][edge]["peers"][peer]
+        assert e["real_ns"] > 0 and e["round_trip_ms"] > 0, e
+        # Namespaces share the clock: the skew is the transport's. Generous: the machine
+        # is shared and the build has ASan.
+        assert abs(e["skew_ms"]) < 500, e
+    assert "start_ms" in stored["skew"] and "stop_ms" in stored["skew"], stored["skew"]
+    assert rep["hosts"].keys() == stored["hosts"].keys(), rep.keys()
+    return stored
+
+
+def test_command_peer_netperf():
+    """A command = peer: one result with both ends of a netperf stream."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    multihost_run(a, "rcv")
+    assert a.ctl("status").returncode == 0
+    stop(a)
+    assert_no_transport(a, "after stop")
+
+
+def sshd(tmp):
+    """sshd -D in B on a high port with its own host key; the client key's path."""
+    if not os.path.exists("/usr/sbin/sshd"):
+        raise AssertionError("/usr/sbin/sshd is missing: tools/install-deps installs "
+                             "openssh-server")
+    os.makedirs("/run/sshd", exist_ok=True)
+    sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", tmp + "/host_key")
+    sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", tmp + "/client_key")
+    shutil.copy(tmp + "/client_key.pub", tmp + "/authorized_keys")
+    port = 22000 + os.getpid() % 20000
+    with open(tmp + "/sshd_config", "w") as f:
+        f.write("Port %d\nListenAddress %s\nHostKey %s/host_key\nAuthorizedKeysFile %s/"
+                "authorized_keys\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile none\n"
+                % (port, ADDR_B, tmp, tmp))
+    p = subprocess.Popen(["ip", "netns", "exec", NS_B, "/usr/sbin/sshd", "-D", "-e", "-f",
+                          tmp + "/sshd_config"], stdout=subprocess.DEVNULL,
+                         stderr=open(tmp + "/sshd.log", "w"))
+    _live.append(p)
+    deadline = time.time() + 10
+    while ":%d" % port not in sh("ss", "-ltn", ns=NS_B).stdout:
+        assert p.poll() is None and time.time() < deadline, open(tmp + "/sshd.log").read()
+        time.sleep(0.1)
+    return port, tmp + "/client_key"
+
+
+def test_ssh_peer_netperf():
+    """An ssh = peer through a real OpenSSH server: the same result."""
+    tmp = tempfile.mkdtemp(prefix="nm-peers-ssh-")
+    try:
+        port, key = sshd(tmp)
+        b = daemon(NS_B)
+        conf = ("[peer far]\nssh = root@%s:%d\nssh_options = -i %s -o StrictHostKeyChecking=no"
+                " -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR\n"
+                "proxy_command = %s -s %s proxy\n" % (ADDR_B, port, key, NETMETRICSCTL, b.sock))
+        a = daemon(NS_A, conf)
+        multihost_run(a, "far")
+        stop(a)
+        assert_no_transport(a, "after stop")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_fault_peer_daemon_stopped():
+    """The peer's daemon is not running: the start is refused naming the peer and why."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    stop(b)
+    r = a.ctl("mark", "start", "w", "--peer", "rcv", check=False)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "peer rcv" in r.stderr and "cannot reach netmetricsd" in r.stderr, r.stderr
+    assert a.json("windows") == [] or a.json("windows").get("windows") == [], a.json("windows")
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "daemon stopped")
+
+
+def test_fault_peer_killed_mid_run():
+    """The peer's daemon dies while the window is open: the local part is stored complete,
+    the peer's marked incomplete with the reason."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    a.json("mark", "start", "w", "--peer", "rcv")
+    b.proc.kill()
+    b.proc.wait()
+    rep = a.json("mark", "stop", "w")
+    assert rep["window"]["complete"], rep["window"]
+    part = rep["hosts"]["rcv"]
+    assert part["complete"] is False and "peer rcv" in part["reason"], part
+    assert "rcv" in rep["peers_incomplete"], rep["peers_incomplete"]
+    assert rep["hosts"][HOST]["window"]["complete"], rep["hosts"][HOST]["window"]
+    assert a.json("result", "show", "w")["peers_incomplete"].keys() == {"rcv"}
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "peer killed")
+
+
+def test_fault_transport_missing():
+    """A transport command that does not exist: refused at once, naming it."""
+    a = daemon(NS_A, "[peer gone]\ncommand = /nonexistent/netmetricsctl proxy\n")
+    r = a.ctl("mark", "start", "w", "--peer", "gone", check=False)
+    assert r.returncode == 1 and "peer gone" in r.stderr and "/nonexistent" in r.stderr, r.stderr
+    r = a.ctl("mark", "start", "w", "--peer", "other", check=False)
+    assert r.returncode == 1 and "no peer named other" in r.stderr, r.stderr
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "missing transport")
+
+
+def test_fault_peer_never_answers():
+    """A transport that never answers: refused after the deadline, the transport killed."""
+    a = daemon(NS_A, "[peer mute]\ncommand = sleep 1000\n")
+    t0 = time.time()
+    r = a.ctl("mark", "start", "w", "--peer", "mute", check=False)
+    took = time.time() - t0
+    assert r.returncode == 1 and "peer mute: no answer within" in r.stderr, r.stderr
+    assert 9 < took < 40, took
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "never answers")
+
+
+def setup():
+    make_pair()
+
+
+def teardown():
+    for x in list(_live):
+        if isinstance(x, Daemon):
+            x.stop()
+        else:
+            x.kill()
+            x.wait()
+    _live.clear()
+    remove_pair()
+
+
+TESTS = [test_command_peer_netperf, test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
+         test_fault_peer_killed_mid_run, test_fault_transport_missing,
+         test_fault_peer_never_answers]
+
+if __name__ == "__main__":
+    sys.exit(nsrun.run(TESTS, "peer", setup, teardown))
