@@ -13,8 +13,8 @@ cmd_mark_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 	json_object *peers = NULL;
 
 	if (json_object_object_get_ex(args, "peer", &peers) && json_object_array_length(peers) > 0)
-		return peerwin_start(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
-		                     peers, result, err);
+		return peerwin_mark_start(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
+		                          peers, err);
 	*result = window_start(ctx->d->windows, json_get_string(args, "name", ""), "hand", err);
 	return *result != NULL ? 0 : -1;
 }

@@ -19,13 +19,25 @@
 #include "window.h"
 #include "xmalloc.h"
 
+/* One edge of a multi-host window. */
+struct edge {
+	bool sent;
+	uint64_t local_ns;
+	json_object *answers; /* peer -> its result, or {"error": reason} */
+	json_object *times;   /* peer -> {sent_ns, recv_ns} */
+	json_object *peers;   /* the peers it went to */
+};
+
 /* One multi-host window. */
 struct mhwin {
+	struct peerwins *pw;
 	char *name;
-	json_object *peers; /* the names asked for */
-	json_object *edges; /* {"start": {...}} then "stop" */
-	json_object *lost;  /* peer -> reason its part is incomplete */
-	bool stopping;
+	json_object *peers;
+	struct edge start, stop;
+	size_t pending; /* answers awaited */
+	peerwin_fn waiter;
+	void *waiter_arg;
+	bool forgotten; /* kept only until the answers awaited are in */
 	struct mhwin *next;
 };
 
@@ -34,29 +46,26 @@ struct peerwins {
 	struct mhwin *list;
 };
 
-/* A start or stop in progress. */
-struct mhop {
-	struct peerwins *pw;
-	struct control_later *later;
-	char *name;
-	json_object *peers;
-	json_object *args;    /* stop: the report options */
-	json_object *answers; /* peer -> its result, or {"error": reason} */
-	json_object *times;   /* peer -> {sent_ns, recv_ns} */
-	uint64_t local_ns;    /* this host's edge */
+/* A hello round in progress. */
+struct hello {
 	size_t pending;
-	int phase; /* 0 hello, 1 start edge, 2 stop edge */
-	struct nm_error err;
 	bool failed;
+	struct nm_error err;
+	peerwin_fn done;
+	void *arg;
 };
 
-static void start_edge(struct mhop *op);
+/* An answer for a window: the window and the edge it is for. */
+struct ticket {
+	struct mhwin *w;
+	bool stop;
+};
 
 static struct mhwin *
 find(const struct peerwins *pw, const char *name)
 {
 	for (struct mhwin *w = pw->list; w != NULL; w = w->next)
-		if (strcmp(w->name, name) == 0)
+		if (!w->forgotten && strcmp(w->name, name) == 0)
 			return w;
 	return NULL;
 }
@@ -71,13 +80,40 @@ peerwin_init(struct daemon *d)
 }
 
 static void
+edge_init(struct edge *e)
+{
+	e->answers = json_object_new_object();
+	e->times = json_object_new_object();
+	e->peers = json_object_new_array();
+}
+
+static void
+edge_free(struct edge *e)
+{
+	json_object_put(e->answers);
+	json_object_put(e->times);
+	json_object_put(e->peers);
+}
+
+static void
 mhwin_free(struct mhwin *w)
 {
 	free(w->name);
 	json_object_put(w->peers);
-	json_object_put(w->edges);
-	json_object_put(w->lost);
+	edge_free(&w->start);
+	edge_free(&w->stop);
 	free(w);
+}
+
+static void
+unlink_win(struct peerwins *pw, struct mhwin *w)
+{
+	for (struct mhwin **pp = &pw->list; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	mhwin_free(w);
 }
 
 void
@@ -85,11 +121,8 @@ peerwin_free(struct peerwins *pw)
 {
 	if (pw == NULL)
 		return;
-	while (pw->list != NULL) {
-		struct mhwin *w = pw->list;
-		pw->list = w->next;
-		mhwin_free(w);
-	}
+	while (pw->list != NULL)
+		unlink_win(pw, pw->list);
 	free(pw);
 }
 
@@ -99,26 +132,15 @@ peerwin_has(const struct peerwins *pw, const char *name)
 	return find(pw, name) != NULL;
 }
 
-static void
-op_free(struct mhop *op)
+void
+peerwin_forget(struct peerwins *pw, const char *name)
 {
-	free(op->name);
-	json_object_put(op->peers);
-	json_object_put(op->args);
-	json_object_put(op->answers);
-	json_object_put(op->times);
-	free(op);
-}
+	struct mhwin *w = find(pw, name);
 
-/* Answer the client (result taken over, or err) and free op. */
-static void
-op_reply(struct mhop *op, json_object *result, const struct nm_error *err)
-{
-	if (op->later != NULL)
-		control_later_reply(op->later, result, err);
-	else
-		json_object_put(result);
-	op_free(op);
+	if (w != NULL && w->pending == 0)
+		unlink_win(pw, w);
+	else if (w != NULL)
+		w->forgotten = true; /* freed when the last answer comes */
 }
 
 /* This host's name, for hosts.<name>. */
@@ -130,67 +152,185 @@ local_host(char *buf, size_t size)
 	buf[size - 1] = '\0';
 }
 
-static void op_next(struct mhop *op);
+/* ---- hello ---- */
 
-/* A peer answered (or failed): keep it, go on when all have. */
 static void
-on_answer(void *arg, const struct peer_answer *a)
+hello_answer(void *arg, const struct peer_answer *a)
 {
-	struct mhop *op = arg;
-	json_object *t = json_object_new_object();
+	struct hello *h = arg;
 
-	json_add_uint(t, "sent_ns", a->sent_ns);
-	json_add_uint(t, "recv_ns", a->recv_ns);
-	json_object_object_add(op->times, a->peer, t);
-	if (a->err != NULL) {
-		json_object *e = json_object_new_object();
-		json_add_string(e, "error", a->err->message);
-		json_object_object_add(op->answers, a->peer, e);
-		if (!op->failed) {
-			op->failed = true;
-			op->err = *a->err;
-		}
-	} else
-		json_object_object_add(op->answers, a->peer, json_object_get(a->result));
-	if (--op->pending == 0)
-		op_next(op);
-}
-
-/* Send cmd to every peer of op, then release the hold (which may finish op at once when
- * every call failed). A peer that cannot be sent to answers with its error now. */
-static void
-send_all(struct mhop *op, const char *cmd, json_object *args, unsigned ms)
-{
-	size_t n = json_object_array_length(op->peers);
-	struct nm_error err;
-
-	op->pending = n + 1; /* held until every call is out */
-	for (size_t i = 0; i < n; i++) {
-		const char *p = json_object_get_string(json_object_array_get_idx(op->peers, i));
-		if (peer_call(op->pw->d->peers, p, cmd, args, ms, on_answer, op, &err) < 0) {
-			struct peer_answer fail = {.peer = p, .err = &err};
-			fail.sent_ns = fail.recv_ns = time_real_ns();
-			on_answer(op, &fail);
-		}
+	if (a->err != NULL && !h->failed) {
+		h->failed = true;
+		h->err = *a->err;
+	}
+	if (--h->pending == 0) {
+		h->done(h->arg, h->failed ? &h->err : NULL);
+		free(h);
 	}
 }
 
-static void
-send_release(struct mhop *op)
+int
+peerwin_hello(struct peerwins *pw, json_object *peers, peerwin_fn done, void *arg,
+              struct nm_error *err)
 {
-	if (--op->pending == 0)
-		op_next(op);
+	struct hello *h;
+	size_t n = json_object_array_length(peers);
+	struct nm_error e;
+
+	if (peer_check_names(pw->d->peers, peers, err) < 0)
+		return -1;
+	h = xcalloc(1, sizeof(*h));
+	h->done = done;
+	h->arg = arg;
+	h->pending = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(peers, i));
+		if (peer_call(pw->d->peers, p, "hello", NULL, PEERWIN_HELLO_MS, hello_answer, h,
+		              &e) < 0) {
+			/* Not started: the others' answers still come, then done runs. */
+			if (!h->failed) {
+				h->failed = true;
+				h->err = e;
+			}
+			h->pending--;
+		}
+	}
+	if (h->pending == 0) {
+		/* Every call failed at once: done must not run before this returns. */
+		struct nm_error copy = h->err;
+		free(h);
+		*err = copy;
+		return -1;
+	}
+	return 0;
 }
 
-/* The reason a peer's part failed, or NULL when it answered. */
-static const char *
-answer_error(struct mhop *op, const char *peer)
-{
-	json_object *a = json_object_object_get(op->answers, peer);
+/* ---- edges ---- */
 
-	if (a == NULL)
-		return "no answer";
-	return json_get_string(a, "error", NULL);
+static void
+edge_answer(void *arg, const struct peer_answer *a)
+{
+	struct ticket *tk = arg;
+	struct mhwin *w = tk->w;
+	struct edge *e = tk->stop ? &w->stop : &w->start;
+	json_object *t;
+
+	free(tk);
+	t = json_object_new_object();
+	json_add_uint(t, "sent_ns", a->sent_ns);
+	json_add_uint(t, "recv_ns", a->recv_ns);
+	json_object_object_add(e->times, a->peer, t);
+	if (a->err != NULL) {
+		json_object *o = json_object_new_object();
+		json_add_string(o, "error", a->err->message);
+		json_object_object_add(e->answers, a->peer, o);
+		log_warnx("window %s: %s", w->name, a->err->message);
+	} else
+		json_object_object_add(e->answers, a->peer, json_object_get(a->result));
+	if (--w->pending > 0)
+		return;
+	if (w->forgotten) {
+		unlink_win(w->pw, w);
+		return;
+	}
+	if (w->waiter != NULL) {
+		peerwin_fn fn = w->waiter;
+		w->waiter = NULL;
+		fn(w->waiter_arg, NULL);
+	}
+}
+
+/* Send cmd name to each of peers for edge e. */
+static void
+edge_send(struct mhwin *w, struct edge *e, const char *cmd, json_object *peers, bool stop,
+          unsigned ms)
+{
+	json_object *args = json_object_new_object();
+	struct nm_error err;
+
+	json_add_string(args, "name", w->name);
+	e->sent = true;
+	for (size_t i = 0; i < json_object_array_length(peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(peers, i));
+		struct ticket *tk = xcalloc(1, sizeof(*tk));
+		tk->w = w;
+		tk->stop = stop;
+		json_object_array_add(e->peers, json_object_new_string(p));
+		w->pending++;
+		if (peer_call(w->pw->d->peers, p, cmd, args, ms, edge_answer, tk, &err) < 0) {
+			json_object *o = json_object_new_object();
+			json_add_string(o, "error", err.message);
+			json_object_object_add(e->answers, p, o);
+			w->pending--;
+			free(tk);
+		}
+	}
+	json_object_put(args);
+}
+
+void
+peerwin_edge_start(struct peerwins *pw, const char *name, json_object *peers)
+{
+	struct mhwin *w = xcalloc(1, sizeof(*w));
+
+	w->pw = pw;
+	w->name = xstrdup(name);
+	w->peers = json_object_get(peers);
+	edge_init(&w->start);
+	edge_init(&w->stop);
+	w->next = pw->list;
+	pw->list = w;
+	edge_send(w, &w->start, "mark-start", peers, false, PEERWIN_EDGE_MS);
+}
+
+/* The reason a peer's part of edge e failed, or NULL when it answered (or is awaited). */
+static const char *
+edge_error(struct edge *e, const char *peer)
+{
+	json_object *a = json_object_object_get(e->answers, peer);
+
+	return a != NULL ? json_get_string(a, "error", NULL) : NULL;
+}
+
+void
+peerwin_edge_stop(struct peerwins *pw, const char *name)
+{
+	struct mhwin *w = find(pw, name);
+	json_object *live;
+
+	if (w == NULL || w->stop.sent)
+		return;
+	/* Only the peers whose window opened (or may have: still awaited) are asked. */
+	live = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		json_object *p = json_object_array_get_idx(w->peers, i);
+		if (edge_error(&w->start, json_object_get_string(p)) == NULL)
+			json_object_array_add(live, json_object_get(p));
+	}
+	edge_send(w, &w->stop, "mark-stop", live, true, PEERWIN_STOP_MS);
+	json_object_put(live);
+}
+
+void
+peerwin_local_edge(struct peerwins *pw, const char *name, uint64_t real_ns)
+{
+	struct mhwin *w = find(pw, name);
+
+	if (w != NULL)
+		(w->stop.sent ? &w->stop : &w->start)->local_ns = real_ns;
+}
+
+void
+peerwin_when_answered(struct peerwins *pw, const char *name, peerwin_fn done, void *arg)
+{
+	struct mhwin *w = find(pw, name);
+
+	if (w == NULL || w->pending == 0) {
+		done(arg, NULL);
+		return;
+	}
+	w->waiter = done;
+	w->waiter_arg = arg;
 }
 
 /* An edge's record: this host's time, each peer's time, round trip and skew (its edge's
@@ -198,25 +338,29 @@ answer_error(struct mhop *op, const char *peer)
  * round trip bounds how much of it is the transport's). field is start_real_ns or
  * end_real_ns, in the peer's answer (or its "window" object). */
 static json_object *
-edge_json(struct mhop *op, const char *field, double *max_skew_ms)
+edge_json(struct mhwin *w, struct edge *e, const char *field, double *max_skew_ms)
 {
-	json_object *e = json_object_new_object(), *hosts = json_object_new_object();
+	json_object *o = json_object_new_object(), *hosts = json_object_new_object();
 	char host[256];
 
 	local_host(host, sizeof(host));
-	json_add_uint(e, "local_real_ns", op->local_ns);
+	json_add_uint(o, "local_real_ns", e->local_ns);
 	*max_skew_ms = 0;
-	for (size_t i = 0; i < json_object_array_length(op->peers); i++) {
-		const char *p = json_object_get_string(json_object_array_get_idx(op->peers, i));
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(w->peers, i));
 		json_object *h = json_object_new_object(),
-		            *a = json_object_object_get(op->answers, p),
-		            *t = json_object_object_get(op->times, p), *win = NULL;
-		const char *why = answer_error(op, p);
+		            *a = json_object_object_get(e->answers, p),
+		            *t = json_object_object_get(e->times, p), *win = NULL;
+		const char *why = edge_error(e, p);
 		uint64_t sent = (uint64_t)json_get_int(t, "sent_ns", 0),
 		         recv = (uint64_t)json_get_int(t, "recv_ns", 0), at;
+		double skew;
 
-		json_object_object_add(h, "round_trip_ms",
-		                       json_double((double)(recv - sent) / 1e6));
+		if (a == NULL)
+			why = e->sent ? "no answer" : "not sent (its start failed)";
+		if (t != NULL)
+			json_object_object_add(h, "round_trip_ms",
+			                       json_double((double)(recv - sent) / 1e6));
 		if (why != NULL) {
 			json_add_string(h, "error", why);
 			json_object_object_add(hosts, p, h);
@@ -226,166 +370,94 @@ edge_json(struct mhop *op, const char *field, double *max_skew_ms)
 			win = a;
 		at = (uint64_t)json_get_int(win, field, 0);
 		json_add_uint(h, "real_ns", at);
-		double skew = ((double)at - (double)op->local_ns) / 1e6;
+		skew = ((double)at - (double)e->local_ns) / 1e6;
 		json_object_object_add(h, "skew_ms", json_double(skew));
 		if (fabs(skew) > *max_skew_ms)
 			*max_skew_ms = fabs(skew);
 		json_object_object_add(hosts, p, h);
 	}
-	json_object_object_add(e, "peers", hosts);
-	json_add_string(e, "local_host", host);
-	json_object_object_add(e, "max_skew_ms", json_double(*max_skew_ms));
-	return e;
+	json_object_object_add(o, "peers", hosts);
+	json_add_string(o, "local_host", host);
+	json_object_object_add(o, "max_skew_ms", json_double(*max_skew_ms));
+	return o;
 }
 
-/* The start edge's answers are in: remember the window, answer. */
-static void
-start_done(struct mhop *op)
+json_object *
+peerwin_start_json(struct peerwins *pw, const char *name)
 {
-	struct mhwin *w = xcalloc(1, sizeof(*w));
+	struct mhwin *w = find(pw, name);
 	json_object *res = json_object_new_object(), *peers = json_object_new_object();
-	double skew;
+	double skew = 0;
 
-	w->name = xstrdup(op->name);
-	w->peers = json_object_get(op->peers);
-	w->edges = json_object_new_object();
-	w->lost = json_object_new_object();
-	json_object_object_add(w->edges, "start", edge_json(op, "start_real_ns", &skew));
-	for (size_t i = 0; i < json_object_array_length(op->peers); i++) {
-		const char *p = json_object_get_string(json_object_array_get_idx(op->peers, i));
-		const char *why = answer_error(op, p);
+	if (w == NULL)
+		return res;
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(w->peers, i));
+		const char *why = edge_error(&w->start, p);
 		json_object *po = json_object_new_object();
+		if (why == NULL && json_object_object_get(w->start.answers, p) == NULL)
+			why = "no answer";
 		json_add_string(po, "state", why ? "incomplete" : "open");
-		if (why != NULL) {
+		if (why != NULL)
 			json_add_string(po, "reason", why);
-			json_add_string(w->lost, p, why);
-		}
 		json_object_object_add(peers, p, po);
 	}
-	w->next = op->pw->list;
-	op->pw->list = w;
-	json_add_string(res, "name", op->name);
-	json_add_string(res, "origin", "hand");
-	json_add_string(res, "state", "open");
 	json_object_object_add(res, "peers", peers);
-	json_object_object_add(res, "edge",
-	                       json_object_get(json_object_object_get(w->edges, "start")));
+	json_object_object_add(res, "edge", edge_json(w, &w->start, "start_real_ns", &skew));
 	json_object_object_add(res, "skew_ms", json_double(skew));
-	op_reply(op, res, NULL);
+	return res;
 }
 
-/* An answer nobody waits for (a clean-up). */
-static void
-ignore_answer(void *arg, const struct peer_answer *a)
+void
+peerwin_finish(struct peerwins *pw, const char *name, json_object *local, json_object *extra)
 {
-	(void)arg;
-	if (a->err != NULL)
-		log_warnx("%s", a->err->message);
-}
+	struct mhwin *w = find(pw, name);
+	json_object *hosts, *edges, *skew, *incomplete, *reports;
+	char host[256];
+	double ss, se;
 
-/* Every peer answered hello: the start edge, sent to them and taken here at once. */
-static void
-start_edge(struct mhop *op)
-{
-	json_object *args = json_object_new_object(), *desc;
-	struct nm_error err;
-
-	json_add_string(args, "name", op->name);
-	json_object_put(op->answers);
-	json_object_put(op->times);
-	op->answers = json_object_new_object();
-	op->times = json_object_new_object();
-	op->failed = false;
-	op->phase = 1;
-	send_all(op, "mark-start", args, PEERWIN_EDGE_MS);
-	json_object_put(args);
-	desc = window_start(op->pw->d->windows, op->name, "hand", &err);
-	if (desc == NULL) {
-		/* Not opened here: the peers' windows are forgotten again. */
-		json_object *del = json_object_new_object();
-		json_add_string(del, "name", op->name);
-		log_warnx("window %s: not opened here (%s); deleting it on the peers", op->name,
-		          err.message);
-		for (size_t i = 0; i < json_object_array_length(op->peers); i++) {
-			const char *p =
-			    json_object_get_string(json_object_array_get_idx(op->peers, i));
-			struct nm_error e2;
-			if (peer_call(op->pw->d->peers, p, "window-delete", del, PEERWIN_EDGE_MS,
-			              ignore_answer, NULL, &e2) < 0)
-				log_warnx("%s", e2.message);
+	if (w == NULL)
+		return;
+	hosts = json_object_new_object();
+	edges = json_object_new_object();
+	skew = json_object_new_object();
+	incomplete = json_object_new_object();
+	reports = json_object_new_object();
+	local_host(host, sizeof(host));
+	json_object_object_add(edges, "start", edge_json(w, &w->start, "start_real_ns", &ss));
+	json_object_object_add(edges, "stop", edge_json(w, &w->stop, "end_real_ns", &se));
+	json_object_object_add(skew, "start_ms", json_double(ss));
+	json_object_object_add(skew, "stop_ms", json_double(se));
+	json_object_object_add(hosts, host, NULL); /* this host: its report (window.c) */
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(w->peers, i));
+		const char *why = edge_error(&w->start, p);
+		json_object *r = json_object_object_get(w->stop.answers, p);
+		if (why == NULL)
+			why = edge_error(&w->stop, p);
+		if (why == NULL && r == NULL)
+			why = w->stop.sent ? "no answer" : "its window was not closed";
+		if (why != NULL) {
+			json_object *po = json_object_new_object();
+			json_add_bool(po, "complete", false);
+			json_add_string(po, "reason", why);
+			json_object_object_add(hosts, p, po);
+			json_add_string(incomplete, p, why);
+		} else {
+			json_object_object_add(hosts, p, json_object_get(r));
+			json_object_object_add(reports, p, json_object_get(r));
 		}
-		op->failed = true;
-		op->err = err;
-		json_object_put(del);
-		op->local_ns = 0;
-	} else {
-		op->local_ns = (uint64_t)json_get_int(desc, "start_real_ns", 0);
-		json_object_put(desc);
 	}
-	send_release(op);
-}
-
-/* The stop edge's answers are in: the result, with every host's part, is stored. */
-static void stop_store(struct mhop *op);
-
-static void
-op_next(struct mhop *op)
-{
-	if (op->phase == 0) {
-		if (op->failed)
-			op_reply(op, NULL, &op->err);
-		else
-			start_edge(op);
-	} else if (op->phase == 1) {
-		if (op->local_ns == 0)
-			op_reply(op, NULL, &op->err);
-		else
-			start_done(op);
-	} else
-		stop_store(op);
-}
-
-static struct mhop *
-op_new(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *peers)
-{
-	struct mhop *op = xcalloc(1, sizeof(*op));
-
-	op->pw = pw;
-	op->name = xstrdup(name);
-	op->peers = json_object_get(peers);
-	op->answers = json_object_new_object();
-	op->times = json_object_new_object();
-	if (ctx->client != NULL) {
-		op->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
-		ctx->deferred = true;
-	}
-	return op;
-}
-
-int
-peerwin_start(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *peers,
-              json_object **result, struct nm_error *err)
-{
-	struct daemon *d = pw->d;
-	struct mhop *op;
-
-	(void)result;
-	if (peer_check_names(d->peers, peers, err) < 0)
-		return -1;
-	if (results_name_check(name, err) < 0)
-		return -1;
-	if (window_exists(d->windows, name) || results_exists(d->results, name) ||
-	    find(pw, name) != NULL)
-		return nm_error_set(err, NM_ERR_EXISTS, "a window or result named %s exists", name);
-	if (ctx->client == NULL)
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "a window with peers needs a client");
-	op = op_new(pw, ctx, name, peers);
-	op->phase = 0;
-	/* First a round trip to each: a peer that cannot be reached refuses the start, before
-	 * any window opens, and the edge then goes over transports already up. */
-	send_all(op, "hello", NULL, PEERWIN_HELLO_MS);
-	send_release(op);
-	return 0;
+	if (local != NULL)
+		json_object_object_add(reports, host, json_object_get(local));
+	json_object_object_add(extra, "hosts", hosts);
+	json_add_string(extra, "local_host", host);
+	json_object_object_add(extra, "edges", edges);
+	json_object_object_add(extra, "skew", skew);
+	json_object_object_add(extra, "peers_incomplete", incomplete);
+	json_object_object_add(extra, "cross", peerwin_cross(reports));
+	json_object_put(reports);
+	peerwin_forget(pw, name);
 }
 
 /* The device of a report's figures.devices with the most of field, or NULL. */
@@ -468,126 +540,155 @@ peerwin_cross(json_object *hosts)
 	return arr;
 }
 
-/* Where the stored result goes: the client's deferred reply. */
-static void
-stored(void *arg, json_object *report, const struct nm_error *err)
-{
-	struct control_later *later = arg;
+/* ---- mark-start and mark-stop ---- */
 
-	if (later != NULL)
-		control_later_reply(later, err == NULL ? json_object_get(report) : NULL, err);
+/* A mark-start or mark-stop waiting for its peers. */
+struct mark {
+	struct peerwins *pw;
+	struct control_later *later;
+	char *name;
+	json_object *peers, *args;
+};
+
+static void
+mark_free(struct mark *m)
+{
+	free(m->name);
+	json_object_put(m->peers);
+	json_object_put(m->args);
+	free(m);
 }
 
+/* The start edge's answers are in: reply. */
 static void
-unlink_win(struct peerwins *pw, struct mhwin *w)
+mark_started(void *arg, const struct nm_error *err)
 {
-	for (struct mhwin **pp = &pw->list; *pp != NULL; pp = &(*pp)->next)
-		if (*pp == w) {
-			*pp = w->next;
-			break;
-		}
-	mhwin_free(w);
+	struct mark *m = arg;
+	json_object *res = peerwin_start_json(m->pw, m->name);
+
+	(void)err;
+	json_add_string(res, "name", m->name);
+	json_add_string(res, "origin", "hand");
+	json_add_string(res, "state", "open");
+	control_later_reply(m->later, res, NULL);
+	mark_free(m);
 }
 
+/* Every peer answered hello: the start edge, sent to them and taken here at once. */
 static void
-stop_store(struct mhop *op)
+mark_hello_done(void *arg, const struct nm_error *err)
 {
-	struct mhwin *w = find(op->pw, op->name);
-	json_object *extra = json_object_new_object(), *hosts = json_object_new_object(), *edges,
-	            *skew = json_object_new_object(), *incomplete = json_object_new_object(),
-	            *local_only = json_object_new_object();
-	char host[256];
-	double ss = 0, se;
-	struct nm_error err;
-	struct control_later *later = op->later;
+	struct mark *m = arg;
+	struct daemon *d = m->pw->d;
+	json_object *desc;
+	struct nm_error e;
 
-	local_host(host, sizeof(host));
-	edges = json_object_get(w->edges);
-	json_object_object_add(edges, "stop", edge_json(op, "end_real_ns", &se));
-	ss = json_get_double(json_object_object_get(w->edges, "start"), "max_skew_ms", 0);
-	json_object_object_add(skew, "start_ms", json_double(ss));
-	json_object_object_add(skew, "stop_ms", json_double(se));
-	json_object_object_add(hosts, host, NULL); /* this host: its report (window.c) */
-	for (size_t i = 0; i < json_object_array_length(op->peers); i++) {
-		const char *p = json_object_get_string(json_object_array_get_idx(op->peers, i));
-		const char *lost = json_get_string(w->lost, p, NULL);
-		const char *why = lost ? lost : answer_error(op, p);
-		if (why != NULL) {
-			json_object *po = json_object_new_object();
-			json_add_bool(po, "complete", false);
-			json_add_string(po, "reason", why);
-			json_object_object_add(hosts, p, po);
-			json_add_string(incomplete, p, why);
-		} else {
-			json_object *r = json_object_object_get(op->answers, p);
-			json_object_object_add(hosts, p, json_object_get(r));
-			json_object_object_add(local_only, p, json_object_get(r));
-		}
+	if (err != NULL) {
+		control_later_reply(m->later, NULL, err);
+		mark_free(m);
+		return;
 	}
-	json_object_object_add(extra, "hosts", hosts);
-	json_add_string(extra, "local_host", host);
-	json_object_object_add(extra, "edges", edges);
-	json_object_object_add(extra, "skew", skew);
-	json_object_object_add(extra, "peers_incomplete", incomplete);
-	/* The cross figures: the peers' reports here, this host's added by its name (the local
-	 * report is made by window_stop: its devices come from a live report now). */
-	{
-		json_object *live = window_report(op->pw->d->windows, op->name, op->args, &err);
-		if (live != NULL)
-			json_object_object_add(local_only, host, live);
-		json_object_object_add(extra, "cross", peerwin_cross(local_only));
+	peerwin_edge_start(m->pw, m->name, m->peers);
+	if ((desc = window_start(d->windows, m->name, "hand", &e)) == NULL) {
+		/* Not opened here (the name was taken meanwhile): the peers' windows stay until
+		 * deleted there; this one is forgotten. */
+		peerwin_forget(m->pw, m->name);
+		control_later_reply(m->later, NULL, &e);
+		mark_free(m);
+		return;
 	}
-	json_object_put(local_only);
-	unlink_win(op->pw, w);
-	op->later = NULL;
-	if (window_stop(op->pw->d->windows, op->name, op->args, "hand", extra, stored, later,
-	                &err) < 0) {
-		if (later != NULL)
-			control_later_reply(later, NULL, &err);
-	}
-	json_object_put(extra);
-	op_free(op);
+	peerwin_local_edge(m->pw, m->name, (uint64_t)json_get_int(desc, "start_real_ns", 0));
+	json_object_put(desc);
+	peerwin_when_answered(m->pw, m->name, mark_started, m);
 }
 
 int
-peerwin_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *args,
-             json_object **result, struct nm_error *err)
+peerwin_mark_start(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *peers,
+                   struct nm_error *err)
+{
+	struct daemon *d = pw->d;
+	struct mark *m;
+
+	if (results_name_check(name, err) < 0)
+		return -1;
+	if (window_exists(d->windows, name) || results_exists(d->results, name) ||
+	    find(pw, name) != NULL)
+		return nm_error_set(err, NM_ERR_EXISTS, "a window or result named %s exists", name);
+	if (ctx->client == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "a window with peers needs a client");
+	m = xcalloc(1, sizeof(*m));
+	m->pw = pw;
+	m->name = xstrdup(name);
+	m->peers = json_object_get(peers);
+	/* First a round trip to each: a peer that cannot be reached refuses the start before
+	 * any window opens, and the edge then goes over transports already up. */
+	if (peerwin_hello(pw, peers, mark_hello_done, m, err) < 0) {
+		mark_free(m);
+		return -1;
+	}
+	m->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
+	ctx->deferred = true;
+	return 0;
+}
+
+/* Where the stored result goes: the client's deferred reply. */
+static void
+mark_stored(void *arg, json_object *report, const struct nm_error *err)
+{
+	struct control_later *later = arg;
+
+	control_later_reply(later, err == NULL ? json_object_get(report) : NULL, err);
+}
+
+/* The stop edge's answers are in: store the one result. */
+static void
+mark_stopped(void *arg, const struct nm_error *unused)
+{
+	struct mark *m = arg;
+	struct daemon *d = m->pw->d;
+	json_object *extra = json_object_new_object(), *live;
+	struct nm_error err;
+
+	(void)unused;
+	live = window_report(d->windows, m->name, m->args, &err);
+	peerwin_finish(m->pw, m->name, live, extra);
+	json_object_put(live);
+	if (window_stop(d->windows, m->name, m->args, "hand", extra, mark_stored, m->later, &err) <
+	    0)
+		control_later_reply(m->later, NULL, &err);
+	json_object_put(extra);
+	mark_free(m);
+}
+
+int
+peerwin_mark_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *args,
+                  struct nm_error *err)
 {
 	struct mhwin *w = find(pw, name);
-	json_object *pargs, *live = json_object_new_array();
-	struct mhop *op;
+	struct mark *m;
+	json_object *rep;
 
-	(void)result;
 	if (w == NULL)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no multi-host window named %s", name);
-	if (w->stopping)
+	if (w->stop.sent)
 		return nm_error_set(err, NM_ERR_BUSY, "window %s is being stopped", name);
 	if (ctx->client == NULL)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "a window with peers needs a client");
-	/* Only the peers whose window opened are asked to close it. */
-	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
-		json_object *p = json_object_array_get_idx(w->peers, i);
-		if (json_get_string(w->lost, json_object_get_string(p), NULL) == NULL)
-			json_object_array_add(live, json_object_get(p));
-	}
-	op = op_new(pw, ctx, name, live);
-	json_object_put(live);
-	op->args = json_object_get(args);
-	op->phase = 2;
-	w->stopping = true;
-	pargs = json_object_new_object();
-	json_add_string(pargs, "name", name);
-	send_all(op, "mark-stop", pargs, PEERWIN_STOP_MS);
-	json_object_put(pargs);
+	peerwin_edge_stop(pw, name);
 	if (window_freeze(pw->d->windows, name, err) < 0)
-		op->local_ns = 0;
-	else {
-		json_object *rep = window_report(pw->d->windows, name, NULL, err);
-		op->local_ns = rep ? (uint64_t)json_get_int(json_object_object_get(rep, "window"),
-		                                            "end_real_ns", 0)
-		                   : 0;
-		json_object_put(rep);
-	}
-	send_release(op);
+		return -1;
+	rep = window_report(pw->d->windows, name, NULL, err);
+	peerwin_local_edge(
+	    pw, name,
+	    rep ? (uint64_t)json_get_int(json_object_object_get(rep, "window"), "end_real_ns", 0)
+	        : 0);
+	json_object_put(rep);
+	m = xcalloc(1, sizeof(*m));
+	m->pw = pw;
+	m->name = xstrdup(name);
+	m->args = json_object_get(args);
+	m->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
+	ctx->deferred = true;
+	peerwin_when_answered(pw, name, mark_stopped, m);
 	return 0;
 }
