@@ -8,6 +8,7 @@
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
+#include "peer-window.h"
 #include "runner.h"
 #include "xmalloc.h"
 
@@ -63,6 +64,21 @@ resolved(void *arg, int rc, const struct nm_error *err)
 	free(sl);
 }
 
+/* Every peer of the test answered (or one did not: the test is refused, naming it). */
+static void
+peers_reached(void *arg, const struct nm_error *err)
+{
+	struct start_later *sl = arg;
+	struct nm_error e;
+
+	if (err != NULL) {
+		nm_error_set(&e, err->code, "test %s refused: %s", sl->spec.name, err->message);
+		resolved(sl, -1, &e);
+		return;
+	}
+	runner_resolve(sl->d->runner, &sl->spec, resolved, sl);
+}
+
 /* test-start: check the arguments, start the test (its processes run as the client, see
  * struct test_cred), describe it. */
 int
@@ -75,14 +91,27 @@ cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 		return -1;
 	spec.cred = (struct test_cred){true, control_client_uid(ctx->client),
 	                               control_client_gid(ctx->client)};
-	if (runner_needs_resolve(&spec) || spec.driver->setup != NULL) {
+	if (spec.peers != NULL && ctx->client == NULL) {
+		runner_spec_free(&spec);
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "a test with peers needs a client");
+	}
+	if (spec.peers != NULL || runner_needs_resolve(&spec) || spec.driver->setup != NULL) {
 		sl = xcalloc(1, sizeof(*sl));
 		sl->d = ctx->d;
-		sl->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
 		sl->spec = spec;
-		ctx->deferred = true;
 		*result = NULL;
-		runner_resolve(ctx->d->runner, &sl->spec, resolved, sl);
+		/* With peers, first a round trip to each: an unreachable one refuses the test
+		 * before anything starts. */
+		if (spec.peers != NULL &&
+		    peerwin_hello(ctx->d->peerwins, sl->spec.peers, peers_reached, sl, err) < 0) {
+			runner_spec_free(&sl->spec);
+			free(sl);
+			return -1;
+		}
+		sl->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
+		ctx->deferred = true;
+		if (spec.peers == NULL)
+			runner_resolve(ctx->d->runner, &sl->spec, resolved, sl);
 		return 0;
 	}
 	*result = runner_start(ctx->d->runner, &spec, NULL, NULL, err);

@@ -500,9 +500,14 @@ const struct proto_command proto_commands[] = {
                  "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
                  "[--trend-threshold F] "
                  "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
-                 "[--trend-step SEC] [--wait] "
+                 "[--trend-step SEC] [--peer PEER ...] [--wait] "
                  "[-- COMMAND...]",
-        .args = {{.name = "driver",
+        .args = {{.name = "peer",
+                  .type = PROTO_ARG_STRINGS,
+                  .max_len = 32,
+                  .help = "open and close the window on this configured peer too, at the "
+                          "warm-up and cool-down edges (repeatable)"},
+                 {.name = "driver",
                   .type = PROTO_ARG_STRING,
                   .max_len = 32,
                   .help = "netperf (default), iperf3, pktgen (packets: the kernel's pktgen, "

@@ -83,6 +83,8 @@ def multihost_run(a, peer):
     assert st["peers"][peer]["state"] == "open", st
     netperf_stream(3)
     rep = a.json("mark", "stop", "run")
+    print("    %s: skew start %.2f ms stop %.2f ms" % (peer, rep["skew"]["start_ms"],
+                                                     rep["skew"]["stop_ms"]))
     c1 = {"tx": veth_counter(NS_A, "vA", "tx_bytes"), "rx": veth_counter(NS_B, "vB", "rx_bytes")}
     stored = a.json("result", "show", "run")
     assert stored["hosts"].keys() == {HOST, peer}, stored["hosts"].keys()
@@ -118,6 +120,61 @@ def test_command_peer_netperf():
     assert a.ctl("status").returncode == 0
     stop(a)
     assert_no_transport(a, "after stop")
+
+
+def start_netserver():
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B, "netserver", "-D", "-4", "-L", ADDR_B],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _live.append(srv)
+    deadline = time.time() + 10
+    while ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout:
+        assert time.time() < deadline, "netserver did not listen"
+        time.sleep(0.1)
+
+
+def test_test_start_peer():
+    """test start --peer: the window opens and closes on the peer at warm-up and cool-down;
+    one stored result with both ends, which agree within 1 %."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    start_netserver()
+    r = a.ctl("test", "start", "--wait", "--name", "tp", "--driver", "netperf", "--host", ADDR_B,
+              "--duration", "4", "--warmup", "1", "--cooldown", "1", "--peer", "rcv",
+              check=False, timeout=120)
+    assert r.returncode == 0, (r.stdout, r.stderr, a.logtext())
+    res = a.json("result", "show", "tp")
+    assert res["test"]["status"] == "passed", res["test"]
+    assert res["hosts"].keys() == {HOST, "rcv"}, res["hosts"].keys()
+    peer = res["hosts"]["rcv"]
+    assert peer["window"]["complete"] and peer["window"]["name"] == "tp", peer["window"]
+    # The peer's window is the measured span: about the duration less warm-up and
+    # cool-down, as here.
+    assert abs(peer["window"]["duration_s"] - res["window"]["duration_s"]) < 0.5, (
+        peer["window"], res["window"])
+    x = [c for c in res["cross"] if c["sender"] == HOST and c["receiver"] == "rcv"]
+    assert len(x) == 1 and x[0]["sender_device"] == "vA" and x[0]["receiver_device"] == "vB", x
+    x = x[0]
+    assert x["tx_bytes"] > 10e6, x
+    assert abs(x["tx_bytes"] - x["rx_bytes"]) <= 0.01 * x["tx_bytes"], x
+    devb = {d["name"]: d for d in peer["figures"]["devices"]}["vB"]
+    assert devb["rx_bytes"] == x["rx_bytes"], (devb, x)
+    assert abs(res["skew"]["start_ms"]) < 500 and abs(res["skew"]["stop_ms"]) < 500, res["skew"]
+    print("    test start --peer: tx %d rx %d bytes, skew start %.2f ms stop %.2f ms" % (
+        x["tx_bytes"], x["rx_bytes"], res["skew"]["start_ms"], res["skew"]["stop_ms"]))
+
+
+def test_test_start_peer_unreachable():
+    """test start --peer with an unreachable peer: refused, naming it; nothing runs."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    stop(b)
+    r = a.ctl("test", "start", "--name", "tq", "--driver", "netperf", "--host", ADDR_B,
+              "--duration", "4", "--warmup", "1", "--cooldown", "1", "--peer", "rcv",
+              check=False)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "test tq refused" in r.stderr and "peer rcv" in r.stderr, r.stderr
+    assert a.ctl("result", "show", "tq", check=False).returncode != 0
+    assert_no_transport(a, "test refused")
 
 
 def sshd(tmp):
@@ -233,7 +290,8 @@ def teardown():
     remove_pair()
 
 
-TESTS = [test_command_peer_netperf, test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
+TESTS = [test_command_peer_netperf, test_test_start_peer, test_test_start_peer_unreachable,
+         test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
          test_fault_peer_never_answers]
 
