@@ -547,6 +547,7 @@ struct mark {
 	struct peerwins *pw;
 	struct control_later *later;
 	char *name;
+	char start[40]; /* the local edge, RFC 3339 */
 	json_object *peers, *args;
 };
 
@@ -568,6 +569,7 @@ mark_started(void *arg, const struct nm_error *err)
 
 	(void)err;
 	json_add_string(res, "name", m->name);
+	json_add_string(res, "start", m->start);
 	json_add_string(res, "origin", "hand");
 	json_add_string(res, "state", "open");
 	control_later_reply(m->later, res, NULL);
@@ -598,6 +600,7 @@ mark_hello_done(void *arg, const struct nm_error *err)
 		return;
 	}
 	peerwin_local_edge(m->pw, m->name, (uint64_t)json_get_int(desc, "start_real_ns", 0));
+	snprintf(m->start, sizeof(m->start), "%s", json_get_string(desc, "start", ""));
 	json_object_put(desc);
 	peerwin_when_answered(m->pw, m->name, mark_started, m);
 }

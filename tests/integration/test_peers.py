@@ -117,6 +117,17 @@ def test_command_peer_netperf():
     b = daemon(NS_B)
     a = daemon(NS_A, proxy_peer("rcv", b))
     multihost_run(a, "rcv")
+    # report prints the hosts side by side, then the cross-host figures and the skew.
+    out = a.ctl("result", "show", "run").stdout
+    hosts = out[out.index("\nHosts\n"):]
+    head = hosts.splitlines()[2]
+    assert HOST in head and "rcv" in head, hosts
+    assert "busiest tx" in hosts and "vA" in hosts and "vB" in hosts, hosts
+    assert "Across hosts" in out and "Edge skew between hosts: start " in out, out
+    # mark start says each peer's state and skew.
+    out = a.ctl("mark", "start", "again", "--peer", "rcv").stdout
+    assert "window again open since 20" in out and "peer rcv: open, skew " in out, out
+    a.ctl("mark", "stop", "again")
     assert a.ctl("status").returncode == 0
     stop(a)
     assert_no_transport(a, "after stop")
