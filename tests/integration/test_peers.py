@@ -38,9 +38,14 @@ def daemon(ns, extra=""):
 
 
 def stop(d):
+    """Stop a daemon; it must exit 0 (under ASan: no leak)."""
     if d in _live:
         _live.remove(d)
-    return d.stop()
+    rc = d.stop(keep=True)
+    log = open(d.log.name).read()[-3000:]
+    shutil.rmtree(d.dir, ignore_errors=True)
+    assert rc == 0, "netmetricsd exited with %d: %s" % (rc, log)
+    return rc
 
 
 def proxy_peer(name, b):
@@ -172,6 +177,30 @@ def test_test_start_peer():
     assert abs(res["skew"]["start_ms"]) < 500 and abs(res["skew"]["stop_ms"]) < 500, res["skew"]
     print("    test start --peer: tx %d rx %d bytes, skew start %.2f ms stop %.2f ms" % (
         x["tx_bytes"], x["rx_bytes"], res["skew"]["start_ms"], res["skew"]["stop_ms"]))
+    stop(a)
+
+
+def test_shutdown_with_peers_pending():
+    """SIGTERM with a multi-host window open, and with a peer's answer awaited: the daemon
+    stops cleanly (exit 0, no leak under ASan) and kills its transports."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b) + "[peer mute]\ncommand = sleep 1000\n")
+    a.json("mark", "start", "open", "--peer", "rcv")
+    waiting = subprocess.Popen([NETMETRICSCTL, "--socket", a.sock, "mark", "start", "w",
+                                "--peer", "mute"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    _live.append(waiting)
+    deadline = time.time() + 10
+    while len(a.children()) < 2:  # the rcv and mute transports
+        assert time.time() < deadline, a.children()
+        time.sleep(0.1)
+    kids = a.children()
+    stop(a)
+    out, err = waiting.communicate(timeout=30)
+    _live.remove(waiting)
+    assert waiting.returncode != 0, (out, err)
+    for k in kids:
+        assert not os.path.exists("/proc/%d" % k), "transport %d outlived the daemon" % k
 
 
 def test_test_start_peer_unreachable():
@@ -186,6 +215,7 @@ def test_test_start_peer_unreachable():
     assert "test tq refused" in r.stderr and "peer rcv" in r.stderr, r.stderr
     assert a.ctl("result", "show", "tq", check=False).returncode != 0
     assert_no_transport(a, "test refused")
+    stop(a)
 
 
 def sshd(tmp):
@@ -242,6 +272,7 @@ def test_fault_peer_daemon_stopped():
     assert a.json("windows") == [] or a.json("windows").get("windows") == [], a.json("windows")
     assert a.ctl("status").returncode == 0
     assert_no_transport(a, "daemon stopped")
+    stop(a)
 
 
 def test_fault_peer_killed_mid_run():
@@ -261,6 +292,7 @@ def test_fault_peer_killed_mid_run():
     assert a.json("result", "show", "w")["peers_incomplete"].keys() == {"rcv"}
     assert a.ctl("status").returncode == 0
     assert_no_transport(a, "peer killed")
+    stop(a)
 
 
 def test_fault_transport_missing():
@@ -272,6 +304,7 @@ def test_fault_transport_missing():
     assert r.returncode == 1 and "no peer named other" in r.stderr, r.stderr
     assert a.ctl("status").returncode == 0
     assert_no_transport(a, "missing transport")
+    stop(a)
 
 
 def test_fault_peer_never_answers():
@@ -284,6 +317,7 @@ def test_fault_peer_never_answers():
     assert 9 < took < 40, took
     assert a.ctl("status").returncode == 0
     assert_no_transport(a, "never answers")
+    stop(a)
 
 
 def setup():
@@ -302,6 +336,7 @@ def teardown():
 
 
 TESTS = [test_command_peer_netperf, test_test_start_peer, test_test_start_peer_unreachable,
+         test_shutdown_with_peers_pending,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
          test_fault_peer_never_answers]
