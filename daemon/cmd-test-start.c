@@ -4,6 +4,7 @@
  * answered once they have: the reply waits, the loop does not. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "control.h"
@@ -42,17 +43,22 @@ resolved(void *arg, int rc, const struct nm_error *err)
 {
 	struct start_later *sl = arg;
 	char name[sizeof(sl->spec.name)];
+	char server_peer[sizeof(sl->spec.server_peer)];
 	struct nm_error e;
 	struct test *t;
 	json_object *res;
 
+	snprintf(server_peer, sizeof(server_peer), "%s", sl->spec.server_peer);
+	snprintf(name, sizeof(name), "%s", sl->spec.name);
 	if (rc < 0) {
+		/* Not started: a server started on a peer for it goes too. */
+		if (server_peer[0])
+			peerwin_server_stop(sl->d->peerwins, server_peer, name);
 		runner_spec_free(&sl->spec);
 		control_later_reply(sl->later, NULL, err);
 		free(sl);
 		return;
 	}
-	snprintf(name, sizeof(name), "%s", sl->spec.name);
 	res = runner_start(sl->d->runner, &sl->spec, NULL, NULL, &e);
 	if (res != NULL && (t = runner_find(sl->d->runner, name)) != NULL &&
 	    t->state == TEST_STARTING && !runner_finished(t)) {
@@ -60,6 +66,8 @@ resolved(void *arg, int rc, const struct nm_error *err)
 		runner_on_started(t, started, sl); /* the driver's setup runs */
 		return;
 	}
+	if (res == NULL && server_peer[0])
+		peerwin_server_stop(sl->d->peerwins, server_peer, name);
 	control_later_reply(sl->later, res, res != NULL ? NULL : &e);
 	free(sl);
 }
@@ -75,6 +83,17 @@ peers_reached(void *arg, const struct nm_error *err)
 		nm_error_set(&e, err->code, "test %s refused: %s", sl->spec.name, err->message);
 		resolved(sl, -1, &e);
 		return;
+	}
+	/* netperf and iperf3 need their server on the other end: the first peer's. */
+	if (sl->spec.server_peer[0] == '\0' && (strcmp(sl->spec.driver->name, "netperf") == 0 ||
+	                                        strcmp(sl->spec.driver->name, "iperf3") == 0)) {
+		struct nm_error e2;
+		snprintf(sl->spec.server_peer, sizeof(sl->spec.server_peer), "%s",
+		         json_object_get_string(json_object_array_get_idx(sl->spec.peers, 0)));
+		if (peerwin_server_start(sl->d->peerwins, sl->spec.server_peer, sl->spec.name,
+		                         sl->spec.driver->name, peers_reached, sl, &e2) == 0)
+			return; /* back here once the server had its time */
+		sl->spec.server_peer[0] = '\0';
 	}
 	runner_resolve(sl->d->runner, &sl->spec, resolved, sl);
 }

@@ -1,5 +1,6 @@
 /* peer-window.c: multi-host windows: the edges sent to every host at once, their times and
  * skew, the peers' reports gathered into one result. */
+#include <event2/event.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -538,6 +539,104 @@ peerwin_cross(json_object *hosts)
 		}
 	}
 	return arr;
+}
+
+/* ---- the benchmark's server on a peer ---- */
+
+struct server {
+	struct event_base *base;
+	struct event *ev;
+	peerwin_fn done;
+	void *arg;
+};
+
+/* The server had its time to bind. */
+static void
+server_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *sv = arg;
+
+	(void)fd;
+	(void)what;
+	event_free(sv->ev);
+	sv->done(sv->arg, NULL);
+	free(sv);
+}
+
+/* The peer answered its test-start: give the server its time to bind. */
+static void
+server_answer(void *arg, const struct peer_answer *a)
+{
+	struct server *sv = arg;
+	struct timeval tv = {0, PEERWIN_SERVER_MS * 1000};
+
+	if (a->err != NULL)
+		log_warnx("%s (the benchmark's server)", a->err->message);
+	sv->ev = evtimer_new(sv->base, server_ready, sv);
+	evtimer_add(sv->ev, &tv);
+}
+
+int
+peerwin_server_start(struct peerwins *pw, const char *peer, const char *test, const char *driver,
+                     peerwin_fn done, void *arg, struct nm_error *err)
+{
+	json_object *args = json_object_new_object(), *argv = json_object_new_array();
+	struct server *sv;
+	char name[256];
+	int rc;
+
+	if (strcmp(driver, "netperf") == 0) {
+		json_object_array_add(argv, json_object_new_string("netserver"));
+		json_object_array_add(argv, json_object_new_string("-D"));
+	} else if (strcmp(driver, "iperf3") == 0) {
+		json_object_array_add(argv, json_object_new_string("iperf3"));
+		json_object_array_add(argv, json_object_new_string("-s"));
+	} else {
+		json_object_put(args);
+		json_object_put(argv);
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "driver %s has no server to start",
+		                    driver);
+	}
+	snprintf(name, sizeof(name), "%s.server", test);
+	json_add_string(args, "driver", "exec");
+	json_add_string(args, "name", name);
+	json_object_object_add(args, "warmup", json_object_new_double(0));
+	json_object_object_add(args, "cooldown", json_object_new_double(0));
+	json_object_object_add(args, "argv", argv);
+	sv = xcalloc(1, sizeof(*sv));
+	sv->base = pw->d->base;
+	sv->done = done;
+	sv->arg = arg;
+	rc = peer_call(pw->d->peers, peer, "test-start", args, PEERWIN_EDGE_MS, server_answer, sv,
+	               err);
+	json_object_put(args);
+	if (rc < 0)
+		free(sv);
+	return rc;
+}
+
+/* An answer nobody waits for: logged when it failed. */
+static void
+log_answer(void *arg, const struct peer_answer *a)
+{
+	(void)arg;
+	if (a->err != NULL)
+		log_info("%s (stopping the benchmark's server)", a->err->message);
+}
+
+void
+peerwin_server_stop(struct peerwins *pw, const char *peer, const char *test)
+{
+	json_object *args = json_object_new_object();
+	struct nm_error err;
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s.server", test);
+	json_add_string(args, "name", name);
+	if (peer_call(pw->d->peers, peer, "test-stop", args, PEERWIN_EDGE_MS, log_answer, NULL,
+	              &err) < 0)
+		log_info("%s (stopping the benchmark's server)", err.message);
+	json_object_put(args);
 }
 
 /* ---- mark-start and mark-stop ---- */

@@ -878,6 +878,8 @@ finish_rest(struct test *t)
 	struct runner *r = t->runner;
 
 	profile_take_back(r, t);
+	if (t->spec.server_peer[0])
+		peerwin_server_stop(r->d->peerwins, t->spec.server_peer, t->spec.name);
 	timers_stop(t);
 	log_info("test %s: %s%s%s", t->spec.name, runner_state_name(t->state),
 	         t->reason[0] ? ": " : "", t->reason);

@@ -150,10 +150,11 @@ def start_netserver():
 
 def test_test_start_peer():
     """test start --peer: the window opens and closes on the peer at warm-up and cool-down;
-    one stored result with both ends, which agree within 1 %."""
+    one stored result with both ends, which agree within 1 %. No netserver listens in B:
+    the peer's daemon starts it for the test and stops it after."""
     b = daemon(NS_B)
     a = daemon(NS_A, proxy_peer("rcv", b))
-    start_netserver()
+    assert ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout
     r = a.ctl("test", "start", "--wait", "--name", "tp", "--driver", "netperf", "--host", ADDR_B,
               "--duration", "4", "--warmup", "1", "--cooldown", "1", "--peer", "rcv",
               check=False, timeout=120)
@@ -177,6 +178,15 @@ def test_test_start_peer():
     assert abs(res["skew"]["start_ms"]) < 500 and abs(res["skew"]["stop_ms"]) < 500, res["skew"]
     print("    test start --peer: tx %d rx %d bytes, skew start %.2f ms stop %.2f ms" % (
         x["tx_bytes"], x["rx_bytes"], res["skew"]["start_ms"], res["skew"]["stop_ms"]))
+    # The server ran as the peer's exec test tp.server, stopped once the test ended.
+    def server():
+        return b.json("test", "status", "tp.server")["tests"][0]
+    deadline = time.time() + 15
+    while server().get("state") in ("running", "starting", "stopping", "storing"):
+        assert time.time() < deadline, server()
+        time.sleep(0.2)
+    assert server()["status"] == "stopped", server()
+    assert ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout
     stop(a)
 
 
