@@ -114,13 +114,18 @@ const struct proto_command proto_commands[] = {
         .name = "series",
         .flags = PROTO_READONLY,
         .summary = "rates of matched series step by step over a time range",
-        .usage = "GLOB [--window NAME | --from T --to T] [--step SEC]",
+        .usage = "GLOB [--window NAME | --from T --to T] [--step SEC] [--host PEER]",
         .args = {ARG_GLOB(true),
                  {.name = "window",
                   .type = PROTO_ARG_STRING,
                   .max_len = 200,
                   .help = "the span of this window or test (open, kept or stored) instead of "
                           "from/to"},
+                 {.name = "host",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 32,
+                  .help = "a configured peer: its daemon answers (its series over its window "
+                          "of that name); this host's name or none: here"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
                   .min = -1e7,
@@ -144,7 +149,7 @@ const struct proto_command proto_commands[] = {
                    "the counters that moved most at the onset",
         .usage = "METRIC [--window NAME | --from T --to T] [--step SEC] [--threshold F] "
                  "[--recover F] [--sustain SEC] [--plateau SEC] [--movers N] "
-                 "[--movers-glob GLOB ...]",
+                 "[--movers-glob GLOB ...] [--host PEER]",
         .args = {{.name = "metric",
                   .type = PROTO_ARG_STRING,
                   .required = true,
@@ -157,6 +162,11 @@ const struct proto_command proto_commands[] = {
                   .help = "over this window's span (open, kept or stored) instead of from/to; "
                           "the threshold, recover, sustain, plateau and step not given are "
                           "those of the trend stored with its result (the report's)"},
+                 {.name = "host",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 32,
+                  .help = "a configured peer: its daemon answers (its trend over its window "
+                          "of that name); this host's name or none: here"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
                   .min = -1e7,

@@ -13,6 +13,7 @@ Needs root (namespaces); the ssh test needs /usr/sbin/sshd (tools/install-deps).
 namespace, daemon and sshd is removed even when a test fails.
 Usage: test_peers.py [NAME_SUBSTRING ...]. Ends with "N passed, M failed".
 """
+import json
 import os
 import shutil
 import socket
@@ -129,6 +130,17 @@ def test_command_peer_netperf():
     assert HOST in head and "rcv" in head, hosts
     assert "busiest tx" in hosts and "vA" in hosts and "vB" in hosts, hosts
     assert "Across hosts" in out and "Edge skew between hosts: start " in out, out
+    # series and trend --host: the peer's daemon answers over its window of that name.
+    there = a.json("series", "link.vB.rx_bytes", "--window", "run", "--host", "rcv")
+    here = a.json("series", "link.vB.rx_bytes", "--window", "run")
+    assert "link.vB.rx_bytes" in json.dumps(there) and "link.vB" not in json.dumps(here), (
+        there, here)
+    assert a.json("series", "link.vA.tx_bytes", "--window", "run", "--host", HOST) == a.json(
+        "series", "link.vA.tx_bytes", "--window", "run")
+    r = a.ctl("trend", "link.vB.rx_bytes", "--window", "run", "--host", "rcv", check=False)
+    assert r.returncode in (0, 1) and "no peer" not in r.stderr, r.stderr
+    r = a.ctl("series", "link.*", "--window", "run", "--host", "elsewhere", check=False)
+    assert r.returncode == 1 and "no peer named elsewhere" in r.stderr, r.stderr
     # mark start says each peer's state and skew.
     out = a.ctl("mark", "start", "again", "--peer", "rcv").stdout
     assert "window again open since 20" in out and "peer rcv: open, skew " in out, out
