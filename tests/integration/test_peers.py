@@ -16,6 +16,7 @@ Usage: test_peers.py [NAME_SUBSTRING ...]. Ends with "N passed, M failed".
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -283,6 +284,38 @@ def test_ssh_peer_netperf():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_reload_adds_and_removes_peers():
+    """SIGHUP: a peer added to the configuration can be used, one removed cannot, and its
+    transport is gone."""
+    b = daemon(NS_B)
+    a = daemon(NS_A)
+    conf = os.path.join(a.dir, "netmetricsd.conf")
+    base = open(conf).read()
+    r = a.ctl("mark", "start", "w1", "--peer", "rcv", check=False)
+    assert r.returncode == 1 and "no peer named rcv" in r.stderr, r.stderr
+    with open(conf, "w") as f:
+        f.write(base + proxy_peer("rcv", b))
+    a.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 10
+    while "configuration reloaded" not in a.logtext():
+        assert time.time() < deadline, a.logtext()
+        time.sleep(0.1)
+    a.json("mark", "start", "w1", "--peer", "rcv")
+    assert len(a.children()) == 1, a.children()
+    a.json("mark", "stop", "w1")
+    with open(conf, "w") as f:
+        f.write(base)
+    a.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 10
+    while a.logtext().count("configuration reloaded") < 2:
+        assert time.time() < deadline, a.logtext()
+        time.sleep(0.1)
+    r = a.ctl("mark", "start", "w2", "--peer", "rcv", check=False)
+    assert r.returncode == 1 and "no peer named rcv" in r.stderr, r.stderr
+    assert_no_transport(a, "peer removed")
+    stop(a)
+
+
 def test_fault_peer_daemon_stopped():
     """The peer's daemon is not running: the start is refused naming the peer and why."""
     b = daemon(NS_B)
@@ -358,7 +391,7 @@ def teardown():
 
 
 TESTS = [test_command_peer_netperf, test_test_start_peer, test_test_start_peer_unreachable,
-         test_shutdown_with_peers_pending,
+         test_shutdown_with_peers_pending, test_reload_adds_and_removes_peers,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
          test_fault_peer_never_answers]
