@@ -776,9 +776,16 @@ peerwin_mark_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, js
 		return nm_error_set(err, NM_ERR_BUSY, "window %s is being stopped", name);
 	if (ctx->client == NULL)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "a window with peers needs a client");
+	if (!window_exists(pw->d->windows, name)) {
+		/* Deleted here meanwhile (window-delete): forget it; the peers keep theirs. */
+		peerwin_forget(pw, name);
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no open window named %s", name);
+	}
 	peerwin_edge_stop(pw, name);
-	if (window_freeze(pw->d->windows, name, err) < 0)
+	if (window_freeze(pw->d->windows, name, err) < 0) {
+		peerwin_forget(pw, name);
 		return -1;
+	}
 	rep = window_report(pw->d->windows, name, NULL, err);
 	peerwin_local_edge(
 	    pw, name,

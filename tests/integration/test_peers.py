@@ -88,7 +88,7 @@ def multihost_run(a, peer):
     c0 = {"tx": veth_counter(NS_A, "vA", "tx_bytes"), "rx": veth_counter(NS_B, "vB", "rx_bytes")}
     st = a.json("mark", "start", "run", "--peer", peer)
     assert st["peers"][peer]["state"] == "open", st
-    netperf_stream(3)
+    netperf_stream(4)
     rep = a.json("mark", "stop", "run")
     print("    %s: skew start %.2f ms stop %.2f ms" % (peer, rep["skew"]["start_ms"],
                                                      rep["skew"]["stop_ms"]))
@@ -146,6 +146,14 @@ def test_command_peer_netperf():
     out = a.ctl("mark", "start", "again", "--peer", "rcv").stdout
     assert "window again open since 20" in out and "peer rcv: open, skew " in out, out
     a.ctl("mark", "stop", "again")
+    # A multi-host window deleted here is forgotten: its name can be used again.
+    a.json("mark", "start", "gone", "--peer", "rcv")
+    a.ctl("window", "delete", "gone")
+    r = a.ctl("mark", "stop", "gone", check=False)
+    assert r.returncode == 1 and "no open window named gone" in r.stderr, r.stderr
+    b.ctl("window", "delete", "gone")
+    a.json("mark", "start", "gone", "--peer", "rcv")
+    a.ctl("mark", "stop", "gone")
     assert a.ctl("status").returncode == 0
     stop(a)
     assert_no_transport(a, "after stop")
@@ -169,7 +177,7 @@ def test_test_start_peer():
     a = daemon(NS_A, proxy_peer("rcv", b))
     assert ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout
     r = a.ctl("test", "start", "--wait", "--name", "tp", "--driver", "netperf", "--host", ADDR_B,
-              "--duration", "4", "--warmup", "1", "--cooldown", "1", "--peer", "rcv",
+              "--duration", "7", "--warmup", "1", "--cooldown", "1", "--peer", "rcv",
               check=False, timeout=120)
     assert r.returncode == 0, (r.stdout, r.stderr, a.logtext())
     res = a.json("result", "show", "tp")
