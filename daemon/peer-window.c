@@ -768,7 +768,6 @@ peerwin_mark_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, js
 {
 	struct mhwin *w = find(pw, name);
 	struct mark *m;
-	json_object *rep;
 
 	if (w == NULL)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no multi-host window named %s", name);
@@ -786,12 +785,7 @@ peerwin_mark_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, js
 		peerwin_forget(pw, name);
 		return -1;
 	}
-	rep = window_report(pw->d->windows, name, NULL, err);
-	peerwin_local_edge(
-	    pw, name,
-	    rep ? (uint64_t)json_get_int(json_object_object_get(rep, "window"), "end_real_ns", 0)
-	        : 0);
-	json_object_put(rep);
+	peerwin_local_edge(pw, name, window_edge_real_ns(pw->d->windows, name));
 	m = xcalloc(1, sizeof(*m));
 	m->pw = pw;
 	m->name = xstrdup(name);

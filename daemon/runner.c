@@ -509,7 +509,8 @@ window_end(struct runner *r, struct test *t, struct nm_error *err)
 	peerwin_edge_stop(r->d->peerwins, t->spec.name);
 	if (window_freeze(r->d->windows, t->spec.name, err) < 0)
 		return -1;
-	peerwin_local_edge(r->d->peerwins, t->spec.name, time_real_ns());
+	peerwin_local_edge(r->d->peerwins, t->spec.name,
+	                   window_edge_real_ns(r->d->windows, t->spec.name));
 	t->window_frozen = true;
 	return 0;
 }

@@ -603,6 +603,16 @@ window_freeze(struct windows *ws, const char *name, struct nm_error *err)
 	return 0;
 }
 
+uint64_t
+window_edge_real_ns(const struct windows *ws, const char *name)
+{
+	ssize_t i = find(ws, name);
+
+	if (i < 0 || !ws->ws[i]->open)
+		return 0;
+	return ws->ws[i]->frozen ? ws->ws[i]->end.real_ns : ws->ws[i]->start.real_ns;
+}
+
 /* A live report of the open window w, from its start to now. */
 static json_object *
 report_live(struct windows *ws, struct window *w, json_object *args, struct nm_error *err)
