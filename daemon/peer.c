@@ -1,6 +1,7 @@
 /* peer.c: the transports to the peers' daemons: start, requests and their deadlines,
  * replies matched by id, end. */
 #include <errno.h>
+#include <pwd.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
@@ -15,6 +16,7 @@
 #include "jsonutil.h"
 #include "log.h"
 #include "peer.h"
+#include "privsep.h"
 #include "proto.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -43,6 +45,10 @@ struct peer {
 	struct peer_req *reqs;
 	char why[512]; /* how the last transport ended */
 	unsigned starts;
+	/* ssh needs no root: under privilege separation it runs as the daemon's user. */
+	bool user_ok;
+	uid_t uid;
+	gid_t gid;
 };
 
 struct peers {
@@ -271,6 +277,11 @@ connect_peer(struct peer *p, struct nm_error *err)
 	for (size_t i = 1; i < n; i++)
 		argv[i] = p->argv[i];
 	how.argv = argv;
+	if (p->user_ok && privsep_on()) {
+		how.as_user = true;
+		how.uid = p->uid;
+		how.gid = p->gid;
+	}
 	p->proc = child_start_duplex(p->ps->cs, &how, &peer_child_ops, p, &fd, err);
 	free(argv);
 	if (p->proc == NULL) {
@@ -404,6 +415,16 @@ peer_configure(struct peers *ps, const struct config *cfg)
 			v[i].argv = argv;
 		}
 		v[i].ps = ps;
+		v[i].user_ok = false;
+		if (cfg->peers[i].ssh != NULL && cfg->user != NULL) {
+			/* Looked up here, at start or reload, not on each connect. */
+			struct passwd *pw = getpwnam(cfg->user);
+			if (pw != NULL && pw->pw_uid != 0) {
+				v[i].user_ok = true;
+				v[i].uid = pw->pw_uid;
+				v[i].gid = pw->pw_gid;
+			}
+		}
 	}
 	for (size_t i = 0; i < ps->n; i++)
 		if (ps->v[i].name != NULL)

@@ -15,6 +15,7 @@ Usage: test_peers.py [NAME_SUBSTRING ...]. Ends with "N passed, M failed".
 """
 import json
 import os
+import pwd
 import shutil
 import signal
 import socket
@@ -258,6 +259,9 @@ def sshd(tmp):
     sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", tmp + "/host_key")
     sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", tmp + "/client_key")
     shutil.copy(tmp + "/client_key.pub", tmp + "/authorized_keys")
+    # ssh runs as the daemon's user (netmetrics): the key is that user's.
+    os.chmod(tmp, 0o755)
+    os.chown(tmp + "/client_key", pwd.getpwnam("netmetrics").pw_uid, -1)
     port = 22000 + os.getpid() % 20000
     with open(tmp + "/sshd_config", "w") as f:
         f.write("Port %d\nListenAddress %s\nHostKey %s/host_key\nAuthorizedKeysFile %s/"
@@ -286,6 +290,12 @@ def test_ssh_peer_netperf():
                 "proxy_command = %s -s %s proxy\n" % (ADDR_B, port, key, NETMETRICSCTL, b.sock))
         a = daemon(NS_A, conf)
         multihost_run(a, "far")
+        # The transport (ssh) runs as the daemon's user, not root.
+        uids = set()
+        for k in a.children():
+            with open("/proc/%d/status" % k) as f:
+                uids.add([ln.split()[1] for ln in f if ln.startswith("Uid:")][0])
+        assert uids == {str(pwd.getpwnam("netmetrics").pw_uid)}, uids
         stop(a)
         assert_no_transport(a, "after stop")
     finally:
