@@ -418,6 +418,7 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	window_line(rep, fp);
 	if ((g = member(rep, "test")) != NULL)
 		ctl_print_benchmark(g, fp);
+	ctl_print_hosts(rep, opts, fp);
 	if ((g = member(rep, "trend")) != NULL) {
 		/* The rate was not steady over the window (or the test asked). */
 		fprintf(fp, "\nTrend of %s over the window\n", json_get_string(g, "metric", "?"));

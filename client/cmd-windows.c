@@ -23,9 +23,31 @@ duration_cell(json_object *o, char *buf, size_t size)
 void
 render_mark_start(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
+	json_object *peers = NULL, *edge = NULL, *ep = NULL;
+
 	(void)opts;
 	fprintf(fp, "window %s open since %s\n", json_get_string(result, "name", "?"),
 	        json_get_string(result, "start", "?"));
+	/* With --peer: each peer's state and its edge against this host's. */
+	json_object_object_get_ex(result, "edge", &edge);
+	json_object_object_get_ex(edge, "peers", &ep);
+	if (!json_object_object_get_ex(result, "peers", &peers))
+		return;
+	json_object_object_foreach(peers, name, po)
+	{
+		json_object *e = json_object_object_get(ep, name);
+		char shown[256], why[512];
+		fprintf(fp, "  peer %s: %s", conn_text(name, shown, sizeof(shown)),
+		        json_get_string(po, "state", "?"));
+		if (json_object_object_get(po, "reason") != NULL)
+			fprintf(fp, " (%s)",
+			        conn_text(json_get_string(po, "reason", ""), why, sizeof(why)));
+		else if (e != NULL)
+			fprintf(fp, ", skew %.3f ms, round trip %.3f ms",
+			        json_get_double(e, "skew_ms", 0),
+			        json_get_double(e, "round_trip_ms", 0));
+		fputc('\n', fp);
+	}
 }
 
 /* windows: one row per window. */

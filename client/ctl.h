@@ -164,6 +164,16 @@ int ctl_watch(const struct ctl_opts *opts, json_object *args);
 /* The renderer for a command, NULL for the default (JSON pretty-printed). */
 ctl_render_fn ctl_renderer_find(const char *name);
 
+/* ---- cmd-hosts.c ---- */
+/* A multi-host result's hosts side by side, its cross-host figures and skew (nothing for
+ * a result of one host). */
+void ctl_print_hosts(json_object *rep, const struct ctl_opts *opts, FILE *fp);
+
+/* ---- proxy.c ---- */
+/* netmetricsctl proxy: stdin and stdout joined to the daemon's socket until either side
+ * closes; the exit code. */
+int ctl_proxy(const struct ctl_opts *opts);
+
 /* ---- render-json.c ---- */
 /* Print the result object as the daemon sent it, one line. */
 void render_json(json_object *result, FILE *fp);

@@ -108,6 +108,8 @@ usage(FILE *fp)
 		fprintf(fp, "  %s %s\n      %s%s\n", name, c->usage ? c->usage : "", c->summary,
 		        (c->flags & PROTO_MUTATING) ? " [admin]" : "");
 	}
+	fprintf(fp, "  proxy\n      join stdin and stdout to the daemon's socket (a peer's "
+	            "transport: [peer] in netmetricsd.conf)\n");
 	fprintf(fp, "\nexit status: 0 ok, 1 the daemon refused, 2 usage, 3 daemon unreachable\n");
 }
 
@@ -409,6 +411,9 @@ main(int argc, char **argv)
 	/* The client's own: a completion script written from the command table. */
 	if (strcmp(argv[i], "completion") == 0)
 		return completion_main(argc - i - 1, argv + i + 1, stdout, stderr);
+	/* proxy is the client's own: no request, the socket joined to stdin and stdout. */
+	if (strcmp(argv[i], "proxy") == 0 && i + 1 == argc)
+		return ctl_proxy(&opts);
 	if ((c = find_command(argc - i, argv + i, &used)) == NULL) {
 		fprintf(stderr,
 		        "netmetricsctl: unknown command \"%s\" (see netmetricsctl --help)\n",

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -514,8 +515,8 @@ child_exec(const struct child_spawn *how, char *const *argv, char *const *envp, 
 	/* Move the pipes above 2 first: one of them may be 0-2 itself. */
 	if ((outfd = fcntl(outfd, F_DUPFD_CLOEXEC, 3)) < 0 ||
 	    (errfd = fcntl(errfd, F_DUPFD_CLOEXEC, 3)) < 0 ||
-	    (nullfd = fcntl(nullfd, F_DUPFD_CLOEXEC, 3)) < 0 || dup2(nullfd, 0) < 0 ||
-	    dup2(outfd, 1) < 0 || dup2(errfd, 2) < 0)
+	    (nullfd = fcntl(nullfd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    dup2(how->duplex ? outfd : nullfd, 0) < 0 || dup2(outfd, 1) < 0 || dup2(errfd, 2) < 0)
 		child_fail(report, errno);
 	/* Everything else closes at exec (the report pipe too, which says exec worked). */
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
@@ -626,8 +627,10 @@ child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pidp,
 
 	/* Only the daemon's read ends are non-blocking: a child writes as it would to a
 	 * terminal. */
-	if (pipe2(out, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0 ||
-	    fcntl(out[0], F_SETFL, O_NONBLOCK) < 0 || fcntl(errp[0], F_SETFL, O_NONBLOCK) < 0) {
+	if ((how->duplex ? socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, out)
+	                 : pipe2(out, O_CLOEXEC)) < 0 ||
+	    pipe2(errp, O_CLOEXEC) < 0 || fcntl(out[0], F_SETFL, O_NONBLOCK) < 0 ||
+	    fcntl(errp[0], F_SETFL, O_NONBLOCK) < 0) {
 		nm_error_set(err, NM_ERR_FAILED, "%s: pipe: %s", how->argv[0], strerror(errno));
 		goto fail;
 	}
@@ -659,10 +662,10 @@ fail:
 	return -1;
 }
 
-/* Start how->argv with its output on the loop. */
-struct child *
-child_start(struct children *cs, const struct child_spawn *how, const struct child_ops *ops,
-            void *arg, struct nm_error *err)
+/* Start how->argv with its output on the loop; with iofd (duplex), stdout is the caller's. */
+static struct child *
+start(struct children *cs, const struct child_spawn *how, const struct child_ops *ops, void *arg,
+      int *iofd, struct nm_error *err)
 {
 	struct child *sp;
 	int out, errfd;
@@ -681,11 +684,37 @@ child_start(struct children *cs, const struct child_spawn *how, const struct chi
 	sp->remote = privsep_on();
 	sp->ops = ops;
 	sp->arg = arg;
-	pipe_watch(sp, &sp->out, out, CHILD_STDOUT_MAX);
+	if (iofd != NULL) {
+		*iofd = out;
+		sp->out.fd = -1;
+		strbuf_init(&sp->out.kept);
+		strbuf_init(&sp->out.line);
+	} else
+		pipe_watch(sp, &sp->out, out, CHILD_STDOUT_MAX);
 	pipe_watch(sp, &sp->err, errfd, CHILD_STDERR_MAX);
 	sp->next = cs->list;
 	cs->list = sp;
 	return sp;
+}
+
+struct child *
+child_start(struct children *cs, const struct child_spawn *how, const struct child_ops *ops,
+            void *arg, struct nm_error *err)
+{
+	struct child_spawn plain = *how;
+
+	plain.duplex = false;
+	return start(cs, &plain, ops, arg, NULL, err);
+}
+
+struct child *
+child_start_duplex(struct children *cs, const struct child_spawn *how, const struct child_ops *ops,
+                   void *arg, int *iofd, struct nm_error *err)
+{
+	struct child_spawn duplex = *how;
+
+	duplex.duplex = true;
+	return start(cs, &duplex, ops, arg, iofd, err);
 }
 
 /* Signal the process group while the process is not reaped. */
@@ -757,6 +786,12 @@ child_free(struct child *sp)
 	if (sp->timeout != NULL)
 		event_free(sp->timeout);
 	free(sp);
+}
+
+void
+child_set_arg(struct child *sp, void *arg)
+{
+	sp->arg = arg;
 }
 
 pid_t

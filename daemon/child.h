@@ -44,6 +44,8 @@ struct child_spawn {
 	size_t ngroups;
 	int cgroup_fd;     /* an open cgroup.procs the child joins before exec; -1: none */
 	char *const *envp; /* the environment (NULL-terminated); NULL: child_env's default */
+	bool duplex; /* stdin and stdout are one socket (child_start_duplex), not /dev/null and
+	                a pipe */
 };
 
 /* Watch SIGCHLD on base for the children started through the returned set (make one per
@@ -80,6 +82,13 @@ int child_spawn(const struct child_spawn *how, int *outfd, int *errfd, pid_t *pi
  * and errno. */
 int child_spawn_fds(const struct child_spawn *how, int outw, int errw, pid_t *pid,
                     struct nm_error *err);
+/* child_start for a process spoken to (a peer's transport, peer.c): how->duplex set, its
+ * stdin and stdout one end of a socket pair whose other end (non-blocking, close-on-exec)
+ * goes to *iofd, the caller's to read, write and close; stdout is not kept nor split into
+ * lines (on_line is not called), stderr is. */
+struct child *child_start_duplex(struct children *cs, const struct child_spawn *how,
+                                 const struct child_ops *ops, void *arg, int *iofd,
+                                 struct nm_error *err);
 /* Signal the process group (SIGTERM, SIGKILL, ...). No-op once it has been reaped. */
 void child_kill(struct child *sp, int sig);
 /* Kill the process group (SIGKILL) if the child has not finished ms from now (tools that
@@ -94,6 +103,8 @@ void child_free(struct child *sp);
 /* Reap every child of cs that has exited (child_init's SIGCHLD event calls it). */
 void child_reap(struct children *cs);
 
+/* The argument on_line and on_done get from now on (its owner moved). */
+void child_set_arg(struct child *sp, void *arg);
 pid_t child_pid(const struct child *sp);
 bool child_running(const struct child *sp); /* not reaped yet */
 bool child_done(const struct child *sp);    /* reaped and output closed */

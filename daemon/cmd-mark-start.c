@@ -3,13 +3,19 @@
 #include "cmd.h"
 #include "daemon.h"
 #include "jsonutil.h"
+#include "peer-window.h"
 #include "window.h"
 
-/* mark-start: open the window args.name; with args.replace, a closed window or stored
- * result of that name goes once it is open. */
+/* mark-start: open the window args.name (on args.peer too: peer-window.c); with
+ * args.replace, a closed window or stored result of that name goes once it is open. */
 int
 cmd_mark_start(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
+	json_object *peers = NULL;
+
+	if (json_object_object_get_ex(args, "peer", &peers) && json_object_array_length(peers) > 0)
+		return peerwin_mark_start(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
+		                          peers, err);
 	*result = window_start_replace(ctx->d->windows, json_get_string(args, "name", ""), "hand",
 	                               json_get_bool(args, "replace", false), err);
 	return *result != NULL ? 0 : -1;

@@ -9,6 +9,7 @@
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "peer-window.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -46,8 +47,12 @@ stored(void *arg, json_object *report, const struct nm_error *err)
 int
 cmd_mark_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
-	struct stop_reply *sr = xcalloc(1, sizeof(*sr)), now;
+	struct stop_reply *sr, now;
 
+	if (peerwin_has(ctx->d->peerwins, json_get_string(args, "name", "")))
+		return peerwin_mark_stop(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
+		                         args, err);
+	sr = xcalloc(1, sizeof(*sr));
 	if (window_stop(ctx->d->windows, json_get_string(args, "name", ""), args, "hand", NULL,
 	                stored, sr, err) < 0) {
 		free(sr);

@@ -11,6 +11,7 @@
 #include "cmd-util.h"
 #include "cmd.h"
 #include "daemon.h"
+#include "peer-forward.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "proto.h"
@@ -308,7 +309,11 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	struct series_job *j;
 	uint64_t t0, t1, stepns;
 	size_t n;
+	int rc;
 
+	/* --host PEER: that host's daemon answers. */
+	if ((rc = peer_forward(ctx, args, err)) != 0)
+		return rc < 0 ? -1 : 0;
 	ring_get_stats(sampler_ring(d->sampler), &st);
 	if (st.newest_ns == 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");

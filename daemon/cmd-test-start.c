@@ -4,10 +4,12 @@
  * answered once they have: the reply waits, the loop does not. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
+#include "peer-window.h"
 #include "runner.h"
 #include "xmalloc.h"
 
@@ -41,17 +43,22 @@ resolved(void *arg, int rc, const struct nm_error *err)
 {
 	struct start_later *sl = arg;
 	char name[sizeof(sl->spec.name)];
+	char server_peer[sizeof(sl->spec.server_peer)];
 	struct nm_error e;
 	struct test *t;
 	json_object *res;
 
+	snprintf(server_peer, sizeof(server_peer), "%s", sl->spec.server_peer);
+	snprintf(name, sizeof(name), "%s", sl->spec.name);
 	if (rc < 0) {
+		/* Not started: a server started on a peer for it goes too. */
+		if (server_peer[0])
+			peerwin_server_stop(sl->d->peerwins, server_peer, name);
 		runner_spec_free(&sl->spec);
 		control_later_reply(sl->later, NULL, err);
 		free(sl);
 		return;
 	}
-	snprintf(name, sizeof(name), "%s", sl->spec.name);
 	res = runner_start(sl->d->runner, &sl->spec, NULL, NULL, &e);
 	if (res != NULL && (t = runner_find(sl->d->runner, name)) != NULL &&
 	    t->state == TEST_STARTING && !runner_finished(t)) {
@@ -59,8 +66,36 @@ resolved(void *arg, int rc, const struct nm_error *err)
 		runner_on_started(t, started, sl); /* the driver's setup runs */
 		return;
 	}
+	if (res == NULL && server_peer[0])
+		peerwin_server_stop(sl->d->peerwins, server_peer, name);
 	control_later_reply(sl->later, res, res != NULL ? NULL : &e);
 	free(sl);
+}
+
+/* Every peer of the test answered (or one did not: the test is refused, naming it). */
+static void
+peers_reached(void *arg, const struct nm_error *err)
+{
+	struct start_later *sl = arg;
+	struct nm_error e;
+
+	if (err != NULL) {
+		nm_error_set(&e, err->code, "test %s refused: %s", sl->spec.name, err->message);
+		resolved(sl, -1, &e);
+		return;
+	}
+	/* netperf and iperf3 need their server on the other end: the first peer's. */
+	if (sl->spec.server_peer[0] == '\0' && (strcmp(sl->spec.driver->name, "netperf") == 0 ||
+	                                        strcmp(sl->spec.driver->name, "iperf3") == 0)) {
+		struct nm_error e2;
+		snprintf(sl->spec.server_peer, sizeof(sl->spec.server_peer), "%s",
+		         json_object_get_string(json_object_array_get_idx(sl->spec.peers, 0)));
+		if (peerwin_server_start(sl->d->peerwins, sl->spec.server_peer, sl->spec.name,
+		                         sl->spec.driver->name, peers_reached, sl, &e2) == 0)
+			return; /* back here once the server had its time */
+		sl->spec.server_peer[0] = '\0';
+	}
+	runner_resolve(sl->d->runner, &sl->spec, resolved, sl);
 }
 
 /* test-start: check the arguments, start the test (its processes run as the client, see
@@ -75,14 +110,27 @@ cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 		return -1;
 	spec.cred = (struct test_cred){true, control_client_uid(ctx->client),
 	                               control_client_gid(ctx->client)};
-	if (runner_needs_resolve(&spec) || spec.driver->setup != NULL) {
+	if (spec.peers != NULL && ctx->client == NULL) {
+		runner_spec_free(&spec);
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "a test with peers needs a client");
+	}
+	if (spec.peers != NULL || runner_needs_resolve(&spec) || spec.driver->setup != NULL) {
 		sl = xcalloc(1, sizeof(*sl));
 		sl->d = ctx->d;
-		sl->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
 		sl->spec = spec;
-		ctx->deferred = true;
 		*result = NULL;
-		runner_resolve(ctx->d->runner, &sl->spec, resolved, sl);
+		/* With peers, first a round trip to each: an unreachable one refuses the test
+		 * before anything starts. */
+		if (spec.peers != NULL &&
+		    peerwin_hello(ctx->d->peerwins, sl->spec.peers, peers_reached, sl, err) < 0) {
+			runner_spec_free(&sl->spec);
+			free(sl);
+			return -1;
+		}
+		sl->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
+		ctx->deferred = true;
+		if (spec.peers == NULL)
+			runner_resolve(ctx->d->runner, &sl->spec, resolved, sl);
 		return 0;
 	}
 	*result = runner_start(ctx->d->runner, &spec, NULL, NULL, err);

@@ -9,6 +9,7 @@
 #include "cmd-util.h"
 #include "cmd.h"
 #include "daemon.h"
+#include "peer-forward.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "query.h"
@@ -30,6 +31,9 @@ cmd_trend(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 	json_object *o;
 	int rc;
 
+	/* --host PEER: that host's daemon answers. */
+	if ((rc = peer_forward(ctx, args, err)) != 0)
+		return rc < 0 ? -1 : 0;
 	if (win != NULL && (json_object_object_get_ex(args, "from", NULL) ||
 	                    json_object_object_get_ex(args, "to", NULL)))
 		return nm_error_set(err, NM_ERR_BAD_ARGS,

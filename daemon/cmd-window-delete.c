@@ -2,6 +2,7 @@
 #include "cmd.h"
 #include "daemon.h"
 #include "jsonutil.h"
+#include "peer-window.h"
 #include "window.h"
 
 /* window-delete: forget the window args.name. */
@@ -10,6 +11,9 @@ cmd_window_delete(struct cmd_ctx *ctx, json_object *args, json_object **result,
                   struct nm_error *err)
 {
 	*result = window_delete(ctx->d->windows, json_get_string(args, "name", ""), err);
+	/* A multi-host window is forgotten here too (its peers keep theirs). */
+	if (*result != NULL)
+		peerwin_forget(ctx->d->peerwins, json_get_string(args, "name", ""));
 	return *result != NULL ? 0 : -1;
 }
 

@@ -73,6 +73,48 @@ parse_env(const char *val, char ***out)
 	return 0;
 }
 
+char **
+config_split_words(const char *s, size_t max)
+{
+	char **v = xcalloc(max + 1, sizeof(*v)), *w = xmalloc(strlen(s) + 1);
+	size_t n = 0, len;
+	char quote;
+
+	while (*s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		if (*s == '\0')
+			break;
+		len = 0;
+		quote = 0;
+		for (; *s && (quote || (*s != ' ' && *s != '\t')); s++) {
+			if (quote && *s == quote)
+				quote = 0;
+			else if (!quote && (*s == '\'' || *s == '"'))
+				quote = *s;
+			else if (*s == '\\' && quote != '\'' && s[1] != '\0')
+				w[len++] = *++s;
+			else
+				w[len++] = *s;
+		}
+		if (quote || n == max) {
+			free(w);
+			config_strv_free(v);
+			return NULL;
+		}
+		w[len] = '\0';
+		v[n++] = xstrdup(w);
+	}
+	free(w);
+	return v;
+}
+
+void
+config_strv_free(char **v)
+{
+	env_free(v);
+}
+
 /* Replace an owned string member. */
 static void
 set_str(char **dst, const char *val)
@@ -191,6 +233,14 @@ config_free(struct config *cfg)
 	env_free(cfg->test_env);
 	env_free(cfg->prom_listen);
 	env_free(cfg->prom_export);
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		free(cfg->peers[i].name);
+		env_free(cfg->peers[i].command);
+		free(cfg->peers[i].ssh);
+		env_free(cfg->peers[i].ssh_options);
+		env_free(cfg->peers[i].proxy_command);
+	}
+	free(cfg->peers);
 	for (size_t i = 0; i < cfg->nsource_opts; i++) {
 		free(cfg->source_opts[i].source);
 		free(cfg->source_opts[i].key);
@@ -222,6 +272,14 @@ config_copy(struct config *dst, const struct config *src)
 	dst->test_env = env_dup(src->test_env);
 	dst->prom_listen = env_dup(src->prom_listen);
 	dst->prom_export = env_dup(src->prom_export);
+	dst->peers = src->npeers ? xcalloc(src->npeers, sizeof(*dst->peers)) : NULL;
+	for (size_t i = 0; i < src->npeers; i++) {
+		dst->peers[i].name = xstrdup(src->peers[i].name);
+		dst->peers[i].command = env_dup(src->peers[i].command);
+		dst->peers[i].ssh = dup_opt(src->peers[i].ssh);
+		dst->peers[i].ssh_options = env_dup(src->peers[i].ssh_options);
+		dst->peers[i].proxy_command = env_dup(src->peers[i].proxy_command);
+	}
 	dst->source_opts = NULL;
 	dst->nsource_opts = 0;
 	for (size_t i = 0; i < src->nsource_opts; i++)
@@ -523,6 +581,78 @@ set_prometheus_key(struct config *cfg, const char *key, const char *val)
 	return 1;
 }
 
+/* Is name a peer's name: letters, digits, '.', '_', '-', 1 to 32 of them? */
+static bool
+peer_name_ok(const char *name)
+{
+	size_t n = strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+	                        "0123456789._-");
+
+	return n > 0 && n <= 32 && name[n] == '\0';
+}
+
+/* A key of [peer NAME]: 1 ok, 0 unknown key, -1 bad value. */
+static int
+set_peer_key(struct config *cfg, const char *name, const char *key, const char *val)
+{
+	struct config_peer *p = NULL;
+	char ***vec = NULL;
+
+	for (size_t i = 0; i < cfg->npeers; i++)
+		if (strcmp(cfg->peers[i].name, name) == 0)
+			p = &cfg->peers[i];
+	if (p == NULL) {
+		if (!peer_name_ok(name) || cfg->npeers == CONFIG_PEERS_MAX)
+			return -1;
+		cfg->peers = xreallocarray(cfg->peers, cfg->npeers + 1, sizeof(*cfg->peers));
+		p = &cfg->peers[cfg->npeers++];
+		memset(p, 0, sizeof(*p));
+		p->name = xstrdup(name);
+	}
+	if (strcmp(key, "ssh") == 0) {
+		/* [user@]host[:port]: no blank, no leading '-' (it would be an option of ssh). */
+		if (val[0] == '\0' || val[0] == '-' || strpbrk(val, " \t'\"") != NULL)
+			return -1;
+		set_str(&p->ssh, val);
+		return 1;
+	}
+	if (strcmp(key, "command") == 0)
+		vec = &p->command;
+	else if (strcmp(key, "ssh_options") == 0)
+		vec = &p->ssh_options;
+	else if (strcmp(key, "proxy_command") == 0)
+		vec = &p->proxy_command;
+	else
+		return 0;
+	char **v = config_split_words(val, CONFIG_PEER_ARGV_MAX);
+	if (v == NULL || (vec != &p->ssh_options && v[0] == NULL)) {
+		env_free(v);
+		return -1;
+	}
+	env_free(*vec);
+	*vec = v;
+	return 1;
+}
+
+/* Every peer has exactly one transport. 0, or -1 with err. */
+static int
+check_peers(const struct config *cfg, const char *path, struct nm_error *err)
+{
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		const struct config_peer *p = &cfg->peers[i];
+		if ((p->command == NULL) == (p->ssh == NULL))
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "%s: [peer %s]: give one of command = or ssh =", path,
+			                    p->name);
+		if (p->command != NULL && (p->ssh_options != NULL || p->proxy_command != NULL))
+			return nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "%s: [peer %s]: ssh_options and proxy_command go with ssh =", path,
+			    p->name);
+	}
+	return 0;
+}
+
 /* inih callback: route a key to its section. Returns 0 to stop at the first error. */
 static int
 ini_line_cb(void *user, const char *section, const char *key, const char *val)
@@ -538,6 +668,8 @@ ini_line_cb(void *user, const char *section, const char *key, const char *val)
 		r = set_sampling_key(lc->cfg, key, val);
 	else if (strcmp(section, "prometheus") == 0)
 		r = set_prometheus_key(lc->cfg, key, val);
+	else if (strncmp(section, "peer ", 5) == 0)
+		r = set_peer_key(lc->cfg, section + 5, key, val);
 	else if (strncmp(section, "source.", 7) == 0 && section[7] != '\0') {
 		/* Checked by the sampler, which knows each source's keys. */
 		config_add_source_opt(lc->cfg, section + 7, key, val);
@@ -586,6 +718,8 @@ config_load(struct config *cfg, const char *path, bool must_exist, struct nm_err
 		             path);
 		r = -1;
 	}
+	if (r == 0 && check_peers(&tmp, path, err) < 0)
+		r = -1;
 	if (r != 0) {
 		config_free(&tmp);
 		return -1;
@@ -645,6 +779,18 @@ config_to_json(const struct config *cfg)
 		json_add_uint(pr, "max_connections", cfg->prom_max_connections);
 		json_add_uint(pr, "timeout_ms", cfg->prom_timeout_ms);
 		json_object_object_add(o, "prometheus", pr);
+	}
+	if (cfg->npeers > 0) {
+		json_object *peers = json_object_new_object();
+		for (size_t i = 0; i < cfg->npeers; i++) {
+			const struct config_peer *p = &cfg->peers[i];
+			json_object *po = json_object_new_object();
+			json_add_string(po, "transport", p->ssh ? "ssh" : "command");
+			if (p->ssh != NULL)
+				json_add_string(po, "ssh", p->ssh);
+			json_object_object_add(peers, p->name, po);
+		}
+		json_object_object_add(o, "peers", peers);
 	}
 	if (cfg->nsource_opts > 0) {
 		json_object *srcs = json_object_new_object();

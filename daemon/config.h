@@ -57,6 +57,9 @@ struct config {
 	uint64_t prom_max_series; /* sampled series per scrape */
 	unsigned prom_max_connections; /* scrapers connected at once */
 	uint64_t prom_timeout_ms; /* a connection idle (reading or writing) this long is closed */
+	/* [peer NAME] sections: the other hosts' daemons and how to reach them */
+	struct config_peer *peers;
+	size_t npeers;
 
 	/* [source.NAME] sections: checked by the sampler, which knows the sources */
 	struct config_kv *source_opts;
@@ -77,6 +80,25 @@ void config_find_dirs(struct config *cfg);
 /* Why dir (profile_dir or suite_dir, from says where it came from) is what it is, in
  * words for status and profiles (static or buf). */
 const char *config_dir_origin(const char *from, const char *dflt, char *buf, size_t size);
+#define CONFIG_PEERS_MAX     16 /* [peer NAME] sections */
+#define CONFIG_PEER_ARGV_MAX 64 /* words of a peer's transport */
+
+/* A peer: exactly one of command (an argv run without a shell) or ssh ([user@]host[:port],
+ * with ssh_options and proxy_command, the remote netmetricsctl; default "netmetricsctl
+ * proxy"). The vectors are NULL-terminated (NULL when not set). */
+struct config_peer {
+	char *name;
+	char **command;
+	char *ssh;
+	char **ssh_options;
+	char **proxy_command;
+};
+
+/* Split a value into words: blanks separate them, '...' and "..." quote (a backslash
+ * escapes the next character outside single quotes). NULL-terminated vector (free with
+ * config_strv_free), or NULL on an unterminated quote or more than max words. */
+char **config_split_words(const char *s, size_t max);
+void config_strv_free(char **v);
 
 /* Fill cfg with the built-in defaults (all strings owned by cfg). */
 void config_defaults(struct config *cfg);

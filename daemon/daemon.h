@@ -17,6 +17,8 @@ struct results;
 struct runner;
 struct suites;
 struct http;
+struct peers;
+struct peerwins;
 
 struct daemon {
 	struct event_base *base;
@@ -38,6 +40,9 @@ struct daemon {
 	struct http *http;     /* the Prometheus endpoint (http.c); NULL: off */
 	uint32_t *ids;         /* scratch list of series ids for the commands */
 	size_t ids_cap;
+	/* The other hosts' daemons (peer.c) and windows on several hosts (peer-window.c). */
+	struct peers *peers;
+	struct peerwins *peerwins;
 	uint64_t start_mono_ns;
 	uint64_t start_real_ns;
 	bool under_systemd;

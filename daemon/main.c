@@ -17,6 +17,8 @@
 #include "http.h"
 #include "log.h"
 #include "loop.h"
+#include "peer-window.h"
+#include "peer.h"
 #include "privsep.h"
 #include "proto.h"
 #include "query.h"
@@ -137,6 +139,7 @@ daemon_reload(struct daemon *d)
 	log_setlevel(d->config.log_level);
 	control_reconfigure(d->control);
 	http_reconfigure(d->http);
+	peer_configure(d->peers, &d->config);
 	log_info("configuration reloaded from %s", d->config_path);
 	return 0;
 }
@@ -462,6 +465,8 @@ main(int argc, char **argv)
 		fatalx("runner: %s", err.message);
 	if ((d.suites = suite_init(&d, &err)) == NULL)
 		fatalx("suites: %s", err.message);
+	d.peers = peer_init(d.base, runner_children(d.runner), &d.config);
+	d.peerwins = peerwin_init(&d);
 
 	/* Everything that needs root at start is done: the socket is bound, the test cgroups'
 	 * parent made and what a crash left there removed.
@@ -487,6 +492,10 @@ main(int argc, char **argv)
 	}
 
 	reason = loop_run(d.loop);
+	/* The peers' requests in flight fail now (a multi-host stop stores its result with
+	 * them marked incomplete), their transports killed. */
+	peer_free(d.peers);
+	d.peers = NULL;
 	/* Results still on the writer thread are stored (and their replies sent) first; from
 	 * now on a result is written inline, as the loop no longer runs. */
 	results_stop_thread(d.results);
@@ -501,6 +510,7 @@ main(int argc, char **argv)
 	query_free(d.query);
 	/* Before the sampler goes: open windows are closed with a last sample. */
 	window_free(d.windows);
+	peerwin_free(d.peerwins);
 	results_close(d.results);
 	sampler_free(d.sampler);
 	free(d.ids);

@@ -55,6 +55,7 @@ struct ps_spawn {
 	uint32_t uid, gid;
 	uint32_t ngroups;
 	uint32_t has_cgroup;
+	uint32_t duplex; /* stdin is the out fd too (child.h) */
 };
 
 /* One datagram. */
@@ -355,7 +356,8 @@ privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid, str
 	                     .uid = how->uid,
 	                     .gid = how->gid,
 	                     .ngroups = how->as_user ? (uint32_t)how->ngroups : 0,
-	                     .has_cgroup = how->cgroup_fd >= 0};
+	                     .has_cgroup = how->cgroup_fd >= 0,
+	                     .duplex = how->duplex};
 	int fds[3] = {outw, errw, how->cgroup_fd}, p = 0;
 	size_t len = sizeof(s) + s.ngroups * sizeof(uint32_t);
 	bool fit = s.ngroups <= PRIVSEP_GROUPS && how->envp != NULL;
@@ -821,6 +823,7 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	how.ngroups = s.ngroups;
 	how.cgroup_fd = cgfd;
 	how.envp = envp;
+	how.duplex = s.duplex != 0;
 	if (child_spawn_fds(&how, fds[0], fds[1], &pid, &err) < 0) {
 		reply(pp, pp->msg.h.id, errno ? errno : EIO, 0, err.message);
 		goto out;

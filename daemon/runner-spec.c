@@ -284,6 +284,9 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 		goto fail;
 	}
 	spec->replace = json_get_bool(args, "replace", false);
+	/* Checked against the configured peers by test-start (cmd-test-start.c). */
+	if (json_object_object_get_ex(args, "peer", &vars) && json_object_array_length(vars) > 0)
+		spec->peers = json_object_get(vars);
 	if (json_object_object_get_ex(args, "profile_vars", &vars) &&
 	    json_object_is_type(vars, json_type_object))
 		spec->profile_vars = json_object_get(vars);

@@ -23,6 +23,7 @@
 #include "sampler.h"
 #include "series.h"
 #include "results.h"
+#include "peer-window.h"
 #include "privsep.h"
 #include "runner.h"
 #include "child.h"
@@ -184,6 +185,7 @@ runner_spec_free(struct test_spec *spec)
 	runner_strv_free(spec->argv);
 	json_object_put(spec->profile_vars);
 	json_object_put(spec->trend_args);
+	json_object_put(spec->peers);
 	memset(spec, 0, sizeof(*spec));
 }
 
@@ -489,11 +491,31 @@ window_begin(struct runner *r, struct test *t, struct nm_error *err)
 
 	if (t->window_open || t->window_stored)
 		return 0;
+	/* The peers' edges go out at the moment this host takes its own (peer-window.h). */
+	if (t->spec.peers != NULL)
+		peerwin_edge_start(r->d->peerwins, t->spec.name, t->spec.peers);
 	if ((w = window_start_replace(r->d->windows, t->spec.name, "test", t->spec.replace, err)) ==
-	    NULL)
+	    NULL) {
+		peerwin_forget(r->d->peerwins, t->spec.name);
 		return -1;
+	}
+	peerwin_local_edge(r->d->peerwins, t->spec.name,
+	                   (uint64_t)json_get_int(w, "start_real_ns", 0));
 	json_object_put(w);
 	t->window_open = true;
+	return 0;
+}
+
+/* Take the window's end edge now (on the peers too). 0, or -1 with err. */
+static int
+window_end(struct runner *r, struct test *t, struct nm_error *err)
+{
+	peerwin_edge_stop(r->d->peerwins, t->spec.name);
+	if (window_freeze(r->d->windows, t->spec.name, err) < 0)
+		return -1;
+	peerwin_local_edge(r->d->peerwins, t->spec.name,
+	                   window_edge_real_ns(r->d->windows, t->spec.name));
+	t->window_frozen = true;
 	return 0;
 }
 
@@ -542,8 +564,7 @@ end_early(struct test *t, enum test_state as, const char *reason)
 	/* The measured span ends here, not when the processes are gone. */
 	if (t->window_open && !t->window_frozen) {
 		struct nm_error err;
-		if (window_freeze(t->runner->d->windows, t->spec.name, &err) == 0)
-			t->window_frozen = true;
+		window_end(t->runner, t, &err);
 	}
 	kill_all(t, SIGTERM);
 	if (t->ev_kill == NULL)
@@ -733,6 +754,8 @@ conclude(struct test *t)
 
 static void finish_rest(struct test *t);
 static void test_stored(void *arg, json_object *report, const struct nm_error *err);
+static void store(struct test *t);
+static void peers_answered(void *arg, const struct nm_error *err);
 
 /* Every process has exited (or none started): figures, status, the stored window, the
  * profile back, the suite told. */
@@ -741,11 +764,9 @@ finish(struct test *t)
 {
 	struct runner *r = t->runner;
 	json_object *figs = json_object_new_object(), *procfigs = json_object_new_array();
-	json_object *extra, *win;
 	struct nm_error err;
 	char why[512] = "";
 	bool early = t->window_open && !t->window_frozen;
-	int rc;
 
 	if (runner_finished(t))
 		return;
@@ -781,13 +802,44 @@ finish(struct test *t)
 	if (!t->window_stored && window_begin(r, t, &err) < 0)
 		log_warnx("test %s: no window: %s", t->spec.name, err.message);
 	/* The end edge now: the trend covers the span the window keeps. */
-	if (t->window_open && !t->window_stored && !t->window_frozen &&
-	    window_freeze(r->d->windows, t->spec.name, &err) == 0)
-		t->window_frozen = true;
+	if (t->window_open && !t->window_stored && !t->window_frozen)
+		window_end(r, t, &err);
+	if (t->window_open && !t->window_stored && peerwin_has(r->d->peerwins, t->spec.name)) {
+		/* The result waits for the peers' reports (each has its deadline). */
+		t->storing = true;
+		peerwin_when_answered(r->d->peerwins, t->spec.name, peers_answered, t);
+		return;
+	}
+	store(t);
+}
+
+/* The peers' reports of a multi-host test are in (or their deadlines passed). */
+static void
+peers_answered(void *arg, const struct nm_error *err)
+{
+	(void)err;
+	store(arg);
+}
+
+/* Store the test's window with its summary, trend (and peers' parts), then finish. */
+static void
+store(struct test *t)
+{
+	struct runner *r = t->runner;
+	json_object *extra, *win;
+	struct nm_error err;
+	int rc;
+
+	t->storing = false;
 	if (t->window_open && !t->window_stored) {
 		extra = json_object_new_object();
 		json_object_object_add(extra, "test", json_object_get(t->summary));
 		trend_of(r, t, extra);
+		if (peerwin_has(r->d->peerwins, t->spec.name)) {
+			json_object *live = window_report(r->d->windows, t->spec.name, NULL, &err);
+			peerwin_finish(r->d->peerwins, t->spec.name, live, extra);
+			json_object_put(live);
+		}
 		if (t->state != TEST_PASSED) {
 			win = json_object_new_object();
 			json_add_bool(win, "complete", false);
@@ -831,6 +883,8 @@ finish_rest(struct test *t)
 	struct runner *r = t->runner;
 
 	profile_take_back(r, t);
+	if (t->spec.server_peer[0])
+		peerwin_server_stop(r->d->peerwins, t->spec.server_peer, t->spec.name);
 	timers_stop(t);
 	log_info("test %s: %s%s%s", t->spec.name, runner_state_name(t->state),
 	         t->reason[0] ? ": " : "", t->reason);
@@ -874,10 +928,8 @@ cooldown_cb(evutil_socket_t fd, short what, void *arg)
 	log_debug("test %s: cool-down at %.3f s", t->spec.name, runner_elapsed(t));
 	if (t->stopping || runner_finished(t) || !t->window_open)
 		return;
-	if (window_freeze(t->runner->d->windows, t->spec.name, &err) < 0)
+	if (window_end(t->runner, t, &err) < 0)
 		log_warnx("test %s: %s", t->spec.name, err.message);
-	else
-		t->window_frozen = true;
 	t->state = TEST_COOLDOWN;
 }
 

@@ -86,6 +86,8 @@ struct test_spec {
 	/* The report's trend: trend's threshold, recover, sustain, plateau and step as given
 	 * (trend_threshold...), named as trend takes them; owned, NULL when none was. */
 	json_object *trend_args;
+	json_object *peers;    /* peers the window opens and closes on too; owned, NULL: none */
+	char server_peer[33];  /* the peer running the benchmark's server for this test, "" */
 	struct test_cred cred; /* set by the caller after runner_spec_parse */
 	bool resolved;         /* the driver's resolve has run (runner_resolve) */
 };

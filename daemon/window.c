@@ -196,6 +196,9 @@ window_json(const struct window *w, const struct snapshot *end, json_object *eff
 	json_add_string(o, "start", t);
 	snap_time(end, t, sizeof(t));
 	json_add_string(o, "end", t);
+	/* The edges to the nanosecond, for the skew between hosts (peer-window.c). */
+	json_add_uint(o, "start_real_ns", w->start.real_ns);
+	json_add_uint(o, "end_real_ns", end->real_ns);
 	json_object_object_add(o, "duration_s",
 	                       json_double((double)(end->mono_ns - w->start.mono_ns) / 1e9));
 	if (w->open) {
@@ -248,14 +251,24 @@ build(struct windows *ws, struct window *w, const struct snapshot *end, json_obj
 static void recover_all(struct windows *ws);
 
 /* Add the caller's members to a report: those of extra.window go into its "window" object
- * (over what is there), the others at the top. */
+ * (over what is there), the others at the top. A null member of extra.hosts (the local
+ * host of a multi-host window, peer-window.c) becomes a copy of the local report. */
 static void
 merge_extra(json_object *r, json_object *extra)
 {
-	json_object *win;
+	json_object *win, *hosts = NULL, *local = NULL;
 
 	if (!json_object_is_type(extra, json_type_object))
 		return;
+	if (json_object_object_get_ex(extra, "hosts", &hosts) &&
+	    json_object_is_type(hosts, json_type_object)) {
+		json_object_object_foreach(hosts, hk, hv)
+		{
+			if (hv == NULL && local == NULL &&
+			    json_object_deep_copy(r, &local, NULL) == 0)
+				json_object_object_add(hosts, hk, local);
+		}
+	}
 	json_object_object_foreach(extra, k, v)
 	{
 		if (strcmp(k, "window") == 0 && json_object_object_get_ex(r, "window", &win) &&
@@ -569,6 +582,7 @@ window_start_replace(struct windows *ws, const char *name, const char *origin, b
 	json_add_string(o, "name", name);
 	json_add_string(o, "origin", origin);
 	json_add_string(o, "start", t);
+	json_add_uint(o, "start_real_ns", w->start.real_ns);
 	window_rel(name, rel, sizeof(rel));
 	/* Not fsync'ed: the marker only helps recovery, and the loop must not wait for a busy
 	 * disk while a test's timers are due. The old window and result go only once the new
@@ -626,6 +640,16 @@ window_freeze(struct windows *ws, const char *name, struct nm_error *err)
 		w->frozen = true;
 	}
 	return 0;
+}
+
+uint64_t
+window_edge_real_ns(const struct windows *ws, const char *name)
+{
+	ssize_t i = find(ws, name);
+
+	if (i < 0 || !ws->ws[i]->open)
+		return 0;
+	return ws->ws[i]->frozen ? ws->ws[i]->end.real_ns : ws->ws[i]->start.real_ns;
 }
 
 /* A live report of the open window w, from its start to now. */

@@ -67,6 +67,9 @@ json_object *window_stop_inline(struct windows *ws, const char *name, json_objec
  * ends at cool-down, its result is stored when the benchmark has exited). Its live report
  * ends there too. 0, or -1 with err. */
 int window_freeze(struct windows *ws, const char *name, struct nm_error *err);
+/* The CLOCK_REALTIME ns of an open window's end edge once frozen (window_freeze), else of
+ * its start edge; 0 when there is no such open window (the edges of multi-host windows). */
+uint64_t window_edge_real_ns(const struct windows *ws, const char *name);
 /* Is there a window named name in memory (open, or closed and kept)? Stored results are
  * the results module's to answer (results_exists). Nothing is read or sampled. */
 bool window_exists(const struct windows *ws, const char *name);

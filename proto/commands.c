@@ -115,13 +115,18 @@ const struct proto_command proto_commands[] = {
         .name = "series",
         .flags = PROTO_READONLY,
         .summary = "rates of matched series step by step over a time range",
-        .usage = "GLOB [--window NAME | --from T --to T] [--step SEC]",
+        .usage = "GLOB [--window NAME | --from T --to T] [--step SEC] [--host PEER]",
         .args = {ARG_GLOB(true),
                  {.name = "window",
                   .type = PROTO_ARG_STRING,
                   .max_len = 200,
                   .help = "the span of this window or test (open, kept or stored) instead of "
                           "from/to"},
+                 {.name = "host",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 32,
+                  .help = "a configured peer: its daemon answers (its series over its window "
+                          "of that name); this host's name or none: here"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
                   .duration = PROTO_DUR_S,
@@ -148,7 +153,7 @@ const struct proto_command proto_commands[] = {
                    "the counters that moved most at the onset",
         .usage = "METRIC [--window NAME | --from T --to T] [--step SEC] [--threshold F] "
                  "[--recover F] [--sustain SEC] [--plateau SEC] [--movers N] "
-                 "[--movers-glob GLOB ...]",
+                 "[--movers-glob GLOB ...] [--host PEER]",
         .args = {{.name = "metric",
                   .type = PROTO_ARG_STRING,
                   .required = true,
@@ -161,6 +166,11 @@ const struct proto_command proto_commands[] = {
                   .help = "over this window's span (open, kept or stored) instead of from/to; "
                           "the threshold, recover, sustain, plateau and step not given are "
                           "those of the trend stored with its result (the report's)"},
+                 {.name = "host",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 32,
+                  .help = "a configured peer: its daemon answers (its trend over its window "
+                          "of that name); this host's name or none: here"},
                  {.name = "from",
                   .type = PROTO_ARG_NUMBER,
                   .duration = PROTO_DUR_S,
@@ -306,8 +316,13 @@ const struct proto_command proto_commands[] = {
         .name = "mark-start",
         .flags = PROTO_MUTATING,
         .summary = "open a measurement window: sample every source now as its start",
-        .usage = "NAME [--replace]",
+        .usage = "NAME [--peer PEER ...] [--replace]",
         .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'"),
+                 {.name = "peer",
+                  .type = PROTO_ARG_STRINGS,
+                  .max_len = 32,
+                  .help = "open it on this configured peer too, at the same moment "
+                          "(repeatable; mark stop closes it there)"},
                  {.name = "replace",
                   .type = PROTO_ARG_BOOL,
                   .help = "a closed window or stored result of that name is deleted once "
@@ -557,9 +572,14 @@ const struct proto_command proto_commands[] = {
                  "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
                  "[--trend-threshold F] "
                  "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
-                 "[--trend-step SEC] [--cpu-util] [--replace] [--wait] "
+                 "[--trend-step SEC] [--cpu-util] [--replace] [--peer PEER ...] [--wait] "
                  "[-- COMMAND... | -- NETPERF_TEST_OPTIONS...]",
-        .args = {{.name = "driver",
+        .args = {{.name = "peer",
+                  .type = PROTO_ARG_STRINGS,
+                  .max_len = 32,
+                  .help = "open and close the window on this configured peer too, at the "
+                          "warm-up and cool-down edges (repeatable)"},
+                 {.name = "driver",
                   .type = PROTO_ARG_STRING,
                   .max_len = 32,
                   .help = "netperf (default), iperf3, pktgen (packets: the kernel's pktgen, "

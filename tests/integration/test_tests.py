@@ -64,9 +64,10 @@ rfs = 256 512
 class Daemon:
     """netmetricsd in namespace ns (default A) with its own state and profile directories,
     sampling every 500 ms; stop() keeps them when asked, so that a restart finds what the
-    last run stored. test_pktgen.py uses it too."""
+    last run stored; extra is more of its configuration. test_pktgen.py and test_peers.py
+    use it too."""
 
-    def __init__(self, base=None, profiles=None, ns=NS_A):
+    def __init__(self, base=None, profiles=None, ns=NS_A, extra=""):
         self.dir = base or tempfile.mkdtemp(prefix="nm-tests-")
         os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
@@ -77,7 +78,8 @@ class Daemon:
                 f.write(PROFILE)
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
-            f.write("[daemon]\nprofile_dir = %s\n[sampling]\ninterval = 500ms\n" % profiles)
+            f.write("[daemon]\nprofile_dir = %s\n[sampling]\ninterval = 500ms\n" % profiles
+                    + extra)
         self.log = open(os.path.join(self.dir, "log"), "a")
         self.proc = subprocess.Popen(
             ["ip", "netns", "exec", ns, NETMETRICSD, "--foreground", "--socket", self.sock,

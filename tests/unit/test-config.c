@@ -162,6 +162,45 @@ test_prometheus_keys(void **state)
 	unlink(p);
 }
 
+/* [peer NAME]: argv split with quotes, ssh with its options, deep copies. */
+static void
+test_peers(void **state)
+{
+	struct config cfg, copy;
+	struct nm_error err;
+	const char *p =
+	    write_conf("[peer rcv]\ncommand = ip netns exec 'a b' \"c\\\"d\" e\\ f\n"
+	               "[peer far]\nssh = root@192.0.2.7:2222\n"
+	               "ssh_options = -i /k\nproxy_command = /usr/bin/netmetricsctl proxy\n");
+	char **v;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_int_equal(cfg.npeers, 2);
+	assert_string_equal(cfg.peers[0].name, "rcv");
+	v = cfg.peers[0].command;
+	assert_string_equal(v[0], "ip");
+	assert_string_equal(v[3], "a b");
+	assert_string_equal(v[4], "c\"d");
+	assert_string_equal(v[5], "e f");
+	assert_null(v[6]);
+	assert_null(cfg.peers[0].ssh);
+	assert_string_equal(cfg.peers[1].ssh, "root@192.0.2.7:2222");
+	assert_string_equal(cfg.peers[1].ssh_options[1], "/k");
+	assert_string_equal(cfg.peers[1].proxy_command[0], "/usr/bin/netmetricsctl");
+	config_copy(&copy, &cfg);
+	assert_ptr_not_equal(copy.peers, cfg.peers);
+	assert_string_equal(copy.peers[0].command[3], "a b");
+	config_free(&copy);
+	config_free(&cfg);
+	unlink(p);
+	v = config_split_words("a 'b", 8);
+	assert_null(v);
+	v = config_split_words("a b c", 2);
+	assert_null(v);
+}
+
 /* A bad file changes nothing and the message names the key. */
 static void
 test_errors(void **state)
@@ -182,6 +221,12 @@ test_errors(void **state)
 	    {"[limits]\ntest_env = A-B=a\n", "test_env"},
 	    {"[daemon]\nuser = a/b\n", "user"},
 	    {"[daemon]\nuser = -x\n", "user"},
+	    {"[peer a]\nssh_options = -v\n", "give one of command = or ssh ="},
+	    {"[peer a]\ncommand = x\nssh = h\n", "give one of"},
+	    {"[peer a]\nssh = -oProxyCommand=x\n", "ssh"},
+	    {"[peer a]\ncommand = 'x\n", "command"},
+	    {"[peer a/b]\ncommand = x\n", "peer a/b"},
+	    {"[peer a]\ncommand = x\nproxy_command = y\n", "go with ssh"},
 	    {"[daemon]\nuser = averyveryveryveryveryverylongusername\n", "user"},
 	    {"[prometheus]\nlisten = 9464\n", "listen"},
 	    {"[prometheus]\nlisten = 127.0.0.1:0\n", "listen"},
@@ -220,6 +265,7 @@ main(void)
 	    cmocka_unit_test(test_test_keys),
 	    cmocka_unit_test(test_prometheus_keys), /* [prometheus] */
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_peers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,797 @@
+/* peer-window.c: multi-host windows: the edges sent to every host at once, their times and
+ * skew, the peers' reports gathered into one result. */
+#include <event2/event.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "control.h"
+#include "daemon.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "peer-window.h"
+#include "peer.h"
+#include "results.h"
+#include "timeutil.h"
+#include "window.h"
+#include "xmalloc.h"
+
+/* One edge of a multi-host window. */
+struct edge {
+	bool sent;
+	uint64_t local_ns;
+	json_object *answers; /* peer -> its result, or {"error": reason} */
+	json_object *times;   /* peer -> {sent_ns, recv_ns} */
+	json_object *peers;   /* the peers it went to */
+};
+
+/* One multi-host window. */
+struct mhwin {
+	struct peerwins *pw;
+	char *name;
+	json_object *peers;
+	struct edge start, stop;
+	size_t pending; /* answers awaited */
+	peerwin_fn waiter;
+	void *waiter_arg;
+	bool forgotten; /* kept only until the answers awaited are in */
+	struct mhwin *next;
+};
+
+struct peerwins {
+	struct daemon *d;
+	struct mhwin *list;
+};
+
+/* A hello round in progress. */
+struct hello {
+	size_t pending;
+	bool failed;
+	struct nm_error err;
+	peerwin_fn done;
+	void *arg;
+};
+
+/* An answer for a window: the window and the edge it is for. */
+struct ticket {
+	struct mhwin *w;
+	bool stop;
+};
+
+static struct mhwin *
+find(const struct peerwins *pw, const char *name)
+{
+	for (struct mhwin *w = pw->list; w != NULL; w = w->next)
+		if (!w->forgotten && strcmp(w->name, name) == 0)
+			return w;
+	return NULL;
+}
+
+struct peerwins *
+peerwin_init(struct daemon *d)
+{
+	struct peerwins *pw = xcalloc(1, sizeof(*pw));
+
+	pw->d = d;
+	return pw;
+}
+
+static void
+edge_init(struct edge *e)
+{
+	e->answers = json_object_new_object();
+	e->times = json_object_new_object();
+	e->peers = json_object_new_array();
+}
+
+static void
+edge_free(struct edge *e)
+{
+	json_object_put(e->answers);
+	json_object_put(e->times);
+	json_object_put(e->peers);
+}
+
+static void
+mhwin_free(struct mhwin *w)
+{
+	free(w->name);
+	json_object_put(w->peers);
+	edge_free(&w->start);
+	edge_free(&w->stop);
+	free(w);
+}
+
+static void
+unlink_win(struct peerwins *pw, struct mhwin *w)
+{
+	for (struct mhwin **pp = &pw->list; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == w) {
+			*pp = w->next;
+			break;
+		}
+	mhwin_free(w);
+}
+
+void
+peerwin_free(struct peerwins *pw)
+{
+	if (pw == NULL)
+		return;
+	while (pw->list != NULL)
+		unlink_win(pw, pw->list);
+	free(pw);
+}
+
+bool
+peerwin_has(const struct peerwins *pw, const char *name)
+{
+	return find(pw, name) != NULL;
+}
+
+void
+peerwin_forget(struct peerwins *pw, const char *name)
+{
+	struct mhwin *w = find(pw, name);
+
+	if (w != NULL && w->pending == 0)
+		unlink_win(pw, w);
+	else if (w != NULL)
+		w->forgotten = true; /* freed when the last answer comes */
+}
+
+/* This host's name, for hosts.<name>. */
+static void
+local_host(char *buf, size_t size)
+{
+	if (gethostname(buf, size) < 0 || buf[0] == '\0')
+		snprintf(buf, size, "local");
+	buf[size - 1] = '\0';
+}
+
+/* ---- hello ---- */
+
+static void
+hello_answer(void *arg, const struct peer_answer *a)
+{
+	struct hello *h = arg;
+
+	if (a->err != NULL && !h->failed) {
+		h->failed = true;
+		h->err = *a->err;
+	}
+	if (--h->pending == 0) {
+		h->done(h->arg, h->failed ? &h->err : NULL);
+		free(h);
+	}
+}
+
+int
+peerwin_hello(struct peerwins *pw, json_object *peers, peerwin_fn done, void *arg,
+              struct nm_error *err)
+{
+	struct hello *h;
+	size_t n = json_object_array_length(peers);
+	struct nm_error e;
+
+	if (peer_check_names(pw->d->peers, peers, err) < 0)
+		return -1;
+	h = xcalloc(1, sizeof(*h));
+	h->done = done;
+	h->arg = arg;
+	h->pending = n;
+	for (size_t i = 0; i < n; i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(peers, i));
+		if (peer_call(pw->d->peers, p, "hello", NULL, PEERWIN_HELLO_MS, hello_answer, h,
+		              &e) < 0) {
+			/* Not started: the others' answers still come, then done runs. */
+			if (!h->failed) {
+				h->failed = true;
+				h->err = e;
+			}
+			h->pending--;
+		}
+	}
+	if (h->pending == 0) {
+		/* Every call failed at once: done must not run before this returns. */
+		struct nm_error copy = h->err;
+		free(h);
+		*err = copy;
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- edges ---- */
+
+static void
+edge_answer(void *arg, const struct peer_answer *a)
+{
+	struct ticket *tk = arg;
+	struct mhwin *w = tk->w;
+	struct edge *e = tk->stop ? &w->stop : &w->start;
+	json_object *t;
+
+	free(tk);
+	t = json_object_new_object();
+	json_add_uint(t, "sent_ns", a->sent_ns);
+	json_add_uint(t, "recv_ns", a->recv_ns);
+	json_object_object_add(e->times, a->peer, t);
+	if (a->err != NULL) {
+		json_object *o = json_object_new_object();
+		json_add_string(o, "error", a->err->message);
+		json_object_object_add(e->answers, a->peer, o);
+		log_warnx("window %s: %s", w->name, a->err->message);
+	} else
+		json_object_object_add(e->answers, a->peer, json_object_get(a->result));
+	if (--w->pending > 0)
+		return;
+	if (w->forgotten) {
+		unlink_win(w->pw, w);
+		return;
+	}
+	if (w->waiter != NULL) {
+		peerwin_fn fn = w->waiter;
+		w->waiter = NULL;
+		fn(w->waiter_arg, NULL);
+	}
+}
+
+/* Send cmd name to each of peers for edge e. */
+static void
+edge_send(struct mhwin *w, struct edge *e, const char *cmd, json_object *peers, bool stop,
+          unsigned ms)
+{
+	json_object *args = json_object_new_object();
+	struct nm_error err;
+
+	json_add_string(args, "name", w->name);
+	e->sent = true;
+	for (size_t i = 0; i < json_object_array_length(peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(peers, i));
+		struct ticket *tk = xcalloc(1, sizeof(*tk));
+		tk->w = w;
+		tk->stop = stop;
+		json_object_array_add(e->peers, json_object_new_string(p));
+		w->pending++;
+		if (peer_call(w->pw->d->peers, p, cmd, args, ms, edge_answer, tk, &err) < 0) {
+			json_object *o = json_object_new_object();
+			json_add_string(o, "error", err.message);
+			json_object_object_add(e->answers, p, o);
+			w->pending--;
+			free(tk);
+		}
+	}
+	json_object_put(args);
+}
+
+void
+peerwin_edge_start(struct peerwins *pw, const char *name, json_object *peers)
+{
+	struct mhwin *w = xcalloc(1, sizeof(*w));
+
+	w->pw = pw;
+	w->name = xstrdup(name);
+	w->peers = json_object_get(peers);
+	edge_init(&w->start);
+	edge_init(&w->stop);
+	w->next = pw->list;
+	pw->list = w;
+	edge_send(w, &w->start, "mark-start", peers, false, PEERWIN_EDGE_MS);
+}
+
+/* The reason a peer's part of edge e failed, or NULL when it answered (or is awaited). */
+static const char *
+edge_error(struct edge *e, const char *peer)
+{
+	json_object *a = json_object_object_get(e->answers, peer);
+
+	return a != NULL ? json_get_string(a, "error", NULL) : NULL;
+}
+
+void
+peerwin_edge_stop(struct peerwins *pw, const char *name)
+{
+	struct mhwin *w = find(pw, name);
+	json_object *live;
+
+	if (w == NULL || w->stop.sent)
+		return;
+	/* Only the peers whose window opened (or may have: still awaited) are asked. */
+	live = json_object_new_array();
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		json_object *p = json_object_array_get_idx(w->peers, i);
+		if (edge_error(&w->start, json_object_get_string(p)) == NULL)
+			json_object_array_add(live, json_object_get(p));
+	}
+	edge_send(w, &w->stop, "mark-stop", live, true, PEERWIN_STOP_MS);
+	json_object_put(live);
+}
+
+void
+peerwin_local_edge(struct peerwins *pw, const char *name, uint64_t real_ns)
+{
+	struct mhwin *w = find(pw, name);
+
+	if (w != NULL)
+		(w->stop.sent ? &w->stop : &w->start)->local_ns = real_ns;
+}
+
+void
+peerwin_when_answered(struct peerwins *pw, const char *name, peerwin_fn done, void *arg)
+{
+	struct mhwin *w = find(pw, name);
+
+	if (w == NULL || w->pending == 0) {
+		done(arg, NULL);
+		return;
+	}
+	w->waiter = done;
+	w->waiter_arg = arg;
+}
+
+/* An edge's record: this host's time, each peer's time, round trip and skew (its edge's
+ * time less this host's: what the hosts' clocks say, so it holds their offset too; the
+ * round trip bounds how much of it is the transport's). field is start_real_ns or
+ * end_real_ns, in the peer's answer (or its "window" object). */
+static json_object *
+edge_json(struct mhwin *w, struct edge *e, const char *field, double *max_skew_ms)
+{
+	json_object *o = json_object_new_object(), *hosts = json_object_new_object();
+	char host[256];
+
+	local_host(host, sizeof(host));
+	json_add_uint(o, "local_real_ns", e->local_ns);
+	*max_skew_ms = 0;
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(w->peers, i));
+		json_object *h = json_object_new_object(),
+		            *a = json_object_object_get(e->answers, p),
+		            *t = json_object_object_get(e->times, p), *win = NULL;
+		const char *why = edge_error(e, p);
+		uint64_t sent = (uint64_t)json_get_int(t, "sent_ns", 0),
+		         recv = (uint64_t)json_get_int(t, "recv_ns", 0), at;
+		double skew;
+
+		if (a == NULL)
+			why = e->sent ? "no answer" : "not sent (its start failed)";
+		if (t != NULL)
+			json_object_object_add(h, "round_trip_ms",
+			                       json_double((double)(recv - sent) / 1e6));
+		if (why != NULL) {
+			json_add_string(h, "error", why);
+			json_object_object_add(hosts, p, h);
+			continue;
+		}
+		if (!json_object_object_get_ex(a, "window", &win))
+			win = a;
+		at = (uint64_t)json_get_int(win, field, 0);
+		json_add_uint(h, "real_ns", at);
+		skew = ((double)at - (double)e->local_ns) / 1e6;
+		json_object_object_add(h, "skew_ms", json_double(skew));
+		if (fabs(skew) > *max_skew_ms)
+			*max_skew_ms = fabs(skew);
+		json_object_object_add(hosts, p, h);
+	}
+	json_object_object_add(o, "peers", hosts);
+	json_add_string(o, "local_host", host);
+	json_object_object_add(o, "max_skew_ms", json_double(*max_skew_ms));
+	return o;
+}
+
+json_object *
+peerwin_start_json(struct peerwins *pw, const char *name)
+{
+	struct mhwin *w = find(pw, name);
+	json_object *res = json_object_new_object(), *peers = json_object_new_object();
+	double skew = 0;
+
+	if (w == NULL)
+		return res;
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(w->peers, i));
+		const char *why = edge_error(&w->start, p);
+		json_object *po = json_object_new_object();
+		if (why == NULL && json_object_object_get(w->start.answers, p) == NULL)
+			why = "no answer";
+		json_add_string(po, "state", why ? "incomplete" : "open");
+		if (why != NULL)
+			json_add_string(po, "reason", why);
+		json_object_object_add(peers, p, po);
+	}
+	json_object_object_add(res, "peers", peers);
+	json_object_object_add(res, "edge", edge_json(w, &w->start, "start_real_ns", &skew));
+	json_object_object_add(res, "skew_ms", json_double(skew));
+	return res;
+}
+
+void
+peerwin_finish(struct peerwins *pw, const char *name, json_object *local, json_object *extra)
+{
+	struct mhwin *w = find(pw, name);
+	json_object *hosts, *edges, *skew, *incomplete, *reports;
+	char host[256];
+	double ss, se;
+
+	if (w == NULL)
+		return;
+	hosts = json_object_new_object();
+	edges = json_object_new_object();
+	skew = json_object_new_object();
+	incomplete = json_object_new_object();
+	reports = json_object_new_object();
+	local_host(host, sizeof(host));
+	json_object_object_add(edges, "start", edge_json(w, &w->start, "start_real_ns", &ss));
+	json_object_object_add(edges, "stop", edge_json(w, &w->stop, "end_real_ns", &se));
+	json_object_object_add(skew, "start_ms", json_double(ss));
+	json_object_object_add(skew, "stop_ms", json_double(se));
+	json_object_object_add(hosts, host, NULL); /* this host: its report (window.c) */
+	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
+		const char *p = json_object_get_string(json_object_array_get_idx(w->peers, i));
+		const char *why = edge_error(&w->start, p);
+		json_object *r = json_object_object_get(w->stop.answers, p);
+		if (why == NULL)
+			why = edge_error(&w->stop, p);
+		if (why == NULL && r == NULL)
+			why = w->stop.sent ? "no answer" : "its window was not closed";
+		if (why != NULL) {
+			json_object *po = json_object_new_object();
+			json_add_bool(po, "complete", false);
+			json_add_string(po, "reason", why);
+			json_object_object_add(hosts, p, po);
+			json_add_string(incomplete, p, why);
+		} else {
+			json_object_object_add(hosts, p, json_object_get(r));
+			json_object_object_add(reports, p, json_object_get(r));
+		}
+	}
+	if (local != NULL)
+		json_object_object_add(reports, host, json_object_get(local));
+	json_object_object_add(extra, "hosts", hosts);
+	json_add_string(extra, "local_host", host);
+	json_object_object_add(extra, "edges", edges);
+	json_object_object_add(extra, "skew", skew);
+	json_object_object_add(extra, "peers_incomplete", incomplete);
+	json_object_object_add(extra, "cross", peerwin_cross(reports));
+	json_object_put(reports);
+	peerwin_forget(pw, name);
+}
+
+/* The device of a report's figures.devices with the most of field, or NULL. */
+static json_object *
+busiest(json_object *report, const char *field)
+{
+	json_object *fig = NULL, *devs = NULL, *best = NULL;
+	int64_t most = 0;
+
+	if (!json_object_object_get_ex(report, "figures", &fig) ||
+	    !json_object_object_get_ex(fig, "devices", &devs) ||
+	    !json_object_is_type(devs, json_type_array))
+		return NULL;
+	for (size_t i = 0; i < json_object_array_length(devs); i++) {
+		json_object *dv = json_object_array_get_idx(devs, i);
+		int64_t v = json_get_int(dv, field, 0);
+		if (strcmp(json_get_string(dv, "name", ""), "lo") != 0 && v > most) {
+			most = v;
+			best = dv;
+		}
+	}
+	return best;
+}
+
+/* A report's span in seconds. */
+static double
+span_of(json_object *report)
+{
+	json_object *win = NULL;
+
+	if (json_object_object_get_ex(report, "window", &win))
+		return json_get_double(win, "duration_s", 0);
+	return json_get_double(report, "span_s", 0);
+}
+
+json_object *
+peerwin_cross(json_object *hosts)
+{
+	json_object *arr = json_object_new_array();
+
+	json_object_object_foreach(hosts, a, ra)
+	{
+		json_object *tx = busiest(ra, "tx_bytes");
+		if (tx == NULL)
+			continue;
+		json_object_object_foreach(hosts, b, rb)
+		{
+			json_object *rx, *o;
+			int64_t txp, txb, rxp, rxb;
+			double sa = span_of(ra), sb = span_of(rb);
+
+			if (strcmp(a, b) == 0 || (rx = busiest(rb, "rx_bytes")) == NULL)
+				continue;
+			txp = json_get_int(tx, "tx_packets", 0);
+			txb = json_get_int(tx, "tx_bytes", 0);
+			rxp = json_get_int(rx, "rx_packets", 0);
+			rxb = json_get_int(rx, "rx_bytes", 0);
+			o = json_object_new_object();
+			json_add_string(o, "sender", a);
+			json_add_string(o, "sender_device", json_get_string(tx, "name", ""));
+			json_add_string(o, "receiver", b);
+			json_add_string(o, "receiver_device", json_get_string(rx, "name", ""));
+			json_add_int(o, "tx_packets", txp);
+			json_add_int(o, "tx_bytes", txb);
+			json_add_int(o, "rx_packets", rxp);
+			json_add_int(o, "rx_bytes", rxb);
+			json_add_int(o, "lost_packets", txp - rxp);
+			json_object_object_add(
+			    o, "loss_ratio",
+			    json_double(txp > 0 ? (double)(txp - rxp) / (double)txp : 0));
+			json_object_object_add(
+			    o, "bytes_ratio", json_double(txb > 0 ? (double)rxb / (double)txb : 0));
+			json_object_object_add(o, "tx_bits_per_s",
+			                       json_double(sa > 0 ? (double)txb * 8 / sa : 0));
+			json_object_object_add(o, "rx_bits_per_s",
+			                       json_double(sb > 0 ? (double)rxb * 8 / sb : 0));
+			json_object_array_add(arr, o);
+		}
+	}
+	return arr;
+}
+
+/* ---- the benchmark's server on a peer ---- */
+
+struct server {
+	struct event_base *base;
+	struct event *ev;
+	peerwin_fn done;
+	void *arg;
+};
+
+/* The server had its time to bind. */
+static void
+server_ready(evutil_socket_t fd, short what, void *arg)
+{
+	struct server *sv = arg;
+
+	(void)fd;
+	(void)what;
+	event_free(sv->ev);
+	sv->done(sv->arg, NULL);
+	free(sv);
+}
+
+/* The peer answered its test-start: give the server its time to bind. */
+static void
+server_answer(void *arg, const struct peer_answer *a)
+{
+	struct server *sv = arg;
+	struct timeval tv = {0, PEERWIN_SERVER_MS * 1000};
+
+	if (a->err != NULL)
+		log_warnx("%s (the benchmark's server)", a->err->message);
+	sv->ev = evtimer_new(sv->base, server_ready, sv);
+	evtimer_add(sv->ev, &tv);
+}
+
+int
+peerwin_server_start(struct peerwins *pw, const char *peer, const char *test, const char *driver,
+                     peerwin_fn done, void *arg, struct nm_error *err)
+{
+	json_object *args = json_object_new_object(), *argv = json_object_new_array();
+	struct server *sv;
+	char name[256];
+	int rc;
+
+	if (strcmp(driver, "netperf") == 0) {
+		json_object_array_add(argv, json_object_new_string("netserver"));
+		json_object_array_add(argv, json_object_new_string("-D"));
+	} else if (strcmp(driver, "iperf3") == 0) {
+		json_object_array_add(argv, json_object_new_string("iperf3"));
+		json_object_array_add(argv, json_object_new_string("-s"));
+	} else {
+		json_object_put(args);
+		json_object_put(argv);
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "driver %s has no server to start",
+		                    driver);
+	}
+	snprintf(name, sizeof(name), "%s.server", test);
+	json_add_string(args, "driver", "exec");
+	json_add_string(args, "name", name);
+	json_object_object_add(args, "warmup", json_object_new_double(0));
+	json_object_object_add(args, "cooldown", json_object_new_double(0));
+	json_object_object_add(args, "argv", argv);
+	sv = xcalloc(1, sizeof(*sv));
+	sv->base = pw->d->base;
+	sv->done = done;
+	sv->arg = arg;
+	rc = peer_call(pw->d->peers, peer, "test-start", args, PEERWIN_EDGE_MS, server_answer, sv,
+	               err);
+	json_object_put(args);
+	if (rc < 0)
+		free(sv);
+	return rc;
+}
+
+/* An answer nobody waits for: logged when it failed. */
+static void
+log_answer(void *arg, const struct peer_answer *a)
+{
+	(void)arg;
+	if (a->err != NULL)
+		log_info("%s (stopping the benchmark's server)", a->err->message);
+}
+
+void
+peerwin_server_stop(struct peerwins *pw, const char *peer, const char *test)
+{
+	json_object *args = json_object_new_object();
+	struct nm_error err;
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s.server", test);
+	json_add_string(args, "name", name);
+	if (peer_call(pw->d->peers, peer, "test-stop", args, PEERWIN_EDGE_MS, log_answer, NULL,
+	              &err) < 0)
+		log_info("%s (stopping the benchmark's server)", err.message);
+	json_object_put(args);
+}
+
+/* ---- mark-start and mark-stop ---- */
+
+/* A mark-start or mark-stop waiting for its peers. */
+struct mark {
+	struct peerwins *pw;
+	struct control_later *later;
+	char *name;
+	char start[40]; /* the local edge, RFC 3339 */
+	json_object *peers, *args;
+};
+
+static void
+mark_free(struct mark *m)
+{
+	free(m->name);
+	json_object_put(m->peers);
+	json_object_put(m->args);
+	free(m);
+}
+
+/* The start edge's answers are in: reply. */
+static void
+mark_started(void *arg, const struct nm_error *err)
+{
+	struct mark *m = arg;
+	json_object *res = peerwin_start_json(m->pw, m->name);
+
+	(void)err;
+	json_add_string(res, "name", m->name);
+	json_add_string(res, "start", m->start);
+	json_add_string(res, "origin", "hand");
+	json_add_string(res, "state", "open");
+	control_later_reply(m->later, res, NULL);
+	mark_free(m);
+}
+
+/* Every peer answered hello: the start edge, sent to them and taken here at once. */
+static void
+mark_hello_done(void *arg, const struct nm_error *err)
+{
+	struct mark *m = arg;
+	struct daemon *d = m->pw->d;
+	json_object *desc;
+	struct nm_error e;
+
+	if (err != NULL) {
+		control_later_reply(m->later, NULL, err);
+		mark_free(m);
+		return;
+	}
+	peerwin_edge_start(m->pw, m->name, m->peers);
+	if ((desc = window_start(d->windows, m->name, "hand", &e)) == NULL) {
+		/* Not opened here (the name was taken meanwhile): the peers' windows stay until
+		 * deleted there; this one is forgotten. */
+		peerwin_forget(m->pw, m->name);
+		control_later_reply(m->later, NULL, &e);
+		mark_free(m);
+		return;
+	}
+	peerwin_local_edge(m->pw, m->name, (uint64_t)json_get_int(desc, "start_real_ns", 0));
+	snprintf(m->start, sizeof(m->start), "%s", json_get_string(desc, "start", ""));
+	json_object_put(desc);
+	peerwin_when_answered(m->pw, m->name, mark_started, m);
+}
+
+int
+peerwin_mark_start(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *peers,
+                   struct nm_error *err)
+{
+	struct daemon *d = pw->d;
+	struct mark *m;
+
+	if (results_name_check(name, err) < 0)
+		return -1;
+	if (window_exists(d->windows, name) || results_exists(d->results, name) ||
+	    find(pw, name) != NULL)
+		return nm_error_set(err, NM_ERR_EXISTS, "a window or result named %s exists", name);
+	if (ctx->client == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "a window with peers needs a client");
+	m = xcalloc(1, sizeof(*m));
+	m->pw = pw;
+	m->name = xstrdup(name);
+	m->peers = json_object_get(peers);
+	/* First a round trip to each: a peer that cannot be reached refuses the start before
+	 * any window opens, and the edge then goes over transports already up. */
+	if (peerwin_hello(pw, peers, mark_hello_done, m, err) < 0) {
+		mark_free(m);
+		return -1;
+	}
+	m->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
+	ctx->deferred = true;
+	return 0;
+}
+
+/* Where the stored result goes: the client's deferred reply. */
+static void
+mark_stored(void *arg, json_object *report, const struct nm_error *err)
+{
+	struct control_later *later = arg;
+
+	control_later_reply(later, err == NULL ? json_object_get(report) : NULL, err);
+}
+
+/* The stop edge's answers are in: store the one result. */
+static void
+mark_stopped(void *arg, const struct nm_error *unused)
+{
+	struct mark *m = arg;
+	struct daemon *d = m->pw->d;
+	json_object *extra = json_object_new_object(), *live;
+	struct nm_error err;
+
+	(void)unused;
+	live = window_report(d->windows, m->name, m->args, &err);
+	peerwin_finish(m->pw, m->name, live, extra);
+	json_object_put(live);
+	if (window_stop(d->windows, m->name, m->args, "hand", extra, mark_stored, m->later, &err) <
+	    0)
+		control_later_reply(m->later, NULL, &err);
+	json_object_put(extra);
+	mark_free(m);
+}
+
+int
+peerwin_mark_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *args,
+                  struct nm_error *err)
+{
+	struct mhwin *w = find(pw, name);
+	struct mark *m;
+
+	if (w == NULL)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no multi-host window named %s", name);
+	if (w->stop.sent)
+		return nm_error_set(err, NM_ERR_BUSY, "window %s is being stopped", name);
+	if (ctx->client == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "a window with peers needs a client");
+	if (!window_exists(pw->d->windows, name)) {
+		/* Deleted here meanwhile (window-delete): forget it; the peers keep theirs. */
+		peerwin_forget(pw, name);
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no open window named %s", name);
+	}
+	peerwin_edge_stop(pw, name);
+	if (window_freeze(pw->d->windows, name, err) < 0) {
+		peerwin_forget(pw, name);
+		return -1;
+	}
+	peerwin_local_edge(pw, name, window_edge_real_ns(pw->d->windows, name));
+	m = xcalloc(1, sizeof(*m));
+	m->pw = pw;
+	m->name = xstrdup(name);
+	m->args = json_object_get(args);
+	m->later = control_later_new(ctx->client, ctx->id, ctx->has_id);
+	ctx->deferred = true;
+	peerwin_when_answered(pw, name, mark_stopped, m);
+	return 0;
+}

@@ -1,0 +1,501 @@
+/* peer.c: the transports to the peers' daemons: start, requests and their deadlines,
+ * replies matched by id, end. */
+#include <errno.h>
+#include <pwd.h>
+#include <event2/buffer.h>
+#include <event2/bufferevent.h>
+#include <event2/event.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "child.h"
+#include "config.h"
+#include "error.h"
+#include "jsonutil.h"
+#include "log.h"
+#include "peer.h"
+#include "privsep.h"
+#include "proto.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+#define PEER_PROXY_DEFAULT "netmetricsctl proxy"
+#define PEER_KILL_MS       2000 /* a transport told to go is killed after this */
+
+struct peer_req {
+	struct peer *p;
+	int64_t id;
+	peer_done_fn done;
+	void *arg;
+	struct event *deadline;
+	unsigned deadline_ms;
+	uint64_t sent_ns;
+	struct peer_req *next;
+};
+
+struct peer {
+	struct peers *ps;
+	char *name;
+	char **argv; /* the transport as configured, argv[0] not resolved yet */
+	struct child *proc;
+	struct bufferevent *bev;
+	int64_t next_id;
+	struct peer_req *reqs;
+	char why[512]; /* how the last transport ended */
+	unsigned starts;
+	/* ssh needs no root: under privilege separation it runs as the daemon's user. */
+	bool user_ok;
+	uid_t uid;
+	gid_t gid;
+};
+
+struct peers {
+	struct event_base *base;
+	struct children *cs;
+	struct peer *v;
+	size_t n;
+};
+
+static const struct child_ops peer_child_ops;
+
+/* The transport's argv of a configured peer (NULL-terminated, freed by the caller). */
+static char **
+peer_argv(const struct config_peer *cp)
+{
+	char **v, **proxy = cp->proxy_command, **own = NULL;
+	size_t n = 0, cap = 12;
+	char port[16] = "", host[512];
+	const char *colon;
+
+	if (cp->command != NULL) {
+		while (cp->command[n] != NULL)
+			n++;
+		v = xcalloc(n + 1, sizeof(*v));
+		for (size_t i = 0; i < n; i++)
+			v[i] = xstrdup(cp->command[i]);
+		return v;
+	}
+	if (proxy == NULL)
+		proxy = own = config_split_words(PEER_PROXY_DEFAULT, 4);
+	for (size_t i = 0; cp->ssh_options != NULL && cp->ssh_options[i] != NULL; i++)
+		cap++;
+	for (size_t i = 0; proxy[i] != NULL; i++)
+		cap++;
+	/* host:port, but not an IPv6 address without brackets ("[::1]:22" or "::1"). */
+	snprintf(host, sizeof(host), "%s", cp->ssh);
+	colon = strrchr(host, ':');
+	if (colon != NULL && strchr(host, ':') == colon) {
+		snprintf(port, sizeof(port), "%s", colon + 1);
+		host[colon - host] = '\0';
+	}
+	v = xcalloc(cap + 1, sizeof(*v));
+	v[n++] = xstrdup("ssh");
+	v[n++] = xstrdup("-T");
+	v[n++] = xstrdup("-o");
+	v[n++] = xstrdup("BatchMode=yes");
+	v[n++] = xstrdup("-o");
+	v[n++] = xstrdup("ConnectTimeout=5");
+	for (size_t i = 0; cp->ssh_options != NULL && cp->ssh_options[i] != NULL; i++)
+		v[n++] = xstrdup(cp->ssh_options[i]);
+	if (port[0]) {
+		v[n++] = xstrdup("-p");
+		v[n++] = xstrdup(port);
+	}
+	v[n++] = xstrdup(host);
+	for (size_t i = 0; proxy[i] != NULL; i++)
+		v[n++] = xstrdup(proxy[i]);
+	config_strv_free(own);
+	return v;
+}
+
+/* Is a and b the same vector? */
+static bool
+strv_equal(char **a, char **b)
+{
+	size_t i;
+
+	for (i = 0; a[i] != NULL && b[i] != NULL; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return a[i] == NULL && b[i] == NULL;
+}
+
+static struct peer *
+find(const struct peers *ps, const char *name)
+{
+	for (size_t i = 0; i < ps->n; i++)
+		if (strcmp(ps->v[i].name, name) == 0)
+			return &ps->v[i];
+	return NULL;
+}
+
+/* End one request: unlink, answer, free. */
+static void
+req_finish(struct peer_req *rq, json_object *result, const struct nm_error *err)
+{
+	struct peer_req **pp;
+	struct peer_answer a = {.peer = rq->p->name,
+	                        .result = result,
+	                        .err = err,
+	                        .sent_ns = rq->sent_ns,
+	                        .recv_ns = time_real_ns()};
+
+	for (pp = &rq->p->reqs; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == rq) {
+			*pp = rq->next;
+			break;
+		}
+	event_free(rq->deadline);
+	rq->done(rq->arg, &a);
+	free(rq);
+}
+
+/* Fail every request in flight with err. */
+static void
+fail_all(struct peer *p, const struct nm_error *err)
+{
+	while (p->reqs != NULL)
+		req_finish(p->reqs, NULL, err);
+}
+
+/* Stop talking to the transport and make it go (its end arrives through on_done). */
+static void
+hang_up(struct peer *p)
+{
+	if (p->bev != NULL)
+		bufferevent_free(p->bev); /* closes our end: the proxy sees end of file */
+	p->bev = NULL;
+	if (p->proc != NULL && child_running(p->proc)) {
+		child_kill(p->proc, SIGTERM);
+		child_set_timeout(p->proc, PEER_KILL_MS);
+	}
+}
+
+/* The transport process ended: what was in flight fails with its last words. */
+static void
+on_done(struct child *sp, void *arg)
+{
+	struct peer *p = arg;
+	char how[64], words[PEER_STDERR_WHY + 1];
+	struct nm_error err;
+
+	child_describe(sp, how, sizeof(how));
+	child_last_words(sp, words, sizeof(words));
+	snprintf(p->why, sizeof(p->why), "transport %s%s%s", how, words[0] ? ": " : "", words);
+	nm_error_set(&err, NM_ERR_FAILED, "peer %s: %s", p->name, p->why);
+	log_info("peer %s: %s", p->name, p->why);
+	if (p->bev != NULL)
+		bufferevent_free(p->bev);
+	p->bev = NULL;
+	p->proc = NULL;
+	child_free(sp);
+	fail_all(p, &err);
+}
+
+static const struct child_ops peer_child_ops = {.on_done = on_done};
+
+/* One reply line from the peer. */
+static void
+on_reply(struct peer *p, const char *line, size_t len)
+{
+	struct proto_reply rep;
+	struct nm_error err;
+
+	if (proto_reply_parse(line, len, &rep, &err) < 0) {
+		log_debug("peer %s: bad reply: %s", p->name, err.message);
+		return;
+	}
+	for (struct peer_req *rq = p->reqs; rq != NULL && !rep.is_event; rq = rq->next) {
+		if (rq->id != rep.id)
+			continue;
+		if (rep.ok)
+			req_finish(rq, rep.result, NULL);
+		else {
+			nm_error_set(&err, rep.code, "peer %s: %s", p->name,
+			             rep.message ? rep.message : "refused");
+			req_finish(rq, NULL, &err);
+		}
+		break;
+	}
+	proto_reply_free(&rep);
+}
+
+/* The transport's stdout has data: whole lines are replies. */
+static void
+read_cb(struct bufferevent *bev, void *arg)
+{
+	struct peer *p = arg;
+	struct evbuffer *in = bufferevent_get_input(bev);
+	size_t len;
+	char *line;
+
+	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
+		on_reply(p, line, len);
+		free(line);
+		if (p->bev != bev)
+			return; /* a callback hung up */
+	}
+	if (evbuffer_get_length(in) > PEER_REPLY_MAX) {
+		struct nm_error err;
+		nm_error_set(&err, NM_ERR_TOO_LONG, "peer %s: a reply line passed %u bytes",
+		             p->name, PEER_REPLY_MAX);
+		hang_up(p);
+		fail_all(p, &err);
+	}
+}
+
+/* End of file or an error on the transport's pipe: it is going. */
+static void
+event_cb(struct bufferevent *bev, short what, void *arg)
+{
+	struct peer *p = arg;
+
+	(void)bev;
+	if (what & (BEV_EVENT_EOF | BEV_EVENT_ERROR))
+		hang_up(p); /* the requests fail in on_done, with the process's last words */
+}
+
+/* Start the transport. 0, or -1 with err. */
+static int
+connect_peer(struct peer *p, struct nm_error *err)
+{
+	struct child_spawn how = {.cgroup_fd = -1};
+	char path[4096], **argv;
+	size_t n = 0;
+	int fd;
+
+	if (child_resolve(p->argv[0], path, sizeof(path), err) < 0) {
+		snprintf(p->why, sizeof(p->why), "%s", err->message);
+		return nm_error_set(err, NM_ERR_FAILED, "peer %s: %s", p->name, p->why);
+	}
+	while (p->argv[n] != NULL)
+		n++;
+	argv = xcalloc(n + 1, sizeof(*argv));
+	argv[0] = path;
+	for (size_t i = 1; i < n; i++)
+		argv[i] = p->argv[i];
+	how.argv = argv;
+	if (p->user_ok && privsep_on()) {
+		how.as_user = true;
+		how.uid = p->uid;
+		how.gid = p->gid;
+	}
+	p->proc = child_start_duplex(p->ps->cs, &how, &peer_child_ops, p, &fd, err);
+	free(argv);
+	if (p->proc == NULL) {
+		snprintf(p->why, sizeof(p->why), "%s", err->message);
+		return nm_error_set(err, NM_ERR_FAILED, "peer %s: %s", p->name, p->why);
+	}
+	p->bev = bufferevent_socket_new(p->ps->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	bufferevent_setcb(p->bev, read_cb, NULL, event_cb, p);
+	bufferevent_enable(p->bev, EV_READ | EV_WRITE);
+	p->starts++;
+	log_info("peer %s: transport started (pid %d)", p->name, (int)child_pid(p->proc));
+	return 0;
+}
+
+/* A request's deadline passed: it fails, and the transport, in an unknown state, goes. */
+static void
+deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct peer_req *rq = arg;
+	struct peer *p = rq->p;
+	struct nm_error err;
+
+	(void)fd;
+	(void)what;
+	nm_error_set(&err, NM_ERR_FAILED, "peer %s: no answer within %u ms", p->name,
+	             rq->deadline_ms);
+	log_warnx("peer %s: no answer within %u ms; stopping its transport", p->name,
+	          rq->deadline_ms);
+	hang_up(p);
+	req_finish(rq, NULL, &err);
+}
+
+/* Send a line now when nothing waits before it (the edges of a window are sent at once),
+ * the rest through the bufferevent. */
+static void
+send_line(struct peer *p, const char *line, size_t len)
+{
+	struct evbuffer *out = bufferevent_get_output(p->bev);
+	ssize_t n = 0;
+
+	if (evbuffer_get_length(out) == 0) {
+		n = send(bufferevent_getfd(p->bev), line, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0)
+			n = 0;
+	}
+	if ((size_t)n < len)
+		bufferevent_write(p->bev, line + n, len - (size_t)n);
+}
+
+int
+peer_call(struct peers *ps, const char *name, const char *cmd, json_object *args,
+          unsigned deadline_ms, peer_done_fn done, void *arg, struct nm_error *err)
+{
+	struct peer *p = find(ps, name);
+	struct peer_req *rq;
+	struct timeval tv = {(time_t)(deadline_ms / 1000),
+	                     (suseconds_t)(deadline_ms % 1000) * 1000};
+	char *line;
+	size_t len;
+
+	if (p == NULL)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no peer named %s in the configuration",
+		                    name);
+	if (p->bev == NULL && p->proc != NULL)
+		return nm_error_set(err, NM_ERR_BUSY, "peer %s: its transport is ending (%s)", name,
+		                    p->why[0] ? p->why : "hung up");
+	if (p->bev == NULL && connect_peer(p, err) < 0)
+		return -1;
+	rq = xcalloc(1, sizeof(*rq));
+	rq->p = p;
+	rq->id = ++p->next_id;
+	rq->done = done;
+	rq->arg = arg;
+	rq->deadline_ms = deadline_ms;
+	rq->deadline = evtimer_new(ps->base, deadline_cb, rq);
+	evtimer_add(rq->deadline, &tv);
+	rq->next = p->reqs;
+	p->reqs = rq;
+	line = proto_request_format(rq->id, cmd, args, &len);
+	rq->sent_ns = time_real_ns();
+	send_line(p, line, len);
+	free(line);
+	return 0;
+}
+
+/* Forget a peer: its transport killed (and reaped by the child set), requests failed. */
+static void
+peer_drop(struct peer *p, const char *why)
+{
+	struct nm_error err;
+
+	nm_error_set(&err, NM_ERR_FAILED, "peer %s: %s", p->name, why);
+	if (p->bev != NULL)
+		bufferevent_free(p->bev);
+	p->bev = NULL;
+	if (p->proc != NULL)
+		child_free(p->proc); /* SIGKILL to its group, reaped */
+	p->proc = NULL;
+	fail_all(p, &err);
+	free(p->name);
+	config_strv_free(p->argv);
+}
+
+struct peers *
+peer_init(struct event_base *base, struct children *cs, const struct config *cfg)
+{
+	struct peers *ps = xcalloc(1, sizeof(*ps));
+
+	ps->base = base;
+	ps->cs = cs;
+	peer_configure(ps, cfg);
+	return ps;
+}
+
+void
+peer_configure(struct peers *ps, const struct config *cfg)
+{
+	struct peer *v = cfg->npeers ? xcalloc(cfg->npeers, sizeof(*v)) : NULL;
+
+	for (size_t i = 0; i < cfg->npeers; i++) {
+		char **argv = peer_argv(&cfg->peers[i]);
+		struct peer *old = find(ps, cfg->peers[i].name);
+
+		if (old != NULL && strv_equal(old->argv, argv)) {
+			/* Unchanged: keep its transport and requests (re-pointed below). */
+			v[i] = *old;
+			old->name = NULL;
+			config_strv_free(argv);
+		} else {
+			v[i].name = xstrdup(cfg->peers[i].name);
+			v[i].argv = argv;
+		}
+		v[i].ps = ps;
+		v[i].user_ok = false;
+		if (cfg->peers[i].ssh != NULL && cfg->user != NULL) {
+			/* Looked up here, at start or reload, not on each connect. */
+			struct passwd *pw = getpwnam(cfg->user);
+			if (pw != NULL && pw->pw_uid != 0) {
+				v[i].user_ok = true;
+				v[i].uid = pw->pw_uid;
+				v[i].gid = pw->pw_gid;
+			}
+		}
+	}
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].name != NULL)
+			peer_drop(&ps->v[i], "removed from the configuration");
+	free(ps->v);
+	ps->v = v;
+	ps->n = cfg->npeers;
+	/* The kept peers moved: their callbacks' arguments follow. */
+	for (size_t i = 0; i < ps->n; i++) {
+		struct peer *p = &ps->v[i];
+		if (p->bev != NULL)
+			bufferevent_setcb(p->bev, read_cb, NULL, event_cb, p);
+		if (p->proc != NULL)
+			child_set_arg(p->proc, p);
+		for (struct peer_req *rq = p->reqs; rq != NULL; rq = rq->next)
+			rq->p = p;
+	}
+}
+
+void
+peer_free(struct peers *ps)
+{
+	if (ps == NULL)
+		return;
+	for (size_t i = 0; i < ps->n; i++)
+		peer_drop(&ps->v[i], "the daemon is stopping");
+	free(ps->v);
+	free(ps);
+}
+
+bool
+peer_known(const struct peers *ps, const char *name)
+{
+	return find(ps, name) != NULL;
+}
+
+int
+peer_check_names(const struct peers *ps, json_object *names, struct nm_error *err)
+{
+	size_t n =
+	    json_object_is_type(names, json_type_array) ? json_object_array_length(names) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *name = json_object_get_string(json_object_array_get_idx(names, i));
+		if (!peer_known(ps, name))
+			return nm_error_set(err, NM_ERR_NOT_FOUND,
+			                    "no peer named %s in the configuration ([peer NAME] in "
+			                    "netmetricsd.conf)",
+			                    name);
+		for (size_t j = 0; j < i; j++)
+			if (strcmp(name, json_object_get_string(
+			                     json_object_array_get_idx(names, j))) == 0)
+				return nm_error_set(err, NM_ERR_BAD_ARGS, "peer %s named twice",
+				                    name);
+	}
+	return 0;
+}
+
+json_object *
+peer_list_json(const struct peers *ps)
+{
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < ps->n; i++) {
+		const struct peer *p = &ps->v[i];
+		json_object *po = json_object_new_object();
+		json_add_string(po, "state", p->bev != NULL ? "connected" : "idle");
+		json_add_uint(po, "starts", p->starts);
+		if (p->why[0])
+			json_add_string(po, "last_end", p->why);
+		json_object_object_add(o, p->name, po);
+	}
+	return o;
+}

@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""Multi-host windows: a daemon in each of two namespaces joined by a 4-queue veth pair, the
+sender's (A) configured with the receiver (B) as a peer. mark start/stop --peer around a
+netperf TCP_STREAM from A to B gives one stored result holding both hosts' reports, the
+edges with both clocks and the skew, and cross-host figures in which A's vA tx bytes and
+B's vB rx bytes agree within 1 % and match each veth's own counters over the window. The
+same through ssh = against a real OpenSSH server the test starts in B (its own host key, a
+client key it generates, a high port). Faults: a peer whose daemon is stopped, one killed
+mid-run, a transport that does not exist, one that never answers: each with its outcome,
+the local daemon healthy and no transport left running.
+
+Needs root (namespaces); the ssh test needs /usr/sbin/sshd (tools/install-deps). Every
+namespace, daemon and sshd is removed even when a test fails.
+Usage: test_peers.py [NAME_SUBSTRING ...]. Ends with "N passed, M failed".
+"""
+import json
+import os
+import pwd
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from test_sampling import (ADDR_B, NS_A, NS_B, NETMETRICSCTL, make_pair,  # noqa: E402
+                           remove_pair, sh)
+from test_tests import Daemon  # noqa: E402
+
+HOST = socket.gethostname()
+_live = []  # daemons and processes to stop at teardown
+
+
+def daemon(ns, extra=""):
+    d = Daemon(ns=ns, extra=extra)
+    _live.append(d)
+    return d
+
+
+def stop(d):
+    """Stop a daemon; it must exit 0 (under ASan: no leak)."""
+    if d in _live:
+        _live.remove(d)
+    rc = d.stop(keep=True)
+    log = open(d.log.name).read()[-3000:]
+    shutil.rmtree(d.dir, ignore_errors=True)
+    assert rc == 0, "netmetricsd exited with %d: %s" % (rc, log)
+    return rc
+
+
+def proxy_peer(name, b):
+    """A [peer] section reaching daemon b through ip netns exec and netmetricsctl proxy."""
+    return "[peer %s]\ncommand = ip netns exec %s %s -s %s proxy\n" % (name, NS_B, NETMETRICSCTL,
+                                                                       b.sock)
+
+
+def veth_counter(ns, dev, what):
+    return int(sh("cat", "/sys/class/net/%s/statistics/%s" % (dev, what), ns=ns).stdout)
+
+
+def netperf_stream(seconds):
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B, "netserver", "-D", "-4", "-L", ADDR_B],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _live.append(srv)
+    deadline = time.time() + 10
+    while ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout:
+        assert time.time() < deadline, "netserver did not listen"
+        time.sleep(0.1)
+    sh("netperf", "-H", ADDR_B, "-t", "TCP_STREAM", "-l", str(seconds), "-P", "0", ns=NS_A,
+       timeout=seconds + 30)
+    srv.kill()
+    srv.wait()
+    _live.remove(srv)
+
+
+def assert_no_transport(a, what):
+    """No process the daemon started is left (a transport that failed is reaped)."""
+    deadline = time.time() + 10
+    while a.children():
+        assert time.time() < deadline, "%s: processes left: %s" % (what, a.children())
+        time.sleep(0.1)
+
+
+def multihost_run(a, peer):
+    """mark start --peer, a netperf stream A -> B, mark stop; checks the stored result."""
+    c0 = {"tx": veth_counter(NS_A, "vA", "tx_bytes"), "rx": veth_counter(NS_B, "vB", "rx_bytes")}
+    st = a.json("mark", "start", "run", "--peer", peer)
+    assert st["peers"][peer]["state"] == "open", st
+    netperf_stream(4)
+    rep = a.json("mark", "stop", "run")
+    print("    %s: skew start %.2f ms stop %.2f ms" % (peer, rep["skew"]["start_ms"],
+                                                     rep["skew"]["stop_ms"]))
+    c1 = {"tx": veth_counter(NS_A, "vA", "tx_bytes"), "rx": veth_counter(NS_B, "vB", "rx_bytes")}
+    stored = a.json("result", "show", "run")
+    assert stored["hosts"].keys() == {HOST, peer}, stored["hosts"].keys()
+    assert stored["hosts"][peer]["window"]["complete"], stored["hosts"][peer]["window"]
+    assert stored["peers_incomplete"] == {}, stored["peers_incomplete"]
+    cross = [x for x in stored["cross"] if x["sender"] == HOST and x["receiver"] == peer]
+    assert len(cross) == 1, stored["cross"]
+    x = cross[0]
+    assert x["sender_device"] == "vA" and x["receiver_device"] == "vB", x
+    tx, rx = c1["tx"] - c0["tx"], c1["rx"] - c0["rx"]
+    assert tx > 10e6, (tx, x)  # netperf moved real data
+    assert abs(x["tx_bytes"] - x["rx_bytes"]) <= 0.01 * x["tx_bytes"], x
+    # Each veth's own counters over the window (read just outside its edges).
+    assert abs(x["tx_bytes"] - tx) <= 0.01 * tx, (x, tx)
+    assert abs(x["rx_bytes"] - rx) <= 0.01 * rx, (x, rx)
+    assert x["tx_bits_per_s"] > 0 and x["rx_bits_per_s"] > 0, x
+    for edge in ("start", "stop"):
+        e = stored["edges"][edge]["peers"][peer]
+        assert e["real_ns"] > 0 and e["round_trip_ms"] > 0, e
+        # Namespaces share the clock: the skew is the transport's. Generous: the machine
+        # is shared and the build has ASan.
+        assert abs(e["skew_ms"]) < 500, e
+    assert "start_ms" in stored["skew"] and "stop_ms" in stored["skew"], stored["skew"]
+    assert rep["hosts"].keys() == stored["hosts"].keys(), rep.keys()
+    return stored
+
+
+def test_command_peer_netperf():
+    """A command = peer: one result with both ends of a netperf stream."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    multihost_run(a, "rcv")
+    # report prints the hosts side by side, then the cross-host figures and the skew.
+    out = a.ctl("result", "show", "run").stdout
+    hosts = out[out.index("\nHosts\n"):]
+    head = hosts.splitlines()[2]
+    assert HOST in head and "rcv" in head, hosts
+    assert "busiest tx" in hosts and "vA" in hosts and "vB" in hosts, hosts
+    assert "Across hosts" in out and "Edge skew between hosts: start " in out, out
+    # series and trend --host: the peer's daemon answers over its window of that name.
+    there = a.json("series", "link.vB.rx_bytes", "--window", "run", "--host", "rcv")
+    here = a.json("series", "link.vB.rx_bytes", "--window", "run")
+    assert "link.vB.rx_bytes" in json.dumps(there) and "link.vB" not in json.dumps(here), (
+        there, here)
+    assert a.json("series", "link.vA.tx_bytes", "--window", "run", "--host", HOST) == a.json(
+        "series", "link.vA.tx_bytes", "--window", "run")
+    r = a.ctl("trend", "link.vB.rx_bytes", "--window", "run", "--host", "rcv", check=False)
+    assert r.returncode in (0, 1) and "no peer" not in r.stderr, r.stderr
+    r = a.ctl("series", "link.*", "--window", "run", "--host", "elsewhere", check=False)
+    assert r.returncode == 1 and "no peer named elsewhere" in r.stderr, r.stderr
+    # mark start says each peer's state and skew.
+    out = a.ctl("mark", "start", "again", "--peer", "rcv").stdout
+    assert "window again open since 20" in out and "peer rcv: open, skew " in out, out
+    a.ctl("mark", "stop", "again")
+    # A multi-host window deleted here is forgotten: its name can be used again.
+    a.json("mark", "start", "gone", "--peer", "rcv")
+    a.ctl("window", "delete", "gone")
+    r = a.ctl("mark", "stop", "gone", check=False)
+    assert r.returncode == 1 and "no open window named gone" in r.stderr, r.stderr
+    b.ctl("window", "delete", "gone")
+    a.json("mark", "start", "gone", "--peer", "rcv")
+    a.ctl("mark", "stop", "gone")
+    assert a.ctl("status").returncode == 0
+    stop(a)
+    assert_no_transport(a, "after stop")
+
+
+def start_netserver():
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B, "netserver", "-D", "-4", "-L", ADDR_B],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _live.append(srv)
+    deadline = time.time() + 10
+    while ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout:
+        assert time.time() < deadline, "netserver did not listen"
+        time.sleep(0.1)
+
+
+def test_test_start_peer():
+    """test start --peer: the window opens and closes on the peer at warm-up and cool-down;
+    one stored result with both ends, which agree within 1 %. No netserver listens in B:
+    the peer's daemon starts it for the test and stops it after."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    assert ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout
+    r = a.ctl("test", "start", "--wait", "--name", "tp", "--driver", "netperf", "--host", ADDR_B,
+              "--duration", "7", "--warmup", "1", "--cooldown", "1", "--peer", "rcv",
+              check=False, timeout=120)
+    assert r.returncode == 0, (r.stdout, r.stderr, a.logtext())
+    res = a.json("result", "show", "tp")
+    assert res["test"]["status"] == "passed", res["test"]
+    assert res["hosts"].keys() == {HOST, "rcv"}, res["hosts"].keys()
+    peer = res["hosts"]["rcv"]
+    assert peer["window"]["complete"] and peer["window"]["name"] == "tp", peer["window"]
+    # The peer's window is the measured span: about the duration less warm-up and
+    # cool-down, as here.
+    assert abs(peer["window"]["duration_s"] - res["window"]["duration_s"]) < 0.5, (
+        peer["window"], res["window"])
+    x = [c for c in res["cross"] if c["sender"] == HOST and c["receiver"] == "rcv"]
+    assert len(x) == 1 and x[0]["sender_device"] == "vA" and x[0]["receiver_device"] == "vB", x
+    x = x[0]
+    assert x["tx_bytes"] > 10e6, x
+    assert abs(x["tx_bytes"] - x["rx_bytes"]) <= 0.01 * x["tx_bytes"], x
+    devb = {d["name"]: d for d in peer["figures"]["devices"]}["vB"]
+    assert devb["rx_bytes"] == x["rx_bytes"], (devb, x)
+    assert abs(res["skew"]["start_ms"]) < 500 and abs(res["skew"]["stop_ms"]) < 500, res["skew"]
+    print("    test start --peer: tx %d rx %d bytes, skew start %.2f ms stop %.2f ms" % (
+        x["tx_bytes"], x["rx_bytes"], res["skew"]["start_ms"], res["skew"]["stop_ms"]))
+    # The server ran as the peer's exec test tp.server, stopped once the test ended.
+    def server():
+        return b.json("test", "status", "tp.server")["tests"][0]
+    deadline = time.time() + 15
+    while server().get("state") in ("running", "starting", "stopping", "storing"):
+        assert time.time() < deadline, server()
+        time.sleep(0.2)
+    assert server()["status"] == "stopped", server()
+    assert ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout
+    stop(a)
+
+
+def test_shutdown_with_peers_pending():
+    """SIGTERM with a multi-host window open, and with a peer's answer awaited: the daemon
+    stops cleanly (exit 0, no leak under ASan) and kills its transports."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b) + "[peer mute]\ncommand = sleep 1000\n")
+    a.json("mark", "start", "open", "--peer", "rcv")
+    waiting = subprocess.Popen([NETMETRICSCTL, "--socket", a.sock, "mark", "start", "w",
+                                "--peer", "mute"], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    _live.append(waiting)
+    deadline = time.time() + 10
+    while len(a.children()) < 2:  # the rcv and mute transports
+        assert time.time() < deadline, a.children()
+        time.sleep(0.1)
+    kids = a.children()
+    stop(a)
+    out, err = waiting.communicate(timeout=30)
+    _live.remove(waiting)
+    assert waiting.returncode != 0, (out, err)
+    for k in kids:
+        assert not os.path.exists("/proc/%d" % k), "transport %d outlived the daemon" % k
+
+
+def test_test_start_peer_unreachable():
+    """test start --peer with an unreachable peer: refused, naming it; nothing runs."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    stop(b)
+    r = a.ctl("test", "start", "--name", "tq", "--driver", "netperf", "--host", ADDR_B,
+              "--duration", "4", "--warmup", "1", "--cooldown", "1", "--peer", "rcv",
+              check=False)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "test tq refused" in r.stderr and "peer rcv" in r.stderr, r.stderr
+    assert a.ctl("result", "show", "tq", check=False).returncode != 0
+    assert_no_transport(a, "test refused")
+    stop(a)
+
+
+def sshd(tmp):
+    """sshd -D in B on a high port with its own host key; the client key's path."""
+    if not os.path.exists("/usr/sbin/sshd"):
+        raise AssertionError("/usr/sbin/sshd is missing: tools/install-deps installs "
+                             "openssh-server")
+    os.makedirs("/run/sshd", exist_ok=True)
+    sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", tmp + "/host_key")
+    sh("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", tmp + "/client_key")
+    shutil.copy(tmp + "/client_key.pub", tmp + "/authorized_keys")
+    # ssh runs as the daemon's user (netmetrics): the key is that user's.
+    os.chmod(tmp, 0o755)
+    os.chown(tmp + "/client_key", pwd.getpwnam("netmetrics").pw_uid, -1)
+    port = 22000 + os.getpid() % 20000
+    with open(tmp + "/sshd_config", "w") as f:
+        f.write("Port %d\nListenAddress %s\nHostKey %s/host_key\nAuthorizedKeysFile %s/"
+                "authorized_keys\nPermitRootLogin prohibit-password\nPasswordAuthentication no\n"
+                "KbdInteractiveAuthentication no\nUsePAM no\nStrictModes no\nPidFile none\n"
+                % (port, ADDR_B, tmp, tmp))
+    p = subprocess.Popen(["ip", "netns", "exec", NS_B, "/usr/sbin/sshd", "-D", "-e", "-f",
+                          tmp + "/sshd_config"], stdout=subprocess.DEVNULL,
+                         stderr=open(tmp + "/sshd.log", "w"))
+    _live.append(p)
+    deadline = time.time() + 10
+    while ":%d" % port not in sh("ss", "-ltn", ns=NS_B).stdout:
+        assert p.poll() is None and time.time() < deadline, open(tmp + "/sshd.log").read()
+        time.sleep(0.1)
+    return port, tmp + "/client_key"
+
+
+def test_ssh_peer_netperf():
+    """An ssh = peer through a real OpenSSH server: the same result."""
+    tmp = tempfile.mkdtemp(prefix="nm-peers-ssh-")
+    try:
+        port, key = sshd(tmp)
+        b = daemon(NS_B)
+        conf = ("[peer far]\nssh = root@%s:%d\nssh_options = -i %s -o StrictHostKeyChecking=no"
+                " -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR\n"
+                "proxy_command = %s -s %s proxy\n" % (ADDR_B, port, key, NETMETRICSCTL, b.sock))
+        a = daemon(NS_A, conf)
+        multihost_run(a, "far")
+        # The transport (ssh) runs as the daemon's user, not root.
+        uids = set()
+        for k in a.children():
+            with open("/proc/%d/status" % k) as f:
+                uids.add([ln.split()[1] for ln in f if ln.startswith("Uid:")][0])
+        assert uids == {str(pwd.getpwnam("netmetrics").pw_uid)}, uids
+        stop(a)
+        assert_no_transport(a, "after stop")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_reload_adds_and_removes_peers():
+    """SIGHUP: a peer added to the configuration can be used, one removed cannot, and its
+    transport is gone."""
+    b = daemon(NS_B)
+    a = daemon(NS_A)
+    conf = os.path.join(a.dir, "netmetricsd.conf")
+    base = open(conf).read()
+    r = a.ctl("mark", "start", "w1", "--peer", "rcv", check=False)
+    assert r.returncode == 1 and "no peer named rcv" in r.stderr, r.stderr
+    with open(conf, "w") as f:
+        f.write(base + proxy_peer("rcv", b))
+    a.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 10
+    while "configuration reloaded" not in a.logtext():
+        assert time.time() < deadline, a.logtext()
+        time.sleep(0.1)
+    a.json("mark", "start", "w1", "--peer", "rcv")
+    assert len(a.children()) == 1, a.children()
+    a.json("mark", "stop", "w1")
+    with open(conf, "w") as f:
+        f.write(base)
+    a.proc.send_signal(signal.SIGHUP)
+    deadline = time.time() + 10
+    while a.logtext().count("configuration reloaded") < 2:
+        assert time.time() < deadline, a.logtext()
+        time.sleep(0.1)
+    r = a.ctl("mark", "start", "w2", "--peer", "rcv", check=False)
+    assert r.returncode == 1 and "no peer named rcv" in r.stderr, r.stderr
+    assert_no_transport(a, "peer removed")
+    stop(a)
+
+
+def test_fault_peer_daemon_stopped():
+    """The peer's daemon is not running: the start is refused naming the peer and why."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    stop(b)
+    r = a.ctl("mark", "start", "w", "--peer", "rcv", check=False)
+    assert r.returncode == 1, (r.returncode, r.stderr)
+    assert "peer rcv" in r.stderr and "cannot reach netmetricsd" in r.stderr, r.stderr
+    assert a.json("windows") == [] or a.json("windows").get("windows") == [], a.json("windows")
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "daemon stopped")
+    stop(a)
+
+
+def test_fault_peer_killed_mid_run():
+    """The peer's daemon dies while the window is open: the local part is stored complete,
+    the peer's marked incomplete with the reason."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    a.json("mark", "start", "w", "--peer", "rcv")
+    b.proc.kill()
+    b.proc.wait()
+    rep = a.json("mark", "stop", "w")
+    assert rep["window"]["complete"], rep["window"]
+    part = rep["hosts"]["rcv"]
+    assert part["complete"] is False and "peer rcv" in part["reason"], part
+    assert "rcv" in rep["peers_incomplete"], rep["peers_incomplete"]
+    assert rep["hosts"][HOST]["window"]["complete"], rep["hosts"][HOST]["window"]
+    assert a.json("result", "show", "w")["peers_incomplete"].keys() == {"rcv"}
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "peer killed")
+    stop(a)
+
+
+def test_fault_transport_missing():
+    """A transport command that does not exist: refused at once, naming it."""
+    a = daemon(NS_A, "[peer gone]\ncommand = /nonexistent/netmetricsctl proxy\n")
+    r = a.ctl("mark", "start", "w", "--peer", "gone", check=False)
+    assert r.returncode == 1 and "peer gone" in r.stderr and "/nonexistent" in r.stderr, r.stderr
+    r = a.ctl("mark", "start", "w", "--peer", "other", check=False)
+    assert r.returncode == 1 and "no peer named other" in r.stderr, r.stderr
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "missing transport")
+    stop(a)
+
+
+def test_fault_peer_never_answers():
+    """A transport that never answers: refused after the deadline, the transport killed."""
+    a = daemon(NS_A, "[peer mute]\ncommand = sleep 1000\n")
+    t0 = time.time()
+    r = a.ctl("mark", "start", "w", "--peer", "mute", check=False)
+    took = time.time() - t0
+    assert r.returncode == 1 and "peer mute: no answer within" in r.stderr, r.stderr
+    assert 9 < took < 40, took
+    assert a.ctl("status").returncode == 0
+    assert_no_transport(a, "never answers")
+    stop(a)
+
+
+def setup():
+    make_pair()
+
+
+def teardown():
+    for x in list(_live):
+        if isinstance(x, Daemon):
+            x.stop()
+        else:
+            x.kill()
+            x.wait()
+    _live.clear()
+    remove_pair()
+
+
+TESTS = [test_command_peer_netperf, test_test_start_peer, test_test_start_peer_unreachable,
+         test_shutdown_with_peers_pending, test_reload_adds_and_removes_peers,
+         test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
+         test_fault_peer_killed_mid_run, test_fault_transport_missing,
+         test_fault_peer_never_answers]
+
+if __name__ == "__main__":
+    sys.exit(nsrun.run(TESTS, "peer", setup, teardown))
