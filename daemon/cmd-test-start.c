@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "clientfd.h"
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
@@ -74,7 +75,8 @@ cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 	if (runner_spec_parse(ctx->d->runner, args, &spec, err) < 0)
 		return -1;
 	spec.cred = (struct test_cred){true, control_client_uid(ctx->client),
-	                               control_client_gid(ctx->client)};
+	                               control_client_gid(ctx->client),
+	                               clientfd_new(control_client_fd(ctx->client))};
 	if (runner_needs_resolve(&spec) || spec.driver->setup != NULL) {
 		sl = xcalloc(1, sizeof(*sl));
 		sl->d = ctx->d;

@@ -234,6 +234,8 @@ privsep_split(struct daemon *d, const struct passwd *pw, int ready_fd)
 	setup.uid = pw->pw_uid;
 	setup.gid = pw->pw_gid;
 	setup.cgroup_path = cg != NULL ? xstrdup(cg) : NULL;
+	setup.control_path = xstrdup(control_socket_path(d->control));
+	setup.admin_group = d->config.admin_group ? xstrdup(d->config.admin_group) : NULL;
 	if (!control_activated(d->control) && lstat(control_socket_path(d->control), &st) == 0) {
 		setup.socket_path = xstrdup(control_socket_path(d->control));
 		setup.socket_dev = st.st_dev;

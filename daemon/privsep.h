@@ -10,7 +10,11 @@
  *   NTUPLE  set a device's ntuple feature (ETHTOOL_SFLAGS)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with
- *           the request (SCM_RIGHTS); the reply carries the pid
+ *           the request (SCM_RIGHTS); the reply carries the pid. The socket of the client
+ *           the process runs for comes with it: the privileged process reads SO_PEERCRED
+ *           there (an accepted connection of the control socket, not one the main process
+ *           made) and spawns only as that client (a root client as anyone; an admin's
+ *           privileged driver as root, its tools only: privsep_check_peer)
  *   KILL    signal the process group of a process it started
  *   RELEASE forget a process it started (killed first when still running)
  *
@@ -50,7 +54,10 @@ struct privsep_setup {
 	                            when it is still that file), or NULL */
 	dev_t socket_dev;
 	ino_t socket_ino;
-	int ready_fd; /* the detached start's readiness pipe: closed there, or -1 */
+	int ready_fd;             /* the detached start's readiness pipe: closed there, or -1 */
+	const char *control_path; /* the control socket's address: a spawn's client socket
+	                             must be a connection accepted there; NULL: no spawn */
+	const char *admin_group;  /* may run a privileged driver's tools as root; or NULL */
 };
 
 /* Fork the privileged process, then drop the calling (main) process to setup->uid/gid:

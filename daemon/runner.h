@@ -16,6 +16,8 @@
 
 #include "cpulist.h"
 
+struct clientfd;
+
 struct daemon;
 struct nm_error;
 struct child;
@@ -43,6 +45,10 @@ struct test_cred {
 	bool set; /* runner_start refuses a spec without (its caller must say who) */
 	uid_t uid;
 	gid_t gid;
+	/* A copy of the client's socket: passed with each spawn, the privileged process checks
+	 * uid and gid against it (privsep.h). The spec holds a reference (runner_spec_free
+	 * drops it); NULL: none (the spawn is refused under privilege separation). */
+	struct clientfd *peer;
 };
 
 /* What a test runs: checked and completed by runner_spec_parse and the driver's check. */
