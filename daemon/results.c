@@ -630,6 +630,12 @@ results_put_async(struct results *rs, const char *name, json_object *result, res
 	return 0;
 }
 
+struct writer *
+results_writer(struct results *rs)
+{
+	return rs->writer;
+}
+
 /* Store a new result atomically, now, on the calling thread (start-up and shutdown, where
  * nothing else waits); its index row follows on the writer. */
 int

@@ -14,6 +14,7 @@
 struct event_base;
 struct nm_error;
 struct results;
+struct writer;
 
 /* Open (creating) STATE_DIR/results and index what is there. NULL with err. */
 struct results *results_open(const char *state_dir, struct nm_error *err);
@@ -45,6 +46,9 @@ typedef void (*results_done_fn)(void *arg, const struct nm_error *err);
  * done will not run). result is not changed; a reference is kept. */
 int results_put_async(struct results *rs, const char *name, json_object *result,
                       results_done_fn done, void *arg, struct nm_error *err);
+/* The store's writer (writer.h), for work that must come before a put in the same order
+ * (a closing window's tuning read). */
+struct writer *results_writer(struct results *rs);
 /* Load a result (new reference) or NULL with err: NM_ERR_NOT_FOUND, or NM_ERR_FAILED when
  * the file cannot be read or fails results_check. */
 json_object *results_get(struct results *rs, const char *name, struct nm_error *err);
