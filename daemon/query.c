@@ -1,9 +1,9 @@
 /* query.c: deltas, rates and values over a span of the ring. */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "globmatch.h"
 #include "query.h"
 #include "ring.h"
 #include "sampler.h"
@@ -220,7 +220,7 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 			/* A cheap prefix test first: most names fail it. */
 			if (strncmp(name, glob, plen) != 0)
 				continue;
-			if (literal ? name[plen] != '\0' : fnmatch(glob, name, 0) != 0)
+			if (literal ? name[plen] != '\0' : !globmatch(glob, name))
 				continue;
 		}
 		if (n == *cap) {
