@@ -60,7 +60,10 @@ test_same_as_fnmatch(void **state)
 	for (size_t i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
 		for (size_t j = 0; j < sizeof(names) / sizeof(names[0]); j++) {
 			bool want = fnmatch(pats[i], names[j], 0) == 0;
-			if (globmatch(pats[i], names[j]) != want) {
+			struct globmatch g;
+			globmatch_compile(&g, pats[i]);
+			if (globmatch(pats[i], names[j]) != want ||
+			    globmatch_exec(&g, names[j]) != want) {
 				fprintf(stderr, "pattern \"%s\", name \"%s\": fnmatch says %d\n",
 				        pats[i], names[j], want);
 				fail();
