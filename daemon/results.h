@@ -46,6 +46,13 @@ typedef void (*results_done_fn)(void *arg, const struct nm_error *err);
  * done will not run). result is not changed; a reference is kept. */
 int results_put_async(struct results *rs, const char *name, json_object *result,
                       results_done_fn done, void *arg, struct nm_error *err);
+/* Take name for result now, as results_put_async does, without storing it yet: results_get
+ * serves result from memory (as it is: the caller only reads it until then, and another
+ * thread may read it too), results_delete says it is being stored; results_put_async with
+ * the same name and result then stores it (refused at once only for a bad or taken name,
+ * before). 0, or -1 with err (bad name, name taken). */
+int results_reserve(struct results *rs, const char *name, json_object *result,
+                    struct nm_error *err);
 /* The store's writer (writer.h), for work that must come before a put in the same order
  * (a closing window's tuning read). */
 struct writer *results_writer(struct results *rs);

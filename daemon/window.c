@@ -349,7 +349,8 @@ closing_done(void *arg, const struct nm_error *err)
 
 /* On the writer thread: the host's tuning for the report (tens of sysfs files per queue of a
  * device: up to ~13 ms on 144-queue devices, too long for the loop). Touches c->report only
- * to read it: the loop holds it in c alone until tuning_done. */
+ * to read it: until tuning_done the loop only reads it too (results_get's copy of the
+ * reserved report, whose "tuning" is null until then). */
 static void
 tuning_job(void *arg)
 {
@@ -414,12 +415,9 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	*c = (struct closing){ws, w, r, eff, closed_by, done, arg, NULL};
 	w->storing = true;
 	if (ws->root != NULL) {
-		/* What results_put_async refuses at once, refused now (done not called). */
-		bool refused = results_name_check(w->name, err) < 0;
-		if (!refused && results_exists(ws->results, w->name))
-			refused = nm_error_set(err, NM_ERR_EXISTS, "a result named %s exists",
-			                       w->name) < 0;
-		if (refused) {
+		/* The name taken and the report served now, as by results_put_async (what it
+		 * refuses at once, refused now: done not called); the put after the tuning. */
+		if (results_reserve(ws->results, w->name, r, err) < 0) {
 			w->storing = false;
 			json_object_put(r);
 			json_object_put(eff);
