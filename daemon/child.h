@@ -43,6 +43,8 @@ struct child_spawn {
 	const gid_t *groups; /* supplementary groups, ngroups of them */
 	size_t ngroups;
 	int cgroup_fd;     /* an open cgroup.procs the child joins before exec; -1: none */
+	int peer_fd;       /* the socket of the client it runs for (clientfd.h), passed to the
+	                      privileged process, which checks uid against it; -1: none */
 	char *const *envp; /* the environment (NULL-terminated); NULL: child_env's default */
 	bool duplex; /* stdin and stdout are one socket (child_start_duplex), not /dev/null and
 	                a pipe */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clientfd.h"
 #include "cmd.h"
 #include "config.h"
 #include "control.h"
@@ -53,23 +54,29 @@ int
 cmd_suite_run(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct test_cred cred = {true, control_client_uid(ctx->client),
-	                         control_client_gid(ctx->client)};
+	                         control_client_gid(ctx->client),
+	                         clientfd_new(control_client_fd(ctx->client))};
 	const char *text = json_get_string(args, "text", NULL);
 	const char *file = json_get_string(args, "file", "(text)");
 	char path[4096], *owned = NULL;
 
 	if (text == NULL) {
-		if (!json_object_object_get_ex(args, "file", NULL))
+		if (!json_object_object_get_ex(args, "file", NULL)) {
+			clientfd_unref(cred.peer);
 			return nm_error_set(err, NM_ERR_BAD_ARGS,
 			                    "give the suite: a FILE (the client sends its text) or "
 			                    "the NAME of one in the suite directory");
-		if ((owned = suite_by_name(&ctx->d->config, file, path, sizeof(path), err)) == NULL)
+		}
+		if ((owned = suite_by_name(&ctx->d->config, file, path, sizeof(path), err)) == NULL) {
+			clientfd_unref(cred.peer);
 			return -1;
+		}
 		text = owned;
 		file = path;
 	}
 	*result = suite_run(ctx->d->suites, text, file, json_get_string(args, "name", NULL),
 	                    json_get_bool(args, "dry_run", false), &cred, err);
+	clientfd_unref(cred.peer); /* the suite took its own reference */
 	free(owned);
 	return *result != NULL ? 0 : -1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clientfd.h"
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
@@ -109,7 +110,8 @@ cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 	if (runner_spec_parse(ctx->d->runner, args, &spec, err) < 0)
 		return -1;
 	spec.cred = (struct test_cred){true, control_client_uid(ctx->client),
-	                               control_client_gid(ctx->client)};
+	                               control_client_gid(ctx->client),
+	                               clientfd_new(control_client_fd(ctx->client))};
 	if (spec.peers != NULL && ctx->client == NULL) {
 		runner_spec_free(&spec);
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "a test with peers needs a client");

@@ -115,6 +115,55 @@ config_strv_free(char **v)
 	env_free(v);
 }
 
+char **
+config_peer_argv(const struct config_peer *cp)
+{
+	char **v, **proxy = cp->proxy_command, **own = NULL;
+	size_t n = 0, cap = 12;
+	char port[16] = "", host[512];
+	const char *colon;
+
+	if (cp->command != NULL) {
+		while (cp->command[n] != NULL)
+			n++;
+		v = xcalloc(n + 1, sizeof(*v));
+		for (size_t i = 0; i < n; i++)
+			v[i] = xstrdup(cp->command[i]);
+		return v;
+	}
+	if (proxy == NULL)
+		proxy = own = config_split_words(CONFIG_PEER_PROXY_DEFAULT, 4);
+	for (size_t i = 0; cp->ssh_options != NULL && cp->ssh_options[i] != NULL; i++)
+		cap++;
+	for (size_t i = 0; proxy[i] != NULL; i++)
+		cap++;
+	/* host:port, but not an IPv6 address without brackets ("[::1]:22" or "::1"). */
+	snprintf(host, sizeof(host), "%s", cp->ssh);
+	colon = strrchr(host, ':');
+	if (colon != NULL && strchr(host, ':') == colon) {
+		snprintf(port, sizeof(port), "%s", colon + 1);
+		host[colon - host] = '\0';
+	}
+	v = xcalloc(cap + 1, sizeof(*v));
+	v[n++] = xstrdup("ssh");
+	v[n++] = xstrdup("-T");
+	v[n++] = xstrdup("-o");
+	v[n++] = xstrdup("BatchMode=yes");
+	v[n++] = xstrdup("-o");
+	v[n++] = xstrdup("ConnectTimeout=5");
+	for (size_t i = 0; cp->ssh_options != NULL && cp->ssh_options[i] != NULL; i++)
+		v[n++] = xstrdup(cp->ssh_options[i]);
+	if (port[0]) {
+		v[n++] = xstrdup("-p");
+		v[n++] = xstrdup(port);
+	}
+	v[n++] = xstrdup(host);
+	for (size_t i = 0; proxy[i] != NULL; i++)
+		v[n++] = xstrdup(proxy[i]);
+	config_strv_free(own);
+	return v;
+}
+
 /* Replace an owned string member. */
 static void
 set_str(char **dst, const char *val)

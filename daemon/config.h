@@ -99,6 +99,11 @@ struct config_peer {
  * config_strv_free), or NULL on an unterminated quote or more than max words. */
 char **config_split_words(const char *s, size_t max);
 void config_strv_free(char **v);
+#define CONFIG_PEER_PROXY_DEFAULT "netmetricsctl proxy"
+/* The transport's argv of a configured peer: its command, or the ssh command line that
+ * runs proxy_command on the other host (NULL-terminated; config_strv_free). The daemon runs
+ * it (peer.c) and the privileged process checks a transport's spawn against it (privsep.c). */
+char **config_peer_argv(const struct config_peer *cp);
 
 /* Fill cfg with the built-in defaults (all strings owned by cfg). */
 void config_defaults(struct config *cfg);

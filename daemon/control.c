@@ -25,6 +25,7 @@
 #include "log.h"
 #include "proto.h"
 #include "timeutil.h"
+#include "usergroups.h"
 #include "xmalloc.h"
 
 #define ACCEPT_RETRY_MS 1000
@@ -121,30 +122,6 @@ uid_slot(struct control *ctl, uid_t uid, bool create)
 	return &ctl->uids[ctl->nuids++];
 }
 
-bool
-control_peer_is_admin(uid_t uid, gid_t gid, const char *admin_group)
-{
-	struct group *gr;
-	struct passwd *pw;
-	gid_t groups[256];
-	int ngroups = 256;
-
-	if (uid == 0)
-		return true;
-	if (admin_group == NULL || (gr = getgrnam(admin_group)) == NULL)
-		return false;
-	if (gid == gr->gr_gid)
-		return true;
-	if ((pw = getpwuid(uid)) == NULL)
-		return false;
-	if (getgrouplist(pw->pw_name, pw->pw_gid, groups, &ngroups) < 0)
-		return false;
-	for (int i = 0; i < ngroups; i++)
-		if (groups[i] == gr->gr_gid)
-			return true;
-	return false;
-}
-
 struct control *
 control_init(struct daemon *d)
 {
@@ -193,13 +170,19 @@ control_client_uid(const struct client *c)
 	return c->uid;
 }
 
+int
+control_client_fd(const struct client *c)
+{
+	return bufferevent_getfd(c->bev);
+}
+
 /* Asked for each mutating request, not once at accept: a group revoked (or granted) since
  * the client connected counts at once. Costs a group lookup, so read-only requests never
  * ask. */
 bool
 control_client_is_admin(const struct client *c)
 {
-	return control_peer_is_admin(c->uid, c->gid, c->ctl->d->config.admin_group);
+	return usergroups_is_admin(c->uid, c->gid, c->ctl->d->config.admin_group);
 }
 
 static bool client_producing(const struct client *c);
@@ -671,6 +654,9 @@ client_free(struct client *c)
 	TAILQ_REMOVE(&ctl->clients, c, entry);
 	ctl->nclients--;
 	event_free(c->deadline);
+	/* A test the client started keeps a copy of its socket (its credentials, for the
+	 * privileged process): the client must see the end all the same. */
+	shutdown(bufferevent_getfd(c->bev), SHUT_RDWR);
 	bufferevent_free(c->bev);
 	frame_free(&c->fr);
 	free(c);

@@ -33,9 +33,11 @@ bool control_activated(const struct control *ctl);
  * output passes the high-water mark stops until it drains below the low one. */
 void control_client_send(struct client *c, const char *buf, size_t len);
 uid_t control_client_uid(const struct client *c);
+/* The client's connected socket (for a dup the privileged process reads SO_PEERCRED of). */
+int control_client_fd(const struct client *c);
 gid_t control_client_gid(const struct client *c);
 pid_t control_client_pid(const struct client *c);
-/* Is the client root or in the admin group now (control_peer_is_admin of its SO_PEERCRED
+/* Is the client root or in the admin group now (usergroups_is_admin of its SO_PEERCRED
  * uid and gid, with the group of the current configuration)? */
 bool control_client_is_admin(const struct client *c);
 /* Bytes queued to the client and not yet written. */
@@ -69,7 +71,5 @@ struct evbuffer;
 typedef int (*control_produce_fn)(struct evbuffer *out, void *arg);
 int control_client_produce(struct client *c, control_produce_fn fn, void *arg,
                            void (*free_fn)(void *));
-/* Is a peer with these credentials root or in the admin group (by name; NULL: none)? */
-bool control_peer_is_admin(uid_t uid, gid_t gid, const char *admin_group);
 
 #endif

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "clientfd.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -163,7 +164,8 @@ tool_run(struct tool_job *j, const char *tool, const char *netns, bool json,
 {
 	char path[4096];
 	char *argv[24];
-	struct child_spawn how = {.argv = argv, .cgroup_fd = -1};
+	struct child_spawn how = {.argv = argv, .cgroup_fd = -1, .peer_fd = -1};
+	const struct test_spec *spec = j->t != NULL ? &j->t->spec : j->spec;
 	struct nm_error err;
 	struct child *sp;
 	size_t n = 0;
@@ -185,6 +187,8 @@ tool_run(struct tool_job *j, const char *tool, const char *netns, bool json,
 	for (size_t i = 0; words[i] != NULL && n < 23; i++)
 		argv[n++] = (char *)words[i];
 	argv[n] = NULL;
+	/* Root's tools, for the client that asked (an admin: the privileged process checks). */
+	how.peer_fd = spec != NULL ? clientfd_fd(spec->cred.peer) : -1;
 	if ((sp = child_start(j->cs, &how, &tool_ops, j, &err)) == NULL) {
 		next(j, NULL, err.message);
 		return;

@@ -255,6 +255,9 @@ privsep_split(struct daemon *d, const struct passwd *pw, int ready_fd)
 	setup.gid = pw->pw_gid;
 	setup.cgroup_path = cg != NULL ? xstrdup(cg) : NULL;
 	setup.profile_dir = xstrdup(d->config.profile_dir);
+	setup.control_path = xstrdup(control_socket_path(d->control));
+	setup.admin_group = d->config.admin_group ? xstrdup(d->config.admin_group) : NULL;
+	setup.config_path = realpath(d->config_path, NULL); /* NULL when there is none */
 	if (!control_activated(d->control) && lstat(control_socket_path(d->control), &st) == 0) {
 		setup.socket_path = xstrdup(control_socket_path(d->control));
 		setup.socket_dev = st.st_dev;

@@ -21,8 +21,7 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
-#define PEER_PROXY_DEFAULT "netmetricsctl proxy"
-#define PEER_KILL_MS       2000 /* a transport told to go is killed after this */
+#define PEER_KILL_MS 2000 /* a transport told to go is killed after this */
 
 struct peer_req {
 	struct peer *p;
@@ -59,56 +58,6 @@ struct peers {
 };
 
 static const struct child_ops peer_child_ops;
-
-/* The transport's argv of a configured peer (NULL-terminated, freed by the caller). */
-static char **
-peer_argv(const struct config_peer *cp)
-{
-	char **v, **proxy = cp->proxy_command, **own = NULL;
-	size_t n = 0, cap = 12;
-	char port[16] = "", host[512];
-	const char *colon;
-
-	if (cp->command != NULL) {
-		while (cp->command[n] != NULL)
-			n++;
-		v = xcalloc(n + 1, sizeof(*v));
-		for (size_t i = 0; i < n; i++)
-			v[i] = xstrdup(cp->command[i]);
-		return v;
-	}
-	if (proxy == NULL)
-		proxy = own = config_split_words(PEER_PROXY_DEFAULT, 4);
-	for (size_t i = 0; cp->ssh_options != NULL && cp->ssh_options[i] != NULL; i++)
-		cap++;
-	for (size_t i = 0; proxy[i] != NULL; i++)
-		cap++;
-	/* host:port, but not an IPv6 address without brackets ("[::1]:22" or "::1"). */
-	snprintf(host, sizeof(host), "%s", cp->ssh);
-	colon = strrchr(host, ':');
-	if (colon != NULL && strchr(host, ':') == colon) {
-		snprintf(port, sizeof(port), "%s", colon + 1);
-		host[colon - host] = '\0';
-	}
-	v = xcalloc(cap + 1, sizeof(*v));
-	v[n++] = xstrdup("ssh");
-	v[n++] = xstrdup("-T");
-	v[n++] = xstrdup("-o");
-	v[n++] = xstrdup("BatchMode=yes");
-	v[n++] = xstrdup("-o");
-	v[n++] = xstrdup("ConnectTimeout=5");
-	for (size_t i = 0; cp->ssh_options != NULL && cp->ssh_options[i] != NULL; i++)
-		v[n++] = xstrdup(cp->ssh_options[i]);
-	if (port[0]) {
-		v[n++] = xstrdup("-p");
-		v[n++] = xstrdup(port);
-	}
-	v[n++] = xstrdup(host);
-	for (size_t i = 0; proxy[i] != NULL; i++)
-		v[n++] = xstrdup(proxy[i]);
-	config_strv_free(own);
-	return v;
-}
 
 /* Is a and b the same vector? */
 static bool
@@ -402,7 +351,7 @@ peer_configure(struct peers *ps, const struct config *cfg)
 	struct peer *v = cfg->npeers ? xcalloc(cfg->npeers, sizeof(*v)) : NULL;
 
 	for (size_t i = 0; i < cfg->npeers; i++) {
-		char **argv = peer_argv(&cfg->peers[i]);
+		char **argv = config_peer_argv(&cfg->peers[i]);
 		struct peer *old = find(ps, cfg->peers[i].name);
 
 		if (old != NULL && strv_equal(old->argv, argv)) {

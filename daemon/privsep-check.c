@@ -220,6 +220,52 @@ privsep_check_groups(uid_t uid, gid_t gid, const gid_t *groups, size_t n, const 
 	return 0;
 }
 
+/* The programs a privileged driver runs as root for an admin, by file name. */
+static bool
+root_tool(char *const *argv)
+{
+	static const char *const tools[] = {"ip", "tc", "netmetrics-pktgen", "trafgen"};
+	const char *base = strrchr(argv[0], '/');
+	bool found = false;
+
+	base = base != NULL ? base + 1 : argv[0];
+	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
+		if (strcmp(base, tools[i]) == 0)
+			found = true;
+	if (!found)
+		return false;
+	/* ip netns exec, ip -batch / tc -batch FILE, ip -force: another program, or commands
+	 * from a file. */
+	for (size_t i = 1; argv[i] != NULL; i++)
+		if (strcmp(argv[i], "exec") == 0 || strcmp(argv[i], "-b") == 0 ||
+		    strcmp(argv[i], "-batch") == 0 || strcmp(argv[i], "--batch") == 0 ||
+		    strcmp(argv[i], "-force") == 0)
+			return false;
+	return true;
+}
+
+int
+privsep_check_peer(uid_t puid, gid_t pgid, bool admin, bool as_user, uid_t uid, gid_t gid,
+                   char *const *argv, char *why, size_t size)
+{
+	if (puid == 0)
+		return 0;
+	if (as_user && uid != 0) {
+		if (uid == puid && gid == pgid)
+			return 0;
+		snprintf(why, size,
+		         "privsep: a spawn as uid %u gid %u for a client of uid %u gid %u",
+		         (unsigned)uid, (unsigned)gid, (unsigned)puid, (unsigned)pgid);
+		return -1;
+	}
+	if (admin && argv != NULL && argv[0] != NULL && root_tool(argv))
+		return 0;
+	snprintf(why, size, "privsep: a spawn of %.200s as root for a client of uid %u%s",
+	         argv != NULL && argv[0] != NULL ? argv[0] : "(nothing)", (unsigned)puid,
+	         admin ? " (an admin: only a privileged driver's tools)" : " (not an admin)");
+	return -1;
+}
+
 int
 privsep_check_strv(char *const *v, size_t max, bool env, char *why, size_t size)
 {

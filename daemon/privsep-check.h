@@ -42,6 +42,13 @@ int privsep_check_dir(const char *path, const struct stat *st, uid_t uid, char *
  * user's groups from the group database, primary first)? uid 0 takes any. 0 or -1. */
 int privsep_check_groups(uid_t uid, gid_t gid, const gid_t *groups, size_t n, const gid_t *allowed,
                          size_t nallowed, char *why, size_t size);
+/* May a client with SO_PEERCRED puid/pgid (admin: root or in the admin group now) have argv
+ * spawned as asked (as_user: as uid/gid; else as root)? A root client: anything. Another:
+ * as itself only (uid and gid its own), or, an admin, as root for a privileged driver
+ * (pktgen) only its tools (ip, tc, netmetrics-pktgen, trafgen by name; not ip's "exec" or a
+ * batch file). 0 or -1 with why. */
+int privsep_check_peer(uid_t puid, gid_t pgid, bool admin, bool as_user, uid_t uid, gid_t gid,
+                       char *const *argv, char *why, size_t size);
 /* Is every entry of a NULL-terminated vector NAME=VALUE (env; none of the loader's LD_*
  * or GCONV_PATH) or non-empty (argv), the count at most max? 0 or -1. */
 int privsep_check_strv(char *const *v, size_t max, bool env, char *why, size_t size);

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pwd.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +18,28 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cgroup.h"
 #include "child.h"
+#include "config.h"
 #include "error.h"
 #include "ethtool.h"
 #include "log.h"
 #include "privsep-check.h"
 #include "privsep.h"
 #include "profile.h"
+#include "usergroups.h"
 #include "xmalloc.h"
 
 enum ps_type {
 	PS_WRITE = 1, /* a = base; "dev\0rel\0val\0" */
 	PS_NTUPLE,    /* a = on; "dev\0" */
-	PS_SPAWN,     /* struct ps_spawn, groups, "netns\0", argv, "\0", env; fds out, err[, cg] */
+	PS_SPAWN,     /* struct ps_spawn, groups, "netns\0", argv, "\0", env; fds out, err[, cg]
+	                 [, the client's socket] */
 	PS_KILL,      /* a = pid, b = signal */
 	PS_RELEASE,   /* a = pid */
 	PS_REPLY,     /* id of the request; a = 0 or errno, b = pid; the message */
@@ -56,7 +61,10 @@ struct ps_spawn {
 	uint32_t ngroups;
 	uint32_t has_cgroup;
 	uint32_t duplex; /* stdin is the out fd too (child.h) */
+	uint32_t has_peer;
 };
+
+#define PS_FDS_MAX 4 /* fds with one message */
 
 /* One datagram. */
 struct ps_msg {
@@ -94,13 +102,13 @@ privsep_pid(void)
 	return ps.pid;
 }
 
-/* Send a message with up to three fds. 0 or -1 with errno. */
+/* Send a message with up to PS_FDS_MAX fds. 0 or -1 with errno. */
 static int
 send_msg(int fd, const struct ps_hdr *h, const void *data, const int *fds, size_t nfds)
 {
 	struct iovec iov[2] = {{(void *)h, sizeof(*h)}, {(void *)data, h->len}};
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(PS_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct msghdr m = {.msg_iov = iov, .msg_iovlen = h->len ? 2 : 1};
@@ -130,7 +138,7 @@ static int
 recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags)
 {
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(PS_FDS_MAX * sizeof(int))];
 		struct cmsghdr align;
 	} u;
 	struct iovec iov = {msg, sizeof(*msg) - 1};
@@ -150,9 +158,9 @@ recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags)
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c))
 		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
 			size_t k = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-			int got[3];
-			memcpy(got, CMSG_DATA(c), (k > 3 ? 3 : k) * sizeof(int));
-			for (size_t i = 0; i < k && i < 3; i++) {
+			int got[PS_FDS_MAX];
+			memcpy(got, CMSG_DATA(c), (k > PS_FDS_MAX ? PS_FDS_MAX : k) * sizeof(int));
+			for (size_t i = 0; i < k && i < PS_FDS_MAX; i++) {
 				if (i < maxfds)
 					fds[i] = got[i];
 				else
@@ -357,8 +365,10 @@ privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid, str
 	                     .gid = how->gid,
 	                     .ngroups = how->as_user ? (uint32_t)how->ngroups : 0,
 	                     .has_cgroup = how->cgroup_fd >= 0,
-	                     .duplex = how->duplex};
-	int fds[3] = {outw, errw, how->cgroup_fd}, p = 0;
+	                     .duplex = how->duplex,
+	                     .has_peer = how->peer_fd >= 0};
+	int fds[PS_FDS_MAX] = {outw, errw}, p = 0;
+	size_t nfds = 2;
 	size_t len = sizeof(s) + s.ngroups * sizeof(uint32_t);
 	bool fit = s.ngroups <= PRIVSEP_GROUPS && how->envp != NULL;
 
@@ -382,7 +392,11 @@ privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid, str
 		                    how->argv[0]);
 	}
 	h.len = (uint32_t)len;
-	if (call(&h, buf, fds, how->cgroup_fd >= 0 ? 3 : 2, &p, err) < 0)
+	if (how->cgroup_fd >= 0)
+		fds[nfds++] = how->cgroup_fd;
+	if (how->peer_fd >= 0)
+		fds[nfds++] = how->peer_fd;
+	if (call(&h, buf, fds, nfds, &p, err) < 0)
 		return -1;
 	*pid = p;
 	return 0;
@@ -698,21 +712,17 @@ reopen_cgroup(const struct ps_parent *pp, int fd, char *why, size_t size)
 static int
 check_user(const struct ps_spawn *s, const gid_t *groups, char *why, size_t size)
 {
-	struct passwd *pw;
-	gid_t allowed[PRIVSEP_GROUPS + 1];
-	int n = PRIVSEP_GROUPS;
+	gid_t allowed[USERGROUPS_MAX];
+	size_t n = 0;
 
 	if (!s->as_user || s->uid == 0)
 		return 0;
-	if ((pw = getpwuid(s->uid)) == NULL) {
+	if (usergroups_get(s->uid, allowed, USERGROUPS_MAX, &n) < 0) {
 		snprintf(why, size, "privsep: uid %u has no password entry", (unsigned)s->uid);
 		return -1;
 	}
-	if (getgrouplist(pw->pw_name, pw->pw_gid, allowed, &n) < 0)
-		n = PRIVSEP_GROUPS;
 	/* The client's gid may be one it took with newgrp: a group of the user's in any case. */
-	return privsep_check_groups(s->uid, s->gid, groups, s->ngroups, allowed, (size_t)n, why,
-	                            size);
+	return privsep_check_groups(s->uid, s->gid, groups, s->ngroups, allowed, n, why, size);
 }
 
 /* The directory of path must be one the main process cannot change. */
@@ -760,6 +770,102 @@ check_program(const char *path, uid_t uid, char *why, size_t size)
 	return 0;
 }
 
+/* The client a spawn is for: fd must be a connection accepted on the control socket (a
+ * socket the main process made itself, or one it connected elsewhere, would name other
+ * credentials); its SO_PEERCRED, and whether it is an admin now, checked against the
+ * request (privsep_check_peer). 0 or -1 with why. */
+static int
+check_peer(const struct ps_parent *pp, int fd, const struct ps_spawn *s, char *const *argv,
+           struct ucred *peer, char *why, size_t size)
+{
+	struct sockaddr_un sun;
+	socklen_t slen = sizeof(sun), clen;
+	struct ucred cred;
+	int type = 0;
+	bool admin;
+
+	if (fd < 0) {
+		snprintf(why, size, "privsep: a spawn comes with the socket of its client");
+		return -1;
+	}
+	memset(&sun, 0, sizeof(sun));
+	clen = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &clen) < 0 || type != SOCK_STREAM ||
+	    getsockname(fd, (struct sockaddr *)&sun, &slen) < 0 || sun.sun_family != AF_UNIX ||
+	    slen <= offsetof(struct sockaddr_un, sun_path) || pp->setup->control_path == NULL ||
+	    strncmp(sun.sun_path, pp->setup->control_path, sizeof(sun.sun_path)) != 0) {
+		snprintf(why, size,
+		         "privsep: the client's socket is not a connection of the "
+		         "control socket");
+		return -1;
+	}
+	clen = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &clen) < 0) {
+		snprintf(why, size, "privsep: SO_PEERCRED: %s", strerror(errno));
+		return -1;
+	}
+	*peer = cred;
+	admin = cred.uid == 0 || usergroups_is_admin(cred.uid, cred.gid, pp->setup->admin_group);
+	return privsep_check_peer(cred.uid, cred.gid, admin, s->as_user != 0, s->uid, s->gid, argv,
+	                          why, size);
+}
+
+/* Is argv the transport v of a configured peer: the same words, argv[0] resolved from a
+ * bare v[0] on PATH? */
+static bool
+transport_matches(char *const *v, char *const *argv)
+{
+	const char *base = strrchr(argv[0], '/');
+	size_t i;
+
+	if (v[0] == NULL ||
+	    (strcmp(v[0], argv[0]) != 0 &&
+	     (strchr(v[0], '/') != NULL || base == NULL || strcmp(base + 1, v[0]) != 0)))
+		return false;
+	for (i = 1; v[i] != NULL && argv[i] != NULL; i++)
+		if (strcmp(v[i], argv[i]) != 0)
+			return false;
+	return v[i] == NULL && argv[i] == NULL;
+}
+
+/* A spawn with no client socket: only a peer's transport (a duplex spawn in no namespace),
+ * and only the argv that a [peer NAME] of the configuration file, read here, gives: the
+ * main process's word is not taken for it. A SIGHUP's new peers are in the file already.
+ * 0 (with the peer's name) or -1 with why. */
+static int
+check_transport(const struct ps_parent *pp, const struct ps_spawn *s, const char *netns,
+                char *const *argv, char *name, size_t nsize, char *why, size_t size)
+{
+	struct config cfg;
+	struct nm_error err;
+	int r = -1;
+
+	if (!s->duplex || netns[0] != '\0' || pp->setup->config_path == NULL) {
+		snprintf(why, size, "privsep: a spawn comes with the socket of its client");
+		return -1;
+	}
+	config_defaults(&cfg);
+	if (config_load(&cfg, pp->setup->config_path, true, &err) < 0) {
+		snprintf(why, size, "privsep: a peer's transport: %.400s", err.message);
+		config_free(&cfg);
+		return -1;
+	}
+	for (size_t i = 0; i < cfg.npeers && r < 0; i++) {
+		char **v = config_peer_argv(&cfg.peers[i]);
+		if (transport_matches(v, argv)) {
+			snprintf(name, nsize, "%s", cfg.peers[i].name);
+			r = 0;
+		}
+		config_strv_free(v);
+	}
+	config_free(&cfg);
+	if (r < 0)
+		snprintf(why, size,
+		         "privsep: %.200s ... is no configured peer's transport (%.200s)", argv[0],
+		         pp->setup->config_path);
+	return r;
+}
+
 /* SPAWN: checked, started with child_spawn_fds, remembered. */
 static void
 do_spawn_req(struct ps_parent *pp, int *fds)
@@ -772,13 +878,16 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	struct child_spawn how;
 	struct nm_error err;
 	pid_t pid;
-	int cgfd = -1;
+	struct ucred peer = {0};
+	char transport[512] = "";
+	int cgfd = -1, peerfd;
 
 	if (pp->msg.h.len < sizeof(s) || fds[0] < 0 || fds[1] < 0)
 		goto malformed;
 	memcpy(&s, pp->msg.data, sizeof(s));
+	peerfd = s.has_peer ? fds[s.has_cgroup ? 3 : 2] : -1;
 	if (s.ngroups > PRIVSEP_GROUPS || (s.has_cgroup && fds[2] < 0) ||
-	    pp->msg.h.len < sizeof(s) + s.ngroups * sizeof(uint32_t))
+	    (s.has_peer && peerfd < 0) || pp->msg.h.len < sizeof(s) + s.ngroups * sizeof(uint32_t))
 		goto malformed;
 	for (size_t i = 0; i < s.ngroups; i++) {
 		uint32_t g;
@@ -803,6 +912,9 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	argv[na] = envp[ne] = NULL;
 	if (privsep_check_strv(argv, PRIVSEP_ARGV_MAX, false, why, sizeof(why)) < 0 ||
 	    privsep_check_strv(envp, PRIVSEP_ENV_MAX, true, why, sizeof(why)) < 0 ||
+	    (peerfd < 0 ? check_transport(pp, &s, netns, argv, transport, sizeof(transport), why,
+	                                  sizeof(why))
+	                : check_peer(pp, peerfd, &s, argv, &peer, why, sizeof(why))) < 0 ||
 	    check_user(&s, groups, why, sizeof(why)) < 0)
 		goto refused;
 	if (check_program(argv[0], s.as_user ? s.uid : 0, why, sizeof(why)) < 0)
@@ -822,6 +934,7 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	how.groups = groups;
 	how.ngroups = s.ngroups;
 	how.cgroup_fd = cgfd;
+	how.peer_fd = -1;
 	how.envp = envp;
 	how.duplex = s.duplex != 0;
 	if (child_spawn_fds(&how, fds[0], fds[1], &pid, &err) < 0) {
@@ -830,6 +943,13 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	}
 	pp->procs = xreallocarray(pp->procs, pp->nprocs + 1, sizeof(*pp->procs));
 	pp->procs[pp->nprocs++] = (struct ps_proc){pid, false, false};
+	if (peerfd < 0)
+		log_info("privsep: %s as uid %u, the transport of peer %s: pid %d", argv[0],
+		         s.as_user ? (unsigned)s.uid : 0u, transport, (int)pid);
+	else
+		log_info("privsep: %s as uid %u for a client of uid %u (pid %d): pid %d", argv[0],
+		         s.as_user ? (unsigned)s.uid : 0u, (unsigned)peer.uid, (int)peer.pid,
+		         (int)pid);
 	reply(pp, pp->msg.h.id, 0, pid, "");
 	goto out;
 malformed:
@@ -919,7 +1039,7 @@ handle(struct ps_parent *pp, int *fds)
 		log_warnx("privsep: unknown request %u", (unsigned)pp->msg.h.type);
 		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: unknown request");
 	}
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < PS_FDS_MAX; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
 }
@@ -997,7 +1117,7 @@ privsep_parent_run(int fd, const struct privsep_setup *setup)
 		fatal("privsep: open /");
 	for (;;) {
 		struct pollfd pfd[2] = {{fd, POLLIN, 0}, {sfd, POLLIN, 0}};
-		int fds[3], r;
+		int fds[PS_FDS_MAX], r;
 
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)
@@ -1012,7 +1132,7 @@ privsep_parent_run(int fd, const struct privsep_setup *setup)
 		}
 		if (!pfd[0].revents)
 			continue;
-		r = recv_msg(fd, &pp.msg, fds, 3, MSG_DONTWAIT);
+		r = recv_msg(fd, &pp.msg, fds, PS_FDS_MAX, MSG_DONTWAIT);
 		if (r < 0 && errno == EAGAIN)
 			continue;
 		if (r < 0 && errno == ECONNRESET)

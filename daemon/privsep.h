@@ -11,7 +11,11 @@
  *   SAVE    write a new profile file NAME.conf in the profile directory (profile save)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with
- *           the request (SCM_RIGHTS); the reply carries the pid
+ *           the request (SCM_RIGHTS); the reply carries the pid. The socket of the client
+ *           the process runs for comes with it: the privileged process reads SO_PEERCRED
+ *           there (an accepted connection of the control socket, not one the main process
+ *           made) and spawns only as that client (a root client as anyone; an admin's
+ *           privileged driver as root, its tools only: privsep_check_peer)
  *   KILL    signal the process group of a process it started
  *   RELEASE forget a process it started (killed first when still running)
  *
@@ -51,8 +55,13 @@ struct privsep_setup {
 	                            when it is still that file), or NULL */
 	dev_t socket_dev;
 	ino_t socket_ino;
-	int ready_fd;            /* the detached start's readiness pipe: closed there, or -1 */
-	const char *profile_dir; /* where SAVE writes new profiles ([daemon] profile_dir) */
+	int ready_fd;             /* the detached start's readiness pipe: closed there, or -1 */
+	const char *profile_dir;  /* where SAVE writes new profiles ([daemon] profile_dir) */
+	const char *control_path; /* the control socket's address: a spawn's client socket
+	                             must be a connection accepted there; NULL: no spawn */
+	const char *admin_group;  /* may run a privileged driver's tools as root; or NULL */
+	const char *config_path;  /* the configuration file (absolute), read again to check a
+	                             peer transport's spawn (a spawn with no client); or NULL */
 };
 
 /* Fork the privileged process, then drop the calling (main) process to setup->uid/gid:

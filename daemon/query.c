@@ -1,9 +1,9 @@
 /* query.c: deltas, rates and values over a span of the ring. */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "globmatch.h"
 #include "query.h"
 #include "ring.h"
 #include "sampler.h"
@@ -209,9 +209,12 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 	size_t n = 0, plen;
 	bool all = glob == NULL || *glob == '\0' || strcmp(glob, "*") == 0;
 	bool literal;
+	struct globmatch gm;
 
 	plen = all ? 0 : glob_prefix(glob);
 	literal = !all && glob[plen] == '\0';
+	if (!all)
+		globmatch_compile(&gm, glob);
 	for (size_t id = 0; id < reg->n; id++) {
 		const char *name = reg->v[id].name;
 		if (live_only && !reg->v[id].live)
@@ -220,7 +223,7 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 			/* A cheap prefix test first: most names fail it. */
 			if (strncmp(name, glob, plen) != 0)
 				continue;
-			if (literal ? name[plen] != '\0' : fnmatch(glob, name, 0) != 0)
+			if (literal ? name[plen] != '\0' : !globmatch_exec(&gm, name))
 				continue;
 		}
 		if (n == *cap) {

@@ -30,6 +30,7 @@
 struct pending {
 	char *name;
 	json_object *result;
+	bool reserved; /* results_reserve: the put is still to come */
 	struct pending *next;
 };
 
@@ -608,6 +609,25 @@ results_put_async(struct results *rs, const char *name, json_object *result, res
 {
 	struct pending *p;
 	struct put_job *j;
+
+	/* Reserved with this report: the name is taken and the report served already. */
+	if ((p = pending_find(rs, name)) != NULL && p->reserved && p->result == result)
+		p->reserved = false;
+	else if (results_reserve(rs, name, result, err) < 0)
+		return -1;
+	else
+		pending_find(rs, name)->reserved = false;
+	j = put_job_new(rs, name, result, true);
+	j->done = done;
+	j->arg = arg;
+	writer_submit(rs->writer, put_job_run, put_job_done, j);
+	return 0;
+}
+
+int
+results_reserve(struct results *rs, const char *name, json_object *result, struct nm_error *err)
+{
+	struct pending *p;
 	bool found;
 	size_t pos;
 
@@ -616,18 +636,21 @@ results_put_async(struct results *rs, const char *name, json_object *result, res
 	pos = index_find(rs, name, &found);
 	if (found)
 		return nm_error_set(err, NM_ERR_EXISTS, "a result named %s exists", name);
-	j = put_job_new(rs, name, result, true);
-	j->done = done;
-	j->arg = arg;
 	/* The name is taken now, and the report served from memory until it is on disk. */
 	index_insert(rs, pos, name);
 	p = xcalloc(1, sizeof(*p));
 	p->name = xstrdup(name);
 	p->result = json_object_get(result);
+	p->reserved = true;
 	p->next = rs->pending;
 	rs->pending = p;
-	writer_submit(rs->writer, put_job_run, put_job_done, j);
 	return 0;
+}
+
+struct writer *
+results_writer(struct results *rs)
+{
+	return rs->writer;
 }
 
 /* Store a new result atomically, now, on the calling thread (start-up and shutdown, where

@@ -14,6 +14,7 @@
 struct event_base;
 struct nm_error;
 struct results;
+struct writer;
 
 /* Open (creating) STATE_DIR/results and index what is there. NULL with err. */
 struct results *results_open(const char *state_dir, struct nm_error *err);
@@ -45,6 +46,16 @@ typedef void (*results_done_fn)(void *arg, const struct nm_error *err);
  * done will not run). result is not changed; a reference is kept. */
 int results_put_async(struct results *rs, const char *name, json_object *result,
                       results_done_fn done, void *arg, struct nm_error *err);
+/* Take name for result now, as results_put_async does, without storing it yet: results_get
+ * serves result from memory (as it is: the caller only reads it until then, and another
+ * thread may read it too), results_delete says it is being stored; results_put_async with
+ * the same name and result then stores it (refused at once only for a bad or taken name,
+ * before). 0, or -1 with err (bad name, name taken). */
+int results_reserve(struct results *rs, const char *name, json_object *result,
+                    struct nm_error *err);
+/* The store's writer (writer.h), for work that must come before a put in the same order
+ * (a closing window's tuning read). */
+struct writer *results_writer(struct results *rs);
 /* Load a result (new reference) or NULL with err: NM_ERR_NOT_FOUND, or NM_ERR_FAILED when
  * the file cannot be read or fails results_check. */
 json_object *results_get(struct results *rs, const char *name, struct nm_error *err);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cgroup.h"
+#include "clientfd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -29,6 +30,7 @@
 #include "child.h"
 #include "timeutil.h"
 #include "trend.h"
+#include "usergroups.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -186,6 +188,7 @@ runner_spec_free(struct test_spec *spec)
 	json_object_put(spec->profile_vars);
 	json_object_put(spec->trend_args);
 	json_object_put(spec->peers);
+	clientfd_unref(spec->cred.peer);
 	memset(spec, 0, sizeof(*spec));
 }
 
@@ -1081,21 +1084,25 @@ static void
 spawn_cred(const struct test *t, struct child_spawn *how, gid_t *groups, size_t max)
 {
 	const struct test_cred *c = &t->spec.cred;
-	struct passwd *pw;
-	int n = (int)max;
+	gid_t all[USERGROUPS_MAX];
+	size_t n = 0;
 
+	how->peer_fd = clientfd_fd(c->peer);
 	how->as_user = !t->spec.driver->privileged && c->uid != 0;
 	if (!how->as_user)
 		return;
 	how->uid = c->uid;
 	how->gid = c->gid;
+	/* The client's gid first, then the user's groups (kept by usergroups.c: no NSS lookup
+	 * per start). */
 	groups[0] = c->gid;
 	how->groups = groups;
 	how->ngroups = 1;
-	if ((pw = getpwuid(c->uid)) != NULL && getgrouplist(pw->pw_name, c->gid, groups, &n) >= 0)
-		how->ngroups = (size_t)n;
-	else
-		groups[0] = c->gid;
+	if (usergroups_get(c->uid, all, USERGROUPS_MAX, &n) < 0)
+		return;
+	for (size_t i = 0; i < n && how->ngroups < max; i++)
+		if (all[i] != c->gid)
+			groups[how->ngroups++] = all[i];
 }
 
 /* Close the cgroup.procs opened for the start; on failure remove the group. */
@@ -1116,7 +1123,7 @@ static int
 child_all(struct runner *r, struct test *t, struct nm_error *err)
 {
 	const struct driver *drv = t->spec.driver;
-	struct child_spawn how = {.netns = t->spec.netns, .cgroup_fd = -1};
+	struct child_spawn how = {.netns = t->spec.netns, .cgroup_fd = -1, .peer_fd = -1};
 	gid_t groups[GROUPS_MAX];
 	char why[256];
 	char **envp;

@@ -17,6 +17,7 @@
 #include "cpulist.h"
 
 #define RUNNER_PROFILE_MAX 512 /* a test's profile: a name, or a file by absolute path */
+struct clientfd;
 
 struct daemon;
 struct nm_error;
@@ -45,6 +46,10 @@ struct test_cred {
 	bool set; /* runner_start refuses a spec without (its caller must say who) */
 	uid_t uid;
 	gid_t gid;
+	/* A copy of the client's socket: passed with each spawn, the privileged process checks
+	 * uid and gid against it (privsep.h). The spec holds a reference (runner_spec_free
+	 * drops it); NULL: none (the spawn is refused under privilege separation). */
+	struct clientfd *peer;
 };
 
 /* What a test runs: checked and completed by runner_spec_parse and the driver's check. */

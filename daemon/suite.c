@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "config.h"
+#include "clientfd.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -437,6 +438,7 @@ suite_end(struct suites *ss, struct suite *s, const char *state, const char *rea
 	json_object_put(s->rec);
 	if (ss->running == s)
 		ss->running = NULL;
+	clientfd_unref(s->cred.peer);
 	free(s);
 }
 
@@ -500,6 +502,7 @@ start_next(struct suites *ss, struct suite *s)
 		s->starting = true;
 		if (runner_spec_parse(ss->d->runner, args, &spec, &err) == 0) {
 			spec.cred = s->cred;
+			spec.cred.peer = clientfd_ref(s->cred.peer);
 			desc = runner_start(ss->d->runner, &spec, test_done, ss, &err);
 		}
 		s->starting = false;
@@ -627,6 +630,7 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	snprintf(s->name, sizeof(s->name), "%s", sname);
 	s->pause_s = (double)pause_ms / 1000;
 	s->cred = *cred;
+	s->cred.peer = clientfd_ref(cred->peer);
 	s->ev_pause = evtimer_new(ss->d->base, pause_cb, ss);
 	rec = json_object_new_object();
 	json_add_string(rec, "name", sname);

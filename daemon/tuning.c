@@ -2,7 +2,8 @@
  * was applied, read through the profile host (the same files, below the same root, as
  * profile-show): three small sysfs files per queue of the profile's device and of the
  * busiest devices that moved, about 3 ms per 144-queue device (a release build reading a
- * fixture tree), on the event loop as the window closes. */
+ * fixture tree), on the results writer thread as the window closes (window.c): it touches
+ * only the report it is given and the files. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

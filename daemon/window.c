@@ -20,6 +20,7 @@
 #include "timeutil.h"
 #include "tuning.h"
 #include "window.h"
+#include "writer.h"
 #include "xmalloc.h"
 
 #define WINDOW_SUFFIX ".json"
@@ -318,6 +319,7 @@ struct closing {
 	const char *closed_by;
 	window_stored_fn done;
 	void *arg;
+	json_object *tuning; /* read on the writer thread (tuning_job) */
 };
 
 /* The report is durable, or could not be stored (loop): mark w closed, or leave it open
@@ -358,9 +360,35 @@ closing_done(void *arg, const struct nm_error *err)
 	trim(ws);
 }
 
-/* Close w (open) with the options in args: build its report, store it on the writer thread,
- * mark it closed once it is durable (closing_done). 0 when storing began; -1 with err, w
- * still open, done not called. */
+/* On the writer thread: the host's tuning for the report (tens of sysfs files per queue of a
+ * device: up to ~13 ms on 144-queue devices, too long for the loop). Touches c->report only
+ * to read it: until tuning_done the loop only reads it too (results_get's copy of the
+ * reserved report, whose "tuning" is null until then). */
+static void
+tuning_job(void *arg)
+{
+	struct closing *c = arg;
+
+	c->tuning = tuning_read(c->ws->root, c->ws->state_dir, c->report);
+}
+
+/* Back on the loop: the tuning in its place (the key was added, null, in order), then the
+ * put, on the writer thread in its turn. */
+static void
+tuning_done(void *arg)
+{
+	struct closing *c = arg;
+	struct nm_error err;
+
+	json_object_object_add(c->report, "tuning", c->tuning);
+	c->tuning = NULL;
+	if (results_put_async(c->ws->results, c->w->name, c->report, closing_done, c, &err) < 0)
+		closing_done(c, &err);
+}
+
+/* Close w (open) with the options in args: build its report, store it on the writer thread
+ * (after reading the host's tuning there), mark it closed once it is durable
+ * (closing_done). 0 when storing began; -1 with err, w still open, done not called. */
 static int
 close_window(struct windows *ws, struct window *w, json_object *args, const char *closed_by,
              json_object *extra, window_stored_fn done, void *arg, struct nm_error *err)
@@ -379,8 +407,9 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	w->open = false;
 	w->closed_by = closed_by;
 	r = build(ws, w, &end, eff, err);
+	/* Its place among the keys now, its value from the writer thread (tuning_job). */
 	if (r != NULL && ws->root != NULL)
-		json_object_object_add(r, "tuning", tuning_read(ws->root, ws->state_dir, r));
+		json_object_object_add(r, "tuning", NULL);
 	if (r != NULL) {
 		merge_extra(r, extra);
 		/* The joins of the result, for views of it once its snapshots are gone. */
@@ -396,8 +425,21 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 		return -1;
 	}
 	c = xcalloc(1, sizeof(*c));
-	*c = (struct closing){ws, w, r, eff, closed_by, done, arg};
+	*c = (struct closing){ws, w, r, eff, closed_by, done, arg, NULL};
 	w->storing = true;
+	if (ws->root != NULL) {
+		/* The name taken and the report served now, as by results_put_async (what it
+		 * refuses at once, refused now: done not called); the put after the tuning. */
+		if (results_reserve(ws->results, w->name, r, err) < 0) {
+			w->storing = false;
+			json_object_put(r);
+			json_object_put(eff);
+			free(c);
+			return -1;
+		}
+		writer_submit(results_writer(ws->results), tuning_job, tuning_done, c);
+		return 0;
+	}
 	if (results_put_async(ws->results, w->name, r, closing_done, c, err) < 0) {
 		w->storing = false;
 		json_object_put(r);

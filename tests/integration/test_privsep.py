@@ -177,7 +177,8 @@ def test_refused_spawn():
 
 def test_program_in_a_private_directory():
     """An admin-group user's own program in a directory only that user may enter (a home
-    of 0700, closed to the netmetrics user): it runs, as that user."""
+    of 0700, closed to the netmetrics user): it runs, as that user, the privileged process
+    having checked that uid against the client's socket."""
     user()
     for tool in ("useradd", "groupadd", "userdel", "groupdel", "setpriv"):
         if shutil.which(tool) is None:
@@ -214,6 +215,10 @@ def test_program_in_a_private_directory():
         assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-2000:])
         t = jctl(d, "result", "show", "own")["test"]
         assert t["status"] == "passed" and t["figures"]["uid"] == pw.pw_uid, t
+        # The privileged process read the client's credentials itself (SO_PEERCRED of the
+        # socket passed with the spawn), not the main process's word for them.
+        want = "privsep: %s as uid %d for a client of uid %d" % (prog, pw.pw_uid, pw.pw_uid)
+        assert want in d.logtext(), d.logtext()[-2000:]
     finally:
         if d is not None:
             d.stop()

@@ -3,7 +3,9 @@
  * outside the allow-list, a value of the wrong syntax, a device name that climbs, a
  * program the main process's user planted, a signal to a process it did not start: each
  * refused with EPERM and a reason, and the process keeps serving; a spawn it accepts
- * reports the child's pid and, later, its exit. */
+ * reports the child's pid and, later, its exit. Each spawn comes with its client's socket
+ * (accepted on a listener at the path the privileged process was given): one without, one
+ * of another socket, a spawn as root or as another uid for a client of uid 65534: refused. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -15,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +30,9 @@
 #include "profile.h"
 
 static pid_t parent_pid;
+static char sock_path[64];
+static int listen_fd = -1;
+static int root_peer = -1; /* a connection of this process (root) */
 static int exits;
 static pid_t exit_pid;
 static int exit_status;
@@ -40,13 +46,45 @@ on_exit_cb(pid_t pid, int status, void *arg)
 	exit_status = status;
 }
 
+/* A connection of the listener whose client runs as uid (connected from a child that took
+ * it), or -1. */
+static int
+peer_as(uid_t uid)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	pid_t pid;
+	int fd, st;
+
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock_path);
+	if ((pid = fork()) == 0) {
+		int c = socket(AF_UNIX, SOCK_STREAM, 0);
+		if ((uid != 0 && (setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)) ||
+		    connect(c, (struct sockaddr *)&sun, sizeof(sun)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return -1;
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	return fd;
+}
+
 static int
 setup(void **state)
 {
 	static struct privsep_setup ps = {.ready_fd = -1};
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	int sv[2];
 
 	(void)state;
+	snprintf(sock_path, sizeof(sock_path), "/tmp/nm-privsep-%d.sock", (int)getpid());
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock_path);
+	unlink(sock_path);
+	if ((listen_fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(listen_fd, 8) < 0 ||
+	    chmod(sock_path, 0777) < 0)
+		return -1;
+	ps.control_path = sock_path;
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 		return -1;
 	if ((parent_pid = fork()) == 0) {
@@ -57,7 +95,8 @@ setup(void **state)
 	close(sv[1]);
 	privsep_attach(sv[0], parent_pid);
 	privsep_watch(NULL, on_exit_cb, NULL);
-	return 0;
+	root_peer = peer_as(0);
+	return root_peer >= 0 ? 0 : -1;
 }
 
 static int
@@ -66,6 +105,9 @@ teardown(void **state)
 	(void)state;
 	kill(parent_pid, SIGKILL);
 	waitpid(parent_pid, NULL, 0);
+	close(root_peer);
+	close(listen_fd);
+	unlink(sock_path);
 	return 0;
 }
 
@@ -99,13 +141,18 @@ test_write_refused(void **state)
 	assert_int_equal(errno, EINVAL);
 }
 
-/* Spawn a program with pipes; 0 with *pid, or -1 with errno. */
+/* Spawn a program with pipes for the client of socket peer; 0 with *pid, or -1 with errno. */
 static int
-spawn(char *const *argv, bool as_user, uid_t uid, pid_t *pid, struct nm_error *err)
+spawn_for(int peer, char *const *argv, bool as_user, uid_t uid, pid_t *pid, struct nm_error *err)
 {
 	char *env[] = {"PATH=/usr/bin:/bin", NULL};
-	struct child_spawn how = {
-	    .argv = argv, .as_user = as_user, .uid = uid, .gid = uid, .cgroup_fd = -1, .envp = env};
+	struct child_spawn how = {.argv = argv,
+	                          .as_user = as_user,
+	                          .uid = uid,
+	                          .gid = uid,
+	                          .cgroup_fd = -1,
+	                          .peer_fd = peer,
+	                          .envp = env};
 	int out[2], errp[2], r;
 
 	if (pipe(out) < 0 || pipe(errp) < 0)
@@ -116,6 +163,50 @@ spawn(char *const *argv, bool as_user, uid_t uid, pid_t *pid, struct nm_error *e
 	close(errp[0]);
 	close(errp[1]);
 	return r;
+}
+
+/* For the root client. */
+static int
+spawn(char *const *argv, bool as_user, uid_t uid, pid_t *pid, struct nm_error *err)
+{
+	return spawn_for(root_peer, argv, as_user, uid, pid, err);
+}
+
+/* The client's socket decides as whom a spawn may run. */
+static void
+test_spawn_peer(void **state)
+{
+	char *truev[] = {"/bin/true", NULL};
+	struct nm_error err;
+	pid_t pid = 0;
+	int nobody = peer_as(65534), sv[2];
+
+	(void)state;
+	assert_true(nobody >= 0);
+	/* Without a client's socket. */
+	assert_int_equal(spawn_for(-1, truev, false, 0, &pid, &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.message, "comes with the socket of its client"));
+	/* A socket the main process made (its SO_PEERCRED would be root's here). */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	assert_int_equal(spawn_for(sv[0], truev, false, 0, &pid, &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.message, "not a connection of the control socket"));
+	close(sv[0]);
+	close(sv[1]);
+	/* A client of uid 65534: not as root, not as uid 1... */
+	assert_int_equal(spawn_for(nobody, truev, false, 0, &pid, &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.message, "as root for a client of uid 65534"));
+	assert_int_equal(spawn_for(nobody, truev, true, 1, &pid, &err), -1);
+	assert_int_equal(errno, EPERM);
+	assert_non_null(strstr(err.message, "as uid 1 gid 1 for a client of uid 65534"));
+	/* ...as itself, yes. */
+	exits = 0;
+	assert_int_equal(spawn_for(nobody, truev, true, 65534, &pid, &err), 0);
+	assert_true(pid > 0);
+	privsep_release(pid);
+	close(nobody);
 }
 
 static void
@@ -173,6 +264,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_write_refused),
 	    cmocka_unit_test(test_spawn_checked),
+	    cmocka_unit_test(test_spawn_peer),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
