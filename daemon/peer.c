@@ -210,7 +210,8 @@ event_cb(struct bufferevent *bev, short what, void *arg)
 static int
 connect_peer(struct peer *p, struct nm_error *err)
 {
-	struct child_spawn how = {.cgroup_fd = -1};
+	/* No client's socket: the privileged process checks the argv against the file. */
+	struct child_spawn how = {.cgroup_fd = -1, .peer_fd = -1};
 	char path[4096], **argv;
 	size_t n = 0;
 	int fd;

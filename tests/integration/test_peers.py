@@ -321,8 +321,18 @@ def test_reload_adds_and_removes_peers():
     a.json("mark", "start", "w1", "--peer", "rcv")
     assert len(a.children()) == 1, a.children()
     a.json("mark", "stop", "w1")
+    # The privileged process started the transport because the file, which it read itself,
+    # names that argv.
+    assert "the transport of peer rcv" in a.logtext(), a.logtext()
+    # The file loses the peer, no SIGHUP yet: the main process still asks for its transport,
+    # and the privileged process, reading the file again, refuses it.
     with open(conf, "w") as f:
         f.write(base)
+    for pid in a.children():
+        os.kill(pid, signal.SIGKILL)
+    assert_no_transport(a, "transport killed")
+    r = a.ctl("mark", "start", "w1b", "--peer", "rcv", check=False)
+    assert r.returncode == 1 and "is no configured peer's transport" in r.stderr, r.stderr
     a.proc.send_signal(signal.SIGHUP)
     deadline = time.time() + 10
     while a.logtext().count("configuration reloaded") < 2:
