@@ -17,6 +17,7 @@
 #include "sampler.h"
 #include "snapshot.h"
 #include "statefile.h"
+#include "seriesblock.h"
 #include "timeutil.h"
 #include "tuning.h"
 #include "window.h"
@@ -385,7 +386,12 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	c = xcalloc(1, sizeof(*c));
 	*c = (struct closing){ws, w, r, eff, closed_by, done, arg};
 	w->storing = true;
-	if (results_put_async(ws->results, w->name, r, closing_done, c, err) < 0) {
+	/* The per-sample history of the span goes with it (seriesblock.h): the records are
+	 * copied out of the ring now, encoded and written on the writer thread. */
+	if (results_put_async_series(
+	        ws->results, w->name, r,
+	        seriesblock_collect(ws->sampler, w->start.mono_ns, end.mono_ns), closing_done, c,
+	        err) < 0) {
 		w->storing = false;
 		json_object_put(r);
 		json_object_put(eff);

@@ -64,9 +64,10 @@ rfs = 256 512
 class Daemon:
     """netmetricsd in namespace ns (default A) with its own state and profile directories,
     sampling every 500 ms; stop() keeps them when asked, so that a restart finds what the
-    last run stored. test_pktgen.py uses it too."""
+    last run stored. sampling replaces the [sampling] section's keys. test_pktgen.py and
+    test_series_stored.py use it too."""
 
-    def __init__(self, base=None, profiles=None, ns=NS_A):
+    def __init__(self, base=None, profiles=None, ns=NS_A, sampling="interval = 500ms\n"):
         self.dir = base or tempfile.mkdtemp(prefix="nm-tests-")
         os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
@@ -77,7 +78,7 @@ class Daemon:
                 f.write(PROFILE)
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
-            f.write("[daemon]\nprofile_dir = %s\n[sampling]\ninterval = 500ms\n" % profiles)
+            f.write("[daemon]\nprofile_dir = %s\n[sampling]\n%s" % (profiles, sampling))
         self.log = open(os.path.join(self.dir, "log"), "a")
         self.proc = subprocess.Popen(
             ["ip", "netns", "exec", ns, NETMETRICSD, "--foreground", "--socket", self.sock,
