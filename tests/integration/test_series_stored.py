@@ -11,6 +11,7 @@ again, and the daemon keeps running.
 Needs root (namespaces). Environment: NETMETRICSD, NETMETRICSCTL. Ends with
 "N passed, M failed".
 """
+import base64
 import calendar
 import os
 import shutil
@@ -59,6 +60,14 @@ def test_series_after_restart():
         assert before["trend"]["verdict"] == "decay", before["trend"]
         blk = os.path.join(base, "state", "results", "falls.series")
         assert os.path.getsize(blk) > 100, os.path.getsize(blk)
+        # Export carries the block as stored, base64.
+        with open(blk, "rb") as f:
+            stored = f.read()
+        exp = d.json("result", "export", "falls")
+        assert base64.b64decode(exp["series_block"]) == stored, len(exp.get("series_block", ""))
+        exp = d.json("result", "export", "fal*")
+        assert base64.b64decode(exp["results"][0]["series_block"]) == stored
+        assert "series_block" not in d.json("result", "show", "falls")
         assert d.stop(keep=True) == 0
         d = Daemon(base)
         after = views(d, "falls")
