@@ -22,7 +22,9 @@ struct ctl_opts {
 	const char *socket;
 	bool json;
 	bool csv;
-	int plot; /* series --plot[=MODE]: enum plot_mode (plot.h), 0 none */
+	int plot;         /* series --plot[=MODE]: enum plot_mode (plot.h), 0 none */
+	const char *html; /* report, compare --html FILE (html.h) */
+	const char *svg;  /* series --svg FILE */
 };
 
 /* ---- conn.c ---- */

@@ -7,6 +7,7 @@
 #include "ctl.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "html.h"
 #include "plot.h"
 #include "xmalloc.h"
 
@@ -305,6 +306,25 @@ run(const struct ctl_opts *opts, const struct proto_command *c, json_object *arg
 	return rc;
 }
 
+/* --html, --svg: the replies drawn into a file (html.h). */
+static int
+ctl_draw(const struct ctl_opts *opts, const struct proto_command *c, json_object *args)
+{
+	json_object *res;
+	int rc;
+
+	if (opts->html != NULL && strcmp(c->name, "compare") == 0)
+		return html_compare(opts, json_get_string(args, "a", ""),
+		                    json_get_string(args, "b", ""), opts->html);
+	if (opts->html != NULL)
+		return html_report(opts, json_get_string(args, "name", ""), opts->html);
+	if ((rc = ctl_call(opts, c->name, args, &res)) != CTL_EXIT_OK || res == NULL)
+		return rc;
+	rc = html_series_svg(res, opts->svg);
+	json_object_put(res);
+	return rc;
+}
+
 /* Start a test or suite and follow it until it ends (--wait). */
 static int
 run_and_wait(const struct ctl_opts *opts, const struct proto_command *c, json_object *args)
@@ -405,6 +425,25 @@ main(int argc, char **argv)
 			j--;
 			continue;
 		}
+		/* --html FILE and --svg FILE are the client's own: it draws the replies. */
+		if (strcmp(argv[j], "--html") == 0 || strcmp(argv[j], "--svg") == 0) {
+			bool html = argv[j][2] == 'h';
+			if (j + 1 >= argc ||
+			    strcmp(c->name,
+			           html ? (strcmp(c->name, "compare") == 0 ? "compare" : "report")
+			                : "series") != 0) {
+				fprintf(stderr,
+				        "netmetricsctl: %s FILE: report and compare write HTML, "
+				        "series SVG\n",
+				        argv[j]);
+				return CTL_EXIT_USAGE;
+			}
+			*(html ? &opts.html : &opts.svg) = argv[j + 1];
+			memmove(&argv[j], &argv[j + 2], (size_t)(argc - j - 2) * sizeof(*argv));
+			argc -= 2;
+			j--;
+			continue;
+		}
 		if (strcmp(argv[j], "--json") == 0 || strcmp(argv[j], "--csv") == 0) {
 			opts.json |= argv[j][2] == 'j';
 			opts.csv |= argv[j][2] == 'c';
@@ -420,7 +459,9 @@ main(int argc, char **argv)
 		json_object_put(args);
 		return CTL_EXIT_USAGE;
 	}
-	if (c->flags & PROTO_STREAM)
+	if (opts.html != NULL || opts.svg != NULL)
+		rc = ctl_draw(&opts, c, args);
+	else if (c->flags & PROTO_STREAM)
 		rc = ctl_watch(&opts, args);
 	else if (wait)
 		rc = run_and_wait(&opts, c, args);

@@ -45,8 +45,8 @@ with_series(struct results *rs, const char *name, json_object *r)
  * "csv", "skipped"}. A
  * result that cannot be read is skipped, with its name and why. */
 static int
-export_glob(struct results *rs, const char *glob, const char *format, json_object **result,
-            struct nm_error *err)
+export_glob(struct results *rs, const char *glob, const char *format, bool series,
+            json_object **result, struct nm_error *err)
 {
 	const char *const *matched;
 	size_t n = results_match(rs, glob, &matched), k = 0;
@@ -89,12 +89,12 @@ export_glob(struct results *rs, const char *glob, const char *format, json_objec
 		free(text);
 	} else {
 		json_object *arr = json_object_new_array_ext((int)k);
-		for (size_t i = 0; i < k; i++)
-			json_object_array_add(
-			    arr, with_series(rs,
-			                     json_object_get_string(
-			                         json_object_array_get_idx(names, (int)i)),
-			                     json_object_get(res[i])));
+		for (size_t i = 0; i < k; i++) {
+			json_object *r = json_object_get(res[i]);
+			const char *nm =
+			    json_object_get_string(json_object_array_get_idx(names, (int)i));
+			json_object_array_add(arr, series ? with_series(rs, nm, r) : r);
+		}
 		json_object_object_add(out, "results", arr);
 	}
 	json_object_object_add(out, "skipped", skipped);
@@ -116,6 +116,7 @@ cmd_result_export(struct cmd_ctx *ctx, json_object *args, json_object **result,
 {
 	const char *format = json_get_string(args, "format", "json");
 	const char *name = json_get_string(args, "name", "");
+	bool series = json_get_bool(args, "series", false);
 	json_object *r;
 	char *csv;
 
@@ -125,11 +126,11 @@ cmd_result_export(struct cmd_ctx *ctx, json_object *args, json_object **result,
 		                    "argument \"format\": \"%s\" is not json, jsonl or csv",
 		                    format);
 	if (strpbrk(name, "*?[") != NULL)
-		return export_glob(ctx->d->results, name, format, result, err);
+		return export_glob(ctx->d->results, name, format, series, result, err);
 	if ((r = results_get(ctx->d->results, name, err)) == NULL)
 		return -1;
 	if (strcmp(format, "csv") != 0) {
-		*result = with_series(ctx->d->results, name, r);
+		*result = series ? with_series(ctx->d->results, name, r) : r;
 		return 0;
 	}
 	csv = report_to_csv(r);

@@ -1,0 +1,27 @@
+/* html.h: pictures of results, drawn by the client from the JSON replies the daemon sends
+ * (the daemon writes no files for them): `report NAME --html FILE`, `compare A B --html
+ * FILE` (one self-contained HTML file: inline SVG and CSS, no script, nothing fetched) and
+ * `series ... --svg FILE` (one SVG chart). Every string from the daemon (device names, test
+ * output, series names) is escaped for HTML and SVG; charts carry their values in data-*
+ * attributes and text, so a test (or a person with the DOM) can check them. */
+#ifndef NM_HTML_H
+#define NM_HTML_H
+
+#include <json-c/json.h>
+#include <stdio.h>
+
+struct ctl_opts;
+
+/* The page of a window or stored result name, into path. The exit code (enum ctl_exit). */
+int html_report(const struct ctl_opts *opts, const char *name, const char *path);
+/* The page of compare a b (names or globs), into path; both runs' series overlaid when a
+ * and b each name one result. The exit code. */
+int html_compare(const struct ctl_opts *opts, const char *a, const char *b, const char *path);
+/* One chart of a series reply ({"series": [{"name", "unit", "points"}]}) as an SVG
+ * document, into path. The exit code. */
+int html_series_svg(json_object *result, const char *path);
+/* s escaped for HTML text and attribute values (&, <, >, ", '; control characters and
+ * invalid UTF-8 escaped as \xNN). */
+void html_escape(FILE *fp, const char *s);
+
+#endif
