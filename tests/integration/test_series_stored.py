@@ -24,9 +24,10 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
-from test_sampling import ADDR_B, make_pair, remove_pair  # noqa: E402
+from test_sampling import ADDR_B, NS_A, make_pair, remove_pair, sh  # noqa: E402
 from test_tests import SENDER, Daemon, run_test  # noqa: E402
 
+HOSTILE = "<i>\"&'x"
 GLOBS = ("link.vA.tx_packets", "link.vA.*", "cpu.all.*", "snmp.Udp.*")
 
 
@@ -133,6 +134,18 @@ def check_pictures(d, name, rep, before):
     with open(svg) as f:
         text = f.read()
     assert 'data-series="link.vA.tx_packets" data-points="%d"' % len(pts) in text, text[:800]
+    # A hostile device name (a veth pair of the namespace's own) is text, never markup.
+    sh("ip", "link", "add", HOSTILE, "type", "veth", "peer", "name", "hpeer", ns=NS_A)
+    try:
+        sh("ip", "link", "set", HOSTILE, "up", ns=NS_A)
+        time.sleep(1.5)
+        d.ctl("series", "link.<i>*.tx_bytes", "--from", "-1", "--svg", svg)
+        with open(svg) as f:
+            text = f.read()
+        assert "link.&lt;i&gt;&quot;&amp;&#39;x.tx_bytes" in text, text[:1500]
+        assert HOSTILE not in text, text[:1500]
+    finally:
+        sh("ip", "link", "del", HOSTILE, ns=NS_A, check=False)
 
 
 def test_series_after_restart():
