@@ -3,11 +3,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "log.h"
 #include "ring.h"
 #include "sampler.h"
 #include "series.h"
 #include "seriesblock.h"
 #include "source.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 /* The sources kept, and which of their series. */
@@ -50,25 +52,28 @@ labels_copy(struct series_registry *to, const struct series_registry *from, seri
 	return o;
 }
 
+/* The kept series of one block source: their ids in the live registry and the block's. */
+struct group {
+	series_id *live, *ids;
+	size_t n, cap; /* records room */
+};
+
 /* Append a record of block source bs: its time and the values of its series. */
 static void
 record_add(struct seriesblock *b, unsigned bs, uint64_t t, const struct ring_cursor *c,
-           const series_id *live, const series_id *ids, size_t nids, size_t *caps)
+           struct group *g)
 {
 	struct seriesblock_source *so = &b->src[bs];
 
-	if (so->n == caps[bs]) {
-		caps[bs] = caps[bs] ? caps[bs] * 2 : 64;
-		so->t = xreallocarray(so->t, caps[bs], sizeof(*so->t));
-		for (size_t i = 0; i < nids; i++)
-			if (b->reg.v[ids[i]].source == bs)
-				b->v[ids[i]] =
-				    xreallocarray(b->v[ids[i]], caps[bs], sizeof(uint64_t));
+	if (so->n == g->cap) {
+		g->cap = g->cap ? g->cap * 2 : 64;
+		so->t = xreallocarray(so->t, g->cap, sizeof(*so->t));
+		for (size_t i = 0; i < g->n; i++)
+			b->v[g->ids[i]] = xreallocarray(b->v[g->ids[i]], g->cap, sizeof(uint64_t));
 	}
 	so->t[so->n] = t;
-	for (size_t i = 0; i < nids; i++)
-		if (b->reg.v[ids[i]].source == bs)
-			b->v[ids[i]][so->n] = ring_cursor_value(c, live[i]);
+	for (size_t i = 0; i < g->n; i++)
+		b->v[g->ids[i]][so->n] = ring_cursor_value(c, g->live[i]);
 	so->n++;
 }
 
@@ -80,8 +85,9 @@ seriesblock_collect(struct sampler *s, uint64_t t0, uint64_t t1)
 	struct seriesblock *b;
 	struct ring_cursor *c;
 	int bsrc[RING_MAX_SOURCES]; /* ring source -> block source, -1: not kept */
-	series_id *live, *ids;
-	size_t nids = 0, caps[RING_MAX_SOURCES] = {0};
+	struct group g[RING_MAX_SOURCES] = {{0}};
+	uint64_t start = time_mono_ns(), records = 0;
+	size_t nids = 0;
 	int src;
 
 	if (t1 <= t0)
@@ -98,8 +104,6 @@ seriesblock_collect(struct sampler *s, uint64_t t0, uint64_t t1)
 	b->mono_to_real = sampler_mono_to_real(s);
 	for (size_t i = 0; i < RING_MAX_SOURCES; i++)
 		bsrc[i] = -1;
-	live = xreallocarray(NULL, reg->n ? reg->n : 1, sizeof(*live));
-	ids = xreallocarray(NULL, reg->n ? reg->n : 1, sizeof(*ids));
 	for (series_id id = 0; id < reg->n && nids < SERIESBLOCK_MAX_SERIES; id++) {
 		const struct series_info *si = series_get(reg, id);
 		struct series_labels l;
@@ -120,22 +124,35 @@ seriesblock_collect(struct sampler *s, uint64_t t0, uint64_t t1)
 			bsrc[rs] = (int)b->nsrc++;
 		}
 		l = labels_copy(&b->reg, reg, id);
-		ids[nids] = series_intern(&b->reg, si->name, strlen(si->name), si->kind,
-		                          (uint8_t)bsrc[rs], si->unit, si->scale, &l);
-		live[nids++] = id;
+		struct group *gr = &g[bsrc[rs]];
+		if ((gr->n & (gr->n - 1)) == 0) {
+			gr->live =
+			    xreallocarray(gr->live, gr->n ? 2 * gr->n : 1, sizeof(series_id));
+			gr->ids = xreallocarray(gr->ids, gr->n ? 2 * gr->n : 1, sizeof(series_id));
+		}
+		gr->ids[gr->n] = series_intern(&b->reg, si->name, strlen(si->name), si->kind,
+		                               (uint8_t)bsrc[rs], si->unit, si->scale, &l);
+		gr->live[gr->n++] = id;
+		nids++;
 	}
 	b->v = xcalloc(b->reg.n ? b->reg.n : 1, sizeof(*b->v));
 	/* The state at t0: each source's record at or before it, when it has one. */
 	for (unsigned rs = 0; rs < RING_MAX_SOURCES; rs++)
 		if (bsrc[rs] >= 0 && ring_cursor_time(c, rs) != 0)
-			record_add(b, (unsigned)bsrc[rs], ring_cursor_time(c, rs), c, live, ids,
-			           nids, caps);
+			record_add(b, (unsigned)bsrc[rs], ring_cursor_time(c, rs), c, &g[bsrc[rs]]);
 	while ((src = ring_cursor_step(c, t1)) >= 0)
-		if (src < RING_MAX_SOURCES && bsrc[src] >= 0)
+		if (src < RING_MAX_SOURCES && bsrc[src] >= 0) {
 			record_add(b, (unsigned)bsrc[src], ring_cursor_time(c, (unsigned)src), c,
-			           live, ids, nids, caps);
+			           &g[bsrc[src]]);
+			records++;
+		}
 	ring_cursor_free(c);
-	free(live);
-	free(ids);
+	for (size_t i = 0; i < RING_MAX_SOURCES; i++) {
+		free(g[i].live);
+		free(g[i].ids);
+	}
+	log_info("series: %zu series, %llu records of [%.1f s] copied from the ring in %.1f ms",
+	         nids, (unsigned long long)records, (double)(t1 - t0) / 1e9,
+	         (double)(time_mono_ns() - start) / 1e6);
 	return b;
 }

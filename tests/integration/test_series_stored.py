@@ -154,6 +154,7 @@ def test_series_after_restart():
     try:
         rep = start_test(d, "falls")
         before = views(d, "falls")
+        print("  " + "".join(x for x in d.logtext().splitlines(True) if "copied from" in x))
         check_pictures(d, "falls", rep, before)
         # What the sender did (a shared host may stall it: no rates asserted here).
         rates = [p[1] for p in before["series link.vA.tx_packets"]["series"][0]["points"]]
@@ -208,6 +209,7 @@ def test_series_after_eviction():
     try:
         rep = start_test(d, "evicted")
         before = views(d, "evicted")
+        print("  " + "".join(x for x in d.logtext().splitlines(True) if "copied from" in x))
         # The ring moves on until the test's start is gone from it.
         deadline = time.time() + 240
         while ring_oldest(d) <= epoch(rep["window"]["start"]):
