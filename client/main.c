@@ -83,6 +83,8 @@ usage(FILE *fp)
 	        "      --csv          CSV where a command has tables\n"
 	        "      --plot[=MODE]  series: draw a chart per series in the terminal; MODE\n"
 	        "                     braille (line charts) or spark (sparklines)\n"
+	        "      --html FILE    report, compare: write an HTML page of charts to FILE\n"
+	        "      --svg FILE     series: write an SVG chart to FILE\n"
 	        "  -h, --help         this text\n"
 	        "  -V, --version      print the version\n\n"
 	        "commands:\n",
@@ -124,6 +126,14 @@ command_help(const struct proto_command *c, FILE *fp)
 		fprintf(fp, "\nclient options:\n  %-28s %s\n  %-28s %s\n", "--plot[=braille|spark]",
 		        "draw each series in the terminal (braille charts, or sparklines)", "--csv",
 		        "rows of epoch_s,SERIES,... for gnuplot or a spreadsheet");
+	if (strcmp(c->name, "series") == 0 || strcmp(c->name, "report") == 0 ||
+	    strcmp(c->name, "compare") == 0)
+		fprintf(fp, "%s  %-28s %s\n",
+		        strcmp(c->name, "series") == 0 ? "" : "\nclient options:\n",
+		        strcmp(c->name, "series") == 0 ? "--svg FILE" : "--html FILE",
+		        strcmp(c->name, "series") == 0 ? "write one SVG chart of the series to FILE"
+		                                       : "write one self-contained HTML page of "
+		                                         "charts to FILE");
 }
 
 /* Find the command named by the longest run of words at argv[0..]: "mark start" ->
