@@ -171,15 +171,18 @@ svg_chart(FILE *fp, const char *id, const char *title, const struct line *l, siz
 	html_escape(fp, title);
 	fputs("</text>\n", fp);
 	if (m != NULL && isfinite(m->plateau_start) && isfinite(m->plateau_end)) {
+		/* The plateau starts where its first interval does: maybe before the first point.
+		 */
+		double ps = fmax(m->plateau_start, tmin), pe = fmin(fmax(m->plateau_end, ps), tmax);
 		fprintf(
 		    fp,
 		    "<rect class=\"plateau\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%.0f\" "
 		    "fill=\"#2ca02c\" fill-opacity=\"0.12\" data-level=\"",
-		    X(m->plateau_start), MARGIN_T, X(m->plateau_end) - X(m->plateau_start), ph);
+		    X(ps), MARGIN_T, X(pe) - X(ps), ph);
 		put_num(fp, m->plateau);
 		fputs("\"/>\n", fp);
-		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" class=\"mark\">plateau ",
-		        X(m->plateau_start) + 4, MARGIN_T + 12);
+		fprintf(fp, "<text x=\"%.1f\" y=\"%d\" class=\"mark\">plateau ", X(ps) + 4,
+		        MARGIN_T + 12);
 		plot_fmt_si(m->plateau, buf, sizeof(buf));
 		fprintf(fp, "%s</text>\n", buf);
 	}
@@ -849,9 +852,10 @@ html_compare(const struct ctl_opts *opts, const char *a, const char *b, const ch
 		fputs("</td><td>", fp);
 		put_num(fp, json_get_double(f, "change_pct", NAN));
 		fprintf(fp, " %%</td><td class=\"%s\">",
-		        verdict == NULL                  ? ""
-		        : strcmp(verdict, "better") == 0 ? "better"
-		                                         : "worse");
+		        verdict != NULL &&
+		                (strcmp(verdict, "better") == 0 || strcmp(verdict, "worse") == 0)
+		            ? verdict
+		            : "");
 		html_escape(fp, verdict != NULL ? verdict : "");
 		fputs("</td></tr>\n", fp);
 	}
