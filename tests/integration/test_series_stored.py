@@ -188,6 +188,9 @@ def test_series_after_restart():
         assert d.json("status") is not None
         # The result itself is whole.
         assert d.json("result", "show", "falls")["test"]["status"] == "passed"
+        # Deleting the result deletes its series.
+        d.ctl("result", "delete", "falls")
+        assert not os.path.exists(blk) and not os.path.exists(blk[:-7] + ".json")
     finally:
         d.stop()
 
