@@ -552,13 +552,16 @@ put_job_run(void *arg)
 		uint8_t *buf;
 		size_t len;
 
-		/* The series first: a result on disk has its series (a crash between leaves a
-		 * block without a result, which the next put of the name replaces). A block that
-		 * cannot be written costs the series only. */
+		/* The series first, renamed into place before the result. Not fsync'ed on its
+		 * own: the result's fsync of the directory makes both names durable, and a slow
+		 * disk pays one fsync of a file per result, not two. A crash may leave a block
+		 * cut short (skipped with a warning when read) or one without a result (which
+		 * the next put of the name replaces). A block that cannot be written costs the
+		 * series only. */
 		series_rel(j->name, rel, sizeof(rel));
 		if (seriesblock_encode(j->blk, &buf, &len, &e) == 0) {
-			if (statefile_write_line(j->rs->dir, rel, (const char *)buf, len, 0, &e) <
-			    0)
+			if (statefile_write_line(j->rs->dir, rel, (const char *)buf, len,
+			                         STATEFILE_NOSYNC, &e) < 0)
 				log_warnx("results: %s: its series are not stored: %s", j->name,
 				          e.message);
 			free(buf);
