@@ -24,7 +24,7 @@ struct ctl_opts {
 	const char *socket;
 	bool json;
 	bool csv;
-	int plot; /* series --plot[=MODE]: enum plot_mode (plot.h), 0 none */
+	int plot;         /* series --plot[=MODE]: enum plot_mode (plot.h), 0 none */
 };
 
 /* ---- conn.c ---- */
@@ -145,6 +145,10 @@ struct ctl_command {
 	int (*wait)(const struct ctl_opts *opts, struct conn *conn, json_object *started);
 	/* The command's "follow" argument streams: shown by this, given the request's args. */
 	int (*follow)(const struct ctl_opts *opts, struct conn *conn, json_object *args);
+	/* draw_opt FILE (--html, --svg): the reply drawn into FILE by this (html.h). */
+	int (*draw)(const struct ctl_opts *opts, json_object *args, const char *file);
+	const char *draw_opt;
+	const char *draw_help;
 };
 /* The client's entry for a command, NULL when it has none (JSON, no options of its own). */
 const struct ctl_command *ctl_command_find(const char *name);

@@ -8,6 +8,7 @@
 #include "ctl.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "html.h"
 #include "plot.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -21,7 +22,12 @@ static const struct ctl_command commands[] = {
     {.name = "metrics", .render = render_metrics},
     {.name = "now", .render = render_now},
     {.name = "rates", .render = render_rates},
-    {.name = "series", .render = render_series, .flags = CTL_PLOT},
+    {.name = "series",
+     .render = render_series,
+     .flags = CTL_PLOT,
+     .draw = html_series_svg,
+     .draw_opt = "--svg",
+     .draw_help = "write one SVG chart of the series to FILE"},
     {.name = "trend", .render = render_trend},
     {.name = "cpu", .render = render_cpu},
     {.name = "softirqs", .render = render_softirqs},
@@ -40,10 +46,18 @@ static const struct ctl_command commands[] = {
     {.name = "profile-revert", .render = render_profile_revert},
     {.name = "profile-status", .render = render_profile_status},
     {.name = "profiles", .render = render_profiles},
-    {.name = "report", .render = render_report},
+    {.name = "report",
+     .render = render_report,
+     .draw = html_report,
+     .draw_opt = "--html",
+     .draw_help = "write one self-contained HTML page of charts to FILE"},
     {.name = "result-show", .render = render_report},
     {.name = "mark-stop", .render = render_report},
-    {.name = "compare", .render = render_compare},
+    {.name = "compare",
+     .render = render_compare,
+     .draw = html_compare,
+     .draw_opt = "--html",
+     .draw_help = "write one self-contained HTML page of charts to FILE"},
     {.name = "test-start", .render = render_test, .wait = ctl_wait_test},
     {.name = "test-stop", .render = render_test},
     {.name = "test-status", .render = render_test_status, .follow = ctl_wait_test},
@@ -98,6 +112,8 @@ usage(FILE *fp)
 	        "      --csv          CSV where a command has tables\n"
 	        "      --plot[=MODE]  series: draw a chart per series in the terminal; MODE\n"
 	        "                     braille (line charts) or spark (sparklines)\n"
+	        "      --html FILE    report, compare: write an HTML page of charts to FILE\n"
+	        "      --svg FILE     series: write an SVG chart to FILE\n"
 	        "  -h, --help         this text\n"
 	        "  -V, --version      print the version\n\n"
 	        "commands:\n",
@@ -146,6 +162,9 @@ command_help(const struct proto_command *c, FILE *fp)
 	if (e != NULL && e->wait != NULL)
 		fprintf(fp, "\nclient options:\n  %-28s %s\n", "--wait",
 		        "follow it on the same connection until it ends (Ctrl-C stops waiting)");
+	if (e != NULL && e->draw != NULL)
+		fprintf(fp, "%s  %-28s %s\n", e->wait != NULL || (e->flags & CTL_PLOT) ? "" : "\nclient options:\n",
+		        e->draw_opt, e->draw_help);
 }
 
 /* Find the command named by the longest run of words at argv[0..]: "mark start" ->
@@ -370,6 +389,7 @@ main(int argc, char **argv)
 	struct ctl_opts opts = {0};
 	const struct proto_command *c;
 	const struct ctl_command *e;
+	const char *draw_file = NULL;
 	json_object *args;
 	int i, used = 0, rc;
 	bool wait = false;
@@ -454,6 +474,23 @@ main(int argc, char **argv)
 			j--;
 			continue;
 		}
+		/* --html FILE and --svg FILE are the client's own: it draws the replies (the
+		 * command's entry says which option it takes, and how it draws). */
+		if (strcmp(argv[j], "--html") == 0 || strcmp(argv[j], "--svg") == 0) {
+			if (j + 1 >= argc || e == NULL || e->draw == NULL ||
+			    strcmp(argv[j], e->draw_opt) != 0) {
+				fprintf(stderr,
+				        "netmetricsctl: %s FILE: report and compare write HTML, "
+				        "series SVG\n",
+				        argv[j]);
+				return CTL_EXIT_USAGE;
+			}
+			draw_file = argv[j + 1];
+			memmove(&argv[j], &argv[j + 2], (size_t)(argc - j - 2) * sizeof(*argv));
+			argc -= 2;
+			j--;
+			continue;
+		}
 		if (strcmp(argv[j], "--json") == 0 || strcmp(argv[j], "--csv") == 0) {
 			opts.json |= argv[j][2] == 'j';
 			opts.csv |= argv[j][2] == 'c';
@@ -468,7 +505,9 @@ main(int argc, char **argv)
 		json_object_put(args);
 		return CTL_EXIT_USAGE;
 	}
-	if (c->flags & PROTO_STREAM)
+	if (draw_file != NULL)
+		rc = e->draw(&opts, args, draw_file);
+	else if (c->flags & PROTO_STREAM)
 		rc = ctl_watch(&opts, args);
 	else if (wait)
 		rc = run_and_wait(&opts, e, args, false);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base64.h"
 #include "cmd.h"
 #include "daemon.h"
 #include "error.h"
@@ -13,12 +14,39 @@
 
 #define EXPORT_MAX_RESULTS 256 /* results one glob may export: the reply holds them all */
 
+/* A result as exported in JSON: the stored one, with its series block (NAME.series, as
+ * stored: compressed) as base64 in "series_block" when it has one. Takes r over. */
+static json_object *
+with_series(struct results *rs, const char *name, json_object *r)
+{
+	json_object *out;
+	struct nm_error e;
+	uint8_t *buf;
+	size_t len;
+	char *text;
+
+	if (results_series_bytes(rs, name, &buf, &len, &e) < 0)
+		return r;
+	/* r may be the store's own object (a result being written): a copy gets the member. */
+	out = NULL;
+	if (json_object_deep_copy(r, &out, NULL) < 0 || out == NULL) {
+		free(buf);
+		return r;
+	}
+	json_object_put(r);
+	text = base64_encode(buf, len);
+	json_add_string(out, "series_block", text);
+	free(text);
+	free(buf);
+	return out;
+}
+
 /* The results glob matches: {"format", "count", "names", "results" (json, jsonl) or
  * "csv", "skipped"}. A
  * result that cannot be read is skipped, with its name and why. */
 static int
-export_glob(struct results *rs, const char *glob, const char *format, json_object **result,
-            struct nm_error *err)
+export_glob(struct results *rs, const char *glob, const char *format, bool series,
+            json_object **result, struct nm_error *err)
 {
 	const char *const *matched;
 	size_t n = results_match(rs, glob, &matched), k = 0;
@@ -61,8 +89,12 @@ export_glob(struct results *rs, const char *glob, const char *format, json_objec
 		free(text);
 	} else {
 		json_object *arr = json_object_new_array_ext((int)k);
-		for (size_t i = 0; i < k; i++)
-			json_object_array_add(arr, json_object_get(res[i]));
+		for (size_t i = 0; i < k; i++) {
+			json_object *r = json_object_get(res[i]);
+			const char *nm =
+			    json_object_get_string(json_object_array_get_idx(names, (int)i));
+			json_object_array_add(arr, series ? with_series(rs, nm, r) : r);
+		}
 		json_object_object_add(out, "results", arr);
 	}
 	json_object_object_add(out, "skipped", skipped);
@@ -84,6 +116,7 @@ cmd_result_export(struct cmd_ctx *ctx, json_object *args, json_object **result,
 {
 	const char *format = json_get_string(args, "format", "json");
 	const char *name = json_get_string(args, "name", "");
+	bool series = json_get_bool(args, "series", false);
 	json_object *r;
 	char *csv;
 
@@ -93,11 +126,11 @@ cmd_result_export(struct cmd_ctx *ctx, json_object *args, json_object **result,
 		                    "argument \"format\": \"%s\" is not json, jsonl or csv",
 		                    format);
 	if (strpbrk(name, "*?[") != NULL)
-		return export_glob(ctx->d->results, name, format, result, err);
+		return export_glob(ctx->d->results, name, format, series, result, err);
 	if ((r = results_get(ctx->d->results, name, err)) == NULL)
 		return -1;
 	if (strcmp(format, "csv") != 0) {
-		*result = r;
+		*result = series ? with_series(ctx->d->results, name, r) : r;
 		return 0;
 	}
 	csv = report_to_csv(r);

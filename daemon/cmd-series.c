@@ -18,6 +18,7 @@
 #include "query.h"
 #include "ring.h"
 #include "sampler.h"
+#include "seriesblock.h"
 #include "strbuf.h"
 #include "timeutil.h"
 #include "window.h"
@@ -33,6 +34,8 @@
  * then the text, a part per turn. */
 struct series_job {
 	struct daemon *d;
+	struct query *q;         /* d->query, or own over blk */
+	struct seriesblock *blk; /* the stored series of a window the ring no longer holds */
 	int64_t id;
 	bool has_id;
 	double step;
@@ -70,6 +73,10 @@ job_free(void *arg)
 {
 	struct series_job *j = arg;
 
+	if (j->blk != NULL) {
+		query_free(j->q);
+		seriesblock_free(j->blk);
+	}
 	free(j->ids);
 	free(j->ts);
 	free(j->rates);
@@ -163,7 +170,7 @@ over_budget(struct daemon *d, const struct series_job *j, uint64_t names, struct
 static int
 job_estimate(struct series_job *j, struct nm_error *err)
 {
-	const struct series_registry *reg = sampler_registry(j->d->sampler);
+	const struct series_registry *reg = query_registry(j->q);
 	uint64_t start = time_mono_ns();
 
 	while (j->next < j->n) {
@@ -194,11 +201,11 @@ job_compute(struct series_job *j, struct nm_error *err)
 	while (j->next < j->npoints) {
 		uint64_t a = j->t0 + j->next * j->stepns;
 		uint64_t b = a + j->stepns > j->t1 ? j->t1 : a + j->stepns;
-		if (query_span(d->query, a, b, err) < 0)
+		if (query_span(j->q, a, b, err) < 0)
 			return -1;
 		j->ts[j->next] = round(cmd_epoch_s(d, b) * 1000) / 1000;
 		for (size_t i = 0; i < j->n; i++)
-			j->rates[i * j->npoints + j->next] = query_rate(d->query, j->ids[i]);
+			j->rates[i * j->npoints + j->next] = query_rate(j->q, j->ids[i]);
 		j->next++;
 		if (time_mono_ns() - start >= SLICE_NS)
 			break;
@@ -210,7 +217,7 @@ job_compute(struct series_job *j, struct nm_error *err)
 static void
 job_write(struct series_job *j)
 {
-	const struct series_registry *reg = sampler_registry(j->d->sampler);
+	const struct series_registry *reg = query_registry(j->q);
 	struct strbuf *sb = &j->sb;
 
 	while (sb->len < PART_BYTES && j->cur < j->n) {
@@ -305,44 +312,58 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	const char *glob = json_get_string(args, "glob", NULL);
 	const char *win = json_get_string(args, "window", NULL);
 	double step = json_get_double(args, "step", 1.0);
-	struct ring_stats st;
+	struct seriesblock *blk = NULL;
+	struct query *q = d->query;
+	uint64_t t0, t1, stepns, oldest, newest;
 	struct series_job *j;
-	uint64_t t0, t1, stepns;
 	size_t n;
 	int rc;
 
 	/* --host PEER: that host's daemon answers. */
 	if ((rc = peer_forward(ctx, args, err)) != 0)
 		return rc < 0 ? -1 : 0;
-	ring_get_stats(sampler_ring(d->sampler), &st);
-	if (st.newest_ns == 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
 	if (win != NULL) {
-		/* The span of a test or hand-made window, as far as the ring still holds it. */
+		/* The span of a test or hand-made window, as far as the ring still holds it; once
+		 * it does not, the series stored with its result. */
 		if (window_span(d->windows, win, &t0, &t1, err) < 0)
 			return -1;
-	} else {
-		t0 = cmd_series_time(d, json_get_double(args, "from", -300), st.newest_ns);
-		t1 = cmd_series_time(d, json_get_double(args, "to", 0), st.newest_ns);
+		if ((q = cmd_stored_query(d, win, t0, &blk)) != NULL) {
+			t0 = blk->t0;
+			t1 = blk->t1;
+		} else
+			q = d->query;
 	}
-	if (t0 < st.oldest_ns)
-		t0 = st.oldest_ns;
-	if (t1 > st.newest_ns)
-		t1 = st.newest_ns;
-	if (t1 <= t0)
+	if (query_bounds(q, &oldest, &newest) < 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	if (win == NULL) {
+		t0 = cmd_series_time(d, json_get_double(args, "from", -300), newest);
+		t1 = cmd_series_time(d, json_get_double(args, "to", 0), newest);
+	}
+	if (t0 < oldest)
+		t0 = oldest;
+	if (t1 > newest)
+		t1 = newest;
+	if (t1 <= t0) {
+		if (blk != NULL) {
+			query_free(q);
+			seriesblock_free(blk);
+		}
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
 		                    "argument \"from\": the range holds no samples (the ring keeps "
 		                    "%.0f s)",
-		                    (double)(st.newest_ns - st.oldest_ns) / 1e9);
+		                    (double)(newest - oldest) / 1e9);
+	}
 	/* The schema keeps step in [0.01, 86400]: never 0 ns. */
 	stepns = (uint64_t)(step * 1e9);
 	if (stepns == 0)
 		stepns = 1;
-	n = query_match(d->query, glob, false, &d->ids, &d->ids_cap);
+	n = query_match(q, glob, false, &d->ids, &d->ids_cap);
 	if (n > 0)
-		query_align(d->query, d->ids[0], &t0, &t1);
+		query_align(q, d->ids[0], &t0, &t1);
 
 	j = xcalloc(1, sizeof(*j));
+	j->q = q;
+	j->blk = blk;
 	j->d = d;
 	j->id = ctx->id;
 	j->has_id = ctx->has_id;

@@ -8,7 +8,10 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "query.h"
+#include "results.h"
+#include "ring.h"
 #include "sampler.h"
+#include "seriesblock.h"
 #include "timeutil.h"
 #include "window.h"
 
@@ -107,4 +110,20 @@ cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o)
 	if (l->irq >= 0)
 		json_add_int(lo, "irq", l->irq);
 	json_object_object_add(o, "labels", lo);
+}
+
+struct query *
+cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, struct seriesblock **blk)
+{
+	struct ring_stats st;
+	struct nm_error e;
+
+	*blk = NULL;
+	ring_get_stats(sampler_ring(d->sampler), &st);
+	if ((st.newest_ns != 0 && t0 >= st.oldest_ns) || d->results == NULL)
+		return NULL;
+	if ((*blk = results_series_get(d->results, name, sampler_mono_to_real(d->sampler), &e)) ==
+	    NULL)
+		return NULL;
+	return query_new_block(d->sampler, *blk);
 }

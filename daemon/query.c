@@ -8,6 +8,7 @@
 #include "ring.h"
 #include "sampler.h"
 #include "series.h"
+#include "seriesblock.h"
 #include "source.h"
 #include "xmalloc.h"
 
@@ -18,6 +19,10 @@ struct query {
 	struct ring_cursor *c0, *c1;
 	uint64_t t0, t1;
 	bool live_end; /* c1 is the live state */
+	/* A query over a stored block instead of the ring: the record of each source at or
+	 * before the span's edges (-1: none). */
+	const struct seriesblock *blk;
+	ssize_t i0[RING_MAX_SOURCES], i1[RING_MAX_SOURCES];
 };
 
 struct query *
@@ -27,6 +32,69 @@ query_new(struct sampler *s)
 
 	q->s = s;
 	return q;
+}
+
+struct query *
+query_new_block(struct sampler *s, const struct seriesblock *b)
+{
+	struct query *q = query_new(s);
+
+	q->blk = b;
+	return q;
+}
+
+const struct series_registry *
+query_registry(const struct query *q)
+{
+	return q->blk != NULL ? &q->blk->reg : sampler_registry(q->s);
+}
+
+uint64_t
+query_interval_ms(const struct query *q, unsigned src)
+{
+	const struct source *so;
+
+	if (q->blk != NULL)
+		return src < q->blk->nsrc ? q->blk->src[src].interval_ms : 0;
+	so = sampler_source_at(q->s, src);
+	return so != NULL ? so->interval_ms : 0;
+}
+
+int
+query_bounds(const struct query *q, uint64_t *oldest, uint64_t *newest)
+{
+	struct ring_stats st;
+
+	if (q->blk != NULL) {
+		*oldest = q->blk->t0;
+		*newest = q->blk->t1;
+		return 0;
+	}
+	ring_get_stats(sampler_ring(q->s), &st);
+	*oldest = st.oldest_ns;
+	*newest = st.newest_ns;
+	return st.newest_ns == 0 ? -1 : 0;
+}
+
+/* query_span over the block. */
+static int
+span_block(struct query *q, uint64_t t0, uint64_t t1)
+{
+	const struct seriesblock *b = q->blk;
+
+	if (t1 > b->t1)
+		t1 = b->t1;
+	if (t0 < b->t0)
+		t0 = b->t0;
+	if (t0 > t1)
+		t0 = t1;
+	for (unsigned s = 0; s < b->nsrc && s < RING_MAX_SOURCES; s++) {
+		q->i0[s] = seriesblock_at(b, s, t0);
+		q->i1[s] = seriesblock_at(b, s, t1);
+	}
+	q->t0 = t0;
+	q->t1 = t1;
+	return 0;
 }
 
 void
@@ -44,9 +112,12 @@ query_free(struct query *q)
 int
 query_span(struct query *q, uint64_t t0, uint64_t t1, struct nm_error *err)
 {
-	struct ring *r = sampler_ring(q->s);
 	struct ring_stats st;
+	struct ring *r;
 
+	if (q->blk != NULL)
+		return span_block(q, t0, t1);
+	r = sampler_ring(q->s);
 	ring_get_stats(r, &st);
 	if (st.newest_ns == 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
@@ -148,16 +219,43 @@ query_t1(const struct query *q)
 	return q->t1;
 }
 
+/* The value of a block's series at the record i of its source (0 before its first). */
+static uint64_t
+block_value(const struct query *q, series_id id, const ssize_t *idx)
+{
+	const struct seriesblock *b = q->blk;
+	unsigned src;
+
+	if (id >= b->reg.n)
+		return 0;
+	src = b->reg.v[id].source;
+	return idx[src] >= 0 ? b->v[id][idx[src]] : 0;
+}
+
 uint64_t
 query_delta(const struct query *q, series_id id)
 {
+	if (q->blk != NULL)
+		return block_value(q, id, q->i1) - block_value(q, id, q->i0);
 	return ring_cursor_value(q->c1, id) - ring_cursor_value(q->c0, id);
 }
 
 double
 query_seconds(const struct query *q, unsigned src)
 {
-	uint64_t a = ring_cursor_time(q->c0, src), b = ring_cursor_time(q->c1, src);
+	uint64_t a, b;
+
+	if (q->blk != NULL) {
+		const struct seriesblock_source *so;
+		if (src >= q->blk->nsrc)
+			return 0;
+		so = &q->blk->src[src];
+		a = q->i0[src] >= 0 ? so->t[q->i0[src]] : so->first_t;
+		b = q->i1[src] >= 0 ? so->t[q->i1[src]] : 0;
+		return (a == 0 || b <= a) ? 0 : (double)(b - a) / 1e9;
+	}
+	a = ring_cursor_time(q->c0, src);
+	b = ring_cursor_time(q->c1, src);
 
 	/* A span that starts before the source's first record starts at that record: the
 	 * series were at their baseline there (what the start cursor holds for them). */
@@ -169,7 +267,7 @@ query_seconds(const struct query *q, unsigned src)
 double
 query_delta_scaled(const struct query *q, series_id id)
 {
-	const struct series_info *si = series_get(sampler_registry(q->s), id);
+	const struct series_info *si = series_get(query_registry(q), id);
 	uint64_t d = query_delta(q, id);
 	double v = si->kind == SERIES_GAUGE ? (double)(int64_t)d : (double)d;
 
@@ -179,7 +277,7 @@ query_delta_scaled(const struct query *q, series_id id)
 double
 query_rate(const struct query *q, series_id id)
 {
-	const struct series_info *si = series_get(sampler_registry(q->s), id);
+	const struct series_info *si = series_get(query_registry(q), id);
 	double secs = query_seconds(q, si->source);
 
 	return secs > 0 ? query_delta_scaled(q, id) / secs : 0;
@@ -188,8 +286,13 @@ query_rate(const struct query *q, series_id id)
 double
 query_value_end(const struct query *q, series_id id)
 {
-	const struct series_info *si = series_get(sampler_registry(q->s), id);
+	const struct series_info *si = series_get(query_registry(q), id);
 
+	/* A block keeps accumulated values: a counter's is its raw reading less the first. */
+	if (q->blk != NULL)
+		return (si->kind == SERIES_GAUGE ? (double)(int64_t)block_value(q, id, q->i1)
+		                                 : (double)block_value(q, id, q->i1)) *
+		       si->scale;
 	if (si->kind == SERIES_GAUGE)
 		return (double)(int64_t)ring_cursor_value(q->c1, id) * si->scale;
 	return (double)sampler_raw(q->s, id) * si->scale;
@@ -205,7 +308,7 @@ glob_prefix(const char *glob)
 size_t
 query_match(const struct query *q, const char *glob, bool live_only, series_id **ids, size_t *cap)
 {
-	const struct series_registry *reg = sampler_registry(q->s);
+	const struct series_registry *reg = query_registry(q);
 	size_t n = 0, plen;
 	bool all = glob == NULL || *glob == '\0' || strcmp(glob, "*") == 0;
 	bool literal;
@@ -241,16 +344,24 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 static bool
 beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_t *phase)
 {
-	struct ring_cursor *c = ring_cursor_new(sampler_ring(q->s));
+	struct ring_cursor *c;
 	uint64_t ph[ALIGN_RECORDS], r;
 	size_t n = 0, most = 0;
 
+	if (q->blk != NULL) {
+		ssize_t i = seriesblock_at(q->blk, src, t);
+		for (; i >= 0 && n < ALIGN_RECORDS; i--)
+			ph[n++] = q->blk->src[src].t[i] % iv;
+		goto vote;
+	}
+	c = ring_cursor_new(sampler_ring(q->s));
 	while (n < ALIGN_RECORDS && t > 0 && ring_cursor_seek(c, t) == 0 &&
 	       (r = ring_cursor_time(c, src)) != 0) {
 		ph[n++] = r % iv;
 		t = r - 1;
 	}
 	ring_cursor_free(c);
+vote:
 	for (size_t i = 0; i < n; i++) {
 		size_t close = 0;
 		for (size_t j = 0; j < n; j++) {
@@ -271,9 +382,8 @@ beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_
 void
 query_align(const struct query *q, series_id id, uint64_t *t0, uint64_t *t1)
 {
-	const struct series_info *si = series_get(sampler_registry(q->s), id);
-	const struct source *src = sampler_source_at(q->s, si->source);
-	uint64_t iv = src != NULL ? src->interval_ms * 1000000ull : 0, phase = 0;
+	const struct series_info *si = series_get(query_registry(q), id);
+	uint64_t iv = query_interval_ms(q, si->source) * 1000000ull, phase = 0;
 
 	if (iv == 0 || !beat_phase(q, si->source, iv, *t1, &phase))
 		return;

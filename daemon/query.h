@@ -14,6 +14,18 @@ struct nm_error;
 struct query;
 
 struct query *query_new(struct sampler *s);
+/* A query over a stored block (seriesblock.h) instead of the ring: the same answers from the
+ * records it kept, its series ids those of the block's registry (query_registry). The
+ * span is clamped to the block's. b must outlive the query. */
+struct seriesblock;
+struct query *query_new_block(struct sampler *s, const struct seriesblock *b);
+/* The registry the query's ids index: the sampler's, or the block's. */
+const struct series_registry *query_registry(const struct query *q);
+/* The sampling interval of source src as the query sees it (a block's: x its step). */
+uint64_t query_interval_ms(const struct query *q, unsigned src);
+/* The oldest and newest time the query can answer for (the ring's records, the block's
+ * span). -1 when there is nothing (no samples yet). */
+int query_bounds(const struct query *q, uint64_t *oldest, uint64_t *newest);
 void query_free(struct query *q);
 
 /* Set the span to the last `seconds` before the newest data (t1 = live state). When the ring

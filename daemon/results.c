@@ -9,13 +9,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "compare.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "regfile.h"
 #include "results.h"
 #include "statefile.h"
+#include "seriesblock.h"
 #include "timeutil.h"
 #include "writer.h"
 #include "xmalloc.h"
@@ -105,6 +108,13 @@ static void
 name_rel(const char *name, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s%s", name, RESULTS_SUFFIX);
+}
+
+/* The file of a name's series block (seriesblock.h), beside its result. */
+static void
+series_rel(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s", name, SERIESBLOCK_SUFFIX);
 }
 
 /* The index position of name, or where it would go; *found says which. */
@@ -503,6 +513,7 @@ struct put_job {
 	size_t len;
 	bool write; /* false: the file is written already, only the row goes in */
 	struct resultindex_row row;
+	struct seriesblock *blk; /* encoded and written beside the result first (may be NULL) */
 	int rc;
 	bool damaged; /* the index could not take the row */
 	struct nm_error err;
@@ -538,6 +549,28 @@ put_job_run(void *arg)
 	char rel[PATH_MAX];
 	struct nm_error e;
 
+	if (j->write && j->blk != NULL) {
+		uint8_t *buf;
+		size_t len;
+
+		/* The series first, renamed into place before the result. Not fsync'ed on its
+		 * own: the result's fsync of the directory makes both names durable, and a slow
+		 * disk pays one fsync of a file per result, not two. A crash may leave a block
+		 * cut short (skipped with a warning when read) or one without a result (which
+		 * the next put of the name replaces). A block that cannot be written costs the
+		 * series only. */
+		series_rel(j->name, rel, sizeof(rel));
+		if (seriesblock_encode(j->blk, &buf, &len, &e) == 0) {
+			if (statefile_write_line(j->rs->dir, rel, (const char *)buf, len,
+			                         STATEFILE_NOSYNC, &e) < 0)
+				log_warnx("results: %s: its series are not stored: %s", j->name,
+				          e.message);
+			free(buf);
+		} else
+			log_warnx("results: %s: its series are not stored: %s", j->name, e.message);
+		seriesblock_free(j->blk);
+		j->blk = NULL;
+	}
 	if (j->write) {
 		name_rel(j->name, rel, sizeof(rel));
 		if (statefile_write_line(j->rs->dir, rel, j->line, j->len, STATEFILE_NOREPLACE,
@@ -580,6 +613,7 @@ put_job_done(void *arg)
 	}
 	free(j->name);
 	free(j->line);
+	seriesblock_free(j->blk);
 	resultindex_row_free(&j->row);
 	free(j);
 }
@@ -607,17 +641,27 @@ int
 results_put_async(struct results *rs, const char *name, json_object *result, results_done_fn done,
                   void *arg, struct nm_error *err)
 {
+	return results_put_async_series(rs, name, result, NULL, done, arg, err);
+}
+
+int
+results_put_async_series(struct results *rs, const char *name, json_object *result,
+                         struct seriesblock *blk, results_done_fn done, void *arg,
+                         struct nm_error *err)
+{
 	struct pending *p;
 	struct put_job *j;
 
 	/* Reserved with this report: the name is taken and the report served already. */
 	if ((p = pending_find(rs, name)) != NULL && p->reserved && p->result == result)
 		p->reserved = false;
-	else if (results_reserve(rs, name, result, err) < 0)
+	else if (results_reserve(rs, name, result, err) < 0) {
+		seriesblock_free(blk);
 		return -1;
-	else
+	} else
 		pending_find(rs, name)->reserved = false;
 	j = put_job_new(rs, name, result, true);
+	j->blk = blk;
 	j->done = done;
 	j->arg = arg;
 	writer_submit(rs->writer, put_job_run, put_job_done, j);
@@ -902,6 +946,9 @@ results_delete(struct results *rs, const char *name, struct nm_error *err)
 	/* A file someone removed by hand is gone either way: forget it too. */
 	if (statefile_remove(rs->dir, rel, &e) < 0 && e.code != NM_ERR_NOT_FOUND)
 		return nm_error_set(err, e.code, "%s", e.message);
+	series_rel(name, rel, sizeof(rel));
+	if (statefile_remove(rs->dir, rel, &e) < 0 && e.code != NM_ERR_NOT_FOUND)
+		log_warnx("results: %s: %s", name, e.message);
 	free(rs->names[pos]);
 	memmove(rs->names + pos, rs->names + pos + 1, (rs->n - pos - 1) * sizeof(*rs->names));
 	rs->n--;
@@ -1029,4 +1076,46 @@ results_list_skipped(struct results *rs, const char *glob, resultindex_skip_fn f
 		return -1;
 	}
 	return 0;
+}
+
+/* The bytes of a stored result's series block. */
+int
+results_series_bytes(struct results *rs, const char *name, uint8_t **buf, size_t *len,
+                     struct nm_error *err)
+{
+	char rel[PATH_MAX], path[PATH_MAX + 8];
+	struct nm_error e;
+
+	if (results_name_check(name, err) < 0)
+		return -1;
+	if (!results_exists(rs, name))
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no result named %s", name);
+	series_rel(name, rel, sizeof(rel));
+	snprintf(path, sizeof(path), "%s/%s", rs->dir, rel);
+	if (access(path, F_OK) < 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "result %s has no stored series", name);
+	if ((*buf = (uint8_t *)regfile_read(path, SERIESBLOCK_MAX_FILE, len, &e)) == NULL)
+		return nm_error_set(err, NM_ERR_FAILED, "result %s: series: %s", name, e.message);
+	return 0;
+}
+
+/* A stored result's series block, decoded. */
+struct seriesblock *
+results_series_get(struct results *rs, const char *name, int64_t mono_to_real, struct nm_error *err)
+{
+	struct seriesblock *b;
+	struct nm_error e;
+	uint8_t *buf;
+	size_t len;
+
+	if (results_series_bytes(rs, name, &buf, &len, err) < 0)
+		return NULL;
+	b = seriesblock_decode(buf, len, mono_to_real, &e);
+	free(buf);
+	if (b == NULL) {
+		log_warnx("results: %s: stored series skipped: %s", name, e.message);
+		nm_error_set(err, NM_ERR_FAILED, "result %s: stored series skipped: %s", name,
+		             e.message);
+	}
+	return b;
 }

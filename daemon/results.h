@@ -56,6 +56,22 @@ int results_reserve(struct results *rs, const char *name, json_object *result,
 /* The store's writer (writer.h), for work that must come before a put in the same order
  * (a closing window's tuning read). */
 struct writer *results_writer(struct results *rs);
+/* results_put_async, with blk (seriesblock.h; may be NULL; taken over, freed in any case)
+ * encoded and written beside the result (NAME.series) on the writer thread before it. */
+struct seriesblock;
+int results_put_async_series(struct results *rs, const char *name, json_object *result,
+                             struct seriesblock *blk, results_done_fn done, void *arg,
+                             struct nm_error *err);
+/* The series block stored with result name, its times made CLOCK_MONOTONIC with
+ * mono_to_real (seriesblock_decode). NULL with err: NM_ERR_NOT_FOUND (no result, or one
+ * stored without series), NM_ERR_FAILED when the file cannot be read or is damaged (logged
+ * as a warning: the series are skipped, the result stays). */
+struct seriesblock *results_series_get(struct results *rs, const char *name, int64_t mono_to_real,
+                                       struct nm_error *err);
+/* The stored bytes of result name's series block (new, *len), for export. NULL cases as
+ * results_series_get; nothing is decoded. */
+int results_series_bytes(struct results *rs, const char *name, uint8_t **buf, size_t *len,
+                         struct nm_error *err);
 /* Load a result (new reference) or NULL with err: NM_ERR_NOT_FOUND, or NM_ERR_FAILED when
  * the file cannot be read or fails results_check. */
 json_object *results_get(struct results *rs, const char *name, struct nm_error *err);

@@ -1020,6 +1020,46 @@ ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_dir di
 }
 
 int
+ring_cursor_step(struct ring_cursor *c, uint64_t limit_ns)
+{
+	const struct ring *r = c->r;
+	size_t off = c->fwd_off;
+
+	if (!c->fwd || c->fwd_evicted != r->evicted || c->n != r->n)
+		return -1;
+	for (;;) {
+		const uint8_t *p;
+		uint64_t dt, count;
+		unsigned src;
+
+		if (off == r->head)
+			return -1;
+		if (off == r->cap || r->buf[off] == REC_WRAP) {
+			off = 0;
+			continue;
+		}
+		if (r->buf[off] == REC_KEYFRAME) {
+			/* The next segment: its keyframe holds the state the cursor has. */
+			c->fwd_seg = off;
+			off = cursor_load_keyframe(c, off);
+			c->fwd_off = off;
+			continue;
+		}
+		p = r->buf + off + 1;
+		src = *p++;
+		dt = get_uvarint(&p);
+		if (c->t[src] + dt > limit_ns)
+			return -1;
+		count = get_uvarint(&p);
+		p = cursor_apply(c, p, src, count);
+		c->t[src] += dt;
+		c->fwd_off = (size_t)(p - r->buf) + FOOTER_BYTES;
+		c->fwd_t = c->t[src];
+		return (int)src;
+	}
+}
+
+int
 ring_cursor_seek(struct ring_cursor *c, uint64_t t_ns)
 {
 	return ring_cursor_seek_dir(c, t_ns, RING_SEEK_AUTO);

@@ -88,6 +88,11 @@ int ring_cursor_seek(struct ring_cursor *c, uint64_t t_ns);
 enum ring_seek_dir { RING_SEEK_AUTO = 0, RING_SEEK_FORWARD, RING_SEEK_BACKWARD };
 /* ring_cursor_seek with the direction chosen by the caller. */
 int ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_dir dir);
+/* After a forward seek (RING_SEEK_FORWARD) or a step: move on over the next record, when
+ * its time is at most limit_ns. Returns its source, or -1 at the end (nothing newer, past
+ * limit_ns, or the ring changed since the seek: seek again). Walks a span record by record,
+ * keyframes crossed on the way. */
+int ring_cursor_step(struct ring_cursor *c, uint64_t limit_ns);
 /* acc of a series at the cursor (0 for a series not yet seen then). */
 uint64_t ring_cursor_value(const struct ring_cursor *c, series_id id);
 /* The time of src's record the cursor stands on (0: none at or before t). */

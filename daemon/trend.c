@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd-util.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -17,6 +18,7 @@
 #include "ring.h"
 #include "sampler.h"
 #include "source.h"
+#include "seriesblock.h"
 #include "trend.h"
 #include "window.h"
 #include "xmalloc.h"
@@ -285,10 +287,9 @@ grid_time(const struct grid *g, double t)
 
 /* The one series args.metric names (a name or a glob matching one). */
 static int
-resolve_metric(struct daemon *d, struct query *q, const char *metric, series_id *id,
-               struct nm_error *err)
+resolve_metric(struct query *q, const char *metric, series_id *id, struct nm_error *err)
 {
-	const struct series_registry *reg = sampler_registry(d->sampler);
+	const struct series_registry *reg = query_registry(q);
 	series_id *ids = NULL;
 	size_t cap = 0, n = query_match(q, metric, false, &ids, &cap);
 	int rc = 0;
@@ -332,10 +333,10 @@ grid_make(struct query *q, series_id id, double step, uint64_t t0, uint64_t t1, 
  * t in seconds from g->g0. Steps without a new record of the source are left out. Returns
  * the count (pts has g->npoints), or -1 with err. */
 static ssize_t
-read_points(struct daemon *d, struct query *q, series_id id, const struct grid *g,
-            struct trend_point *pts, struct nm_error *err)
+read_points(struct query *q, series_id id, const struct grid *g, struct trend_point *pts,
+            struct nm_error *err)
 {
-	const struct series_info *si = series_get(sampler_registry(d->sampler), id);
+	const struct series_info *si = series_get(query_registry(q), id);
 	size_t n = 0;
 
 	for (size_t k = 0; k < g->npoints; k++) {
@@ -363,10 +364,9 @@ id_cmp(const void *a, const void *b)
 /* The counters to rank as movers: those matching args.movers_glob (or the default set),
  * without gauges and the metric itself, each once. Returns the count; *ids is new. */
 static size_t
-mover_candidates(struct daemon *d, struct query *q, json_object *args, series_id metric,
-                 series_id **ids)
+mover_candidates(struct query *q, json_object *args, series_id metric, series_id **ids)
 {
-	const struct series_registry *reg = sampler_registry(d->sampler);
+	const struct series_registry *reg = query_registry(q);
 	json_object *globs = NULL;
 	size_t nglobs, n = 0, cap = 0, mcap = 0;
 	series_id *matched = NULL;
@@ -439,7 +439,7 @@ static int
 add_movers(struct daemon *d, struct query *q, json_object *args, series_id metric,
            const struct grid *g, double onset_s, double w, json_object *o, struct nm_error *err)
 {
-	const struct series_registry *reg = sampler_registry(d->sampler);
+	const struct series_registry *reg = query_registry(q);
 	uint64_t on = grid_time(g, onset_s), span[4];
 	size_t want = (size_t)json_get_int(args, "movers", TREND_MOVERS), n, kept;
 	json_object *arr = json_object_new_array();
@@ -454,7 +454,7 @@ add_movers(struct daemon *d, struct query *q, json_object *args, series_id metri
 	/* A decay from the first step has no before to compare with. */
 	if (want == 0 || span[1] <= span[0] || span[3] <= span[2])
 		return 0;
-	n = mover_candidates(d, q, args, metric, &ids);
+	n = mover_candidates(q, args, metric, &ids);
 	json_add_uint(o, "candidates", n);
 	m = xcalloc(n ? n : 1, sizeof(*m));
 	if (query_span(q, span[0], span[1], err) < 0)
@@ -563,24 +563,25 @@ params_from_args(json_object *args, struct trend_params *p, struct nm_error *err
 	return 0;
 }
 
-/* Clamp [*t0, *t1] to the ring; not_found when nothing of it is left. */
+/* Clamp [*t0, *t1] to what q answers for (the ring, a stored block); not_found when nothing
+ * of it is left. */
 static int
-clamp_span(struct daemon *d, uint64_t *t0, uint64_t *t1, bool *clipped, struct nm_error *err)
+clamp_span(struct daemon *d, struct query *q, uint64_t *t0, uint64_t *t1, bool *clipped,
+           struct nm_error *err)
 {
-	struct ring_stats st;
+	uint64_t oldest, newest;
 	char a[40], b[40];
 
-	ring_get_stats(sampler_ring(d->sampler), &st);
-	if (st.newest_ns == 0)
+	if (query_bounds(q, &oldest, &newest) < 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
-	*clipped = *t0 < st.oldest_ns;
-	if (*t0 < st.oldest_ns)
-		*t0 = st.oldest_ns;
-	if (*t1 > st.newest_ns)
-		*t1 = st.newest_ns;
+	*clipped = *t0 < oldest;
+	if (*t0 < oldest)
+		*t0 = oldest;
+	if (*t1 > newest)
+		*t1 = newest;
 	if (*t1 <= *t0) {
-		sampler_format_mono(d->sampler, st.oldest_ns, a, sizeof(a));
-		sampler_format_mono(d->sampler, st.newest_ns, b, sizeof(b));
+		sampler_format_mono(d->sampler, oldest, a, sizeof(a));
+		sampler_format_mono(d->sampler, newest, b, sizeof(b));
 		return nm_error_set(err, NM_ERR_NOT_FOUND,
 		                    "the span holds no samples: the ring keeps %s to %s", a, b);
 	}
@@ -596,7 +597,6 @@ trend_build(struct daemon *d, struct query *q, json_object *args, uint64_t t0, u
 	struct trend_params p;
 	struct trend_result r;
 	struct trend_point *pts;
-	struct source *src;
 	struct grid g;
 	series_id id = SERIES_NONE;
 	double step, interval;
@@ -604,19 +604,20 @@ trend_build(struct daemon *d, struct query *q, json_object *args, uint64_t t0, u
 	bool clipped = false;
 	char buf[40];
 
-	if (params_from_args(args, &p, err) < 0 || resolve_metric(d, q, metric, &id, err) < 0 ||
-	    clamp_span(d, &t0, &t1, &clipped, err) < 0)
+	if (params_from_args(args, &p, err) < 0 || resolve_metric(q, metric, &id, err) < 0 ||
+	    clamp_span(d, q, &t0, &t1, &clipped, err) < 0)
 		return -1;
-	si = series_get(sampler_registry(d->sampler), id);
-	src = sampler_source_at(d->sampler, si->source);
-	interval = src != NULL && src->interval_ms > 0 ? (double)src->interval_ms / 1000 : 1;
+	si = series_get(query_registry(q), id);
+	interval = query_interval_ms(q, si->source) > 0
+	               ? (double)query_interval_ms(q, si->source) / 1000
+	               : 1;
 	/* Whole intervals: a step of 1.5 would hold one sample, or two, by turns (and a step
 	 * shorter than the interval none, or one). */
 	step = fmax(round(json_get_double(args, "step", interval) / interval), 1) * interval;
 	if (grid_make(q, id, step, t0, t1, &g, err) < 0)
 		return -1;
 	pts = xcalloc(g.npoints ? g.npoints : 1, sizeof(*pts));
-	if ((n = read_points(d, q, id, &g, pts, err)) < 0) {
+	if ((n = read_points(q, id, &g, pts, err)) < 0) {
 		free(pts);
 		return -1;
 	}
@@ -662,7 +663,7 @@ window_args(struct daemon *d, struct query *q, const char *name, json_object *ar
             bool *from_result)
 {
 	json_object *out = json_object_new_object(), *stored, *trend = NULL, *v;
-	const struct series_registry *reg = sampler_registry(d->sampler);
+	const struct series_registry *reg = query_registry(q);
 	series_id id = SERIES_NONE;
 	struct nm_error e;
 
@@ -672,7 +673,7 @@ window_args(struct daemon *d, struct query *q, const char *name, json_object *ar
 	if (d->results == NULL || (stored = results_get(d->results, name, &e)) == NULL)
 		return out;
 	if (json_object_object_get_ex(stored, "trend", &trend) &&
-	    resolve_metric(d, q, json_get_string(args, "metric", ""), &id, &e) == 0 &&
+	    resolve_metric(q, json_get_string(args, "metric", ""), &id, &e) == 0 &&
 	    strcmp(json_get_string(trend, "metric", ""), series_get(reg, id)->name) == 0) {
 		for (size_t i = 0; i < sizeof(window_params) / sizeof(window_params[0]); i++) {
 			if (json_object_object_get_ex(args, window_params[i][0], NULL) ||
@@ -695,11 +696,22 @@ trend_window(struct daemon *d, struct query *q, const char *name, json_object *a
 	bool from_result;
 	int rc;
 
+	struct seriesblock *blk = NULL;
+	struct query *bq = NULL;
+
 	if (window_span(d->windows, name, &t0, &t1, err) < 0)
 		return -1;
+	/* The span gone from the ring: the series stored with the result, when it has them. */
+	if ((bq = cmd_stored_query(d, name, t0, &blk)) != NULL) {
+		q = bq;
+		t0 = blk->t0;
+		t1 = blk->t1;
+	}
 	eff = window_args(d, q, name, args, &from_result);
 	json_add_string(o, "params_from", from_result ? "result" : "request");
 	rc = trend_build(d, q, eff, t0, t1, o, err);
 	json_object_put(eff);
+	query_free(bq);
+	seriesblock_free(blk);
 	return rc;
 }

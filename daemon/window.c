@@ -17,6 +17,7 @@
 #include "sampler.h"
 #include "snapshot.h"
 #include "statefile.h"
+#include "seriesblock.h"
 #include "timeutil.h"
 #include "tuning.h"
 #include "window.h"
@@ -320,6 +321,7 @@ struct closing {
 	window_stored_fn done;
 	void *arg;
 	json_object *tuning; /* read on the writer thread (tuning_job) */
+	struct seriesblock *blk; /* the span's per-sample history, stored with the report */
 };
 
 /* The report is durable, or could not be stored (loop): mark w closed, or leave it open
@@ -378,11 +380,15 @@ static void
 tuning_done(void *arg)
 {
 	struct closing *c = arg;
+	struct seriesblock *blk;
 	struct nm_error err;
 
 	json_object_object_add(c->report, "tuning", c->tuning);
 	c->tuning = NULL;
-	if (results_put_async(c->ws->results, c->w->name, c->report, closing_done, c, &err) < 0)
+	blk = c->blk;
+	c->blk = NULL;
+	if (results_put_async_series(c->ws->results, c->w->name, c->report, blk, closing_done, c,
+	                             &err) < 0)
 		closing_done(c, &err);
 }
 
@@ -394,6 +400,7 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
              json_object *extra, window_stored_fn done, void *arg, struct nm_error *err)
 {
 	json_object *eff = opts_effective(args, NULL), *r;
+	struct seriesblock *blk;
 	struct closing *c;
 	struct snapshot end;
 
@@ -425,13 +432,17 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 		return -1;
 	}
 	c = xcalloc(1, sizeof(*c));
-	*c = (struct closing){ws, w, r, eff, closed_by, done, arg, NULL};
+	*c = (struct closing){ws, w, r, eff, closed_by, done, arg, NULL, NULL};
 	w->storing = true;
+	/* The per-sample history of the span goes with it (seriesblock.h): the records are
+	 * copied out of the ring now, encoded and written on the writer thread. */
+	c->blk = seriesblock_collect(ws->sampler, w->start.mono_ns, end.mono_ns);
 	if (ws->root != NULL) {
 		/* The name taken and the report served now, as by results_put_async (what it
 		 * refuses at once, refused now: done not called); the put after the tuning. */
 		if (results_reserve(ws->results, w->name, r, err) < 0) {
 			w->storing = false;
+			seriesblock_free(c->blk);
 			json_object_put(r);
 			json_object_put(eff);
 			free(c);
@@ -440,7 +451,9 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 		writer_submit(results_writer(ws->results), tuning_job, tuning_done, c);
 		return 0;
 	}
-	if (results_put_async(ws->results, w->name, r, closing_done, c, err) < 0) {
+	blk = c->blk;
+	c->blk = NULL;
+	if (results_put_async_series(ws->results, w->name, r, blk, closing_done, c, err) < 0) {
 		w->storing = false;
 		json_object_put(r);
 		json_object_put(eff);

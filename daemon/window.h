@@ -2,7 +2,8 @@
  * synchronous sample of every source, so they are exact and do not depend on the ring still
  * holding that time. An open window is also a file in STATE_DIR/windows, so one left open
  * across a crash is found at the next start and stored as an incomplete result. Closing a
- * window stores its report in the results store before anyone is told it closed. */
+ * window stores its report in the results store before anyone is told it closed, with the
+ * per-sample history of its span (seriesblock.h), copied out of the ring at the close. */
 #ifndef NM_WINDOW_H
 #define NM_WINDOW_H
 

@@ -415,13 +415,17 @@ const struct proto_command proto_commands[] = {
         .flags = PROTO_READONLY,
         .summary = "a stored result as JSON, or as CSV with one row per figure; a glob: "
                    "the results it matches, as a JSON array or lines, or CSV a row each",
-        .usage = "NAME|GLOB [--json|--csv|--format json|jsonl|csv]",
+        .usage = "NAME|GLOB [--json|--csv|--format json|jsonl|csv] [--series]",
         .args = {ARG_WINDOW_NAME("the result, or a glob of results ('suite1/*')"),
                  {.name = "format",
                   .type = PROTO_ARG_STRING,
                   .max_len = 8,
                   .help = "json (default: the result unchanged), jsonl (a glob's results one "
-                          "a line) or csv (in \"csv\")"}},
+                          "a line) or csv (in \"csv\")"},
+                 {.name = "series",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "json, jsonl: add the series stored with each result (base64 of "
+                          "its compressed block) as \"series_block\""}},
     },
     {
         .name = "profile-show",

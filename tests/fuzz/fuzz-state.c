@@ -13,6 +13,11 @@
  *   2  suites/s.json: suite_status, the record with its summary (record_ok, summary_of).
  *   3  windows/w.json, the marker of a window a crash left open: window_init's recovery,
  *      which stores it as an incomplete result (deleted again after).
+ * A first byte of '4' or '5' (ahead of the mod 4 choice, which the corpus's '0'-'3' keep):
+ *   '4' results/r.series, the series block stored with a result: results_series_get
+ *      (seriesblock_decode), then a query over the block (query_new_block): its span,
+ *      every series' rate over it and over its steps, query_align.
+ *   '5' the same past zlib's check: seriesblock_parse of a decompressed payload.
  * Nothing may crash or abort; each answer is an object or an error with a message. */
 #include <ftw.h>
 #include <stdint.h>
@@ -29,7 +34,9 @@
 #include "log.h"
 #include "profile.h"
 #include "report-csv.h"
+#include "query.h"
 #include "results.h"
+#include "seriesblock.h"
 #include "statefile.h"
 #include "suite.h"
 #include "window.h"
@@ -245,6 +252,62 @@ daemon_reload(struct daemon *d)
 	abort();
 }
 
+/* What a query over a block answers: within its span, for every series. */
+static void
+query_block(struct seriesblock *b)
+{
+	struct query *q = query_new_block(NULL, b);
+	uint64_t lo, hi, t0, t1;
+	struct nm_error err;
+
+	fuzz_check(query_bounds(q, &lo, &hi) == 0);
+	for (int k = 0; k <= 4; k++) {
+		uint64_t a = lo + (hi - lo) / 4 * (uint64_t)(k > 0 ? k - 1 : 0);
+		fuzz_check(query_span(q, a, k == 0 ? hi : a + (hi - lo) / 4, &err) == 0);
+		fuzz_check(query_t0(q) >= lo && query_t1(q) <= hi);
+		for (series_id id = 0; id < query_registry(q)->n; id++) {
+			(void)query_rate(q, id);
+			(void)query_value_end(q, id);
+		}
+	}
+	if (query_registry(q)->n > 0) {
+		t0 = lo;
+		t1 = hi;
+		query_align(q, 0, &t0, &t1);
+	}
+	query_free(q);
+	seriesblock_free(b);
+}
+
+/* '4': a stored series block, as a view of a window the ring no longer holds reads it. */
+static void
+fuzz_series(const uint8_t *data, size_t size)
+{
+	struct seriesblock *b;
+	struct nm_error err;
+
+	put_file("results/r.series", data, size);
+	if ((b = results_series_get(fz.rs, "r", 0, &err)) == NULL) {
+		check_error(&err);
+		return;
+	}
+	query_block(b);
+}
+
+/* '5': a block's payload, decompressed. */
+static void
+fuzz_series_payload(const uint8_t *data, size_t size)
+{
+	struct seriesblock *b;
+	struct nm_error err;
+
+	if ((b = seriesblock_parse(data, size, 0, &err)) == NULL) {
+		check_error(&err);
+		return;
+	}
+	query_block(b);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -255,6 +318,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ready) {
 		setup();
 		ready = true;
+	}
+	if (data[0] == '4' || data[0] == '5') {
+		(data[0] == '4' ? fuzz_series : fuzz_series_payload)(data + 1, size - 1);
+		return 0;
 	}
 	switch (data[0] % 4) {
 	case 0:

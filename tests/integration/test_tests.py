@@ -64,10 +64,11 @@ rfs = 256 512
 class Daemon:
     """netmetricsd in namespace ns (default A) with its own state and profile directories,
     sampling every 500 ms; stop() keeps them when asked, so that a restart finds what the
-    last run stored; extra is more of its configuration. test_pktgen.py and test_peers.py
-    use it too."""
+    last run stored; extra is more of its configuration, sampling replaces the [sampling]
+    section's keys. test_pktgen.py, test_peers.py and test_series_stored.py use it too."""
 
-    def __init__(self, base=None, profiles=None, ns=NS_A, extra=""):
+    def __init__(self, base=None, profiles=None, ns=NS_A, extra="",
+                 sampling="interval = 500ms\n"):
         self.dir = base or tempfile.mkdtemp(prefix="nm-tests-")
         os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
@@ -78,7 +79,7 @@ class Daemon:
                 f.write(PROFILE)
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
-            f.write("[daemon]\nprofile_dir = %s\n[sampling]\ninterval = 500ms\n" % profiles
+            f.write("[daemon]\nprofile_dir = %s\n[sampling]\n%s" % (profiles, sampling)
                     + extra)
         self.log = open(os.path.join(self.dir, "log"), "a")
         self.proc = subprocess.Popen(

@@ -676,19 +676,63 @@ test_keyframe_too_big(void **state)
 	ring_free(r);
 }
 
+/* ring_cursor_step walks record by record from a forward seek, across keyframes (one every
+ * 20 s): after each step the cursor is the model's next record, its source the one stepped
+ * over; it stops at the limit and at the newest record. */
+static void
+test_step_walk(void **state)
+{
+	struct model m;
+	struct ring *r = ring_new(16 * MIB, NSRC, 20 * SEC);
+	struct ring_cursor *c = ring_cursor_new(r);
+	struct ring_stats st;
+	long j, walked = 0;
+	uint64_t t0, limit;
+	int src;
+
+	(void)state;
+	rng_state = 0x243f6a8885a308d3ull;
+	model_init(&m, 800, 600, 900, &mix_normal);
+	model_run(&m, r);
+	ring_get_stats(r, &st);
+	assert_true(st.segments > 5);
+	t0 = m.rec_t[100] + 1;
+	limit = m.rec_t[700];
+	j = model_find(&m, t0);
+	assert_int_equal(ring_cursor_seek_dir(c, t0, RING_SEEK_FORWARD), 0);
+	check_values(&m, c, j, t0, "step start");
+	while ((src = ring_cursor_step(c, limit)) >= 0) {
+		j++;
+		assert_true(j < (long)m.nrec);
+		assert_int_equal(ring_cursor_time(c, (unsigned)src), m.rec_t[j]);
+		assert_int_equal(ring_cursor_k(c, (unsigned)src), m.src_k[j][src]);
+		check_values(&m, c, j, m.rec_t[j], "step");
+		walked++;
+	}
+	/* Stopped at the last record at or before the limit. */
+	assert_int_equal(j, model_find(&m, limit));
+	assert_true(walked > 500);
+	/* On to the newest record, then nothing more. */
+	while (ring_cursor_step(c, UINT64_MAX) >= 0)
+		j++;
+	assert_int_equal(j, (long)m.nrec - 1);
+	/* A backward seek leaves nothing to step from. */
+	assert_int_equal(ring_cursor_seek_dir(c, m.rec_t[m.nrec - 1], RING_SEEK_BACKWARD), 0);
+	assert_int_equal(ring_cursor_step(c, UINT64_MAX), -1);
+	ring_cursor_free(c);
+	model_free(&m);
+	ring_free(r);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_model),
-	    cmocka_unit_test(test_eviction),
-	    cmocka_unit_test(test_steps_while_writing),
-	    cmocka_unit_test(test_cursor_grows),
-	    cmocka_unit_test(test_steady_no_alloc),
-	    cmocka_unit_test(test_steady_small),
-	    cmocka_unit_test(test_stop_and_resume),
-	    cmocka_unit_test(test_exact_wrap),
-	    cmocka_unit_test(test_keyframe_too_big),
+	    cmocka_unit_test(test_model),        cmocka_unit_test(test_step_walk),
+	    cmocka_unit_test(test_eviction),     cmocka_unit_test(test_steps_while_writing),
+	    cmocka_unit_test(test_cursor_grows), cmocka_unit_test(test_steady_no_alloc),
+	    cmocka_unit_test(test_steady_small), cmocka_unit_test(test_stop_and_resume),
+	    cmocka_unit_test(test_exact_wrap),   cmocka_unit_test(test_keyframe_too_big),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
