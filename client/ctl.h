@@ -24,7 +24,7 @@ struct ctl_opts {
 	const char *socket;
 	bool json;
 	bool csv;
-	int plot;         /* series --plot[=MODE]: enum plot_mode (plot.h), 0 none */
+	int plot; /* series --plot[=MODE]: enum plot_mode (plot.h), 0 none */
 };
 
 /* ---- conn.c ---- */

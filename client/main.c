@@ -163,7 +163,8 @@ command_help(const struct proto_command *c, FILE *fp)
 		fprintf(fp, "\nclient options:\n  %-28s %s\n", "--wait",
 		        "follow it on the same connection until it ends (Ctrl-C stops waiting)");
 	if (e != NULL && e->draw != NULL)
-		fprintf(fp, "%s  %-28s %s\n", e->wait != NULL || (e->flags & CTL_PLOT) ? "" : "\nclient options:\n",
+		fprintf(fp, "%s  %-28s %s\n",
+		        e->wait != NULL || (e->flags & CTL_PLOT) ? "" : "\nclient options:\n",
 		        e->draw_opt, e->draw_help);
 }
 
