@@ -67,7 +67,8 @@ cmd_suite_run(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 			                    "give the suite: a FILE (the client sends its text) or "
 			                    "the NAME of one in the suite directory");
 		}
-		if ((owned = suite_by_name(&ctx->d->config, file, path, sizeof(path), err)) == NULL) {
+		if ((owned = suite_by_name(&ctx->d->config, file, path, sizeof(path), err)) ==
+		    NULL) {
 			clientfd_unref(cred.peer);
 			return -1;
 		}

@@ -320,7 +320,7 @@ struct closing {
 	const char *closed_by;
 	window_stored_fn done;
 	void *arg;
-	json_object *tuning; /* read on the writer thread (tuning_job) */
+	json_object *tuning;     /* read on the writer thread (tuning_job) */
 	struct seriesblock *blk; /* the span's per-sample history, stored with the report */
 };
 
