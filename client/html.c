@@ -903,10 +903,10 @@ html_series_svg(const struct ctl_opts *opts, json_object *args, const char *path
 		json_object_put(result);
 		return CTL_EXIT_USAGE;
 	}
-	lines_from(result, NULL, false, l, &n, MAX_LINES);
-	json_object_put(result);
+	lines_from(result, NULL, false, l, &n, MAX_LINES); /* l points into result */
 	fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", fp);
 	svg_chart(fp, "series", n == 1 ? l[0].name : "series", l, n, NULL, false);
 	lines_free(l, n);
+	json_object_put(result);
 	return close_out(fp, path);
 }

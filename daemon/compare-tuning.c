@@ -44,6 +44,27 @@ has_string(json_object *arr, const char *s)
 	return false;
 }
 
+/* Did the profile (its brief, profile_state_applied_brief) skip its [section], one the
+ * device could not have ("[xps] skipped: eth1 has one tx queue")? Asked for, so warned of. */
+static bool
+skipped_section(json_object *profile, const char *section)
+{
+	json_object *arr = NULL;
+	char head[32];
+	size_t n = (size_t)snprintf(head, sizeof(head), "[%s] ", section);
+
+	if (profile == NULL || !json_object_object_get_ex(profile, "skipped", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
+		return false;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		json_object *v = json_object_array_get_idx(arr, i);
+		if (json_object_is_type(v, json_type_string) &&
+		    strncmp(json_object_get_string(v), head, n) == 0)
+			return true;
+	}
+	return false;
+}
+
 /* The device named name of the tuning's devices, or NULL. */
 static json_object *
 device(json_object *tuning, const char *name)
@@ -131,7 +152,7 @@ check_result(json_object *r, struct side_warn *sw)
 		note(sw, W_RFS, msg);
 	}
 	d = device(tuning, dev);
-	if (d != NULL && has_string(kinds, "rps")) {
+	if (d != NULL && (has_string(kinds, "rps") || skipped_section(profile, "rps"))) {
 		json_object *q = NULL;
 		json_object_object_get_ex(d, "rps_queues", &q);
 		if (q == NULL || is_zero(q)) {
@@ -145,7 +166,8 @@ check_result(json_object *r, struct side_warn *sw)
 			note(sw, W_RPS, msg);
 		}
 	}
-	if (d != NULL && has_string(kinds, "xps") && json_get_int(d, "tx_queues", 0) == 1) {
+	if (d != NULL && (has_string(kinds, "xps") || skipped_section(profile, "xps")) &&
+	    json_get_int(d, "tx_queues", 0) == 1) {
 		snprintf(msg, sizeof(msg),
 		         "XPS could not take effect: %s has one tx queue, so every CPU sends on it",
 		         dev);

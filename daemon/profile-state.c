@@ -231,6 +231,8 @@ profile_state_applied(const char *state_dir, const struct plan *pl, const struct
 	for (size_t i = 0; i < pl->n; i++)
 		json_object_array_add(arr, entry_json(&pl->e[i], pl->e[i].new));
 	json_object_object_add(a, "entries", arr);
+	/* The sections the device could not have ("[xps] skipped: ..."): asked for, not done. */
+	json_object_object_add(a, "skipped", json_object_get(pl->skipped));
 	r = store_json(state_dir, STATE_APPLIED, a, err);
 	json_object_put(a);
 	return r;
@@ -369,7 +371,8 @@ drift(json_object *applied, struct profile_host *h)
 	return out;
 }
 
-/* The applied profile in brief: its name, device and the kinds of value it turned on. */
+/* The applied profile in brief: its name, device, the kinds of value it turned on and the
+ * sections it skipped. */
 json_object *
 profile_state_applied_brief(const char *state_dir)
 {
@@ -396,6 +399,9 @@ profile_state_applied_brief(const char *state_dir)
 	}
 	json_object_put(seen);
 	json_object_object_add(o, "kinds", kinds);
+	if (json_object_object_get_ex(applied, "skipped", &seen) &&
+	    json_object_is_type(seen, json_type_array))
+		json_object_object_add(o, "skipped", json_object_get(seen));
 	json_object_put(applied);
 	return o;
 }
