@@ -143,10 +143,40 @@ def test_command_peer_netperf():
     assert r.returncode in (0, 1) and "no peer" not in r.stderr, r.stderr
     r = a.ctl("series", "link.*", "--window", "run", "--host", "elsewhere", check=False)
     assert r.returncode == 1 and "no peer named elsewhere" in r.stderr, r.stderr
-    # mark start says each peer's state and skew.
+    # mark start says each peer's state and skew. In this second window B has a device
+    # more (dum0 of a veth pair inside B, a ping's ARP requests out of it).
+    sh("ip", "link", "add", "dum0", "type", "veth", "peer", "name", "dum1", ns=NS_B)
+    sh("ip", "addr", "add", "10.99.0.1/24", "dev", "dum0", ns=NS_B)
+    sh("ip", "link", "set", "dum0", "up", ns=NS_B)
+    sh("ip", "link", "set", "dum1", "up", ns=NS_B)
     out = a.ctl("mark", "start", "again", "--peer", "rcv").stdout
     assert "window again open since 20" in out and "peer rcv: open, skew " in out, out
+    netperf_stream(1)
+    sh("ping", "-c", "3", "-i", "0.2", "10.99.0.2", ns=NS_B, check=False)
     a.ctl("mark", "stop", "again")
+    # compare of two multi-host results: host by host, matched by name; dum0 (in B's
+    # second window only, like dum1) is listed as missing, never compared with 0; the cross figures.
+    first = a.json("result", "show", "run")
+    cmp = a.json("compare", "run", "again")
+    assert cmp["hosts"].keys() == {HOST, "rcv"}, cmp.get("hosts", {}).keys()
+    assert cmp["hosts_missing"] == [], cmp["hosts_missing"]
+    rcv = {f["figure"]: f for f in cmp["hosts"]["rcv"]["figures"]}
+    vb = [d for d in first["hosts"]["rcv"]["figures"]["devices"] if d["name"] == "vB"][0]
+    assert rcv["devices.vB.rx_bytes"]["a"]["mean"] == vb["rx_bytes"], (rcv["devices.vB.rx_bytes"],
+                                                                      vb)
+    assert not [f for f in rcv if f.startswith("devices.dum0.")], sorted(rcv)
+    assert {"device": "dum0", "in": "b"} in cmp["hosts"]["rcv"]["missing"], cmp["hosts"]["rcv"]
+    here = {f["figure"] for f in cmp["hosts"][HOST]["figures"]}
+    assert "devices.vA.tx_bytes" in here, sorted(here)
+    pair = "%s>rcv" % HOST
+    cross = {f["figure"]: f for f in cmp["cross"]["figures"]}
+    x = [c for c in first["cross"] if c["sender"] == HOST and c["receiver"] == "rcv"][0]
+    assert cross[pair + ".tx_bytes"]["a"]["mean"] == x["tx_bytes"], cross.get(pair + ".tx_bytes")
+    assert cross[pair + ".rx_bytes"]["b"]["mean"] > 0, cross[pair + ".rx_bytes"]
+    text = a.ctl("compare", "run", "again").stdout
+    assert "== host rcv ==" in text and "== across hosts" in text, text
+    assert "device dum0: only in B" in text, text
+    assert not [ln for ln in text.splitlines() if "dum0" in ln and "-100" in ln], text
     # A multi-host window deleted here is forgotten: its name can be used again.
     a.json("mark", "start", "gone", "--peer", "rcv")
     a.ctl("window", "delete", "gone")
