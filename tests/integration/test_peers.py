@@ -200,6 +200,68 @@ def start_netserver():
         time.sleep(0.1)
 
 
+SUITE_PEER = """[suite]
+name = %s
+iterations = 1
+pause = 500ms
+%s
+[test]
+driver = netperf
+host = %s
+type = TCP_STREAM
+duration = 3s
+warmup = 1
+cooldown = 1
+
+[matrix]
+conns = %s
+"""
+
+
+def test_suite_peer():
+    """suite run passes its peers to every run: [suite] peer = NAME, or suite run --peer;
+    each run's one result holds both hosts, and, as for test start --peer, no netserver
+    listens in B: the peer's daemon runs it for each run. An unknown peer refuses the
+    suite."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    assert ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout
+    path = os.path.join(a.dir, "sp.conf")
+    for name, key, conns, extra in (("sp", "peer = rcv\npeer = rcv", "1 2", []),
+                                    ("sp2", "", "1", ["--peer", "rcv"])):
+        with open(path, "w") as f:
+            f.write(SUITE_PEER % (name, key, ADDR_B, conns))
+        r = a.ctl("suite", "run", path, "--wait", *extra, timeout=120, check=False)
+        assert r.returncode == 0, (r.stdout, r.stderr, a.logtext())
+        st = a.json("suite", "status", name)
+        assert st["state"] == "finished" and st["peers"] == ["rcv"], st
+        assert len(st["runs"]) == len(conns.split()), st["runs"]
+        for run in st["runs"]:
+            assert run["status"] == "passed", run
+            res = a.json("result", "show", run["name"])
+            assert res["hosts"].keys() == {HOST, "rcv"}, (run["name"], res["hosts"].keys())
+            assert res["hosts"]["rcv"]["window"]["complete"], res["hosts"]["rcv"]["window"]
+            assert res["peers_incomplete"] == {}, res["peers_incomplete"]
+            x = [c for c in res["cross"] if c["sender"] == HOST and c["receiver"] == "rcv"][0]
+            assert x["tx_bytes"] > 1e6, x
+            # Edges mid-stream over a 1 s window: within 10 % (test_test_start_peer checks
+            # 1 % over a longer one).
+            assert abs(x["tx_bytes"] - x["rx_bytes"]) <= 0.1 * x["tx_bytes"], x
+            srv = b.json("test", "status", run["name"] + ".server")["tests"][0]
+            assert srv["state"] in ("stopped", "passed"), srv
+    with open(path, "w") as f:
+        f.write(SUITE_PEER % ("sp3", "", ADDR_B, "1"))
+    r = a.ctl("suite", "run", path, "--peer", "nope", check=False)
+    assert r.returncode != 0 and "no peer named nope" in r.stderr, (r.returncode, r.stderr)
+    assert a.ctl("suite", "status", "sp3", check=False).returncode == 1
+    with open(path, "w") as f:
+        f.write(SUITE_PEER % ("sp4", "peer = nope", ADDR_B, "1"))
+    r = a.ctl("suite", "run", path, check=False)
+    assert r.returncode != 0 and "no peer named nope" in r.stderr, (r.returncode, r.stderr)
+    stop(a)
+    assert_no_transport(a, "after the suites")
+
+
 def test_test_start_peer():
     """test start --peer: the window opens and closes on the peer at warm-up and cool-down;
     one stored result with both ends, which agree within 1 %. No netserver listens in B:
@@ -438,7 +500,7 @@ def teardown():
     remove_pair()
 
 
-TESTS = [test_command_peer_netperf, test_test_start_peer, test_test_start_peer_unreachable,
+TESTS = [test_command_peer_netperf, test_suite_peer, test_test_start_peer, test_test_start_peer_unreachable,
          test_shutdown_with_peers_pending, test_reload_adds_and_removes_peers,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
