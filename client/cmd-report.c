@@ -621,45 +621,20 @@ compare_warnings(json_object *result, FILE *fp)
 	}
 }
 
-/* One row per figure that is not 0 on both sides, coloured by better/worse, judged in
- * words. */
-void
-render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
+/* One row per figure that is not 0 on both sides (all of the summary's), coloured by
+ * better/worse, judged in words. */
+static void
+compare_table(json_object *figs, bool many, bool colour, bool summary, FILE *fp)
 {
 	static const char *const hdr1[] = {"FIGURE",  "UNIT", ">A",      ">B",
 	                                   ">CHANGE", ">%",   "VERDICT", NULL};
 	static const char *const hdrn[] = {"FIGURE", "UNIT",    ">A",        ">A SD",   ">A 95% CI",
 	                                   ">B",     ">B SD",   ">B 95% CI", ">CHANGE", ">%",
 	                                   ">P",     "VERDICT", NULL};
-	json_object *figs = ctl_array(result, "figures"), *pts;
-	const char *nc = getenv("NO_COLOR");
-	bool colour = isatty(fileno(fp)) && (nc == NULL || *nc == '\0');
-	bool many = json_get_int(member(result, "a"), "n", 1) > 1 ||
-	            json_get_int(member(result, "b"), "n", 1) > 1;
-	char la[300], lb[300], sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[64];
+	char sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[64];
 	size_t zero = 0;
 	struct table t;
 
-	if (json_object_object_get_ex(result, "points", &pts)) {
-		/* Two suites: one comparison per point of the matrix. */
-		for (size_t i = 0; i < json_object_array_length(pts); i++) {
-			json_object *p = json_object_array_get_idx(pts, i);
-			if (!opts->csv)
-				fprintf(fp, "%s== %s: %s against %s ==\n", i ? "\n" : "",
-				        json_get_string(p, "point", "?"),
-				        json_get_string(result, "suite_a", "A"),
-				        json_get_string(result, "suite_b", "B"));
-			render_compare(p, opts, fp);
-		}
-		return;
-	}
-	if (opts->csv) {
-		compare_csv(figs, fp);
-		return;
-	}
-	side_label(result, "a", la, sizeof(la));
-	side_label(result, "b", lb, sizeof(lb));
-	fprintf(fp, "A: %s\nB: %s\n\n", la, lb);
 	table_init(&t, many ? hdrn : hdr1);
 	for (size_t i = 0; figs && i < json_object_array_length(figs); i++) {
 		json_object *f = json_object_array_get_idx(figs, i), *pct = member(f, "change_pct");
@@ -668,7 +643,7 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		int v = verdict(f);
 		size_t n = 2;
 		/* The summary's rows are shown even when 0: they are the ones asked for. */
-		if (!json_get_bool(result, "summary", false) && all_zero(f)) {
+		if (!summary && all_zero(f)) {
 			zero++;
 			continue;
 		}
@@ -709,5 +684,75 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	table_free(&t);
 	if (zero > 0)
 		fprintf(fp, "(%zu figures 0 on both sides not shown)\n", zero);
+}
+
+/* What one side has and the other lacks: "KEY NAME: only in A". */
+static void
+compare_missing(json_object *missing, const char *key, FILE *fp)
+{
+	for (size_t i = 0; missing && i < json_object_array_length(missing); i++) {
+		json_object *m = json_object_array_get_idx(missing, i);
+		fprintf(fp, "%s %s: only in %s (not compared)\n", key, json_get_string(m, key, "?"),
+		        strcmp(json_get_string(m, "in", ""), "a") == 0 ? "A" : "B");
+	}
+}
+
+/* A multi-host comparison's hosts, one table each, and the cross-host figures. */
+static void
+compare_hosts(json_object *result, bool many, bool colour, FILE *fp)
+{
+	json_object *hosts = member(result, "hosts"), *cross = member(result, "cross");
+	bool summary = json_get_bool(result, "summary", false);
+
+	if (hosts == NULL || !json_object_is_type(hosts, json_type_object))
+		return;
+	json_object_object_foreach(hosts, name, cmp)
+	{
+		fprintf(fp, "\n== host %s ==\n", name);
+		compare_table(ctl_array(cmp, "figures"), many, colour, summary, fp);
+		compare_missing(ctl_array(cmp, "missing"), "device", fp);
+	}
+	compare_missing(ctl_array(result, "hosts_missing"), "host", fp);
+	if (cross != NULL) {
+		fprintf(fp, "\n== across hosts (sender>receiver) ==\n");
+		compare_table(ctl_array(cross, "figures"), many, colour, false, fp);
+		compare_missing(ctl_array(cross, "missing"), "pair", fp);
+	}
+}
+
+/* The comparison: its figures, then with multi-host results each host's and the
+ * cross-host ones; two suites point by point. */
+void
+render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	json_object *figs = ctl_array(result, "figures"), *pts;
+	const char *nc = getenv("NO_COLOR");
+	bool colour = isatty(fileno(fp)) && (nc == NULL || *nc == '\0');
+	bool many = json_get_int(member(result, "a"), "n", 1) > 1 ||
+	            json_get_int(member(result, "b"), "n", 1) > 1;
+	char la[300], lb[300];
+
+	if (json_object_object_get_ex(result, "points", &pts)) {
+		/* Two suites: one comparison per point of the matrix. */
+		for (size_t i = 0; i < json_object_array_length(pts); i++) {
+			json_object *p = json_object_array_get_idx(pts, i);
+			if (!opts->csv)
+				fprintf(fp, "%s== %s: %s against %s ==\n", i ? "\n" : "",
+				        json_get_string(p, "point", "?"),
+				        json_get_string(result, "suite_a", "A"),
+				        json_get_string(result, "suite_b", "B"));
+			render_compare(p, opts, fp);
+		}
+		return;
+	}
+	if (opts->csv) {
+		compare_csv(figs, fp);
+		return;
+	}
+	side_label(result, "a", la, sizeof(la));
+	side_label(result, "b", lb, sizeof(lb));
+	fprintf(fp, "A: %s\nB: %s\n\n", la, lb);
+	compare_table(figs, many, colour, json_get_bool(result, "summary", false), fp);
 	compare_warnings(result, fp);
+	compare_hosts(result, many, colour, fp);
 }

@@ -1,11 +1,13 @@
 /* cmd-compare.c: compare stored results A and B, each named by a glob: one result against
- * another, or a set of iterations against another set, figure by figure (compare.c). */
+ * another, or a set of iterations against another set, figure by figure (compare.c), and
+ * multi-host results host by host (compare-hosts.c). */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
+#include "compare-hosts.h"
 #include "compare.h"
 #include "daemon.h"
 #include "error.h"
@@ -229,8 +231,17 @@ cmd_compare(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 		return r;
 	}
 	r = compare_two(rs, ga, gb, cmpf, result, err);
-	if (r == 0)
+	if (r == 0) {
+		json_object *hosts;
 		filter_figures(*result, globs);
+		if (json_object_object_get_ex(*result, "hosts", &hosts)) {
+			json_object_object_foreach(hosts, name, cmp)
+			{
+				(void)name;
+				filter_figures(cmp, globs);
+			}
+		}
+	}
 	return r;
 }
 
@@ -252,6 +263,8 @@ compare_two(struct results *rs, const char *ga, const char *gb, compare_fn cmpf,
 		return -1;
 	}
 	*result = cmpf(ra, ca, rb, cb);
+	/* Multi-host results: host by host too, and the cross-host figures. */
+	compare_hosts_add(*result, ra, ca, rb, cb, cmpf);
 	describe_side(*result, "a", ga, na);
 	describe_side(*result, "b", gb, nb);
 	put_all(ra, ca);

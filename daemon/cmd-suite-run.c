@@ -76,7 +76,8 @@ cmd_suite_run(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 		file = path;
 	}
 	*result = suite_run(ctx->d->suites, text, file, json_get_string(args, "name", NULL),
-	                    json_get_bool(args, "dry_run", false), &cred, err);
+	                    json_get_bool(args, "dry_run", false),
+	                    json_object_object_get(args, "peer"), &cred, err);
 	clientfd_unref(cred.peer); /* the suite took its own reference */
 	free(owned);
 	return *result != NULL ? 0 : -1;

@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
+#include "peer-test.h"
 #include "peer-window.h"
 #include "runner.h"
 #include "xmalloc.h"
@@ -73,7 +74,8 @@ resolved(void *arg, int rc, const struct nm_error *err)
 	free(sl);
 }
 
-/* Every peer of the test answered (or one did not: the test is refused, naming it). */
+/* The test's peers are ready (peer-test.c), or one is not: the test is refused, naming
+ * it. */
 static void
 peers_reached(void *arg, const struct nm_error *err)
 {
@@ -84,17 +86,6 @@ peers_reached(void *arg, const struct nm_error *err)
 		nm_error_set(&e, err->code, "test %s refused: %s", sl->spec.name, err->message);
 		resolved(sl, -1, &e);
 		return;
-	}
-	/* netperf and iperf3 need their server on the other end: the first peer's. */
-	if (sl->spec.server_peer[0] == '\0' && (strcmp(sl->spec.driver->name, "netperf") == 0 ||
-	                                        strcmp(sl->spec.driver->name, "iperf3") == 0)) {
-		struct nm_error e2;
-		snprintf(sl->spec.server_peer, sizeof(sl->spec.server_peer), "%s",
-		         json_object_get_string(json_object_array_get_idx(sl->spec.peers, 0)));
-		if (peerwin_server_start(sl->d->peerwins, sl->spec.server_peer, sl->spec.name,
-		                         sl->spec.driver->name, peers_reached, sl, &e2) == 0)
-			return; /* back here once the server had its time */
-		sl->spec.server_peer[0] = '\0';
 	}
 	runner_resolve(sl->d->runner, &sl->spec, resolved, sl);
 }
@@ -124,7 +115,7 @@ cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 		/* With peers, first a round trip to each: an unreachable one refuses the test
 		 * before anything starts. */
 		if (spec.peers != NULL &&
-		    peerwin_hello(ctx->d->peerwins, sl->spec.peers, peers_reached, sl, err) < 0) {
+		    peertest_prepare(ctx->d->peerwins, &sl->spec, peers_reached, sl, err) < 0) {
 			runner_spec_free(&sl->spec);
 			free(sl);
 			return -1;

@@ -16,6 +16,8 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "peer-test.h"
+#include "peer.h"
 #include "profile.h"
 #include "results.h"
 #include "runner.h"
@@ -32,8 +34,9 @@ struct suite {
 	json_object *runs; /* borrowed from rec: [{name, point, iter, args, status, ...}] */
 	size_t next;       /* the run to start next */
 	bool stopping;
-	bool starting;     /* inside runner_start: a failure there is recorded by start_next */
-	char current[201]; /* the running test, "" between runs */
+	bool starting;          /* inside runner_start: a failure there is recorded by start_next */
+	struct test_spec *prep; /* the run whose peers are being prepared (peer-test.h) */
+	char current[201];      /* the running test, "" between runs */
 	struct event *ev_pause;
 	double pause_s;
 	struct test_cred cred; /* who started it: its runs run as them */
@@ -146,6 +149,7 @@ struct parse {
 	json_object *suite;  /* [suite] keys as strings */
 	json_object *test;   /* [test] keys, typed as test start takes them */
 	json_object *matrix; /* [{"name": D, "values": [..]}] in file order */
+	json_object *peers;  /* [suite] peer = NAME, repeatable, then suite run --peer */
 	struct nm_error *err;
 	bool failed;
 };
@@ -252,6 +256,16 @@ matrix_key(struct parse *p, const char *key, const char *val)
 	return 1;
 }
 
+/* Add a peer's name to peers unless it is there (a suite names each peer once). */
+static void
+add_peer(json_object *peers, const char *name)
+{
+	for (size_t i = 0; i < json_object_array_length(peers); i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(peers, i)), name) == 0)
+			return;
+	json_object_array_add(peers, json_object_new_string(name));
+}
+
 /* inih's callback: one key. */
 static int
 ini_cb(void *user, const char *section, const char *key, const char *val)
@@ -263,6 +277,10 @@ ini_cb(void *user, const char *section, const char *key, const char *val)
 	if (p->failed)
 		return 0;
 	if (strcmp(section, "suite") == 0) {
+		if (strcmp(key, "peer") == 0) {
+			add_peer(p->peers, val);
+			return 1;
+		}
 		for (size_t i = 0; suite_keys[i] != NULL; i++)
 			if (strcmp(suite_keys[i], key) == 0) {
 				json_add_string(p->suite, key, val);
@@ -270,7 +288,7 @@ ini_cb(void *user, const char *section, const char *key, const char *val)
 			}
 		nm_error_set(p->err, NM_ERR_BAD_ARGS,
 		             "[suite] has no key \"%s\" (name, description, iterations, pause, "
-		             "profile)",
+		             "profile, peer)",
 		             key);
 	} else if (strcmp(section, "test") == 0) {
 		if (test_key(p, key, val))
@@ -355,6 +373,8 @@ build_runs(struct suites *ss, const char *sname, struct parse *p, unsigned iters
 			}
 			json_add_string(args, "name", name);
 			json_add_string(args, "suite", sname);
+			if (json_object_array_length(p->peers) > 0)
+				json_object_object_add(args, "peer", json_object_get(p->peers));
 			if (json_object_object_get_ex(vars, "conns", &conns))
 				json_add_int(args, "procs", atoll(json_object_get_string(conns)));
 			if (profile != NULL) {
@@ -456,23 +476,13 @@ run_record(struct suite *s, size_t i, const char *status, const char *reason, js
 	json_add_uint(s->rec, "runs_done", i + 1);
 }
 
-/* A test of the suite has finished (called by the runner). */
+/* After a run: the suite ends (stopped, or its last run), or the next run starts after the
+ * pause (never at once: the loop may be ending, a peer's transport failing at shutdown). */
 static void
-test_done(struct test *t, void *arg)
+after_run(struct suites *ss, struct suite *s)
 {
-	struct suites *ss = arg;
-	struct suite *s = ss->running;
-	json_object *figs = NULL;
 	struct timeval tv;
 
-	if (s == NULL || s->starting || strcmp(s->current, t->spec.name) != 0)
-		return;
-	if (t->summary != NULL)
-		json_object_object_get_ex(t->summary, "figures", &figs);
-	run_record(s, s->next - 1, runner_state_name(t->state), t->reason, figs);
-	s->current[0] = '\0';
-	json_object_object_del(s->rec, "current");
-	save(ss, s);
 	if (s->stopping) {
 		suite_end(ss, s, "stopped", "stopped by hand");
 		return;
@@ -486,36 +496,126 @@ test_done(struct test *t, void *arg)
 	evtimer_add(s->ev_pause, &tv);
 }
 
-/* Start the next run; a run that cannot start is recorded and the suite goes on. */
+/* A test of the suite has finished (called by the runner). */
+static void
+test_done(struct test *t, void *arg)
+{
+	struct suites *ss = arg;
+	struct suite *s = ss->running;
+	json_object *figs = NULL;
+
+	if (s == NULL || s->starting || strcmp(s->current, t->spec.name) != 0)
+		return;
+	if (t->summary != NULL)
+		json_object_object_get_ex(t->summary, "figures", &figs);
+	run_record(s, s->next - 1, runner_state_name(t->state), t->reason, figs);
+	s->current[0] = '\0';
+	json_object_object_del(s->rec, "current");
+	save(ss, s);
+	after_run(ss, s);
+}
+
+/* Start the run s->next - 1 with spec (taken over): true when it runs; a server started
+ * for it on a peer is stopped when it does not. */
+static bool
+launch(struct suites *ss, struct suite *s, struct test_spec *spec, struct nm_error *err)
+{
+	json_object *run = json_object_array_get_idx(s->runs, s->next - 1), *desc;
+	char server_peer[sizeof(spec->server_peer)], name[sizeof(spec->name)];
+
+	snprintf(server_peer, sizeof(server_peer), "%s", spec->server_peer);
+	snprintf(name, sizeof(name), "%s", spec->name);
+	s->starting = true;
+	desc = runner_start(ss->d->runner, spec, test_done, ss, err);
+	s->starting = false;
+	if (desc == NULL) {
+		if (server_peer[0])
+			peerwin_server_stop(ss->d->peerwins, server_peer, name);
+		return false;
+	}
+	json_object_put(desc);
+	json_add_string(run, "status", "running");
+	save(ss, s);
+	return true;
+}
+
+/* A run that did not start: recorded (status failed, or stopped); the suite goes on. */
+static void
+run_not_started(struct suite *s, const char *status, const char *why)
+{
+	log_warnx("suite %s: run %s: %s", s->name, s->current, why);
+	run_record(s, s->next - 1, status, why, NULL);
+	s->current[0] = '\0';
+}
+
+/* The peers of the run being prepared are ready (or one is not: the run is refused,
+ * naming it, and the suite goes on): start it. */
+static void
+run_prepared(void *arg, const struct nm_error *perr)
+{
+	struct suites *ss = arg;
+	struct suite *s = ss->running;
+	struct test_spec *spec = s->prep;
+	struct nm_error err;
+
+	s->prep = NULL;
+	if (perr == NULL && !s->stopping) {
+		bool ok = launch(ss, s, spec, &err);
+		free(spec);
+		if (ok)
+			return;
+	} else {
+		if (spec->server_peer[0])
+			peerwin_server_stop(ss->d->peerwins, spec->server_peer, spec->name);
+		if (perr != NULL)
+			nm_error_set(&err, perr->code, "test %s refused: %s", spec->name,
+			             perr->message);
+		else
+			nm_error_set(&err, NM_ERR_FAILED, "stopped by hand before it started");
+		runner_spec_free(spec);
+		free(spec);
+	}
+	run_not_started(s, s->stopping ? "stopped" : "failed", err.message);
+	json_object_object_del(s->rec, "current");
+	save(ss, s);
+	after_run(ss, s);
+}
+
+/* Start the next run; a run that cannot start is recorded and the suite goes on. A run
+ * with peers starts once they are ready (run_prepared). */
 static void
 start_next(struct suites *ss, struct suite *s)
 {
 	while (s->next < json_object_array_length(s->runs)) {
-		json_object *run = json_object_array_get_idx(s->runs, s->next++), *args, *desc;
+		json_object *run = json_object_array_get_idx(s->runs, s->next++), *args;
 		struct test_spec spec;
 		struct nm_error err;
 
 		json_object_object_get_ex(run, "args", &args);
 		snprintf(s->current, sizeof(s->current), "%s", json_get_string(run, "name", ""));
 		json_add_string(s->rec, "current", s->current);
-		desc = NULL;
-		s->starting = true;
 		if (runner_spec_parse(ss->d->runner, args, &spec, &err) == 0) {
 			spec.cred = s->cred;
 			spec.cred.peer = clientfd_ref(s->cred.peer);
-			desc = runner_start(ss->d->runner, &spec, test_done, ss, &err);
-		}
-		s->starting = false;
-		if (desc != NULL) {
-			json_object_put(desc);
-			json_add_string(run, "status", "running");
-			save(ss, s);
-			return;
+			if (spec.peers == NULL) {
+				if (launch(ss, s, &spec, &err))
+					return;
+			} else {
+				s->prep = xmalloc(sizeof(*s->prep));
+				*s->prep = spec;
+				if (peertest_prepare(ss->d->peerwins, s->prep, run_prepared, ss,
+				                     &err) == 0) {
+					json_add_string(run, "status", "starting");
+					save(ss, s);
+					return;
+				}
+				runner_spec_free(s->prep);
+				free(s->prep);
+				s->prep = NULL;
+			}
 		}
 		/* Failed at once (a result may be stored by the runner already). */
-		log_warnx("suite %s: run %s: %s", s->name, s->current, err.message);
-		run_record(s, s->next - 1, "failed", err.message, NULL);
-		s->current[0] = '\0';
+		run_not_started(s, "failed", err.message);
 	}
 	suite_end(ss, s, "finished", NULL);
 }
@@ -523,10 +623,14 @@ start_next(struct suites *ss, struct suite *s)
 /* Start a suite from its text. */
 json_object *
 suite_run(struct suites *ss, const char *text, const char *file, const char *name, bool dry,
-          const struct test_cred *cred, struct nm_error *err)
+          json_object *peers, const struct test_cred *cred, struct nm_error *err)
 {
-	struct parse p = {json_object_new_object(), json_object_new_object(),
-	                  json_object_new_array(), err, false};
+	struct parse p = {json_object_new_object(),
+	                  json_object_new_object(),
+	                  json_object_new_array(),
+	                  json_object_new_array(),
+	                  err,
+	                  false};
 	const char *sname, *profile;
 	char profile_path[RUNNER_PROFILE_MAX + 256];
 	json_object *runs = NULL, *rec = NULL, *dims;
@@ -550,6 +654,17 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 			snprintf(msg, sizeof(msg), "%s", err->message);
 			nm_error_set(err, NM_ERR_BAD_ARGS, "%s: line %d: %s", file, r, msg);
 		}
+		goto out;
+	}
+	for (size_t i = 0;
+	     json_object_is_type(peers, json_type_array) && i < json_object_array_length(peers);
+	     i++)
+		add_peer(p.peers, json_object_get_string(json_object_array_get_idx(peers, i)));
+	/* Only configured peers: checked once here rather than by every run's start. */
+	if (peer_check_names(ss->d->peers, p.peers, err) < 0) {
+		char msg[NM_ERROR_MSG_MAX];
+		snprintf(msg, sizeof(msg), "%s", err->message);
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: peer: %s", file, msg);
 		goto out;
 	}
 	sname = name ? name : json_get_string(p.suite, "name", NULL);
@@ -643,6 +758,8 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	json_object_object_add(rec, "pause_s", json_double(s->pause_s));
 	if (profile != NULL)
 		json_add_string(rec, "profile", profile);
+	if (json_object_array_length(p.peers) > 0)
+		json_object_object_add(rec, "peers", json_object_get(p.peers));
 	json_object_object_add(rec, "test", json_object_get(p.test));
 	dims = json_object_get(p.matrix);
 	json_object_object_add(rec, "matrix", dims);
@@ -662,6 +779,7 @@ out:
 	json_object_put(p.suite);
 	json_object_put(p.test);
 	json_object_put(p.matrix);
+	json_object_put(p.peers);
 	return rec;
 }
 
@@ -680,6 +798,8 @@ suite_stop(struct suites *ss, const char *name, struct nm_error *err)
 	}
 	rec = json_object_get(s->rec);
 	s->stopping = true;
+	if (s->prep != NULL)
+		return rec; /* its peers' answers end the suite (run_prepared) */
 	if (s->current[0]) {
 		json_object *r = runner_stop(ss->d->runner, s->current, &e);
 		json_object_put(r);

@@ -29,10 +29,13 @@ void suite_free(struct suites *ss);
 
 /* Parse suite text (file names the source in messages), check every run's arguments, and
  * start the first run (with dry, only list the runs). name (may be NULL) overrides [suite]
- * name. Every run's processes run as cred (who started the suite). Returns the suite's
+ * name. peers (an array of names, may be NULL) are added to the file's [suite] peer = NAME
+ * ones: every run is a multi-host test with them (test start --peer), each a configured
+ * peer. Every run's processes run as cred (who started the suite). Returns the suite's
  * record (new reference) or NULL with err; nothing is started on error. */
 json_object *suite_run(struct suites *ss, const char *text, const char *file, const char *name,
-                       bool dry, const struct test_cred *cred, struct nm_error *err);
+                       bool dry, json_object *peers, const struct test_cred *cred,
+                       struct nm_error *err);
 /* Stop the running suite (name NULL: whichever runs). Returns its record, or NULL with
  * err. */
 json_object *suite_stop(struct suites *ss, const char *name, struct nm_error *err);

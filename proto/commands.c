@@ -805,7 +805,7 @@ const struct proto_command proto_commands[] = {
         .flags = PROTO_MUTATING,
         .summary = "run a suite: a matrix of connections x profile values x iterations, in the "
                    "daemon; results SUITE/conns_64_rfs_512_iter_1",
-        .usage = "FILE|NAME [--name NAME] [--dry-run] [--wait]",
+        .usage = "FILE|NAME [--name NAME] [--peer PEER ...] [--dry-run] [--wait]",
         .args = {{.name = "file",
                   .type = PROTO_ARG_STRING,
                   .positional = true,
@@ -822,7 +822,12 @@ const struct proto_command proto_commands[] = {
                   .help = "the suite's name instead of the file's [suite] name"},
                  {.name = "dry_run",
                   .type = PROTO_ARG_BOOL,
-                  .help = "check every run and list them; start nothing"}},
+                  .help = "check every run and list them; start nothing"},
+                 {.name = "peer",
+                  .type = PROTO_ARG_STRINGS,
+                  .max_len = 32,
+                  .help = "every run's window on this configured peer too (repeatable; "
+                          "with the suite file's peer = NAME)"}},
     },
     {
         .name = "suite-status",

@@ -2,13 +2,17 @@
 """The forwarding-decay scenario of issue 7, end to end and short (examples/forwarding-decay/
 run --short, about a minute): generator -> router -> sink in three namespaces, trafgen
 sending 20 kpps of 256 flows x 8 packets to 10.0.0.0-10.18.255.255, the router tracking
-connections in a table with 16,384 free slots, netmetricsd in the router's namespace.
+connections in a table with 16,384 free slots, a netmetricsd in each namespace: the
+router's drives each run as one multi-host test with the other two as peers.
 
 Asserts, from the daemon's own trend of the router's forwarded rate (link.r1.tx_packets):
 the trend each test's report keeps and `trend --window` agree (one verdict per window);
 the small-table run shows a plateau, a decay (onset, decayed level well below the plateau)
 with conntrack drops among the counters that moved most at the onset, and the recovery
-after the flush; the large-table run is steady. The script's own checks (per-second
+after the flush; the large-table run is steady. Each run's one result holds the three
+hosts (gen, the router under its hostname, sink); the sink's received rate (trend --host
+sink) shows the decay and the recovery too, and the generator's sent rate (--host gen) is
+steady in both runs. The script's own checks (per-second
 samples of /sys and /proc/net/stat/nf_conntrack) must agree (its exit status).
 
 Needs root, nftables, trafgen (netsniff-ng) and a kernel with nf_conntrack: skipped, with
@@ -77,10 +81,33 @@ def main():
                       "plateau_s", "sustain_s", "from", "to"):
                 assert kept[k] == t[k], (name, k, kept[k], t[k])
         assert large["onset"] is None, large
+        # One multi-host result per run: the rtr daemon's, with gen's and sink's parts.
+        for name in ("small-table", "large-table"):
+            with open(os.path.join(out, "result-%s.json" % name)) as f:
+                res = json.load(f)
+            assert set(res["hosts"]) == {res["local_host"], "gen", "sink"}, res["hosts"].keys()
+            assert res["peers_incomplete"] == {}, res["peers_incomplete"]
+            for host, dev in (("gen", "g0"), ("sink", "s0"), (res["local_host"], "r1")):
+                devs = [d["name"] for d in res["hosts"][host]["figures"]["devices"]]
+                assert dev in devs, (name, host, devs)
+        # The sink's received rate shows the router's decay and recovery (trend --host sink);
+        # the generator's sent rate does not move.
+        with open(os.path.join(out, "trend-sink-small-table.json")) as f:
+            sink = json.load(f)
+        assert sink["metric"] == "link.s0.rx_packets", sink["metric"]
+        assert 15000 <= sink["plateau"]["level"] <= 22000, sink["plateau"]
+        assert sink["onset"] is not None, sink
+        assert sink["decayed"]["level"] < 0.8 * sink["plateau"]["level"], sink["decayed"]
+        assert sink["recovery"] is not None, "sink: no recovery after the flush: %s" % sink
+        for name in ("sink-large-table", "gen-small-table", "gen-large-table"):
+            with open(os.path.join(out, "trend-%s.json" % name)) as f:
+                t = json.load(f)
+            assert t["verdict"] == "steady", (name, t)
         print("ok   forwarding_decay: plateau %.0f pps, decayed %.0f, recovered %.0f; "
-              "large table steady at %.0f" % (plateau, small["decayed"]["level"],
-                                             small["recovery"]["level"],
-                                             large["plateau"]["level"]))
+              "large table steady at %.0f; sink decayed %.0f of %.0f" % (
+                  plateau, small["decayed"]["level"], small["recovery"]["level"],
+                  large["plateau"]["level"], sink["decayed"]["level"],
+                  sink["plateau"]["level"]))
         print("1 passed, 0 failed")
         return 0
     except Exception as e:  # noqa: BLE001 - report and fail

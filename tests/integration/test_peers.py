@@ -143,10 +143,40 @@ def test_command_peer_netperf():
     assert r.returncode in (0, 1) and "no peer" not in r.stderr, r.stderr
     r = a.ctl("series", "link.*", "--window", "run", "--host", "elsewhere", check=False)
     assert r.returncode == 1 and "no peer named elsewhere" in r.stderr, r.stderr
-    # mark start says each peer's state and skew.
+    # mark start says each peer's state and skew. In this second window B has a device
+    # more (dum0 of a veth pair inside B, a ping's ARP requests out of it).
+    sh("ip", "link", "add", "dum0", "type", "veth", "peer", "name", "dum1", ns=NS_B)
+    sh("ip", "addr", "add", "10.99.0.1/24", "dev", "dum0", ns=NS_B)
+    sh("ip", "link", "set", "dum0", "up", ns=NS_B)
+    sh("ip", "link", "set", "dum1", "up", ns=NS_B)
     out = a.ctl("mark", "start", "again", "--peer", "rcv").stdout
     assert "window again open since 20" in out and "peer rcv: open, skew " in out, out
+    netperf_stream(1)
+    sh("ping", "-c", "3", "-i", "0.2", "10.99.0.2", ns=NS_B, check=False)
     a.ctl("mark", "stop", "again")
+    # compare of two multi-host results: host by host, matched by name; dum0 (in B's
+    # second window only, like dum1) is listed as missing, never compared with 0; the cross figures.
+    first = a.json("result", "show", "run")
+    cmp = a.json("compare", "run", "again")
+    assert cmp["hosts"].keys() == {HOST, "rcv"}, cmp.get("hosts", {}).keys()
+    assert cmp["hosts_missing"] == [], cmp["hosts_missing"]
+    rcv = {f["figure"]: f for f in cmp["hosts"]["rcv"]["figures"]}
+    vb = [d for d in first["hosts"]["rcv"]["figures"]["devices"] if d["name"] == "vB"][0]
+    assert rcv["devices.vB.rx_bytes"]["a"]["mean"] == vb["rx_bytes"], (rcv["devices.vB.rx_bytes"],
+                                                                      vb)
+    assert not [f for f in rcv if f.startswith("devices.dum0.")], sorted(rcv)
+    assert {"device": "dum0", "in": "b"} in cmp["hosts"]["rcv"]["missing"], cmp["hosts"]["rcv"]
+    here = {f["figure"] for f in cmp["hosts"][HOST]["figures"]}
+    assert "devices.vA.tx_bytes" in here, sorted(here)
+    pair = "%s>rcv" % HOST
+    cross = {f["figure"]: f for f in cmp["cross"]["figures"]}
+    x = [c for c in first["cross"] if c["sender"] == HOST and c["receiver"] == "rcv"][0]
+    assert cross[pair + ".tx_bytes"]["a"]["mean"] == x["tx_bytes"], cross.get(pair + ".tx_bytes")
+    assert cross[pair + ".rx_bytes"]["b"]["mean"] > 0, cross[pair + ".rx_bytes"]
+    text = a.ctl("compare", "run", "again").stdout
+    assert "== host rcv ==" in text and "== across hosts" in text, text
+    assert "device dum0: only in B" in text, text
+    assert not [ln for ln in text.splitlines() if "dum0" in ln and "-100" in ln], text
     # A multi-host window deleted here is forgotten: its name can be used again.
     a.json("mark", "start", "gone", "--peer", "rcv")
     a.ctl("window", "delete", "gone")
@@ -168,6 +198,68 @@ def start_netserver():
     while ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout:
         assert time.time() < deadline, "netserver did not listen"
         time.sleep(0.1)
+
+
+SUITE_PEER = """[suite]
+name = %s
+iterations = 1
+pause = 500ms
+%s
+[test]
+driver = netperf
+host = %s
+type = TCP_STREAM
+duration = 3s
+warmup = 1
+cooldown = 1
+
+[matrix]
+conns = %s
+"""
+
+
+def test_suite_peer():
+    """suite run passes its peers to every run: [suite] peer = NAME, or suite run --peer;
+    each run's one result holds both hosts, and, as for test start --peer, no netserver
+    listens in B: the peer's daemon runs it for each run. An unknown peer refuses the
+    suite."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    assert ":12865" not in sh("ss", "-ltn", ns=NS_B).stdout
+    path = os.path.join(a.dir, "sp.conf")
+    for name, key, conns, extra in (("sp", "peer = rcv\npeer = rcv", "1 2", []),
+                                    ("sp2", "", "1", ["--peer", "rcv"])):
+        with open(path, "w") as f:
+            f.write(SUITE_PEER % (name, key, ADDR_B, conns))
+        r = a.ctl("suite", "run", path, "--wait", *extra, timeout=120, check=False)
+        assert r.returncode == 0, (r.stdout, r.stderr, a.logtext())
+        st = a.json("suite", "status", name)
+        assert st["state"] == "finished" and st["peers"] == ["rcv"], st
+        assert len(st["runs"]) == len(conns.split()), st["runs"]
+        for run in st["runs"]:
+            assert run["status"] == "passed", run
+            res = a.json("result", "show", run["name"])
+            assert res["hosts"].keys() == {HOST, "rcv"}, (run["name"], res["hosts"].keys())
+            assert res["hosts"]["rcv"]["window"]["complete"], res["hosts"]["rcv"]["window"]
+            assert res["peers_incomplete"] == {}, res["peers_incomplete"]
+            x = [c for c in res["cross"] if c["sender"] == HOST and c["receiver"] == "rcv"][0]
+            assert x["tx_bytes"] > 1e6, x
+            # Edges mid-stream over a 1 s window: within 10 % (test_test_start_peer checks
+            # 1 % over a longer one).
+            assert abs(x["tx_bytes"] - x["rx_bytes"]) <= 0.1 * x["tx_bytes"], x
+            srv = b.json("test", "status", run["name"] + ".server")["tests"][0]
+            assert srv["state"] in ("stopped", "passed"), srv
+    with open(path, "w") as f:
+        f.write(SUITE_PEER % ("sp3", "", ADDR_B, "1"))
+    r = a.ctl("suite", "run", path, "--peer", "nope", check=False)
+    assert r.returncode != 0 and "no peer named nope" in r.stderr, (r.returncode, r.stderr)
+    assert a.ctl("suite", "status", "sp3", check=False).returncode == 1
+    with open(path, "w") as f:
+        f.write(SUITE_PEER % ("sp4", "peer = nope", ADDR_B, "1"))
+    r = a.ctl("suite", "run", path, check=False)
+    assert r.returncode != 0 and "no peer named nope" in r.stderr, (r.returncode, r.stderr)
+    stop(a)
+    assert_no_transport(a, "after the suites")
 
 
 def test_test_start_peer():
@@ -418,7 +510,7 @@ def teardown():
     remove_pair()
 
 
-TESTS = [test_command_peer_netperf, test_test_start_peer, test_test_start_peer_unreachable,
+TESTS = [test_command_peer_netperf, test_suite_peer, test_test_start_peer, test_test_start_peer_unreachable,
          test_shutdown_with_peers_pending, test_reload_adds_and_removes_peers,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
