@@ -18,6 +18,7 @@
 #include "ring.h"
 #include "sampler.h"
 #include "source.h"
+#include "timeutil.h"
 #include "seriesblock.h"
 #include "trend.h"
 #include "window.h"
@@ -329,17 +330,17 @@ grid_make(struct query *q, series_id id, double step, uint64_t t0, uint64_t t1, 
 	return 0;
 }
 
-/* The points of the series on the grid: per-second rates of a counter, levels of a gauge,
- * t in seconds from g->g0. Steps without a new record of the source are left out. Returns
- * the count (pts has g->npoints), or -1 with err. */
+/* The points of the series on steps [k0, k1) of the grid: per-second rates of a counter,
+ * levels of a gauge, t in seconds from g->g0. Steps without a new record of the source are
+ * left out. Returns the count (pts has room for k1 - k0), or -1 with err. */
 static ssize_t
-read_points(struct query *q, series_id id, const struct grid *g, struct trend_point *pts,
-            struct nm_error *err)
+read_points(struct query *q, series_id id, const struct grid *g, size_t k0, size_t k1,
+            struct trend_point *pts, struct nm_error *err)
 {
 	const struct series_info *si = series_get(query_registry(q), id);
 	size_t n = 0;
 
-	for (size_t k = 0; k < g->npoints; k++) {
+	for (size_t k = k0; k < k1; k++) {
 		uint64_t a = g->g0 + k * g->stepns, b = a + g->stepns;
 
 		if (query_span(q, a, b, err) < 0)
@@ -588,65 +589,6 @@ clamp_span(struct daemon *d, struct query *q, uint64_t *t0, uint64_t *t1, bool *
 	return 0;
 }
 
-int
-trend_build(struct daemon *d, struct query *q, json_object *args, uint64_t t0, uint64_t t1,
-            json_object *o, struct nm_error *err)
-{
-	const char *metric = json_get_string(args, "metric", "");
-	const struct series_info *si;
-	struct trend_params p;
-	struct trend_result r;
-	struct trend_point *pts;
-	struct grid g;
-	series_id id = SERIES_NONE;
-	double step, interval;
-	ssize_t n;
-	bool clipped = false;
-	char buf[40];
-
-	if (params_from_args(args, &p, err) < 0 || resolve_metric(q, metric, &id, err) < 0 ||
-	    clamp_span(d, q, &t0, &t1, &clipped, err) < 0)
-		return -1;
-	si = series_get(query_registry(q), id);
-	interval = query_interval_ms(q, si->source) > 0
-	               ? (double)query_interval_ms(q, si->source) / 1000
-	               : 1;
-	/* Whole intervals: a step of 1.5 would hold one sample, or two, by turns (and a step
-	 * shorter than the interval none, or one). */
-	step = fmax(round(json_get_double(args, "step", interval) / interval), 1) * interval;
-	if (grid_make(q, id, step, t0, t1, &g, err) < 0)
-		return -1;
-	pts = xcalloc(g.npoints ? g.npoints : 1, sizeof(*pts));
-	if ((n = read_points(q, id, &g, pts, err)) < 0) {
-		free(pts);
-		return -1;
-	}
-	trend_analyse(pts, (size_t)n, &p, &r);
-	free(pts);
-
-	json_add_string(o, "metric", si->name);
-	json_add_string(o, "unit", si->unit);
-	json_add_string(o, "kind", series_kind_name(si->kind));
-	json_add_string(o, "values", si->kind == SERIES_GAUGE ? "level" : "rate");
-	sampler_format_mono(d->sampler, g.g0, buf, sizeof(buf));
-	json_add_string(o, "from", buf);
-	sampler_format_mono(d->sampler, g.g0 + g.npoints * g.stepns, buf, sizeof(buf));
-	json_add_string(o, "to", buf);
-	json_add_bool(o, "clipped", clipped);
-	json_add_double(o, "step", step);
-	json_add_uint(o, "points", (uint64_t)n);
-	json_add_double(o, "threshold", p.threshold);
-	json_add_double(o, "recover", p.recover);
-	json_add_double(o, "sustain_s", p.sustain_s);
-	json_add_double(o, "plateau_s", p.plateau_s);
-	add_analysis(d, &g, &r, o);
-	if (!r.has_onset) {
-		json_object_object_add(o, "movers", json_object_new_array());
-		return 0;
-	}
-	return add_movers(d, q, args, id, &g, r.onset, fmax(p.sustain_s, step), o, err);
-}
-
 /* The parameters of the analysis (argument, member of a trend reply): those that decide
  * the verdict. */
 static const char *const window_params[][2] = {{"threshold", "threshold"},
@@ -687,31 +629,250 @@ window_args(struct daemon *d, struct query *q, const char *name, json_object *ar
 	return out;
 }
 
+/* A trend computed a slice at a time (trend_job_step): the stages in their order. */
+enum job_stage {
+	JOB_STORED,  /* a window gone from the ring: read its stored series */
+	JOB_ARGS,    /* a window: the parameters of its stored trend (window_args) */
+	JOB_BEGIN,   /* parameters, the series, the span, the grid */
+	JOB_POINTS,  /* the points, a slice of grid steps at a time */
+	JOB_ANALYSE, /* the analysis and the reply's members; the movers' candidates */
+	JOB_MOVERS,  /* the movers ranked */
+	JOB_DONE,
+};
+
+struct trend_job {
+	struct daemon *d;
+	enum job_stage stage;
+	struct query *q;   /* the caller's, own_q or bq */
+	struct query *own; /* made for the job (NULL: the caller's) */
+	struct query *bq;  /* over blk */
+	struct seriesblock *blk;
+	char *window; /* NULL: a span */
+	json_object *args, *o;
+	uint64_t t0, t1;
+	struct trend_params p;
+	series_id id; /* its series_info is looked up each turn: the registry may grow */
+	double step;
+	struct grid g;
+	struct trend_point *pts;
+	size_t next, n; /* the next grid step; the points read */
+	bool clipped;
+	struct trend_result r;
+	series_id *ids; /* the movers' candidates */
+	size_t nids;
+};
+
+/* The job of a window (name) or of the span [t0, t1] (name NULL); q NULL: the job makes its
+ * own query of the ring (a job run over turns of the loop must not share one). */
+static struct trend_job *
+job_new(struct daemon *d, struct query *q, const char *name, json_object *args, uint64_t t0,
+        uint64_t t1)
+{
+	struct trend_job *j = xcalloc(1, sizeof(*j));
+
+	j->d = d;
+	j->q = q;
+	if (q == NULL)
+		j->q = j->own = query_new(d->sampler);
+	j->window = name != NULL ? xstrdup(name) : NULL;
+	j->args = json_object_get(args);
+	j->o = json_object_new_object();
+	j->t0 = t0;
+	j->t1 = t1;
+	j->stage = name != NULL ? JOB_STORED : JOB_BEGIN;
+	return j;
+}
+
+void
+trend_job_free(struct trend_job *j)
+{
+	if (j == NULL)
+		return;
+	query_free(j->bq);
+	seriesblock_free(j->blk);
+	query_free(j->own);
+	free(j->window);
+	json_object_put(j->args);
+	json_object_put(j->o);
+	free(j->pts);
+	free(j->ids);
+	free(j);
+}
+
+struct trend_job *
+trend_job_span(struct daemon *d, struct query *q, json_object *args, uint64_t t0, uint64_t t1)
+{
+	return job_new(d, q, NULL, args, t0, t1);
+}
+
+struct trend_job *
+trend_job_window(struct daemon *d, struct query *q, const char *name, json_object *args,
+                 struct nm_error *err)
+{
+	uint64_t t0, t1;
+
+	if (window_span(d->windows, name, &t0, &t1, err) < 0)
+		return NULL;
+	return job_new(d, q, name, args, t0, t1);
+}
+
+json_object *
+trend_job_result(struct trend_job *j)
+{
+	json_object *o = j->o;
+
+	j->o = NULL;
+	return o;
+}
+
+/* JOB_BEGIN: parameters checked, the series, the span clamped, the grid laid. */
+static int
+job_begin(struct trend_job *j, struct nm_error *err)
+{
+	const char *metric = json_get_string(j->args, "metric", "");
+	const struct series_info *si;
+	double interval;
+
+	if (params_from_args(j->args, &j->p, err) < 0 ||
+	    resolve_metric(j->q, metric, &j->id, err) < 0 ||
+	    clamp_span(j->d, j->q, &j->t0, &j->t1, &j->clipped, err) < 0)
+		return -1;
+	si = series_get(query_registry(j->q), j->id);
+	interval = query_interval_ms(j->q, si->source) > 0
+	               ? (double)query_interval_ms(j->q, si->source) / 1000
+	               : 1;
+	/* Whole intervals: a step of 1.5 would hold one sample, or two, by turns (and a step
+	 * shorter than the interval none, or one). */
+	j->step = fmax(round(json_get_double(j->args, "step", interval) / interval), 1) * interval;
+	if (grid_make(j->q, j->id, j->step, j->t0, j->t1, &j->g, err) < 0)
+		return -1;
+	j->pts = xcalloc(j->g.npoints ? j->g.npoints : 1, sizeof(*j->pts));
+	return 0;
+}
+
+/* JOB_ANALYSE: the analysis into o, and the movers' candidates when it found an onset. */
+static void
+job_analyse(struct trend_job *j)
+{
+	const struct series_info *si = series_get(query_registry(j->q), j->id);
+	struct daemon *d = j->d;
+	json_object *o = j->o;
+	char buf[40];
+
+	trend_analyse(j->pts, j->n, &j->p, &j->r);
+	json_add_string(o, "metric", si->name);
+	json_add_string(o, "unit", si->unit);
+	json_add_string(o, "kind", series_kind_name(si->kind));
+	json_add_string(o, "values", si->kind == SERIES_GAUGE ? "level" : "rate");
+	sampler_format_mono(d->sampler, j->g.g0, buf, sizeof(buf));
+	json_add_string(o, "from", buf);
+	sampler_format_mono(d->sampler, j->g.g0 + j->g.npoints * j->g.stepns, buf, sizeof(buf));
+	json_add_string(o, "to", buf);
+	json_add_bool(o, "clipped", j->clipped);
+	json_add_double(o, "step", j->step);
+	json_add_uint(o, "points", (uint64_t)j->n);
+	json_add_double(o, "threshold", j->p.threshold);
+	json_add_double(o, "recover", j->p.recover);
+	json_add_double(o, "sustain_s", j->p.sustain_s);
+	json_add_double(o, "plateau_s", j->p.plateau_s);
+	add_analysis(d, &j->g, &j->r, o);
+	if (!j->r.has_onset)
+		json_object_object_add(o, "movers", json_object_new_array());
+}
+
+int
+trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err)
+{
+	uint64_t start = time_mono_ns();
+	bool from_result;
+	json_object *eff;
+	ssize_t n;
+
+	switch (j->stage) {
+	case JOB_STORED:
+		/* The span gone from the ring: the series stored with the result, when it has
+		 * them. */
+		if ((j->bq = cmd_stored_query(j->d, j->window, j->t0, &j->blk)) != NULL) {
+			j->q = j->bq;
+			j->t0 = j->blk->t0;
+			j->t1 = j->blk->t1;
+		}
+		j->stage = JOB_ARGS;
+		return 0;
+	case JOB_ARGS:
+		eff = window_args(j->d, j->q, j->window, j->args, &from_result);
+		json_object_put(j->args);
+		j->args = eff;
+		json_add_string(j->o, "params_from", from_result ? "result" : "request");
+		j->stage = JOB_BEGIN;
+		return 0;
+	case JOB_BEGIN:
+		if (job_begin(j, err) < 0)
+			return -1;
+		j->stage = JOB_POINTS;
+		return 0;
+	case JOB_POINTS:
+		/* Steps (a query_span each) until slice_ns is spent: the first one seeks the
+		 * cursors from nothing, the others move them a step on. */
+		do {
+			size_t k1 = j->next < j->g.npoints ? j->next + 1 : j->g.npoints;
+			if ((n = read_points(j->q, j->id, &j->g, j->next, k1, j->pts + j->n, err)) <
+			    0)
+				return -1;
+			j->n += (size_t)n;
+			j->next = k1;
+		} while (j->next < j->g.npoints && time_mono_ns() - start < slice_ns);
+		if (j->next == j->g.npoints)
+			j->stage = JOB_ANALYSE;
+		return 0;
+	case JOB_ANALYSE:
+		job_analyse(j);
+		if (!j->r.has_onset) {
+			j->stage = JOB_DONE;
+			return 1;
+		}
+		j->stage = JOB_MOVERS;
+		return 0;
+	case JOB_MOVERS:
+		j->stage = JOB_DONE;
+		if (add_movers(j->d, j->q, j->args, j->id, &j->g, j->r.onset,
+		               fmax(j->p.sustain_s, j->step), j->o, err) < 0)
+			return -1;
+		return 1;
+	case JOB_DONE:
+		break;
+	}
+	return 1;
+}
+
+/* Run j to the end at once into o (the runner's trend, made on its own). */
+static int
+job_run(struct trend_job *j, json_object *o, struct nm_error *err)
+{
+	int rc;
+
+	while ((rc = trend_job_step(j, UINT64_MAX, err)) == 0)
+		;
+	if (rc > 0) {
+		json_object_object_foreach(j->o, k, v)
+		    json_object_object_add(o, k, json_object_get(v));
+	}
+	trend_job_free(j);
+	return rc < 0 ? -1 : 0;
+}
+
+int
+trend_build(struct daemon *d, struct query *q, json_object *args, uint64_t t0, uint64_t t1,
+            json_object *o, struct nm_error *err)
+{
+	return job_run(trend_job_span(d, q, args, t0, t1), o, err);
+}
+
 int
 trend_window(struct daemon *d, struct query *q, const char *name, json_object *args, json_object *o,
              struct nm_error *err)
 {
-	json_object *eff;
-	uint64_t t0, t1;
-	bool from_result;
-	int rc;
+	struct trend_job *j = trend_job_window(d, q, name, args, err);
 
-	struct seriesblock *blk = NULL;
-	struct query *bq = NULL;
-
-	if (window_span(d->windows, name, &t0, &t1, err) < 0)
-		return -1;
-	/* The span gone from the ring: the series stored with the result, when it has them. */
-	if ((bq = cmd_stored_query(d, name, t0, &blk)) != NULL) {
-		q = bq;
-		t0 = blk->t0;
-		t1 = blk->t1;
-	}
-	eff = window_args(d, q, name, args, &from_result);
-	json_add_string(o, "params_from", from_result ? "result" : "request");
-	rc = trend_build(d, q, eff, t0, t1, o, err);
-	json_object_put(eff);
-	query_free(bq);
-	seriesblock_free(blk);
-	return rc;
+	return j != NULL ? job_run(j, o, err) : -1;
 }

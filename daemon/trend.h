@@ -104,4 +104,18 @@ int trend_build(struct daemon *d, struct query *q, json_object *args, uint64_t t
 int trend_window(struct daemon *d, struct query *q, const char *name, json_object *args,
                  json_object *o, struct nm_error *err);
 
+/* The same, a slice at a time, for a reply made over turns of the loop: a job over the span
+ * [t0_ns, t1_ns] or over window name's span (NULL with err when it has none). q NULL: the
+ * job reads the ring through its own query (the caller's must not move between turns).
+ * trend_job_step does one stage, the points at most slice_ns at a time: 0 while more
+ * remains, 1 once done (trend_job_result then gives the members, new), -1 with err. */
+struct trend_job;
+struct trend_job *trend_job_span(struct daemon *d, struct query *q, json_object *args,
+                                 uint64_t t0_ns, uint64_t t1_ns);
+struct trend_job *trend_job_window(struct daemon *d, struct query *q, const char *name,
+                                   json_object *args, struct nm_error *err);
+int trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err);
+json_object *trend_job_result(struct trend_job *j);
+void trend_job_free(struct trend_job *j);
+
 #endif

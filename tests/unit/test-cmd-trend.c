@@ -591,6 +591,33 @@ test_series_budget(void **state)
 	json_object_put(r);
 }
 
+/* trend is made a stage at a time over turns of the loop (dispatch_defer: without a client
+ * the parts run at once and are counted): the stored trend's parameters, the series and
+ * grid, the points, the analysis, the movers each a part; its reply is the one trend_window
+ * (the runner's, made at once) gives. */
+static void
+test_trend_in_parts(void **state)
+{
+	struct world *w = *state;
+	struct cmd_ctx ctx = {.d = &w->d};
+	struct nm_error err;
+	json_object *args = json_tokener_parse("{\"metric\":\"link.eth0.rx_packets\","
+	                                       "\"window\":\"run\"}"),
+	            *r = NULL, *o = json_object_new_object();
+
+	if (cmd_trend(&ctx, args, &r, &err) < 0)
+		fail_msg("trend: %s", err.message);
+	assert_true(ctx.parts >= 6);
+	json_object_object_add(o, "window", json_object_new_string("run"));
+	if (trend_window(&w->d, w->d.query, "run", args, o, &err) < 0)
+		fail_msg("trend_window: %s", err.message);
+	assert_int_equal(json_object_array_length(get(r, "movers")), 8);
+	assert_string_equal(json_object_to_json_string(r), json_object_to_json_string(o));
+	json_object_put(args);
+	json_object_put(r);
+	json_object_put(o);
+}
+
 int
 main(void)
 {
@@ -602,6 +629,7 @@ main(void)
 	    cmocka_unit_test(test_one_verdict),
 	    cmocka_unit_test(test_series_in_parts),
 	    cmocka_unit_test(test_series_budget),
+	    cmocka_unit_test(test_trend_in_parts),
 	    cmocka_unit_test(test_stored_result), /* it forgets the window */
 	    cmocka_unit_test(test_one_verdict_stored),
 	};
