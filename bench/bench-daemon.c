@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "alloc-count.h"
+#include "bench-util.h"
 #include "cmd.h"
 #include "dispatch.h"
 #include "config.h"
@@ -158,16 +159,6 @@ put_step(int s)
 	}
 }
 
-/* CPU time of the process, ns. */
-static uint64_t
-cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* The driven clock. */
 static uint64_t
 fake_now(void *arg)
@@ -189,21 +180,11 @@ cadence_now(void *arg)
 	return c->base + (time_mono_ns() - c->real0);
 }
 
-/* Sleep ms milliseconds. */
-static void
-pause_ms(unsigned ms)
-{
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* The bare read of every file the sources read, into kept buffers: CPU ns. */
 static uint64_t
 bare_read(void)
 {
-	uint64_t c0 = cpu_ns();
+	uint64_t c0 = bench_cpu_ns();
 
 	for (size_t i = 0; i < nfiles; i++) {
 		ssize_t n;
@@ -214,24 +195,7 @@ bare_read(void)
 		n = pread(files[i].fd, files[i].buf, files[i].cap, 0);
 		(void)n;
 	}
-	return cpu_ns() - c0;
-}
-
-/* qsort order of two uint64_t. */
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Median of n values (sorts them). */
-static uint64_t
-median(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return v[n / 2];
+	return bench_cpu_ns() - c0;
 }
 
 /* The medians of n rounds: the bare read, one sample of every source, their ratio and
@@ -240,7 +204,7 @@ static void
 print_costs(struct sampler *s, const char *prefix, uint64_t *tread, uint64_t *tsample,
             uint64_t **tsrc, size_t n)
 {
-	uint64_t mr = median(tread, n), ms = median(tsample, n);
+	uint64_t mr = bench_median(tread, n), ms = bench_median(tsample, n);
 
 	printf("%sbare read of the files:      %.3f ms CPU (median)\n", prefix, (double)mr / 1e6);
 	printf("%sone sample of every source:  %.3f ms CPU (median)\n", prefix, (double)ms / 1e6);
@@ -248,7 +212,7 @@ print_costs(struct sampler *s, const char *prefix, uint64_t *tread, uint64_t *ts
 	       (double)ms / (double)mr);
 	for (size_t i = 0; i < sampler_nsources(s); i++)
 		printf("%s  %-10s                 %.3f ms wall (median)\n", prefix,
-		       sampler_source_at(s, i)->ops->name, (double)median(tsrc[i], n) / 1e6);
+		       sampler_source_at(s, i)->ops->name, (double)bench_median(tsrc[i], n) / 1e6);
 }
 
 /* Time one command handler call (CPU ns: the machine may be shared), median of reps. */
@@ -262,20 +226,20 @@ time_cmd(struct daemon *d, cmd_handler fn, const char *args_json, int reps)
 		struct cmd_ctx ctx = {.d = d};
 		json_object *res = NULL;
 		struct nm_error err;
-		uint64_t t0 = cpu_ns();
+		uint64_t t0 = bench_cpu_ns();
 		if (fn(&ctx, args, &res, &err) < 0) {
 			fprintf(stderr, "bench-daemon: command failed: %s\n", err.message);
 			exit(1);
 		}
 		/* A reply made in parts was also parsed back: count its parts, not that. */
-		t[i] = cpu_ns() - t0;
+		t[i] = bench_cpu_ns() - t0;
 		if (ctx.parts > 0) /* made in parts, then parsed back: count the parts (CPU) */
 			t[i] = t[i] - ctx.defer_ns + ctx.parts_ns;
 		json_object_put(res);
 		malloc_trim(0); /* untimed: see time_request */
 	}
 	json_object_put(args);
-	return median(t, (size_t)reps);
+	return bench_median(t, (size_t)reps);
 }
 
 /* The loop time a read-only request costs the daemon at once, as a client would see it: the
@@ -295,15 +259,15 @@ time_request(struct daemon *d, const char *label, const char *name, const char *
 		struct cmd_ctx ctx = {.d = d};
 		json_object *res = NULL;
 		struct nm_error err;
-		uint64_t t0 = cpu_ns(), f;
+		uint64_t t0 = bench_cpu_ns(), f;
 		int rc = fn(&ctx, args, &res, &err);
-		f = cpu_ns() - t0 - ctx.defer_ns;
+		f = bench_cpu_ns() - t0 - ctx.defer_ns;
 		if (rc == 0 && ctx.parts == 0) {
 			size_t len;
 			char *line;
-			t0 = cpu_ns();
+			t0 = bench_cpu_ns();
 			line = proto_reply_ok(0, false, res, &len);
-			f += cpu_ns() - t0;
+			f += bench_cpu_ns() - t0;
 			bytes = len;
 			free(line);
 		} else if (rc == 0)
@@ -323,8 +287,8 @@ time_request(struct daemon *d, const char *label, const char *name, const char *
 	}
 	json_object_put(args);
 	printf("  %-44s %8.2f ms longest (%7.2f ms at once, %5zu parts), %9zu bytes %s\n", label,
-	       (double)median(longest, (size_t)reps) / 1e6,
-	       (double)median(first, (size_t)reps) / 1e6, parts, bytes, code);
+	       (double)bench_median(longest, (size_t)reps) / 1e6,
+	       (double)bench_median(first, (size_t)reps) / 1e6, parts, bytes, code);
 }
 
 /* Generate the fixture, run the simulated hour, print the figures against their targets. */
@@ -462,9 +426,9 @@ main(int argc, char **argv)
 		now += 1000000000ull;
 		if (r >= steps * 2) /* steady state: every step seen twice */
 			alloc_count_start();
-		c0 = cpu_ns();
+		c0 = bench_cpu_ns();
 		sampler_sample_all(d.sampler);
-		tsample[r] = cpu_ns() - c0;
+		tsample[r] = bench_cpu_ns() - c0;
 		steady_allocs += alloc_count_stop();
 		if (r == rounds / 2)
 			json_object_put(window_start(d.windows, "half", "hand", &err));
@@ -573,12 +537,12 @@ main(int argc, char **argv)
 		for (int r = 0; r < cadence_rounds; r++) {
 			uint64_t c0;
 			put_step((rounds + r + 1) % steps);
-			pause_ms(iv);
+			bench_pause_ms(iv);
 			cr[r] = bare_read();
-			pause_ms(iv);
-			c0 = cpu_ns();
+			bench_pause_ms(iv);
+			c0 = bench_cpu_ns();
 			sampler_sample_all(d.sampler);
-			cs[r] = cpu_ns() - c0;
+			cs[r] = bench_cpu_ns() - c0;
 			for (size_t i = 0; i < nsrc; i++)
 				tsrc[i][r] = sampler_source_at(d.sampler, i)->last_cost_ns;
 		}

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "alloc-count.h"
+#include "bench-util.h"
 #include "config.h"
 #include "error.h"
 #include "http.h"
@@ -64,31 +65,11 @@ keep_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
 	return 0;
 }
 
-/* CPU time of the process, ns. */
-static uint64_t
-process_cpu_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Sleep ms milliseconds. */
-static void
-sleep_ms(unsigned ms)
-{
-	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
 /* Read every kept file whole: CPU ns. */
 static uint64_t
 read_bare(void)
 {
-	uint64_t c0 = process_cpu_ns();
+	uint64_t c0 = bench_cpu_ns();
 
 	for (size_t i = 0; i < nbare; i++) {
 		off_t off = 0;
@@ -96,23 +77,7 @@ read_bare(void)
 		while ((n = pread(bare_fds[i], bare_buf, bare_cap, off)) > 0)
 			off += n;
 	}
-	return process_cpu_ns() - c0;
-}
-
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* The median of v[0..n) (sorts v). */
-static uint64_t
-median(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	return n ? v[n / 2] : 0;
+	return bench_cpu_ns() - c0;
 }
 
 int
@@ -195,24 +160,25 @@ main(int argc, char **argv)
 		unsigned long a;
 
 		sampler_sample_all(s);
-		sleep_ms((unsigned)interval_ms / 2);
+		bench_pause_ms((unsigned)interval_ms / 2);
 		tbare[r] = read_bare();
-		sleep_ms((unsigned)interval_ms / 2);
-		c0 = process_cpu_ns();
+		bench_pause_ms((unsigned)interval_ms / 2);
+		c0 = bench_cpu_ns();
 		alloc_count_start();
 		http_prom_input(s, &srcs, &srccap, &in);
 		prom_render(p, &in, PROM_TEXT, &out, &res);
-		tscrape[r] = process_cpu_ns() - c0;
-		c0 = process_cpu_ns();
+		tscrape[r] = bench_cpu_ns() - c0;
+		c0 = bench_cpu_ns();
 		http_gzip(&gz, out.buf, out.len);
-		tgz[r] = process_cpu_ns() - c0;
+		tgz[r] = bench_cpu_ns() - c0;
 		a = alloc_count_stop();
 		if (a > allocs)
 			allocs = a;
 	}
 	{
-		uint64_t ms = median(tscrape, (size_t)rounds), mb = median(tbare, (size_t)rounds);
-		uint64_t mg = median(tgz, (size_t)rounds);
+		uint64_t ms = bench_median(tscrape, (size_t)rounds),
+		         mb = bench_median(tbare, (size_t)rounds);
+		uint64_t mg = bench_median(tgz, (size_t)rounds);
 		printf("144-CPU fixture, default export set, one scrape per %d ms (%d rounds):\n",
 		       interval_ms, rounds);
 		printf("  series %zu (dropped %zu), body %zu bytes\n", res.series, res.dropped,
