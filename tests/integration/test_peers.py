@@ -7,7 +7,10 @@ B's vB rx bytes agree within 1 % and match each veth's own counters over the win
 same through ssh = against a real OpenSSH server the test starts in B (its own host key, a
 client key it generates, a high port). Faults: a peer whose daemon is stopped, one killed
 mid-run, a transport that does not exist, one that never answers: each with its outcome,
-the local daemon healthy and no transport left running.
+the local daemon healthy and no transport left running. The packet generator on a peer
+(--generator-on): B's daemon runs it out of vB to A, A's keeps the window and the result
+(the peer's figures, A's vA rx within 2 % of what was sent); test stop, a peer killed
+mid-test, a generator the peer refuses, a transport user who is no admin there.
 
 Needs root (namespaces); the ssh test needs /usr/sbin/sshd (tools/install-deps). Every
 namespace, daemon and sshd is removed even when a test fails.
@@ -641,6 +644,32 @@ def test_generator_peer_killed():
     assert_no_transport(a, "generator peer killed")
 
 
+def test_generator_peer_refuses():
+    """The peer decides: a generator its daemon refuses (a device it does not have) refuses
+    the test here, naming the peer, and nothing is stored; a transport whose user is no
+    admin there (netmetrics, through runuser) may not start it: the peer's own rule for a
+    mutating request, unchanged."""
+    need_generator()
+    b = daemon(NS_B, "[daemon]\nsocket_mode = 0666\n")  # any user may connect: not admin
+    a = daemon(NS_A, proxy_peer("gen", b) + "[peer low]\ncommand = %s -u netmetrics -- %s -s "
+               "%s proxy\n" % (shutil.which("runuser"), NETMETRICSCTL, b.sock))
+    args = [x for x in GEN_ARGS if x not in ("--generator-on", "gen")]
+    r = a.ctl("test", "start", "--name", "gr", *args, "--dev", "nope0", "--generator-on", "gen",
+              "--duration", "6", check=False)
+    assert r.returncode != 0 and "test gr refused" in r.stderr, r.stderr
+    assert "peer gen" in r.stderr and "nope0" in r.stderr, r.stderr
+    assert a.ctl("result", "show", "gr", check=False).returncode != 0
+    r = a.ctl("test", "start", "--name", "gl", *args, "--generator-on", "low", "--duration",
+              "6", check=False)
+    assert r.returncode != 0 and "peer low" in r.stderr and "admin" in r.stderr, r.stderr
+    print("    not an admin there: %s" % r.stderr.strip())
+    assert b.ctl("test", "status", "gl.generator", check=False).returncode != 0
+    assert generator_left(NS_B) == [], generator_left(NS_B)
+    assert a.ctl("status").returncode == 0
+    stop(a)
+    assert_no_transport(a, "generator refused")
+
+
 def setup():
     make_pair()
 
@@ -660,7 +689,8 @@ TESTS = [test_command_peer_netperf, test_suite_peer, test_test_start_peer, test_
          test_shutdown_with_peers_pending, test_reload_adds_and_removes_peers,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
-         test_fault_peer_never_answers, test_generator_on_peer, test_generator_peer_killed]
+         test_fault_peer_never_answers, test_generator_on_peer, test_generator_peer_killed,
+         test_generator_peer_refuses]
 
 if __name__ == "__main__":
     sys.exit(nsrun.run(TESTS, "peer", setup, teardown))
