@@ -381,7 +381,7 @@ runner_test_json(const struct test *t)
 		t->spec.driver->live(t, live);
 	json_object_object_add(o, "live", live);
 	if (t->gen != NULL)
-		json_object_object_add(o, "generator", peergen_json(t->gen));
+		json_object_object_add(o, "peer_generator", peergen_json(t->gen));
 	procs = json_object_new_array();
 	for (size_t i = 0; i < t->nprocs; i++)
 		json_object_array_add(procs, proc_json(&t->procs[i]));
@@ -901,7 +901,7 @@ finish(struct test *t)
 	t->summary = summary_json(t, figs, procfigs);
 	json_object_put(procfigs);
 	if (t->spec.generator_on[0])
-		json_object_object_add(t->summary, "generator", generator_json_of(t));
+		json_object_object_add(t->summary, "peer_generator", generator_json_of(t));
 	peergen_free(t->gen);
 	t->gen = NULL;
 	/* Keep the window in every case: open it now if the test ended before warm-up. */

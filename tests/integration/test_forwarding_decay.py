@@ -89,7 +89,7 @@ def main():
             assert set(res["hosts"]) == {res["local_host"], "gen", "sink"}, res["hosts"].keys()
             assert res["peers_incomplete"] == {}, res["peers_incomplete"]
             # The generator ran on gen's daemon (--generator-on gen), its figures the test's.
-            gen = res["test"].get("generator") or {}
+            gen = res["test"].get("peer_generator") or {}
             assert gen.get("peer") == "gen" and gen.get("test") == name + ".generator", gen
             assert gen.get("status") == "passed", gen
             assert res["test"]["figures"]["packets_sent"] > 0, res["test"]["figures"]

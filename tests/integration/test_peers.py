@@ -553,8 +553,11 @@ def test_generator_on_peer():
     res = a.json("result", "show", "gp")
     t = res["test"]
     assert t["status"] == "passed", (t, a.logtext())
-    assert t["generator_on"] == "gen" and t["generator"]["peer"] == "gen", t
-    assert t["generator"]["test"] == "gp.generator" and t["generator"]["status"] == "passed", t
+    assert t["generator_on"] == "gen" and t["peer_generator"]["peer"] == "gen", t
+    assert t["peer_generator"]["test"] == "gp.generator", t["peer_generator"]
+    assert t["peer_generator"]["status"] == "passed", t["peer_generator"]
+    # Which generator the peer's kernel took (pktgen, else trafgen), as the peer said.
+    assert t["generator"] == t["peer_generator"]["generator"] != "", t
     f = t["figures"]
     sent = f["packets_sent"]
     assert f["pps"] > 0 and sent > 0 and f.get("errors", 0) == 0, f
@@ -572,12 +575,12 @@ def test_generator_on_peer():
         res["cross"])
     assert abs(x[0]["tx_packets"] - x[0]["rx_packets"]) <= 0.02 * x[0]["tx_packets"], x
     print("    generator on gen (%s): %d sent at %.0f pps; sink rx %d in the window, %d on vA" % (
-        t["generator"].get("generator"),
+        t["peer_generator"].get("generator"),
         sent, f["pps"], here["rx_packets"], rx1 - rx0))
     # test stop here stops the peer's test; its figures come back all the same.
     st = a.json("test", "start", "--name", "gs", *GEN_ARGS, "--dst-mac", mac_a, "--rate",
                 "20000", "--duration", "60", "--warmup", "0", "--cooldown", "0")
-    assert st["generator"]["peer"] == "gen", st
+    assert st["peer_generator"]["peer"] == "gen", st
     time.sleep(2)
     a.ctl("test", "stop", "gs")
     deadline = time.time() + 30
@@ -626,7 +629,7 @@ def test_generator_peer_killed():
     assert t["test"]["status"] == "failed", t["test"]
     assert "peer gen" in t["test"]["reason"], t["test"]["reason"]
     print("    peer killed: %s" % t["test"]["reason"])
-    assert t["test"]["generator"]["status"] == "lost", t["test"]["generator"]
+    assert t["test"]["peer_generator"]["status"] == "lost", t["test"]["peer_generator"]
     assert "gen" in t["peers_incomplete"], t["peers_incomplete"]
     assert a.ctl("status").returncode == 0
     deadline = time.time() + 10
