@@ -10,6 +10,7 @@
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
+#include "peer-generator.h"
 #include "peer-test.h"
 #include "peer-window.h"
 #include "runner.h"
@@ -46,16 +47,21 @@ resolved(void *arg, int rc, const struct nm_error *err)
 	struct start_later *sl = arg;
 	char name[sizeof(sl->spec.name)];
 	char server_peer[sizeof(sl->spec.server_peer)];
+	char gen_peer[sizeof(sl->spec.generator_on)];
 	struct nm_error e;
 	struct test *t;
 	json_object *res;
 
 	snprintf(server_peer, sizeof(server_peer), "%s", sl->spec.server_peer);
 	snprintf(name, sizeof(name), "%s", sl->spec.name);
+	snprintf(gen_peer, sizeof(gen_peer), "%s",
+	         sl->spec.generator_started ? sl->spec.generator_on : "");
 	if (rc < 0) {
-		/* Not started: a server started on a peer for it goes too. */
+		/* Not started: a server or generator started on a peer for it goes too. */
 		if (server_peer[0])
 			peerwin_server_stop(sl->d->peerwins, server_peer, name);
+		if (gen_peer[0])
+			peergen_stop_name(sl->d, gen_peer, name);
 		runner_spec_free(&sl->spec);
 		control_later_reply(sl->later, NULL, err);
 		free(sl);
@@ -70,6 +76,10 @@ resolved(void *arg, int rc, const struct nm_error *err)
 	}
 	if (res == NULL && server_peer[0])
 		peerwin_server_stop(sl->d->peerwins, server_peer, name);
+	/* Refused (once registered, start_failed has asked already: a second stop is only
+	 * refused there). */
+	if (res == NULL && gen_peer[0])
+		peergen_stop_name(sl->d, gen_peer, name);
 	control_later_reply(sl->later, res, res != NULL ? NULL : &e);
 	free(sl);
 }

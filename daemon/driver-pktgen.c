@@ -288,7 +288,7 @@ check_numbers(struct test_spec *s, struct pktgen_opts *o, struct nm_error *err)
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
 		                    "--dst-mac \"%s\": give six hex bytes, aa:bb:cc:dd:ee:ff",
 		                    s->dst_mac);
-	if (s->threads > max_threads)
+	if (s->threads > max_threads && !s->generator_on[0]) /* a peer counts its own */
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
 		                    "--threads %u: one per CPU, and %u CPUs are online", s->threads,
 		                    max_threads);
@@ -478,8 +478,13 @@ static void
 pktgen_resolve(struct children *cs, struct test_spec *s, driver_done_fn done, void *arg)
 {
 	const char *words[] = {"addr", "show", "dev", s->dev, NULL};
-	struct tool_job *j = job_new(cs, s, NULL, done, arg);
+	struct tool_job *j;
 
+	if (s->generator_on[0]) { /* the device is the peer's: its daemon resolves */
+		done(arg, 0, NULL);
+		return;
+	}
+	j = job_new(cs, s, NULL, done, arg);
 	tool_run(j, "ip", s->netns, true, words, got_device);
 }
 
@@ -499,6 +504,10 @@ pktgen_check(struct test_spec *s, struct nm_error *err)
 	    strcmp(s->netns, "..") == 0)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "netns \"%s\": not a namespace name",
 		                    s->netns);
+	/* On a peer (--generator-on), that peer's daemon knows which generator its kernel
+	 * takes, and checks for it: its answer fills generator. */
+	if (s->generator_on[0])
+		return check_numbers(s, &o, err);
 	snprintf(s->generator, sizeof(s->generator), "%s",
 	         access(PKTGEN_DIR "/pgctrl", F_OK) == 0 ? "pktgen" : "trafgen");
 	if (check_numbers(s, &o, err) < 0 || check_generator(s, &o, err) < 0)
@@ -534,11 +543,12 @@ pktgen_program(const struct test_spec *s)
 	return strcmp(s->generator, "pktgen") == 0 ? helper_path() : "trafgen";
 }
 
+/* One process, or none here when the generator is on a peer (the runner follows its test
+ * there: peer-generator.h). */
 static unsigned
 pktgen_nprocs(const struct test_spec *s)
 {
-	(void)s;
-	return 1;
+	return s->generator_on[0] ? 0 : 1;
 }
 
 /* ---- setup and teardown ---- */
@@ -622,7 +632,7 @@ pktgen_setup(struct test *t, driver_done_fn done, void *arg)
 	struct nm_error err;
 
 	t->drv = st;
-	if (strcmp(t->spec.generator, "trafgen") != 0) {
+	if (strcmp(t->spec.generator, "trafgen") != 0 || t->spec.generator_on[0]) {
 		done(arg, 0, NULL);
 		return;
 	}

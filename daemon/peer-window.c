@@ -117,6 +117,12 @@ unlink_win(struct peerwins *pw, struct mhwin *w)
 	mhwin_free(w);
 }
 
+struct daemon *
+peerwin_daemon(const struct peerwins *pw)
+{
+	return pw->d;
+}
+
 void
 peerwin_free(struct peerwins *pw)
 {

@@ -25,6 +25,8 @@ struct peerwins;
 #define PEERWIN_STOP_MS  30000 /* a peer's mark-stop: its result is made durable first */
 
 struct peerwins *peerwin_init(struct daemon *d);
+/* The daemon pw belongs to. */
+struct daemon *peerwin_daemon(const struct peerwins *pw);
 void peerwin_free(struct peerwins *pw);
 /* Is name a multi-host window? */
 bool peerwin_has(const struct peerwins *pw, const char *name);

@@ -74,7 +74,7 @@ strv_equal(char **a, char **b)
 static struct peer *
 find(const struct peers *ps, const char *name)
 {
-	for (size_t i = 0; i < ps->n; i++)
+	for (size_t i = 0; ps != NULL && i < ps->n; i++) /* NULL: freed, at shutdown */
 		if (strcmp(ps->v[i].name, name) == 0)
 			return &ps->v[i];
 	return NULL;

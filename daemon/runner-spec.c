@@ -239,6 +239,31 @@ trend_args(json_object *args, struct test_spec *spec)
 	}
 }
 
+/* --generator-on PEER: for the packet generator only, and PEER is one of the test's peers
+ * (added when not named): its window opens and closes there too. */
+static int
+generator_peer(struct test_spec *spec, struct nm_error *err)
+{
+	json_object *peers;
+	bool named = false;
+
+	if (!spec->driver->packet_args)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--generator-on is for --driver pktgen (netperf and iperf3 "
+		                    "start their server on the first --peer)");
+	peers = json_object_new_array();
+	for (size_t i = 0; spec->peers != NULL && i < json_object_array_length(spec->peers); i++) {
+		json_object *p = json_object_array_get_idx(spec->peers, i);
+		named |= strcmp(json_object_get_string(p), spec->generator_on) == 0;
+		json_object_array_add(peers, json_object_get(p));
+	}
+	if (!named)
+		json_object_array_add(peers, json_object_new_string(spec->generator_on));
+	json_object_put(spec->peers);
+	spec->peers = peers;
+	return 0;
+}
+
 /* Parse and check test start's arguments. */
 int
 runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, struct nm_error *err)
@@ -258,7 +283,8 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 	    copy_arg(args, "netns", spec->netns, sizeof(spec->netns), err) < 0 ||
 	    copy_arg(args, "profile", spec->profile, sizeof(spec->profile), err) < 0 ||
 	    copy_arg(args, "suite", spec->suite, sizeof(spec->suite), err) < 0 ||
-	    copy_arg(args, "trend", spec->trend, sizeof(spec->trend), err) < 0)
+	    copy_arg(args, "trend", spec->trend, sizeof(spec->trend), err) < 0 ||
+	    copy_arg(args, "generator_on", spec->generator_on, sizeof(spec->generator_on), err) < 0)
 		goto fail;
 	if (spec->name[0] == '\0')
 		default_name(spec, spec->name, sizeof(spec->name));
@@ -287,6 +313,8 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 	/* Checked against the configured peers by test-start (cmd-test-start.c). */
 	if (json_object_object_get_ex(args, "peer", &vars) && json_object_array_length(vars) > 0)
 		spec->peers = json_object_get(vars);
+	if (spec->generator_on[0] && generator_peer(spec, err) < 0)
+		goto fail;
 	if (json_object_object_get_ex(args, "profile_vars", &vars) &&
 	    json_object_is_type(vars, json_type_object))
 		spec->profile_vars = json_object_get(vars);

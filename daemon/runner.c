@@ -24,6 +24,7 @@
 #include "sampler.h"
 #include "series.h"
 #include "results.h"
+#include "peer-generator.h"
 #include "peer-window.h"
 #include "privsep.h"
 #include "runner.h"
@@ -213,6 +214,8 @@ test_free(struct test *t)
 		event_free(t->ev_kill);
 	if (t->ev_end)
 		event_free(t->ev_end);
+	peergen_free(t->gen);
+	json_object_put(t->gen_summary);
 	json_object_put(t->summary);
 	runner_spec_free(&t->spec);
 	free(t);
@@ -260,6 +263,8 @@ static void
 generator_json(const struct test_spec *s, json_object *o)
 {
 	json_add_string(o, "generator", s->generator);
+	if (s->generator_on[0])
+		json_add_string(o, "generator_on", s->generator_on);
 	json_add_string(o, "dev", s->dev);
 	json_add_string(o, "dst_min", s->dst_min);
 	json_add_string(o, "dst_max", s->dst_max);
@@ -375,6 +380,8 @@ runner_test_json(const struct test *t)
 	if (t->spec.driver->live != NULL)
 		t->spec.driver->live(t, live);
 	json_object_object_add(o, "live", live);
+	if (t->gen != NULL)
+		json_object_object_add(o, "peer_generator", peergen_json(t->gen));
 	procs = json_object_new_array();
 	for (size_t i = 0; i < t->nprocs; i++)
 		json_object_array_add(procs, proc_json(&t->procs[i]));
@@ -545,6 +552,8 @@ kill_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
+	if (t->nfinished == t->nprocs)
+		return; /* none here (a generator on a peer: its daemon ends it) */
 	log_warnx("test %s: processes still running %ds after SIGTERM; killing them", t->spec.name,
 	          KILL_GRACE_SEC);
 	kill_all(t, SIGKILL);
@@ -570,6 +579,7 @@ end_early(struct test *t, enum test_state as, const char *reason)
 		window_end(t->runner, t, &err);
 	}
 	kill_all(t, SIGTERM);
+	peergen_stop(t->gen); /* its end, there, is followed: then conclude */
 	if (t->ev_kill == NULL)
 		t->ev_kill = evtimer_new(t->runner->d->base, kill_cb, t);
 	evtimer_add(t->ev_kill, &tv);
@@ -748,11 +758,98 @@ conclude(struct test *t)
 {
 	if (runner_finished(t) || t->concluding)
 		return;
+	if (t->gen != NULL && !peergen_ended(t->gen))
+		return; /* the generator's test on the peer has not ended: generator_ended */
 	t->concluding = true;
 	if (t->spec.driver->teardown != NULL)
 		t->spec.driver->teardown(t, teardown_done, t);
 	else
 		finish(t);
+}
+
+/* ---- the generator on a peer (peer-generator.h) ---- */
+
+#define GENERATOR_LAG_S 1.0 /* its test there began this much before this one, at most */
+
+/* The generator's test on the peer has ended (summary), or the peer was lost (err). */
+static void
+generator_ended(void *arg, json_object *summary, const struct nm_error *err)
+{
+	struct test *t = arg;
+	char why[1200];
+	struct nm_error e;
+
+	if (err != NULL) {
+		snprintf(t->gen_why, sizeof(t->gen_why), "%s", err->message);
+		snprintf(why, sizeof(why), "the generator on peer %s was lost: %s",
+		         t->spec.generator_on, err->message);
+		end_early(t, TEST_FAILED, why);
+	} else {
+		const char *st = json_get_string(summary, "status", "");
+		const char *reason = json_get_string(summary, "reason", "");
+
+		t->gen_summary = json_object_get(summary);
+		if (strcmp(st, "passed") != 0 && !t->stopping) {
+			snprintf(why, sizeof(why), "the generator's test on peer %s %s%s%s",
+			         t->spec.generator_on, st, reason[0] ? ": " : "", reason);
+			end_early(t, TEST_FAILED, why);
+		} else if (!t->stopping && t->window_open && !t->window_frozen &&
+		           t->spec.duration_s > 0 &&
+		           runner_elapsed(t) + GENERATOR_LAG_S >=
+		               t->spec.duration_s - t->spec.cooldown_s) {
+			/* It ended at its duration, begun a round trip before this test: the
+			 * cool-down edge is now. */
+			if (window_end(t->runner, t, &e) < 0)
+				log_warnx("test %s: %s", t->spec.name, e.message);
+			t->state = TEST_COOLDOWN;
+		}
+	}
+	conclude(t);
+}
+
+/* The generator's figures (packets and bytes sent, pps, errors, ...) are the test's. */
+static void
+generator_figures(struct test *t, json_object *figs)
+{
+	json_object *f = NULL;
+
+	if (json_object_object_get_ex(t->gen_summary, "figures", &f) &&
+	    json_object_is_type(f, json_type_object)) {
+		json_object_object_foreach(f, k, v)
+		{
+			json_object_object_add(figs, k, json_object_get(v));
+		}
+	}
+	if (t->gen_summary == NULL && !t->stopping) {
+		t->stopping = true;
+		t->stop_as = TEST_FAILED;
+		snprintf(t->reason, sizeof(t->reason), "the generator on peer %s: %.400s",
+		         t->spec.generator_on, t->gen_why[0] ? t->gen_why : "no result");
+	}
+}
+
+/* The generator's test as the peer stored it, in the summary: where, what, how it ended. */
+static json_object *
+generator_json_of(const struct test *t)
+{
+	json_object *o = json_object_new_object(), *v;
+	char name[256];
+	static const char *const keys[] = {"status",    "reason",    "program", "started",
+	                                   "elapsed_s", "generator", "src",     "src_mac",
+	                                   "dst_mac",   "processes"};
+
+	peergen_name(t->spec.name, name, sizeof(name));
+	json_add_string(o, "peer", t->spec.generator_on);
+	json_add_string(o, "test", name);
+	if (t->gen_summary == NULL) {
+		json_add_string(o, "status", "lost");
+		json_add_string(o, "reason", t->gen_why[0] ? t->gen_why : "no result");
+		return o;
+	}
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (json_object_object_get_ex(t->gen_summary, keys[i], &v))
+			json_object_object_add(o, keys[i], json_object_get(v));
+	return o;
 }
 
 static void finish_rest(struct test *t);
@@ -799,8 +896,14 @@ finish(struct test *t)
 		snprintf(t->reason, sizeof(t->reason),
 		         "the benchmark ended %.1f s after it started, before the cool-down",
 		         runner_elapsed(t));
+	if (t->spec.generator_on[0])
+		generator_figures(t, figs);
 	t->summary = summary_json(t, figs, procfigs);
 	json_object_put(procfigs);
+	if (t->spec.generator_on[0])
+		json_object_object_add(t->summary, "peer_generator", generator_json_of(t));
+	peergen_free(t->gen);
+	t->gen = NULL;
 	/* Keep the window in every case: open it now if the test ended before warm-up. */
 	if (!t->window_stored && window_begin(r, t, &err) < 0)
 		log_warnx("test %s: no window: %s", t->spec.name, err.message);
@@ -972,8 +1075,8 @@ end_cb(evutil_socket_t fd, short what, void *arg)
 
 	(void)fd;
 	(void)what;
-	if (t->stopping || runner_finished(t))
-		return;
+	if (t->stopping || runner_finished(t) || t->gen != NULL)
+		return; /* a generator on a peer ends there at its duration */
 	log_debug("test %s: duration over at %.3f s; ending the benchmark", t->spec.name,
 	          runner_elapsed(t));
 	t->duration_over = true;
@@ -1129,7 +1232,7 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 	char **envp;
 
 	spawn_cred(t, &how, groups, GROUPS_MAX);
-	if (r->cg != NULL) {
+	if (r->cg != NULL && t->nprocs > 0) {
 		how.cgroup_fd = cgroup_create(r->cg, &t->cgroup_id, why, sizeof(why));
 		if (how.cgroup_fd < 0)
 			log_warnx("test %s: %s; its processes run without a cgroup", t->spec.name,
@@ -1180,6 +1283,9 @@ start_failed(struct test *t, const char *why)
 		t->stop_as = TEST_FAILED;
 	}
 	t->never_started = true;
+	/* Its generator, started on a peer before the test was, goes too. */
+	if (t->spec.generator_started && t->gen == NULL)
+		peergen_stop_name(t->runner->d, t->spec.generator_on, t->spec.name);
 	for (size_t i = 0; i < t->nprocs; i++) {
 		t->procs[i].finished = true;
 		snprintf(t->procs[i].ended, sizeof(t->procs[i].ended), "not started");
@@ -1234,8 +1340,14 @@ begin(struct test *t)
 			t->ev_end = timer_at(r, t, t->spec.duration_s, end_cb);
 	}
 	t->ev_deadline = timer_at(r, t, deadline_s(t), deadline_cb);
-	log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
-	         t->nprocs == 1 ? "" : "es");
+	if (t->spec.generator_on[0]) {
+		t->gen =
+		    peergen_follow(r->d, t->spec.generator_on, t->spec.name, generator_ended, t);
+		log_info("test %s: its %s generator runs on peer %s", t->spec.name,
+		         t->spec.generator, t->spec.generator_on);
+	} else
+		log_info("test %s: started %zu %s process%s", t->spec.name, t->nprocs, drv->name,
+		         t->nprocs == 1 ? "" : "es");
 	started(t);
 }
 
@@ -1370,10 +1482,11 @@ runner_start(struct runner *r, struct test_spec *spec, void (*on_finish)(struct 
 	}
 	registry_add(r, t);
 	t->state = TEST_STARTING;
-	if (child_resolve(drv->program_of ? drv->program_of(&t->spec)
-	                  : drv->program  ? drv->program
-	                                  : t->spec.argv[0],
-	                  t->program, sizeof(t->program), err) < 0)
+	/* No process here (a generator on a peer): no binary to find. */
+	if (t->nprocs > 0 && child_resolve(drv->program_of ? drv->program_of(&t->spec)
+	                                   : drv->program  ? drv->program
+	                                                   : t->spec.argv[0],
+	                                   t->program, sizeof(t->program), err) < 0)
 		start_failed(t, err->message);
 	else
 		runner_resolve(r, &t->spec, resolve_done, t);

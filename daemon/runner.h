@@ -91,8 +91,12 @@ struct test_spec {
 	/* The report's trend: trend's threshold, recover, sustain, plateau and step as given
 	 * (trend_threshold...), named as trend takes them; owned, NULL when none was. */
 	json_object *trend_args;
-	json_object *peers;    /* peers the window opens and closes on too; owned, NULL: none */
-	char server_peer[33];  /* the peer running the benchmark's server for this test, "" */
+	json_object *peers;   /* peers the window opens and closes on too; owned, NULL: none */
+	char server_peer[33]; /* the peer running the benchmark's server for this test, "" */
+	/* The peer whose daemon runs the packet generator (peer-generator.h), "": this host.
+	 * Named in peers too; generator_started once its test runs there. */
+	char generator_on[33];
+	bool generator_started;
 	struct test_cred cred; /* set by the caller after runner_spec_parse */
 	bool resolved;         /* the driver's resolve has run (runner_resolve) */
 };
@@ -151,6 +155,11 @@ struct test {
 	void *started_arg;
 	bool has_cgroup; /* its processes are in cgroup test-<cgroup_id> (cgroup.c) */
 	unsigned cgroup_id;
+	/* The generator on a peer (spec.generator_on), followed until its test ends there;
+	 * gen_summary is that test's object once it has ended, gen_why why it was lost. */
+	struct peergen *gen;
+	json_object *gen_summary;
+	char gen_why[512];
 	/* Told when the test has finished and its result is stored (suites). */
 	void (*on_finish)(struct test *t, void *arg);
 	void *finish_arg;

@@ -576,13 +576,19 @@ const struct proto_command proto_commands[] = {
                  "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
                  "[--trend-threshold F] "
                  "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
-                 "[--trend-step SEC] [--cpu-util] [--replace] [--peer PEER ...] [--wait] "
+                 "[--trend-step SEC] [--cpu-util] [--replace] [--peer PEER ...] "
+                 "[--generator-on PEER] [--wait] "
                  "[-- COMMAND... | -- NETPERF_TEST_OPTIONS...]",
         .args = {{.name = "peer",
                   .type = PROTO_ARG_STRINGS,
                   .max_len = 32,
                   .help = "open and close the window on this configured peer too, at the "
                           "warm-up and cool-down edges (repeatable)"},
+                 {.name = "generator_on",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 32,
+                  .help = "pktgen: run the generator on this configured peer, as its daemon's "
+                          "own test TEST.generator (the peer is added to --peer)"},
                  {.name = "driver",
                   .type = PROTO_ARG_STRING,
                   .max_len = 32,

@@ -3,7 +3,8 @@
 run --short, about a minute): generator -> router -> sink in three namespaces, trafgen
 sending 20 kpps of 256 flows x 8 packets to 10.0.0.0-10.18.255.255, the router tracking
 connections in a table with 16,384 free slots, a netmetricsd in each namespace: the
-router's drives each run as one multi-host test with the other two as peers.
+router's drives each run as one multi-host test with the other two as peers, the
+generator run by gen's daemon (--generator-on gen) and its figures the test's.
 
 Asserts, from the daemon's own trend of the router's forwarded rate (link.r1.tx_packets):
 the trend each test's report keeps and `trend --window` agree (one verdict per window);
@@ -87,6 +88,11 @@ def main():
                 res = json.load(f)
             assert set(res["hosts"]) == {res["local_host"], "gen", "sink"}, res["hosts"].keys()
             assert res["peers_incomplete"] == {}, res["peers_incomplete"]
+            # The generator ran on gen's daemon (--generator-on gen), its figures the test's.
+            gen = res["test"].get("peer_generator") or {}
+            assert gen.get("peer") == "gen" and gen.get("test") == name + ".generator", gen
+            assert gen.get("status") == "passed", gen
+            assert res["test"]["figures"]["packets_sent"] > 0, res["test"]["figures"]
             for host, dev in (("gen", "g0"), ("sink", "s0"), (res["local_host"], "r1")):
                 devs = [d["name"] for d in res["hosts"][host]["figures"]["devices"]]
                 assert dev in devs, (name, host, devs)

@@ -7,7 +7,10 @@ B's vB rx bytes agree within 1 % and match each veth's own counters over the win
 same through ssh = against a real OpenSSH server the test starts in B (its own host key, a
 client key it generates, a high port). Faults: a peer whose daemon is stopped, one killed
 mid-run, a transport that does not exist, one that never answers: each with its outcome,
-the local daemon healthy and no transport left running.
+the local daemon healthy and no transport left running. The packet generator on a peer
+(--generator-on): B's daemon runs it out of vB to A, A's keeps the window and the result
+(the peer's figures, A's vA rx within 2 % of what was sent); test stop, a peer killed
+mid-test, a generator the peer refuses, a transport user who is no admin there.
 
 Needs root (namespaces); the ssh test needs /usr/sbin/sshd (tools/install-deps). Every
 namespace, daemon and sshd is removed even when a test fails.
@@ -26,7 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
-from test_sampling import (ADDR_B, NS_A, NS_B, NETMETRICSCTL, make_pair,  # noqa: E402
+from test_sampling import (ADDR_A, ADDR_B, NS_A, NS_B, NETMETRICSCTL, make_pair,  # noqa: E402
                            remove_pair, sh)
 from test_tests import Daemon  # noqa: E402
 
@@ -495,6 +498,181 @@ def test_fault_peer_never_answers():
     stop(a)
 
 
+def generator_route():
+    """B sends the generator's frames to A: 10.50.0.0/24 via A, A's MAC known (no ARP)."""
+    mac_a = json.loads(sh("ip", "-j", "link", "show", "vA", ns=NS_A).stdout)[0]["address"]
+    sh("ip", "route", "add", "10.50.0.0/24", "via", ADDR_A, ns=NS_B)
+    sh("ip", "neigh", "replace", ADDR_A, "lladdr", mac_a, "dev", "vB", "nud", "permanent",
+       ns=NS_B)
+    return mac_a
+
+
+def need_generator():
+    """The peer's daemon runs the kernel's pktgen where it can be loaded, else trafgen (as
+    --driver pktgen does anywhere): only with neither is there nothing to test."""
+    if not os.path.exists("/proc/net/pktgen/pgctrl") and shutil.which("trafgen") is None:
+        raise nsrun.Skip("the pktgen module cannot be loaded (no /proc/net/pktgen) and "
+                         "trafgen (netsniff-ng) is missing")
+
+
+GEN_ARGS = ["--driver", "pktgen", "--generator-on", "gen", "--dev", "vB", "--dst-min",
+            "10.50.0.1", "--dst-max", "10.50.0.255", "--flows", "16", "--flowlen", "8",
+            "--size", "64"]
+
+
+def generator_left(ns):
+    """Generator processes (netmetrics-pktgen, trafgen) still running in namespace ns."""
+    left = []
+    for pid in sh("ip", "netns", "pids", ns, check=False).stdout.split():
+        try:
+            with open("/proc/%s/comm" % pid) as f:
+                comm = f.read().strip()
+        except OSError:
+            continue
+        if comm.startswith("netmetrics-pkt") or comm == "trafgen":
+            left.append((int(pid), comm))
+    return left
+
+
+def test_generator_on_peer():
+    """test start --driver pktgen --generator-on gen: the generator runs as the test
+    gp.generator of gen's daemon (in B, out of vB), this daemon (A, the sink) keeps the
+    multi-host window and follows it; the stored result has the peer's figures (pps > 0)
+    as its test's, and A's vA received what the generator sent (within 2 %). test stop here
+    stops the peer's test."""
+    need_generator()
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("gen", b))
+    mac_a = generator_route()
+    rx0 = veth_counter(NS_A, "vA", "rx_packets")
+    r = a.ctl("test", "start", "--wait", "--name", "gp", *GEN_ARGS, "--dst-mac", mac_a,
+              "--rate", "20000", "--duration", "4", "--warmup", "0", "--cooldown", "0",
+              check=False, timeout=120)
+    assert r.returncode == 0, (r.stdout, r.stderr, a.logtext(), b.logtext())
+    rx1 = veth_counter(NS_A, "vA", "rx_packets")
+    res = a.json("result", "show", "gp")
+    t = res["test"]
+    assert t["status"] == "passed", (t, a.logtext())
+    assert t["generator_on"] == "gen" and t["peer_generator"]["peer"] == "gen", t
+    assert t["peer_generator"]["test"] == "gp.generator", t["peer_generator"]
+    assert t["peer_generator"]["status"] == "passed", t["peer_generator"]
+    # Which generator the peer's kernel took (pktgen, else trafgen), as the peer said.
+    assert t["generator"] == t["peer_generator"]["generator"] != "", t
+    f = t["figures"]
+    sent = f["packets_sent"]
+    assert f["pps"] > 0 and sent > 0 and f.get("errors", 0) == 0, f
+    # The peer's own test: the same figures, stored there.
+    there = b.json("result", "show", "gp.generator")["test"]
+    assert there["status"] == "passed" and there["figures"]["packets_sent"] == sent, there
+    # One multi-host result: both hosts, and the sink's vA took in what was sent.
+    assert res["hosts"].keys() == {HOST, "gen"}, res["hosts"].keys()
+    assert res["peers_incomplete"] == {}, res["peers_incomplete"]
+    here = {d["name"]: d for d in res["hosts"][HOST]["figures"]["devices"]}["vA"]
+    assert abs(here["rx_packets"] - sent) <= 0.02 * sent, (here["rx_packets"], sent, rx1 - rx0)
+    assert abs((rx1 - rx0) - sent) <= 0.02 * sent, (rx1 - rx0, sent)
+    x = [c for c in res["cross"] if c["sender"] == "gen" and c["receiver"] == HOST]
+    assert len(x) == 1 and x[0]["sender_device"] == "vB" and x[0]["receiver_device"] == "vA", (
+        res["cross"])
+    assert abs(x[0]["tx_packets"] - x[0]["rx_packets"]) <= 0.02 * x[0]["tx_packets"], x
+    print("    generator on gen (%s): %d sent at %.0f pps; sink rx %d in the window, %d on vA" % (
+        t["peer_generator"].get("generator"),
+        sent, f["pps"], here["rx_packets"], rx1 - rx0))
+    # test stop here stops the peer's test; its figures come back all the same.
+    st = a.json("test", "start", "--name", "gs", *GEN_ARGS, "--dst-mac", mac_a, "--rate",
+                "20000", "--duration", "60", "--warmup", "0", "--cooldown", "0")
+    assert st["peer_generator"]["peer"] == "gen", st
+    time.sleep(2)
+    a.ctl("test", "stop", "gs")
+    deadline = time.time() + 30
+    while "status" not in a.json("test", "status", "gs")["tests"][0]:
+        assert time.time() < deadline, a.json("test", "status", "gs")
+        time.sleep(0.2)
+    t = a.json("result", "show", "gs")["test"]
+    assert t["status"] == "stopped" and t["figures"]["packets_sent"] > 0, t
+    there = b.json("test", "status", "gs.generator")["tests"][0]
+    assert there["status"] == "stopped", there
+    assert t["elapsed_s"] < 20, t
+    assert generator_left(NS_B) == [], generator_left(NS_B)
+    # This daemon stopping mid-test exits cleanly (its transports go first: the peer's
+    # generator then ends at its own duration).
+    a.json("test", "start", "--name", "gt", *GEN_ARGS, "--dst-mac", mac_a, "--rate", "20000",
+           "--duration", "4", "--warmup", "0", "--cooldown", "0")
+    time.sleep(1)
+    stop(a)
+    assert_no_transport(a, "after the generator tests")
+    deadline = time.time() + 30
+    while "status" not in b.json("test", "status", "gt.generator")["tests"][0]:
+        assert time.time() < deadline, b.json("test", "status", "gt.generator")
+        time.sleep(0.2)
+    assert generator_left(NS_B) == [], generator_left(NS_B)
+
+
+def test_generator_peer_killed():
+    """The generator's peer dies mid-test: the test fails naming it, this daemon stays
+    healthy, and nothing of the generator is left running in the peer's namespace (its
+    privileged process kills what the dead daemon started)."""
+    need_generator()
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("gen", b))
+    mac_a = generator_route()
+    a.json("test", "start", "--name", "gk", *GEN_ARGS, "--dst-mac", mac_a, "--rate", "20000",
+           "--duration", "60", "--warmup", "0", "--cooldown", "0")
+    time.sleep(2)
+    assert generator_left(NS_B), "no generator runs in B"
+    b.proc.kill()
+    b.proc.wait()
+    deadline = time.time() + 40
+    while "status" not in a.json("test", "status", "gk")["tests"][0]:
+        assert time.time() < deadline, a.json("test", "status", "gk")
+        time.sleep(0.2)
+    t = a.json("result", "show", "gk")
+    assert t["test"]["status"] == "failed", t["test"]
+    assert "peer gen" in t["test"]["reason"], t["test"]["reason"]
+    print("    peer killed: %s" % t["test"]["reason"])
+    assert t["test"]["peer_generator"]["status"] == "lost", t["test"]["peer_generator"]
+    assert "gen" in t["peers_incomplete"], t["peers_incomplete"]
+    assert a.ctl("status").returncode == 0
+    deadline = time.time() + 10
+    while generator_left(NS_B):
+        assert time.time() < deadline, generator_left(NS_B)
+        time.sleep(0.1)
+    # A generator on a peer that is not configured, or with another driver: refused.
+    r = a.ctl("test", "start", "--name", "gx", "--driver", "pktgen", "--generator-on", "nope",
+              "--dev", "vB", "--duration", "6", check=False)
+    assert r.returncode != 0 and "no peer named nope" in r.stderr, r.stderr
+    r = a.ctl("test", "start", "--name", "gx", "--driver", "netperf", "--host", ADDR_B,
+              "--generator-on", "gen", check=False)
+    assert r.returncode == 2 and "--generator-on is for --driver pktgen" in r.stderr, r.stderr
+    stop(a)
+    assert_no_transport(a, "generator peer killed")
+
+
+def test_generator_peer_refuses():
+    """The peer decides: a generator its daemon refuses (a device it does not have) refuses
+    the test here, naming the peer, and nothing is stored; a transport whose user is no
+    admin there (netmetrics, through runuser) may not start it: the peer's own rule for a
+    mutating request, unchanged."""
+    need_generator()
+    b = daemon(NS_B, "[daemon]\nsocket_mode = 0666\n")  # any user may connect: not admin
+    a = daemon(NS_A, proxy_peer("gen", b) + "[peer low]\ncommand = %s -u netmetrics -- %s -s "
+               "%s proxy\n" % (shutil.which("runuser"), NETMETRICSCTL, b.sock))
+    args = [x for x in GEN_ARGS if x not in ("--generator-on", "gen")]
+    r = a.ctl("test", "start", "--name", "gr", *args, "--dev", "nope0", "--generator-on", "gen",
+              "--duration", "6", check=False)
+    assert r.returncode != 0 and "test gr refused" in r.stderr, r.stderr
+    assert "peer gen" in r.stderr and "nope0" in r.stderr, r.stderr
+    assert a.ctl("result", "show", "gr", check=False).returncode != 0
+    r = a.ctl("test", "start", "--name", "gl", *args, "--generator-on", "low", "--duration",
+              "6", check=False)
+    assert r.returncode != 0 and "peer low" in r.stderr and "admin" in r.stderr, r.stderr
+    print("    not an admin there: %s" % r.stderr.strip())
+    assert b.ctl("test", "status", "gl.generator", check=False).returncode != 0
+    assert generator_left(NS_B) == [], generator_left(NS_B)
+    assert a.ctl("status").returncode == 0
+    stop(a)
+    assert_no_transport(a, "generator refused")
+
+
 def setup():
     make_pair()
 
@@ -514,7 +692,8 @@ TESTS = [test_command_peer_netperf, test_suite_peer, test_test_start_peer, test_
          test_shutdown_with_peers_pending, test_reload_adds_and_removes_peers,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
-         test_fault_peer_never_answers]
+         test_fault_peer_never_answers, test_generator_on_peer, test_generator_peer_killed,
+         test_generator_peer_refuses]
 
 if __name__ == "__main__":
     sys.exit(nsrun.run(TESTS, "peer", setup, teardown))
