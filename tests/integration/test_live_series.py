@@ -6,7 +6,8 @@ sum) and test.throughput_mbps.proc0, .proc1, which `series --window` answers alt
 has no such series; their mean is netperf's own final figure (within 20 %: each interim is
 netperf's rate over its interval, the final one over the whole run); `trend --window` takes
 them; `report --html` draws them (rendered by headless Chromium); and after a restart of the
-daemon the replies, read from NAME.series, are the same.
+daemon the replies, read from NAME.series, are the same. A TCP_RR test then keeps
+test.transactions_per_s the same way.
 
 Needs root (namespaces), netperf/netserver. Environment: NETMETRICSD, NETMETRICSCTL. Ends with
 "N passed, M failed".
@@ -92,6 +93,19 @@ def test_live_figures_stored():
         assert after == before, (before, after)
         tr2 = d.json("trend", "test.throughput_mbps", "--window", NAME)
         assert tr2 == tr, (tr, tr2)
+        # A request/response test: transactions per second, counted as transactions.
+        rep = run_test(d, "--driver", "netperf", "--name", NAME + "-rr", "--type", "TCP_RR",
+                       "--host", ADDR_B, "--duration", "5", "--warmup", "1", "--cooldown",
+                       "0")
+        final = rep["test"]["figures"]["transactions_per_s"]
+        rr = d.json("series", "test.*", "--window", NAME + "-rr")
+        assert sorted(s["name"] for s in rr["series"]) == [
+            "test.transactions_per_s", "test.transactions_per_s.proc0"], rr["series"]
+        assert rr["series"][0]["unit"] == "transactions", rr["series"][0]
+        trans = points(rr, "test.transactions_per_s")
+        print("  final %.0f transactions/s; interim points %s" % (
+            final, ["%.0f" % x for x in trans]))
+        assert len(trans) >= 3 and abs(mean(trans) - final) <= 0.2 * final, (final, trans)
     finally:
         d.stop()
         srv.stop()
