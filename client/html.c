@@ -698,8 +698,29 @@ trend_marks(json_object *tr, double rel0, struct marks *m)
 	}
 }
 
+/* A test's own figures over time (its stored series "test.*": netperf's interim
+ * throughput or transactions, the sum first, then each process), when it has them. */
+static void
+test_figures(FILE *fp, const struct ctl_opts *opts, const char *name)
+{
+	struct line l[MAX_LINES] = {{0}};
+	json_object *sr;
+	char note[512];
+	size_t n = 0;
+
+	if ((sr = quiet_call(opts, "series", win_args(name, "glob", "test.*"), note,
+	                     sizeof(note))) == NULL)
+		return;
+	lines_from(sr, NULL, false, l, &n, MAX_LINES);
+	if (n > 0)
+		svg_chart(fp, "test", "the benchmark's own figures over time (per second)", l, n,
+		          NULL, false);
+	lines_free(l, n);
+	json_object_put(sr);
+}
+
 /* The window's time series: the busiest device's packets (with the trend marked on the
- * trend's metric), and CPU time by mode. */
+ * trend's metric), the test's own figures, and CPU time by mode. */
 static void
 time_series(FILE *fp, const struct ctl_opts *opts, const char *name, json_object *rep)
 {
@@ -737,6 +758,7 @@ time_series(FILE *fp, const struct ctl_opts *opts, const char *name, json_object
 	lines_free(l, n);
 	json_object_put(sr);
 	json_object_put(tr);
+	test_figures(fp, opts, name);
 	n = 0;
 	if ((sr = quiet_call(opts, "series", win_args(name, "glob", "cpu.all.*"), note,
 	                     sizeof(note))) != NULL) {

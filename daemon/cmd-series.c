@@ -324,10 +324,11 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 		return rc < 0 ? -1 : 0;
 	if (win != NULL) {
 		/* The span of a test or hand-made window, as far as the ring still holds it; once
-		 * it does not, the series stored with its result. */
+		 * it does not, or for series the ring does not have (a test's figures), the series
+		 * stored with its result. */
 		if (window_span(d->windows, win, &t0, &t1, err) < 0)
 			return -1;
-		if ((q = cmd_stored_query(d, win, t0, &blk)) != NULL) {
+		if ((q = cmd_stored_query(d, win, t0, glob, &blk)) != NULL) {
 			t0 = blk->t0;
 			t1 = blk->t1;
 		} else

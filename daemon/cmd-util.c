@@ -113,14 +113,19 @@ cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o)
 }
 
 struct query *
-cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, struct seriesblock **blk)
+cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, const char *glob,
+                 struct seriesblock **blk)
 {
 	struct ring_stats st;
 	struct nm_error e;
+	bool held;
 
 	*blk = NULL;
 	ring_get_stats(sampler_ring(d->sampler), &st);
-	if ((st.newest_ns != 0 && t0 >= st.oldest_ns) || d->results == NULL)
+	held = st.newest_ns != 0 && t0 >= st.oldest_ns;
+	if ((held &&
+	     (glob == NULL || query_match(d->query, glob, false, &d->ids, &d->ids_cap) > 0)) ||
+	    d->results == NULL)
 		return NULL;
 	if ((*blk = results_series_get(d->results, name, sampler_mono_to_real(d->sampler), &e)) ==
 	    NULL)

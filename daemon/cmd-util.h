@@ -39,13 +39,14 @@ double cmd_epoch_s(struct daemon *d, uint64_t mono_ns);
  * "queue", "cpu", "irq" (numbers)}. proto/PROTOCOL.md, Labels. */
 void cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o);
 
-/* When the ring no longer holds the start t0 of window name's span (a restart, eviction) and
- * its result has stored series (seriesblock.h): a query over them (new; query_free) and the
- * block in *blk (seriesblock_free after the query). NULL otherwise (the ring answers; a
- * damaged block is skipped with a warning). */
+/* When the ring no longer holds the start t0 of window name's span (a restart, eviction), or
+ * glob (NULL: any) matches no series of the ring (a test's own, source "test", are only
+ * stored), and its result has stored series (seriesblock.h): a query over them (new;
+ * query_free) and the block in *blk (seriesblock_free after the query). NULL otherwise (the
+ * ring answers; a damaged block is skipped with a warning). */
 struct query;
 struct seriesblock;
-struct query *cmd_stored_query(struct daemon *d, const char *name, uint64_t t0,
+struct query *cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, const char *glob,
                                struct seriesblock **blk);
 
 #endif

@@ -39,8 +39,10 @@ static const struct {
     {"-D", 'n'}, {"-P", 'p'}, {"-4", 'n'}, {"-6", 'n'},
 };
 
-#define PASS_VALUE_MAX 32 /* bytes in one option's value */
-#define PASS_WORDS_MAX 32 /* words after -- */
+#define NETPERF_DEMO_S   1   /* -D: seconds between interim results */
+#define NETPERF_DEMO_ARG "1" /* the same as netperf's argument */
+#define PASS_VALUE_MAX   32  /* bytes in one option's value */
+#define PASS_WORDS_MAX   32  /* words after -- */
 
 /* One SIZE or PORT of a value: digits (at most 10), a size with an optional unit letter. */
 static const char *
@@ -176,7 +178,7 @@ netperf_argv(const struct test_spec *s, const char *program, const struct test_p
 	w[n++] = "-P";
 	w[n++] = "0";
 	w[n++] = "-D";
-	w[n++] = "1";
+	w[n++] = NETPERF_DEMO_ARG;
 	if (p->local_cpu >= 0 || p->remote_cpu >= 0) {
 		char l[12] = "", r[12] = "";
 		if (p->local_cpu >= 0)
@@ -219,10 +221,47 @@ netperf_proc_init(struct test_proc *p)
 	parse_netperf_init(p->priv);
 }
 
+/* An interim result is whole (its NETPERF_ENDING read): recorded with the time it refers to
+ * for the test's stored series, named as the final figures are. */
+static void
+netperf_interim(struct test_proc *p, const struct netperf_out *np)
+{
+	struct runner_figure f = {.name = "throughput",
+	                          .unit = "",
+	                          .per_s = np->interim,
+	                          .interval_s = np->interim_interval_s,
+	                          .end_real_s = np->interim_end_s,
+	                          .every_s = NETPERF_DEMO_S};
+	char unit[sizeof(np->interim_units)];
+	size_t n = strlen(np->interim_units);
+
+	if (strcmp(np->interim_units, "Trans/s") == 0) {
+		f.name = "transactions_per_s";
+		f.unit = "transactions";
+	} else if (strcmp(np->interim_units, "10^6bits/s") == 0) {
+		f.name = "throughput_mbps";
+		f.unit = "Mbit";
+	} else {
+		/* Units netperf may print otherwise ("10^3bits/s"): what they count. */
+		snprintf(unit, sizeof(unit), "%.*s",
+		         (int)(n > 2 && strcmp(np->interim_units + n - 2, "/s") == 0 ? n - 2 : n),
+		         np->interim_units);
+		f.unit = unit;
+	}
+	if (!(f.interval_s >= 0))
+		f.interval_s = NETPERF_DEMO_S;
+	runner_live_figure(p, &f);
+}
+
 static void
 netperf_line(struct test_proc *p, const char *line, size_t len)
 {
-	parse_netperf_line(p->priv, line, len);
+	struct netperf_out *np = p->priv;
+	unsigned ended = np->nended;
+
+	parse_netperf_line(np, line, len);
+	if (np->nended != ended && np->ninterim > 0)
+		netperf_interim(p, np);
 }
 
 /* Live: the sum of the newest interim results. */

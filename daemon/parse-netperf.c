@@ -15,6 +15,7 @@ parse_netperf_init(struct netperf_out *o)
 	o->elapsed_s = o->bytes_sent = o->bytes_recvd = o->interim = NAN;
 	o->send_calls = o->send_throughput = o->remote_recv_calls = o->remote_bytes_recvd = NAN;
 	o->local_cpu_pct = o->remote_cpu_pct = NAN;
+	o->interim_interval_s = o->interim_end_s = NAN;
 }
 
 /* Parse a whole number; false when the text is not one (a finite double, nothing after). */
@@ -116,8 +117,15 @@ parse_netperf_line(struct netperf_out *o, const char *line, size_t len)
 		copy_word(o->interim_units, sizeof(o->interim_units), val, vlen);
 		return 1;
 	}
-	if (indexed(line, klen, "NETPERF_INTERVAL") || indexed(line, klen, "NETPERF_ENDING"))
+	if (indexed(line, klen, "NETPERF_INTERVAL")) {
+		o->interim_interval_s = number(val, vlen, &v) && v >= 0 ? v : NAN;
 		return 1;
+	}
+	if (indexed(line, klen, "NETPERF_ENDING")) {
+		o->interim_end_s = number(val, vlen, &v) && v > 0 ? v : NAN;
+		o->nended++;
+		return 1;
+	}
 	if ((slot = numeric_slot(o, line, klen)) == NULL || !number(val, vlen, &v))
 		return 0;
 	if ((slot == &o->local_cpu_pct || slot == &o->remote_cpu_pct) && (v < 0 || v > 100))

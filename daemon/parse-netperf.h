@@ -37,6 +37,12 @@ struct netperf_out {
 	double interim;         /* the newest interim result, in interim_units */
 	char interim_units[24]; /* "10^6bits/s", "Trans/s" */
 	unsigned ninterim;
+	/* The newest interim's span: its length (NETPERF_INTERVAL, s) and the epoch second it
+	 * ended (NETPERF_ENDING); NAN until said. nended counts NETPERF_ENDING lines: an
+	 * interim result is whole once its ending is read (netperf prints RESULT, UNITS,
+	 * INTERVAL, ENDING in that order). */
+	double interim_interval_s, interim_end_s;
+	unsigned nended;
 	bool final; /* THROUGHPUT was seen: the test ended normally */
 };
 

@@ -29,6 +29,7 @@
 #include "privsep.h"
 #include "runner.h"
 #include "child.h"
+#include "testseries.h"
 #include "timeutil.h"
 #include "trend.h"
 #include "usergroups.h"
@@ -217,6 +218,9 @@ test_free(struct test *t)
 	peergen_free(t->gen);
 	json_object_put(t->gen_summary);
 	json_object_put(t->summary);
+	if (t->live_series != NULL)
+		testseries_free(t->live_series);
+	free(t->live_series);
 	runner_spec_free(&t->spec);
 	free(t);
 }
@@ -952,6 +956,12 @@ store(struct test *t)
 			json_add_string(win, "reason", t->reason);
 			json_object_object_add(extra, "window", win);
 		}
+		/* Its live figures go into the stored series (the window frees them). */
+		if (t->live_series != NULL) {
+			testseries_end(t->live_series);
+			window_test_series(r->d->windows, t->spec.name, t->live_series);
+		}
+		t->live_series = NULL;
 		/* The rest once the result is durable (writer thread): test status says
 		 * "storing" until then, and a suite moves on only after. */
 		t->window_open = false;
@@ -997,6 +1007,36 @@ finish_rest(struct test *t)
 	if (t->on_finish != NULL)
 		t->on_finish(t, t->finish_arg);
 	trim(r, t);
+}
+
+/* ---- live figures ---- */
+
+void
+runner_live_figure(struct test_proc *p, const struct runner_figure *f)
+{
+	struct test *t = p->test;
+	uint64_t now = time_mono_ns(), t0, t1, len;
+	double end;
+
+	if (runner_finished(t) || t->storing || t->window_stored || !(f->interval_s >= 0))
+		return;
+	if (t->live_series == NULL) {
+		double every = f->every_s > 0 && f->every_s < 86400 ? f->every_s : 1;
+		t->live_series = xcalloc(1, sizeof(*t->live_series));
+		testseries_init(t->live_series, t->nprocs, f->name, f->unit,
+		                (uint32_t)llround(every * 1000), t->start_mono_ns);
+	}
+	if (strcmp(t->live_series->name, f->name) != 0)
+		return;
+	/* The benchmark's own clock says when its interval ended: the time the figure refers
+	 * to, not the moment its line was read. Never later than now, nor before the test. */
+	end = f->end_real_s * 1e9 - (double)sampler_mono_to_real(t->runner->d->sampler);
+	t1 = isfinite(end) && end > 0 && end < (double)now ? (uint64_t)end : now;
+	if (t1 < t->start_mono_ns)
+		t1 = t->start_mono_ns;
+	len = f->interval_s < 86400 ? (uint64_t)(f->interval_s * 1e9) : t1;
+	t0 = t1 - t->start_mono_ns > len ? t1 - len : t->start_mono_ns;
+	testseries_add(t->live_series, p->index, f->per_s, t0, t1);
 }
 
 /* ---- timers and exits ---- */

@@ -25,6 +25,7 @@ struct child;
 struct children;
 struct runner;
 struct test;
+struct testseries;
 
 #define TEST_PROCS_MAX    1024
 #define TEST_FIGURES_MAX  16
@@ -163,6 +164,9 @@ struct test {
 	/* Told when the test has finished and its result is stored (suites). */
 	void (*on_finish)(struct test *t, void *arg);
 	void *finish_arg;
+	/* Its live figures over time (runner_live_figure), handed to its window when it is
+	 * stored (window_test_series); NULL: none reported. */
+	struct testseries *live_series;
 };
 
 /* The end of a driver's asynchronous step (resolve, setup, teardown): rc 0, or -1 with
@@ -232,6 +236,16 @@ void runner_strv_free(char **v);
 int runner_cpu_for(const struct cpuset *set, unsigned i);
 /* The elapsed seconds of a test now (or at its end once finished). */
 double runner_elapsed(const struct test *t);
+/* A live figure a process reported (netperf's interim result): per_s, a rate called name
+ * (as the figures name it: "throughput_mbps") whose integral counts unit ("Mbit"), over the
+ * interval_s seconds that ended at end_real_s (epoch seconds; NAN: now); every_s is how often
+ * the benchmark reports. Recorded with its time for the test's stored series (source
+ * "test", testseries.h); a test keeps one figure, the first named. */
+struct runner_figure {
+	const char *name, *unit;
+	double per_s, interval_s, end_real_s, every_s;
+};
+void runner_live_figure(struct test_proc *p, const struct runner_figure *f);
 
 /* The children of the runner's loop, for drivers that run tools (child.c). */
 struct children *runner_children(struct runner *r);

@@ -12,7 +12,9 @@
  *
  * Kept are the series of the sources link, queues, cpu, softirqs, snmp, softnet, lnstat
  * (without the per-CPU rows of its tables, which repeat their sums) and the interrupts
- * source's rows that are not IRQ lines (IPIs and the other arch types).
+ * source's rows that are not IRQ lines (IPIs and the other arch types); for a test's window
+ * also the source "test", its benchmark's live figures (testseries.h, seriesblock-test.c),
+ * which the ring does not have.
  *
  * On disk (encode/decode): "NMSERIES", a version byte, the payload's length (8 bytes, little
  * endian), then the payload compressed by zlib. The payload is varints: times as epoch ns,
@@ -32,6 +34,7 @@
 
 struct nm_error;
 struct sampler;
+struct testseries;
 
 #define SERIESBLOCK_MAX_POINTS  3600
 #define SERIESBLOCK_MAX_SERIES  100000
@@ -74,6 +77,13 @@ struct seriesblock *seriesblock_decode(const uint8_t *buf, size_t len, int64_t m
  * check). */
 struct seriesblock *seriesblock_parse(const uint8_t *payload, size_t len, int64_t mono_to_real,
                                       struct nm_error *err);
+/* Add the records of a test's live figures ts (may be NULL) in [t0, t1] (the one at or
+ * before t0 included) to b as the source "test": test.NAME, the sum of the processes, and
+ * test.NAME.procI, counters of ts->unit whose rates are the figure. b NULL (the ring held
+ * nothing of the span): a new block of [t0, t1] with mono_to_real. Returns the block (b, a
+ * new one, or NULL when both were empty). */
+struct seriesblock *seriesblock_test_add(struct seriesblock *b, const struct testseries *ts,
+                                         uint64_t t0, uint64_t t1, int64_t mono_to_real);
 /* Index of the last record of source src at or before t, -1 when none. */
 ssize_t seriesblock_at(const struct seriesblock *b, unsigned src, uint64_t t);
 

@@ -786,13 +786,16 @@ trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err)
 	uint64_t start = time_mono_ns();
 	bool from_result;
 	json_object *eff;
+	const char *metric;
 	ssize_t n;
 
 	switch (j->stage) {
 	case JOB_STORED:
-		/* The span gone from the ring: the series stored with the result, when it has
-		 * them. */
-		if ((j->bq = cmd_stored_query(j->d, j->window, j->t0, &j->blk)) != NULL) {
+		/* The span gone from the ring, or a series it does not have (a test's figures):
+		 * the series stored with the result, when it has them. */
+		metric = json_get_string(j->args, "metric", "");
+		if ((j->bq = cmd_stored_query(j->d, j->window, j->t0, metric[0] ? metric : NULL,
+		                              &j->blk)) != NULL) {
 			j->q = j->bq;
 			j->t0 = j->blk->t0;
 			j->t1 = j->blk->t1;

@@ -19,6 +19,7 @@
 #include "statefile.h"
 #include "seriesblock.h"
 #include "timeutil.h"
+#include "testseries.h"
 #include "tuning.h"
 #include "window.h"
 #include "writer.h"
@@ -37,6 +38,8 @@ struct window {
 	bool frozen;           /* open, but its end edge is taken (end) */
 	bool storing;          /* open and frozen, its report on the writer thread */
 	struct snapshot start, end;
+	/* A test's live figures, added to its block at the close (window_test_series). */
+	struct testseries *test;
 };
 
 struct windows {
@@ -66,6 +69,16 @@ window_rel(const char *name, char *buf, size_t size)
 	snprintf(buf, size, "%s%s", name, WINDOW_SUFFIX);
 }
 
+/* Free a test's live figures kept for w's block. */
+static void
+test_series_drop(struct window *w)
+{
+	if (w->test != NULL)
+		testseries_free(w->test);
+	free(w->test);
+	w->test = NULL;
+}
+
 /* Free a window and take it out of the list (its files are left alone). */
 static void
 drop(struct windows *ws, size_t i)
@@ -74,6 +87,7 @@ drop(struct windows *ws, size_t i)
 
 	snapshot_free(&w->start);
 	snapshot_free(&w->end);
+	test_series_drop(w);
 	json_object_put(w->opts);
 	free(w->name);
 	free(w);
@@ -351,6 +365,7 @@ closing_done(void *arg, const struct nm_error *err)
 		log_warnx("window %s: %s", w->name, e.message);
 	w->open = false;
 	w->frozen = false;
+	test_series_drop(w); /* in the stored block now */
 	w->closed_by = c->closed_by;
 	w->opts = c->eff;
 	w->close_seq = ++ws->close_seq;
@@ -437,6 +452,8 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	/* The per-sample history of the span goes with it (seriesblock.h): the records are
 	 * copied out of the ring now, encoded and written on the writer thread. */
 	c->blk = seriesblock_collect(ws->sampler, w->start.mono_ns, end.mono_ns);
+	c->blk = seriesblock_test_add(c->blk, w->test, w->start.mono_ns, end.mono_ns,
+	                              sampler_mono_to_real(ws->sampler));
 	if (ws->root != NULL) {
 		/* The name taken and the report served now, as by results_put_async (what it
 		 * refuses at once, refused now: done not called); the put after the tuning. */
@@ -694,6 +711,23 @@ window_freeze(struct windows *ws, const char *name, struct nm_error *err)
 		snapshot_take(ws->sampler, &w->end);
 		w->frozen = true;
 	}
+	return 0;
+}
+
+/* Keep a test's live figures for the open window's block. */
+int
+window_test_series(struct windows *ws, const char *name, struct testseries *ts)
+{
+	ssize_t i = find(ws, name);
+
+	if (i < 0 || !ws->ws[i]->open) {
+		if (ts != NULL)
+			testseries_free(ts);
+		free(ts);
+		return -1;
+	}
+	test_series_drop(ws->ws[i]);
+	ws->ws[i]->test = ts;
 	return 0;
 }
 

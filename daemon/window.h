@@ -16,6 +16,7 @@ struct sampler;
 struct results;
 struct nm_error;
 struct windows;
+struct testseries;
 
 /* Closed windows whose snapshots stay in memory (for reports with other CPU sets); beyond
  * either bound the window closed first is forgotten (its result stays on disk). */
@@ -68,6 +69,11 @@ json_object *window_stop_inline(struct windows *ws, const char *name, json_objec
  * ends at cool-down, its result is stored when the benchmark has exited). Its live report
  * ends there too. 0, or -1 with err. */
 int window_freeze(struct windows *ws, const char *name, struct nm_error *err);
+/* A test's live figures (testseries.h; heap, taken over, also on error) for the open window
+ * name: when it closes, its records in the window's span are added to the stored series
+ * block as the source "test" (seriesblock_test_add); once stored, they are freed. A later
+ * call replaces them. 0, or -1 when there is no such open window (ts freed). */
+int window_test_series(struct windows *ws, const char *name, struct testseries *ts);
 /* The CLOCK_REALTIME ns of an open window's end edge once frozen (window_freeze), else of
  * its start edge; 0 when there is no such open window (the edges of multi-host windows). */
 uint64_t window_edge_real_ns(const struct windows *ws, const char *name);

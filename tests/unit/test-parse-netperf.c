@@ -173,6 +173,10 @@ test_stream(void **state)
 	assert_int_equal(o.ninterim, 1);
 	assert_double_equal(o.interim, 3363.98);
 	assert_string_equal(o.interim_units, "10^6bits/s");
+	/* The interim's span: 2.009 s ending at that epoch second. */
+	assert_double_equal(o.interim_interval_s, 2.009);
+	assert_double_equal(o.interim_end_s, 1796006910.219);
+	assert_int_equal(o.nended, 1);
 	assert_true(o.final);
 	free(text);
 }

@@ -1,0 +1,123 @@
+#!/usr/bin/env python3
+"""A test's live figures kept with its result (daemon/testseries.c, seriesblock-test.c): two
+netperf TCP_STREAM processes run 5 s from namespace A to netserver in B with interim results
+(-D 1). The stored result's series block has the source "test": test.throughput_mbps (the
+sum) and test.throughput_mbps.proc0, .proc1, which `series --window` answers although the ring
+has no such series; their mean is netperf's own final figure (within 20 %: each interim is
+netperf's rate over its interval, the final one over the whole run); `trend --window` takes
+them; `report --html` draws them (rendered by headless Chromium); and after a restart of the
+daemon the replies, read from NAME.series, are the same. A TCP_RR test then keeps
+test.transactions_per_s the same way.
+
+Needs root (namespaces), netperf/netserver. Environment: NETMETRICSD, NETMETRICSCTL. Ends with
+"N passed, M failed".
+"""
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from test_sampling import ADDR_B, make_pair, remove_pair  # noqa: E402
+from test_series_stored import attr, chromium_dom  # noqa: E402
+from test_tests import Daemon, Servers, need_tools, run_test  # noqa: E402
+
+NAME = "np-live"
+
+
+def points(reply, name):
+    got = {s["name"]: s for s in reply["series"]}
+    assert name in got, (name, list(got))
+    return [p[1] for p in got[name]["points"]]
+
+
+def mean(v):
+    return sum(v) / len(v)
+
+
+def check_html(d, final):
+    """report --html: the chart of the test's own figures, its sum's mean as series says."""
+    out = os.path.join(d.dir, "pictures")
+    os.makedirs(out, exist_ok=True)
+    page = os.path.join(out, "report.html")
+    d.ctl("report", NAME, "--html", page)
+    try:
+        dom = chromium_dom(page, os.path.join(out, "report.png"))
+    except nsrun.Skip as e:
+        print("  (no Chromium: %s; the page's text checked instead)" % e)
+        with open(page) as f:
+            dom = f.read()
+    assert 'data-chart="test"' in dom, dom[:3000]
+    tag = '<polyline fill="none" stroke="#1f77b4" stroke-width="1.5" ' \
+          'data-series="test.throughput_mbps"'
+    got = float(attr(dom, tag, "data-mean"))
+    assert abs(got - final) <= 0.2 * final, (got, final)
+    assert 'data-series="test.throughput_mbps.proc1"' in dom
+
+
+def test_live_figures_stored():
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    base = d.dir
+    try:
+        rep = run_test(d, "--driver", "netperf", "--name", NAME, "--host", ADDR_B,
+                       "--duration", "5", "--warmup", "0", "--cooldown", "0", "--procs", "2")
+        final = rep["test"]["figures"]["throughput_mbps"]
+        assert final > 0, rep["test"]["figures"]
+        blk = os.path.join(base, "state", "results", NAME + ".series")
+        assert os.path.getsize(blk) > 100, os.path.getsize(blk)
+        # The ring has no series of the test: the stored block answers.
+        assert d.json("series", "test.*", "--from", "-30")["series"] == []
+        before = d.json("series", "test.*", "--window", NAME)
+        names = sorted(s["name"] for s in before["series"])
+        assert names == ["test.throughput_mbps", "test.throughput_mbps.proc0",
+                         "test.throughput_mbps.proc1"], names
+        assert all(s["unit"] == "Mbit" and s["labels"]["source"] == "test"
+                   for s in before["series"]), before["series"]
+        tput = points(before, "test.throughput_mbps")
+        print("  final %.1f Mbit/s; interim points %s; mean %+.1f %%" % (
+            final, ["%.0f" % x for x in tput], 100 * (mean(tput) - final) / final))
+        assert len(tput) >= 3, tput
+        assert abs(mean(tput) - final) <= 0.2 * final, (mean(tput), final, tput)
+        # The sum is the processes' sum, point by point.
+        p0, p1 = (points(before, "test.throughput_mbps.proc%d" % i) for i in (0, 1))
+        for s, a, b in zip(tput, p0, p1):
+            assert abs(s - (a + b)) <= 1e-6 * max(s, 1), (s, a, b)
+        tr = d.json("trend", "test.throughput_mbps", "--window", NAME)
+        assert tr["metric"] == "test.throughput_mbps" and tr["points"] >= 3, tr
+        check_html(d, final)
+        # A restart: the same replies, from NAME.series.
+        assert d.stop(keep=True) == 0
+        d = Daemon(base)
+        after = d.json("series", "test.*", "--window", NAME)
+        assert after == before, (before, after)
+        tr2 = d.json("trend", "test.throughput_mbps", "--window", NAME)
+        assert tr2 == tr, (tr, tr2)
+        # A request/response test: transactions per second, counted as transactions.
+        rep = run_test(d, "--driver", "netperf", "--name", NAME + "-rr", "--type", "TCP_RR",
+                       "--host", ADDR_B, "--duration", "5", "--warmup", "1", "--cooldown",
+                       "0")
+        final = rep["test"]["figures"]["transactions_per_s"]
+        rr = d.json("series", "test.*", "--window", NAME + "-rr")
+        assert sorted(s["name"] for s in rr["series"]) == [
+            "test.transactions_per_s", "test.transactions_per_s.proc0"], rr["series"]
+        assert rr["series"][0]["unit"] == "transactions", rr["series"][0]
+        trans = points(rr, "test.transactions_per_s")
+        print("  final %.0f transactions/s; interim points %s" % (
+            final, ["%.0f" % x for x in trans]))
+        assert len(trans) >= 3 and abs(mean(trans) - final) <= 0.2 * final, (final, trans)
+    finally:
+        d.stop()
+        srv.stop()
+
+
+def main():
+    if os.geteuid() == 0 and shutil.which("ip") is None:
+        print("ip (iproute2) is missing")
+        return 1
+    return nsrun.run([test_live_figures_stored], "live series", make_pair, remove_pair)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
