@@ -2,8 +2,9 @@
  * the loop and deleted or replaced before the read gives a clean not_found or the content
  * the file has then; a result being stored is served from a deep copy that outlives its
  * pending entry; broken files ([1,2], 5, bytes that are not UTF-8) are errors, not
- * aborts; the read and the work run on the reader thread, the done half on the loop; and
- * result show, result export and compare answer through it without a client. */
+ * aborts; the read and the work run on the reader thread, the done half on the loop; reads
+ * do not wait behind the writer's fsyncs; and result show, result export and compare answer
+ * through it without a client. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,6 +26,7 @@
 #include "jsonutil.h"
 #include "results-load.h"
 #include "results.h"
+#include "statefile.h"
 
 struct fixture {
 	char dir[64];
@@ -255,6 +257,50 @@ test_on_reader_thread(void **state)
 	event_base_free(base);
 }
 
+/* A put's done: count it. */
+static void
+put_done(void *arg, const struct nm_error *err)
+{
+	(void)err;
+	(*(int *)arg)++;
+}
+
+/* Reads do not queue behind the writer: with each fsync held 2 s, a load submitted after a
+ * put is answered while the put is still on the writer thread (why the reader is a second
+ * struct writer, not the writer's queue). */
+static void
+test_reads_not_behind_writes(void **state)
+{
+	struct fixture *f = *state;
+	struct event_base *base = event_base_new();
+	json_object *r = make_result("slow", 1);
+	struct results_load *ld;
+	struct seen s = {0};
+	struct nm_error err;
+	int puts = 0;
+
+	put(f, "kept", 3);
+	assert_int_equal(results_start(f->rs, base, &err), 0);
+	while (!results_index_ready(f->rs))
+		event_base_loop(base, EVLOOP_ONCE);
+	statefile_test_fsync_delay(2000);
+	assert_int_equal(results_put_async(f->rs, "slow", r, put_done, &puts, &err), 0);
+	json_object_put(r);
+	ld = results_load_new(f->rs);
+	results_load_add(ld, "kept", false);
+	results_load_run(ld, seen_work, seen_done, &s);
+	while (!s.done)
+		event_base_loop(base, EVLOOP_ONCE);
+	assert_int_equal(s.x[0], 3);
+	assert_int_equal(puts, 0);
+	while (puts == 0)
+		event_base_loop(base, EVLOOP_ONCE);
+	statefile_test_fsync_delay(0);
+	results_close(f->rs);
+	f->rs = NULL;
+	event_base_free(base);
+}
+
 /* Run command name with args_json against the store, without a client. */
 static int
 run(struct fixture *f, const char *name, const char *args_json, struct cmd_ctx *ctx,
@@ -340,6 +386,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_pending_copied, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_broken_files, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_on_reader_thread, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reads_not_behind_writes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_commands, setup, teardown),
 	};
 
