@@ -1,6 +1,8 @@
 /* cmd-compare.c: compare stored results A and B, each named by a glob: one result against
  * another, or a set of iterations against another set, figure by figure (compare.c), and
- * multi-host results host by host (compare-hosts.c). */
+ * multi-host results host by host (compare-hosts.c). The globs are matched on the loop; the
+ * results are read, compared and the reply serialised on the results' reader thread
+ * (results-load.c): compare.c and compare-hosts.c are pure functions of the results. */
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,8 +14,87 @@
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "results-load.h"
 #include "results.h"
 #include "xmalloc.h"
+
+/* One side of a comparison: the glob asked and the items (of the load) it matched. */
+struct cmp_side {
+	char *glob;
+	size_t first, n;
+};
+
+/* One comparison: two results or globs, or a point of two suites. */
+struct cmp_point {
+	char *point; /* suites: the point's name; NULL for two results */
+	struct cmp_side a, b;
+	bool only_a; /* suites: B has nothing for it (or a side is too large) */
+};
+
+/* What the thread compares, planned on the loop. */
+struct cmp_plan {
+	bool summary, suites;
+	json_object *globs; /* figures kept (a copy; NULL: all) */
+	char *sa, *sb;      /* suites */
+	struct cmp_point *points;
+	size_t n, cap;
+};
+
+/* Free a plan. */
+static void
+plan_free(void *arg)
+{
+	struct cmp_plan *pl = arg;
+
+	for (size_t i = 0; i < pl->n; i++) {
+		free(pl->points[i].point);
+		free(pl->points[i].a.glob);
+		free(pl->points[i].b.glob);
+	}
+	free(pl->points);
+	free(pl->sa);
+	free(pl->sb);
+	json_object_put(pl->globs);
+	free(pl);
+}
+
+/* A new point of the plan. */
+static struct cmp_point *
+plan_point(struct cmp_plan *pl)
+{
+	if (pl->n == pl->cap) {
+		pl->cap = pl->cap ? pl->cap * 2 : 8;
+		pl->points = xreallocarray(pl->points, pl->cap, sizeof(*pl->points));
+	}
+	memset(&pl->points[pl->n], 0, sizeof(pl->points[0]));
+	return &pl->points[pl->n++];
+}
+
+/* One side (loop): the results matching glob, added to ld. 0, or -1 with err when none or
+ * too many match. */
+static int
+match_side(struct results_load *ld, const char *side, const char *glob, struct cmp_side *cs,
+           struct nm_error *err)
+{
+	const char *const *matched;
+	size_t n = results_match(ld->rs, glob, &matched);
+
+	cs->glob = xstrdup(glob);
+	if (n == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND,
+		                    "compare: side %s: no stored result matches \"%s\"", side,
+		                    glob);
+	if (n > COMPARE_MAX_RESULTS)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "compare: side %s: \"%s\" matches %zu results, at most %d",
+		                    side, glob, n, COMPARE_MAX_RESULTS);
+	/* Added now, while matched (the store's until its next match) is valid. */
+	cs->first = ld->n;
+	cs->n = n;
+	for (size_t i = 0; i < n; i++)
+		results_load_add(ld, matched[i], false);
+	return 0;
+}
 
 /* Put n loaded results and free the array. */
 static void
@@ -24,54 +105,25 @@ put_all(json_object **res, size_t n)
 	free(res);
 }
 
-/* Load the results named names[0..n) into a new array; NULL with err when one fails. */
+/* A side's loaded results (thread) in a new array, their names in *names (new); NULL with
+ * err (the first that failed) when one could not be read. */
 static json_object **
-load_all(struct results *rs, char *const *names, size_t n, struct nm_error *err)
+side_results(struct results_load *ld, const struct cmp_side *cs, json_object **names,
+             struct nm_error *err)
 {
-	json_object **res = xcalloc(n, sizeof(*res));
+	json_object **res = xcalloc(cs->n, sizeof(*res));
 
-	for (size_t i = 0; i < n; i++)
-		if ((res[i] = results_get(rs, names[i], err)) == NULL) {
+	for (size_t i = 0; i < cs->n; i++)
+		if ((res[i] = results_load_take(ld, cs->first + i, err)) == NULL) {
 			put_all(res, i);
+			*names = NULL;
 			return NULL;
 		}
+	*names = json_object_new_array_ext((int)cs->n);
+	for (size_t i = 0; i < cs->n; i++)
+		json_object_array_add(*names,
+		                      json_object_new_string(ld->items[cs->first + i].name));
 	return res;
-}
-
-/* One side: the results matching glob, loaded into *res (see put_all), their names
- * appended to names. Returns the count, or 0 with err. */
-static size_t
-load_side(struct results *rs, const char *side, const char *glob, json_object ***res,
-          json_object *names, struct nm_error *err)
-{
-	const char *const *matched;
-	size_t n = results_match(rs, glob, &matched);
-	char **copy;
-
-	*res = NULL;
-	if (n == 0) {
-		nm_error_set(err, NM_ERR_NOT_FOUND,
-		             "compare: side %s: no stored result matches \"%s\"", side, glob);
-		return 0;
-	}
-	if (n > COMPARE_MAX_RESULTS) {
-		nm_error_set(err, NM_ERR_BAD_ARGS,
-		             "compare: side %s: \"%s\" matches %zu results, at most %d", side, glob,
-		             n, COMPARE_MAX_RESULTS);
-		return 0;
-	}
-	/* The names stay valid until a put or delete; loading does neither, but copy them
-	 * rather than rely on it. */
-	copy = xcalloc(n, sizeof(*copy));
-	for (size_t i = 0; i < n; i++)
-		copy[i] = xstrdup(matched[i]);
-	if ((*res = load_all(rs, copy, n, err)) != NULL)
-		for (size_t i = 0; i < n; i++)
-			json_object_array_add(names, json_object_new_string(copy[i]));
-	for (size_t i = 0; i < n; i++)
-		free(copy[i]);
-	free(copy);
-	return *res != NULL ? n : 0;
 }
 
 /* Add what a side was asked as and what it matched to the comparison's "a" or "b". */
@@ -90,9 +142,6 @@ describe_side(json_object *out, const char *key, const char *glob, json_object *
 
 /* compare_results or compare_summary. */
 typedef json_object *(*compare_fn)(json_object *const *, size_t, json_object *const *, size_t);
-
-static int compare_two(struct results *rs, const char *ga, const char *gb, compare_fn cmpf,
-                       json_object **result, struct nm_error *err);
 
 /* Keep only the figures whose path matches one of globs (an array; NULL keeps all). */
 static void
@@ -142,67 +191,125 @@ point_of(const char *suite, const char *name, char *buf, size_t size)
 	return true;
 }
 
-/* Two suites point by point: each point's iterations in A against those in B. */
-static int
-compare_suites(struct results *rs, const char *sa, const char *sb, json_object *globs,
-               compare_fn cmpf, json_object **result, struct nm_error *err)
+/* Plan two suites point by point (loop): each point's iterations in A against those in B. */
+static void
+plan_suites(struct results_load *ld, struct cmp_plan *pl)
 {
-	json_object *out = json_object_new_object(), *points = json_object_new_array();
-	json_object *only_a = json_object_new_array(), *seen = json_object_new_object();
-	const char *const *names;
+	json_object *seen = json_object_new_object();
+	const char *const *matched;
 	char glob[300], point[256], ga[600], gb[600];
 	size_t n;
+	char **names;
 
-	snprintf(glob, sizeof(glob), "%s/*", sa);
-	n = results_match(rs, glob, &names);
+	snprintf(glob, sizeof(glob), "%s/*", pl->sa);
+	n = results_match(ld->rs, glob, &matched);
+	/* Each side's match below reuses the store's answer: keep these. */
+	names = xcalloc(n + 1, sizeof(*names));
+	for (size_t i = 0; i < n; i++)
+		names[i] = xstrdup(matched[i]);
 	for (size_t i = 0; i < n; i++) {
-		json_object *na, *nb, *cmp, **ra = NULL, **rb = NULL;
-		size_t ca, cb = 0;
+		struct cmp_point *cp;
 		struct nm_error e;
 
-		if (!point_of(sa, names[i], point, sizeof(point)) ||
+		if (!point_of(pl->sa, names[i], point, sizeof(point)) ||
 		    json_object_object_get_ex(seen, point, NULL))
 			continue;
 		json_object_object_add(seen, point, NULL);
-		snprintf(ga, sizeof(ga), "%s/%s_iter_*", sa, point);
-		snprintf(gb, sizeof(gb), "%s/%s_iter_*", sb, point);
-		na = json_object_new_array();
-		nb = json_object_new_array();
-		if ((ca = load_side(rs, "A", ga, &ra, na, &e)) == 0 ||
-		    (cb = load_side(rs, "B", gb, &rb, nb, &e)) == 0) {
-			if (ra != NULL)
-				put_all(ra, ca);
-			json_object_array_add(only_a, json_object_new_string(point));
-			json_object_put(na);
-			json_object_put(nb);
-			/* load_side may have reused names' storage: match again. */
-			n = results_match(rs, glob, &names);
-			continue;
-		}
-		cmp = cmpf(ra, ca, rb, cb);
-		describe_side(cmp, "a", ga, na);
-		describe_side(cmp, "b", gb, nb);
-		filter_figures(cmp, globs);
-		json_add_string(cmp, "point", point);
-		json_object_array_add(points, cmp);
-		put_all(ra, ca);
-		put_all(rb, cb);
-		n = results_match(rs, glob, &names);
+		snprintf(ga, sizeof(ga), "%s/%s_iter_*", pl->sa, point);
+		snprintf(gb, sizeof(gb), "%s/%s_iter_*", pl->sb, point);
+		cp = plan_point(pl);
+		cp->point = xstrdup(point);
+		if (match_side(ld, "A", ga, &cp->a, &e) < 0 ||
+		    match_side(ld, "B", gb, &cp->b, &e) < 0)
+			cp->only_a = true;
 	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
 	json_object_put(seen);
+}
+
+/* One point's comparison (thread): NULL with err when a side's result cannot be read. */
+static json_object *
+compare_point(struct results_load *ld, const struct cmp_point *cp, compare_fn cmpf,
+              struct nm_error *err)
+{
+	json_object **ra, **rb, *na, *nb, *cmp;
+
+	if ((ra = side_results(ld, &cp->a, &na, err)) == NULL)
+		return NULL;
+	if ((rb = side_results(ld, &cp->b, &nb, err)) == NULL) {
+		put_all(ra, cp->a.n);
+		json_object_put(na);
+		return NULL;
+	}
+	cmp = cmpf(ra, cp->a.n, rb, cp->b.n);
+	/* Multi-host results: host by host too, and the cross-host figures. */
+	if (cp->point == NULL)
+		compare_hosts_add(cmp, ra, cp->a.n, rb, cp->b.n, cmpf);
+	describe_side(cmp, "a", cp->a.glob, na);
+	describe_side(cmp, "b", cp->b.glob, nb);
+	put_all(ra, cp->a.n);
+	put_all(rb, cp->b.n);
+	return cmp;
+}
+
+/* Two suites (thread): the points both have; a point whose results cannot be read is
+ * counted as A's only. */
+static int
+compare_suites(struct results_load *ld, struct cmp_plan *pl, compare_fn cmpf, json_object **result,
+               struct nm_error *err)
+{
+	json_object *out, *points = json_object_new_array(), *only_a = json_object_new_array();
+
+	for (size_t i = 0; i < pl->n; i++) {
+		struct cmp_point *cp = &pl->points[i];
+		json_object *cmp = NULL;
+		struct nm_error e;
+
+		if (!cp->only_a && (cmp = compare_point(ld, cp, cmpf, &e)) != NULL) {
+			filter_figures(cmp, pl->globs);
+			json_add_string(cmp, "point", cp->point);
+			json_object_array_add(points, cmp);
+		} else
+			json_object_array_add(only_a, json_object_new_string(cp->point));
+	}
 	if (json_object_array_length(points) == 0) {
-		json_object_put(out);
 		json_object_put(points);
 		json_object_put(only_a);
 		return nm_error_set(err, NM_ERR_NOT_FOUND,
-		                    "compare: suites %s and %s share no point (conns_64_...)", sa,
-		                    sb);
+		                    "compare: suites %s and %s share no point (conns_64_...)",
+		                    pl->sa, pl->sb);
 	}
-	json_add_string(out, "suite_a", sa);
-	json_add_string(out, "suite_b", sb);
+	out = json_object_new_object();
+	json_add_string(out, "suite_a", pl->sa);
+	json_add_string(out, "suite_b", pl->sb);
 	json_object_object_add(out, "points", points);
 	json_object_object_add(out, "only_in_a", only_a);
 	*result = out;
+	return 0;
+}
+
+/* The reader thread: the comparison of what was loaded. */
+static int
+compare_work(struct results_load *ld, void *arg, json_object **result, struct nm_error *err)
+{
+	struct cmp_plan *pl = arg;
+	compare_fn cmpf = pl->summary ? compare_summary : compare_results;
+	json_object *hosts;
+
+	if (pl->suites)
+		return compare_suites(ld, pl, cmpf, result, err);
+	if ((*result = compare_point(ld, &pl->points[0], cmpf, err)) == NULL)
+		return -1;
+	filter_figures(*result, pl->globs);
+	if (json_object_object_get_ex(*result, "hosts", &hosts)) {
+		json_object_object_foreach(hosts, name, cmp)
+		{
+			(void)name;
+			filter_figures(cmp, pl->globs);
+		}
+	}
 	return 0;
 }
 
@@ -212,64 +319,33 @@ cmd_compare(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 {
 	struct results *rs = ctx->d->results;
 	const char *ga = json_get_string(args, "a", ""), *gb = json_get_string(args, "b", "");
-	bool summary = json_get_bool(args, "summary", false);
-	compare_fn cmpf = summary ? compare_summary : compare_results;
+	struct cmp_plan *pl = xcalloc(1, sizeof(*pl));
+	struct results_load *ld = results_load_new(rs);
 	json_object *globs = NULL;
-	int r;
 
-	json_object_object_get_ex(args, "figures", &globs);
+	pl->summary = json_get_bool(args, "summary", false);
+	if (json_object_object_get_ex(args, "figures", &globs) && globs != NULL &&
+	    json_object_deep_copy(globs, &pl->globs, NULL) < 0)
+		pl->globs = NULL;
 	if (is_suite(rs, ga) && is_suite(rs, gb)) {
-		json_object *dflt = NULL;
-		if (globs == NULL && !summary) {
-			/* A suite's headline: the benchmark, the CPU, retransmits, device rates. */
-			dflt = json_tokener_parse("[\"test.*\", \"cpu.all.busy*\", "
-			                          "\"tcp.retrans*\", \"devices.*_per_s\"]");
-			globs = dflt;
-		}
-		r = compare_suites(rs, ga, gb, globs, cmpf, result, err);
-		json_object_put(dflt);
-		return r;
-	}
-	r = compare_two(rs, ga, gb, cmpf, result, err);
-	if (r == 0) {
-		json_object *hosts;
-		filter_figures(*result, globs);
-		if (json_object_object_get_ex(*result, "hosts", &hosts)) {
-			json_object_object_foreach(hosts, name, cmp)
-			{
-				(void)name;
-				filter_figures(cmp, globs);
-			}
+		pl->suites = true;
+		pl->sa = xstrdup(ga);
+		pl->sb = xstrdup(gb);
+		/* A suite's headline: the benchmark, the CPU, retransmits, device rates. */
+		if (pl->globs == NULL && !pl->summary)
+			pl->globs = json_tokener_parse("[\"test.*\", \"cpu.all.busy*\", "
+			                               "\"tcp.retrans*\", \"devices.*_per_s\"]");
+		plan_suites(ld, pl);
+	} else {
+		struct cmp_point *cp = plan_point(pl);
+		if (match_side(ld, "A", ga, &cp->a, err) < 0 ||
+		    match_side(ld, "B", gb, &cp->b, err) < 0) {
+			results_load_free(ld);
+			plan_free(pl);
+			return -1;
 		}
 	}
-	return r;
-}
-
-/* Two results, or two globs of iterations. */
-static int
-compare_two(struct results *rs, const char *ga, const char *gb, compare_fn cmpf,
-            json_object **result, struct nm_error *err)
-{
-	json_object *na = json_object_new_array(), *nb = json_object_new_array();
-	json_object **ra = NULL, **rb = NULL;
-	size_t ca, cb = 0;
-
-	if ((ca = load_side(rs, "A", ga, &ra, na, err)) == 0 ||
-	    (cb = load_side(rs, "B", gb, &rb, nb, err)) == 0) {
-		if (ra != NULL)
-			put_all(ra, ca);
-		json_object_put(na);
-		json_object_put(nb);
-		return -1;
-	}
-	*result = cmpf(ra, ca, rb, cb);
-	/* Multi-host results: host by host too, and the cross-host figures. */
-	compare_hosts_add(*result, ra, ca, rb, cb, cmpf);
-	describe_side(*result, "a", ga, na);
-	describe_side(*result, "b", gb, nb);
-	put_all(ra, ca);
-	put_all(rb, cb);
-	return 0;
+	return results_load_reply(ctx, ld, compare_work, NULL, pl, plan_free, result, err);
 }
 
 /* Its entry in the command table (built from these lines, tools/gen-cmd-table). */

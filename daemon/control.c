@@ -203,31 +203,46 @@ control_later_new(struct client *c, int64_t id, bool has_id)
 	return l;
 }
 
-void
-control_later_reply(struct control_later *l, json_object *result, const struct nm_error *err)
+/* Send the reply line of l (when its client is still there: NULL reply, none) and free l. */
+static void
+later_send(struct control_later *l, const char *reply, size_t len)
 {
-	size_t len;
-	char *reply;
-
 	struct client *c = l->client;
 
 	if (c != NULL) {
 		TAILQ_REMOVE(&c->laters, l, entry);
 		c->nlaters--;
 	}
-	if (c != NULL && !c->closing) {
-		if (result != NULL || err == NULL)
-			reply = proto_reply_ok(l->id, l->has_id, result, &len);
-		else
-			reply = proto_reply_error(l->id, l->has_id, err->code, err->message, &len);
+	if (c != NULL && !c->closing && reply != NULL) {
 		control_client_send(c, reply, len);
-		free(reply);
 		/* A client that half-closed waited for this last reply. */
 		if (c->peer_eof && !c->read_paused && !client_producing(c) && c->nlaters == 0)
 			client_close_after_flush(c);
 	}
-	json_object_put(result);
 	free(l);
+}
+
+void
+control_later_reply(struct control_later *l, json_object *result, const struct nm_error *err)
+{
+	size_t len = 0;
+	char *reply = NULL;
+
+	if (l->client != NULL && !l->client->closing) {
+		if (result != NULL || err == NULL)
+			reply = proto_reply_ok(l->id, l->has_id, result, &len);
+		else
+			reply = proto_reply_error(l->id, l->has_id, err->code, err->message, &len);
+	}
+	later_send(l, reply, len);
+	free(reply);
+	json_object_put(result);
+}
+
+void
+control_later_send(struct control_later *l, const char *line, size_t len)
+{
+	later_send(l, line, len);
 }
 
 gid_t

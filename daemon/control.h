@@ -60,6 +60,9 @@ int control_stream_cancel(struct client *c, int64_t id);
 struct control_later;
 struct control_later *control_later_new(struct client *c, int64_t id, bool has_id);
 void control_later_reply(struct control_later *l, json_object *result, const struct nm_error *err);
+/* Answer l with a reply line made already (off the loop: results-load.c), with l's id and
+ * its newline; the line stays the caller's. Frees l; a client gone is sent nothing. */
+void control_later_send(struct control_later *l, const char *line, size_t len);
 /* A reply made a part at a time: fn appends the next part of the reply line to out and
  * returns 0 while more remains, 1 once the line (with its newline) is complete. Each call
  * does a bounded amount of work (a few ms at most); while a part is still being computed fn

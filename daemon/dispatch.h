@@ -30,6 +30,13 @@ struct cmd_ctx {
 	uint64_t parts_ns, longest_part_ns;
 	uint64_t defer_ns; /* all of that run, parsing the line back included */
 	size_t reply_bytes;
+	/* Without a client, a reply made from stored results (results_load_reply) runs its
+	 * halves at once too: the CPU ns of the half a reader thread runs when a client waits
+	 * (no loop time), of the half on the loop after it, and whether the reply's line is
+	 * made off the loop as well. */
+	bool loaded;
+	uint64_t offloop_ns, after_ns;
+	bool offloop_line;
 };
 
 /* A handler fills *result (a new object; NULL means {}) and returns 0, or returns -1 with

@@ -47,6 +47,7 @@ struct results {
 	size_t nmatched_own, own_cap;
 	struct pending *pending;
 	struct writer *writer;
+	struct writer *reader; /* results_reader: reads for requests */
 	/* The writer thread's connection: touched by jobs only, which run one at a time. */
 	struct resultindex *wri;
 	/* The loop's read-only connection; NULL while the index is (re)built. */
@@ -495,6 +496,10 @@ results_start(struct results *rs, struct event_base *base, struct nm_error *err)
 		return -1;
 	writer_free(rs->writer);
 	rs->writer = w;
+	if ((w = writer_new(base, err)) == NULL)
+		return -1;
+	writer_free(rs->reader);
+	rs->reader = w;
 	sync_start(rs);
 	return 0;
 }
@@ -503,6 +508,7 @@ results_start(struct results *rs, struct event_base *base, struct nm_error *err)
 void
 results_stop_thread(struct results *rs)
 {
+	writer_inline(rs->reader);
 	writer_inline(rs->writer);
 }
 
@@ -697,6 +703,12 @@ results_writer(struct results *rs)
 	return rs->writer;
 }
 
+struct writer *
+results_reader(struct results *rs)
+{
+	return rs->reader;
+}
+
 /* Store a new result atomically, now, on the calling thread (start-up and shutdown, where
  * nothing else waits); its index row follows on the writer. */
 int
@@ -751,6 +763,7 @@ results_open(const char *state_dir, struct nm_error *err)
 	rs->index_path = xasprintf("%s/%s", state_dir, RESULTS_INDEX);
 	rs->rebuilding = true;
 	rs->writer = writer_new(NULL, err);
+	rs->reader = writer_new(NULL, err);
 	if (statefile_mkdir(rs->dir, err) < 0) {
 		results_close(rs);
 		return NULL;
@@ -768,7 +781,8 @@ results_close(struct results *rs)
 {
 	if (rs == NULL)
 		return;
-	/* What is queued is written before the thread goes. */
+	/* Reads queued are answered, what is queued is written, before the threads go. */
+	writer_free(rs->reader);
 	writer_free(rs->writer);
 	/* The reader first: the writer's close, the last, checkpoints and removes the WAL. */
 	resultindex_close(rs->rri);
@@ -889,39 +903,104 @@ results_check(json_object *r, struct nm_error *err)
 	return 0;
 }
 
-/* Load a stored result. */
-json_object *
-results_get(struct results *rs, const char *name, struct nm_error *err)
+/* Find a stored result for a read: a copy of one being stored, else its files. */
+int
+results_where(struct results *rs, const char *name, struct results_where *w, struct nm_error *err)
 {
+	char rel[PATH_MAX], path[PATH_MAX + 8];
 	struct pending *p;
-	char rel[PATH_MAX];
-	struct nm_error e;
-	json_object *r;
 	bool found;
 
+	memset(w, 0, sizeof(*w));
 	if (results_name_check(name, err) < 0)
-		return NULL;
+		return -1;
 	index_find(rs, name, &found);
-	if (!found) {
-		nm_error_set(err, NM_ERR_NOT_FOUND, "no result named %s", name);
-		return NULL;
+	if (!found)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no result named %s", name);
+	w->name = xstrdup(name);
+	w->dir = rs->dir;
+	if ((p = pending_find(rs, name)) != NULL)
+		json_object_deep_copy(p->result, &w->copy, NULL);
+	else {
+		name_rel(name, rel, sizeof(rel));
+		w->rel = xstrdup(rel);
 	}
-	if ((p = pending_find(rs, name)) != NULL) {
-		r = NULL;
-		json_object_deep_copy(p->result, &r, NULL);
+	series_rel(name, rel, sizeof(rel));
+	snprintf(path, sizeof(path), "%s/%s", rs->dir, rel);
+	w->series_path = xstrdup(path);
+	return 0;
+}
+
+/* Read and check a result found by results_where (any thread). */
+json_object *
+results_where_read(struct results_where *w, struct nm_error *err)
+{
+	struct nm_error e;
+	json_object *r;
+
+	if (w->rel == NULL) {
+		r = w->copy;
+		w->copy = NULL;
+		if (r == NULL)
+			nm_error_set(err, NM_ERR_FAILED, "result %s: cannot be copied", w->name);
 		return r;
 	}
-	name_rel(name, rel, sizeof(rel));
-	if ((r = statefile_read_json(rs->dir, rel, &e)) == NULL) {
-		nm_error_set(err, e.code, "result %s: %s", name, e.message);
+	/* A file deleted since results_where is not found (NM_ERR_NOT_FOUND), as one removed
+	 * by hand is; one replaced since is read as it is now. */
+	if ((r = statefile_read_json(w->dir, w->rel, &e)) == NULL) {
+		nm_error_set(err, e.code, "result %s: %s", w->name, e.message);
 		return NULL;
 	}
 	if (results_check(r, &e) < 0) {
-		nm_error_set(err, NM_ERR_FAILED, "result %s: %s/%s: %s", name, rs->dir, rel,
+		nm_error_set(err, NM_ERR_FAILED, "result %s: %s/%s: %s", w->name, w->dir, w->rel,
 		             e.message);
 		json_object_put(r);
 		return NULL;
 	}
+	return r;
+}
+
+/* The bytes of the series block at path of result name. */
+static int
+series_read(const char *path, const char *name, uint8_t **buf, size_t *len, struct nm_error *err)
+{
+	struct nm_error e;
+
+	if (access(path, F_OK) < 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "result %s has no stored series", name);
+	if ((*buf = (uint8_t *)regfile_read(path, SERIESBLOCK_MAX_FILE, len, &e)) == NULL)
+		return nm_error_set(err, NM_ERR_FAILED, "result %s: series: %s", name, e.message);
+	return 0;
+}
+
+int
+results_where_series(const struct results_where *w, uint8_t **buf, size_t *len,
+                     struct nm_error *err)
+{
+	return series_read(w->series_path, w->name, buf, len, err);
+}
+
+void
+results_where_free(struct results_where *w)
+{
+	free(w->name);
+	free(w->rel);
+	free(w->series_path);
+	json_object_put(w->copy);
+	memset(w, 0, sizeof(*w));
+}
+
+/* Load a stored result, on the calling thread. */
+json_object *
+results_get(struct results *rs, const char *name, struct nm_error *err)
+{
+	struct results_where w;
+	json_object *r;
+
+	if (results_where(rs, name, &w, err) < 0)
+		return NULL;
+	r = results_where_read(&w, err);
+	results_where_free(&w);
 	return r;
 }
 
@@ -1084,7 +1163,6 @@ results_series_bytes(struct results *rs, const char *name, uint8_t **buf, size_t
                      struct nm_error *err)
 {
 	char rel[PATH_MAX], path[PATH_MAX + 8];
-	struct nm_error e;
 
 	if (results_name_check(name, err) < 0)
 		return -1;
@@ -1092,11 +1170,7 @@ results_series_bytes(struct results *rs, const char *name, uint8_t **buf, size_t
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no result named %s", name);
 	series_rel(name, rel, sizeof(rel));
 	snprintf(path, sizeof(path), "%s/%s", rs->dir, rel);
-	if (access(path, F_OK) < 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "result %s has no stored series", name);
-	if ((*buf = (uint8_t *)regfile_read(path, SERIESBLOCK_MAX_FILE, len, &e)) == NULL)
-		return nm_error_set(err, NM_ERR_FAILED, "result %s: series: %s", name, e.message);
-	return 0;
+	return series_read(path, name, buf, len, err);
 }
 
 /* A stored result's series block, decoded. */

@@ -73,8 +73,33 @@ struct seriesblock *results_series_get(struct results *rs, const char *name, int
 int results_series_bytes(struct results *rs, const char *name, uint8_t **buf, size_t *len,
                          struct nm_error *err);
 /* Load a result (new reference) or NULL with err: NM_ERR_NOT_FOUND, or NM_ERR_FAILED when
- * the file cannot be read or fails results_check. */
+ * the file cannot be read or fails results_check. results_where then results_where_read. */
 json_object *results_get(struct results *rs, const char *name, struct nm_error *err);
+/* Where a stored result is, found on the loop so that another thread can read it without
+ * touching the store (results-load.c): a result being stored is deep-copied now; else the
+ * paths of its file and of its series block (which may not exist). */
+struct results_where {
+	char *name;
+	const char *dir;   /* the store's directory (lives as long as the store) */
+	char *rel;         /* the result's file below dir; NULL when copy is set */
+	json_object *copy; /* a result being stored, deep-copied */
+	char *series_path; /* its series block's file */
+};
+/* Find name (loop): 0, or -1 with err (bad name, NM_ERR_NOT_FOUND); *w is zeroed on -1 and
+ * freed with results_where_free on 0. */
+int results_where(struct results *rs, const char *name, struct results_where *w,
+                  struct nm_error *err);
+/* Read and check the result (any thread; the copy is handed over, once): new reference, or
+ * NULL with err as results_get says (a file deleted since results_where: NM_ERR_NOT_FOUND). */
+json_object *results_where_read(struct results_where *w, struct nm_error *err);
+/* The stored bytes of its series block (any thread), as results_series_bytes. */
+int results_where_series(const struct results_where *w, uint8_t **buf, size_t *len,
+                         struct nm_error *err);
+void results_where_free(struct results_where *w);
+/* The store's reader (writer.h: a second instance, started with the writer): the thread that
+ * reads stored results for requests, so that neither the loop nor the writer's fsyncs and
+ * index rebuilds hold a read up. Its jobs touch no state of the store. */
+struct writer *results_reader(struct results *rs);
 /* Check what is read back from a result file as network input is checked: r is an object,
  * and each member the daemon reads (window, test, figures, span_s, and the members of window
  * and test that are read) has its kind when present and not null. 0 ok; -1 with err. */

@@ -777,21 +777,47 @@ window_is_open(const struct windows *ws, const char *name)
 json_object *
 window_report(struct windows *ws, const char *name, json_object *args, struct nm_error *err)
 {
-	ssize_t i = find(ws, name);
-	struct window *w = i >= 0 ? ws->ws[i] : NULL;
-	json_object *stored, *base = NULL, *eff, *r;
+	json_object *stored = NULL;
 	struct nm_error e;
 
 	if (results_name_check(name, err) < 0)
 		return NULL;
+	if (!window_is_open(ws, name) && (stored = results_get(ws->results, name, &e)) == NULL &&
+	    e.code != NM_ERR_NOT_FOUND) {
+		nm_error_set(err, e.code, "%s", e.message);
+		return NULL;
+	}
+	return window_report_loaded(ws, name, args, stored, err);
+}
+
+bool
+window_report_as_stored(json_object *args, json_object *stored)
+{
+	json_object *base = NULL, *eff, *own;
+	bool same;
+
+	json_object_object_get_ex(stored, "window", &base);
+	eff = opts_effective(args, base);
+	own = opts_effective(NULL, base);
+	same = opts_equal(eff, own);
+	json_object_put(own);
+	json_object_put(eff);
+	return same;
+}
+
+json_object *
+window_report_loaded(struct windows *ws, const char *name, json_object *args, json_object *stored,
+                     struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	struct window *w = i >= 0 ? ws->ws[i] : NULL;
+	json_object *base = NULL, *eff, *r;
+
 	if (w != NULL && w->open) {
+		json_object_put(stored);
 		if ((r = report_live(ws, w, args, err)) != NULL)
 			json_add_bool(r, "stored", false);
 		return r;
-	}
-	if ((stored = results_get(ws->results, name, &e)) == NULL && e.code != NM_ERR_NOT_FOUND) {
-		nm_error_set(err, e.code, "%s", e.message);
-		return NULL;
 	}
 	if (stored == NULL && w == NULL) {
 		nm_error_set(err, NM_ERR_NOT_FOUND, "no window or result named %s", name);
@@ -802,18 +828,11 @@ window_report(struct windows *ws, const char *name, json_object *args, struct nm
 		json_object_object_get_ex(stored, "window", &base);
 	else
 		base = w->opts;
-	eff = opts_effective(args, base);
-	if (stored != NULL) {
-		json_object *own = opts_effective(NULL, base);
-		bool same = opts_equal(eff, own);
-
-		json_object_put(own);
-		if (same) {
-			json_object_put(eff);
-			json_add_bool(stored, "stored", true);
-			return stored;
-		}
+	if (stored != NULL && window_report_as_stored(args, stored)) {
+		json_add_bool(stored, "stored", true);
+		return stored;
 	}
+	eff = opts_effective(args, base);
 	if (w != NULL) {
 		if ((r = build(ws, w, &w->end, eff, err)) != NULL)
 			json_add_bool(r, "stored", false);

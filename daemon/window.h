@@ -87,6 +87,12 @@ bool window_is_open(const struct windows *ws, const char *name);
  * for other CPU sets and they are still in memory. New reference, or NULL with err. */
 json_object *window_report(struct windows *ws, const char *name, json_object *args,
                            struct nm_error *err);
+/* window_report with the stored result already loaded (taken over; NULL: none stored), for
+ * a load off the loop (cmd-report.c). */
+json_object *window_report_loaded(struct windows *ws, const char *name, json_object *args,
+                                  json_object *stored, struct nm_error *err);
+/* Does the stored result answer a report asking args as it is? Pure: any thread. */
+bool window_report_as_stored(json_object *args, json_object *stored);
 /* Forget a window, open or closed; its stored result stays. Returns a description (new
  * reference) or NULL with err. */
 json_object *window_delete(struct windows *ws, const char *name, struct nm_error *err);

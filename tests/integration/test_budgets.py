@@ -3,7 +3,10 @@
 made in parts: a request over budget gets too_large saying what would fit; a large reply
 within it is sent as the client reads, without holding the loop or the daemon's memory; and
 2,000 fuzzed read-only requests with extreme arguments from four clients leave a fifth's
-status answered within 100 ms, the RSS under 64 MiB and the daemon alive.
+status answered within 100 ms, the RSS under 64 MiB and the daemon alive; and a compare of
+2 x 40 large stored results (read and compared off the loop, on the results' reader
+thread) leaves a concurrent status answered within 100 ms, also with clients that go
+before their reply.
 
 Reuses test_control.py's Daemon and Client. Environment and usage as test_control.py.
 """
@@ -295,6 +298,76 @@ def test_fuzz_with_status_probe():
         assert d.alive(), "the daemon died:\n" + d.logtext()[-3000:]
         assert_ok(setup.call("status", 5), 5)
         setup.close()
+    finally:
+        d.stop()
+
+
+def _big_result(name, value):
+    """A stored result of some 2,000 figures (a 256-CPU host's CPU table), ~150 KB."""
+    cpus = [{"cpu": i, "busy_pct": value + i % 7, "user_pct": value / 2, "system_pct": i % 5,
+             "softirq_pct": (value * i) % 11, "irq_pct": 0.5, "idle_pct": 100 - value,
+             "iowait_pct": 0.25, "steal_pct": 0} for i in range(256)]
+    return {"window": {"name": name, "origin": "hand", "closed_by": "hand"},
+            "span_s": 10.0, "figures": {"cpu": {"cpus": cpus}, "tcp": {"retrans_segs": value}}}
+
+
+def test_compare_many_stored_off_the_loop():
+    d = Daemon(start=False, env=tc.rss_env())
+    try:
+        res = os.path.join(d.state, "results", "many")
+        os.makedirs(res)
+        for side, base in (("a", 10), ("b", 20)):
+            for i in range(1, 41):
+                with open(os.path.join(res, "%s_iter_%d.json" % (side, i)), "w") as f:
+                    json.dump(_big_result("many/%s_iter_%d" % (side, i), base + i % 3), f)
+        os.chmod(d.state, 0o755)
+        for root, dirs, _files in os.walk(d.state):
+            for x in dirs:
+                os.chmod(os.path.join(root, x), 0o755)
+        d.start()
+        done = multiprocessing.Event()
+        results = multiprocessing.Queue()
+        pt = multiprocessing.Process(target=_probe, args=(d.sock, d.pid, done, results))
+        pt.start()
+        time.sleep(0.3)
+        c = Client(d.sock, timeout=120)
+        start = time.monotonic()
+        for k in range(6):
+            rep = c.call("compare", 10 + k, {"a": "many/a_iter_*", "b": "many/b_iter_*"},
+                         timeout=120)
+            assert_ok(rep, 10 + k)
+            r = rep["result"]
+            assert len(r["a"]["names"]) == 40 and len(r["b"]["names"]) == 40, r["a"]
+            fig = {f["figure"]: f for f in r["figures"]}["tcp.retrans_segs"]
+            # a: 10 + i % 3 for i in 1..40 (14 ones, 13 twos, 13 zeros): mean 11.
+            assert abs(fig["a"]["mean"] - 11.0) < 1e-9 and fig["a"]["n"] == 40, fig
+            assert abs(fig["b"]["mean"] - 21.0) < 1e-9, fig
+            # Clients that go before their reply: nothing to send, the load freed.
+            g = Client(d.sock, timeout=5)
+            g.send((json.dumps({"id": 1, "cmd": "compare",
+                                "args": {"a": "many/a_iter_*", "b": "many/b_iter_*"}})
+                    + "\n").encode())
+            g.send((json.dumps({"id": 2, "cmd": "result-show",
+                                "args": {"name": "many/a_iter_1"}}) + "\n").encode())
+            g.close()
+        show = c.call("result-show", 30, {"name": "many/b_iter_7"}, timeout=30)
+        assert_ok(show, 30)
+        assert show["result"]["figures"]["tcp"]["retrans_segs"] == 21
+        elapsed = time.monotonic() - start
+        done.set()
+        lat, rss, perr = results.get(timeout=30)
+        pt.join(20)
+        assert not perr, perr
+        assert len(lat) >= 3, lat
+        lat.sort()
+        print("     6 compares of 2 x 40 results in %.1fs; status: %d probes, median %.1f ms, "
+              "worst %.1f ms; RSS at most %.1f MiB"
+              % (elapsed, len(lat), lat[len(lat) // 2] * 1000, lat[-1] * 1000,
+                 max(rss) / MiB))
+        assert lat[-1] < 0.1, "a status answer took %.0f ms" % (lat[-1] * 1000)
+        assert d.alive(), "the daemon died:\n" + d.logtext()[-3000:]
+        assert_ok(c.call("status", 40), 40)
+        c.close()
     finally:
         d.stop()
 
