@@ -1059,6 +1059,12 @@ ring_cursor_step(struct ring_cursor *c, uint64_t limit_ns)
 	}
 }
 
+bool
+ring_cursor_stale(const struct ring_cursor *c)
+{
+	return !c->fwd || c->fwd_evicted != c->r->evicted || c->n != c->r->n;
+}
+
 int
 ring_cursor_seek(struct ring_cursor *c, uint64_t t_ns)
 {
