@@ -64,9 +64,11 @@ struct seriesblock {
 struct seriesblock *seriesblock_collect(struct sampler *s, uint64_t t0, uint64_t t1);
 
 /* The same copy made in slices, for the loop (window.c steps it over turns of the loop):
- * new places a cursor at t0 (NULL when the ring holds nothing of the span); each step
- * chooses series, then copies records, until slice_ns is spent or max_records are copied,
- * and returns 1 once the copy is over (0: more remains). Between steps the ring goes on:
+ * new (NULL when the ring holds nothing of the span) only makes the cursor; each step goes
+ * on with the copy until slice_ns is spent or max_records are copied (choosing the series,
+ * making room for the records the span should hold, placing the cursor at the keyframe
+ * before t0 (a step of its own), walking to t0, then copying records), and returns 1 once
+ * the copy is over (0: more remains). Between steps the ring goes on:
  * when it evicted a segment or learnt series since, the walk seeks again where it was; when
  * that place itself was evicted, the copy ends there, with what it copied: the block's t1 is
  * then the time of its last record (cut, logged). finish runs the rest at once and gives

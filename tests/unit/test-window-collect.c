@@ -265,6 +265,41 @@ test_slices_same(void **state)
 	seriesblock_free(once);
 }
 
+/* A span sampled 20 times as often as its interval says (more records than the room the
+ * copy made at its start): the room grows a few arrays a record, and every record keeps
+ * its value: the counter's moves as written, record after record. */
+static void
+test_room_grows(void **state)
+{
+	struct world *w = *state;
+	struct seriesblock *once, *b;
+	struct seriesblock_collect_cost cost;
+	uint64_t written[400], t0 = T0 + 100 * SEC + SEC / 40, t1 = T0 + 110 * SEC;
+	series_id id = 0;
+
+	for (unsigned k = 1; k < 400; k++) {
+		w->now = T0 + 100 * SEC + k * (SEC / 20);
+		write_dev(w);
+		written[k] = w->acc[0][1];
+		sampler_sample_all(w->d.sampler);
+	}
+	once = seriesblock_collect(w->d.sampler, t0, t1);
+	b = in_slices(w, t0, t1, nothing_between, &cost);
+	assert_blocks_equal(once, b, false);
+	/* The state at 100 s, then 100.05 .. 110 s. */
+	assert_int_equal(b->src[0].n, 201);
+	while (id < b->reg.n && strcmp(b->reg.v[id].name, "link.eth0.rx_packets") != 0)
+		id++;
+	assert_true(id < b->reg.n);
+	for (size_t i = 2; i < b->src[0].n; i++)
+		if (b->v[id][i] - b->v[id][i - 1] != written[i] - written[i - 1])
+			fail_msg("record %zu: moved %llu, not %llu", i,
+			         (unsigned long long)(b->v[id][i] - b->v[id][i - 1]),
+			         (unsigned long long)(written[i] - written[i - 1]));
+	seriesblock_free(b);
+	seriesblock_free(once);
+}
+
 /* The ring evicts everything the walk had reached, after the tenth slice: the block keeps
  * the records copied, ends at the last one (t1 cut), and reads nothing freed (ASan). */
 static void
@@ -297,9 +332,10 @@ test_evicted_between_slices(void **state)
 	assert_non_null(once);
 	b = in_slices(w, t0, t1, evict_between, &cost);
 	assert_true(cost.cut);
-	/* The state at t0 and the record of each of the eleven slices before the eviction. */
-	assert_int_equal(b->src[0].n, 12);
-	assert_true(b->t1 == b->src[0].t[11]);
+	/* The state at t0 and the record of each of the ten slices before the eviction (the
+	 * first chose the series and placed the cursor). */
+	assert_int_equal(b->src[0].n, 11);
+	assert_true(b->t1 == b->src[0].t[10]);
 	assert_true(b->t1 < t1);
 	assert_blocks_equal(once, b, true);
 	seriesblock_free(b);
@@ -516,6 +552,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_slices_same, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_evicted_between_slices, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_room_grows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_close_on_loop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_shutdown_mid_copy, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_series_short_window, setup, teardown),
