@@ -53,6 +53,7 @@
 #include "results.h"
 #include "ring.h"
 #include "sampler.h"
+#include "seriesblock.h"
 #include "timeutil.h"
 #include "window.h"
 
@@ -488,6 +489,46 @@ main(int argc, char **argv)
 	       (double)time_cmd(&d, cmd_queues, "{\"last\":10}", 9) / 1e6);
 	printf("cpu --last 10:               %.2f ms\n",
 	       (double)time_cmd(&d, cmd_cpu, "{\"last\":10}", 9) / 1e6);
+
+	/* A close's copy of the series of "whole" and "half" out of the ring: at once (as the
+	 * runner's and the benches' inline stops make it), and in the slices the loop makes
+	 * it in (window_set_loop), each one's CPU time. */
+	for (int half = 0; half < 2; half++) {
+		uint64_t t0, t1, c0, once, total = 0, longest = 0, dt;
+		struct seriesblock_collect *cs;
+		unsigned slices = 0, at = 0;
+		int done;
+
+		if (window_span(d.windows, half ? "half" : "whole", &t0, &t1, &err) == 0) {
+			c0 = bench_cpu_ns();
+			seriesblock_free(seriesblock_collect(d.sampler, t0, t1));
+			once = bench_cpu_ns() - c0;
+			/* The first slice is in the close's callback, with the cursor's placing. */
+			c0 = bench_cpu_ns();
+			cs = seriesblock_collect_new(d.sampler, t0, t1);
+			do {
+				done = cs == NULL || seriesblock_collect_step(cs, WINDOW_SLICE_NS,
+				                                              WINDOW_SLICE_RECORDS);
+				dt = bench_cpu_ns() - c0;
+				total += dt;
+				if (dt > longest) {
+					longest = dt;
+					at = slices;
+				}
+				slices++;
+				c0 = bench_cpu_ns();
+			} while (!done);
+			if (cs != NULL) {
+				seriesblock_free(seriesblock_collect_finish(cs));
+				seriesblock_collect_free(cs);
+			}
+			printf("series copy at a close (%.0f s): %.1f ms at once; in %u slices "
+			       "%.1f ms, "
+			       "the longest %.2f ms (slice %u; target <= 3)\n",
+			       (double)(t1 - t0) / 1e9, (double)once / 1e6, slices,
+			       (double)total / 1e6, (double)longest / 1e6, at + 1);
+		}
+	}
 
 	/* Stored results to read back: "whole" and "half" closed, "open" left open. */
 	json_object_put(window_start(d.windows, "open", "hand", &err));

@@ -216,6 +216,23 @@ svg_chart(FILE *fp, const char *id, const char *title, const struct line *l, siz
 	for (size_t i = 0; i < n; i++) {
 		double sum = 0, mx = -INFINITY;
 
+		if (l[i].n < 2) {
+			/* No line to draw (a span shorter than its step): said, not drawn as 0. */
+			fprintf(fp,
+			        "<text x=\"%d\" y=\"%d\" class=\"legend\" fill=\"%s\" "
+			        "data-too-short=\"true\" data-series=\"",
+			        MARGIN_L, CHART_H + 12 + 16 * (int)i, palette[i % MAX_LINES]);
+			html_escape(fp, l[i].name);
+			fprintf(fp, "\" data-points=\"%zu\">", l[i].n);
+			if (l[i].run != NULL) {
+				html_escape(fp, l[i].run);
+				fputs(": ", fp);
+			}
+			html_escape(fp, l[i].name);
+			fprintf(fp, " too short to draw (%zu point%s)</text>\n", l[i].n,
+			        l[i].n == 1 ? "" : "s");
+			continue;
+		}
 		for (size_t k = 0; k < l[i].n; k++) {
 			sum += l[i].v[k];
 			mx = fmax(mx, l[i].v[k]);

@@ -38,6 +38,7 @@ struct series_job {
 	struct seriesblock *blk; /* the stored series of a window the ring no longer holds */
 	int64_t id;
 	bool has_id;
+	bool edges; /* a window too short for two steps: its two edges (job_compute) */
 	double step;
 	uint64_t t0, t1, stepns;
 	size_t n, npoints;
@@ -198,6 +199,17 @@ job_compute(struct series_job *j, struct nm_error *err)
 	struct daemon *d = j->d;
 	uint64_t start = time_mono_ns();
 
+	if (j->edges) {
+		/* One span, the window's: its rate at both edges. */
+		if (query_span(j->q, j->t0, j->t1, err) < 0)
+			return -1;
+		j->ts[0] = round(cmd_epoch_s(d, j->t0) * 1000) / 1000;
+		j->ts[1] = round(cmd_epoch_s(d, j->t1) * 1000) / 1000;
+		for (size_t i = 0; i < j->n; i++)
+			j->rates[i * 2] = j->rates[i * 2 + 1] = query_rate(j->q, j->ids[i]);
+		j->next = 2;
+		return 0;
+	}
 	while (j->next < j->npoints) {
 		uint64_t a = j->t0 + j->next * j->stepns;
 		uint64_t b = a + j->stepns > j->t1 ? j->t1 : a + j->stepns;
@@ -314,7 +326,7 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	double step = json_get_double(args, "step", 1.0);
 	struct seriesblock *blk = NULL;
 	struct query *q = d->query;
-	uint64_t t0, t1, stepns, oldest, newest;
+	uint64_t t0, t1, stepns, oldest, newest, w0, w1;
 	struct series_job *j;
 	size_t n;
 	int rc;
@@ -359,6 +371,8 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	if (stepns == 0)
 		stepns = 1;
 	n = query_match(q, glob, false, &d->ids, &d->ids_cap);
+	w0 = t0;
+	w1 = t1;
 	if (n > 0)
 		query_align(q, d->ids[0], &t0, &t1);
 
@@ -374,6 +388,17 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	j->stepns = stepns;
 	j->n = n;
 	j->npoints = t1 > t0 ? (size_t)((t1 - t0 + stepns - 1) / stepns) : 0;
+	if (win != NULL && j->npoints < 2) {
+		/* A window shorter than two steps (of about one sampling interval: mark start,
+		 * mark stop at once) would have no point, or one: its series are its two edges
+		 * instead, each the rate over the whole window from the samples its edges took
+		 * (window.h), and the step is the window's length. */
+		j->edges = true;
+		j->t0 = w0;
+		j->t1 = w1;
+		j->npoints = 2;
+		j->step = (double)(w1 - w0) / 1e9;
+	}
 	j->ids = xreallocarray(NULL, n ? n : 1, sizeof(*j->ids));
 	if (n > 0)
 		memcpy(j->ids, d->ids, n * sizeof(*j->ids));

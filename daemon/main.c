@@ -464,6 +464,7 @@ main(int argc, char **argv)
 	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
 		fatalx("windows: %s", err.message);
 	window_record_tuning(d.windows, d.config.root, d.config.state_dir);
+	window_set_loop(d.windows, d.base);
 	if ((d.runner = runner_init(&d, &err)) == NULL)
 		fatalx("runner: %s", err.message);
 	if ((d.suites = suite_init(&d, &err)) == NULL)
@@ -499,6 +500,8 @@ main(int argc, char **argv)
 	 * them marked incomplete), their transports killed. */
 	peer_free(d.peers);
 	d.peers = NULL;
+	/* Series still being copied at a close are copied at once, their stores queued. */
+	window_set_loop(d.windows, NULL);
 	/* Results still on the writer thread are stored (and their replies sent) first; from
 	 * now on a result is written inline, as the loop no longer runs. */
 	results_stop_thread(d.results);

@@ -1059,6 +1059,20 @@ ring_cursor_step(struct ring_cursor *c, uint64_t limit_ns)
 	}
 }
 
+uint64_t
+ring_segment_first(const struct ring *r, uint64_t t_ns)
+{
+	if (r->nseg == 0 || t_ns < seg_at(r, 0)->first_t)
+		return 0;
+	return find_segment(r, t_ns)->first_t;
+}
+
+bool
+ring_cursor_stale(const struct ring_cursor *c)
+{
+	return !c->fwd || c->fwd_evicted != c->r->evicted || c->n != c->r->n;
+}
+
 int
 ring_cursor_seek(struct ring_cursor *c, uint64_t t_ns)
 {

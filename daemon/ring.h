@@ -93,6 +93,13 @@ int ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_di
  * limit_ns, or the ring changed since the seek: seek again). Walks a span record by record,
  * keyframes crossed on the way. */
 int ring_cursor_step(struct ring_cursor *c, uint64_t limit_ns);
+/* The time of the first record of the segment that holds t (a forward seek there replays
+ * only its keyframe; ring_cursor_step then walks on to t a record at a time): 0 when t is
+ * before the oldest record kept. */
+uint64_t ring_segment_first(const struct ring *r, uint64_t t_ns);
+/* Has the ring changed since the cursor's forward seek or step (a segment evicted, series
+ * learnt), so that ring_cursor_step gives -1 until the next seek? */
+bool ring_cursor_stale(const struct ring_cursor *c);
 /* acc of a series at the cursor (0 for a series not yet seen then). */
 uint64_t ring_cursor_value(const struct ring_cursor *c, series_id id);
 /* The time of src's record the cursor stands on (0: none at or before t). */

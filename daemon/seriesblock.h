@@ -27,6 +27,7 @@
 #ifndef NM_SERIESBLOCK_H
 #define NM_SERIESBLOCK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,9 +62,33 @@ struct seriesblock {
 };
 
 /* The block of [t0, t1] from the ring of s: one forward walk over the records, on the
- * caller's thread (the loop: 4-6 ms per 1,000 records of ~600 series in a sanitizer build;
- * logged). NULL when the ring holds nothing of the span. */
+ * caller's thread, at once (~12 us per record of 8,000 series in a release build; logged).
+ * NULL when the ring holds nothing of the span. */
 struct seriesblock *seriesblock_collect(struct sampler *s, uint64_t t0, uint64_t t1);
+
+/* The same copy made in slices, for the loop (window.c steps it over turns of the loop):
+ * new (NULL when the ring holds nothing of the span) only makes the cursor; each step goes
+ * on with the copy until slice_ns is spent or max_records are copied (choosing the series,
+ * making room for the records the span should hold, placing the cursor at the keyframe
+ * before t0 (a step of its own), walking to t0, then copying records), and returns 1 once
+ * the copy is over (0: more remains). Between steps the ring goes on:
+ * when it evicted a segment or learnt series since, the walk seeks again where it was; when
+ * that place itself was evicted, the copy ends there, with what it copied: the block's t1 is
+ * then the time of its last record (cut, logged). finish runs the rest at once and gives
+ * the block (the caller's; the collect still needs freeing); free drops a copy at any point.
+ * Series learnt after the first step are not in the block. */
+struct seriesblock_collect;
+struct seriesblock_collect_cost {
+	unsigned slices, reseeks;
+	uint64_t total_ns, longest_ns; /* CLOCK_MONOTONIC ns in steps: their sum, the longest */
+	bool cut;                      /* the block ends before the span did (evicted) */
+};
+struct seriesblock_collect *seriesblock_collect_new(struct sampler *s, uint64_t t0, uint64_t t1);
+int seriesblock_collect_step(struct seriesblock_collect *cs, uint64_t slice_ns, size_t max_records);
+struct seriesblock *seriesblock_collect_finish(struct seriesblock_collect *cs);
+const struct seriesblock_collect_cost *
+seriesblock_collect_cost(const struct seriesblock_collect *cs);
+void seriesblock_collect_free(struct seriesblock_collect *cs);
 void seriesblock_free(struct seriesblock *b);
 /* Keep every k-th record of sources over SERIESBLOCK_MAX_POINTS (writer thread). */
 void seriesblock_downsample(struct seriesblock *b);

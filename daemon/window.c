@@ -2,6 +2,7 @@
  * both edge snapshots, the files that mark open windows on disk, and recovery of windows a
  * crash left open. */
 #include <assert.h>
+#include <event2/event.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,15 +29,19 @@
 #define WINDOW_SUFFIX ".json"
 #define CRASH_REASON  "the daemon stopped without closing it (crash or kill)"
 
+struct closing;
+static void collect_end(struct closing *c);
+
 struct window {
 	char *name;
 	char origin[8]; /* "hand" or "test" */
 	bool open;
-	const char *closed_by; /* "hand" or "shutdown" once closed */
-	uint64_t close_seq;    /* order of closing: the first closed is forgotten first */
-	json_object *opts;     /* closed: {"cpus": [...], "min_rate": N} of its report */
-	bool frozen;           /* open, but its end edge is taken (end) */
-	bool storing;          /* open and frozen, its report on the writer thread */
+	const char *closed_by;      /* "hand" or "shutdown" once closed */
+	uint64_t close_seq;         /* order of closing: the first closed is forgotten first */
+	json_object *opts;          /* closed: {"cpus": [...], "min_rate": N} of its report */
+	bool frozen;                /* open, but its end edge is taken (end) */
+	bool storing;               /* open and frozen, its report on the writer thread */
+	struct closing *collecting; /* storing: its series still being copied (loop turns) */
 	struct snapshot start, end;
 	/* A test's live figures, added to its block at the close (window_test_series). */
 	struct testseries *test;
@@ -49,7 +54,11 @@ struct windows {
 	struct window **ws; /* in the order they were opened */
 	size_t n, cap;
 	uint64_t close_seq;
-	char *root, *state_dir; /* set: a closing window's result records the tuning */
+	char *root, *state_dir;  /* set: a closing window's result records the tuning */
+	struct event_base *base; /* set: the series of a close are copied over loop turns */
+	uint64_t slice_ns;       /* of a copy's slice (WINDOW_SLICE_NS; tests: smaller) */
+	size_t slice_records;
+	unsigned slice_pause_ms; /* between slices (0; tests: more, to let the ring move) */
 };
 
 /* The index of the window named name, or -1. */
@@ -306,6 +315,8 @@ window_init(struct sampler *s, struct results *rs, const char *state_dir, struct
 
 	ws->sampler = s;
 	ws->results = rs;
+	ws->slice_ns = WINDOW_SLICE_NS;
+	ws->slice_records = WINDOW_SLICE_RECORDS;
 	ws->dir = xasprintf("%s/windows", state_dir);
 	if (statefile_mkdir(ws->dir, err) < 0) {
 		free(ws->dir);
@@ -314,6 +325,57 @@ window_init(struct sampler *s, struct results *rs, const char *state_dir, struct
 	}
 	recover_all(ws);
 	return ws;
+}
+
+/* A test hook: NETMETRICS_TEST_COLLECT_PACE="RECORDS,MS" makes a close's copy of the series
+ * take RECORDS records a slice and wait MS ms between slices (so the ring can evict under
+ * it, or a signal come in the middle). */
+static void
+pace_hook(struct windows *ws)
+{
+	const char *v = getenv("NETMETRICS_TEST_COLLECT_PACE");
+	unsigned long rec, ms;
+	char *end;
+
+	if (v == NULL || *v == '\0')
+		return;
+	rec = strtoul(v, &end, 10);
+	if (*end != ',' || rec == 0 || rec > 1000000 || (ms = strtoul(end + 1, &end, 10)) > 10000 ||
+	    *end != '\0') {
+		log_warnx("NETMETRICS_TEST_COLLECT_PACE=%s ignored: not RECORDS,MS", v);
+		return;
+	}
+	log_warnx("test hook: a close copies %lu records of series a slice, %lu ms apart", rec, ms);
+	window_set_pace(ws, 0, (size_t)rec, (unsigned)ms);
+}
+
+void
+window_set_pace(struct windows *ws, uint64_t slice_ns, size_t records, unsigned pause_ms)
+{
+	ws->slice_ns = slice_ns != 0 ? slice_ns : WINDOW_SLICE_NS;
+	ws->slice_records = records != 0 ? records : WINDOW_SLICE_RECORDS;
+	ws->slice_pause_ms = pause_ms;
+}
+
+void
+window_set_loop(struct windows *ws, struct event_base *base)
+{
+	if (base == NULL) {
+		/* The loop no longer runs: every copy in slices is finished now (a store may
+		 * forget closed windows: look again from the start each time). */
+		for (size_t i = 0; i < ws->n;)
+			if (ws->ws[i]->collecting != NULL) {
+				log_info(
+				    "window %s: the rest of its series copied at once (the loop "
+				    "stopped)",
+				    ws->ws[i]->name);
+				collect_end(ws->ws[i]->collecting);
+				i = 0;
+			} else
+				i++;
+	} else if (ws->base == NULL)
+		pace_hook(ws);
+	ws->base = base;
 }
 
 /* Record the host's tuning (tuning.h) in each result from now on. */
@@ -334,8 +396,11 @@ struct closing {
 	const char *closed_by;
 	window_stored_fn done;
 	void *arg;
-	json_object *tuning;     /* read on the writer thread (tuning_job) */
-	struct seriesblock *blk; /* the span's per-sample history, stored with the report */
+	json_object *tuning;             /* read on the writer thread (tuning_job) */
+	struct seriesblock *blk;         /* the span's per-sample history, stored with the report */
+	struct seriesblock_collect *col; /* blk being copied, a slice a turn (ev) */
+	struct event *ev;
+	bool reserved; /* results_reserve'd: the tuning is read before the put */
 };
 
 /* The report is durable, or could not be stored (loop): mark w closed, or leave it open
@@ -407,6 +472,76 @@ tuning_done(void *arg)
 		closing_done(c, &err);
 }
 
+/* The series are copied: on to the tuning (writer thread) and the put. With err set (the
+ * put refused at once without a reservation, as results_put_async refuses) c is freed, done
+ * not called, -1; from a later turn of the loop (err NULL) a refusal goes to done. */
+static int
+collected(struct closing *c, struct nm_error *err)
+{
+	struct seriesblock *blk;
+	struct nm_error e;
+
+	if (c->col != NULL) {
+		c->blk = seriesblock_collect_finish(c->col);
+		seriesblock_collect_free(c->col);
+		c->col = NULL;
+	}
+	/* A test's own figures over the span: a source of the block the ring has not. */
+	c->blk = seriesblock_test_add(c->blk, c->w->test, c->w->start.mono_ns, c->w->end.mono_ns,
+	                              sampler_mono_to_real(c->ws->sampler));
+	if (c->reserved) {
+		writer_submit(results_writer(c->ws->results), tuning_job, tuning_done, c);
+		return 0;
+	}
+	blk = c->blk;
+	c->blk = NULL;
+	if (results_put_async_series(c->ws->results, c->w->name, c->report, blk, closing_done, c,
+	                             err != NULL ? err : &e) == 0)
+		return 0;
+	if (err == NULL) {
+		closing_done(c, &e);
+		return -1;
+	}
+	c->w->storing = false;
+	json_object_put(c->report);
+	json_object_put(c->eff);
+	free(c);
+	return -1;
+}
+
+/* The next slice of c's copy at the next turn of the loop. */
+static void
+collect_again(struct closing *c)
+{
+	struct timeval tv = {0, (suseconds_t)c->ws->slice_pause_ms * 1000};
+
+	evtimer_add(c->ev, &tv);
+}
+
+/* The copy is over (or finished at once): its event goes, the store goes on. */
+static void
+collect_end(struct closing *c)
+{
+	event_free(c->ev);
+	c->ev = NULL;
+	c->w->collecting = NULL;
+	collected(c, NULL);
+}
+
+/* One slice of a close's copy of the series, on the loop. */
+static void
+collect_cb(evutil_socket_t fd, short what, void *arg)
+{
+	struct closing *c = arg;
+
+	(void)fd;
+	(void)what;
+	if (seriesblock_collect_step(c->col, c->ws->slice_ns, c->ws->slice_records) == 0)
+		collect_again(c);
+	else
+		collect_end(c);
+}
+
 /* Close w (open) with the options in args: build its report, store it on the writer thread
  * (after reading the host's tuning there), mark it closed once it is durable
  * (closing_done). 0 when storing began; -1 with err, w still open, done not called. */
@@ -415,7 +550,6 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
              json_object *extra, window_stored_fn done, void *arg, struct nm_error *err)
 {
 	json_object *eff = opts_effective(args, NULL), *r;
-	struct seriesblock *blk;
 	struct closing *c;
 	struct snapshot end;
 
@@ -447,37 +581,32 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 		return -1;
 	}
 	c = xcalloc(1, sizeof(*c));
-	*c = (struct closing){ws, w, r, eff, closed_by, done, arg, NULL, NULL};
+	*c = (struct closing){ws, w, r, eff, closed_by, done, arg, NULL, NULL, NULL, NULL, false};
 	w->storing = true;
-	/* The per-sample history of the span goes with it (seriesblock.h): the records are
-	 * copied out of the ring now, encoded and written on the writer thread. */
-	c->blk = seriesblock_collect(ws->sampler, w->start.mono_ns, end.mono_ns);
-	c->blk = seriesblock_test_add(c->blk, w->test, w->start.mono_ns, end.mono_ns,
-	                              sampler_mono_to_real(ws->sampler));
 	if (ws->root != NULL) {
 		/* The name taken and the report served now, as by results_put_async (what it
-		 * refuses at once, refused now: done not called); the put after the tuning. */
+		 * refuses at once, refused now: done not called); the put after the series and
+		 * the tuning. */
 		if (results_reserve(ws->results, w->name, r, err) < 0) {
 			w->storing = false;
-			seriesblock_free(c->blk);
 			json_object_put(r);
 			json_object_put(eff);
 			free(c);
 			return -1;
 		}
-		writer_submit(results_writer(ws->results), tuning_job, tuning_done, c);
+		c->reserved = true;
+	}
+	/* The per-sample history of the span goes with it (seriesblock.h): the records are
+	 * copied out of the ring now, at once without a loop, else a slice per turn of the
+	 * loop (collect_cb); encoded and written on the writer thread. */
+	c->col = seriesblock_collect_new(ws->sampler, w->start.mono_ns, end.mono_ns);
+	if (c->col != NULL && ws->base != NULL) {
+		c->ev = evtimer_new(ws->base, collect_cb, c);
+		w->collecting = c;
+		collect_again(c);
 		return 0;
 	}
-	blk = c->blk;
-	c->blk = NULL;
-	if (results_put_async_series(ws->results, w->name, r, blk, closing_done, c, err) < 0) {
-		w->storing = false;
-		json_object_put(r);
-		json_object_put(eff);
-		free(c);
-		return -1;
-	}
-	return 0;
+	return collected(c, err);
 }
 
 /* What an inline stop stored: its report, or why not. */
@@ -504,8 +633,14 @@ window_stop_inline(struct windows *ws, const char *name, json_object *args, cons
                    json_object *extra, struct nm_error *err)
 {
 	struct inline_stop st = {0};
+	struct event_base *base = ws->base;
+	int rc;
 
-	if (window_stop(ws, name, args, closed_by, extra, inline_stored, &st, err) < 0)
+	/* The series copied at once too. */
+	ws->base = NULL;
+	rc = window_stop(ws, name, args, closed_by, extra, inline_stored, &st, err);
+	ws->base = base;
+	if (rc < 0)
 		return NULL;
 	/* A writer thread would answer later: this caller has none. */
 	assert(st.done);
@@ -532,6 +667,7 @@ window_free(struct windows *ws)
 
 	if (ws == NULL)
 		return;
+	window_set_loop(ws, NULL);
 	/* Closing one may forget others (trim): look for the next open one from the start. */
 	for (;;) {
 		bool failed = false;

@@ -14,6 +14,7 @@ Needs root (namespaces). Environment: NETMETRICSD, NETMETRICSCTL. Ends with
 import base64
 import calendar
 import html
+import json
 import os
 import re
 import shutil
@@ -25,7 +26,9 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
 from test_sampling import ADDR_B, NS_A, make_pair, remove_pair, sh  # noqa: E402
-from test_tests import SENDER, Daemon, run_test  # noqa: E402
+from test_tests import NETMETRICSCTL, SENDER, Daemon, run_test  # noqa: E402
+
+PACE = "NETMETRICS_TEST_COLLECT_PACE"
 
 HOSTILE = "<i>\"&'x"
 GLOBS = ("link.vA.tx_packets", "link.vA.*", "cpu.all.*", "snmp.Udp.*")
@@ -224,11 +227,169 @@ def test_series_after_eviction():
         d.stop()
 
 
+def sender():
+    """SENDER in namespace A (2000 packets/s to B for 13 s, then 400/s)."""
+    return subprocess.Popen(["ip", "netns", "exec", NS_A, "python3", "-c", SENDER, ADDR_B],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def test_short_window():
+    """A window of less than a sampling interval (500 ms) while A sends: series --window
+    gives its two edges, from its start to its end, both the window's rate as its report
+    has it (the ring's answer and, after a restart, the stored series'); its SVG draws that
+    line, and a reply of fewer than 2 points says "too short to draw" instead of a line."""
+    d = Daemon()
+    base = d.dir
+    snd = sender()
+    try:
+        time.sleep(1.5)
+        d.ctl("mark", "start", "blip")
+        time.sleep(0.2)
+        rep = d.json("mark", "stop", "blip")
+        dev = [x for x in rep["figures"]["devices"] if x["name"] == "vA"][0]
+        want = dev["tx_packets_per_s"]
+        assert want > 100, dev
+
+        def check(r):
+            assert abs(r["from"] - epoch(rep["window"]["start"])) < 2e-3, (r, rep["window"])
+            assert abs(r["to"] - epoch(rep["window"]["end"])) < 2e-3, (r, rep["window"])
+            pts = r["series"][0]["points"]
+            assert len(pts) == 2, r
+            # Points are at the edges (to the ms, as every point's time).
+            assert abs(pts[0][0] - r["from"]) < 1e-3 and abs(pts[1][0] - r["to"]) < 1e-3, r
+            for p in pts:
+                assert abs(p[1] - want) <= 0.05 * want, (p, want)
+
+        ring = d.json("series", "link.vA.tx_packets", "--window", "blip")
+        check(ring)
+        svg = os.path.join(d.dir, "blip.svg")
+        d.ctl("series", "link.vA.tx_packets", "--window", "blip", "--svg", svg)
+        with open(svg) as f:
+            text = f.read()
+        assert 'data-series="link.vA.tx_packets" data-points="2"' in text, text[:1500]
+        mean = float(attr(text, '<polyline fill="none"', "data-mean"))
+        assert abs(mean - ring["series"][0]["points"][0][1]) <= 1e-5 * mean, (mean, ring)
+        # Less than a step: no line, but words.
+        short = d.json("series", "link.vA.tx_packets", "--from", "-0.3")
+        assert len(short["series"][0]["points"]) < 2, short
+        d.ctl("series", "link.vA.tx_packets", "--from", "-0.3", "--svg", svg)
+        with open(svg) as f:
+            text = f.read()
+        assert "too short to draw" in text and "<polyline" not in text, text[:1500]
+        assert 'data-too-short="true" data-series="link.vA.tx_packets"' in text, text[:1500]
+        # The stored series answer the same once the ring has no such span (a restart).
+        assert d.stop(keep=True) == 0
+        d = Daemon(base)
+        stored = d.json("series", "link.vA.tx_packets", "--window", "blip")
+        assert stored == ring, (stored, ring)
+    finally:
+        snd.kill()
+        snd.wait()
+        d.stop()
+
+
+def window_state(d, name):
+    return [w for w in d.json("windows")["windows"] if w["name"] == name][0]["state"]
+
+
+def test_stop_during_copy():
+    """The series of a close copied a record a slice, 20 ms apart (the test hook): the
+    window is "storing" meanwhile, another mark stop and a window delete get busy, other
+    requests are answered; a SIGTERM in the middle finishes the copy at once and stores the
+    result with its series, which answer after a restart."""
+    os.environ[PACE] = "1,20"
+    try:
+        d = Daemon()
+    finally:
+        del os.environ[PACE]
+    base = d.dir
+    snd = sender()
+    stopper = None
+    try:
+        d.ctl("mark", "start", "slow")
+        time.sleep(4)
+        stopper = subprocess.Popen(
+            [NETMETRICSCTL, "--socket", d.sock, "--json", "mark", "stop", "slow"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.time() + 30
+        while window_state(d, "slow") != "storing":
+            assert time.time() < deadline and stopper.poll() is None, d.logtext()
+            time.sleep(0.05)
+        t = time.time()
+        assert d.json("status") is not None
+        assert time.time() - t < 5
+        r = d.ctl("mark", "stop", "slow", check=False)
+        assert r.returncode != 0 and "being stored" in r.stderr, (r.returncode, r.stderr)
+        r = d.ctl("window", "delete", "slow", check=False)
+        assert r.returncode != 0 and "being stored" in r.stderr, (r.returncode, r.stderr)
+        assert stopper.poll() is None, "the copy was over at once: the hook did not pace it"
+        assert d.stop(keep=True) == 0
+        stopper.communicate(timeout=30)
+        log = open(os.path.join(base, "log")).read()
+        assert "the rest of its series copied at once (the loop stopped)" in log, log[-3000:]
+        res = os.path.join(base, "state", "results", "slow")
+        assert os.path.getsize(res + ".series") > 100 and os.path.exists(res + ".json")
+        d = Daemon(base)
+        rep = d.json("result", "show", "slow")
+        assert rep["window"]["closed_by"] == "hand", rep["window"]
+        pts = d.json("series", "link.vA.tx_packets", "--window", "slow")["series"][0]["points"]
+        # About 4 s at 1 s steps, every step sent at 2000/s.
+        assert len(pts) >= 3 and min(p[1] for p in pts) > 500, pts
+    finally:
+        if stopper is not None and stopper.poll() is None:
+            stopper.kill()
+            stopper.wait()
+        snd.kill()
+        snd.wait()
+        d.stop()
+
+
+def test_evicted_during_copy():
+    """A 1 MiB ring sampled every 10 ms (a segment about every 10 s, eight of them) and a
+    window of 1 s opened in its first segment, its series copied a record a slice, 150 ms
+    apart: the ring evicts that segment before the copy is over. The copy keeps what it
+    had, the result is stored with it (the log says the series end early), the daemon
+    reads nothing freed (a sanitizer build aborts on that) and answers from the stored
+    series once the ring has moved on: points up to where the copy stopped."""
+    os.environ[PACE] = "1,150"
+    try:
+        d = Daemon(sampling="interval = 10ms\nring_memory = 1M\n")
+    finally:
+        del os.environ[PACE]
+    snd = sender()
+    stopper = None
+    try:
+        time.sleep(1)
+        d.ctl("mark", "start", "gone")
+        time.sleep(1)
+        stopper = subprocess.Popen(
+            [NETMETRICSCTL, "--socket", d.sock, "--json", "mark", "stop", "gone"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out, err = stopper.communicate(timeout=400)
+        assert stopper.returncode == 0, (err, d.logtext())
+        rep = json.loads(out)
+        log = d.logtext()
+        assert "evicted the span's records before they were copied" in log, log
+        r = d.json("series", "link.vA.tx_packets", "--window", "gone", "--step", "0.1")
+        pts = r["series"][0]["points"]
+        assert pts and r["to"] < epoch(rep["window"]["end"]) - 0.05, (r, rep["window"])
+        assert abs(r["from"] - epoch(rep["window"]["start"])) < 0.02, (r, rep["window"])
+        assert d.json("status") is not None
+    finally:
+        if stopper is not None and stopper.poll() is None:
+            stopper.kill()
+            stopper.wait()
+        snd.kill()
+        snd.wait()
+        assert d.stop() == 0
+
+
 def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
-    return nsrun.run([test_series_after_restart, test_series_after_eviction],
+    return nsrun.run([test_series_after_restart, test_series_after_eviction, test_short_window,
+                      test_stop_during_copy, test_evicted_during_copy],
                      "stored series", make_pair, remove_pair)
 
 
