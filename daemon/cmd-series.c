@@ -1,7 +1,8 @@
 /* cmd-series.c: rates of matched series step by step over a time range. The reply has a
- * budget (reply_max_points, reply_max_bytes); within it, the rates are computed a slice of
- * steps at a time and the line written a part at a time as the client reads it, so no
- * callback holds the loop for more than a few ms and the text is never held whole. */
+ * budget (reply_max_points, reply_max_bytes); the glob is matched, the names summed against
+ * it and, within it, the rates computed a slice at a time and the line written a part at a
+ * time as the client reads it, so no callback holds the loop for more than a few ms and the
+ * text is never held whole. */
 #include <event2/buffer.h>
 #include <math.h>
 #include <stdlib.h>
@@ -48,7 +49,8 @@ struct series_job {
 	size_t cur;     /* writing: the series being written */
 	bool opened;    /* writing: its name and unit are out */
 	uint64_t names; /* estimating: the bytes of the series' names and units so far */
-	enum { JOB_ESTIMATE, JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
+	struct query_matching m; /* matching: the glob over the registry, a slice at a time */
+	enum { JOB_MATCH, JOB_ESTIMATE, JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
 	struct strbuf sb;
 };
 
@@ -77,6 +79,7 @@ job_free(void *arg)
 		query_free(j->q);
 		seriesblock_free(j->blk);
 	}
+	query_matching_free(&j->m);
 	free(j->ids);
 	free(j->ts);
 	free(j->rates);
@@ -163,6 +166,27 @@ over_budget(struct daemon *d, const struct series_job *j, uint64_t names, struct
 	                    j->n, j->npoints, (unsigned long long)points, (unsigned long long)bytes,
 	                    what, (unsigned long long)maxp, (unsigned long long)maxb,
 	                    ceil(range_s / (double)fit_p * 100) / 100, (unsigned long long)fit_s);
+}
+
+/* Match the glob for a slice; once every series is tried, lay the steps on the first one's
+ * beat and check the points against the budget (the bytes are known after estimating).
+ * -1 with err when over budget. */
+static int
+job_match(struct series_job *j, struct nm_error *err)
+{
+	if (!query_matching_step(j->q, &j->m, SLICE_NS))
+		return 0;
+	j->n = j->m.n;
+	j->ids = j->m.ids;
+	j->m.ids = NULL;
+	if (j->n > 0)
+		query_align(j->q, j->ids[0], &j->t0, &j->t1);
+	j->npoints = j->t1 > j->t0 ? (size_t)((j->t1 - j->t0 + j->stepns - 1) / j->stepns) : 0;
+	/* Points are known now; bytes once the names are summed, in the next slices. */
+	if (over_budget(j->d, j, (uint64_t)j->n * ENTRY_BYTES, err) < 0)
+		return -1;
+	j->phase = JOB_ESTIMATE;
+	return 0;
 }
 
 /* Sum the bytes of the series' names and units from j->next on for a slice; at the end,
@@ -259,6 +283,10 @@ job_produce(struct evbuffer *out, void *arg)
 
 	strbuf_reset(&j->sb);
 	switch (j->phase) {
+	case JOB_MATCH:
+		if (job_match(j, &err) < 0)
+			goto fail;
+		return 0;
 	case JOB_ESTIMATE:
 		if (job_estimate(j, &err) < 0)
 			goto fail;
@@ -316,7 +344,6 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	struct query *q = d->query;
 	uint64_t t0, t1, stepns, oldest, newest;
 	struct series_job *j;
-	size_t n;
 	int rc;
 
 	/* --host PEER: that host's daemon answers. */
@@ -357,10 +384,8 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	stepns = (uint64_t)(step * 1e9);
 	if (stepns == 0)
 		stepns = 1;
-	n = query_match(q, glob, false, &d->ids, &d->ids_cap);
-	if (n > 0)
-		query_align(q, d->ids[0], &t0, &t1);
-
+	/* The glob is matched, the steps laid and the budget checked in the first slices
+	 * (job_match), before any byte of the reply. */
 	j = xcalloc(1, sizeof(*j));
 	j->q = q;
 	j->blk = blk;
@@ -371,16 +396,8 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	j->t0 = t0;
 	j->t1 = t1;
 	j->stepns = stepns;
-	j->n = n;
-	j->npoints = t1 > t0 ? (size_t)((t1 - t0 + stepns - 1) / stepns) : 0;
-	j->ids = xreallocarray(NULL, n ? n : 1, sizeof(*j->ids));
-	if (n > 0)
-		memcpy(j->ids, d->ids, n * sizeof(*j->ids));
-	/* Points are known at once; bytes once the names are summed, in the first slices. */
-	if (over_budget(d, j, (uint64_t)n * ENTRY_BYTES, err) < 0) {
-		job_free(j);
-		return -1;
-	}
+	j->phase = JOB_MATCH;
+	query_matching_init(q, &j->m, glob, false);
 	strbuf_init(&j->sb);
 	return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 }

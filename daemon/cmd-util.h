@@ -27,6 +27,11 @@ int cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object
  * "window" or "source" to result. 0 ok, -1 with err. */
 int cmd_span(struct daemon *d, json_object *args, double def_s, enum sampler_kind src,
              json_object *result, struct nm_error *err);
+/* cmd_span on a query of the request's own (query_new; d->query is shared by the requests
+ * of the loop: a reply made over turns keeps its span in its own). */
+struct query;
+int cmd_span_query(struct daemon *d, struct query *q, json_object *args, double def_s,
+                   enum sampler_kind src, json_object *result, struct nm_error *err);
 /* Add the span of d->query to result ("span_s", "from", "to"). */
 void cmd_span_json(struct daemon *d, json_object *result);
 /* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */

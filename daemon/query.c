@@ -10,6 +10,7 @@
 #include "series.h"
 #include "seriesblock.h"
 #include "source.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 #define ALIGN_RECORDS 8 /* samples looked at to find the beat of a source's timer */
@@ -18,7 +19,8 @@ struct query {
 	struct sampler *s;
 	struct ring_cursor *c0, *c1;
 	uint64_t t0, t1;
-	bool live_end; /* c1 is the live state */
+	bool live_end;    /* c1 is the live state */
+	uint64_t records; /* the ring's records written when the cursors were placed */
 	/* A query over a stored block instead of the ring: the record of each source at or
 	 * before the span's edges (-1: none). */
 	const struct seriesblock *blk;
@@ -136,7 +138,25 @@ query_span(struct query *q, uint64_t t0, uint64_t t1, struct nm_error *err)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "the span is no longer in the ring");
 	q->t0 = t0;
 	q->t1 = t1;
+	q->records = st.records;
 	return 0;
+}
+
+int
+query_respan(struct query *q, struct nm_error *err)
+{
+	struct ring_stats st;
+
+	if (q->blk != NULL || q->c0 == NULL)
+		return 0;
+	ring_get_stats(sampler_ring(q->s), &st);
+	if (st.records == q->records)
+		return 0;
+	/* Records written since: the cursors are stale (ring.h); the same edges again. Once
+	 * the span's start has left the ring, its answers would change: say so. */
+	if (q->t0 < st.oldest_ns)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "the span is no longer in the ring");
+	return query_span(q, q->t0, q->t1, err);
 }
 
 int
@@ -305,36 +325,81 @@ glob_prefix(const char *glob)
 	return strcspn(glob, "*?[\\");
 }
 
+void
+query_matching_init(const struct query *q, struct query_matching *m, const char *glob,
+                    bool live_only)
+{
+	bool all = glob == NULL || *glob == '\0' || strcmp(glob, "*") == 0;
+
+	memset(m, 0, sizeof(*m));
+	m->live_only = live_only;
+	m->end = query_registry(q)->n;
+	if (all)
+		return;
+	m->glob = xstrdup(glob);
+	m->plen = glob_prefix(m->glob);
+	m->literal = m->glob[m->plen] == '\0';
+	globmatch_compile(&m->gm, m->glob);
+}
+
+bool
+query_matching_step(const struct query *q, struct query_matching *m, uint64_t slice_ns)
+{
+	const struct series_registry *reg = query_registry(q);
+	uint64_t start = slice_ns > 0 ? time_mono_ns() : 0;
+	const char *glob = m->glob;
+	size_t end = m->end < reg->n ? m->end : reg->n, first = m->next;
+
+	while (m->next < end) {
+		size_t id = m->next;
+		const char *name = reg->v[id].name;
+		/* The clock every 1,024 names, never before the first: each step moves on. */
+		if (slice_ns > 0 && id != first && (id & 1023) == 0 &&
+		    time_mono_ns() - start >= slice_ns)
+			return false;
+		m->next++;
+		if (m->live_only && !reg->v[id].live)
+			continue;
+		if (glob != NULL) {
+			/* A cheap prefix test first: most names fail it. */
+			if (strncmp(name, glob, m->plen) != 0)
+				continue;
+			if (m->literal ? name[m->plen] != '\0' : !globmatch_exec(&m->gm, name))
+				continue;
+		}
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 256;
+			m->ids = xreallocarray(m->ids, m->cap, sizeof(*m->ids));
+		}
+		m->ids[m->n++] = (series_id)id;
+	}
+	return true;
+}
+
+void
+query_matching_free(struct query_matching *m)
+{
+	free(m->glob);
+	free(m->ids);
+	memset(m, 0, sizeof(*m));
+}
+
 size_t
 query_match(const struct query *q, const char *glob, bool live_only, series_id **ids, size_t *cap)
 {
-	const struct series_registry *reg = query_registry(q);
-	size_t n = 0, plen;
-	bool all = glob == NULL || *glob == '\0' || strcmp(glob, "*") == 0;
-	bool literal;
-	struct globmatch gm;
+	struct query_matching m;
+	size_t n;
 
-	plen = all ? 0 : glob_prefix(glob);
-	literal = !all && glob[plen] == '\0';
-	if (!all)
-		globmatch_compile(&gm, glob);
-	for (size_t id = 0; id < reg->n; id++) {
-		const char *name = reg->v[id].name;
-		if (live_only && !reg->v[id].live)
-			continue;
-		if (!all) {
-			/* A cheap prefix test first: most names fail it. */
-			if (strncmp(name, glob, plen) != 0)
-				continue;
-			if (literal ? name[plen] != '\0' : !globmatch_exec(&gm, name))
-				continue;
-		}
-		if (n == *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			*ids = xreallocarray(*ids, *cap, sizeof(**ids));
-		}
-		(*ids)[n++] = (series_id)id;
-	}
+	query_matching_init(q, &m, glob, live_only);
+	/* Into the caller's array, grown as it needs. */
+	m.ids = *ids;
+	m.cap = *cap;
+	query_matching_step(q, &m, 0);
+	*ids = m.ids;
+	*cap = m.cap;
+	n = m.n;
+	m.ids = NULL;
+	query_matching_free(&m);
 	return n;
 }
 
@@ -344,8 +409,7 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 static bool
 beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_t *phase)
 {
-	struct ring_cursor *c;
-	uint64_t ph[ALIGN_RECORDS], r;
+	uint64_t ph[ALIGN_RECORDS], rt[ALIGN_RECORDS];
 	size_t n = 0, most = 0;
 
 	if (q->blk != NULL) {
@@ -354,13 +418,11 @@ beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_
 			ph[n++] = q->blk->src[src].t[i] % iv;
 		goto vote;
 	}
-	c = ring_cursor_new(sampler_ring(q->s));
-	while (n < ALIGN_RECORDS && t > 0 && ring_cursor_seek(c, t) == 0 &&
-	       (r = ring_cursor_time(c, src)) != 0) {
-		ph[n++] = r % iv;
-		t = r - 1;
-	}
-	ring_cursor_free(c);
+	/* The times a cursor would stand on, from the records' headers: no series is read (a
+	 * cursor sought back record by record undid every series of the records between). */
+	n = ring_src_times(sampler_ring(q->s), src, t, rt, ALIGN_RECORDS);
+	for (size_t i = 0; i < n; i++)
+		ph[i] = rt[i] % iv;
 vote:
 	for (size_t i = 0; i < n; i++) {
 		size_t close = 0;

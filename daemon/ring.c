@@ -1085,6 +1085,44 @@ ring_cursor_value(const struct ring_cursor *c, series_id id)
 	return v->acc + v->delta * (c->k[v->src] - v->at_k);
 }
 
+size_t
+ring_src_times(const struct ring *r, unsigned src, uint64_t t, uint64_t *out, size_t max)
+{
+	uint64_t cur[RING_MAX_SOURCES];
+	size_t n = 0, end = r->head;
+	bool walked = false; /* every record kept undone */
+
+	if (src >= RING_MAX_SOURCES || r->nseg == 0)
+		return 0;
+	/* cur: each source's time at a cursor built back from the live state, as seek_backward
+	 * builds it, the records after `end` undone. */
+	for (unsigned s = 0; s < RING_MAX_SOURCES; s++)
+		cur[s] = r->src[s].last_t;
+	while (n < max && t > 0) {
+		/* Undo the records newer than t, newest first. */
+		while (!walked) {
+			size_t start = end - get_footer(r->buf + end - FOOTER_BYTES);
+			const uint8_t *p = r->buf + start;
+			if (*p == REC_SAMPLE) {
+				unsigned rs = p[1];
+				if (cur[rs] <= t)
+					break;
+				p += 2;
+				cur[rs] -= get_uvarint(&p);
+			}
+			if (start == r->tail)
+				walked = true;
+			else
+				end = start == 0 ? r->wrap_at : start;
+		}
+		if (t < seg_at(r, 0)->first_t || cur[src] == 0)
+			break;
+		out[n++] = cur[src];
+		t = cur[src] - 1;
+	}
+	return n;
+}
+
 uint64_t
 ring_first_time(const struct ring *r, unsigned src)
 {

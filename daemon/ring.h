@@ -93,6 +93,11 @@ int ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_di
  * limit_ns, or the ring changed since the seek: seek again). Walks a span record by record,
  * keyframes crossed on the way. */
 int ring_cursor_step(struct ring_cursor *c, uint64_t limit_ns);
+/* The times a cursor sought to t stands on for src (ring_cursor_time), then sought to that
+ * time - 1, and so on: up to max of them into out, newest first, as long as each seek
+ * succeeds and src has a record there. Reads the records' headers only, never a series:
+ * what finding the beat of a source's timer needs (query_align). Returns their count. */
+size_t ring_src_times(const struct ring *r, unsigned src, uint64_t t, uint64_t *out, size_t max);
 /* acc of a series at the cursor (0 for a series not yet seen then). */
 uint64_t ring_cursor_value(const struct ring_cursor *c, series_id id);
 /* The time of src's record the cursor stands on (0: none at or before t). */
