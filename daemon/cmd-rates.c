@@ -25,7 +25,8 @@
 struct rates_rows {
 	struct query *q;
 	json_object *args; /* a reference: the span is set once the glob is matched */
-	bool all, matched, spanned;
+	bool all, matched, edged, spanned;
+	struct cmd_span_edges e;
 	struct query_matching m;
 	size_t next, shown;
 	series_id *ids;
@@ -65,17 +66,27 @@ rates_prep(struct daemon *d, void *arg, json_object *head, size_t *n, struct nm_
 		return 0; /* the span on the next turn */
 	}
 	nm = r->m.n;
-	if (!r->spanned) {
+	if (!r->edged) {
+		/* The span's edges from the records' headers; the cursors placed on them a
+		 * part at a time from the next turn on. */
 		so = nm > 0 ? sampler_source_at(d->sampler, series_get(reg, r->m.ids[0])->source)
 		            : NULL;
-		if (cmd_span_query(d, r->q, r->args, CMD_DEFAULT_LAST_S,
-		                   so != NULL ? (enum sampler_kind)so->index : SAMPLER_NONE, head,
+		if (cmd_span_edges(d, r->q, r->args, CMD_DEFAULT_LAST_S,
+		                   so != NULL ? (enum sampler_kind)so->index : SAMPLER_NONE, &r->e,
 		                   err) < 0)
 			return -1;
 		r->ids = xreallocarray(NULL, nm ? nm : 1, sizeof(*r->ids));
 		r->delta = xreallocarray(NULL, nm ? nm : 1, sizeof(*r->delta));
 		r->rate = xreallocarray(NULL, nm ? nm : 1, sizeof(*r->rate));
 		r->span_s = xreallocarray(NULL, nm ? nm : 1, sizeof(*r->span_s));
+		r->edged = true;
+		return 0;
+	}
+	if (!r->spanned) {
+		int rc = query_span_part(r->q, r->e.t0, r->e.t1, start + SLICE_NS, err);
+		if (rc <= 0)
+			return rc;
+		cmd_span_add(d, r->q, &r->e, head);
 		r->spanned = true;
 		return 0; /* the values on the next turn */
 	}

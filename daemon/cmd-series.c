@@ -225,8 +225,13 @@ job_compute(struct series_job *j, struct nm_error *err)
 	while (j->next < j->npoints) {
 		uint64_t a = j->t0 + j->next * j->stepns;
 		uint64_t b = a + j->stepns > j->t1 ? j->t1 : a + j->stepns;
-		if (query_span(j->q, a, b, err) < 0)
+		/* The cursors forward a part at a time: the first step's walk from a keyframe
+		 * may take more than a slice; the next steps go on from there. */
+		int rc = query_span_part(j->q, a, b, start + SLICE_NS, err);
+		if (rc < 0)
 			return -1;
+		if (rc == 0)
+			break;
 		j->ts[j->next] = round(cmd_epoch_s(d, b) * 1000) / 1000;
 		for (size_t i = 0; i < j->n; i++)
 			j->rates[i * j->npoints + j->next] = query_rate(j->q, j->ids[i]);

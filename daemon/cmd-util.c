@@ -68,33 +68,54 @@ cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object *re
 }
 
 int
-cmd_span_query(struct daemon *d, struct query *q, json_object *args, double def_s,
-               enum sampler_kind src, json_object *result, struct nm_error *err)
+cmd_span_edges(struct daemon *d, const struct query *q, json_object *args, double def_s,
+               enum sampler_kind src, struct cmd_span_edges *e, struct nm_error *err)
 {
 	const char *win = json_get_string(args, "window", NULL);
 	const struct source *so = sampler_source_of(d->sampler, src);
-	uint64_t t0, t1;
 
+	e->key = e->value = NULL;
 	if (win != NULL) {
 		if (json_object_object_get_ex(args, "last", NULL))
 			return nm_error_set(err, NM_ERR_BAD_ARGS,
 			                    "arguments \"window\" and \"last\": give one of them");
-		if (window_span(d->windows, win, &t0, &t1, err) < 0 ||
-		    query_span(q, t0, t1, err) < 0)
+		if (window_span(d->windows, win, &e->t0, &e->t1, err) < 0)
 			return -1;
-		span_json(d, q, result);
-		json_add_string(result, "window", win);
+		e->key = "window";
+		e->value = win;
 		return 0;
 	}
 	if (so != NULL) {
-		if (query_span_last_src(q, json_get_double(args, "last", def_s), so->index, err) <
-		    0)
+		if (query_edges_last_src(q, json_get_double(args, "last", def_s), so->index, &e->t0,
+		                         &e->t1, err) < 0)
 			return -1;
-		span_json(d, q, result);
-		json_add_string(result, "source", so->ops->name);
+		e->key = "source";
+		e->value = so->ops->name;
 		return 0;
 	}
-	return span_last(d, q, args, def_s, result, err);
+	return query_edges_last(q, json_get_double(args, "last", def_s), &e->t0, &e->t1, err);
+}
+
+void
+cmd_span_add(struct daemon *d, const struct query *q, const struct cmd_span_edges *e,
+             json_object *result)
+{
+	span_json(d, q, result);
+	if (e->key != NULL)
+		json_add_string(result, e->key, e->value);
+}
+
+int
+cmd_span_query(struct daemon *d, struct query *q, json_object *args, double def_s,
+               enum sampler_kind src, json_object *result, struct nm_error *err)
+{
+	struct cmd_span_edges e;
+
+	if (cmd_span_edges(d, q, args, def_s, src, &e, err) < 0 ||
+	    query_span(q, e.t0, e.t1, err) < 0)
+		return -1;
+	cmd_span_add(d, q, &e, result);
+	return 0;
 }
 
 int

@@ -143,6 +143,46 @@ query_span(struct query *q, uint64_t t0, uint64_t t1, struct nm_error *err)
 }
 
 int
+query_span_part(struct query *q, uint64_t t0, uint64_t t1, uint64_t deadline, struct nm_error *err)
+{
+	struct ring_stats st;
+	struct ring *r;
+	int rc;
+
+	if (q->blk != NULL)
+		return span_block(q, t0, t1) == 0 ? 1 : -1;
+	r = sampler_ring(q->s);
+	ring_get_stats(r, &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	/* The clamping of query_span. */
+	if (t1 > st.newest_ns)
+		t1 = st.newest_ns;
+	if (t0 < st.oldest_ns)
+		t0 = st.oldest_ns;
+	if (t0 > t1)
+		t0 = t1;
+	if (q->c0 == NULL) {
+		q->c0 = ring_cursor_new(r);
+		q->c1 = ring_cursor_new(r);
+	}
+	/* c0's parts survive records written between turns; c1 at the newest record is the
+	 * live state at once (valid until the next record), placed last, in the turn that
+	 * reads the span. */
+	if ((rc = ring_cursor_seek_part(q->c0, t0, deadline)) <= 0 ||
+	    (rc = ring_cursor_seek_part(q->c1, t1, deadline)) <= 0) {
+		if (rc < 0)
+			return nm_error_set(err, NM_ERR_NOT_FOUND,
+			                    "the span is no longer in the ring");
+		return 0;
+	}
+	q->t0 = t0;
+	q->t1 = t1;
+	q->records = st.records;
+	return 1;
+}
+
+int
 query_respan(struct query *q, struct nm_error *err)
 {
 	struct ring_stats st;
@@ -160,7 +200,8 @@ query_respan(struct query *q, struct nm_error *err)
 }
 
 int
-query_span_last(struct query *q, double seconds, struct nm_error *err)
+query_edges_last(const struct query *q, double seconds, uint64_t *t0, uint64_t *t1,
+                 struct nm_error *err)
 {
 	struct ring_stats st;
 	uint64_t span;
@@ -169,62 +210,64 @@ query_span_last(struct query *q, double seconds, struct nm_error *err)
 	if (st.newest_ns == 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
 	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
-	return query_span(q, span > st.newest_ns ? 0 : st.newest_ns - span, st.newest_ns, err);
+	*t0 = span > st.newest_ns ? 0 : st.newest_ns - span;
+	*t1 = st.newest_ns;
+	return 0;
 }
 
-/* The time of src's first record after `after` and at or before limit (0: none), probing
- * with cursor c one sampling interval iv at a time: a couple of seeks near the newest
- * data. */
-static uint64_t
-record_after(struct ring_cursor *c, unsigned src, uint64_t after, uint64_t limit, uint64_t iv)
+int
+query_span_last(struct query *q, double seconds, struct nm_error *err)
 {
-	uint64_t p = after, r, r2;
+	uint64_t t0, t1;
 
-	for (int i = 0; i < 64 && p < limit; i++) {
-		p = limit - p > iv ? p + iv : limit;
-		if (ring_cursor_seek(c, p) < 0 || (r = ring_cursor_time(c, src)) <= after)
-			continue;
-		/* A record in (after, p]: walk back to the first one. */
-		while (r > after + 1 && ring_cursor_seek(c, r - 1) == 0 &&
-		       (r2 = ring_cursor_time(c, src)) > after)
-			r = r2;
-		return r;
-	}
+	if (query_edges_last(q, seconds, &t0, &t1, err) < 0)
+		return -1;
+	return query_span(q, t0, t1, err);
+}
+
+int
+query_edges_last_src(const struct query *q, double seconds, unsigned src, uint64_t *t0,
+                     uint64_t *t1, struct nm_error *err)
+{
+	struct ring *r = sampler_ring(q->s);
+	const struct source *so = sampler_source_at(q->s, src);
+	uint64_t end = ring_live_time(r, src), t, a = 0, b, span, iv, after;
+	struct ring_stats st;
+
+	ring_get_stats(r, &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	if (end == 0 || end < st.oldest_ns)
+		return query_edges_last(q, seconds, t0, t1, err);
+	iv = so != NULL && so->interval_ms > 0 ? so->interval_ms * 1000000ull : 1000000000ull;
+	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
+	t = span > end ? 0 : end - span;
+	if (t < st.oldest_ns)
+		t = st.oldest_ns;
+	/* The record at or before t and the one after it (within 64 intervals): the nearer is
+	 * the start. Their times from the records' headers: no cursor is moved. */
+	if (ring_src_times(r, src, t, &a, 1) != 1 || a < st.oldest_ns)
+		a = 0;
+	after = a ? a : t;
+	b = a == t
+	        ? 0
+	        : ring_src_time_after(r, src, after, end - after > 64 * iv ? after + 64 * iv : end);
+	if (a == 0 || (b != 0 && b - t <= t - a))
+		a = b;
+	/* Neither (no record of src near t): from t, as query_span_last would. */
+	*t0 = a != 0 ? a : t;
+	*t1 = end;
 	return 0;
 }
 
 int
 query_span_last_src(struct query *q, double seconds, unsigned src, struct nm_error *err)
 {
-	struct ring *r = sampler_ring(q->s);
-	const struct source *so = sampler_source_at(q->s, src);
-	uint64_t t1 = ring_live_time(r, src), t, a = 0, b, span, iv;
-	struct ring_stats st;
+	uint64_t t0, t1;
 
-	ring_get_stats(r, &st);
-	if (st.newest_ns == 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
-	if (t1 == 0 || t1 < st.oldest_ns)
-		return query_span_last(q, seconds, err);
-	iv = so != NULL && so->interval_ms > 0 ? so->interval_ms * 1000000ull : 1000000000ull;
-	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
-	t = span > t1 ? 0 : t1 - span;
-	if (t < st.oldest_ns)
-		t = st.oldest_ns;
-	if (q->c0 == NULL) {
-		q->c0 = ring_cursor_new(r);
-		q->c1 = ring_cursor_new(r);
-	}
-	/* The record at or before t and the one after it: the nearer is the start. */
-	if (ring_cursor_seek(q->c0, t) == 0)
-		a = ring_cursor_time(q->c0, src);
-	if (a < st.oldest_ns)
-		a = 0;
-	b = a == t ? 0 : record_after(q->c0, src, a ? a : t, t1, iv);
-	if (a == 0 || (b != 0 && b - t <= t - a))
-		a = b;
-	/* Neither (no record of src near t): from t, as query_span_last would. */
-	return query_span(q, a != 0 ? a : t, t1, err);
+	if (query_edges_last_src(q, seconds, src, &t0, &t1, err) < 0)
+		return -1;
+	return query_span(q, t0, t1, err);
 }
 
 uint64_t

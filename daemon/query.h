@@ -39,8 +39,18 @@ int query_span_last(struct query *q, double seconds, struct nm_error *err);
  * stated (query_t0, query_t1) is the span src covers. A source with no record yet falls back
  * to query_span_last. */
 int query_span_last_src(struct query *q, double seconds, unsigned src, struct nm_error *err);
+/* The edges query_span_last and query_span_last_src set, without placing any cursor. */
+int query_edges_last(const struct query *q, double seconds, uint64_t *t0, uint64_t *t1,
+                     struct nm_error *err);
+int query_edges_last_src(const struct query *q, double seconds, unsigned src, uint64_t *t0,
+                         uint64_t *t1, struct nm_error *err);
 /* Set the span to [t0, t1] (CLOCK_MONOTONIC ns); same clamping. */
 int query_span(struct query *q, uint64_t t0_ns, uint64_t t1_ns, struct nm_error *err);
+/* query_span a part at a time, for a reply made over turns of the loop: the cursors are
+ * moved forward from a keyframe until deadline (CLOCK_MONOTONIC ns) has passed. 1: the span
+ * is set (the same as query_span sets); 0: call again with the same edges; -1 with err. */
+int query_span_part(struct query *q, uint64_t t0, uint64_t t1, uint64_t deadline,
+                    struct nm_error *err);
 /* Place the cursors again at the span's edges when the ring has taken records since they
  * were placed (a cursor is valid until the next record: ring.h), for a request that reads
  * one span over several turns of the loop; the answers are the same. -1 with err when the

@@ -455,6 +455,14 @@ check_src_times(struct ring *r, const struct model *m)
 			assert_int_equal(ng, n);
 			for (size_t k = 0; k < n; k++)
 				assert_int_equal(got[k], want[k]);
+			/* The first record after the oldest found, at or before t0: the one
+			 * found before it; none after the newest found up to it + 1 ns. */
+			if (n >= 2)
+				assert_int_equal(ring_src_time_after(r, src, want[n - 1], t0),
+				                 want[n - 2]);
+			if (n >= 1)
+				assert_int_equal(ring_src_time_after(r, src, want[0], want[0] + 1),
+				                 0);
 		}
 	}
 	ring_cursor_free(c);
@@ -485,6 +493,48 @@ test_src_times(void **state)
 	assert_int_equal(st.evicted_segments, 0);
 	check_src_times(r, &m);
 	assert_int_equal(ring_src_times(r, 0, 0, NULL, 0), 0);
+	model_free(&m);
+	ring_free(r);
+}
+
+/* ring_cursor_seek_part a record at a time (a deadline always passed) gives the cursor
+ * ring_cursor_seek gives, for times before, on and between records and past the newest. */
+static void
+test_seek_part(void **state)
+{
+	struct model m;
+	struct ring *r = ring_new(MIB, NSRC, 60 * SEC);
+	struct ring_cursor *c = ring_cursor_new(r), *ref = ring_cursor_new(r);
+	struct ring_stats st;
+	int total = 0;
+
+	(void)state;
+	rng_state = 0x452821e638d01377ull;
+	model_init(&m, 3000, 2500, 800, &mix_busy);
+	model_run(&m, r);
+	ring_get_stats(r, &st);
+	assert_true(st.evicted_segments > 3);
+	assert_int_equal(ring_cursor_seek_part(c, st.oldest_ns - 1, 1), -1);
+	for (int i = 0; i < 60; i++) {
+		uint64_t t = i == 0   ? st.oldest_ns
+		             : i == 1 ? st.newest_ns + SEC
+		                      : st.oldest_ns + rnd_below(st.newest_ns - st.oldest_ns);
+		int rc, parts = 0;
+		while ((rc = ring_cursor_seek_part(c, t, 1)) == 0)
+			parts++;
+		assert_int_equal(rc, 1);
+		assert_int_equal(ring_cursor_seek(ref, t), 0);
+		for (unsigned s = 0; s < NSRC; s++) {
+			assert_int_equal(ring_cursor_time(c, s), ring_cursor_time(ref, s));
+			assert_int_equal(ring_cursor_k(c, s), ring_cursor_k(ref, s));
+		}
+		for (series_id id = 0; id < m.n; id++)
+			assert_int_equal(ring_cursor_value(c, id), ring_cursor_value(ref, id));
+		total += parts;
+	}
+	assert_true(total > 200); /* made in parts indeed */
+	ring_cursor_free(c);
+	ring_cursor_free(ref);
 	model_free(&m);
 	ring_free(r);
 }
@@ -791,7 +841,7 @@ main(void)
 	    cmocka_unit_test(test_cursor_grows), cmocka_unit_test(test_steady_no_alloc),
 	    cmocka_unit_test(test_steady_small), cmocka_unit_test(test_stop_and_resume),
 	    cmocka_unit_test(test_exact_wrap),   cmocka_unit_test(test_keyframe_too_big),
-	    cmocka_unit_test(test_src_times),
+	    cmocka_unit_test(test_src_times),    cmocka_unit_test(test_seek_part),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
