@@ -39,7 +39,7 @@ rates_rows_free(void *arg)
 {
 	struct rates_rows *r = arg;
 
-	query_free(r->q);
+	query_put(r->q);
 	json_object_put(r->args);
 	query_matching_free(&r->m);
 	free(r->ids);
@@ -144,7 +144,7 @@ cmd_rates(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 	struct rates_rows *r = xcalloc(1, sizeof(*r));
 
 	/* Matched, spanned and read in the first turns (rates_prep), before any byte. */
-	r->q = query_new(d->sampler);
+	r->q = query_take(d->sampler);
 	r->args = json_object_get(args);
 	r->all = json_get_bool(args, "all", false);
 	query_matching_init(d->query, &r->m, glob, false);

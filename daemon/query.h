@@ -28,6 +28,11 @@ uint64_t query_interval_ms(const struct query *q, unsigned src);
  * span). -1 when there is nothing (no samples yet). */
 int query_bounds(const struct query *q, uint64_t *oldest, uint64_t *newest);
 void query_free(struct query *q);
+/* A query of a request's own over the ring (query_new), or the one the last request gave
+ * back with query_put, its cursors' pages in memory already; give it back with query_put
+ * (it keeps one; query_free of any query of the sampler frees that one too). */
+struct query *query_take(struct sampler *s);
+void query_put(struct query *q);
 
 /* Set the span to the last `seconds` before the newest data (t1 = live state). When the ring
  * does not reach that far back, t0 is the oldest record kept. -1 with err when the ring is
