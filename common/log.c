@@ -1,10 +1,12 @@
 /* log.c: logging to stderr or the systemd journal, in the manner of OpenBSD's log.c. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <unistd.h>
 
 #include <systemd/sd-journal.h>
 
@@ -20,7 +22,9 @@ static struct {
 	char progname[64];
 	enum log_target target;
 	enum log_level level;
-} log_state = {"netmetrics", LOG_TARGET_STDERR, LOG_LEVEL_INFO};
+	int fatal_fd;    /* log_set_fatal_fd; -1: none */
+	pid_t fatal_pid; /* the process that set it */
+} log_state = {"netmetrics", LOG_TARGET_STDERR, LOG_LEVEL_INFO, -1, 0};
 
 static const char *const log_level_names[] = {
     [LOG_LEVEL_ERR] = "err",
@@ -94,9 +98,17 @@ log_priority(enum log_level level)
 	return LOG_ERR;
 }
 
-/* Format and write one message, with ": errstr" appended when errstr is not NULL. */
+void
+log_set_fatal_fd(int fd)
+{
+	log_state.fatal_fd = fd;
+	log_state.fatal_pid = getpid();
+}
+
+/* Format and write one message, with ": errstr" appended when errstr is not NULL; a fatal
+ * one (level err from fatal) also to the fatal fd. */
 static void
-log_vwrite(enum log_level level, const char *errstr, const char *fmt, va_list ap)
+log_vwrite_fatal(enum log_level level, const char *errstr, const char *fmt, va_list ap, bool fatal)
 {
 	char msg[LOG_MSG_MAX];
 	const char *sep = errstr != NULL ? ": " : "";
@@ -110,12 +122,27 @@ log_vwrite(enum log_level level, const char *errstr, const char *fmt, va_list ap
 	 * terminal. */
 	vsnprintf(raw, sizeof raw, fmt, ap);
 	utf8_sanitize(msg, sizeof msg, raw, strlen(raw), 0);
+	if (fatal && log_state.fatal_fd >= 0 && log_state.fatal_pid == getpid()) {
+		char line[LOG_MSG_MAX + 256];
+		int n = snprintf(line, sizeof line, "e%s%s%s\n", msg, sep, errstr);
+		if (n > 0 && write(log_state.fatal_fd, line,
+		                   (size_t)n < sizeof line ? (size_t)n : sizeof line - 1) < 0)
+			fprintf(stderr, "%s: readiness pipe: %s\n", log_state.progname,
+			        strerror(errno));
+	}
 	/* Fall back to stderr when sending fails. (libsystemd reports success and drops the
 	 * message when no journal is listening.) */
 	if (log_state.target == LOG_TARGET_JOURNAL &&
 	    sd_journal_print(log_priority(level), "%s%s%s", msg, sep, errstr) >= 0)
 		return;
 	fprintf(stderr, "%s: %s%s%s\n", log_state.progname, msg, sep, errstr);
+}
+
+/* log_vwrite_fatal for a message that is not fatal. */
+static void
+log_vwrite(enum log_level level, const char *errstr, const char *fmt, va_list ap)
+{
+	log_vwrite_fatal(level, errstr, fmt, ap, false);
 }
 
 /* Log a warning followed by ": strerror(errno)"; errno is left unchanged. */
@@ -186,7 +213,7 @@ fatal(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vwrite(LOG_LEVEL_ERR, strerror(saved), fmt, ap);
+	log_vwrite_fatal(LOG_LEVEL_ERR, strerror(saved), fmt, ap, true);
 	va_end(ap);
 	exit(1);
 }
@@ -198,7 +225,7 @@ fatalx(const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	log_vwrite(LOG_LEVEL_ERR, NULL, fmt, ap);
+	log_vwrite_fatal(LOG_LEVEL_ERR, NULL, fmt, ap, true);
 	va_end(ap);
 	exit(1);
 }

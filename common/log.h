@@ -22,6 +22,10 @@ void log_warnx(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void log_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* For our own bugs and startup failures only: log and exit(1). */
+/* While fd >= 0, fatal() and fatalx() in this process (not in a child forked since) also
+ * write 'e', the message and a newline to fd: the readiness pipe of a detached start, so
+ * that the waiting parent prints why the start failed. -1: no longer. */
+void log_set_fatal_fd(int fd);
 void fatal(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 void fatalx(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 

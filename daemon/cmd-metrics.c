@@ -97,7 +97,7 @@ cmd_metrics(struct cmd_ctx *ctx, json_object *args, json_object **result, struct
 	struct series_matcher lm[METRICS_MAX_LABELS];
 	int nlm = label_matchers(reg, args, lm, err);
 	size_t n, shown = 0;
-	struct cmd_rows rows = {0, metrics_row, metrics_bytes, 64, "series", NULL};
+	struct cmd_rows rows = {0, metrics_row, metrics_bytes, 64, "series", NULL, NULL};
 	struct metrics_rows *r;
 	json_object *o;
 

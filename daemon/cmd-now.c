@@ -1,4 +1,5 @@
-/* cmd-now.c: sample every source now and report the current values. */
+/* cmd-now.c: sample every source now and report the current values: every value read at
+ * once, the glob matched a slice at a time over the next turns of the loop (cmd-rows). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,10 +14,14 @@
 
 #define NOW_ROW_BYTES 96 /* most bytes of a row besides its name and unit */
 
-/* The series of the reply and their raw values, read when it was asked for. */
+#define SLICE_NS 2000000 /* loop time one slice of matching may take */
+
+/* The series of the reply and their raw values: every series' value read when it was
+ * asked for, the glob matched a slice at a time before any row is written. */
 struct now_rows {
-	series_id *ids;
-	uint64_t *raw;
+	struct query_matching m;
+	uint64_t *raw; /* [id], for the ids the registry had then */
+	size_t nraw;
 };
 
 /* Free the rows' state. */
@@ -25,9 +30,23 @@ now_rows_free(void *arg)
 {
 	struct now_rows *r = arg;
 
-	free(r->ids);
+	query_matching_free(&r->m);
 	free(r->raw);
 	free(r);
+}
+
+/* The rows' prep (cmd_rows_prep_fn): the glob, a slice at a time; then the count. */
+static int
+now_prep(struct daemon *d, void *arg, json_object *head, size_t *n, struct nm_error *err)
+{
+	struct now_rows *r = arg;
+
+	(void)err;
+	if (!query_matching_step(d->query, &r->m, SLICE_NS))
+		return 0;
+	json_add_uint(head, "count", r->m.n);
+	*n = r->m.n;
+	return 1;
 }
 
 /* Row i: one series' name, raw reading, value and unit. */
@@ -35,8 +54,9 @@ static json_object *
 now_row(struct daemon *d, size_t i, void *arg)
 {
 	struct now_rows *r = arg;
-	const struct series_info *si = series_get(sampler_registry(d->sampler), r->ids[i]);
-	uint64_t raw = r->raw[i];
+	series_id id = r->m.ids[i];
+	const struct series_info *si = series_get(sampler_registry(d->sampler), id);
+	uint64_t raw = id < r->nraw ? r->raw[id] : 0;
 	json_object *m = json_object_new_object();
 
 	json_add_string(m, "name", si->name);
@@ -57,7 +77,7 @@ now_bytes(struct daemon *d, size_t i, void *arg)
 {
 	struct now_rows *r = arg;
 
-	return NOW_ROW_BYTES + cmd_rows_series_bytes(d, r->ids[i]);
+	return NOW_ROW_BYTES + cmd_rows_series_bytes(d, r->m.ids[i]);
 }
 
 int
@@ -66,23 +86,21 @@ cmd_now(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_
 	struct daemon *d = ctx->d;
 	const char *glob = json_get_string(args, "glob", NULL);
 	uint64_t t = sampler_sample_all(d->sampler);
-	size_t n = query_match(d->query, glob, true, &d->ids, &d->ids_cap);
-	struct cmd_rows rows = {n, now_row, now_bytes, 128, "series", NULL};
-	struct now_rows *r;
+	struct cmd_rows rows = {0, now_row, now_bytes, 128, "series", NULL, now_prep};
+	struct now_rows *r = xcalloc(1, sizeof(*r));
 	json_object *o;
 	char when[40];
 
-	r = xcalloc(1, sizeof(*r));
-	r->ids = xreallocarray(NULL, n ? n : 1, sizeof(*r->ids));
-	r->raw = xreallocarray(NULL, n ? n : 1, sizeof(*r->raw));
-	for (size_t i = 0; i < n; i++) {
-		r->ids[i] = d->ids[i];
-		r->raw[i] = sampler_raw(d->sampler, d->ids[i]);
-	}
+	/* The values of now, for every series (no name read: a pass over an array); the glob
+	 * matched over the next turns (now_prep) among the series there are now. */
+	query_matching_init(d->query, &r->m, glob, true);
+	r->nraw = r->m.end;
+	r->raw = xreallocarray(NULL, r->nraw ? r->nraw : 1, sizeof(*r->raw));
+	for (size_t id = 0; id < r->nraw; id++)
+		r->raw[id] = sampler_raw(d->sampler, (series_id)id);
 	o = json_object_new_object();
 	cmd_format_mono(d, t, when, sizeof(when));
 	json_add_string(o, "time", when);
-	json_add_uint(o, "count", n);
 	return cmd_rows_reply(ctx, o, "series", &rows, r, now_rows_free, result, err);
 }
 

@@ -27,7 +27,8 @@ struct rows_job {
 	char *key;
 	const char *what; /* static */
 	size_t n, next, written;
-	bool estimated, started;
+	bool prepared, estimated, started;
+	cmd_rows_prep_fn prep;
 	uint64_t bytes; /* the bound of the reply's size, summed before any row is written */
 	cmd_row_bytes_fn bytes_fn;
 	cmd_row_fn fn;
@@ -156,10 +157,17 @@ rows_produce(struct evbuffer *out, void *arg)
 	uint64_t start = time_mono_ns();
 	struct nm_error err;
 
-	if (!j->estimated) {
+	if (!j->prepared || !j->estimated) {
 		size_t len;
 		char *line;
-		if (rows_estimate(j, &err) == 0)
+		int rc;
+		if (!j->prepared) {
+			if ((rc = j->prep(j->d, j->arg, j->head, &j->n, &err)) == 0)
+				return 0;
+			j->prepared = rc > 0;
+			if (rc > 0)
+				return 0; /* the estimate on the next turn */
+		} else if (rows_estimate(j, &err) == 0)
 			return 0;
 		line = proto_reply_error(j->id, j->has_id, err.code, err.message, &len);
 		evbuffer_add(out, line, len);
@@ -221,6 +229,8 @@ cmd_rows_reply(struct cmd_ctx *ctx, json_object *head, const char *key, const st
 	j->bytes_fn = rows->bytes_fn;
 	j->fn = rows->fn;
 	j->tail = rows->tail;
+	j->prep = rows->prep;
+	j->prepared = rows->prep == NULL;
 	j->arg = arg;
 	j->free_arg = free_arg;
 	strbuf_init(&j->sb);

@@ -39,8 +39,16 @@ typedef uint64_t (*cmd_row_bytes_fn)(struct daemon *d, size_t i, void *arg);
  * Called once every row is written, so it can name what the rows left out. */
 typedef json_object *(*cmd_rows_tail_fn)(void *arg);
 
-/* The rows of a reply: n of them, made by fn; their size is at most fixed_bytes plus the sum
- * of bytes_fn over them (NULL: fixed_bytes alone). what names them in a too_large message
+/* Work before the rows, a slice per turn of the loop (matching a glob, reading the values),
+ * before the size check and any byte of the reply: 1 once done, with *n set to the rows'
+ * count; 0 to be called again on the next turn; -1 with err (the reply is that error). It may
+ * add members to head. */
+typedef int (*cmd_rows_prep_fn)(struct daemon *d, void *arg, json_object *head, size_t *n,
+                                struct nm_error *err);
+
+/* The rows of a reply: n of them (with prep: as prep says), made by fn; their size is at most
+ * fixed_bytes plus the sum of bytes_fn over them (NULL: fixed_bytes alone). what names them in a
+ * too_large message
  * ("series"; static). tail (NULL: none) adds members after the rows' array. */
 struct cmd_rows {
 	size_t n;
@@ -49,9 +57,11 @@ struct cmd_rows {
 	uint64_t fixed_bytes;
 	const char *what;
 	cmd_rows_tail_fn tail;
+	cmd_rows_prep_fn prep; /* NULL: none */
 };
 
-/* Answer with head's members, then key: [row 0 .. row n-1] a part at a time: first the
+/* Answer with head's members, then key: [row 0 .. row n-1] a part at a time: first prep's
+ * slices, if any, then the
  * rows' size bounds are summed and checked against the budget (a slice per turn of the loop;
  * too_large ends the reply there), then rows are written as the client reads. Takes head;
  * free_arg(arg) runs at the end. 0, or -1 with err (too many rows: too_large at once). */

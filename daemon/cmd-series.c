@@ -1,7 +1,8 @@
 /* cmd-series.c: rates of matched series step by step over a time range. The reply has a
- * budget (reply_max_points, reply_max_bytes); within it, the rates are computed a slice of
- * steps at a time and the line written a part at a time as the client reads it, so no
- * callback holds the loop for more than a few ms and the text is never held whole. */
+ * budget (reply_max_points, reply_max_bytes); the glob is matched, the names summed against
+ * it and, within it, the rates computed a slice at a time and the line written a part at a
+ * time as the client reads it, so no callback holds the loop for more than a few ms and the
+ * text is never held whole. */
 #include <event2/buffer.h>
 #include <math.h>
 #include <stdlib.h>
@@ -38,7 +39,8 @@ struct series_job {
 	struct seriesblock *blk; /* the stored series of a window the ring no longer holds */
 	int64_t id;
 	bool has_id;
-	bool edges; /* a window too short for two steps: its two edges (job_compute) */
+	bool window; /* of a window: its span as asked (t0, t1 before job_match aligns them) */
+	bool edges;  /* a window too short for two steps: its two edges (job_compute) */
 	double step;
 	uint64_t t0, t1, stepns;
 	size_t n, npoints;
@@ -49,7 +51,8 @@ struct series_job {
 	size_t cur;     /* writing: the series being written */
 	bool opened;    /* writing: its name and unit are out */
 	uint64_t names; /* estimating: the bytes of the series' names and units so far */
-	enum { JOB_ESTIMATE, JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
+	struct query_matching m; /* matching: the glob over the registry, a slice at a time */
+	enum { JOB_MATCH, JOB_ESTIMATE, JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
 	struct strbuf sb;
 };
 
@@ -78,6 +81,7 @@ job_free(void *arg)
 		query_free(j->q);
 		seriesblock_free(j->blk);
 	}
+	query_matching_free(&j->m);
 	free(j->ids);
 	free(j->ts);
 	free(j->rates);
@@ -166,6 +170,40 @@ over_budget(struct daemon *d, const struct series_job *j, uint64_t names, struct
 	                    ceil(range_s / (double)fit_p * 100) / 100, (unsigned long long)fit_s);
 }
 
+/* Match the glob for a slice; once every series is tried, lay the steps on the first one's
+ * beat and check the points against the budget (the bytes are known after estimating).
+ * -1 with err when over budget. */
+static int
+job_match(struct series_job *j, struct nm_error *err)
+{
+	uint64_t w0 = j->t0, w1 = j->t1;
+
+	if (!query_matching_step(j->q, &j->m, SLICE_NS))
+		return 0;
+	j->n = j->m.n;
+	j->ids = j->m.ids;
+	j->m.ids = NULL;
+	if (j->n > 0)
+		query_align(j->q, j->ids[0], &j->t0, &j->t1);
+	j->npoints = j->t1 > j->t0 ? (size_t)((j->t1 - j->t0 + j->stepns - 1) / j->stepns) : 0;
+	if (j->window && j->npoints < 2) {
+		/* A window shorter than two steps (of about one sampling interval: mark start,
+		 * mark stop at once) would have no point, or one: its series are its two edges
+		 * instead, each the rate over the whole window from the samples its edges took
+		 * (window.h), and the step is the window's length. */
+		j->edges = true;
+		j->t0 = w0;
+		j->t1 = w1;
+		j->npoints = 2;
+		j->step = (double)(w1 - w0) / 1e9;
+	}
+	/* Points are known now; bytes once the names are summed, in the next slices. */
+	if (over_budget(j->d, j, (uint64_t)j->n * ENTRY_BYTES, err) < 0)
+		return -1;
+	j->phase = JOB_ESTIMATE;
+	return 0;
+}
+
 /* Sum the bytes of the series' names and units from j->next on for a slice; at the end,
  * check the budget and go on to computing. -1 with err when over budget. */
 static int
@@ -213,8 +251,13 @@ job_compute(struct series_job *j, struct nm_error *err)
 	while (j->next < j->npoints) {
 		uint64_t a = j->t0 + j->next * j->stepns;
 		uint64_t b = a + j->stepns > j->t1 ? j->t1 : a + j->stepns;
-		if (query_span(j->q, a, b, err) < 0)
+		/* The cursors forward a part at a time: the first step's walk from a keyframe
+		 * may take more than a slice; the next steps go on from there. */
+		int rc = query_span_part(j->q, a, b, start + SLICE_NS, err);
+		if (rc < 0)
 			return -1;
+		if (rc == 0)
+			break;
 		j->ts[j->next] = round(cmd_epoch_s(d, b) * 1000) / 1000;
 		for (size_t i = 0; i < j->n; i++)
 			j->rates[i * j->npoints + j->next] = query_rate(j->q, j->ids[i]);
@@ -271,6 +314,10 @@ job_produce(struct evbuffer *out, void *arg)
 
 	strbuf_reset(&j->sb);
 	switch (j->phase) {
+	case JOB_MATCH:
+		if (job_match(j, &err) < 0)
+			goto fail;
+		return 0;
 	case JOB_ESTIMATE:
 		if (job_estimate(j, &err) < 0)
 			goto fail;
@@ -326,9 +373,8 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	double step = json_get_double(args, "step", 1.0);
 	struct seriesblock *blk = NULL;
 	struct query *q = d->query;
-	uint64_t t0, t1, stepns, oldest, newest, w0, w1;
+	uint64_t t0, t1, stepns, oldest, newest;
 	struct series_job *j;
-	size_t n;
 	int rc;
 
 	/* --host PEER: that host's daemon answers. */
@@ -370,12 +416,8 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	stepns = (uint64_t)(step * 1e9);
 	if (stepns == 0)
 		stepns = 1;
-	n = query_match(q, glob, false, &d->ids, &d->ids_cap);
-	w0 = t0;
-	w1 = t1;
-	if (n > 0)
-		query_align(q, d->ids[0], &t0, &t1);
-
+	/* The glob is matched, the steps laid and the budget checked in the first slices
+	 * (job_match), before any byte of the reply. */
 	j = xcalloc(1, sizeof(*j));
 	j->q = q;
 	j->blk = blk;
@@ -386,27 +428,9 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	j->t0 = t0;
 	j->t1 = t1;
 	j->stepns = stepns;
-	j->n = n;
-	j->npoints = t1 > t0 ? (size_t)((t1 - t0 + stepns - 1) / stepns) : 0;
-	if (win != NULL && j->npoints < 2) {
-		/* A window shorter than two steps (of about one sampling interval: mark start,
-		 * mark stop at once) would have no point, or one: its series are its two edges
-		 * instead, each the rate over the whole window from the samples its edges took
-		 * (window.h), and the step is the window's length. */
-		j->edges = true;
-		j->t0 = w0;
-		j->t1 = w1;
-		j->npoints = 2;
-		j->step = (double)(w1 - w0) / 1e9;
-	}
-	j->ids = xreallocarray(NULL, n ? n : 1, sizeof(*j->ids));
-	if (n > 0)
-		memcpy(j->ids, d->ids, n * sizeof(*j->ids));
-	/* Points are known at once; bytes once the names are summed, in the first slices. */
-	if (over_budget(d, j, (uint64_t)n * ENTRY_BYTES, err) < 0) {
-		job_free(j);
-		return -1;
-	}
+	j->window = win != NULL;
+	j->phase = JOB_MATCH;
+	query_matching_init(q, &j->m, glob, false);
 	strbuf_init(&j->sb);
 	return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 }

@@ -27,11 +27,12 @@ cmd_epoch_s(struct daemon *d, uint64_t mono_ns)
 	return (double)((int64_t)mono_ns + sampler_mono_to_real(d->sampler)) / 1e9;
 }
 
-void
-cmd_span_json(struct daemon *d, json_object *result)
+/* The span of q into result ("span_s", "from", "to"). */
+static void
+span_json(struct daemon *d, const struct query *q, json_object *result)
 {
 	char t0[40], t1[40];
-	uint64_t a = query_t0(d->query), b = query_t1(d->query);
+	uint64_t a = query_t0(q), b = query_t1(q);
 
 	cmd_format_mono(d, a, t0, sizeof(t0));
 	cmd_format_mono(d, b, t1, sizeof(t1));
@@ -40,15 +41,80 @@ cmd_span_json(struct daemon *d, json_object *result)
 	json_add_string(result, "to", t1);
 }
 
+void
+cmd_span_json(struct daemon *d, json_object *result)
+{
+	span_json(d, d->query, result);
+}
+
+/* cmd_span_last on q. */
+static int
+span_last(struct daemon *d, struct query *q, json_object *args, double def_s, json_object *result,
+          struct nm_error *err)
+{
+	double last = json_get_double(args, "last", def_s);
+
+	if (query_span_last(q, last, err) < 0)
+		return -1;
+	span_json(d, q, result);
+	return 0;
+}
+
 int
 cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object *result,
               struct nm_error *err)
 {
-	double last = json_get_double(args, "last", def_s);
+	return span_last(d, d->query, args, def_s, result, err);
+}
 
-	if (query_span_last(d->query, last, err) < 0)
+int
+cmd_span_edges(struct daemon *d, const struct query *q, json_object *args, double def_s,
+               enum sampler_kind src, struct cmd_span_edges *e, struct nm_error *err)
+{
+	const char *win = json_get_string(args, "window", NULL);
+	const struct source *so = sampler_source_of(d->sampler, src);
+
+	e->key = e->value = NULL;
+	if (win != NULL) {
+		if (json_object_object_get_ex(args, "last", NULL))
+			return nm_error_set(err, NM_ERR_BAD_ARGS,
+			                    "arguments \"window\" and \"last\": give one of them");
+		if (window_span(d->windows, win, &e->t0, &e->t1, err) < 0)
+			return -1;
+		e->key = "window";
+		e->value = win;
+		return 0;
+	}
+	if (so != NULL) {
+		if (query_edges_last_src(q, json_get_double(args, "last", def_s), so->index, &e->t0,
+		                         &e->t1, err) < 0)
+			return -1;
+		e->key = "source";
+		e->value = so->ops->name;
+		return 0;
+	}
+	return query_edges_last(q, json_get_double(args, "last", def_s), &e->t0, &e->t1, err);
+}
+
+void
+cmd_span_add(struct daemon *d, const struct query *q, const struct cmd_span_edges *e,
+             json_object *result)
+{
+	span_json(d, q, result);
+	if (e->key != NULL)
+		json_add_string(result, e->key, e->value);
+}
+
+int
+cmd_span_query(struct daemon *d, struct query *q, json_object *args, double def_s,
+               enum sampler_kind src, json_object *result, struct nm_error *err)
+{
+	struct cmd_span_edges e;
+
+	if (cmd_span_edges(d, q, args, def_s, src, &e, err) < 0 ||
+	    query_span(q, e.t0, e.t1, err) < 0)
 		return -1;
-	cmd_span_json(d, result);
+	cmd_span_add(d, q, &e, result);
 	return 0;
 }
 
@@ -56,30 +122,7 @@ int
 cmd_span(struct daemon *d, json_object *args, double def_s, enum sampler_kind src,
          json_object *result, struct nm_error *err)
 {
-	const char *win = json_get_string(args, "window", NULL);
-	const struct source *so = sampler_source_of(d->sampler, src);
-	uint64_t t0, t1;
-
-	if (win != NULL) {
-		if (json_object_object_get_ex(args, "last", NULL))
-			return nm_error_set(err, NM_ERR_BAD_ARGS,
-			                    "arguments \"window\" and \"last\": give one of them");
-		if (window_span(d->windows, win, &t0, &t1, err) < 0 ||
-		    query_span(d->query, t0, t1, err) < 0)
-			return -1;
-		cmd_span_json(d, result);
-		json_add_string(result, "window", win);
-		return 0;
-	}
-	if (so != NULL) {
-		if (query_span_last_src(d->query, json_get_double(args, "last", def_s), so->index,
-		                        err) < 0)
-			return -1;
-		cmd_span_json(d, result);
-		json_add_string(result, "source", so->ops->name);
-		return 0;
-	}
-	return cmd_span_last(d, args, def_s, result, err);
+	return cmd_span_query(d, d->query, args, def_s, src, result, err);
 }
 
 void

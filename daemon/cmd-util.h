@@ -27,6 +27,22 @@ int cmd_span_last(struct daemon *d, json_object *args, double def_s, json_object
  * "window" or "source" to result. 0 ok, -1 with err. */
 int cmd_span(struct daemon *d, json_object *args, double def_s, enum sampler_kind src,
              json_object *result, struct nm_error *err);
+/* cmd_span on a query of the request's own (query_new; d->query is shared by the requests
+ * of the loop: a reply made over turns keeps its span in its own). */
+struct query;
+int cmd_span_query(struct daemon *d, struct query *q, json_object *args, double def_s,
+                   enum sampler_kind src, json_object *result, struct nm_error *err);
+/* cmd_span in two steps, for a request that places its cursors a part at a time
+ * (query_span_part): the edges (no cursor moved), then, once placed on them, the members.
+ * window_span's edges, or query_edges_last_src's, or query_edges_last's. */
+struct cmd_span_edges {
+	uint64_t t0, t1;
+	const char *key, *value; /* "window" or "source" and its value (args', static), or NULL */
+};
+int cmd_span_edges(struct daemon *d, const struct query *q, json_object *args, double def_s,
+                   enum sampler_kind src, struct cmd_span_edges *e, struct nm_error *err);
+void cmd_span_add(struct daemon *d, const struct query *q, const struct cmd_span_edges *e,
+                  json_object *result);
 /* Add the span of d->query to result ("span_s", "from", "to"). */
 void cmd_span_json(struct daemon *d, json_object *result);
 /* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */

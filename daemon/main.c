@@ -287,14 +287,100 @@ raise_nofile(void)
 	}
 }
 
-/* Detach; the parent exits once the child says it is ready (0) or gives up (1). Returns the
- * write end of the readiness pipe in the child. */
+/* Where a detached daemon logs: the journal when it listens, else STATE_DIR/netmetricsd.log. */
+#define JOURNAL_SOCKET "/run/systemd/journal/socket"
+
+/* The log file of a detached daemon without a journal (allocated). */
+static char *
+log_file_path(const struct daemon *d)
+{
+	return xasprintf("%s/netmetricsd.log", d->config.state_dir);
+}
+
+/* The parent of a detached start: wait for the child's word on the readiness pipe fd. "r":
+ * ready, 0. "e" and a line: the child's fatal start-up error, printed here (the child's own
+ * output goes to the log by then), 1. Nothing (the child died): where its log is, 1. */
 static int
-detach(void)
+wait_ready(int fd, const struct daemon *d)
+{
+	char buf[4096], *nl, *logfile;
+	size_t n = 0;
+	ssize_t k;
+
+	while (n < sizeof(buf) - 1 && (k = read(fd, buf + n, sizeof(buf) - 1 - n)) != 0) {
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		n += (size_t)k;
+		if (buf[0] == 'r')
+			return 0;
+		if (memchr(buf, '\n', n) != NULL)
+			break;
+	}
+	buf[n] = '\0';
+	if (n > 1 && buf[0] == 'e') {
+		if ((nl = strchr(buf, '\n')) != NULL)
+			*nl = '\0';
+		fprintf(stderr, "netmetricsd: %s\n", buf + 1);
+		return 1;
+	}
+	if (access(JOURNAL_SOCKET, W_OK) == 0) {
+		fprintf(stderr, "netmetricsd: the daemon exited while starting; see its log "
+		                "(journalctl -t netmetricsd)\n");
+		return 1;
+	}
+	logfile = log_file_path(d);
+	fprintf(stderr, "netmetricsd: the daemon exited while starting; see its log %s\n", logfile);
+	free(logfile);
+	return 1;
+}
+
+/* Send the detached daemon's output to the journal, or to a log file in the state dir;
+ * never the terminal again (a file that cannot be opened is a start-up error). */
+static void
+redirect_output(struct daemon *d)
+{
+	int fd = open("/dev/null", O_RDWR), lfd, saved;
+	char *logfile;
+	struct stat st;
+
+	if (fd < 0)
+		fatal("/dev/null");
+	dup2(fd, STDIN_FILENO);
+	dup2(fd, STDOUT_FILENO);
+	if (access(JOURNAL_SOCKET, W_OK) == 0) {
+		log_init("netmetricsd", LOG_TARGET_JOURNAL, d->config.log_level);
+		dup2(fd, STDERR_FILENO);
+		close(fd);
+		return;
+	}
+	logfile = log_file_path(d);
+	/* In the state directory: never through a link, never blocking on a FIFO. */
+	lfd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+	           0640);
+	if (lfd < 0 || fstat(lfd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		saved = lfd < 0 ? errno : EINVAL;
+		dup2(fd, STDERR_FILENO); /* the reason goes to the waiting parent alone */
+		errno = saved;
+		fatal("log file %s", logfile);
+	}
+	dup2(lfd, STDERR_FILENO);
+	close(lfd);
+	close(fd);
+	free(logfile);
+}
+
+/* Detach; the parent exits once the child says it is ready (0) or gives up (1, printing
+ * why). In the child, the output goes to its place at once, before anything is logged, so
+ * that neither it nor the privileged process forked later writes to the terminal. Returns
+ * the write end of the readiness pipe in the child. */
+static int
+detach(struct daemon *d)
 {
 	int pfd[2];
 	pid_t pid;
-	char c;
 
 	if (pipe2(pfd, O_CLOEXEC) < 0)
 		fatal("pipe");
@@ -302,44 +388,14 @@ detach(void)
 		fatal("fork");
 	if (pid > 0) {
 		close(pfd[1]);
-		_exit(read(pfd[0], &c, 1) == 1 ? 0 : 1);
+		_exit(wait_ready(pfd[0], d));
 	}
 	close(pfd[0]);
+	log_set_fatal_fd(pfd[1]);
 	if (setsid() < 0)
 		fatal("setsid");
+	redirect_output(d);
 	return pfd[1];
-}
-
-/* Send the detached daemon's output to the journal, or to a log file in the state dir. */
-static void
-redirect_output(struct daemon *d)
-{
-	int fd = open("/dev/null", O_RDWR);
-	char *logfile;
-
-	if (fd >= 0) {
-		dup2(fd, STDIN_FILENO);
-		dup2(fd, STDOUT_FILENO);
-		close(fd);
-	}
-	if (access("/run/systemd/journal/socket", W_OK) == 0) {
-		log_init("netmetricsd", LOG_TARGET_JOURNAL, d->config.log_level);
-		if ((fd = open("/dev/null", O_RDWR)) >= 0) {
-			dup2(fd, STDERR_FILENO);
-			close(fd);
-		}
-		return;
-	}
-	logfile = xasprintf("%s/netmetricsd.log", d->config.state_dir);
-	/* In the state directory: never through a link, never blocking on a FIFO. */
-	if ((fd = open(logfile, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-	               0640)) >= 0) {
-		struct stat st;
-		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
-			dup2(fd, STDERR_FILENO);
-		close(fd);
-	}
-	free(logfile);
 }
 
 int
@@ -443,7 +499,7 @@ main(int argc, char **argv)
 	raise_nofile();
 	make_state_dir(d.config.state_dir);
 	if (!foreground && !d.under_systemd)
-		ready_fd = detach();
+		ready_fd = detach(&d);
 
 	d.start_mono_ns = time_mono_ns();
 	d.start_real_ns = time_real_ns();
@@ -473,11 +529,8 @@ main(int argc, char **argv)
 	d.peerwins = peerwin_init(&d);
 
 	/* Everything that needs root at start is done: the socket is bound, the test cgroups'
-	 * parent made and what a crash left there removed.
-	 * Detached, the output goes to its place first: the privileged process must not keep
-	 * the starter's stdout and stderr open. */
-	if (ready_fd >= 0)
-		redirect_output(&d);
+	 * parent made and what a crash left there removed. (Detached, the output went to its
+	 * place in detach(): the privileged process forked here inherits it.) */
 	if (split)
 		privsep_split(&d, &pw, ready_fd);
 	/* Threads only now: the privileged process is forked from a single-threaded process,
@@ -490,6 +543,7 @@ main(int argc, char **argv)
 	loop_ready(d.loop);
 	loop_status(d.loop, "listening on %s", control_socket_path(d.control));
 	if (ready_fd >= 0) {
+		log_set_fatal_fd(-1);
 		if (write(ready_fd, "r", 1) != 1)
 			log_warn("readiness pipe");
 		close(ready_fd);

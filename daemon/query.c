@@ -10,6 +10,7 @@
 #include "series.h"
 #include "seriesblock.h"
 #include "source.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 #define ALIGN_RECORDS 8 /* samples looked at to find the beat of a source's timer */
@@ -18,7 +19,8 @@ struct query {
 	struct sampler *s;
 	struct ring_cursor *c0, *c1;
 	uint64_t t0, t1;
-	bool live_end; /* c1 is the live state */
+	bool live_end;    /* c1 is the live state */
+	uint64_t records; /* the ring's records written when the cursors were placed */
 	/* A query over a stored block instead of the ring: the record of each source at or
 	 * before the span's edges (-1: none). */
 	const struct seriesblock *blk;
@@ -32,6 +34,34 @@ query_new(struct sampler *s)
 
 	q->s = s;
 	return q;
+}
+
+/* One query a request gave back (query_put), its cursors' memory touched already: the next
+ * request's own query (query_take) places them without faulting in megabytes of fresh
+ * pages (a big host's cursor is 32 bytes a series). Loop thread only. */
+static struct query *spare;
+
+struct query *
+query_take(struct sampler *s)
+{
+	struct query *q = spare;
+
+	if (q == NULL || q->s != s)
+		return query_new(s);
+	spare = NULL;
+	return q;
+}
+
+void
+query_put(struct query *q)
+{
+	if (q == NULL)
+		return;
+	if (spare != NULL || q->blk != NULL) {
+		query_free(q);
+		return;
+	}
+	spare = q;
 }
 
 struct query *
@@ -102,6 +132,12 @@ query_free(struct query *q)
 {
 	if (q == NULL)
 		return;
+	/* The sampler's own query goes at shut-down: the spare (of that sampler) with it. */
+	if (spare != NULL && spare != q && spare->s == q->s && q->blk == NULL) {
+		struct query *sp = spare;
+		spare = NULL;
+		query_free(sp);
+	}
 	if (q->c0)
 		ring_cursor_free(q->c0);
 	if (q->c1)
@@ -136,11 +172,70 @@ query_span(struct query *q, uint64_t t0, uint64_t t1, struct nm_error *err)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "the span is no longer in the ring");
 	q->t0 = t0;
 	q->t1 = t1;
+	q->records = st.records;
 	return 0;
 }
 
 int
-query_span_last(struct query *q, double seconds, struct nm_error *err)
+query_span_part(struct query *q, uint64_t t0, uint64_t t1, uint64_t deadline, struct nm_error *err)
+{
+	struct ring_stats st;
+	struct ring *r;
+	int rc;
+
+	if (q->blk != NULL)
+		return span_block(q, t0, t1) == 0 ? 1 : -1;
+	r = sampler_ring(q->s);
+	ring_get_stats(r, &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	/* The clamping of query_span. */
+	if (t1 > st.newest_ns)
+		t1 = st.newest_ns;
+	if (t0 < st.oldest_ns)
+		t0 = st.oldest_ns;
+	if (t0 > t1)
+		t0 = t1;
+	if (q->c0 == NULL) {
+		q->c0 = ring_cursor_new(r);
+		q->c1 = ring_cursor_new(r);
+	}
+	/* c0's parts survive records written between turns; c1 at the newest record is the
+	 * live state at once (valid until the next record), placed last, in the turn that
+	 * reads the span. */
+	if ((rc = ring_cursor_seek_part(q->c0, t0, deadline)) <= 0 ||
+	    (rc = ring_cursor_seek_part(q->c1, t1, deadline)) <= 0) {
+		if (rc < 0)
+			return nm_error_set(err, NM_ERR_NOT_FOUND,
+			                    "the span is no longer in the ring");
+		return 0;
+	}
+	q->t0 = t0;
+	q->t1 = t1;
+	q->records = st.records;
+	return 1;
+}
+
+int
+query_respan(struct query *q, struct nm_error *err)
+{
+	struct ring_stats st;
+
+	if (q->blk != NULL || q->c0 == NULL)
+		return 0;
+	ring_get_stats(sampler_ring(q->s), &st);
+	if (st.records == q->records)
+		return 0;
+	/* Records written since: the cursors are stale (ring.h); the same edges again. Once
+	 * the span's start has left the ring, its answers would change: say so. */
+	if (q->t0 < st.oldest_ns)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "the span is no longer in the ring");
+	return query_span(q, q->t0, q->t1, err);
+}
+
+int
+query_edges_last(const struct query *q, double seconds, uint64_t *t0, uint64_t *t1,
+                 struct nm_error *err)
 {
 	struct ring_stats st;
 	uint64_t span;
@@ -149,62 +244,64 @@ query_span_last(struct query *q, double seconds, struct nm_error *err)
 	if (st.newest_ns == 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
 	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
-	return query_span(q, span > st.newest_ns ? 0 : st.newest_ns - span, st.newest_ns, err);
+	*t0 = span > st.newest_ns ? 0 : st.newest_ns - span;
+	*t1 = st.newest_ns;
+	return 0;
 }
 
-/* The time of src's first record after `after` and at or before limit (0: none), probing
- * with cursor c one sampling interval iv at a time: a couple of seeks near the newest
- * data. */
-static uint64_t
-record_after(struct ring_cursor *c, unsigned src, uint64_t after, uint64_t limit, uint64_t iv)
+int
+query_span_last(struct query *q, double seconds, struct nm_error *err)
 {
-	uint64_t p = after, r, r2;
+	uint64_t t0, t1;
 
-	for (int i = 0; i < 64 && p < limit; i++) {
-		p = limit - p > iv ? p + iv : limit;
-		if (ring_cursor_seek(c, p) < 0 || (r = ring_cursor_time(c, src)) <= after)
-			continue;
-		/* A record in (after, p]: walk back to the first one. */
-		while (r > after + 1 && ring_cursor_seek(c, r - 1) == 0 &&
-		       (r2 = ring_cursor_time(c, src)) > after)
-			r = r2;
-		return r;
-	}
+	if (query_edges_last(q, seconds, &t0, &t1, err) < 0)
+		return -1;
+	return query_span(q, t0, t1, err);
+}
+
+int
+query_edges_last_src(const struct query *q, double seconds, unsigned src, uint64_t *t0,
+                     uint64_t *t1, struct nm_error *err)
+{
+	struct ring *r = sampler_ring(q->s);
+	const struct source *so = sampler_source_at(q->s, src);
+	uint64_t end = ring_live_time(r, src), t, a = 0, b, span, iv, after;
+	struct ring_stats st;
+
+	ring_get_stats(r, &st);
+	if (st.newest_ns == 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	if (end == 0 || end < st.oldest_ns)
+		return query_edges_last(q, seconds, t0, t1, err);
+	iv = so != NULL && so->interval_ms > 0 ? so->interval_ms * 1000000ull : 1000000000ull;
+	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
+	t = span > end ? 0 : end - span;
+	if (t < st.oldest_ns)
+		t = st.oldest_ns;
+	/* The record at or before t and the one after it (within 64 intervals): the nearer is
+	 * the start. Their times from the records' headers: no cursor is moved. */
+	if (ring_src_times(r, src, t, &a, 1) != 1 || a < st.oldest_ns)
+		a = 0;
+	after = a ? a : t;
+	b = a == t
+	        ? 0
+	        : ring_src_time_after(r, src, after, end - after > 64 * iv ? after + 64 * iv : end);
+	if (a == 0 || (b != 0 && b - t <= t - a))
+		a = b;
+	/* Neither (no record of src near t): from t, as query_span_last would. */
+	*t0 = a != 0 ? a : t;
+	*t1 = end;
 	return 0;
 }
 
 int
 query_span_last_src(struct query *q, double seconds, unsigned src, struct nm_error *err)
 {
-	struct ring *r = sampler_ring(q->s);
-	const struct source *so = sampler_source_at(q->s, src);
-	uint64_t t1 = ring_live_time(r, src), t, a = 0, b, span, iv;
-	struct ring_stats st;
+	uint64_t t0, t1;
 
-	ring_get_stats(r, &st);
-	if (st.newest_ns == 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
-	if (t1 == 0 || t1 < st.oldest_ns)
-		return query_span_last(q, seconds, err);
-	iv = so != NULL && so->interval_ms > 0 ? so->interval_ms * 1000000ull : 1000000000ull;
-	span = seconds <= 0 ? 0 : (uint64_t)(seconds * 1e9);
-	t = span > t1 ? 0 : t1 - span;
-	if (t < st.oldest_ns)
-		t = st.oldest_ns;
-	if (q->c0 == NULL) {
-		q->c0 = ring_cursor_new(r);
-		q->c1 = ring_cursor_new(r);
-	}
-	/* The record at or before t and the one after it: the nearer is the start. */
-	if (ring_cursor_seek(q->c0, t) == 0)
-		a = ring_cursor_time(q->c0, src);
-	if (a < st.oldest_ns)
-		a = 0;
-	b = a == t ? 0 : record_after(q->c0, src, a ? a : t, t1, iv);
-	if (a == 0 || (b != 0 && b - t <= t - a))
-		a = b;
-	/* Neither (no record of src near t): from t, as query_span_last would. */
-	return query_span(q, a != 0 ? a : t, t1, err);
+	if (query_edges_last_src(q, seconds, src, &t0, &t1, err) < 0)
+		return -1;
+	return query_span(q, t0, t1, err);
 }
 
 uint64_t
@@ -305,36 +402,81 @@ glob_prefix(const char *glob)
 	return strcspn(glob, "*?[\\");
 }
 
+void
+query_matching_init(const struct query *q, struct query_matching *m, const char *glob,
+                    bool live_only)
+{
+	bool all = glob == NULL || *glob == '\0' || strcmp(glob, "*") == 0;
+
+	memset(m, 0, sizeof(*m));
+	m->live_only = live_only;
+	m->end = query_registry(q)->n;
+	if (all)
+		return;
+	m->glob = xstrdup(glob);
+	m->plen = glob_prefix(m->glob);
+	m->literal = m->glob[m->plen] == '\0';
+	globmatch_compile(&m->gm, m->glob);
+}
+
+bool
+query_matching_step(const struct query *q, struct query_matching *m, uint64_t slice_ns)
+{
+	const struct series_registry *reg = query_registry(q);
+	uint64_t start = slice_ns > 0 ? time_mono_ns() : 0;
+	const char *glob = m->glob;
+	size_t end = m->end < reg->n ? m->end : reg->n, first = m->next;
+
+	while (m->next < end) {
+		size_t id = m->next;
+		const char *name = reg->v[id].name;
+		/* The clock every 1,024 names, never before the first: each step moves on. */
+		if (slice_ns > 0 && id != first && (id & 1023) == 0 &&
+		    time_mono_ns() - start >= slice_ns)
+			return false;
+		m->next++;
+		if (m->live_only && !reg->v[id].live)
+			continue;
+		if (glob != NULL) {
+			/* A cheap prefix test first: most names fail it. */
+			if (strncmp(name, glob, m->plen) != 0)
+				continue;
+			if (m->literal ? name[m->plen] != '\0' : !globmatch_exec(&m->gm, name))
+				continue;
+		}
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 256;
+			m->ids = xreallocarray(m->ids, m->cap, sizeof(*m->ids));
+		}
+		m->ids[m->n++] = (series_id)id;
+	}
+	return true;
+}
+
+void
+query_matching_free(struct query_matching *m)
+{
+	free(m->glob);
+	free(m->ids);
+	memset(m, 0, sizeof(*m));
+}
+
 size_t
 query_match(const struct query *q, const char *glob, bool live_only, series_id **ids, size_t *cap)
 {
-	const struct series_registry *reg = query_registry(q);
-	size_t n = 0, plen;
-	bool all = glob == NULL || *glob == '\0' || strcmp(glob, "*") == 0;
-	bool literal;
-	struct globmatch gm;
+	struct query_matching m;
+	size_t n;
 
-	plen = all ? 0 : glob_prefix(glob);
-	literal = !all && glob[plen] == '\0';
-	if (!all)
-		globmatch_compile(&gm, glob);
-	for (size_t id = 0; id < reg->n; id++) {
-		const char *name = reg->v[id].name;
-		if (live_only && !reg->v[id].live)
-			continue;
-		if (!all) {
-			/* A cheap prefix test first: most names fail it. */
-			if (strncmp(name, glob, plen) != 0)
-				continue;
-			if (literal ? name[plen] != '\0' : !globmatch_exec(&gm, name))
-				continue;
-		}
-		if (n == *cap) {
-			*cap = *cap ? *cap * 2 : 256;
-			*ids = xreallocarray(*ids, *cap, sizeof(**ids));
-		}
-		(*ids)[n++] = (series_id)id;
-	}
+	query_matching_init(q, &m, glob, live_only);
+	/* Into the caller's array, grown as it needs. */
+	m.ids = *ids;
+	m.cap = *cap;
+	query_matching_step(q, &m, 0);
+	*ids = m.ids;
+	*cap = m.cap;
+	n = m.n;
+	m.ids = NULL;
+	query_matching_free(&m);
 	return n;
 }
 
@@ -344,8 +486,7 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 static bool
 beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_t *phase)
 {
-	struct ring_cursor *c;
-	uint64_t ph[ALIGN_RECORDS], r;
+	uint64_t ph[ALIGN_RECORDS], rt[ALIGN_RECORDS];
 	size_t n = 0, most = 0;
 
 	if (q->blk != NULL) {
@@ -354,13 +495,11 @@ beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_
 			ph[n++] = q->blk->src[src].t[i] % iv;
 		goto vote;
 	}
-	c = ring_cursor_new(sampler_ring(q->s));
-	while (n < ALIGN_RECORDS && t > 0 && ring_cursor_seek(c, t) == 0 &&
-	       (r = ring_cursor_time(c, src)) != 0) {
-		ph[n++] = r % iv;
-		t = r - 1;
-	}
-	ring_cursor_free(c);
+	/* The times a cursor would stand on, from the records' headers: no series is read (a
+	 * cursor sought back record by record undid every series of the records between). */
+	n = ring_src_times(sampler_ring(q->s), src, t, rt, ALIGN_RECORDS);
+	for (size_t i = 0; i < n; i++)
+		ph[i] = rt[i] % iv;
 vote:
 	for (size_t i = 0; i < n; i++) {
 		size_t close = 0;

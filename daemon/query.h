@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "globmatch.h"
 #include "series.h"
 
 struct sampler;
@@ -27,6 +28,11 @@ uint64_t query_interval_ms(const struct query *q, unsigned src);
  * span). -1 when there is nothing (no samples yet). */
 int query_bounds(const struct query *q, uint64_t *oldest, uint64_t *newest);
 void query_free(struct query *q);
+/* A query of a request's own over the ring (query_new), or the one the last request gave
+ * back with query_put, its cursors' pages in memory already; give it back with query_put
+ * (it keeps one; query_free of any query of the sampler frees that one too). */
+struct query *query_take(struct sampler *s);
+void query_put(struct query *q);
 
 /* Set the span to the last `seconds` before the newest data (t1 = live state). When the ring
  * does not reach that far back, t0 is the oldest record kept. -1 with err when the ring is
@@ -38,8 +44,23 @@ int query_span_last(struct query *q, double seconds, struct nm_error *err);
  * stated (query_t0, query_t1) is the span src covers. A source with no record yet falls back
  * to query_span_last. */
 int query_span_last_src(struct query *q, double seconds, unsigned src, struct nm_error *err);
+/* The edges query_span_last and query_span_last_src set, without placing any cursor. */
+int query_edges_last(const struct query *q, double seconds, uint64_t *t0, uint64_t *t1,
+                     struct nm_error *err);
+int query_edges_last_src(const struct query *q, double seconds, unsigned src, uint64_t *t0,
+                         uint64_t *t1, struct nm_error *err);
 /* Set the span to [t0, t1] (CLOCK_MONOTONIC ns); same clamping. */
 int query_span(struct query *q, uint64_t t0_ns, uint64_t t1_ns, struct nm_error *err);
+/* query_span a part at a time, for a reply made over turns of the loop: the cursors are
+ * moved forward from a keyframe until deadline (CLOCK_MONOTONIC ns) has passed. 1: the span
+ * is set (the same as query_span sets); 0: call again with the same edges; -1 with err. */
+int query_span_part(struct query *q, uint64_t t0, uint64_t t1, uint64_t deadline,
+                    struct nm_error *err);
+/* Place the cursors again at the span's edges when the ring has taken records since they
+ * were placed (a cursor is valid until the next record: ring.h), for a request that reads
+ * one span over several turns of the loop; the answers are the same. -1 with err when the
+ * span's start has left the ring since. */
+int query_respan(struct query *q, struct nm_error *err);
 /* The span as set (ns, CLOCK_MONOTONIC). */
 uint64_t query_t0(const struct query *q);
 uint64_t query_t1(const struct query *q);
@@ -60,6 +81,24 @@ double query_value_end(const struct query *q, series_id id);
  * grown as needed (caller frees). NULL or "" matches all. */
 size_t query_match(const struct query *q, const char *glob, bool live_only, series_id **ids,
                    size_t *cap);
+
+/* query_match a slice at a time, for a reply made over turns of the loop: the series the
+ * registry holds at query_matching_init are tried, a slice of ids per query_matching_step,
+ * and the ids found are those query_match would give then. The glob is copied. */
+struct query_matching {
+	char *glob; /* NULL: every series */
+	struct globmatch gm;
+	size_t plen, next, end;
+	bool literal, live_only;
+	series_id *ids; /* the ids found (n of them), owned */
+	size_t n, cap;
+};
+void query_matching_init(const struct query *q, struct query_matching *m, const char *glob,
+                         bool live_only);
+/* Try the next ids until every one is tried (true) or slice_ns of CPU time have passed
+ * (false; 0: no limit). */
+bool query_matching_step(const struct query *q, struct query_matching *m, uint64_t slice_ns);
+void query_matching_free(struct query_matching *m);
 
 /* Narrow [t0, t1] (by less than a sampling interval at each end) so that the edges of steps
  * of whole intervals from t0 fall half an interval from the samples of id's source (series

@@ -33,6 +33,7 @@
 
 #include "log.h"
 #include "ring.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 #define RING_MIN_BYTES    ((size_t)1 << 20)
@@ -888,11 +889,16 @@ cursor_undo(struct ring_cursor *c, const uint8_t *p, unsigned src, uint64_t coun
 }
 
 /* Replay the records from off on while their time is <= t, and remember where it stopped
- * (the cursor stands in segment sg at t). */
-static void
-replay_forward(struct ring_cursor *c, const struct segment *sg, size_t off, uint64_t t)
+ * (the cursor stands in segment sg at t). With a deadline (CLOCK_MONOTONIC ns; 0: none),
+ * stop once it has passed, after a record at least: false, the cursor standing at the last
+ * record replayed (fwd_t its time), from where a later replay to t goes on. */
+static bool
+replay_forward_until(struct ring_cursor *c, const struct segment *sg, size_t off, uint64_t t,
+                     uint64_t deadline)
 {
 	const struct ring *r = c->r;
+	uint64_t at = c->fwd && c->fwd_seg == sg->start ? c->fwd_t : sg->first_t;
+	bool done = true, moved = false;
 
 	for (;;) {
 		const uint8_t *p;
@@ -913,16 +919,30 @@ replay_forward(struct ring_cursor *c, const struct segment *sg, size_t off, uint
 		dt = get_uvarint(&p);
 		if (c->t[src] + dt > t)
 			break;
+		if (deadline != 0 && moved && time_mono_ns() >= deadline) {
+			done = false;
+			break;
+		}
 		count = get_uvarint(&p);
 		p = cursor_apply(c, p, src, count);
 		c->t[src] += dt;
+		at = c->t[src];
+		moved = true;
 		off = (size_t)(p - r->buf) + FOOTER_BYTES;
 	}
 	c->fwd = true;
-	c->fwd_t = t;
+	c->fwd_t = done ? t : at;
 	c->fwd_off = off;
 	c->fwd_seg = sg->start;
 	c->fwd_evicted = r->evicted;
+	return done;
+}
+
+/* replay_forward_until without a deadline. */
+static void
+replay_forward(struct ring_cursor *c, const struct segment *sg, size_t off, uint64_t t)
+{
+	replay_forward_until(c, sg, off, t, 0);
 }
 
 /* Replay the records after the keyframe of segment sg while their time is <= t. */
@@ -1020,6 +1040,39 @@ ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_dir di
 }
 
 int
+ring_cursor_seek_part(struct ring_cursor *c, uint64_t t_ns, uint64_t deadline)
+{
+	const struct ring *r = c->r;
+	const struct segment *sg;
+	size_t n = c->n;
+
+	if (r->nseg == 0 || t_ns < seg_at(r, 0)->first_t) {
+		cursor_clear(c);
+		return -1;
+	}
+	/* At or past the newest record: the live state, nothing to undo. */
+	if (t_ns >= seg_newest(r)->last_t) {
+		cursor_fit(c);
+		seek_backward(c, t_ns);
+		return 1;
+	}
+	cursor_fit(c);
+	sg = find_segment(r, t_ns);
+	if (can_continue(c, sg, t_ns, n))
+		return replay_forward_until(c, sg, c->fwd_off, t_ns, deadline) ? 1 : 0;
+	/* From the segment's keyframe: a part of its own. */
+	c->fwd = false;
+	c->fwd_off = cursor_load_keyframe(c, sg->start);
+	c->fwd = true;
+	c->fwd_t = sg->first_t;
+	c->fwd_seg = sg->start;
+	c->fwd_evicted = r->evicted;
+	if (deadline != 0 && time_mono_ns() >= deadline)
+		return 0; /* the keyframe took the part: the records in the next */
+	return replay_forward_until(c, sg, c->fwd_off, t_ns, deadline) ? 1 : 0;
+}
+
+int
 ring_cursor_step(struct ring_cursor *c, uint64_t limit_ns)
 {
 	const struct ring *r = c->r;
@@ -1097,6 +1150,113 @@ ring_cursor_value(const struct ring_cursor *c, series_id id)
 	if (v->delta == 0)
 		return v->acc;
 	return v->acc + v->delta * (c->k[v->src] - v->at_k);
+}
+
+/* Where a walk back over the records' headers for the times up to t starts: at the keyframe
+ * of the segment after t's (every record from there on is newer than t; the keyframe holds
+ * each source's time before it), or at the newest record. Sets cur[] (each source's time
+ * there) and *end (the end of the first record to walk back over). */
+static void
+walk_start(const struct ring *r, uint64_t t, uint64_t *cur, size_t *end)
+{
+	size_t lo = 0, hi = r->nseg; /* find_segment's search */
+
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (seg_at(r, mid)->first_t <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (lo + 1 < r->nseg && t >= seg_at(r, 0)->first_t) {
+		const struct segment *nx = seg_at(r, lo + 1);
+		const uint8_t *p = r->buf + nx->start + 1;
+		size_t ns;
+
+		(void)get_uvarint(&p); /* t */
+		ns = (size_t)get_uvarint(&p);
+		memset(cur, 0, RING_MAX_SOURCES * sizeof(*cur));
+		for (size_t s = 0; s < ns; s++) {
+			(void)get_uvarint(&p); /* k */
+			uint64_t ts = get_uvarint(&p);
+			if (s < RING_MAX_SOURCES)
+				cur[s] = ts;
+		}
+		*end = nx->start == 0 ? r->wrap_at : nx->start;
+		return;
+	}
+	for (unsigned s = 0; s < RING_MAX_SOURCES; s++)
+		cur[s] = r->src[s].last_t;
+	*end = r->head;
+}
+
+size_t
+ring_src_times(const struct ring *r, unsigned src, uint64_t t, uint64_t *out, size_t max)
+{
+	uint64_t cur[RING_MAX_SOURCES];
+	size_t n = 0, end;
+	bool walked = false; /* every record kept undone */
+
+	if (src >= RING_MAX_SOURCES || r->nseg == 0)
+		return 0;
+	/* cur: each source's time at a cursor built back from the live state, as seek_backward
+	 * builds it, the records after `end` undone. */
+	walk_start(r, t, cur, &end);
+	while (n < max && t > 0) {
+		/* Undo the records newer than t, newest first. */
+		while (!walked) {
+			size_t start = end - get_footer(r->buf + end - FOOTER_BYTES);
+			const uint8_t *p = r->buf + start;
+			if (*p == REC_SAMPLE) {
+				unsigned rs = p[1];
+				if (cur[rs] <= t)
+					break;
+				p += 2;
+				cur[rs] -= get_uvarint(&p);
+			}
+			if (start == r->tail)
+				walked = true;
+			else
+				end = start == 0 ? r->wrap_at : start;
+		}
+		if (t < seg_at(r, 0)->first_t || cur[src] == 0)
+			break;
+		out[n++] = cur[src];
+		t = cur[src] - 1;
+	}
+	return n;
+}
+
+uint64_t
+ring_src_time_after(const struct ring *r, unsigned src, uint64_t after, uint64_t limit)
+{
+	uint64_t cur[RING_MAX_SOURCES], best = 0;
+	size_t end;
+
+	if (src >= RING_MAX_SOURCES || r->nseg == 0)
+		return 0;
+	walk_start(r, limit, cur, &end);
+	/* Back from the newest record, headers only, until src's records are no later than
+	 * after: the last one seen in (after, limit] is the first after `after`. */
+	for (;;) {
+		size_t start = end - get_footer(r->buf + end - FOOTER_BYTES);
+		const uint8_t *p = r->buf + start;
+		if (*p == REC_SAMPLE) {
+			unsigned rs = p[1];
+			if (rs == src) {
+				if (cur[rs] <= after)
+					break;
+				if (cur[rs] <= limit)
+					best = cur[rs];
+			}
+			p += 2;
+			cur[rs] -= get_uvarint(&p);
+		}
+		if (start == r->tail)
+			break;
+		end = start == 0 ? r->wrap_at : start;
+	}
+	return best;
 }
 
 uint64_t

@@ -88,6 +88,13 @@ int ring_cursor_seek(struct ring_cursor *c, uint64_t t_ns);
 enum ring_seek_dir { RING_SEEK_AUTO = 0, RING_SEEK_FORWARD, RING_SEEK_BACKWARD };
 /* ring_cursor_seek with the direction chosen by the caller. */
 int ring_cursor_seek_dir(struct ring_cursor *c, uint64_t t_ns, enum ring_seek_dir dir);
+/* ring_cursor_seek forward from the keyframe before t (or on from where the last forward
+ * seek or part stopped, in the same segment), a part at a time: the replay stops once
+ * deadline (CLOCK_MONOTONIC ns, 0: none) has passed, after a record at least. 1: the cursor
+ * is at t (the same cursor ring_cursor_seek gives); 0: call again (seeking anything else in
+ * between starts over); -1: t is before the oldest record kept. A t at or past the newest
+ * record is the live state at once. The parts survive records written between them. */
+int ring_cursor_seek_part(struct ring_cursor *c, uint64_t t_ns, uint64_t deadline);
 /* After a forward seek (RING_SEEK_FORWARD) or a step: move on over the next record, when
  * its time is at most limit_ns. Returns its source, or -1 at the end (nothing newer, past
  * limit_ns, or the ring changed since the seek: seek again). Walks a span record by record,
@@ -100,6 +107,14 @@ uint64_t ring_segment_first(const struct ring *r, uint64_t t_ns);
 /* Has the ring changed since the cursor's forward seek or step (a segment evicted, series
  * learnt), so that ring_cursor_step gives -1 until the next seek? */
 bool ring_cursor_stale(const struct ring_cursor *c);
+/* The times a cursor sought to t stands on for src (ring_cursor_time), then sought to that
+ * time - 1, and so on: up to max of them into out, newest first, as long as each seek
+ * succeeds and src has a record there. Reads the records' headers only, never a series:
+ * what finding the beat of a source's timer needs (query_align). Returns their count. */
+size_t ring_src_times(const struct ring *r, unsigned src, uint64_t t, uint64_t *out, size_t max);
+/* The time of src's first record kept after `after` and at or before limit (0: none), from
+ * the records' headers only. */
+uint64_t ring_src_time_after(const struct ring *r, unsigned src, uint64_t after, uint64_t limit);
 /* acc of a series at the cursor (0 for a series not yet seen then). */
 uint64_t ring_cursor_value(const struct ring_cursor *c, series_id id);
 /* The time of src's record the cursor stands on (0: none at or before t). */

@@ -1213,6 +1213,86 @@ def test_detached_start():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_detached_logging():
+    """Detached (no -f, not under systemd), neither the main process nor the privileged one
+    writes to the terminal it was started from: the log goes to STATE/netmetricsd.log (no
+    journal socket here), start-up lines included. A failure after the detach is printed by
+    the waiting parent, which exits 1."""
+    if os.access("/run/systemd/journal/socket", os.W_OK):
+        print("skip: a journal listens; the detached daemon logs there")
+        return
+    tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)  # the daemon's main process runs as netmetrics
+    pid = None
+    try:
+        sock = os.path.join(tmp, "d.sock")
+        state = os.path.join(tmp, "state")
+        conf = os.path.join(tmp, "conf")
+        term = os.path.join(tmp, "terminal")
+        write_config(conf, {"log_level": "debug"})
+        with open(term, "wb") as out:
+            r = subprocess.run([NETMETRICSD, "--socket", sock, "--state-dir", state,
+                                "--config", conf], stdout=out, stderr=out, env=clean_env(),
+                               timeout=30, stdin=subprocess.DEVNULL)
+        assert r.returncode == 0, (r.returncode, open(term).read())
+        pid = json.loads(ctl("--socket", sock, "--json", "status").stdout)["pid"]
+        pri = privileged_child(pid)
+        if os.geteuid() == 0:
+            assert pri is not None, "no privileged process"
+            # Neither process has the starter's file open as its stderr (or anything).
+            for p in (pid, pri):
+                for fd in (0, 1, 2):
+                    target = os.readlink("/proc/%d/fd/%d" % (p, fd))
+                    assert target != term, (p, fd, target)
+        # Work that logs (at debug: every connection).
+        for _ in range(3):
+            assert ctl("--socket", sock, "status").returncode == 0
+        os.kill(pid, signal.SIGTERM)
+        assert wait_until(lambda: pid_gone(pid), 10), "daemon did not stop"
+        pid = None
+        with open(term) as f:
+            text = f.read()
+        assert text == "", "the detached daemon wrote to the terminal:\n" + text
+        with open(os.path.join(state, "netmetricsd.log")) as f:
+            log = f.read()
+        # The start-up lines, the requests' and the stop are in the log.
+        assert "listening on %s" % sock in log, log
+        assert "stopped (SIGTERM)" in log, log
+        if os.geteuid() == 0:
+            assert "privsep: main process runs as uid" in log, log
+
+        # A failure after the detach: the control socket cannot be made (its directory
+        # would be below a regular file). The parent prints it and exits 1.
+        bad = os.path.join(tmp, "terminal", "sub", "d.sock")
+        state2 = os.path.join(tmp, "state2")
+        r = subprocess.run([NETMETRICSD, "--socket", bad, "--state-dir", state2, "--config",
+                            conf], capture_output=True, text=True, env=clean_env(),
+                           timeout=30, stdin=subprocess.DEVNULL)
+        assert r.returncode == 1, (r.returncode, r.stderr)
+        assert r.stderr.startswith("netmetricsd: control socket: "), r.stderr
+        assert bad in r.stderr or "terminal" in r.stderr, r.stderr
+        assert r.stderr.count("\n") == 1, r.stderr  # printed once, by the parent
+        with open(os.path.join(state2, "netmetricsd.log")) as f:
+            assert "control socket: " in f.read()
+
+        if os.geteuid() == 0:
+            # One after the privileged process is forked and the main process dropped to
+            # netmetrics: a state directory below a 0700 directory it cannot reach.
+            closed = os.path.join(tmp, "closed")
+            os.mkdir(closed, 0o700)
+            r = subprocess.run([NETMETRICSD, "--socket", os.path.join(tmp, "e.sock"),
+                                "--state-dir", os.path.join(closed, "state"), "--config",
+                                conf], capture_output=True, text=True, env=clean_env(),
+                               timeout=30, stdin=subprocess.DEVNULL)
+            assert r.returncode == 1, (r.returncode, r.stderr)
+            assert "not reachable as user" in r.stderr, r.stderr
+            assert r.stdout == "", r.stdout
+    finally:
+        if pid is not None and not pid_gone(pid):
+            os.kill(pid, signal.SIGKILL)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def test_check_config():
     files = sorted(glob.glob(os.path.join(SRCDIR, "conf", "*.conf")))
     assert files, "no conf/*.conf in %s" % SRCDIR

@@ -591,6 +591,192 @@ test_series_budget(void **state)
 	json_object_put(r);
 }
 
+/* What rates answered when it was made at once (before its matching and reading became
+ * stages over turns of the loop): the glob matched, the span of the first series' source on
+ * d->query, each moving series (all: every one) read, then the rows. */
+static json_object *
+rates_at_once(struct world *w, json_object *args)
+{
+	struct daemon *d = &w->d;
+	const struct series_registry *reg = sampler_registry(d->sampler);
+	json_object *o = json_object_new_object(), *rows = json_object_new_array();
+	bool all = json_get_bool(args, "all", false);
+	const struct source *so;
+	series_id *ids = NULL;
+	size_t cap = 0, n, shown = 0;
+	struct nm_error err;
+
+	n = query_match(d->query, json_get_string(args, "glob", NULL), false, &ids, &cap);
+	so = n > 0 ? sampler_source_at(d->sampler, series_get(reg, ids[0])->source) : NULL;
+	if (cmd_span(d, args, CMD_DEFAULT_LAST_S,
+	             so != NULL ? (enum sampler_kind)so->index : SAMPLER_NONE, o, &err) < 0)
+		fail_msg("span: %s", err.message);
+	for (size_t i = 0; i < n; i++) {
+		const struct series_info *si = series_get(reg, ids[i]);
+		json_object *m;
+		if (query_delta(d->query, ids[i]) == 0 && !all)
+			continue;
+		m = json_object_new_object();
+		json_add_string(m, "name", si->name);
+		json_add_double(m, "delta", query_delta_scaled(d->query, ids[i]));
+		json_add_double(m, "rate", query_rate(d->query, ids[i]));
+		json_add_double(m, "span_s", query_seconds(d->query, si->source));
+		json_add_string(m, "unit", si->unit);
+		json_object_array_add(rows, m);
+		shown++;
+	}
+	json_add_uint(o, "matched", n);
+	json_add_uint(o, "count", shown);
+	json_object_object_add(o, "series", rows);
+	free(ids);
+	return o;
+}
+
+/* rates matches its glob, sets its span (on a query of its own) and reads its series in
+ * stages over turns of the loop, before the rows: the replies are the ones it made at once,
+ * byte for byte, for every span form and glob; the stages are parts of their own. */
+static void
+test_rates_in_parts(void **state)
+{
+	struct world *w = *state;
+	static const char *const reqs[] = {
+	    "{}",
+	    "{\"last\":30}",
+	    "{\"all\":true,\"last\":3600}",
+	    "{\"glob\":\"link.eth0.*\",\"last\":10}",
+	    "{\"glob\":\"link.eth0.rx_packets\",\"all\":true,\"last\":2}",
+	    "{\"glob\":\"lnstat.*drop*\",\"last\":20}",
+	    "{\"glob\":\"softnet.cpu?.*\",\"all\":true}",
+	    "{\"glob\":\"nothing.*\",\"last\":5}",
+	    "{\"window\":\"run\"}",
+	};
+
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		struct cmd_ctx ctx = {.d = &w->d};
+		json_object *args = json_tokener_parse(reqs[i]), *r = NULL, *want;
+		struct nm_error err;
+		char *got;
+		if (cmd_rates(&ctx, args, &r, &err) < 0)
+			fail_msg("rates %s: %s", reqs[i], err.message);
+		/* Matching, the span, the values, the size check, the rows: a part each. */
+		if (ctx.parts < 5)
+			fail_msg("rates %s: %zu parts", reqs[i], ctx.parts);
+		got = strdup(json_to_line(r, NULL));
+		want = rates_at_once(w, args);
+		if (strcmp(got, json_to_line(want, NULL)) != 0)
+			fail_msg("rates %s:\n  got  %s\n  want %s", reqs[i], got,
+			         json_to_line(want, NULL));
+		free(got);
+		json_object_put(want);
+		json_object_put(r);
+		json_object_put(args);
+	}
+	{
+		/* Over its budget: the same too_large, from a part, before any row. */
+		struct cmd_ctx ctx = {.d = &w->d};
+		json_object *args = json_tokener_parse("{\"all\":true}"), *r = NULL;
+		uint64_t saved = w->d.config.reply_max_points;
+		struct nm_error err;
+		w->d.config.reply_max_points = 3;
+		assert_int_equal(cmd_rates(&ctx, args, &r, &err), -1);
+		assert_int_equal(err.code, NM_ERR_TOO_LARGE);
+		assert_non_null(strstr(err.message, "narrow the glob to at most 3 series"));
+		w->d.config.reply_max_points = saved;
+		json_object_put(args);
+	}
+}
+
+/* now matches its glob in parts after reading every value: the replies are the ones it made
+ * at once (the values of the sample it takes, the live series matched), byte for byte. */
+static void
+test_now_in_parts(void **state)
+{
+	struct world *w = *state;
+	static const char *const reqs[] = {"{}", "{\"glob\":\"link.*\"}", "{\"glob\":\"*drop*\"}",
+	                                   "{\"glob\":\"none\"}"};
+	const struct series_registry *reg = sampler_registry(w->d.sampler);
+
+	for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		struct cmd_ctx ctx = {.d = &w->d};
+		json_object *args = json_tokener_parse(reqs[i]), *r = NULL;
+		json_object *want = json_object_new_object(), *rows = json_object_new_array();
+		series_id *ids = NULL;
+		size_t cap = 0, n;
+		struct nm_error err;
+		char when[40], *got;
+		if (cmd_now(&ctx, args, &r, &err) < 0)
+			fail_msg("now %s: %s", reqs[i], err.message);
+		assert_true(ctx.parts >= 3); /* the match, the size check, the rows */
+		got = strdup(json_to_line(r, NULL));
+		/* At once, on the sample it took (the clock has not moved). */
+		cmd_format_mono(&w->d, w->now, when, sizeof(when));
+		json_add_string(want, "time", when);
+		n = query_match(w->d.query, json_get_string(args, "glob", NULL), true, &ids, &cap);
+		json_add_uint(want, "count", n);
+		for (size_t k = 0; k < n; k++) {
+			const struct series_info *si = series_get(reg, ids[k]);
+			uint64_t raw = sampler_raw(w->d.sampler, ids[k]);
+			json_object *m = json_object_new_object();
+			json_add_string(m, "name", si->name);
+			if (si->kind == SERIES_GAUGE)
+				json_add_int(m, "raw", (int64_t)raw);
+			else
+				json_add_uint(m, "raw", raw);
+			json_add_double(
+			    m, "value",
+			    (si->kind == SERIES_GAUGE ? (double)(int64_t)raw : (double)raw) *
+			        si->scale);
+			json_add_string(m, "unit", si->unit);
+			json_object_array_add(rows, m);
+		}
+		json_object_object_add(want, "series", rows);
+		if (strcmp(got, json_to_line(want, NULL)) != 0)
+			fail_msg("now %s:\n  got  %s\n  want %s", reqs[i], got,
+			         json_to_line(want, NULL));
+		free(got);
+		free(ids);
+		json_object_put(want);
+		json_object_put(r);
+		json_object_put(args);
+	}
+}
+
+/* series matches its glob, lays its steps and checks its points against the budget in the
+ * first part, not in the handler: a too_large by points is one part (the error line), and a
+ * small reply has that part before the estimate, the compute and the text. */
+static void
+test_series_match_in_parts(void **state)
+{
+	struct world *w = *state;
+	struct cmd_ctx ctx = {.d = &w->d};
+	struct nm_error err;
+	json_object *args = json_object_new_object(), *r = NULL;
+	uint64_t saved = w->d.config.reply_max_points;
+
+	json_add_string(args, "glob", "link.eth0.*");
+	json_add_double(args, "from", cmd_epoch_s(&w->d, T0 + 1000 * MS));
+	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
+	json_add_double(args, "step", 0.01);
+	w->d.config.reply_max_points = 1000;
+	assert_int_equal(cmd_series(&ctx, args, &r, &err), -1);
+	assert_int_equal(err.code, NM_ERR_TOO_LARGE);
+	assert_non_null(strstr(err.message, "a step of at least "));
+	assert_int_equal(ctx.parts, 1);
+	w->d.config.reply_max_points = saved;
+
+	json_object_object_add(args, "glob", json_object_new_string("link.eth0.rx_packets"));
+	json_object_object_add(args, "step", json_object_new_double(30));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.d = &w->d;
+	if (cmd_series(&ctx, args, &r, &err) < 0)
+		fail_msg("series: %s", err.message);
+	assert_int_equal(json_object_array_length(get(r, "series")), 1);
+	/* The match, the estimate, the compute, the text. */
+	assert_int_equal(ctx.parts, 4);
+	json_object_put(r);
+	json_object_put(args);
+}
+
 /* trend is made a stage at a time over turns of the loop (dispatch_defer: without a client
  * the parts run at once and are counted): the stored trend's parameters, the series and
  * grid, the points, the analysis, the movers each a part; its reply is the one trend_window
@@ -630,6 +816,9 @@ main(void)
 	    cmocka_unit_test(test_series_in_parts),
 	    cmocka_unit_test(test_series_budget),
 	    cmocka_unit_test(test_trend_in_parts),
+	    cmocka_unit_test(test_rates_in_parts),
+	    cmocka_unit_test(test_now_in_parts),
+	    cmocka_unit_test(test_series_match_in_parts),
 	    cmocka_unit_test(test_stored_result), /* it forgets the window */
 	    cmocka_unit_test(test_one_verdict_stored),
 	};

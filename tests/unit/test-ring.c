@@ -431,6 +431,114 @@ test_eviction(void **state)
 	ring_free(r);
 }
 
+/* ring_src_times against cursors: for every source and many times t (before the oldest
+ * record, on records, between, past the newest), the times a cursor sought to t, then to
+ * that time - 1 and so on stands on. */
+static void
+check_src_times(struct ring *r, const struct model *m)
+{
+	struct ring_cursor *c = ring_cursor_new(r);
+	uint64_t got[12], want[12], t, ct;
+
+	for (int i = 0; i < 300; i++) {
+		uint64_t t0 =
+		    i % 3 == 0
+		        ? m->rec_t[rnd_below(m->nrec)]
+		        : m->rec_t[0] + rnd_below(m->rec_t[m->nrec - 1] - m->rec_t[0] + 2 * SEC);
+		for (unsigned src = 0; src < NSRC; src++) {
+			size_t max = 1 + rnd_below(12), n = 0, ng;
+			for (t = t0; n < max && t > 0 && ring_cursor_seek(c, t) == 0 &&
+			             (ct = ring_cursor_time(c, src)) != 0;
+			     t = ct - 1)
+				want[n++] = ct;
+			ng = ring_src_times(r, src, t0, got, max);
+			assert_int_equal(ng, n);
+			for (size_t k = 0; k < n; k++)
+				assert_int_equal(got[k], want[k]);
+			/* The first record after the oldest found, at or before t0: the one
+			 * found before it; none after the newest found up to it + 1 ns. */
+			if (n >= 2)
+				assert_int_equal(ring_src_time_after(r, src, want[n - 1], t0),
+				                 want[n - 2]);
+			if (n >= 1)
+				assert_int_equal(ring_src_time_after(r, src, want[0], want[0] + 1),
+				                 0);
+		}
+	}
+	ring_cursor_free(c);
+}
+
+static void
+test_src_times(void **state)
+{
+	struct model m;
+	struct ring *r = ring_new(MIB, NSRC, 60 * SEC);
+	struct ring_stats st;
+
+	(void)state;
+	/* Wrapped and evicted many times. */
+	rng_state = 0x13198a2e03707344ull;
+	model_init(&m, 5000, 4500, 1000, &mix_busy);
+	model_run(&m, r);
+	ring_get_stats(r, &st);
+	assert_true(st.evicted_segments > 10);
+	check_src_times(r, &m);
+	model_free(&m);
+	ring_free(r);
+	/* Everything kept. */
+	r = ring_new(64 * MIB, NSRC, 60 * SEC);
+	model_init(&m, 500, 400, 400, &mix_normal);
+	model_run(&m, r);
+	ring_get_stats(r, &st);
+	assert_int_equal(st.evicted_segments, 0);
+	check_src_times(r, &m);
+	assert_int_equal(ring_src_times(r, 0, 0, NULL, 0), 0);
+	model_free(&m);
+	ring_free(r);
+}
+
+/* ring_cursor_seek_part a record at a time (a deadline always passed) gives the cursor
+ * ring_cursor_seek gives, for times before, on and between records and past the newest. */
+static void
+test_seek_part(void **state)
+{
+	struct model m;
+	struct ring *r = ring_new(MIB, NSRC, 60 * SEC);
+	struct ring_cursor *c = ring_cursor_new(r), *ref = ring_cursor_new(r);
+	struct ring_stats st;
+	int total = 0;
+
+	(void)state;
+	rng_state = 0x452821e638d01377ull;
+	model_init(&m, 3000, 2500, 800, &mix_busy);
+	model_run(&m, r);
+	ring_get_stats(r, &st);
+	assert_true(st.evicted_segments > 3);
+	assert_int_equal(ring_cursor_seek_part(c, st.oldest_ns - 1, 1), -1);
+	for (int i = 0; i < 60; i++) {
+		uint64_t t = i == 0   ? st.oldest_ns
+		             : i == 1 ? st.newest_ns + SEC
+		                      : st.oldest_ns + rnd_below(st.newest_ns - st.oldest_ns);
+		int rc, parts = 0;
+		while ((rc = ring_cursor_seek_part(c, t, 1)) == 0)
+			parts++;
+		assert_int_equal(rc, 1);
+		assert_int_equal(ring_cursor_seek(ref, t), 0);
+		for (unsigned s = 0; s < NSRC; s++) {
+			assert_int_equal(ring_cursor_time(c, s), ring_cursor_time(ref, s));
+			assert_int_equal(ring_cursor_k(c, s), ring_cursor_k(ref, s));
+		}
+		for (series_id id = 0; id < m.n; id++)
+			assert_int_equal(ring_cursor_value(c, id), ring_cursor_value(ref, id));
+		total += parts;
+	}
+	assert_true(total > 200); /* made in parts indeed */
+	ring_cursor_free(c);
+	ring_cursor_free(ref);
+	model_free(&m);
+	ring_free(r);
+}
+
 /* A cursor made before the registry grew still answers for the new series. */
 static void
 test_cursor_grows(void **state)
@@ -733,6 +841,7 @@ main(void)
 	    cmocka_unit_test(test_cursor_grows), cmocka_unit_test(test_steady_no_alloc),
 	    cmocka_unit_test(test_steady_small), cmocka_unit_test(test_stop_and_resume),
 	    cmocka_unit_test(test_exact_wrap),   cmocka_unit_test(test_keyframe_too_big),
+	    cmocka_unit_test(test_src_times),    cmocka_unit_test(test_seek_part),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
