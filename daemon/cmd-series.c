@@ -35,7 +35,7 @@
  * then the text, a part per turn. */
 struct series_job {
 	struct daemon *d;
-	struct query *q;         /* d->query, or own over blk */
+	struct query *q;         /* its own (query_take), or over blk */
 	struct seriesblock *blk; /* the stored series of a window the ring no longer holds */
 	int64_t id;
 	bool has_id;
@@ -80,7 +80,8 @@ job_free(void *arg)
 	if (j->blk != NULL) {
 		query_free(j->q);
 		seriesblock_free(j->blk);
-	}
+	} else
+		query_put(j->q);
 	query_matching_free(&j->m);
 	free(j->ids);
 	free(j->ts);
@@ -419,7 +420,9 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	/* The glob is matched, the steps laid and the budget checked in the first slices
 	 * (job_match), before any byte of the reply. */
 	j = xcalloc(1, sizeof(*j));
-	j->q = q;
+	/* A query of the job's own: d->query's cursors are another request's between turns,
+	 * and two replies placing the same cursors in turn would undo each other's parts. */
+	j->q = blk != NULL ? q : query_take(d->sampler);
 	j->blk = blk;
 	j->d = d;
 	j->id = ctx->id;
@@ -430,7 +433,7 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	j->stepns = stepns;
 	j->window = win != NULL;
 	j->phase = JOB_MATCH;
-	query_matching_init(q, &j->m, glob, false);
+	query_matching_init(j->q, &j->m, glob, false);
 	strbuf_init(&j->sb);
 	return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 }

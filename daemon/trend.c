@@ -330,28 +330,25 @@ grid_make(struct query *q, series_id id, double step, uint64_t t0, uint64_t t1, 
 	return 0;
 }
 
-/* The points of the series on steps [k0, k1) of the grid: per-second rates of a counter,
- * levels of a gauge, t in seconds from g->g0. Steps without a new record of the source are
- * left out. Returns the count (pts has room for k1 - k0), or -1 with err. */
-static ssize_t
-read_points(struct query *q, series_id id, const struct grid *g, size_t k0, size_t k1,
-            struct trend_point *pts, struct nm_error *err)
+/* The point of the series on step k of the grid, its span set a part at a time until
+ * deadline (CLOCK_MONOTONIC ns; 0: none, at once): a per-second rate of a counter, the
+ * level of a gauge, t in seconds from g->g0. 1: *pt is the point; 2: the step has no new
+ * record of the source (no point); 0: not placed yet, call again; -1 with err. */
+static int
+read_point(struct query *q, series_id id, const struct grid *g, size_t k, uint64_t deadline,
+           struct trend_point *pt, struct nm_error *err)
 {
 	const struct series_info *si = series_get(query_registry(q), id);
-	size_t n = 0;
+	uint64_t a = g->g0 + k * g->stepns, b = a + g->stepns;
+	int rc;
 
-	for (size_t k = k0; k < k1; k++) {
-		uint64_t a = g->g0 + k * g->stepns, b = a + g->stepns;
-
-		if (query_span(q, a, b, err) < 0)
-			return -1;
-		if (query_seconds(q, si->source) <= 0)
-			continue;
-		pts[n].t = (double)(b - g->g0) / 1e9;
-		pts[n].v = si->kind == SERIES_GAUGE ? query_value_end(q, id) : query_rate(q, id);
-		n++;
-	}
-	return (ssize_t)n;
+	if ((rc = query_span_part(q, a, b, deadline, err)) <= 0)
+		return rc;
+	if (query_seconds(q, si->source) <= 0)
+		return 2;
+	pt->t = (double)(b - g->g0) / 1e9;
+	pt->v = si->kind == SERIES_GAUGE ? query_value_end(q, id) : query_rate(q, id);
+	return 1;
 }
 
 static int
@@ -673,7 +670,7 @@ job_new(struct daemon *d, struct query *q, const char *name, json_object *args, 
 	j->d = d;
 	j->q = q;
 	if (q == NULL)
-		j->q = j->own = query_new(d->sampler);
+		j->q = j->own = query_take(d->sampler);
 	j->window = name != NULL ? xstrdup(name) : NULL;
 	j->args = json_object_get(args);
 	j->o = json_object_new_object();
@@ -690,7 +687,7 @@ trend_job_free(struct trend_job *j)
 		return;
 	query_free(j->bq);
 	seriesblock_free(j->blk);
-	query_free(j->own);
+	query_put(j->own);
 	free(j->window);
 	json_object_put(j->args);
 	json_object_put(j->o);
@@ -783,11 +780,11 @@ job_analyse(struct trend_job *j)
 int
 trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err)
 {
-	uint64_t start = time_mono_ns();
+	uint64_t start = time_mono_ns(), deadline;
 	bool from_result;
 	json_object *eff;
 	const char *metric;
-	ssize_t n;
+	int rc;
 
 	switch (j->stage) {
 	case JOB_STORED:
@@ -815,16 +812,20 @@ trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err)
 		j->stage = JOB_POINTS;
 		return 0;
 	case JOB_POINTS:
-		/* Steps (a query_span each) until slice_ns is spent: the first one seeks the
-		 * cursors from nothing, the others move them a step on. */
-		do {
-			size_t k1 = j->next < j->g.npoints ? j->next + 1 : j->g.npoints;
-			if ((n = read_points(j->q, j->id, &j->g, j->next, k1, j->pts + j->n, err)) <
-			    0)
+		/* Steps (a span each) until slice_ns is spent: the first one places the cursors
+		 * from a keyframe, itself a part at a time, the others move them a step on. */
+		deadline = slice_ns == UINT64_MAX ? 0 : start + slice_ns;
+		while (j->next < j->g.npoints) {
+			if ((rc = read_point(j->q, j->id, &j->g, j->next, deadline, j->pts + j->n,
+			                     err)) < 0)
 				return -1;
-			j->n += (size_t)n;
-			j->next = k1;
-		} while (j->next < j->g.npoints && time_mono_ns() - start < slice_ns);
+			if (rc == 0)
+				return 0; /* the same step in the next part */
+			j->n += rc == 1;
+			j->next++;
+			if (deadline != 0 && time_mono_ns() >= deadline)
+				break;
+		}
 		if (j->next == j->g.npoints)
 			j->stage = JOB_ANALYSE;
 		return 0;
