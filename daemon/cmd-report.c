@@ -2,12 +2,16 @@
  * kept edge snapshots with other CPU sets. A stored result is read off the loop
  * (results-load.c); answered as stored it is serialised there too, and only a report
  * recomputed from the kept snapshots is made on the loop. */
+#include <event2/buffer.h>
 #include <stdlib.h>
 
 #include "cmd.h"
 #include "daemon.h"
 #include "jsonutil.h"
+#include "proto.h"
+#include "results.h"
 #include "results-load.h"
+#include "snapshot.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -71,6 +75,58 @@ report_done(struct results_load *ld, void *arg, json_object **result, struct nm_
 	return *result != NULL ? 0 : -1;
 }
 
+/* The live report of an open window, made over three turns of the loop (dispatch_defer). */
+struct live_report {
+	struct windows *ws;
+	char *name;
+	json_object *args; /* a reference */
+	int64_t id;
+	bool has_id;
+	bool sampled, edged, taken; /* sampled; the end edge asked for; one was taken into now */
+	struct snapshot now;
+};
+
+static void
+live_free(void *arg)
+{
+	struct live_report *lr = arg;
+
+	if (lr->taken)
+		snapshot_free(&lr->now);
+	free(lr->name);
+	json_object_put(lr->args);
+	free(lr);
+}
+
+/* The sample in the first turn, the edge in the next, then the report and its line. */
+static int
+live_produce(struct evbuffer *out, void *arg)
+{
+	struct live_report *lr = arg;
+	struct nm_error err;
+	json_object *r;
+	size_t len;
+	char *line;
+
+	if (!lr->sampled) {
+		lr->sampled = true;
+		window_live_sample(lr->ws, lr->name);
+		return 0;
+	}
+	if (!lr->edged) {
+		lr->edged = true;
+		lr->taken = window_live_edge(lr->ws, lr->name, &lr->now);
+		return 0;
+	}
+	r = window_live_report(lr->ws, lr->name, lr->args, lr->taken ? &lr->now : NULL, &err);
+	line = r != NULL ? proto_reply_ok(lr->id, lr->has_id, r, &len)
+	                 : proto_reply_error(lr->id, lr->has_id, err.code, err.message, &len);
+	json_object_put(r);
+	evbuffer_add(out, line, len);
+	free(line);
+	return 1;
+}
+
 /* report: the report of the window args.name. */
 int
 cmd_report(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
@@ -79,8 +135,18 @@ cmd_report(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	struct report_args *ra;
 	struct results_load *ld;
 
-	/* Live, kept or none (a bad name too): nothing to read from disk. */
-	if (window_is_open(ctx->d->windows, name) || !results_exists(ctx->d->results, name)) {
+	/* Live: a sample, the edge, the report, a turn each (a big host's are a few ms each). */
+	if (window_is_open(ctx->d->windows, name)) {
+		struct live_report *lr = xcalloc(1, sizeof(*lr));
+		lr->ws = ctx->d->windows;
+		lr->name = xstrdup(name);
+		lr->args = json_object_get(args);
+		lr->id = ctx->id;
+		lr->has_id = ctx->has_id;
+		return dispatch_defer(ctx, live_produce, lr, live_free, result, err);
+	}
+	/* Kept or none (a bad name too): nothing to read from disk. */
+	if (!results_exists(ctx->d->results, name)) {
 		*result = window_report(ctx->d->windows, name, args, err);
 		return *result != NULL ? 0 : -1;
 	}

@@ -695,6 +695,16 @@ ring_live_value(const struct ring *r, series_id id)
 	return id < r->n ? r->ws[id].acc : 0;
 }
 
+void
+ring_live_values(const struct ring *r, uint64_t *out, size_t n)
+{
+	size_t have = n < r->n ? n : r->n;
+
+	for (size_t id = 0; id < have; id++)
+		out[id] = r->ws[id].acc;
+	memset(out + have, 0, (n - have) * sizeof(*out));
+}
+
 uint64_t
 ring_live_time(const struct ring *r, unsigned src)
 {

@@ -64,6 +64,8 @@ void ring_end(struct ring *r);
 
 /* The live value (acc) of a series: the newest state. 0 for unknown ids. */
 uint64_t ring_live_value(const struct ring *r, series_id id);
+/* ring_live_value of ids [0, n) into out[0..n), in one pass (a snapshot's copy). */
+void ring_live_values(const struct ring *r, uint64_t *out, size_t n);
 /* The time of src's newest record (0: none). */
 uint64_t ring_live_time(const struct ring *r, unsigned src);
 void ring_get_stats(const struct ring *r, struct ring_stats *st);

@@ -646,6 +646,16 @@ sampler_raw(const struct sampler *s, series_id id)
 	return id < s->cap ? s->raw[id] : 0;
 }
 
+void
+sampler_raws(const struct sampler *s, uint64_t *out, size_t n)
+{
+	size_t have = n < s->cap ? n : s->cap;
+
+	if (have > 0)
+		memcpy(out, s->raw, have * sizeof(*out));
+	memset(out + have, 0, (n - have) * sizeof(*out));
+}
+
 int64_t
 sampler_mono_to_real(const struct sampler *s)
 {

@@ -76,6 +76,8 @@ size_t sampler_nsources(const struct sampler *s);
 struct source *sampler_source_at(struct sampler *s, size_t i);
 /* The last raw reading of a series (what the kernel showed). */
 uint64_t sampler_raw(const struct sampler *s, series_id id);
+/* sampler_raw of ids [0, n) into out[0..n) (a snapshot's copy). */
+void sampler_raws(const struct sampler *s, uint64_t *out, size_t n);
 /* Offset to turn CLOCK_MONOTONIC ns into wall-clock ns. */
 int64_t sampler_mono_to_real(const struct sampler *s);
 /* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */

@@ -10,10 +10,16 @@
 void
 snapshot_take(struct sampler *s, struct snapshot *snap)
 {
+	sampler_sample_all(s);
+	snapshot_copy_live(s, snap);
+}
+
+void
+snapshot_copy_live(struct sampler *s, struct snapshot *snap)
+{
 	const struct ring *r = sampler_ring(s);
 	size_t n;
 
-	sampler_sample_all(s);
 	n = sampler_registry(s)->n;
 	memset(snap, 0, sizeof(*snap));
 	irqtable_copy(&snap->irqs, sampler_irq_table(s, NULL));
@@ -25,12 +31,10 @@ snapshot_take(struct sampler *s, struct snapshot *snap)
 	}
 	snap->real_ns = (uint64_t)((int64_t)snap->mono_ns + sampler_mono_to_real(s));
 	snap->n = n;
-	snap->acc = xcalloc(n ? n : 1, sizeof(*snap->acc));
-	snap->raw = xcalloc(n ? n : 1, sizeof(*snap->raw));
-	for (size_t id = 0; id < n; id++) {
-		snap->acc[id] = ring_live_value(r, (series_id)id);
-		snap->raw[id] = sampler_raw(s, (series_id)id);
-	}
+	snap->acc = xreallocarray(NULL, n ? n : 1, sizeof(*snap->acc));
+	snap->raw = xreallocarray(NULL, n ? n : 1, sizeof(*snap->raw));
+	ring_live_values(r, snap->acc, n);
+	sampler_raws(s, snap->raw, n);
 }
 
 void

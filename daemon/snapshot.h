@@ -27,6 +27,8 @@ struct snapshot {
 
 /* Sample every enabled source now, then copy the live state into snap (allocates). */
 void snapshot_take(struct sampler *s, struct snapshot *snap);
+/* snapshot_take without the sample: the live state as the newest sample left it. */
+void snapshot_copy_live(struct sampler *s, struct snapshot *snap);
 void snapshot_free(struct snapshot *snap);
 /* Bytes snap holds. */
 size_t snapshot_bytes(const struct snapshot *snap);

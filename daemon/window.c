@@ -895,6 +895,51 @@ report_live(struct windows *ws, struct window *w, json_object *args, struct nm_e
 	return r;
 }
 
+/* Is there an open window named name whose end edge is still to take? */
+static bool
+live_edge_wanted(const struct windows *ws, const char *name)
+{
+	ssize_t i = find(ws, name);
+
+	return i >= 0 && ws->ws[i]->open && !ws->ws[i]->frozen;
+}
+
+void
+window_live_sample(struct windows *ws, const char *name)
+{
+	if (live_edge_wanted(ws, name))
+		sampler_sample_all(ws->sampler);
+}
+
+bool
+window_live_edge(struct windows *ws, const char *name, struct snapshot *now)
+{
+	if (!live_edge_wanted(ws, name))
+		return false;
+	/* As snapshot_take, its sample made in the turn before. */
+	snapshot_copy_live(ws->sampler, now);
+	return true;
+}
+
+json_object *
+window_live_report(struct windows *ws, const char *name, json_object *args,
+                   const struct snapshot *now, struct nm_error *err)
+{
+	ssize_t i = find(ws, name);
+	struct window *w = i >= 0 ? ws->ws[i] : NULL;
+	json_object *eff, *r;
+
+	/* Closed or deleted since the edge, or not frozen and no edge taken: as it is now. */
+	if (w == NULL || !w->open || (!w->frozen && now == NULL))
+		return window_report(ws, name, args, err);
+	eff = opts_effective(args, NULL);
+	/* Being stored since: its end edge is the report's, as report_live has it. */
+	if ((r = build(ws, w, w->frozen ? &w->end : now, eff, err)) != NULL)
+		json_add_bool(r, "stored", false);
+	json_object_put(eff);
+	return r;
+}
+
 /* A window's report: live, stored or recomputed. */
 bool
 window_exists(const struct windows *ws, const char *name)

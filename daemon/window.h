@@ -106,6 +106,18 @@ json_object *window_report(struct windows *ws, const char *name, json_object *ar
  * a load off the loop (cmd-report.c). */
 json_object *window_report_loaded(struct windows *ws, const char *name, json_object *args,
                                   json_object *stored, struct nm_error *err);
+/* The live report of an open window in parts, for a reply made over turns of the loop
+ * (cmd-report.c): window_live_sample samples every source now, window_live_edge (in the
+ * next turn) copies the live state into *now as its end edge and returns true, or false when
+ * there is none to take (no such open window, or its end edge is taken already: it is being
+ * stored); then, in a later turn, window_live_report builds the report to that edge (now
+ * NULL: none was taken). When the window changed in between, it is window_report at once.
+ * New reference, or NULL with err; the caller frees *now (snapshot_free). */
+struct snapshot;
+void window_live_sample(struct windows *ws, const char *name);
+bool window_live_edge(struct windows *ws, const char *name, struct snapshot *now);
+json_object *window_live_report(struct windows *ws, const char *name, json_object *args,
+                                const struct snapshot *now, struct nm_error *err);
 /* Does the stored result answer a report asking args as it is? Pure: any thread. */
 bool window_report_as_stored(json_object *args, json_object *stored);
 /* Forget a window, open or closed; its stored result stays. Returns a description (new
