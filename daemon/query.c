@@ -145,29 +145,41 @@ query_free(struct query *q)
 	free(q);
 }
 
-int
-query_span(struct query *q, uint64_t t0, uint64_t t1, struct nm_error *err)
+/* What query_span and query_span_part do before placing the cursors: the ring's stats into
+ * *st, [*t0, *t1] clamped to what it holds, the cursors made. -1 with err when it holds
+ * nothing yet. */
+static int
+span_prepare(struct query *q, uint64_t *t0, uint64_t *t1, struct ring_stats *st,
+             struct nm_error *err)
 {
-	struct ring_stats st;
-	struct ring *r;
+	struct ring *r = sampler_ring(q->s);
 
-	if (q->blk != NULL)
-		return span_block(q, t0, t1);
-	r = sampler_ring(q->s);
-	ring_get_stats(r, &st);
-	if (st.newest_ns == 0)
+	ring_get_stats(r, st);
+	if (st->newest_ns == 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
-	if (t1 > st.newest_ns)
-		t1 = st.newest_ns;
-	if (t0 < st.oldest_ns)
-		t0 = st.oldest_ns;
-	if (t0 > t1)
-		t0 = t1;
+	if (*t1 > st->newest_ns)
+		*t1 = st->newest_ns;
+	if (*t0 < st->oldest_ns)
+		*t0 = st->oldest_ns;
+	if (*t0 > *t1)
+		*t0 = *t1;
 	/* Cursors are sized when made; a registry that grew since needs new ones. */
 	if (q->c0 == NULL) {
 		q->c0 = ring_cursor_new(r);
 		q->c1 = ring_cursor_new(r);
 	}
+	return 0;
+}
+
+int
+query_span(struct query *q, uint64_t t0, uint64_t t1, struct nm_error *err)
+{
+	struct ring_stats st;
+
+	if (q->blk != NULL)
+		return span_block(q, t0, t1);
+	if (span_prepare(q, &t0, &t1, &st, err) < 0)
+		return -1;
 	if (ring_cursor_seek(q->c0, t0) < 0 || ring_cursor_seek(q->c1, t1) < 0)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "the span is no longer in the ring");
 	q->t0 = t0;
@@ -180,26 +192,12 @@ int
 query_span_part(struct query *q, uint64_t t0, uint64_t t1, uint64_t deadline, struct nm_error *err)
 {
 	struct ring_stats st;
-	struct ring *r;
 	int rc;
 
 	if (q->blk != NULL)
 		return span_block(q, t0, t1) == 0 ? 1 : -1;
-	r = sampler_ring(q->s);
-	ring_get_stats(r, &st);
-	if (st.newest_ns == 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
-	/* The clamping of query_span. */
-	if (t1 > st.newest_ns)
-		t1 = st.newest_ns;
-	if (t0 < st.oldest_ns)
-		t0 = st.oldest_ns;
-	if (t0 > t1)
-		t0 = t1;
-	if (q->c0 == NULL) {
-		q->c0 = ring_cursor_new(r);
-		q->c1 = ring_cursor_new(r);
-	}
+	if (span_prepare(q, &t0, &t1, &st, err) < 0)
+		return -1;
 	/* c0's parts survive records written between turns; c1 at the newest record is the
 	 * live state at once (valid until the next record), placed last, in the turn that
 	 * reads the span. */

@@ -1003,9 +1003,10 @@ seek_backward(struct ring_cursor *c, uint64_t t)
 	}
 }
 
-/* The newest segment whose first record is at or before t (t >= the oldest's). */
-static const struct segment *
-find_segment(const struct ring *r, uint64_t t)
+/* The index of the newest segment whose first record is at or before t (0 when t is before
+ * the oldest's). */
+static size_t
+find_segment_index(const struct ring *r, uint64_t t)
 {
 	size_t lo = 0, hi = r->nseg; /* first_t <= t for every index < lo */
 
@@ -1016,7 +1017,14 @@ find_segment(const struct ring *r, uint64_t t)
 		else
 			hi = mid;
 	}
-	return seg_at(r, lo);
+	return lo;
+}
+
+/* The newest segment whose first record is at or before t (t >= the oldest's). */
+static const struct segment *
+find_segment(const struct ring *r, uint64_t t)
+{
+	return seg_at(r, find_segment_index(r, t));
 }
 
 int
@@ -1169,15 +1177,8 @@ ring_cursor_value(const struct ring_cursor *c, series_id id)
 static void
 walk_start(const struct ring *r, uint64_t t, uint64_t *cur, size_t *end)
 {
-	size_t lo = 0, hi = r->nseg; /* find_segment's search */
+	size_t lo = find_segment_index(r, t);
 
-	while (hi - lo > 1) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (seg_at(r, mid)->first_t <= t)
-			lo = mid;
-		else
-			hi = mid;
-	}
 	if (lo + 1 < r->nseg && t >= seg_at(r, 0)->first_t) {
 		const struct segment *nx = seg_at(r, lo + 1);
 		const uint8_t *p = r->buf + nx->start + 1;
