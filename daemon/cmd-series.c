@@ -39,8 +39,10 @@ struct series_job {
 	struct seriesblock *blk; /* the stored series of a window the ring no longer holds */
 	int64_t id;
 	bool has_id;
-	bool window; /* of a window: its span as asked (t0, t1 before job_match aligns them) */
-	bool edges;  /* a window too short for two steps: its two edges (job_compute) */
+	bool window;  /* of a window: its span as asked (t0, t1 before job_match aligns them) */
+	bool edges;   /* a window too short for two steps: its two edges (job_compute) */
+	bool pending; /* computing: steps wait for a later one's rate (take_rates) */
+	bool tailed;  /* computing: the span past the last step was read for them */
 	double step;
 	uint64_t t0, t1, stepns;
 	size_t n, npoints;
@@ -230,8 +232,62 @@ job_estimate(struct series_job *j, struct nm_error *err)
 	return 0;
 }
 
-/* Compute the rates of the steps from j->next on until all are done or a slice has passed.
- * -1 with err when the span left the ring. */
+/* The rates of step k of every series from the span the query holds. A step with no sample
+ * of its series' source between its edges (a step finer than the sampling, or a gap in it)
+ * has no rate of its own; it takes the rate between the samples around it, which is the rate
+ * of the next step that has one (its start edge took the same sample): NAN until then. k ==
+ * npoints is the span past the last step, which only gives the steps waiting theirs. */
+static void
+take_rates(struct series_job *j, size_t k)
+{
+	const struct series_registry *reg = query_registry(j->q);
+
+	j->pending = false;
+	for (size_t i = 0; i < j->n; i++) {
+		double *r = j->rates + i * j->npoints, v;
+		double secs = query_seconds(j->q, series_get(reg, j->ids[i])->source);
+		if (secs <= 0) {
+			if (k < j->npoints) {
+				r[k] = NAN;
+				j->pending = true;
+			}
+			continue;
+		}
+		v = query_delta_scaled(j->q, j->ids[i]) / secs;
+		if (k < j->npoints)
+			r[k] = v;
+		for (size_t m = k; m-- > 0 && isnan(r[m]);)
+			r[m] = v;
+	}
+}
+
+/* The steps still waiting for a rate after the span past the last one: nothing was sampled
+ * after them (a stored block ends there). 0, as a counter that did not move. */
+static void
+settle_rates(struct series_job *j)
+{
+	for (size_t i = 0; i < j->n * j->npoints; i++)
+		if (isnan(j->rates[i]))
+			j->rates[i] = 0;
+}
+
+/* The longest sampling interval of the matched series' sources, ns. */
+static uint64_t
+longest_interval(const struct series_job *j)
+{
+	const struct series_registry *reg = query_registry(j->q);
+	uint64_t iv = 0;
+
+	for (size_t i = 0; i < j->n; i++) {
+		uint64_t v =
+		    query_interval_ms(j->q, series_get(reg, j->ids[i])->source) * 1000000ull;
+		iv = v > iv ? v : iv;
+	}
+	return iv;
+}
+
+/* Compute the rates of the steps from j->next on until all are done (1) or a slice has
+ * passed (0). -1 with err when the span left the ring. */
 static int
 job_compute(struct series_job *j, struct nm_error *err)
 {
@@ -247,7 +303,7 @@ job_compute(struct series_job *j, struct nm_error *err)
 		for (size_t i = 0; i < j->n; i++)
 			j->rates[i * 2] = j->rates[i * 2 + 1] = query_rate(j->q, j->ids[i]);
 		j->next = 2;
-		return 0;
+		return 1;
 	}
 	while (j->next < j->npoints) {
 		uint64_t a = j->t0 + j->next * j->stepns;
@@ -260,13 +316,27 @@ job_compute(struct series_job *j, struct nm_error *err)
 		if (rc == 0)
 			break;
 		j->ts[j->next] = round(cmd_epoch_s(d, b) * 1000) / 1000;
-		for (size_t i = 0; i < j->n; i++)
-			j->rates[i * j->npoints + j->next] = query_rate(j->q, j->ids[i]);
+		take_rates(j, j->next);
 		j->next++;
 		if (time_mono_ns() - start >= SLICE_NS)
-			break;
+			return 0;
 	}
-	return 0;
+	if (j->next == j->npoints && j->pending && !j->tailed) {
+		/* The last steps had no sample: the span from the last edge to the sample after
+		 * it (the ring holds it: the range was aligned back from the newest). */
+		int rc = query_span_part(j->q, j->t1, j->t1 + longest_interval(j), start + SLICE_NS,
+		                         err);
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
+			return 0;
+		take_rates(j, j->npoints);
+		j->tailed = true;
+	}
+	if (j->next < j->npoints)
+		return 0;
+	settle_rates(j);
+	return 1;
 }
 
 /* Append up to PART_BYTES of the series text to j->sb. */
@@ -312,6 +382,7 @@ job_produce(struct evbuffer *out, void *arg)
 	struct nm_error err;
 	char head[PROTO_REPLY_HEAD_MAX];
 	size_t len;
+	int rc;
 
 	strbuf_reset(&j->sb);
 	switch (j->phase) {
@@ -324,9 +395,9 @@ job_produce(struct evbuffer *out, void *arg)
 			goto fail;
 		return 0;
 	case JOB_COMPUTE:
-		if (job_compute(j, &err) < 0)
+		if ((rc = job_compute(j, &err)) < 0)
 			goto fail;
-		if (j->next == j->npoints) {
+		if (rc > 0) {
 			j->phase = JOB_HEAD;
 			j->next = 0;
 		}
