@@ -1,5 +1,5 @@
 /* driver-netperf.c: N netperf processes, pinned round-robin (-T lcpu,rcpu) as the shell kit
- * did, with interim results (-D 1) for live throughput and omni key=value output for the
+ * did, with interim results (-D 1,1) for live throughput and omni key=value output for the
  * figures: total throughput, total and per-process transactions/s, and latency as
  * 1e6 / (per-process transactions/s); for UDP_STREAM also the datagrams sent by this end
  * and received by the far one, the datagrams lost between them and that loss in %; with
@@ -39,10 +39,14 @@ static const struct {
     {"-D", 'n'}, {"-P", 'p'}, {"-4", 'n'}, {"-6", 'n'},
 };
 
-#define NETPERF_DEMO_S   1   /* -D: seconds between interim results */
-#define NETPERF_DEMO_ARG "1" /* the same as netperf's argument */
-#define PASS_VALUE_MAX   32  /* bytes in one option's value */
-#define PASS_WORDS_MAX   32  /* words after -- */
+#define NETPERF_DEMO_S 1 /* -D: seconds between interim results */
+/* -D SECS,UNITS: the same seconds, and 1 unit/s as netperf's first guess of the rate (it
+ * checks the clock once that many units are done, then scales the guess): its own guess is
+ * far too high for a TCP_RR at 10,000 transactions/s and the first interval ran the whole
+ * 5 s test (a stream's ran 2.8 s of 4); from 1 its intervals are 1 s from the start. */
+#define NETPERF_DEMO_ARG "1,1"
+#define PASS_VALUE_MAX   32 /* bytes in one option's value */
+#define PASS_WORDS_MAX   32 /* words after -- */
 
 /* One SIZE or PORT of a value: digits (at most 10), a size with an optional unit letter. */
 static const char *
@@ -153,7 +157,7 @@ netperf_nprocs(const struct test_spec *s)
 	return s->procs;
 }
 
-/* netperf -H HOST [-p PORT] -l D -t TYPE -P 0 -D 1 [-T L,R] [-c -C] -- -k SELECTORS -m|-r
+/* netperf -H HOST [-p PORT] -l D -t TYPE -P 0 -D 1,1 [-T L,R] [-c -C] -- -k SELECTORS -m|-r
  * SIZE [-S|-s ,RCVBUF] [OPTIONS...]: the test options passed through come last, so that
  * theirs win over what the driver derived (-m, -r, -S). */
 static char **

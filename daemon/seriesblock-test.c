@@ -1,5 +1,7 @@
 /* seriesblock-test.c: a test's live figures (testseries.h) added to its window's series block
  * as the source "test" (seriesblock.h). */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,21 @@ record_at(const struct testseries *ts, size_t count, uint64_t t)
 	return lo;
 }
 
+/* Series s of ts at t, between record i and the next (t in [t[i], t[i + 1]]): on the line
+ * between their values, a counter that moved steadily. */
+static uint64_t
+between(const struct testseries *ts, size_t i, size_t s, uint64_t t)
+{
+	uint64_t a = ts->v[i * ts->nseries + s], b = ts->v[(i + 1) * ts->nseries + s];
+	uint64_t ta = ts->t[i], tb = ts->t[i + 1];
+
+	if (b <= a || tb <= ta || t <= ta)
+		return a;
+	if (t >= tb)
+		return b;
+	return a + (uint64_t)llround((double)(b - a) * ((double)(t - ta) / (double)(tb - ta)));
+}
+
 /* An empty block of the span [t0, t1]. */
 static struct seriesblock *
 block_new(uint64_t t0, uint64_t t1, int64_t mono_to_real)
@@ -47,7 +64,8 @@ struct seriesblock *
 seriesblock_test_add(struct seriesblock *b, const struct testseries *ts, uint64_t t0, uint64_t t1,
                      int64_t mono_to_real)
 {
-	size_t count = ts != NULL ? testseries_count(ts) : 0, first, last, n;
+	size_t count = ts != NULL ? testseries_count(ts) : 0, first, last, n, lead;
+	bool tail;
 	struct seriesblock_source *so;
 	struct series_labels l = SERIES_LABELS_NONE;
 	const char *unit;
@@ -61,10 +79,15 @@ seriesblock_test_add(struct seriesblock *b, const struct testseries *ts, uint64_
 	}
 	if (b == NULL)
 		b = block_new(t0, t1, mono_to_real);
-	/* As the ring's copy has it: the records in the span and the one at or before t0. */
+	/* The records in the span; at its edges, where records lie either side, one at the
+	 * edge itself, its values between theirs (the figures are rates steady over their
+	 * reports: the grid's own rule), so that the block's span is the window's to the ns.
+	 * Otherwise, as the ring's copy has it, the one at or before t0 and the last in it. */
 	first = record_at(ts, count, t0);
 	last = record_at(ts, count, t1);
-	n = last - first + 1;
+	lead = ts->t[first] < t0 && first + 1 < count ? 1 : 0;
+	tail = ts->t[last] < t1 && last + 1 < count;
+	n = last - first + 1 + (tail ? 1 : 0);
 	src = (unsigned)b->nsrc;
 	b->src = xreallocarray(b->src, b->nsrc + 1, sizeof(*b->src));
 	so = &b->src[b->nsrc++];
@@ -75,7 +98,11 @@ seriesblock_test_add(struct seriesblock *b, const struct testseries *ts, uint64_
 	so->first_t = ts->t[0];
 	so->n = n;
 	so->t = xreallocarray(NULL, n, sizeof(*so->t));
-	memcpy(so->t, ts->t + first, n * sizeof(*so->t));
+	memcpy(so->t, ts->t + first, (last - first + 1) * sizeof(*so->t));
+	if (lead)
+		so->t[0] = t0;
+	if (tail)
+		so->t[n - 1] = t1;
 	series_registry_name_source(&b->reg, (uint8_t)src, SOURCE_NAME);
 	l.field = series_atom_intern(&b->reg, ts->name, strlen(ts->name));
 	unit = series_atom_str(&b->reg, series_atom_intern(&b->reg, ts->unit, strlen(ts->unit)));
@@ -94,8 +121,12 @@ seriesblock_test_add(struct seriesblock *b, const struct testseries *ts, uint64_
 			continue; /* the name was there: not ours to change */
 		b->v = xreallocarray(b->v, b->reg.n, sizeof(*b->v));
 		b->v[id] = xreallocarray(NULL, n, sizeof(uint64_t));
-		for (size_t i = 0; i < n; i++)
+		for (size_t i = 0; i <= last - first; i++)
 			b->v[id][i] = ts->v[(first + i) * ts->nseries + s];
+		if (lead)
+			b->v[id][0] = between(ts, first, s, t0);
+		if (tail)
+			b->v[id][n - 1] = between(ts, last, s, t1);
 	}
 	return b;
 }

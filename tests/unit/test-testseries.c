@@ -197,7 +197,8 @@ test_block(void **state)
 	assert_null(seriesblock_test_add(NULL, NULL, T_BASE, T_BASE + SEC, M2R));
 	/* Nothing of ts in a span before it: nothing added. */
 	assert_null(seriesblock_test_add(NULL, &ts, 0, T_BASE / 2, M2R));
-	/* The span [2.5 s, 6.5 s]: records from 2 s (the one before) to 6 s. */
+	/* The span [2.5 s, 6.5 s]: records at its edges (between those either side) and at
+	 * 3 s ... 6 s. */
 	b = seriesblock_test_add(NULL, &ts, T_BASE + 5 * SEC / 2, T_BASE + 13 * SEC / 2, M2R);
 	assert_non_null(b);
 	assert_int_equal(b->nsrc, 1);
@@ -205,10 +206,12 @@ test_block(void **state)
 	assert_int_equal(b->src[0].interval_ms, 1000);
 	assert_int_equal(b->src[0].step_k, 1);
 	assert_int_equal(b->src[0].first_t, T_BASE);
-	/* One record a second: 2 s, ..., 6 s. */
-	assert_int_equal(b->src[0].n, 5);
-	assert_int_equal(b->src[0].t[0], T_BASE + 2 * SEC);
+	/* 2.5 s, one record a second from 3 s to 6 s, 6.5 s. */
+	assert_int_equal(b->src[0].n, 6);
+	assert_int_equal(b->src[0].t[0], T_BASE + 5 * SEC / 2);
+	assert_int_equal(b->src[0].t[1], T_BASE + 3 * SEC);
 	assert_int_equal(b->src[0].t[4], T_BASE + 6 * SEC);
+	assert_int_equal(b->src[0].t[5], T_BASE + 13 * SEC / 2);
 	assert_int_equal(b->reg.n, 3);
 	assert_int_equal(seriesblock_encode(b, &buf, &len, &err), 0);
 	d = seriesblock_decode(buf, len, M2R, &err);
@@ -227,9 +230,15 @@ test_block(void **state)
 	assert_int_equal(query_span(q, T_BASE + 4 * SEC, T_BASE + 5 * SEC, &err), 0);
 	assert_float_equal(query_rate(q, sum), 540, 1e-6);
 	assert_float_equal(query_rate(q, p1), 40, 1e-6);
-	/* [2 s, 6 s]: the mean of 300..600 and 40. */
+	/* [2 s, 6 s] starts at the block's start, 2.5 s: half of 300, 400, 500, 600 over
+	 * 3.5 s, and 40. */
 	assert_int_equal(query_span(q, T_BASE + 2 * SEC, T_BASE + 6 * SEC, &err), 0);
-	assert_float_equal(query_rate(q, sum), 450 + 40, 1e-6);
+	assert_float_equal(query_rate(q, sum), (150 + 400 + 500 + 600) / 3.5 + 40, 1e-6);
+	/* The whole span, edges to the ns: half of 300, 400, 500, 600, half of 700, over 4 s;
+	 * from the edges taken at or before them it would be 2 s to 6 s, 490. */
+	assert_int_equal(query_span(q, T_BASE + 5 * SEC / 2, T_BASE + 13 * SEC / 2, &err), 0);
+	assert_float_equal(query_seconds(q, series_get(&d->reg, sum)->source), 4, 1e-9);
+	assert_float_equal(query_rate(q, sum), 500 + 40, 1e-6);
 	query_free(q);
 	seriesblock_free(d);
 	seriesblock_free(b);
