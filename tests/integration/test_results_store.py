@@ -35,7 +35,7 @@ CORRUPT = 5
 FACTOR = 3.0      # "about the same time": the big store within 3x of the small one
 SLACK = 0.010     # seconds: what a shared, loaded machine adds to a round trip
 FSYNC_DELAY_MS = 2000
-LATE_MS = 5.0
+LATE_MS = 100.0   # ms over the idle lateness: a shared VM's steal comes in bursts of tens of ms
 
 
 class StoreDaemon(Daemon):
@@ -317,7 +317,7 @@ def test_slow_fsync_mark_stop():
               % (replies["slow/a"][1], replies["slow/b"][1], late, polls, base,
                  t_status * 1e3, before, d.late_max_ms()))
         assert polls >= 10, polls
-        # Under 5 ms more than the machine's own noise (a store on the loop: 2,000 ms).
+        # Within the machine's own noise (a store on the loop holds it 2,000 ms).
         assert late < base + LATE_MS, (late, base)
         assert t_status < 0.5, t_status
         lst = d.json("results")

@@ -185,6 +185,15 @@ def device(rep, name):
     return devs[name]
 
 
+def window_rate(d, name, series):
+    """The rate of a test's own series (test.*) over its whole window: a step longer than
+    the window gives its two edges, each the rate over all of it."""
+    r = d.json("series", series, "--window", name, "--step", "3600")
+    got = {s["name"]: s["points"] for s in r["series"]}
+    assert series in got and len(got[series]) == 2, r
+    return got[series][0][1]
+
+
 def run_test(d, *args):
     """test start --wait; returns the stored result."""
     name = args[args.index("--name") + 1]
@@ -215,10 +224,17 @@ def test_netperf_stream_and_rr():
         # Warm-up 1 s and cool-down 1 s of 5 s: the window is the middle 3 s.
         assert 2.8 <= rep["span_s"] <= 3.3, rep["span_s"]
         link_mbps = device(rep, "vA")["tx_bytes_per_s"] * 8 / 1e6
-        assert 0.80 * mbps <= link_mbps <= 1.25 * mbps, \
-            "vA sent %.0f Mbit/s in the window, netperf says %.0f" % (link_mbps, mbps)
-        print("  stream: netperf %.0f Mbit/s, vA %.0f Mbit/s (%.3f)" % (
-            mbps, link_mbps, link_mbps / mbps))
+        # netperf's own figures over the same window (its interim results, stored with the
+        # result): netperf's final figure covers the whole 5 s, and under load its rate
+        # moves by a third from one second to the next.
+        win_mbps = window_rate(d, "np-stream", "test.throughput_mbps")
+        print("  stream: netperf %.0f Mbit/s (%.0f in the window), vA %.0f Mbit/s (%.3f)" % (
+            mbps, win_mbps, link_mbps, link_mbps / win_mbps))
+        # The wire has the headers too (a few % more than the payload), and what sat in the
+        # socket buffers at the edges moves a few % either way.
+        assert 0.95 * win_mbps <= link_mbps <= 1.10 * win_mbps, \
+            "vA sent %.0f Mbit/s in the window, netperf says %.0f" % (link_mbps, win_mbps)
+        assert 0.5 * mbps <= win_mbps <= 2 * mbps, (win_mbps, mbps)
 
         rep = run_test(d, "--driver", "netperf", "--name", "np-rr", "--host", ADDR_B,
                        "--type", "TCP_RR", "--procs", "2", "--duration", "5", "--warmup", "1",
@@ -229,9 +245,13 @@ def test_netperf_stream_and_rr():
         assert abs(f["transactions_per_s_per_proc"] - tps / 2) < 1e-6 * tps, f
         assert abs(f["latency_us"] - 1e6 / (tps / 2)) < 1e-3 * f["latency_us"], f
         pps = device(rep, "vA")["tx_packets_per_s"]
-        assert 0.80 * tps <= pps <= 1.40 * tps, \
-            "vA sent %.0f packets/s in the window, netperf did %.0f transactions/s" % (pps, tps)
-        print("  rr: netperf %.0f trans/s, vA %.0f packets/s (%.3f)" % (tps, pps, pps / tps))
+        win_tps = window_rate(d, "np-rr", "test.transactions_per_s")
+        print("  rr: netperf %.0f trans/s (%.0f in the window), vA %.0f packets/s (%.3f)" % (
+            tps, win_tps, pps, pps / win_tps))
+        # A request a transaction, and the ACKs the answer's piggy-backing misses.
+        assert 0.95 * win_tps <= pps <= 1.40 * win_tps, \
+            "vA sent %.0f packets/s in the window, netperf did %.0f transactions/s" % (
+                pps, win_tps)
         # The test is listed, and compare sees its figures.
         listed = {x["name"]: x for x in d.json("tests")["tests"]}
         assert listed["np-rr"]["state"] == "passed", listed
@@ -601,8 +621,11 @@ def test_trend_in_report():
         ser = d.json("series", "link.vA.tx_packets", "--window", "falls")["series"][0]
         rates = [p[1] for p in ser["points"]]
         assert 20 <= len(rates) <= 24, len(rates)
-        assert all(1700 <= r <= 2200 for r in rates[1:11]), rates
-        assert all(300 <= r <= 500 for r in rates[-9:-1]), rates
+        # The sender paces itself with sleeps and catches up after a stall: a second may
+        # lose a few hundred packets to the next; the levels are the medians.
+        med = lambda v: sorted(v)[len(v) // 2]
+        assert 1800 <= med(rates[1:11]) <= 2200 and min(rates[1:11]) > 1000, rates
+        assert 300 <= med(rates[-9:-1]) <= 500 and max(rates[-9:-1]) < 1000, rates
         csv = d.ctl("--csv", "series", "link.vA.tx_packets", "--window", "falls").stdout
         assert csv.splitlines()[0] == "epoch_s,link.vA.tx_packets", csv[:200]
         # A steady test carries no trend.
