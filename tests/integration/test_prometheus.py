@@ -405,17 +405,21 @@ def test_prometheus_rate_matches_veth():
                                    "-t", "30", "-b", "400M"],
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         time.sleep(4)  # steady traffic, several scrapes of it
-        t1, c1 = time.time(), sys_rx_bytes()
+        # Each read goes through ip netns exec (tens of ms, more under load): its time is
+        # the middle of the call, and what is not known of it widens the tolerance below.
+        a1, c1, b1 = time.time(), sys_rx_bytes(), time.time()
         time.sleep(5)
-        t2, c2 = time.time(), sys_rx_bytes()
+        a2, c2, b2 = time.time(), sys_rx_bytes(), time.time()
+        t1, t2 = (a1 + b1) / 2, (a2 + b2) / 2
         veth = (c2 - c1) / (t2 - t1)
+        unsure = ((b1 - a1) + (b2 - a2)) / 2 / (t2 - t1)
         assert veth > 10e6, "iperf3 moved only %.0f B/s over vb" % veth
         time.sleep(2.5)  # prometheus has scraped the samples up to t2
         res = prom.query('rate(netmetrics_link_bytes_total{device="vb",direction="rx"}[5s])',
                          t=t2)
         assert len(res) == 1, "rate query: %s" % res
         got = float(res[0]["value"][1])
-        assert abs(got - veth) <= 0.05 * veth, \
+        assert abs(got - veth) <= (0.05 + unsure) * veth, \
             "prometheus rate %.0f B/s vs vb's counter %.0f B/s" % (got, veth)
         for expr in dashboard_exprs():
             r = prom.api("query", query=expr)

@@ -357,7 +357,9 @@ def test_slow_fsync_test_end():
         assert t_storing is not None and t_done is not None, states
         print("     states %s; storing for %.2f s" % (states, t_done - t_storing))
         assert states[-1] == "passed" and states[-2] == "storing", states
-        assert t_done - t_storing >= FSYNC_DELAY_MS / 1000.0 - 0.2, (t_storing, t_done)
+        # Both seen by polls 0.1 s apart, each a client's round trip (slow under load): the
+        # first may be seen late by more than the second (a store not waiting: about 0 s).
+        assert t_done - t_storing >= FSYNC_DELAY_MS / 1000.0 - 0.5, (t_storing, t_done)
         # --wait follows the test to its stored end.
         t0 = time.monotonic()
         r = d.ctl("test", "start", "--driver", "exec", "--name", "slowt2", "--warmup", "0.2",

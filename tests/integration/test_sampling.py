@@ -150,8 +150,12 @@ def test_rates_match_iperf3():
         m = series_map(rates)
         tx = m["link.vA.tx_bytes"]["delta"]
         # On the wire each 1448-byte segment carries 52-66 bytes of headers, plus the
-        # handshake and the control connection: expect 100-110% of the payload.
-        assert sent * 0.999 <= tx <= sent * 1.10, "link.vA.tx_bytes %d vs iperf3 %d" % (tx, sent)
+        # handshake and the control connection: at most 110% of the payload, and at least
+        # what the server read (bytes still in the send buffer when the server is stopped
+        # never leave).
+        recvd = res["end"]["sum_received"]["bytes"]
+        assert recvd <= tx <= sent * 1.10, "link.vA.tx_bytes %d vs iperf3 %d sent, %d read" % (
+            tx, sent, recvd)
         rx = m["link.vA.rx_bytes"]["delta"]
         assert rx > 0, "no acks seen on vA"
         segs = m["snmp.Tcp.OutSegs"]["delta"]

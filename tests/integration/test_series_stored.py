@@ -293,11 +293,11 @@ def window_state(d, name):
 
 
 def test_stop_during_copy():
-    """The series of a close copied a record a slice, 20 ms apart (the test hook): the
+    """The series of a close copied a record a slice, 100 ms apart (the test hook): the
     window is "storing" meanwhile, another mark stop and a window delete get busy, other
     requests are answered; a SIGTERM in the middle finishes the copy at once and stores the
     result with its series, which answer after a restart."""
-    os.environ[PACE] = "1,20"
+    os.environ[PACE] = "1,100"  # a record a slice, 100 ms apart: seconds
     try:
         d = Daemon()
     finally:

@@ -222,7 +222,7 @@ def test_netperf_stream_and_rr():
         assert abs(per - mbps) < 0.01 * mbps, (per, mbps)
         assert rep["window"]["origin"] == "test" and rep["window"]["complete"], rep["window"]
         # Warm-up 1 s and cool-down 1 s of 5 s: the window is the middle 3 s.
-        assert 2.8 <= rep["span_s"] <= 3.3, rep["span_s"]
+        assert 2.6 <= rep["span_s"] <= 3.5, rep["span_s"]  # two timers, late on a busy loop
         link_mbps = device(rep, "vA")["tx_bytes_per_s"] * 8 / 1e6
         # netperf's own figures over the same window (its interim results, stored with the
         # result): netperf's final figure covers the whole 5 s, and under load its rate
@@ -324,6 +324,14 @@ def udp_mib(ns):
     return dict(zip(lines[0][1:], map(int, lines[1][1:])))
 
 
+def softnet_dropped():
+    """The packets every CPU's backlog dropped (/proc/net/softnet_stat's second column, the
+    whole host's): a veth delivers through it, so a datagram lost there never reached B's
+    socket to be counted in UdpRcvbufErrors."""
+    with open("/proc/net/softnet_stat") as f:
+        return sum(int(ln.split()[1], 16) for ln in f if ln.strip())
+
+
 def test_netperf_udp_loss():
     """netperf UDP_STREAM into a small receive buffer (--rcvbuf 4096: netperf's -S ,4096,
     which the kernel doubles): the test's figures carry what was sent, what was received and
@@ -336,7 +344,7 @@ def test_netperf_udp_loss():
     srv = Servers()
     d = Daemon()
     try:
-        before = udp_mib(NS_B)
+        before, backlog = udp_mib(NS_B), softnet_dropped()
         rep = run_test(d, "--driver", "netperf", "--name", "np-udp", "--host", ADDR_B,
                        "--type", "UDP_STREAM", "--size", "1024", "--rcvbuf", "4096",
                        "--duration", "4", "--warmup", "1", "--cooldown", "1")
@@ -352,8 +360,11 @@ def test_netperf_udp_loss():
         assert f["loss_pct"] > 5, "no loss into a 8 KiB buffer: %s" % f
         assert f["received_mbps"] == f["throughput_mbps"] < f["sent_mbps"], f
         rcvbuf = after["RcvbufErrors"] - before["RcvbufErrors"]
-        assert abs(lost - rcvbuf) <= 16, \
-            "netperf lost %d datagrams, B's UdpRcvbufErrors grew by %d" % (lost, rcvbuf)
+        # Those a busy machine's backlog dropped are lost and not B's socket's (seldom).
+        backlog = softnet_dropped() - backlog
+        assert -16 <= lost - rcvbuf <= 16 + backlog, \
+            "netperf lost %d datagrams, B's UdpRcvbufErrors grew by %d (backlogs dropped %d)" \
+            % (lost, rcvbuf, backlog)
         got = after["InDatagrams"] - before["InDatagrams"]
         assert abs(got - recvd) <= 16, (got, recvd)
         print("  udp: sent %d, received %d, lost %d (%.1f%%); B RcvbufErrors +%d" % (
