@@ -259,8 +259,10 @@ def test_vanish():
     series, _, _ = nmsample(NS_A, "link", "ethtool")
     check("link.vtmp0.rx_packets" in series and "ethtool.vtmp1.peer_ifindex" in series,
           "vanish: vtmp0/vtmp1 reported while they exist")
+    # Samples at 0, 2.5 and 5 s: the three ip commands (each up to a few hundred ms on a
+    # loaded machine) fall between the first two, the re-creation of vre0 before the second.
     cmd = ["ip", "netns", "exec", NS_A, os.path.join(BUILD, "nmsample"), "-g", "-n", "3", "-i",
-           "700", "link", "ethtool", "queues"]
+           "2500", "link", "ethtool", "queues"]
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     CHILDREN.append(p)
     time.sleep(1.0)
