@@ -590,6 +590,8 @@ main(int argc, char **argv)
 		    {"results", "results", "{}"},
 		    {"trend irq.LOC.cpu1 --window whole", "trend",
 		     "{\"metric\":\"irq.LOC.cpu1\",\"window\":\"whole\"}"},
+		    {"series test.* --window whole (the stored block)", "series",
+		     "{\"glob\":\"test.*\",\"window\":\"whole\"}"},
 		};
 		for (size_t i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++)
 			time_request(&d, reqs[i][0], reqs[i][1], reqs[i][2], 5);

@@ -8,9 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blockload.h"
 #include "cmd-rows.h"
 #include "cmd-util.h"
 #include "cmd.h"
+#include "control.h"
 #include "daemon.h"
 #include "peer-forward.h"
 #include "error.h"
@@ -37,6 +39,12 @@ struct series_job {
 	struct daemon *d;
 	struct query *q;         /* its own (query_take), or over blk */
 	struct seriesblock *blk; /* the stored series of a window the ring no longer holds */
+	struct blockload *bl;    /* loading blk on the reader thread (JOB_LOAD) */
+	struct client *client;   /* to wake when it is loaded; NULL: none (it loads at once) */
+	uint64_t *offloop_ns;    /* without a client: the CPU ns of the load (no loop time) */
+	char *win, *glob;        /* of a window: its name; the glob, for the stored series */
+	bool stored_tried;       /* the stored series were asked for (none: the ring answers) */
+	uint64_t w0, w1;         /* of a window: its span */
 	int64_t id;
 	bool has_id;
 	bool window;  /* of a window: its span as asked (t0, t1 before job_match aligns them) */
@@ -54,7 +62,15 @@ struct series_job {
 	bool opened;    /* writing: its name and unit are out */
 	uint64_t names; /* estimating: the bytes of the series' names and units so far */
 	struct query_matching m; /* matching: the glob over the registry, a slice at a time */
-	enum { JOB_MATCH, JOB_ESTIMATE, JOB_COMPUTE, JOB_HEAD, JOB_SERIES, JOB_TAIL } phase;
+	enum {
+		JOB_LOAD,
+		JOB_MATCH,
+		JOB_ESTIMATE,
+		JOB_COMPUTE,
+		JOB_HEAD,
+		JOB_SERIES,
+		JOB_TAIL
+	} phase;
 	struct strbuf sb;
 };
 
@@ -79,11 +95,14 @@ job_free(void *arg)
 {
 	struct series_job *j = arg;
 
+	blockload_cancel(j->bl);
 	if (j->blk != NULL) {
 		query_free(j->q);
 		seriesblock_free(j->blk);
-	} else
+	} else if (j->q != NULL)
 		query_put(j->q);
+	free(j->win);
+	free(j->glob);
 	query_matching_free(&j->m);
 	free(j->ids);
 	free(j->ts);
@@ -173,6 +192,75 @@ over_budget(struct daemon *d, const struct series_job *j, uint64_t names, struct
 	                    ceil(range_s / (double)fit_p * 100) / 100, (unsigned long long)fit_s);
 }
 
+/* The span the job's query holds of [t0, t1] (a window's, or from/to made absolute by the
+ * caller), clamped to it; -1 with err when it holds none of it. */
+static int
+job_span(struct series_job *j, uint64_t t0, uint64_t t1, struct nm_error *err)
+{
+	uint64_t oldest, newest;
+
+	if (query_bounds(j->q, &oldest, &newest) < 0)
+		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
+	if (t0 < oldest)
+		t0 = oldest;
+	if (t1 > newest)
+		t1 = newest;
+	if (t1 <= t0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "argument \"from\": the range holds no samples (the ring keeps "
+		                    "%.0f s)",
+		                    (double)(newest - oldest) / 1e9);
+	j->t0 = t0;
+	j->t1 = t1;
+	return 0;
+}
+
+/* The window's stored block is loaded (on the loop): the producer goes on. */
+static void
+job_loaded(void *arg)
+{
+	struct series_job *j = arg;
+
+	if (j->client != NULL)
+		control_client_produce_wake(j->client);
+}
+
+/* Read the window's stored series off the loop (the store's reader thread), then match the
+ * glob over them; without any (none stored, a damaged block: logged), over the ring as far
+ * as it holds the window. 1 while the block is being read, 0 on, -1 with err. */
+static int
+job_load(struct series_job *j, struct nm_error *err)
+{
+	struct daemon *d = j->d;
+	struct seriesblock *blk;
+
+	if (j->bl == NULL)
+		j->bl = blockload_start(d->results, j->win, sampler_mono_to_real(d->sampler),
+		                        job_loaded, j);
+	if (!blockload_done(j->bl))
+		return 1;
+	if (j->offloop_ns != NULL)
+		*j->offloop_ns += blockload_thread_ns(j->bl);
+	blk = blockload_take(j->bl, NULL);
+	j->bl = NULL;
+	j->stored_tried = true;
+	if (blk != NULL) {
+		if (j->q != NULL)
+			query_put(j->q);
+		j->blk = blk;
+		j->q = query_new_block(d->sampler, blk);
+		if (job_span(j, blk->t0, blk->t1, err) < 0)
+			return -1;
+	} else if (j->q == NULL) {
+		j->q = query_take(d->sampler);
+		if (job_span(j, j->w0, j->w1, err) < 0)
+			return -1;
+	}
+	query_matching_init(j->q, &j->m, j->glob, false);
+	j->phase = JOB_MATCH;
+	return 0;
+}
+
 /* Match the glob for a slice; once every series is tried, lay the steps on the first one's
  * beat and check the points against the budget (the bytes are known after estimating).
  * -1 with err when over budget. */
@@ -183,6 +271,12 @@ job_match(struct series_job *j, struct nm_error *err)
 
 	if (!query_matching_step(j->q, &j->m, SLICE_NS))
 		return 0;
+	if (j->window && j->m.n == 0 && !j->stored_tried && j->d->results != NULL) {
+		/* No series of the ring: a test's own figures, say, are only stored. */
+		query_matching_free(&j->m);
+		j->phase = JOB_LOAD;
+		return 0;
+	}
 	j->n = j->m.n;
 	j->ids = j->m.ids;
 	j->m.ids = NULL;
@@ -386,6 +480,10 @@ job_produce(struct evbuffer *out, void *arg)
 
 	strbuf_reset(&j->sb);
 	switch (j->phase) {
+	case JOB_LOAD:
+		if ((rc = job_load(j, &err)) < 0)
+			goto fail;
+		return rc > 0 ? CONTROL_PRODUCE_WAIT : 0;
 	case JOB_MATCH:
 		if (job_match(j, &err) < 0)
 			goto fail;
@@ -443,69 +541,56 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	const char *glob = json_get_string(args, "glob", NULL);
 	const char *win = json_get_string(args, "window", NULL);
 	double step = json_get_double(args, "step", 1.0);
-	struct seriesblock *blk = NULL;
-	struct query *q = d->query;
-	uint64_t t0, t1, stepns, oldest, newest;
+	uint64_t t0 = 0, t1 = 0, oldest, newest;
 	struct series_job *j;
 	int rc;
 
 	/* --host PEER: that host's daemon answers. */
 	if ((rc = peer_forward(ctx, args, err)) != 0)
 		return rc < 0 ? -1 : 0;
-	if (win != NULL) {
-		/* The span of a test or hand-made window, as far as the ring still holds it; once
-		 * it does not, or for series the ring does not have (a test's figures), the series
-		 * stored with its result. */
-		if (window_span(d->windows, win, &t0, &t1, err) < 0)
-			return -1;
-		if ((q = cmd_stored_query(d, win, t0, glob, &blk)) != NULL) {
-			t0 = blk->t0;
-			t1 = blk->t1;
-		} else
-			q = d->query;
-	}
-	if (query_bounds(q, &oldest, &newest) < 0)
-		return nm_error_set(err, NM_ERR_NOT_FOUND, "no samples yet");
-	if (win == NULL) {
-		t0 = cmd_series_time(d, json_get_double(args, "from", -300), newest);
-		t1 = cmd_series_time(d, json_get_double(args, "to", 0), newest);
-	}
-	if (t0 < oldest)
-		t0 = oldest;
-	if (t1 > newest)
-		t1 = newest;
-	if (t1 <= t0) {
-		if (blk != NULL) {
-			query_free(q);
-			seriesblock_free(blk);
-		}
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "argument \"from\": the range holds no samples (the ring keeps "
-		                    "%.0f s)",
-		                    (double)(newest - oldest) / 1e9);
-	}
-	/* The schema keeps step in [0.01, 86400]: never 0 ns. */
-	stepns = (uint64_t)(step * 1e9);
-	if (stepns == 0)
-		stepns = 1;
-	/* The glob is matched, the steps laid and the budget checked in the first slices
-	 * (job_match), before any byte of the reply. */
+	if (win != NULL && window_span(d->windows, win, &t0, &t1, err) < 0)
+		return -1;
 	j = xcalloc(1, sizeof(*j));
-	/* A query of the job's own: d->query's cursors are another request's between turns,
-	 * and two replies placing the same cursors in turn would undo each other's parts. */
-	j->q = blk != NULL ? q : query_take(d->sampler);
-	j->blk = blk;
 	j->d = d;
+	j->client = ctx->client;
+	j->offloop_ns = ctx->client == NULL ? &ctx->offloop_ns : NULL;
 	j->id = ctx->id;
 	j->has_id = ctx->has_id;
 	j->step = step;
-	j->t0 = t0;
-	j->t1 = t1;
-	j->stepns = stepns;
+	/* The schema keeps step in [0.01, 86400]: never 0 ns. */
+	j->stepns = (uint64_t)(step * 1e9);
+	if (j->stepns == 0)
+		j->stepns = 1;
 	j->window = win != NULL;
+	strbuf_init(&j->sb);
+	if (win != NULL) {
+		/* The span of a test or hand-made window, as far as the ring still holds it; once
+		 * it does not, or for series the ring does not have (a test's figures: job_match),
+		 * the series stored with its result, read off the loop (job_load). */
+		j->win = xstrdup(win);
+		j->glob = xstrdup(glob != NULL ? glob : "*");
+		j->w0 = t0;
+		j->w1 = t1;
+		if (cmd_stored_first(d, t0)) {
+			j->phase = JOB_LOAD;
+			return dispatch_defer(ctx, job_produce, j, job_free, result, err);
+		}
+	}
+	/* A query of the job's own: d->query's cursors are another request's between turns,
+	 * and two replies placing the same cursors in turn would undo each other's parts. */
+	j->q = query_take(d->sampler);
+	if (win == NULL && query_bounds(j->q, &oldest, &newest) == 0) {
+		t0 = cmd_series_time(d, json_get_double(args, "from", -300), newest);
+		t1 = cmd_series_time(d, json_get_double(args, "to", 0), newest);
+	}
+	if (job_span(j, t0, t1, err) < 0) {
+		job_free(j);
+		return -1;
+	}
+	/* The glob is matched, the steps laid and the budget checked in the first slices
+	 * (job_match), before any byte of the reply. */
 	j->phase = JOB_MATCH;
 	query_matching_init(j->q, &j->m, glob, false);
-	strbuf_init(&j->sb);
 	return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 }
 

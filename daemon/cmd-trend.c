@@ -9,6 +9,7 @@
 
 #include "cmd-util.h"
 #include "cmd.h"
+#include "control.h"
 #include "daemon.h"
 #include "dispatch.h"
 #include "proto.h"
@@ -44,6 +45,13 @@ reply_free(void *arg)
 	free(t);
 }
 
+/* The stored series the job waited for are there: its producer runs again. */
+static void
+wake(void *arg)
+{
+	control_client_produce_wake(arg);
+}
+
 /* The next stage of the trend; the whole line once it is done. */
 static int
 reply_produce(struct evbuffer *out, void *arg)
@@ -57,6 +65,8 @@ reply_produce(struct evbuffer *out, void *arg)
 
 	if (rc == 0)
 		return 0;
+	if (rc == TREND_JOB_WAIT)
+		return CONTROL_PRODUCE_WAIT;
 	if (rc < 0)
 		line = proto_reply_error(t->id, t->has_id, err.code, err.message, &len);
 	else {
@@ -105,6 +115,9 @@ cmd_trend(struct cmd_ctx *ctx, json_object *args, json_object **result, struct n
 	}
 	if (job == NULL)
 		return -1;
+	/* A window's stored series are read off the loop. */
+	trend_job_offloop(job, ctx->client != NULL ? wake : NULL, ctx->client,
+	                  ctx->client == NULL ? &ctx->offloop_ns : NULL);
 	t = xcalloc(1, sizeof(*t));
 	t->job = job;
 	t->args = json_object_get(args);

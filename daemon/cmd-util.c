@@ -155,20 +155,32 @@ cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o)
 	json_object_object_add(o, "labels", lo);
 }
 
+bool
+cmd_stored_first(struct daemon *d, uint64_t t0)
+{
+	struct ring_stats st;
+
+	ring_get_stats(sampler_ring(d->sampler), &st);
+	return d->results != NULL && !(st.newest_ns != 0 && t0 >= st.oldest_ns);
+}
+
+bool
+cmd_stored_wanted(struct daemon *d, uint64_t t0, const char *glob)
+{
+	if (d->results == NULL)
+		return false;
+	return cmd_stored_first(d, t0) ||
+	       (glob != NULL && query_match(d->query, glob, false, &d->ids, &d->ids_cap) == 0);
+}
+
 struct query *
 cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, const char *glob,
                  struct seriesblock **blk)
 {
-	struct ring_stats st;
 	struct nm_error e;
-	bool held;
 
 	*blk = NULL;
-	ring_get_stats(sampler_ring(d->sampler), &st);
-	held = st.newest_ns != 0 && t0 >= st.oldest_ns;
-	if ((held &&
-	     (glob == NULL || query_match(d->query, glob, false, &d->ids, &d->ids_cap) > 0)) ||
-	    d->results == NULL)
+	if (!cmd_stored_wanted(d, t0, glob))
 		return NULL;
 	if ((*blk = results_series_get(d->results, name, sampler_mono_to_real(d->sampler), &e)) ==
 	    NULL)

@@ -62,6 +62,14 @@ void cmd_labels_json(const struct series_registry *reg, series_id id, json_objec
  * ring answers; a damaged block is skipped with a warning). */
 struct query;
 struct seriesblock;
+/* The ring no longer holds t0 (a restart, eviction) and there is a store: a window's series
+ * are its stored ones whatever the glob. */
+bool cmd_stored_first(struct daemon *d, uint64_t t0);
+/* The window's series are its stored ones: cmd_stored_first, or glob (NULL: any) matches
+ * no series of the ring (matched at once, on the loop: for one name, or a few). */
+bool cmd_stored_wanted(struct daemon *d, uint64_t t0, const char *glob);
+/* The same, at once on the loop (the glob matched and the block read and decoded there): for
+ * callers that run whole (a report's trend); replies read the block with blockload.h. */
 struct query *cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, const char *glob,
                                struct seriesblock **blk);
 

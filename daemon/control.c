@@ -483,6 +483,10 @@ producer_run(struct client *c)
 	if ((dt = time_mono_ns() - t0) >= PRODUCE_SLOW_NS)
 		log_debug("client pid %ld: a part of a reply held the loop %.1f ms", (long)c->pid,
 		          (double)dt / 1e6);
+	if (done == CONTROL_PRODUCE_WAIT) {
+		client_check_output(c);
+		return; /* until control_client_produce_wake */
+	}
 	if (done != 0) {
 		producer_end(c);
 		client_check_output(c);
@@ -525,6 +529,15 @@ control_client_produce(struct client *c, control_produce_fn fn, void *arg, void 
 	evtimer_add(c->prod.ev, &now);
 	client_update_deadline(c, false);
 	return 0;
+}
+
+void
+control_client_produce_wake(struct client *c)
+{
+	static const struct timeval now = {0, 0};
+
+	if (!c->closing && client_producing(c))
+		evtimer_add(c->prod.ev, &now);
 }
 
 /* Output drained below the low-water mark (or empty, when closing). */

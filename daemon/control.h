@@ -74,5 +74,10 @@ struct evbuffer;
 typedef int (*control_produce_fn)(struct evbuffer *out, void *arg);
 int control_client_produce(struct client *c, control_produce_fn fn, void *arg,
                            void (*free_fn)(void *));
+/* fn's return when it has written nothing and waits for work off the loop (a stored block
+ * read on the reader thread): it is not run again until control_client_produce_wake. */
+#define CONTROL_PRODUCE_WAIT 2
+/* The work c's producer waits for is done: it runs on the next turn of the loop. */
+void control_client_produce_wake(struct client *c);
 
 #endif

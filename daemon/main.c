@@ -22,6 +22,7 @@
 #include "privsep.h"
 #include "proto.h"
 #include "query.h"
+#include "results-load.h"
 #include "results.h"
 #include "runner.h"
 #include "cgroup.h"
@@ -163,24 +164,38 @@ make_state_dir(const char *dir)
 	free(p);
 }
 
-/* TEST ONLY: NETMETRICS_TEST_FSYNC_DELAY_MS=N makes every fsync of a stored file N ms
- * slower (at most 60 s), to play a slow disk in the integration tests. Read once, here. */
-static void
-test_hooks(void)
+/* TEST ONLY: a delay of N ms (at most 60 s) from the environment, 0 when unset or bad. */
+static unsigned
+test_delay(const char *name, const char *what)
 {
-	const char *v = getenv("NETMETRICS_TEST_FSYNC_DELAY_MS");
+	const char *v = getenv(name);
 	char *end;
 	unsigned long ms;
 
 	if (v == NULL || *v == '\0')
-		return;
+		return 0;
 	ms = strtoul(v, &end, 10);
 	if (*end != '\0' || ms > 60000) {
-		log_warnx("NETMETRICS_TEST_FSYNC_DELAY_MS=%s ignored: not 0-60000", v);
-		return;
+		log_warnx("%s=%s ignored: not 0-60000", name, v);
+		return 0;
 	}
-	log_warnx("test hook: every fsync of a stored file is delayed by %lu ms", ms);
-	statefile_test_fsync_delay((unsigned)ms);
+	log_warnx("test hook: %s is delayed by %lu ms", what, ms);
+	return (unsigned)ms;
+}
+
+/* TEST ONLY, read once, here: NETMETRICS_TEST_FSYNC_DELAY_MS=N makes every fsync of a
+ * stored file N ms slower, to play a slow disk in the integration tests;
+ * NETMETRICS_TEST_READ_DELAY_MS=N every read of stored results on the reader thread. */
+static void
+test_hooks(void)
+{
+	unsigned ms;
+
+	if ((ms = test_delay("NETMETRICS_TEST_FSYNC_DELAY_MS", "every fsync of a stored file")))
+		statefile_test_fsync_delay(ms);
+	if ((ms = test_delay("NETMETRICS_TEST_READ_DELAY_MS",
+	                     "every read of stored results off the loop")))
+		results_load_test_read_delay(ms);
 }
 
 /* The owner the state directory's entries get before the drop. */

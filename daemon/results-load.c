@@ -71,6 +71,14 @@ read_items(struct results_load *ld)
 	}
 }
 
+static unsigned test_read_delay_ms; /* set once at start-up, before the thread runs */
+
+void
+results_load_test_read_delay(unsigned ms)
+{
+	test_read_delay_ms = ms;
+}
+
 /* The reader thread's half: the files, then the caller's work. */
 static void
 load_job(void *arg)
@@ -78,6 +86,11 @@ load_job(void *arg)
 	struct results_load *ld = arg;
 	uint64_t t0 = thread_cpu_ns();
 
+	if (test_read_delay_ms > 0) {
+		struct timespec ts = {test_read_delay_ms / 1000,
+		                      (long)(test_read_delay_ms % 1000) * 1000000};
+		nanosleep(&ts, NULL);
+	}
 	read_items(ld);
 	if (ld->thread_fn != NULL)
 		ld->thread_fn(ld, ld->run_arg);

@@ -96,4 +96,7 @@ int results_load_reply(struct cmd_ctx *ctx, struct results_load *ld, results_loa
                        results_load_done_fn done, void *arg, void (*free_fn)(void *),
                        json_object **result, struct nm_error *err);
 
+/* TEST ONLY: every load sleeps ms on the reader thread first (a slow disk). */
+void results_load_test_read_delay(unsigned ms);
+
 #endif

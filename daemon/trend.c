@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blockload.h"
 #include "cmd-util.h"
 #include "daemon.h"
 #include "error.h"
@@ -657,6 +658,11 @@ struct trend_job {
 	struct trend_result r;
 	series_id *ids; /* the movers' candidates */
 	size_t nids;
+	bool offloop;         /* the stored series read off the loop (trend_job_offloop) */
+	struct blockload *bl; /* being read */
+	void (*wake)(void *); /* when they are */
+	void *wake_arg;
+	uint64_t *offloop_ns;
 };
 
 /* The job of a window (name) or of the span [t0, t1] (name NULL); q NULL: the job makes its
@@ -685,6 +691,7 @@ trend_job_free(struct trend_job *j)
 {
 	if (j == NULL)
 		return;
+	blockload_cancel(j->bl);
 	query_free(j->bq);
 	seriesblock_free(j->blk);
 	query_put(j->own);
@@ -777,6 +784,51 @@ job_analyse(struct trend_job *j)
 		json_object_object_add(o, "movers", json_object_new_array());
 }
 
+void
+trend_job_offloop(struct trend_job *j, void (*wake)(void *), void *arg, uint64_t *offloop_ns)
+{
+	j->offloop = true;
+	j->wake = wake;
+	j->wake_arg = arg;
+	j->offloop_ns = offloop_ns;
+}
+
+/* The stored series are read: the job goes on. */
+static void
+job_loaded(void *arg)
+{
+	struct trend_job *j = arg;
+
+	if (j->wake != NULL)
+		j->wake(j->wake_arg);
+}
+
+/* The stored series off the loop: 1 while they are read, 0 once there (or not: the ring). */
+static int
+job_stored_offloop(struct trend_job *j, const char *metric)
+{
+	struct daemon *d = j->d;
+
+	if (j->bl == NULL) {
+		if (!cmd_stored_wanted(d, j->t0, metric))
+			return 0;
+		j->bl = blockload_start(d->results, j->window, sampler_mono_to_real(d->sampler),
+		                        job_loaded, j);
+	}
+	if (!blockload_done(j->bl))
+		return 1;
+	if (j->offloop_ns != NULL)
+		*j->offloop_ns += blockload_thread_ns(j->bl);
+	j->blk = blockload_take(j->bl, NULL);
+	j->bl = NULL;
+	if (j->blk != NULL) {
+		j->q = j->bq = query_new_block(d->sampler, j->blk);
+		j->t0 = j->blk->t0;
+		j->t1 = j->blk->t1;
+	}
+	return 0;
+}
+
 int
 trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err)
 {
@@ -791,6 +843,12 @@ trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err)
 		/* The span gone from the ring, or a series it does not have (a test's figures):
 		 * the series stored with the result, when it has them. */
 		metric = json_get_string(j->args, "metric", "");
+		if (j->offloop && slice_ns != UINT64_MAX) {
+			if (job_stored_offloop(j, metric[0] ? metric : NULL) > 0)
+				return TREND_JOB_WAIT;
+			j->stage = JOB_ARGS;
+			return 0;
+		}
 		if ((j->bq = cmd_stored_query(j->d, j->window, j->t0, metric[0] ? metric : NULL,
 		                              &j->blk)) != NULL) {
 			j->q = j->bq;

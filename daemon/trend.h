@@ -115,6 +115,12 @@ struct trend_job *trend_job_span(struct daemon *d, struct query *q, json_object 
 struct trend_job *trend_job_window(struct daemon *d, struct query *q, const char *name,
                                    json_object *args, struct nm_error *err);
 int trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err);
+/* trend_job_step's return while a window's stored series are read off the loop, for a job
+ * run in slices that asked for it: wake(arg) runs on the loop once they are there (with no
+ * reader thread they are read at once, and their CPU time added to *offloop_ns when not
+ * NULL). A job run whole reads them on the loop. */
+#define TREND_JOB_WAIT 2
+void trend_job_offloop(struct trend_job *j, void (*wake)(void *), void *arg, uint64_t *offloop_ns);
 json_object *trend_job_result(struct trend_job *j);
 void trend_job_free(struct trend_job *j);
 

@@ -292,6 +292,67 @@ def window_state(d, name):
     return [w for w in d.json("windows")["windows"] if w["name"] == name][0]["state"]
 
 
+def test_block_read_off_the_loop():
+    """After a restart the stored series answer `series --window` and `trend --window`; the
+    block is read and decoded on the store's reader thread, slowed here by 1.5 s a read (the
+    test hook): each reply takes that long while status is answered at once meanwhile; a
+    client gone before its block is read costs nothing (a sanitizer build aborts on a use
+    after free), and the next request is answered."""
+    d = Daemon()
+    base = d.dir
+    snd = sender()
+    delay = 1.5
+    try:
+        d.ctl("mark", "start", "late")
+        time.sleep(3)
+        d.ctl("mark", "stop", "late")
+        before = d.json("series", "link.vA.tx_packets", "--window", "late")
+        assert before["series"] and len(before["series"][0]["points"]) >= 2, before
+        assert d.stop(keep=True) == 0
+        os.environ["NETMETRICS_TEST_READ_DELAY_MS"] = str(int(delay * 1000))
+        try:
+            d = Daemon(base)
+        finally:
+            del os.environ["NETMETRICS_TEST_READ_DELAY_MS"]
+        for cmd in (["series", "link.vA.tx_packets", "--window", "late"],
+                    ["trend", "link.vA.tx_packets", "--window", "late"]):
+            t0 = time.monotonic()
+            p = subprocess.Popen([NETMETRICSCTL, "--socket", d.sock, "--json"] + cmd,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+            worst = 0.0
+            while p.poll() is None and time.monotonic() - t0 < delay - 0.3:
+                t = time.monotonic()
+                assert d.json("status") is not None
+                worst = max(worst, time.monotonic() - t)
+                time.sleep(0.1)
+            out, err = p.communicate(timeout=60)
+            took = time.monotonic() - t0
+            assert p.returncode == 0, (cmd, err, d.logtext()[-2000:])
+            print("  %s: %.2f s; status meanwhile within %.0f ms" % (cmd[0], took, worst * 1e3))
+            # Off the loop: the reply waited for the reader thread, status did not.
+            assert took >= delay, (cmd, took)
+            assert worst < 1.0, (cmd, worst)
+            got = json.loads(out)
+            if cmd[0] == "series":
+                assert got == before, (before, got)
+            else:
+                assert got["metric"] == "link.vA.tx_packets" and got["points"] >= 2, got
+        # A client that leaves before its block is read.
+        p = subprocess.Popen([NETMETRICSCTL, "--socket", d.sock, "series", "link.vA.tx_packets",
+                              "--window", "late"], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(0.3)
+        p.kill()
+        p.wait()
+        time.sleep(delay + 0.5)
+        assert d.json("series", "link.vA.tx_packets", "--window", "late") == before
+        assert d.json("status") is not None
+    finally:
+        snd.kill()
+        snd.wait()
+        d.stop()
+
+
 def test_stop_during_copy():
     """The series of a close copied a record a slice, 100 ms apart (the test hook): the
     window is "storing" meanwhile, another mark stop and a window delete get busy, other
@@ -389,6 +450,7 @@ def main():
         print("ip (iproute2) is missing")
         return 1
     return nsrun.run([test_series_after_restart, test_series_after_eviction, test_short_window,
+                      test_block_read_off_the_loop,
                       test_stop_during_copy, test_evicted_during_copy],
                      "stored series", make_pair, remove_pair)
 
