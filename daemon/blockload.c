@@ -102,14 +102,18 @@ blockload_cancel(struct blockload *bl)
 	bl->cancelled = true;
 }
 
-bool
-blockload_done(const struct blockload *bl)
+int
+blockload_poll(struct blockload **bl, struct results *rs, const char *name, int64_t mono_to_real,
+               void (*done)(void *arg), void *arg, uint64_t *offloop_ns, struct seriesblock **blk)
 {
-	return bl->finished;
+	if (*bl == NULL)
+		*bl = blockload_start(rs, name, mono_to_real, done, arg);
+	if (!(*bl)->finished)
+		return 1;
+	if (offloop_ns != NULL)
+		*offloop_ns += (*bl)->thread_ns;
+	*blk = blockload_take(*bl, NULL);
+	*bl = NULL;
+	return 0;
 }
 
-uint64_t
-blockload_thread_ns(const struct blockload *bl)
-{
-	return bl->thread_ns;
-}

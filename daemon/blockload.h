@@ -25,9 +25,11 @@ struct blockload *blockload_start(struct results *rs, const char *name, int64_t 
 struct seriesblock *blockload_take(struct blockload *bl, struct nm_error *err);
 /* The caller has gone before done: bl is freed once the load is over, done not called. */
 void blockload_cancel(struct blockload *bl);
-/* Has done run (blockload_take may be called)? */
-bool blockload_done(const struct blockload *bl);
-/* The CPU ns the reader thread's half took (for bench/: no loop time). */
-uint64_t blockload_thread_ns(const struct blockload *bl);
+/* A reply's step of it: start the load of name's block when *bl is NULL, then 1 while it is
+ * read; 0 once it is over, with the block in *blk (NULL: none, or damaged) and *bl NULL
+ * again, the thread's CPU ns added to *offloop_ns (when not NULL). */
+int blockload_poll(struct blockload **bl, struct results *rs, const char *name,
+                   int64_t mono_to_real, void (*done)(void *arg), void *arg, uint64_t *offloop_ns,
+                   struct seriesblock **blk);
 
 #endif

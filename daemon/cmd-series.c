@@ -234,15 +234,9 @@ job_load(struct series_job *j, struct nm_error *err)
 	struct daemon *d = j->d;
 	struct seriesblock *blk;
 
-	if (j->bl == NULL)
-		j->bl = blockload_start(d->results, j->win, sampler_mono_to_real(d->sampler),
-		                        job_loaded, j);
-	if (!blockload_done(j->bl))
+	if (blockload_poll(&j->bl, d->results, j->win, sampler_mono_to_real(d->sampler), job_loaded,
+	                   j, j->offloop_ns, &blk) > 0)
 		return 1;
-	if (j->offloop_ns != NULL)
-		*j->offloop_ns += blockload_thread_ns(j->bl);
-	blk = blockload_take(j->bl, NULL);
-	j->bl = NULL;
 	j->stored_tried = true;
 	if (blk != NULL) {
 		if (j->q != NULL)

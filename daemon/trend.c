@@ -809,18 +809,11 @@ job_stored_offloop(struct trend_job *j, const char *metric)
 {
 	struct daemon *d = j->d;
 
-	if (j->bl == NULL) {
-		if (!cmd_stored_wanted(d, j->t0, metric))
-			return 0;
-		j->bl = blockload_start(d->results, j->window, sampler_mono_to_real(d->sampler),
-		                        job_loaded, j);
-	}
-	if (!blockload_done(j->bl))
+	if (j->bl == NULL && !cmd_stored_wanted(d, j->t0, metric))
+		return 0;
+	if (blockload_poll(&j->bl, d->results, j->window, sampler_mono_to_real(d->sampler),
+	                   job_loaded, j, j->offloop_ns, &j->blk) > 0)
 		return 1;
-	if (j->offloop_ns != NULL)
-		*j->offloop_ns += blockload_thread_ns(j->bl);
-	j->blk = blockload_take(j->bl, NULL);
-	j->bl = NULL;
 	if (j->blk != NULL) {
 		j->q = j->bq = query_new_block(d->sampler, j->blk);
 		j->t0 = j->blk->t0;
