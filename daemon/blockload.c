@@ -116,4 +116,3 @@ blockload_poll(struct blockload **bl, struct results *rs, const char *name, int6
 	*bl = NULL;
 	return 0;
 }
-

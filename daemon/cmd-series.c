@@ -225,6 +225,29 @@ job_loaded(void *arg)
 		control_client_produce_wake(j->client);
 }
 
+/* Answer from blk (taken over; NULL: the ring, as far as it holds the window): the glob is
+ * matched over it next. 0, or -1 with err when it holds none of the span. */
+static int
+job_use_block(struct series_job *j, struct seriesblock *blk, struct nm_error *err)
+{
+	j->stored_tried = true;
+	if (blk != NULL) {
+		if (j->q != NULL)
+			query_put(j->q);
+		j->blk = blk;
+		j->q = query_new_block(j->d->sampler, blk);
+		if (job_span(j, blk->t0, blk->t1, err) < 0)
+			return -1;
+	} else if (j->q == NULL) {
+		j->q = query_take(j->d->sampler);
+		if (job_span(j, j->w0, j->w1, err) < 0)
+			return -1;
+	}
+	query_matching_init(j->q, &j->m, j->glob, false);
+	j->phase = JOB_MATCH;
+	return 0;
+}
+
 /* Read the window's stored series off the loop (the store's reader thread), then match the
  * glob over them; without any (none stored, a damaged block: logged), over the ring as far
  * as it holds the window. 1 while the block is being read, 0 on, -1 with err. */
@@ -237,22 +260,7 @@ job_load(struct series_job *j, struct nm_error *err)
 	if (blockload_poll(&j->bl, d->results, j->win, sampler_mono_to_real(d->sampler), job_loaded,
 	                   j, j->offloop_ns, &blk) > 0)
 		return 1;
-	j->stored_tried = true;
-	if (blk != NULL) {
-		if (j->q != NULL)
-			query_put(j->q);
-		j->blk = blk;
-		j->q = query_new_block(d->sampler, blk);
-		if (job_span(j, blk->t0, blk->t1, err) < 0)
-			return -1;
-	} else if (j->q == NULL) {
-		j->q = query_take(d->sampler);
-		if (job_span(j, j->w0, j->w1, err) < 0)
-			return -1;
-	}
-	query_matching_init(j->q, &j->m, j->glob, false);
-	j->phase = JOB_MATCH;
-	return 0;
+	return job_use_block(j, blk, err);
 }
 
 /* Match the glob for a slice; once every series is tried, lay the steps on the first one's
@@ -265,11 +273,19 @@ job_match(struct series_job *j, struct nm_error *err)
 
 	if (!query_matching_step(j->q, &j->m, SLICE_NS))
 		return 0;
-	if (j->window && j->m.n == 0 && !j->stored_tried && j->d->results != NULL) {
-		/* No series of the ring: a test's own figures, say, are only stored. */
-		query_matching_free(&j->m);
-		j->phase = JOB_LOAD;
-		return 0;
+	if (j->window && j->m.n == 0 && !j->stored_tried) {
+		/* No series of the ring: a test's own figures, say, are only kept with it: while
+		 * it runs, those so far; once stored, its block. */
+		struct seriesblock *live = cmd_test_live_block(j->d, j->win, j->w0, j->w1);
+		if (live != NULL) {
+			query_matching_free(&j->m);
+			return job_use_block(j, live, err);
+		}
+		if (j->d->results != NULL) {
+			query_matching_free(&j->m);
+			j->phase = JOB_LOAD;
+			return 0;
+		}
 	}
 	j->n = j->m.n;
 	j->ids = j->m.ids;

@@ -9,6 +9,7 @@
 #include "jsonutil.h"
 #include "query.h"
 #include "results.h"
+#include "runner.h"
 #include "ring.h"
 #include "sampler.h"
 #include "seriesblock.h"
@@ -162,6 +163,16 @@ cmd_stored_first(struct daemon *d, uint64_t t0)
 
 	ring_get_stats(sampler_ring(d->sampler), &st);
 	return d->results != NULL && !(st.newest_ns != 0 && t0 >= st.oldest_ns);
+}
+
+struct seriesblock *
+cmd_test_live_block(struct daemon *d, const char *name, uint64_t t0, uint64_t t1)
+{
+	struct test *t = d->runner != NULL ? runner_find(d->runner, name) : NULL;
+
+	if (t == NULL || t->live_series == NULL || !t->window_open || t->window_stored)
+		return NULL;
+	return seriesblock_test_add(NULL, t->live_series, t0, t1, sampler_mono_to_real(d->sampler));
 }
 
 bool

@@ -68,6 +68,12 @@ bool cmd_stored_first(struct daemon *d, uint64_t t0);
 /* The window's series are its stored ones: cmd_stored_first, or glob (NULL: any) matches
  * no series of the ring (matched at once, on the loop: for one name, or a few). */
 bool cmd_stored_wanted(struct daemon *d, uint64_t t0, const char *glob);
+/* While test name runs: its live figures so far (netperf's interim results: source
+ * "test") over [t0, t1] as a block (seriesblock_free), the ring's series not in it; NULL
+ * when it is not running or has reported none. At most a few thousand records: on the
+ * loop. */
+struct seriesblock *cmd_test_live_block(struct daemon *d, const char *name, uint64_t t0,
+                                        uint64_t t1);
 /* The same, at once on the loop (the glob matched and the block read and decoded there): for
  * callers that run whole (a report's trend); replies read the block with blockload.h. */
 struct query *cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, const char *glob,

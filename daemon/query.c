@@ -480,11 +480,12 @@ query_match(const struct query *q, const char *glob, bool live_only, series_id *
 
 /* The phase (mod iv) of the timer that samples source src, from its last ALIGN_RECORDS
  * samples at or before t: the phase most of them share within iv/8 (marks, now and window
- * edges take samples off the beat). False when the source has no sample by t. */
+ * edges take samples off the beat), the one nearest the others of those. False when the
+ * source has no sample by t. */
 static bool
 beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_t *phase)
 {
-	uint64_t ph[ALIGN_RECORDS], rt[ALIGN_RECORDS];
+	uint64_t ph[ALIGN_RECORDS], rt[ALIGN_RECORDS], best = UINT64_MAX;
 	size_t n = 0, most = 0;
 
 	if (q->blk != NULL) {
@@ -499,14 +500,22 @@ beat_phase(const struct query *q, unsigned src, uint64_t iv, uint64_t t, uint64_
 	for (size_t i = 0; i < n; i++)
 		ph[i] = rt[i] % iv;
 vote:
+	/* Of those with the most others near, the one nearest them (their medoid): a stored
+	 * block's edge records are near the beat but not on it. */
 	for (size_t i = 0; i < n; i++) {
 		size_t close = 0;
+		uint64_t sum = 0;
 		for (size_t j = 0; j < n; j++) {
 			uint64_t gap = ph[i] > ph[j] ? ph[i] - ph[j] : ph[j] - ph[i];
-			close += (gap < iv - gap ? gap : iv - gap) <= iv / 8;
+			gap = gap < iv - gap ? gap : iv - gap;
+			if (gap <= iv / 8) {
+				close++;
+				sum += gap;
+			}
 		}
-		if (close > most) {
+		if (close > most || (close == most && sum < best)) {
 			most = close;
+			best = sum;
 			*phase = ph[i];
 		}
 	}

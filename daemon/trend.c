@@ -811,6 +811,11 @@ job_stored_offloop(struct trend_job *j, const char *metric)
 
 	if (j->bl == NULL && !cmd_stored_wanted(d, j->t0, metric))
 		return 0;
+	/* A running test's own figures so far, kept with it. */
+	if (j->bl == NULL && (j->blk = cmd_test_live_block(d, j->window, j->t0, j->t1)) != NULL) {
+		j->q = j->bq = query_new_block(d->sampler, j->blk);
+		return 0;
+	}
 	if (blockload_poll(&j->bl, d->results, j->window, sampler_mono_to_real(d->sampler),
 	                   job_loaded, j, j->offloop_ns, &j->blk) > 0)
 		return 1;

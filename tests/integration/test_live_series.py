@@ -16,6 +16,7 @@ Needs root (namespaces), netperf/netserver. Environment: NETMETRICSD, NETMETRICS
 import os
 import shutil
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
@@ -115,11 +116,48 @@ def test_live_figures_stored():
         srv.stop()
 
 
+def test_live_figures_while_running():
+    """While a netperf test runs, `series 'test.*' --window NAME` and `trend --window` answer
+    from its figures so far (kept with the test, not yet stored); once stored, the points of
+    the steps that were whole then are the same."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    name = "np-running"
+    try:
+        d.ctl("test", "start", "--driver", "netperf", "--name", name, "--host", ADDR_B,
+              "--duration", "7", "--warmup", "0", "--cooldown", "0")
+        time.sleep(4.5)
+        st = d.json("test", "status", name)["tests"][0]
+        assert st["state"] in ("running", "measuring"), st
+        live = d.json("series", "test.*", "--window", name)
+        names = sorted(x["name"] for x in live["series"])
+        assert names == ["test.throughput_mbps", "test.throughput_mbps.proc0"], (names, live)
+        pts = points(live, "test.throughput_mbps")
+        print("  while running: %s" % ["%.0f" % x for x in pts])
+        assert len(pts) >= 2 and all(x > 0 for x in pts), pts
+        tr = d.json("trend", "test.throughput_mbps", "--window", name)
+        assert tr["metric"] == "test.throughput_mbps" and tr["points"] >= 2, tr
+        deadline = time.time() + 60
+        while d.json("test", "status", name)["tests"][0]["state"] not in ("passed", "failed"):
+            assert time.time() < deadline, d.logtext()[-2000:]
+            time.sleep(0.3)
+        after = {p[0]: p[1] for s in d.json("series", "test.throughput_mbps", "--window",
+                                             name)["series"] for p in s["points"]}
+        # The last live step ended at the newest sample then, between two reports.
+        for t, v in live["series"][0]["points"][:-1]:
+            assert t in after and abs(after[t] - v) <= 1e-6 * v, (t, v, after)
+    finally:
+        d.stop()
+        srv.stop()
+
+
 def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
-    return nsrun.run([test_live_figures_stored], "live series", make_pair, remove_pair)
+    return nsrun.run([test_live_figures_stored, test_live_figures_while_running], "live series",
+                     make_pair, remove_pair)
 
 
 if __name__ == "__main__":

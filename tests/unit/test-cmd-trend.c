@@ -260,8 +260,9 @@ assert_level(json_object *o, const char *path, double want)
 		fail_msg("%s: %.9g, not %.9g", path, v, want);
 }
 
-/* The beat is sample 58's phase (-10 ms): step edges fall at k s + 490 ms. */
-#define EDGE(k) ((int64_t)(k)*1000 + 490)
+/* The beat is the phase nearest the other samples' (0 ms, the middle of their jitter): step
+ * edges fall at k s + 500 ms. */
+#define EDGE(k) ((int64_t)(k)*1000 + 500)
 
 /* Over the window: the plateau, the onset, the decayed level, the recovery, the movers. */
 static void
@@ -287,7 +288,7 @@ test_window(void **state)
 	assert_int_equal(json_object_get_int(get(t, "decays")), 1);
 	assert_time(w, t, "plateau.start", EDGE(2));
 	assert_level(t, "plateau.level", 100000);
-	/* Sample 20 came at 19.98 s: the step from 20.49 s holds 20 ms of the plateau and 1 s
+	/* Sample 20 came at 19.98 s: the step from 20.5 s holds 20 ms of the plateau and 1 s
 	 * at 30,000/s, 31,373/s: the onset is there, its level that of the steps after. */
 	assert_time(w, t, "plateau.end", EDGE(20));
 	assert_time(w, t, "onset.time", EDGE(20));
@@ -296,7 +297,7 @@ test_window(void **state)
 	assert_time(w, t, "decayed.start", EDGE(20));
 	assert_time(w, t, "decayed.end", EDGE(40));
 	assert_level(t, "decayed.level", 30000);
-	/* Sample 40 came at 39.98 s: the step from 40.49 s, at 93,725/s, is the recovery. */
+	/* Sample 40 came at 39.98 s: the step from 40.5 s, at 93,725/s, is the recovery. */
 	assert_time(w, t, "recovery.time", EDGE(40));
 	assert_level(t, "recovery.level", 95000);
 	assert_level(t, "recovery.fraction", 0.95);
