@@ -17,6 +17,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "daemon-world.h"
+
 #include "cmd-util.h"
 #include "cmd.h"
 #include "config.h"
@@ -47,22 +49,9 @@ static const char *const lines[] = {
     "cpu3 54 0 52 15 0 0 0 0 0 0\n",
 };
 
-struct world {
-	char root[64], state[96];
-	struct config cfg;
-	struct daemon d;
-	uint64_t now;
-};
-
-static uint64_t
-fake_clock(void *arg)
-{
-	return ((struct world *)arg)->now;
-}
-
 /* Write proc/stat in place (the source keeps its fd) with these cpu lines. */
 static void
-put_stat(struct world *w, const char *cpu_lines)
+put_stat(struct daemon_world *w, const char *cpu_lines)
 {
 	char path[256];
 	FILE *fp;
@@ -81,7 +70,7 @@ put_stat(struct world *w, const char *cpu_lines)
  * ("NET.cpu3X"), the other NET_RX; on CPU c NET.cpu3X grows by c + 1 a second, NET_RX by
  * 10 (c + 1). */
 static void
-put_softirqs(struct world *w, unsigned k)
+put_softirqs(struct daemon_world *w, unsigned k)
 {
 	char path[256];
 	FILE *fp;
@@ -103,35 +92,15 @@ put_softirqs(struct world *w, unsigned k)
 static int
 setup(void **state)
 {
-	struct world *w = calloc(1, sizeof(*w));
+	struct daemon_world *w = calloc(1, sizeof(*w));
 	struct nm_error err;
 	json_object *r;
-	char cmd[128];
 
-	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-cmd-cpu-XXXXXX");
-	assert_non_null(mkdtemp(w->root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc", w->root);
-	assert_int_equal(system(cmd), 0);
-	snprintf(w->state, sizeof(w->state), "%s/state", w->root);
-	assert_int_equal(mkdir(w->state, 0700), 0);
+	daemon_world_init(w, "cmd-cpu", "proc", off);
 	w->now = T0 + SEC;
 	put_stat(w, lines[0]);
 	put_softirqs(w, 1);
-	config_defaults(&w->cfg);
-	free(w->cfg.root);
-	w->cfg.root = strdup(w->root);
-	for (const char *const *s = off; *s; s++)
-		config_add_source_opt(&w->cfg, *s, "enable", "no");
-	/* The handlers answer within the daemon's reply budget. */
-	w->d.config.reply_max_points = w->cfg.reply_max_points;
-	w->d.config.reply_max_bytes = w->cfg.reply_max_bytes;
-	w->d.sampler = sampler_new(&w->cfg, &err);
-	if (w->d.sampler == NULL)
-		fail_msg("sampler_new: %s", err.message);
-	sampler_set_clock(w->d.sampler, fake_clock, w);
-	w->d.query = query_new(w->d.sampler);
-	assert_non_null(w->d.results = results_open(w->state, &err));
-	assert_non_null(w->d.windows = window_init(w->d.sampler, w->d.results, w->state, &err));
+	daemon_world_start(w);
 	for (unsigned k = 1; k <= 4; k++) {
 		w->now = T0 + k * SEC;
 		put_stat(w, lines[k - 1]);
@@ -155,24 +124,17 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	struct world *w = *state;
-	char cmd[128];
+	struct daemon_world *w = *state;
 
-	window_free(w->d.windows);
-	results_close(w->d.results);
-	query_free(w->d.query);
-	free(w->d.ids);
-	sampler_free(w->d.sampler);
-	config_free(&w->cfg);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", w->root);
-	assert_int_equal(system(cmd), 0);
+	daemon_world_end(w);
 	free(w);
 	return 0;
 }
 
 /* Run a command with args (JSON text); its result, which must come. */
 static json_object *
-run(struct world *w, int (*fn)(struct cmd_ctx *, json_object *, json_object **, struct nm_error *),
+run(struct daemon_world *w,
+    int (*fn)(struct cmd_ctx *, json_object *, json_object **, struct nm_error *),
     const char *args_text)
 {
 	struct cmd_ctx ctx = {.d = &w->d};
@@ -242,7 +204,7 @@ check_mid(json_object *o)
 static void
 test_cpu_last(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	json_object *o = run(w, cmd_cpu, "{\"last\":2}");
 
 	assert_string_equal(json_get_string(o, "source", ""), "cpu");
@@ -260,7 +222,7 @@ test_cpu_last(void **state)
 static void
 test_cpu_window(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	json_object *o = run(w, cmd_cpu, "{\"window\":\"mid\"}");
 
 	assert_string_equal(json_get_string(o, "window", ""), "mid");
@@ -272,7 +234,7 @@ test_cpu_window(void **state)
 static void
 test_rates_last(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	json_object *o = run(w, cmd_rates, "{\"glob\":\"cpu.all.idle\",\"last\":2}"), *m;
 	double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
 
@@ -294,7 +256,7 @@ test_rates_last(void **state)
 static void
 test_softirqs_labels(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	json_object *o = run(w, cmd_softirqs, "{\"window\":\"mid\"}"), *types, *cpus, *tot;
 
 	types = json_object_object_get(o, "types");

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "daemon-world.h"
+
 #include "cmd-util.h"
 #include "cmd.h"
 #include "config.h"
@@ -41,19 +43,6 @@
 static const char *const off[] = {"interrupts", "softirqs", "cpu",    "snmp",
                                   "queues",     "ethtool",  "sysctl", NULL};
 
-struct world {
-	char root[64], state[96];
-	struct config cfg;
-	struct daemon d;
-	uint64_t now;
-};
-
-static uint64_t
-fake_clock(void *arg)
-{
-	return ((struct world *)arg)->now;
-}
-
 /* How far off the beat sample k is: -20, -10, 0, 10 or 20 ms. */
 static int64_t
 jitter_ms(unsigned k)
@@ -63,7 +52,7 @@ jitter_ms(unsigned k)
 
 /* Write a file below the root in place (the sources keep their fds). */
 static void
-put_file(struct world *w, const char *rel, const char *text)
+put_file(struct daemon_world *w, const char *rel, const char *text)
 {
 	char path[256];
 	FILE *fp;
@@ -81,7 +70,7 @@ put_file(struct world *w, const char *rel, const char *text)
 /* The counters t ms into the timeline (t a multiple of 10): packets at 100, 30 then 95 per ms
  * (switching at 20 s and 40 s); drops 5, insert failures 2 and squeezes 0.2 per ms between. */
 static void
-write_host(struct world *w, int64_t t)
+write_host(struct daemon_world *w, int64_t t)
 {
 	int64_t b = t < 20000 ? 0 : (t < 40000 ? t : 40000) - 20000;
 	int64_t pkts = 100 * (t < 20000 ? t : 20000) + 30 * b + (t > 40000 ? 95 * (t - 40000) : 0);
@@ -114,7 +103,7 @@ write_host(struct world *w, int64_t t)
 
 /* Move the clock to t ms and write the counters of then. */
 static void
-at(struct world *w, int64_t t)
+at(struct daemon_world *w, int64_t t)
 {
 	w->now = T0 + (uint64_t)t * MS;
 	write_host(w, t);
@@ -125,7 +114,7 @@ at(struct world *w, int64_t t)
  * recovery at 96% of the plateau, which 95,000/s never reaches: "decay", where trend's
  * defaults (90%) say "decay-recovered". Returns {"trend": ...}, new. */
 static json_object *
-report_trend(struct world *w)
+report_trend(struct daemon_world *w)
 {
 	json_object *args = json_tokener_parse(
 	    "{\"metric\":\"link.eth0.tx_packets\",\"recover\":0.96,\"sustain\":3}");
@@ -145,32 +134,13 @@ report_trend(struct world *w)
 static int
 setup(void **state)
 {
-	struct world *w = calloc(1, sizeof(*w));
+	struct daemon_world *w = calloc(1, sizeof(*w));
 	struct nm_error err;
 	json_object *r;
-	char cmd[128];
 
-	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-cmd-trend-XXXXXX");
-	assert_non_null(mkdtemp(w->root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/net/stat", w->root);
-	assert_int_equal(system(cmd), 0);
-	snprintf(w->state, sizeof(w->state), "%s/state", w->root);
-	assert_int_equal(mkdir(w->state, 0700), 0);
+	daemon_world_init(w, "cmd-trend", "proc/net/stat", off);
 	at(w, 0);
-	config_defaults(&w->cfg);
-	free(w->cfg.root);
-	w->cfg.root = strdup(w->root);
-	for (const char *const *s = off; *s; s++)
-		config_add_source_opt(&w->cfg, *s, "enable", "no");
-	w->d.sampler = sampler_new(&w->cfg, &err);
-	if (w->d.sampler == NULL)
-		fail_msg("sampler_new: %s", err.message);
-	sampler_set_clock(w->d.sampler, fake_clock, w);
-	w->d.query = query_new(w->d.sampler);
-	w->d.config.reply_max_points = w->cfg.reply_max_points;
-	w->d.config.reply_max_bytes = w->cfg.reply_max_bytes;
-	assert_non_null(w->d.results = results_open(w->state, &err));
-	assert_non_null(w->d.windows = window_init(w->d.sampler, w->d.results, w->state, &err));
+	daemon_world_start(w);
 	for (unsigned k = 1; k <= LAST; k++) {
 		int64_t t = (int64_t)k * 1000 + jitter_ms(k);
 		if (t > WIN_FROM && (t - 1000) <= WIN_FROM) {
@@ -197,24 +167,16 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	struct world *w = *state;
-	char cmd[128];
+	struct daemon_world *w = *state;
 
-	window_free(w->d.windows);
-	results_close(w->d.results);
-	query_free(w->d.query);
-	free(w->d.ids);
-	sampler_free(w->d.sampler);
-	config_free(&w->cfg);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", w->root);
-	assert_int_equal(system(cmd), 0);
+	daemon_world_end(w);
 	free(w);
 	return 0;
 }
 
 /* Run trend with args (JSON text); the result, or NULL with err. */
 static json_object *
-trend(struct world *w, const char *args_text, struct nm_error *err)
+trend(struct daemon_world *w, const char *args_text, struct nm_error *err)
 {
 	struct cmd_ctx ctx = {.d = &w->d};
 	json_object *args = json_tokener_parse(args_text), *result = NULL;
@@ -241,7 +203,7 @@ get(json_object *o, const char *path)
 
 /* Check a time member: t ms into the timeline (plus the beat's half). */
 static void
-assert_time(struct world *w, json_object *o, const char *path, int64_t t)
+assert_time(struct daemon_world *w, json_object *o, const char *path, int64_t t)
 {
 	char want[40];
 
@@ -268,7 +230,7 @@ assert_level(json_object *o, const char *path, double want)
 static void
 test_window(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct nm_error err;
 	json_object *t = trend(w, "{\"metric\":\"link.eth0.rx_packets\",\"window\":\"run\"}", &err);
 	json_object *mv;
@@ -336,7 +298,7 @@ test_window(void **state)
 static void
 test_stored_result(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct nm_error err;
 	json_object *kept, *stored, *r;
 	const char *args = "{\"metric\":\"link.eth0.rx_packets\",\"window\":\"run\",\"movers\":3}";
@@ -367,7 +329,7 @@ analysis_line(json_object *o)
 static void
 test_one_verdict(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	const char *args = "{\"metric\":\"link.eth0.tx_packets\",\"window\":\"run\"}";
 	json_object *stored, *kept, *t;
 	struct nm_error err;
@@ -403,7 +365,7 @@ test_one_verdict(void **state)
 static void
 test_one_verdict_stored(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	json_object *stored, *t;
 	struct nm_error err;
 
@@ -427,7 +389,7 @@ test_one_verdict_stored(void **state)
 static void
 test_gauge_and_from_to(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct nm_error err;
 	char args[256];
 	json_object *t;
@@ -468,7 +430,7 @@ test_gauge_and_from_to(void **state)
 static void
 test_refusals(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct nm_error err;
 
 	assert_null(trend(w, "{\"metric\":\"link.eth0.*\"}", &err));
@@ -492,7 +454,7 @@ test_refusals(void **state)
 static void
 test_series_one_sample_per_step(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct cmd_ctx ctx = {.d = &w->d};
 	struct nm_error err;
 	json_object *args = json_object_new_object(), *r = NULL, *pts;
@@ -523,7 +485,7 @@ test_series_one_sample_per_step(void **state)
 static void
 test_series_in_parts(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct cmd_ctx ctx = {.d = &w->d};
 	struct nm_error err;
 	json_object *args = json_object_new_object(), *r = NULL, *pts;
@@ -556,7 +518,7 @@ test_series_in_parts(void **state)
 static void
 test_series_budget(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct cmd_ctx ctx = {.d = &w->d};
 	struct nm_error err;
 	json_object *args = json_object_new_object(), *r = NULL;
@@ -596,7 +558,7 @@ test_series_budget(void **state)
  * stages over turns of the loop): the glob matched, the span of the first series' source on
  * d->query, each moving series (all: every one) read, then the rows. */
 static json_object *
-rates_at_once(struct world *w, json_object *args)
+rates_at_once(struct daemon_world *w, json_object *args)
 {
 	struct daemon *d = &w->d;
 	const struct series_registry *reg = sampler_registry(d->sampler);
@@ -639,7 +601,7 @@ rates_at_once(struct world *w, json_object *args)
 static void
 test_rates_in_parts(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	static const char *const reqs[] = {
 	    "{}",
 	    "{\"last\":30}",
@@ -692,7 +654,7 @@ test_rates_in_parts(void **state)
 static void
 test_now_in_parts(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	static const char *const reqs[] = {"{}", "{\"glob\":\"link.*\"}", "{\"glob\":\"*drop*\"}",
 	                                   "{\"glob\":\"none\"}"};
 	const struct series_registry *reg = sampler_registry(w->d.sampler);
@@ -748,7 +710,7 @@ test_now_in_parts(void **state)
 static void
 test_series_match_in_parts(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct cmd_ctx ctx = {.d = &w->d};
 	struct nm_error err;
 	json_object *args = json_object_new_object(), *r = NULL;
@@ -785,7 +747,7 @@ test_series_match_in_parts(void **state)
 static void
 test_trend_in_parts(void **state)
 {
-	struct world *w = *state;
+	struct daemon_world *w = *state;
 	struct cmd_ctx ctx = {.d = &w->d};
 	struct nm_error err;
 	json_object *args = json_tokener_parse("{\"metric\":\"link.eth0.rx_packets\","

@@ -21,6 +21,8 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "daemon-world.h"
+
 #include "cmd-util.h"
 #include "cmd.h"
 #include "config.h"
@@ -42,20 +44,11 @@ static const char *const off[] = {"interrupts", "softirqs", "cpu",    "snmp",   
                                   "ethtool",    "sysctl",   "lnstat", "softnet", NULL};
 
 struct world {
-	char root[64], state[96];
-	struct config cfg;
-	struct daemon d;
-	uint64_t now;
+	struct daemon_world b; /* the daemon's parts over the fixture */
 	unsigned ndev;
 	uint64_t acc[NDEV + 1][4];
 	uint32_t seed;
 };
-
-static uint64_t
-fake_clock(void *arg)
-{
-	return ((struct world *)arg)->now;
-}
 
 static uint32_t
 lcg(struct world *w)
@@ -71,7 +64,7 @@ write_dev(struct world *w)
 	char path[256];
 	FILE *fp;
 
-	snprintf(path, sizeof(path), "%s/proc/net/dev", w->root);
+	snprintf(path, sizeof(path), "%s/proc/net/dev", w->b.root);
 	fp = fopen(path, "r+");
 	if (fp == NULL)
 		fp = fopen(path, "w");
@@ -95,43 +88,23 @@ write_dev(struct world *w)
 static void
 sample_at(struct world *w, unsigned s)
 {
-	w->now = T0 + s * SEC;
+	w->b.now = T0 + s * SEC;
 	write_dev(w);
-	sampler_sample_all(w->d.sampler);
+	sampler_sample_all(w->b.d.sampler);
 }
 
 static int
 setup(void **state)
 {
 	struct world *w = calloc(1, sizeof(*w));
-	struct nm_error err;
-	char cmd[128];
 
-	snprintf(w->root, sizeof(w->root), "/tmp/nm-test-window-collect-XXXXXX");
-	assert_non_null(mkdtemp(w->root));
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/proc/net/stat", w->root);
-	assert_int_equal(system(cmd), 0);
-	snprintf(w->state, sizeof(w->state), "%s/state", w->root);
-	assert_int_equal(mkdir(w->state, 0700), 0);
+	daemon_world_init(&w->b, "window-collect", "proc/net/stat", off);
 	w->ndev = NDEV - 1;
 	w->seed = 1;
-	w->now = T0;
+	w->b.now = T0;
 	write_dev(w);
-	config_defaults(&w->cfg);
-	free(w->cfg.root);
-	w->cfg.root = strdup(w->root);
-	w->cfg.ring_memory = 1u << 20;
-	for (const char *const *s = off; *s; s++)
-		config_add_source_opt(&w->cfg, *s, "enable", "no");
-	w->d.sampler = sampler_new(&w->cfg, &err);
-	if (w->d.sampler == NULL)
-		fail_msg("sampler_new: %s", err.message);
-	sampler_set_clock(w->d.sampler, fake_clock, w);
-	w->d.query = query_new(w->d.sampler);
-	w->d.config.reply_max_points = w->cfg.reply_max_points;
-	w->d.config.reply_max_bytes = w->cfg.reply_max_bytes;
-	assert_non_null(w->d.results = results_open(w->state, &err));
-	assert_non_null(w->d.windows = window_init(w->d.sampler, w->d.results, w->state, &err));
+	w->b.cfg.ring_memory = 1u << 20;
+	daemon_world_start(&w->b);
 	for (unsigned s = 1; s <= 100; s++)
 		sample_at(w, s);
 	*state = w;
@@ -142,16 +115,8 @@ static int
 teardown(void **state)
 {
 	struct world *w = *state;
-	char cmd[128];
 
-	window_free(w->d.windows);
-	results_close(w->d.results);
-	query_free(w->d.query);
-	free(w->d.ids);
-	sampler_free(w->d.sampler);
-	config_free(&w->cfg);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", w->root);
-	assert_int_equal(system(cmd), 0);
+	daemon_world_end(&w->b);
 	free(w);
 	return 0;
 }
@@ -192,7 +157,7 @@ static struct seriesblock *
 in_slices(struct world *w, uint64_t t0, uint64_t t1, void (*between)(struct world *, unsigned),
           struct seriesblock_collect_cost *cost)
 {
-	struct seriesblock_collect *cs = seriesblock_collect_new(w->d.sampler, t0, t1);
+	struct seriesblock_collect *cs = seriesblock_collect_new(w->b.d.sampler, t0, t1);
 	struct seriesblock *b;
 	unsigned k = 0;
 
@@ -241,7 +206,7 @@ test_slices_same(void **state)
 	struct seriesblock_collect_cost cost;
 	uint64_t t0 = T0 + 10 * SEC + SEC / 2, t1 = T0 + 60 * SEC;
 
-	once = seriesblock_collect(w->d.sampler, t0, t1);
+	once = seriesblock_collect(w->b.d.sampler, t0, t1);
 	assert_non_null(once);
 	assert_int_equal(once->nsrc, 1);
 	assert_int_equal(once->src[0].n, 51); /* the state at 10 s, then 11..60 s */
@@ -278,12 +243,12 @@ test_room_grows(void **state)
 	series_id id = 0;
 
 	for (unsigned k = 1; k < 400; k++) {
-		w->now = T0 + 100 * SEC + k * (SEC / 20);
+		w->b.now = T0 + 100 * SEC + k * (SEC / 20);
 		write_dev(w);
 		written[k] = w->acc[0][1];
-		sampler_sample_all(w->d.sampler);
+		sampler_sample_all(w->b.d.sampler);
 	}
-	once = seriesblock_collect(w->d.sampler, t0, t1);
+	once = seriesblock_collect(w->b.d.sampler, t0, t1);
 	b = in_slices(w, t0, t1, nothing_between, &cost);
 	assert_blocks_equal(once, b, false);
 	/* The state at 100 s, then 100.05 .. 110 s. */
@@ -312,7 +277,7 @@ evict_between(struct world *w, unsigned k)
 		return;
 	do {
 		sample_at(w, s++);
-		ring_get_stats(sampler_ring(w->d.sampler), &st);
+		ring_get_stats(sampler_ring(w->b.d.sampler), &st);
 	} while (st.oldest_ns <= T0 + 100 * SEC && s < 100000);
 	assert_true(st.oldest_ns > T0 + 100 * SEC);
 }
@@ -326,9 +291,9 @@ test_evicted_between_slices(void **state)
 	struct ring_stats st;
 	uint64_t t0, t1 = T0 + 90 * SEC;
 
-	ring_get_stats(sampler_ring(w->d.sampler), &st);
+	ring_get_stats(sampler_ring(w->b.d.sampler), &st);
 	t0 = st.oldest_ns;
-	once = seriesblock_collect(w->d.sampler, t0, t1);
+	once = seriesblock_collect(w->b.d.sampler, t0, t1);
 	assert_non_null(once);
 	b = in_slices(w, t0, t1, evict_between, &cost);
 	assert_true(cost.cut);
@@ -365,7 +330,7 @@ stored(void *arg, json_object *report, const struct nm_error *err)
 static const char *
 list_state(struct world *w, const char *name, json_object **keep)
 {
-	json_object *l = window_list_json(w->d.windows), *arr;
+	json_object *l = window_list_json(w->b.d.windows), *arr;
 
 	*keep = l;
 	arr = json_object_object_get(l, "windows");
@@ -388,7 +353,7 @@ stored_block(struct world *w, const char *name)
 	FILE *fp;
 	long len;
 
-	snprintf(path, sizeof(path), "%s/results/%s.series", w->state, name);
+	snprintf(path, sizeof(path), "%s/results/%s.series", w->b.state, name);
 	assert_non_null(fp = fopen(path, "rb"));
 	assert_int_equal(fseek(fp, 0, SEEK_END), 0);
 	len = ftell(fp);
@@ -396,7 +361,7 @@ stored_block(struct world *w, const char *name)
 	buf = malloc((size_t)len);
 	assert_int_equal(fread(buf, 1, (size_t)len, fp), (size_t)len);
 	fclose(fp);
-	b = seriesblock_decode(buf, (size_t)len, sampler_mono_to_real(w->d.sampler), &err);
+	b = seriesblock_decode(buf, (size_t)len, sampler_mono_to_real(w->b.d.sampler), &err);
 	if (b == NULL)
 		fail_msg("decode: %s", err.message);
 	free(buf);
@@ -422,19 +387,21 @@ close_on_loop(struct world *w, const char *name, bool shutdown, bool tuning)
 	for (unsigned s = 101; s <= 110; s++)
 		sample_at(w, s);
 	if (tuning)
-		window_record_tuning(w->d.windows, w->root, w->state);
-	json_object_put(window_start(w->d.windows, name, "hand", &err));
+		window_record_tuning(w->b.d.windows, w->b.root, w->b.state);
+	json_object_put(window_start(w->b.d.windows, name, "hand", &err));
 	for (unsigned s = 111; s <= 150; s++)
 		sample_at(w, s);
-	window_set_loop(w->d.windows, base);
-	window_set_pace(w->d.windows, 0, 1, 0);
-	assert_int_equal(window_stop(w->d.windows, name, NULL, "hand", NULL, stored, &t, &err), 0);
+	window_set_loop(w->b.d.windows, base);
+	window_set_pace(w->b.d.windows, 0, 1, 0);
+	assert_int_equal(window_stop(w->b.d.windows, name, NULL, "hand", NULL, stored, &t, &err),
+	                 0);
 	assert_int_equal(t.calls, 0);
 	assert_string_equal(list_state(w, name, &keep), "storing");
 	json_object_put(keep);
-	assert_int_equal(window_stop(w->d.windows, name, NULL, "hand", NULL, stored, &t, &err), -1);
+	assert_int_equal(window_stop(w->b.d.windows, name, NULL, "hand", NULL, stored, &t, &err),
+	                 -1);
 	assert_int_equal(err.code, NM_ERR_BUSY);
-	assert_null(window_delete(w->d.windows, name, &err));
+	assert_null(window_delete(w->b.d.windows, name, &err));
 	assert_int_equal(err.code, NM_ERR_BUSY);
 	/* The loop: a slice a turn, the ring sampled meanwhile. */
 	for (; turns < 5; turns++) {
@@ -443,7 +410,7 @@ close_on_loop(struct world *w, const char *name, bool shutdown, bool tuning)
 	}
 	assert_int_equal(t.calls, 0);
 	if (shutdown)
-		window_set_loop(w->d.windows, NULL);
+		window_set_loop(w->b.d.windows, NULL);
 	else
 		while (t.calls == 0 && turns++ < 10000)
 			assert_true(event_base_loop(base, EVLOOP_ONCE) >= 0);
@@ -453,9 +420,9 @@ close_on_loop(struct world *w, const char *name, bool shutdown, bool tuning)
 	json_object_put(t.report);
 	assert_string_equal(list_state(w, name, &keep), "closed");
 	json_object_put(keep);
-	assert_true(results_exists(w->d.results, name));
+	assert_true(results_exists(w->b.d.results, name));
 	if (tuning) {
-		o = results_get(w->d.results, name, &err);
+		o = results_get(w->b.d.results, name, &err);
 		assert_non_null(o);
 		assert_true(json_object_object_get_ex(o, "tuning", NULL));
 		json_object_put(o);
@@ -466,7 +433,7 @@ close_on_loop(struct world *w, const char *name, bool shutdown, bool tuning)
 	assert_int_equal(b->nsrc, 1);
 	assert_int_equal(b->src[0].n, 42);
 	seriesblock_free(b);
-	window_set_loop(w->d.windows, NULL);
+	window_set_loop(w->b.d.windows, NULL);
 	event_base_free(base);
 }
 
@@ -489,7 +456,7 @@ static void
 test_series_short_window(void **state)
 {
 	struct world *w = *state;
-	struct cmd_ctx ctx = {.d = &w->d};
+	struct cmd_ctx ctx = {.d = &w->b.d};
 	struct nm_error err;
 	json_object *args, *r = NULL, *pts, *rep;
 	uint64_t a0, a1;
@@ -497,14 +464,14 @@ test_series_short_window(void **state)
 
 	for (unsigned s = 101; s <= 110; s++)
 		sample_at(w, s);
-	w->now = T0 + 110 * SEC + SEC / 4;
+	w->b.now = T0 + 110 * SEC + SEC / 4;
 	write_dev(w);
 	a0 = w->acc[0][1];
-	json_object_put(window_start(w->d.windows, "short", "hand", &err));
-	w->now = T0 + 110 * SEC + SEC / 2;
+	json_object_put(window_start(w->b.d.windows, "short", "hand", &err));
+	w->b.now = T0 + 110 * SEC + SEC / 2;
 	write_dev(w);
 	a1 = w->acc[0][1];
-	rep = window_stop_inline(w->d.windows, "short", NULL, "hand", NULL, &err);
+	rep = window_stop_inline(w->b.d.windows, "short", NULL, "hand", NULL, &err);
 	if (rep == NULL)
 		fail_msg("stop: %s", err.message);
 	json_object_put(rep);
@@ -517,7 +484,7 @@ test_series_short_window(void **state)
 			unsigned s = 111;
 			do {
 				sample_at(w, s++);
-				ring_get_stats(sampler_ring(w->d.sampler), &st);
+				ring_get_stats(sampler_ring(w->b.d.sampler), &st);
 			} while (st.oldest_ns <= T0 + 111 * SEC && s < 100000);
 		}
 		args = json_object_new_object();
@@ -527,8 +494,8 @@ test_series_short_window(void **state)
 			fail_msg("series (%s): %s", fallback ? "stored" : "ring", err.message);
 		from = json_get_double(r, "from", 0);
 		to = json_get_double(r, "to", 0);
-		assert_true(fabs(from - cmd_epoch_s(&w->d, T0 + 110 * SEC + SEC / 4)) < 1e-3);
-		assert_true(fabs(to - cmd_epoch_s(&w->d, T0 + 110 * SEC + SEC / 2)) < 1e-3);
+		assert_true(fabs(from - cmd_epoch_s(&w->b.d, T0 + 110 * SEC + SEC / 4)) < 1e-3);
+		assert_true(fabs(to - cmd_epoch_s(&w->b.d, T0 + 110 * SEC + SEC / 2)) < 1e-3);
 		pts = json_object_object_get(
 		    json_object_array_get_idx(json_object_object_get(r, "series"), 0), "points");
 		assert_int_equal(json_object_array_length(pts), 2);
