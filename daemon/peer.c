@@ -71,11 +71,13 @@ strv_equal(char **a, char **b)
 	return a[i] == NULL && b[i] == NULL;
 }
 
+/* The peer of that name; a peer whose name is NULL (kept by peer_configure, which moved it
+ * to the new table during a reload) is no longer in this table. */
 static struct peer *
 find(const struct peers *ps, const char *name)
 {
 	for (size_t i = 0; ps != NULL && i < ps->n; i++) /* NULL: freed, at shutdown */
-		if (strcmp(ps->v[i].name, name) == 0)
+		if (ps->v[i].name != NULL && strcmp(ps->v[i].name, name) == 0)
 			return &ps->v[i];
 	return NULL;
 }
