@@ -10,6 +10,7 @@
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "napitable.h"
 #include "netdev.h"
 #include "query.h"
 #include "sampler.h"
@@ -59,10 +60,23 @@ queue_irqs(struct daemon *d, const struct netdev_queue_irqs *m, json_object *qo)
 				cpuset_add(&fired, c);
 	}
 	json_add_string(qo, "irqs", names);
+	json_add_string(qo, "irq_origin", netdev_queue_irqs_origin(m));
 	cpuset_format_list(&fired, list, sizeof(list));
 	json_add_string(qo, "cpus", list);
 	cpuset_format_list(&aff, list, sizeof(list));
 	json_add_string(qo, "affinity", list);
+}
+
+/* The NAPIs the kernel links the rx and tx queue of index idx to (queue-get, napi-get):
+ * "rx_napi", "tx_napi", null when it links none. */
+static void
+queue_napis(const struct napi_table *nt, const char *dev, uint32_t idx, json_object *qo)
+{
+	const struct napi_entry *rx = napitable_find_queue(nt, dev, QUEUE_RX, idx);
+	const struct napi_entry *tx = napitable_find_queue(nt, dev, QUEUE_TX, idx);
+
+	json_object_object_add(qo, "rx_napi", rx != NULL ? napitable_entry_json(rx) : NULL);
+	json_object_object_add(qo, "tx_napi", tx != NULL ? napitable_entry_json(tx) : NULL);
 }
 
 /* The rates of a queue row as an object. */
@@ -130,6 +144,7 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 			continue;
 		}
 		qo = row_json(&r);
+		queue_napis(sampler_napi_table(d->sampler), q[first].dev, idx, qo);
 		queue_irqs(d, &map[idx], qo);
 		json_object_array_add(arr, qo);
 	}

@@ -218,7 +218,8 @@ entry_set(struct irq_info *info, const char *label, size_t llen, const char *t, 
 	info->irq =
 	    pp_u64(&p, label + llen, &v) == 0 && p == label + llen && v <= INT32_MAX ? (int)v : -1;
 	irqtable_split_fields(info, &w, t, e);
-	irqtable_parse_name(info->name, strlen(info->name), &info->queue);
+	irqtable_parse_name(info->name, strlen(info->name), &info->named);
+	info->queue = info->named;
 	info->total = SERIES_NONE;
 }
 
@@ -345,6 +346,7 @@ irqtable_dev_kind_name(enum irq_dev_kind k)
 	return (unsigned)k < NKINDS(dev_kinds) ? dev_kinds[k] : "";
 }
 
+
 /* The index of s in names[n], or -1. */
 static int
 kind_index(const char *const *names, size_t n, const char *s)
@@ -384,6 +386,7 @@ irqtable_json(const struct irq_table *t)
 		json_add_string(o, "dev_kind", irqtable_dev_kind_name(info->queue.dev_kind));
 		json_add_int(o, "queue", info->queue.index);
 		json_add_string(o, "queue_kind", irqtable_queue_kind_name(info->queue.kind));
+		json_add_string(o, "origin", irqtable_origin_name(info->queue.origin));
 		if (info->has_affinity)
 			add_cpus(o, "affinity", &info->affinity);
 		if (info->has_effective)
@@ -438,7 +441,7 @@ member_cpus(json_object *o, const char *key, struct cpuset *set, bool *has)
 static bool
 entry_from_json(struct irq_info *info, json_object *o)
 {
-	const char *name = member_string(o, "name"), *dev = member_string(o, "device");
+	const char *name = member_string(o, "name"), *dev = member_string(o, "device"), *origin;
 	int qk = kind_index(queue_kinds, NKINDS(queue_kinds), member_string(o, "queue_kind"));
 	int dk = kind_index(dev_kinds, NKINDS(dev_kinds), member_string(o, "dev_kind"));
 	struct irq_info e = {0};
@@ -465,6 +468,12 @@ entry_from_json(struct irq_info *info, json_object *o)
 	e.queue.dev_kind = (enum irq_dev_kind)dk;
 	e.queue.kind = (enum irq_queue_kind)qk;
 	e.queue.index = (int)q;
+	/* Results stored before the origin was kept: a device there came from the name. */
+	origin = member_string(o, "origin");
+	e.queue.origin = origin != NULL && strcmp(origin, "netlink") == 0 ? IRQ_ORIGIN_NETLINK
+	                 : dev[0] != '\0'                                 ? IRQ_ORIGIN_NAME
+	                                                                  : IRQ_ORIGIN_NONE;
+	e.named = e.queue;
 	e.total = SERIES_NONE;
 	*info = e;
 	return true;
@@ -661,8 +670,10 @@ irqtable_parse_name(const char *name, size_t len, struct irq_queue *q)
 		     i++) {
 			memset(q, 0, sizeof(*q));
 			q->index = -1;
-			if (name_patterns[i](s, e, q))
+			if (name_patterns[i](s, e, q)) {
+				q->origin = IRQ_ORIGIN_NAME;
 				return true;
+			}
 		}
 		if (comma == end)
 			break;

@@ -39,12 +39,21 @@ enum irq_queue_kind {
 	IRQ_QUEUE_IO,       /* a block device's I/O queue: "nvme0q3" */
 };
 
-/* The device and queue an IRQ action name stands for. */
+/* Where the device and queue of an IRQ come from. */
+enum irq_origin {
+	IRQ_ORIGIN_NONE = 0, /* no queue known */
+	IRQ_ORIGIN_NAME,     /* guessed from the action name (irqtable_parse_name) */
+	IRQ_ORIGIN_NETLINK,  /* the kernel's: a NAPI's IRQ (napi-get) linked to queues
+	                        (queue-get); napitable.h */
+};
+
+/* The device and queue an IRQ stands for. */
 struct irq_queue {
 	char device[IRQ_DEVICE_MAX]; /* "eth0", "0000:08:00.0", "virtio2"; "" when none */
 	enum irq_dev_kind dev_kind;
 	enum irq_queue_kind kind;
 	int index; /* queue number; -1 when the name names a device but no queue */
+	enum irq_origin origin;
 };
 
 /* One line of /proc/interrupts. Strings are owned by the table's filler. */
@@ -56,7 +65,9 @@ struct irq_info {
 	const char *trigger;    /* "edge", "fasteoi", "Level"; "" when not shown */
 	const char *name;       /* action names ("mlx5_comp7@pci:0000:08:00.0", "a, b"), or an
 	                           arch line's description ("Local timer interrupts") */
-	struct irq_queue queue; /* parsed from name (see irqtable_parse_name) */
+	struct irq_queue queue; /* the kernel's (a NAPI of this IRQ, napitable_apply), else
+	                           named */
+	struct irq_queue named; /* parsed from name (see irqtable_parse_name) */
 	bool has_affinity;      /* /proc/irq/N/smp_affinity_list was read */
 	bool has_effective;     /* /proc/irq/N/effective_affinity_list was read */
 	struct cpuset affinity;
@@ -151,6 +162,14 @@ json_object *irqtable_json(const struct irq_table *t);
  * parse (affinity and effective may be missing). 0, or -1 with err and t empty. */
 int irqtable_from_json(struct irq_table *t, json_object *arr, struct nm_error *err);
 #define IRQTABLE_JSON_MAX 65536
+
+/* The name of an origin as the protocol shows it: "netlink", "irq-name"; NULL for NONE.
+ * (Inline: the Prometheus renderer uses it without the table's code.) */
+static inline const char *
+irqtable_origin_name(enum irq_origin o)
+{
+	return o == IRQ_ORIGIN_NETLINK ? "netlink" : o == IRQ_ORIGIN_NAME ? "irq-name" : NULL;
+}
 
 /* Names of the kinds, as the protocol shows them ("txrx", "netdev"); "" for NONE. */
 const char *irqtable_queue_kind_name(enum irq_queue_kind k);

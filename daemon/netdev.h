@@ -28,7 +28,13 @@ struct netdev_queue_irqs {
 	unsigned n;
 };
 
-/* Fill map[0..nq) with the IRQs that name the device (or its parent) and a queue index,
+/* Where the mapping of a queue's IRQs came from: "netlink" when one of them is a NAPI's IRQ
+ * the kernel linked to the queue, "irq-name" when they were found by their names, NULL when
+ * the queue has none. */
+const char *netdev_queue_irqs_origin(const struct netdev_queue_irqs *m);
+
+/* Fill map[0..nq) with the IRQs whose queue (the kernel's, else the name's: irq_info.queue)
+ * is on the device (or its parent) and a queue index,
  * in one pass over the IRQ table t (NULL leaves map empty). */
 void netdev_map_queue_irqs(const struct irq_table *t, const struct netdev_aliases *al,
                            struct netdev_queue_irqs *map, uint32_t nq);

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "irqtable.h"
+#include "napitable.h"
 #include "source-harness.h"
 #include "source-interrupts.h"
 #include "source.h"
@@ -171,7 +172,8 @@ hand_table(struct irq_table *t)
 		v[i].irq = 40 + i;
 		v[i].label = v[i].chip = v[i].hwirq = v[i].trigger = "";
 		v[i].name = lines[i];
-		irqtable_parse_name(lines[i], strlen(lines[i]), &v[i].queue);
+		irqtable_parse_name(lines[i], strlen(lines[i]), &v[i].named);
+		v[i].queue = v[i].named;
 		v[i].total = SERIES_NONE;
 	}
 	v[0].has_affinity = v[0].has_effective = true;
@@ -227,7 +229,7 @@ test_json(void **state)
 	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 	                    "{\"irq\":40,\"name\":\"eth0-TxRx-0\",\"device\":\"eth0\","
 	                    "\"dev_kind\":\"netdev\",\"queue\":0,\"queue_kind\":\"txrx\","
-	                    "\"affinity\":\"0-1\",\"effective\":\"1\"}");
+	                    "\"origin\":\"irq-name\",\"affinity\":\"0-1\",\"effective\":\"1\"}");
 	assert_int_equal(irqtable_from_json(&back, js, &err), 0);
 	assert_int_equal(back.n, 3);
 	e = irqtable_find_irq(&back, 42);
@@ -265,6 +267,111 @@ test_json(void **state)
 	}
 }
 
+/* A NAPI of a device ens5 (ifindex 3) into t. */
+static struct napi_entry *
+add_napi(struct napi_table *t, uint32_t id, int irq)
+{
+	struct napi_entry *e = napitable_add_napi(t);
+
+	snprintf(e->dev, sizeof(e->dev), "ens5");
+	e->ifindex = 3;
+	e->id = id;
+	e->irq = irq;
+	e->defer_hard_irqs = 0;
+	e->gro_flush_timeout = 20000;
+	e->threaded = 0;
+	return e;
+}
+
+/* The kernel's word first: an IRQ a NAPI names is that NAPI's queue (origin netlink), even
+ * when its name says otherwise; the others keep their names' queue (irq-name); without the
+ * NAPIs every entry is its name's again. gen moves only when the contents do. */
+static void
+test_napi_apply(void **state)
+{
+	static const struct napi_queue links[] = {
+	    {3, 0, 0, 9000}, {3, 1, 0, 9000}, {3, 0, 1, 9001}, {3, 1, 1, 9002}, {3, 0, 2, 0}};
+	struct napi_table nt = {0};
+	struct irq_table t, back;
+	const struct napi_entry *e;
+	struct nm_error err;
+	json_object *js, *o;
+	unsigned gen;
+
+	(void)state;
+	hand_table(&t);
+	napitable_begin(&nt);
+	add_napi(&nt, 9002, -1);
+	add_napi(&nt, 9001, 43)->pid = 812;
+	add_napi(&nt, 9000, 41);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		napitable_add_queue(&nt, &links[i]);
+	napitable_end(&nt);
+	gen = nt.gen;
+	assert_int_equal(nt.nirq, 2);
+	assert_int_equal(napitable_find_irq(&nt, 41)->id, 9000);
+	assert_int_equal(napitable_find_irq(&nt, 41)->rxq, 0);
+	assert_int_equal(napitable_find_irq(&nt, 41)->txq, 0);
+	assert_null(napitable_find_irq(&nt, 42));
+	e = napitable_find_queue(&nt, "ens5", 1, 1);
+	assert_non_null(e);
+	assert_int_equal(e->id, 9002);
+	assert_int_equal(e->irq, -1);
+	assert_null(napitable_find_queue(&nt, "ens5", 0, 2)); /* linked to none */
+	assert_null(napitable_find_queue(&nt, "eth0", 0, 0));
+
+	assert_int_equal(napitable_apply(&nt, t.v, t.n), 2);
+	assert_string_equal(t.v[0].queue.device, "eth0"); /* no NAPI: its name's */
+	assert_int_equal(t.v[0].queue.origin, IRQ_ORIGIN_NAME);
+	assert_string_equal(t.v[1].queue.device, "ens5"); /* named eth0-TxRx-1 */
+	assert_int_equal(t.v[1].queue.dev_kind, IRQ_DEV_NETDEV);
+	assert_int_equal(t.v[1].queue.kind, IRQ_QUEUE_TXRX);
+	assert_int_equal(t.v[1].queue.index, 0);
+	assert_int_equal(t.v[1].queue.origin, IRQ_ORIGIN_NETLINK);
+	assert_string_equal(t.v[3].queue.device, "ens5"); /* "PCIe PME": rx 1 only */
+	assert_int_equal(t.v[3].queue.kind, IRQ_QUEUE_RX);
+	assert_int_equal(t.v[3].queue.index, 1);
+	assert_string_equal(t.v[1].named.device, "eth0");
+
+	/* Stored with a result and read back, the origin stays. */
+	js = irqtable_json(&t);
+	assert_int_equal(json_object_array_length(js), 4);
+	o = json_object_array_get_idx(js, 3);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "origin")), "netlink");
+	assert_int_equal(irqtable_from_json(&back, js, &err), 0);
+	assert_int_equal(irqtable_find_irq(&back, 43)->queue.origin, IRQ_ORIGIN_NETLINK);
+	assert_int_equal(irqtable_find_irq(&back, 40)->queue.origin, IRQ_ORIGIN_NAME);
+	irqtable_free(&back);
+	json_object_put(js);
+
+	o = napitable_entry_json(napitable_find_irq(&nt, 43));
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	                    "{\"id\":9001,\"irq\":43,\"pid\":812,\"defer_hard_irqs\":0,"
+	                    "\"gro_flush_timeout_ns\":20000,\"irq_suspend_timeout_ns\":null,"
+	                    "\"threaded\":0,\"origin\":\"netlink\"}");
+	json_object_put(o);
+
+	/* The same again: gen stays; a NAPI renumbered (channels changed): it moves. */
+	napitable_begin(&nt);
+	add_napi(&nt, 9002, -1);
+	add_napi(&nt, 9001, 43)->pid = 812;
+	add_napi(&nt, 9000, 41);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		napitable_add_queue(&nt, &links[i]);
+	napitable_end(&nt);
+	assert_int_equal(nt.gen, gen);
+	napitable_begin(&nt);
+	napitable_end(&nt);
+	assert_int_equal(nt.gen, gen + 1);
+	assert_int_equal(napitable_apply(&nt, t.v, t.n), 0);
+	assert_string_equal(t.v[1].queue.device, "eth0");
+	assert_int_equal(t.v[1].queue.index, 1);
+	assert_int_equal(t.v[1].queue.origin, IRQ_ORIGIN_NAME);
+	assert_string_equal(t.v[3].queue.device, "");
+	assert_int_equal(t.v[3].queue.origin, IRQ_ORIGIN_NONE);
+	napitable_free(&nt);
+}
+
 int
 main(void)
 {
@@ -272,6 +379,7 @@ main(void)
 	    cmocka_unit_test(test_parse_name),
 	    cmocka_unit_test(test_read_copy),
 	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_napi_apply),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
