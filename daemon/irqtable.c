@@ -164,6 +164,32 @@ put_field(char **w, const char *s, size_t len)
 	return start;
 }
 
+/* A chip name of several words, as Hyper-V's "Hyper-V PCIe MSI" before "1075838976-edge":
+ * the chip starts at tok (len bytes) and the hwirq-trigger word comes within 3 more words
+ * from p. Sets chip, hwirq and trigger and *next past them; false (nothing written) when
+ * no such word comes. */
+static bool
+split_wide_chip(struct irq_info *info, char **w, const char *tok, size_t len, const char *p,
+                const char *e, const char **next)
+{
+	const char *end = tok + len, *t, *dash;
+	size_t l;
+
+	for (int k = 0; k < 3 && pp_token(&p, e, &t, &l) == 0; k++) {
+		dash = memchr(t, '-', l);
+		if (pp_isdigit(t[0]) && dash != NULL &&
+		    is_trigger(dash + 1, (size_t)(t + l - dash - 1))) {
+			info->chip = put_field(w, tok, (size_t)(end - tok));
+			info->hwirq = put_field(w, t, (size_t)(dash - t));
+			info->trigger = put_field(w, dash + 1, (size_t)(t + l - dash - 1));
+			*next = p;
+			return true;
+		}
+		end = t + l;
+	}
+	return false;
+}
+
 /* Split the text after the counts into chip, hwirq, trigger and name. */
 void
 irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char *e)
@@ -178,9 +204,9 @@ irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char
 			info->chip = put_field(w, tok, (size_t)(dash - tok));
 			info->trigger = put_field(w, dash + 1, (size_t)(tok + len - dash - 1));
 		} else {
-			info->chip = put_field(w, tok, len);
 			save = p;
 			if (pp_token(&p, e, &tok2, &len2) == 0 && pp_isdigit(tok2[0])) {
+				info->chip = put_field(w, tok, len);
 				dash = memchr(tok2, '-', len2);
 				if (dash != NULL) {
 					info->hwirq = put_field(w, tok2, (size_t)(dash - tok2));
@@ -195,8 +221,10 @@ irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char
 					else
 						p = save;
 				}
-			} else
+			} else if (!split_wide_chip(info, w, tok, len, save, e, &p)) {
+				info->chip = put_field(w, tok, len);
 				p = save;
+			}
 		}
 		t = pp_skip_blanks(p, e);
 	}
@@ -345,7 +373,6 @@ irqtable_dev_kind_name(enum irq_dev_kind k)
 {
 	return (unsigned)k < NKINDS(dev_kinds) ? dev_kinds[k] : "";
 }
-
 
 /* The index of s in names[n], or -1. */
 static int
@@ -550,17 +577,34 @@ find_last(const char *s, const char *e, const char *needle)
 	}
 }
 
-/* <drv>_comp<N>@pci:<addr> (mlx5 completion vector N) or any <x>@pci:<addr>. */
+/* What stands before a queue's number in a <x>@pci:<addr> IRQ name, by driver. */
+static const struct {
+	const char *marker;
+	const char *driver; /* and the source of the name */
+} pci_queue_markers[] = {
+    {"_comp", "mlx5: mlx5_comp<N>@pci:<addr> (mlx5/core/pci_irq.c)"},
+    {"-comp-", "mlx4: mlx4-comp-<N>@pci:<addr> (mlx4/main.c)"},
+    {"mana_q", "mana: mana_q<N>@pci:<addr> (microsoft/mana/gdma_main.c)"},
+};
+
+/* <x><marker><N>@pci:<addr> (a driver's queue vector N, pci_queue_markers) or any
+ * <x>@pci:<addr>. */
 static bool
 match_pci(const char *s, const char *e, struct irq_queue *q)
 {
-	const char *at = find_last(s, e, "@pci:"), *comp;
+	const char *at = find_last(s, e, "@pci:"), *m;
 
 	if (at == NULL || !set_device(q, at + 5, e, IRQ_DEV_PCI))
 		return false;
-	comp = find_last(s, at, "_comp");
-	if (comp != NULL && parse_index(comp + 5, at, &q->index))
-		q->kind = IRQ_QUEUE_TXRX;
+	for (size_t i = 0; i < sizeof(pci_queue_markers) / sizeof(pci_queue_markers[0]); i++) {
+		size_t ml = strlen(pci_queue_markers[i].marker);
+		m = find_last(s, at, pci_queue_markers[i].marker);
+		if (m != NULL && parse_index(m + ml, at, &q->index)) {
+			q->kind = IRQ_QUEUE_TXRX;
+			break;
+		}
+		q->index = -1;
+	}
 	return true;
 }
 
@@ -618,8 +662,10 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 	} infixes[] = {
 	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
 	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
+	    {"-Rx-", IRQ_QUEUE_RX},     {"-Tx-", IRQ_QUEUE_TX}, /* idpf: after -Tx-Rx- */
 	};
-	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-"};
+	/* Drivers that put their name before the device's (idpf-eth0-TxRx-3). */
+	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-", "idpf-"};
 	const char *in, *dev;
 	size_t i, dl;
 
@@ -644,12 +690,27 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 	return false;
 }
 
+/* mlx4_en before mlx4-comp-<N>@pci (3.x kernels): <dev>-<N>, the ring's CQ vector, for a
+ * device named eth* or en* (a bare "<word>-<N>" is too common to take for any device). */
+static bool
+match_ring(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *dash = find_last(s, e, "-");
+
+	if (dash == NULL || !(e - s > 3 && (memcmp(s, "eth", 3) == 0 || memcmp(s, "en", 2) == 0)) ||
+	    !parse_index(dash + 1, e, &q->index))
+		return false;
+	if (!set_device(q, s, dash, IRQ_DEV_NETDEV)) {
+		q->index = -1;
+		return false;
+	}
+	q->kind = IRQ_QUEUE_TXRX;
+	return true;
+}
+
 /* The patterns in the order they are tried (see irqtable.h). */
 static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
-    match_pci,
-    match_virtio,
-    match_nvme,
-    match_netdev,
+    match_pci, match_virtio, match_nvme, match_netdev, match_ring,
 };
 
 /* Match action names against the patterns, first name and first pattern winning. */

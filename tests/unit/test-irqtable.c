@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -52,6 +53,20 @@ test_parse_name(void **state)
 	    {"virtio1-config", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
 	    {"virtio1-req.0", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
 	    {"nvme0q3", true, "nvme0", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 3},
+	    /* mana (microsoft/mana/gdma_main.c): mana_q<N>, mana_hwc */
+	    {"mana_q3@pci:7870:00:00.0", true, "7870:00:00.0", IRQ_DEV_PCI, IRQ_QUEUE_TXRX, 3},
+	    {"mana_hwc@pci:7870:00:00.0", true, "7870:00:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
+	    /* mlx4 (mlx4/main.c), and mlx4_en's ring vectors of 3.x kernels */
+	    {"mlx4-comp-5@pci:0000:04:00.0", true, "0000:04:00.0", IRQ_DEV_PCI, IRQ_QUEUE_TXRX, 5},
+	    {"mlx4-async@pci:0000:04:00.0", true, "0000:04:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
+	    {"eth2-5", true, "eth2", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 5},
+	    {"ens1f0-11", true, "ens1f0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 11},
+	    {"hpet-5", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    /* idpf (intel/idpf/idpf_txrx.c): the driver's name before the device's */
+	    {"idpf-eth0-TxRx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 3},
+	    {"idpf-ens801f0-Tx-4", true, "ens801f0", IRQ_DEV_NETDEV, IRQ_QUEUE_TX, 4},
+	    {"idpf-eth0-Rx-1", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 1},
+	    {"idpf-Mailbox-0", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
 	    {"nvme12q0", true, "nvme12", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 0},
 	    /* Shared IRQ: the first name that matches wins. */
 	    {"ehci_hcd:usb1, eth1-TxRx-0", true, "eth1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
@@ -83,6 +98,41 @@ test_parse_name(void **state)
 	/* Only len bytes are read. */
 	assert_true(irqtable_parse_name("eth0-rx-12", 9, &q));
 	assert_int_equal(q.index, 1);
+}
+
+/* The text after the counts: chip, hwirq, trigger and name, whatever the chip column looks
+ * like (Hyper-V's chip is three words; older kernels put the trigger in the chip). */
+static void
+test_split_fields(void **state)
+{
+	static const struct {
+		const char *text, *chip, *hwirq, *trigger, *name;
+	} cases[] = {
+	    {"IR-PCI-MSIX-0000:08:00.0   3-edge      mlx5_comp2@pci:0000:08:00.0",
+	     "IR-PCI-MSIX-0000:08:00.0", "3", "edge", "mlx5_comp2@pci:0000:08:00.0"},
+	    {"Hyper-V PCIe MSI 1075838976-edge      mana_q0@pci:7870:00:00.0", "Hyper-V PCIe MSI",
+	     "1075838976", "edge", "mana_q0@pci:7870:00:00.0"},
+	    {"Hyper-V PCIe MSI 134742016-edge      mlx5_comp7@pci:3a9b:00:02.0", "Hyper-V PCIe MSI",
+	     "134742016", "edge", "mlx5_comp7@pci:3a9b:00:02.0"},
+	    {"GICv3  27 Level     arch_timer", "GICv3", "27", "Level", "arch_timer"},
+	    {"IO-APIC-edge      timer", "IO-APIC", "", "edge", "timer"},
+	    {"PCI-MSI-edge      eth0-TxRx-0", "PCI-MSI", "", "edge", "eth0-TxRx-0"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct irq_info info = {.irq = 24};
+		size_t len = strlen(cases[i].text);
+		char *buf = malloc(len + 4), *w = buf;
+
+		irqtable_split_fields(&info, &w, cases[i].text, cases[i].text + len);
+		assert_string_equal(info.chip, cases[i].chip);
+		assert_string_equal(info.hwirq, cases[i].hwirq);
+		assert_string_equal(info.trigger, cases[i].trigger);
+		assert_string_equal(info.name, cases[i].name);
+		assert_true(w <= buf + len + 4);
+		free(buf);
+	}
 }
 
 /* Field for field, but the series. */
@@ -376,9 +426,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_name),
-	    cmocka_unit_test(test_read_copy),
-	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_parse_name), cmocka_unit_test(test_split_fields),
+	    cmocka_unit_test(test_read_copy),  cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_napi_apply),
 	};
 
