@@ -178,6 +178,14 @@ render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	if (!opts->csv && json_get_double(result, "min_rate", 0) > 0)
 		fprintf(fp, "(queues below %.0f packets/s hidden)\n",
 		        json_get_double(result, "min_rate", 0));
+	/* What a driver's queue counters lack (gve: no packets). */
+	devs = ctl_array(result, "devices");
+	for (size_t i = 0; !opts->csv && devs && i < json_object_array_length(devs); i++) {
+		json_object *o = json_object_array_get_idx(devs, i);
+		const char *note = json_get_string(o, "note", NULL);
+		if (note != NULL)
+			fprintf(fp, "%s: %s\n", json_get_string(o, "name", "?"), note);
+	}
 	/* Devices whose queue figures are not their own counters, and why. */
 	devs = ctl_array(result, "queue_counters");
 	for (size_t i = 0; !opts->csv && devs && i < json_object_array_length(devs); i++) {

@@ -96,6 +96,19 @@ row_json(const struct qrow *r)
 	return o;
 }
 
+/* What the device's queue counters lack (its driver's note), or NULL. */
+static const char *
+device_note(struct source *qsrc, const char *dev)
+{
+	size_t n;
+	const struct queue_dev *qd = source_queues_devices(qsrc, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(qd[i].dev, dev) == 0)
+			return qd[i].note;
+	return NULL;
+}
+
 /* One device: its queues [first, last) of the list, merged by index. */
 static json_object *
 device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t last,
@@ -152,6 +165,7 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 	json_add_string(o, "name", q[first].dev);
 	json_add_string(o, "parent", al.parent[0] ? al.parent : NULL);
 	json_add_string(o, "counters", q[first].counters);
+	json_add_string(o, "note", device_note(qsrc, q[first].dev));
 	json_object_object_add(o, "queues", arr);
 	json_object_object_add(o, "total", row_json(&tot));
 	json_add_uint(o, "hidden", hidden);

@@ -42,6 +42,7 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,8 +162,11 @@ struct qdev {
 	struct qqueue *q[2]; /* by direction, indexed by queue number */
 	size_t nq[2];
 	char driver[32];  /* the ethtool driver name, "" when unknown */
-	unsigned next_tc; /* no mq classes: sample generation to ask again */
-	char why[320];    /* source_queues_devices: where the figures come from, or why none */
+	const char *note; /* what its ethtool queue figures lack (qpattern_driver.note), or NULL */
+	int nreal[2];     /* rx, tx queues the device has now (its queues/ directory); -1 unknown */
+	unsigned next_count; /* sample generation to count them again */
+	unsigned next_tc;    /* no mq classes: sample generation to ask again */
+	char why[320];       /* source_queues_devices: where the figures come from, or why none */
 };
 
 struct queues_state {
@@ -587,6 +591,66 @@ sample_napi(struct queues_state *st)
 	napitable_end(st->napi);
 }
 
+/* Count the rx-N and tx-N of sys/class/net/DEV/queues: the queues the device has now
+ * (real_num_rx_queues, real_num_tx_queues). A driver that lists every slot of its queue
+ * table in ethtool -S (ixgbe: 64, idpf and nfp: their maximum) names queues it does not
+ * have; those are not queues. -1 each when the directory cannot be read. */
+static void
+count_queues(struct queues_state *st, struct qdev *d)
+{
+	char path[DEVLIST_NAME_MAX + 32];
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	d->nreal[0] = d->nreal[1] = -1;
+	snprintf(path, sizeof(path), "sys/class/net/%s/queues", d->name);
+	if (strchr(d->name, '/') != NULL || (fd = source_open(st->src, path)) < 0)
+		return;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	d->nreal[0] = d->nreal[1] = 0;
+	while ((de = readdir(dir)) != NULL) {
+		const char *n = de->d_name;
+		int k = strncmp(n, "rx-", 3) == 0 ? 0 : strncmp(n, "tx-", 3) == 0 ? 1 : -1;
+		char *end;
+		unsigned long v;
+		if (k < 0 || n[3] < '0' || n[3] > '9')
+			continue;
+		v = strtoul(n + 3, &end, 10);
+		if (*end == '\0' && v < QPATTERN_MAX_QUEUE && (int)v + 1 > d->nreal[k])
+			d->nreal[k] = (int)v + 1;
+	}
+	closedir(dir);
+}
+
+/* What d's ethtool queue figures lack: its driver's note, else that of the driver whose
+ * names matched (a fixture root knows no driver), else what the names show missing. */
+static const char *
+ethtool_note(const struct queues_state *st, const struct qdev *d)
+{
+	const struct qpattern_driver *dr = qpattern_driver_find(d->driver);
+	bool kinds[2] = {false, false};
+
+	for (size_t i = 0; dr == NULL && i < d->nhits; i++) {
+		const struct qpattern_driver *m =
+		    qpattern_driver_at(st->pats.v[d->hits[i].pattern].driver);
+		if (m != NULL && m->note != NULL)
+			dr = m;
+	}
+	if (dr != NULL)
+		return dr->note;
+	for (size_t i = 0; i < d->nhits; i++)
+		kinds[d->hits[i].kind] = true;
+	if (d->nhits > 0 && !kinds[QPATTERN_BYTES])
+		return "the driver counts packets per queue, not bytes";
+	if (d->nhits > 0 && !kinds[QPATTERN_PACKETS])
+		return "the driver counts bytes per queue, not packets";
+	return NULL;
+}
+
 /* Report d's queues from its ethtool counters. */
 static void
 sample_ethtool(struct queues_state *st, struct qdev *d)
@@ -615,14 +679,23 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 			d->via = VIA_ETHTOOL;
 		else if (d->via != VIA_TCCLASS)
 			d->via = VIA_NONE;
+		d->note = ethtool_note(st, d);
+		d->next_count = st->gen; /* count its queues now */
 	}
 	d->answered = st->gen;
 	if (d->nhits == 0) {
 		d->next_read = st->gen + QUEUES_RECHECK;
 		return;
 	}
+	/* Channels change without the names changing: count again now and then. */
+	if (st->gen >= d->next_count) {
+		count_queues(st, d);
+		d->next_count = st->gen + QUEUES_RECHECK;
+	}
 	for (size_t i = 0; i < d->nhits; i++) {
 		const struct qpattern_hit *h = &d->hits[i];
+		if (d->nreal[h->dir] >= 0 && h->queue >= (uint32_t)d->nreal[h->dir])
+			continue; /* a slot of the driver's table, not a queue it has */
 		q = get_queue(st, d, h->dir, h->queue);
 		if (q == NULL)
 			continue;
@@ -866,6 +939,7 @@ source_queues_devices(struct source *src, size_t *n)
 		struct queue_dev *nd = &st->notes[(*n)++];
 		nd->dev = d->name;
 		nd->counters = via_names[d->via];
+		nd->note = d->via == VIA_ETHTOOL ? d->note : NULL;
 		d->why[0] = '\0';
 		if (d->via == VIA_TCCLASS || d->via == VIA_NONE)
 			why_none(st, d, base, sizeof(base));

@@ -28,6 +28,8 @@ struct queue_dev {
 	const char *dev;
 	const char *counters; /* static */
 	const char *why;      /* "" for qstats and ethtool */
+	const char *note;     /* ethtool: what its driver's queue counters lack ("gve counts bytes
+	                         per queue, not packets"), NULL when nothing (static) */
 };
 
 /* The queues seen by the last sample of src (a source whose ops are source_queues_ops), by

@@ -135,6 +135,64 @@ test_split_fields(void **state)
 	}
 }
 
+/* The IRQ-name corpus (tests/golden/irq-names): a /proc/interrupts of many drivers' names
+ * read by irqtable_read, each line's device and queue as drivers.expect says. */
+static void
+test_irq_name_corpus(void **state)
+{
+	char path[512], *text, *line, *save = NULL, dev[80], dk[16], qk[16];
+	struct irq_table t;
+	struct nm_error err;
+	struct world w;
+	size_t checked = 0;
+	int irq, qi;
+	FILE *f;
+	long n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/drivers.in", IRQ_CORPUS_DIR);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = malloc(1 << 16);
+	n = (long)fread(text, 1, (1 << 16) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	harness_init(&w, &source_interrupts_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/interrupts", text);
+	assert_int_equal(irqtable_read(&t, w.src.rootfd, &err), 0);
+	snprintf(path, sizeof(path), "%s/drivers.expect", IRQ_CORPUS_DIR);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = (long)fread(text, 1, (1 << 16) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const struct irq_info *e;
+		if (line[0] == '#' ||
+		    sscanf(line, "%d %79s %15s %15s %d", &irq, dev, dk, qk, &qi) != 5)
+			continue;
+		e = irqtable_find_irq(&t, irq);
+		if (e == NULL)
+			fail_msg("IRQ %d not read", irq);
+		if (strcmp(e->queue.device, strcmp(dev, "-") ? dev : "") != 0 ||
+		    strcmp(irqtable_dev_kind_name(e->queue.dev_kind), strcmp(dk, "-") ? dk : "") !=
+		        0 ||
+		    strcmp(irqtable_queue_kind_name(e->queue.kind), strcmp(qk, "-") ? qk : "") !=
+		        0 ||
+		    e->queue.index != qi)
+			fail_msg("IRQ %d (%s): got %s %s %s %d, want %s %s %s %d", irq, e->name,
+			         e->queue.device, irqtable_dev_kind_name(e->queue.dev_kind),
+			         irqtable_queue_kind_name(e->queue.kind), e->queue.index, dev, dk,
+			         qk, qi);
+		checked++;
+	}
+	assert_int_equal(checked, 25);
+	irqtable_free(&t);
+	free(text);
+	harness_free(&w);
+}
+
 /* Field for field, but the series. */
 static void
 check_same(const struct irq_info *a, const struct irq_info *b)
@@ -428,7 +486,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parse_name), cmocka_unit_test(test_split_fields),
 	    cmocka_unit_test(test_read_copy),  cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_napi_apply),
+	    cmocka_unit_test(test_napi_apply), cmocka_unit_test(test_irq_name_corpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
