@@ -183,8 +183,15 @@ render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	for (size_t i = 0; !opts->csv && devs && i < json_object_array_length(devs); i++) {
 		json_object *o = json_object_array_get_idx(devs, i);
 		const char *note = json_get_string(o, "note", NULL);
+		json_object *pp = NULL;
 		if (note != NULL)
 			fprintf(fp, "%s: %s\n", json_get_string(o, "name", "?"), note);
+		if (json_object_object_get_ex(o, "drops_per_port", &pp) &&
+		    json_object_get_boolean(pp))
+			fprintf(fp,
+			        "%s: every drop was counted on queue 0 while other queues carried "
+			        "packets: the port's drops, not queue 0's\n",
+			        json_get_string(o, "name", "?"));
 	}
 	/* Devices whose queue figures are not their own counters, and why. */
 	devs = ctl_array(result, "queue_counters");

@@ -63,3 +63,19 @@ netdev_queue_irqs_origin(const struct netdev_queue_irqs *m)
 			o = m->irq[i]->queue.origin;
 	return irqtable_origin_name(o);
 }
+
+/* All drops on queue 0, and packets on another queue. */
+bool
+netdev_drops_per_port(const uint64_t *drops, const uint64_t *packets, size_t n)
+{
+	bool others_busy = false;
+
+	if (n < 2 || drops[0] == 0)
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (drops[i] > 0)
+			return false;
+		others_busy |= packets[i] > 0;
+	}
+	return others_busy;
+}

@@ -39,4 +39,10 @@ const char *netdev_queue_irqs_origin(const struct netdev_queue_irqs *m);
 void netdev_map_queue_irqs(const struct irq_table *t, const struct netdev_aliases *al,
                            struct netdev_queue_irqs *map, uint32_t nq);
 
+/* Whether a device's per-queue drops are really its port's: over a span, drops[i] and
+ * packets[i] of queue i (rx and tx together), n queues. True when the drops were all counted
+ * on queue 0 while at least one other queue carried packets: a driver that books the
+ * port's drops on queue 0 would otherwise show queue 0 as the one dropping. */
+bool netdev_drops_per_port(const uint64_t *drops, const uint64_t *packets, size_t n);
+
 #endif

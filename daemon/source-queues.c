@@ -122,6 +122,9 @@ static const char *const qstats_names[QSTATS_N] = {
 
 #define QUEUES_RECHECK 60
 
+/* The slot of a queue's hardware drops (qstats rx-hw-drops, tx-hw-drops). */
+#define DROP_SLOT(dir) ((dir) == QUEUE_RX ? 13 - QSTATS_FIRST : 24 - QSTATS_FIRST)
+
 /* The slot in a queue's ids of packets/bytes for dir: that of the qstats attribute. */
 #define SLOT(dir, kind) ((dir) == QUEUE_RX ? 0 + (kind) : 2 + (kind))
 
@@ -261,7 +264,7 @@ put_slot(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index, 
 		q->id[slot] = series_internf(src->reg, SERIES_COUNTER, src->index, unit, 1.0, &l,
 		                             "queue.%s.%s%u.%s", d->name,
 		                             dir == QUEUE_RX ? "rx" : "tx", index, name);
-		if (slot < 4)
+		if (slot < 4 || slot == DROP_SLOT(dir))
 			st->layout_changed = true;
 	}
 	sink_put(st->sink, q->id[slot], value);
@@ -882,6 +885,7 @@ build_info(struct queues_state *st)
 				qi->index = j;
 				qi->packets = q->id[SLOT(dir, 0)];
 				qi->bytes = q->id[SLOT(dir, 1)];
+				qi->drops = q->id[DROP_SLOT(dir)];
 				qi->counters = via_names[d->via];
 			}
 	}

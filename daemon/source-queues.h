@@ -18,6 +18,7 @@ struct queue_info {
 	uint32_t index;       /* queue number: queue.<dev>.rx<index>.packets */
 	series_id packets;    /* SERIES_NONE when the device reports none */
 	series_id bytes;      /* SERIES_NONE when the device reports none */
+	series_id drops;      /* qstats rx-hw-drops / tx-hw-drops; SERIES_NONE when none */
 	const char *counters; /* where from: "qstats", "ethtool" or "mq-class" (static) */
 };
 
