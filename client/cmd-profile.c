@@ -106,8 +106,9 @@ show_header(json_object *r, FILE *fp)
 void
 render_profile_show(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
-	static const char *const hdr[] = {">QUEUE",   ">IRQ",     "NAME",   "AFFINITY", "EFFECTIVE",
-	                                  "XPS (tx)", "RPS (rx)", ">FLOWS", NULL};
+	static const char *const hdr[] = {">QUEUE",   "NAPI",     ">IRQ",      "NAME",
+	                                  "IRQ FROM", "AFFINITY", "EFFECTIVE", "XPS (tx)",
+	                                  "RPS (rx)", ">FLOWS",   NULL};
 	json_object *qs = ctl_array(result, "queues");
 	struct table t;
 
@@ -117,10 +118,11 @@ render_profile_show(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	for (size_t i = 0; qs && i < json_object_array_length(qs); i++) {
 		json_object *q = json_object_array_get_idx(qs, i), *irqs = ctl_array(q, "irqs");
 		size_t n = irqs ? json_object_array_length(irqs) : 0;
-		char qn[16], flows[24];
+		char qn[16], flows[24], napi[48];
 		snprintf(qn, sizeof(qn), "%lld", (long long)json_get_int(q, "queue", 0));
 		snprintf(flows, sizeof(flows), "%lld",
 		         (long long)json_get_int(q, "rps_flow_cnt", 0));
+		ctl_napi_cell(q, napi, sizeof(napi));
 		for (size_t k = 0; k < (n ? n : 1); k++) {
 			json_object *irq = n ? json_object_array_get_idx(irqs, k) : NULL;
 			char num[16] = "-";
@@ -129,8 +131,10 @@ render_profile_show(json_object *result, const struct ctl_opts *opts, FILE *fp)
 				         (long long)json_get_int(irq, "irq", 0));
 			const char *row[] = {
 			    k ? "" : qn,
+			    k ? "" : napi,
 			    num,
 			    irq ? json_get_string(irq, "name", "") : "",
+			    irq ? json_get_string(irq, "origin", "") : "",
 			    irq ? cpus_cell(irq, "affinity") : "",
 			    irq ? cpus_cell(irq, "effective") : "",
 			    k ? ""

@@ -108,12 +108,29 @@ render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	ctl_table_out(&t, opts, fp);
 }
 
+/* The NAPI ids the kernel links a queue row's rx and tx queue to. */
+void
+ctl_napi_cell(json_object *qo, char *buf, size_t size)
+{
+	json_object *rx = NULL, *tx = NULL;
+	char r[24] = "-", t[24] = "-";
+
+	if (json_object_object_get_ex(qo, "rx_napi", &rx) && rx != NULL)
+		snprintf(r, sizeof(r), "%lld", (long long)json_get_int(rx, "id", -1));
+	if (json_object_object_get_ex(qo, "tx_napi", &tx) && tx != NULL)
+		snprintf(t, sizeof(t), "%lld", (long long)json_get_int(tx, "id", -1));
+	if (strcmp(r, t) == 0)
+		snprintf(buf, size, "%s", r);
+	else
+		snprintf(buf, size, "%s/%s", r, t);
+}
+
 void
 render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
-	static const char *const hdr[] = {"DEVICE",    ">QUEUE",      ">RX PKT/S",
-	                                  ">TX PKT/S", ">RX BYTES/S", ">TX BYTES/S",
-	                                  "IRQ",       "CPUS",        NULL};
+	static const char *const hdr[] = {"DEVICE",      ">QUEUE",      ">RX PKT/S", ">TX PKT/S",
+	                                  ">RX BYTES/S", ">TX BYTES/S", "NAPI",      "IRQ",
+	                                  "IRQ FROM",    "CPUS",        NULL};
 	json_object *devs = ctl_array(result, "devices");
 	struct table t;
 
@@ -123,7 +140,7 @@ render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		json_object *dev = json_object_array_get_idx(devs, i);
 		json_object *qs = ctl_array(dev, "queues"), *tot = NULL;
 		const char *name = json_get_string(dev, "name", "?");
-		char c[4][32], q[16], irq[64];
+		char c[4][32], q[16], irq[64], napi[48];
 		for (size_t j = 0; qs && j <= json_object_array_length(qs); j++) {
 			bool total = j == json_object_array_length(qs);
 			json_object *qo;
@@ -132,20 +149,28 @@ render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 					break;
 				qo = tot;
 				snprintf(q, sizeof(q), "all");
-				irq[0] = '\0';
+				irq[0] = napi[0] = '\0';
 			} else {
 				qo = json_object_array_get_idx(qs, j);
 				snprintf(q, sizeof(q), "%lld",
 				         (long long)json_get_int(qo, "queue", -1));
 				snprintf(irq, sizeof(irq), "%s", json_get_string(qo, "irqs", ""));
+				ctl_napi_cell(qo, napi, sizeof(napi));
 			}
 			fmt_decimal(json_get_double(qo, "rx_pps", 0), 0, c[0], sizeof(c[0]));
 			fmt_decimal(json_get_double(qo, "tx_pps", 0), 0, c[1], sizeof(c[1]));
 			fmt_bytes(json_get_double(qo, "rx_bytes_ps", 0), c[2], sizeof(c[2]));
 			fmt_bytes(json_get_double(qo, "tx_bytes_ps", 0), c[3], sizeof(c[3]));
-			const char *row[] = {
-			    name, q,    c[0], c[1],
-			    c[2], c[3], irq,  total ? "" : json_get_string(qo, "cpus", "")};
+			const char *row[] = {name,
+			                     q,
+			                     c[0],
+			                     c[1],
+			                     c[2],
+			                     c[3],
+			                     napi,
+			                     irq,
+			                     total ? "" : json_get_string(qo, "irq_origin", ""),
+			                     total ? "" : json_get_string(qo, "cpus", "")};
 			table_row(&t, row);
 		}
 	}
@@ -153,6 +178,21 @@ render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	if (!opts->csv && json_get_double(result, "min_rate", 0) > 0)
 		fprintf(fp, "(queues below %.0f packets/s hidden)\n",
 		        json_get_double(result, "min_rate", 0));
+	/* What a driver's queue counters lack (gve: no packets). */
+	devs = ctl_array(result, "devices");
+	for (size_t i = 0; !opts->csv && devs && i < json_object_array_length(devs); i++) {
+		json_object *o = json_object_array_get_idx(devs, i);
+		const char *note = json_get_string(o, "note", NULL);
+		json_object *pp = NULL;
+		if (note != NULL)
+			fprintf(fp, "%s: %s\n", json_get_string(o, "name", "?"), note);
+		if (json_object_object_get_ex(o, "drops_per_port", &pp) &&
+		    json_object_get_boolean(pp))
+			fprintf(fp,
+			        "%s: every drop was counted on queue 0 while other queues carried "
+			        "packets: the port's drops, not queue 0's\n",
+			        json_get_string(o, "name", "?"));
+	}
 	/* Devices whose queue figures are not their own counters, and why. */
 	devs = ctl_array(result, "queue_counters");
 	for (size_t i = 0; !opts->csv && devs && i < json_object_array_length(devs); i++) {
@@ -167,9 +207,9 @@ render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp)
 void
 render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
-	static const char *const hdr[] = {
-	    ">IRQ", "NAME", "DEVICE", ">QUEUE", "AFFINITY", ">PER SECOND", "CPUS (PER SECOND)",
-	    NULL};
+	static const char *const hdr[] = {">IRQ", "NAME",     "DEVICE",      ">QUEUE",
+	                                  "FROM", "AFFINITY", ">PER SECOND", "CPUS (PER SECOND)",
+	                                  NULL};
 	json_object *arr = ctl_array(result, "irqs");
 	struct table t;
 
@@ -198,6 +238,7 @@ render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		                     json_get_string(o, "name", ""),
 		                     json_get_string(o, "device", ""),
 		                     q,
+		                     json_get_string(o, "origin", ""),
 		                     json_get_string(o, "affinity", ""),
 		                     rate,
 		                     where};

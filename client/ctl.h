@@ -160,6 +160,9 @@ struct table;
 void ctl_table_out(struct table *t, const struct ctl_opts *opts, FILE *fp);
 json_object *ctl_array(json_object *o, const char *key);
 void ctl_span_line(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* The NAPI ids the kernel links a queue row's rx and tx queue to (its "rx_napi", "tx_napi"):
+ * "257" (the same NAPI, or none: "-"), "257/-" (rx/tx). */
+void ctl_napi_cell(json_object *qo, char *buf, size_t size);
 
 /* ---- watch.c ---- */
 /* Run a watch stream until interrupted; the exit code. */

@@ -47,6 +47,7 @@ irq_json(struct daemon *d, const struct irq_info *irq, bool all)
 	json_add_string(o, "device", irq->queue.device);
 	json_add_int(o, "queue", irq->queue.index);
 	json_add_string(o, "queue_kind", irqtable_queue_kind_name(irq->queue.kind));
+	json_add_string(o, "origin", irqtable_origin_name(irq->queue.origin));
 	if (irq->has_affinity) {
 		cpuset_format_list(&irq->affinity, list, sizeof(list));
 		json_add_string(o, "affinity", list);

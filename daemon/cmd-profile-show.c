@@ -11,7 +11,10 @@
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "napitable.h"
 #include "profile.h"
+#include "sampler.h"
+#include "source-queues.h"
 #include "irqtable.h"
 
 /* The live value of one queue file as people read it, added to o under key (null when it
@@ -36,6 +39,17 @@ add_value(struct profile_host *h, enum plan_kind kind, int index, json_object *o
 	free(v);
 }
 
+/* The NAPI of queue dir/q of dev as the kernel links it, under key: null when it links none
+ * or the queue does not exist (has: it does). */
+static void
+add_napi(const struct napi_table *nt, const char *dev, unsigned dir, unsigned q, bool has,
+         json_object *o, const char *key)
+{
+	const struct napi_entry *e = has ? napitable_find_queue(nt, dev, dir, q) : NULL;
+
+	json_object_object_add(o, key, e != NULL ? napitable_entry_json(e) : NULL);
+}
+
 /* One IRQ: number, name, affinity and effective affinity, read now. */
 static json_object *
 irq_json(struct profile_host *h, const struct irq_info *irq)
@@ -45,6 +59,7 @@ irq_json(struct profile_host *h, const struct irq_info *irq)
 
 	json_add_int(o, "irq", irq->irq);
 	json_add_string(o, "name", irq->name);
+	json_add_string(o, "origin", irqtable_origin_name(irq->queue.origin));
 	snprintf(rel, sizeof(rel), "%d/smp_affinity_list", irq->irq);
 	json_add_string(
 	    o, "affinity",
@@ -56,9 +71,10 @@ irq_json(struct profile_host *h, const struct irq_info *irq)
 	return o;
 }
 
-/* The rows, one per queue index that has a tx queue, an rx queue or an IRQ. */
+/* The rows, one per queue index that has a tx queue, an rx queue or an IRQ; with the NAPIs
+ * the kernel links the queues to (nt: the sampler's NAPI table). */
 static json_object *
-queues_json(struct profile_host *h)
+queues_json(struct profile_host *h, const struct napi_table *nt)
 {
 	json_object *arr = json_object_new_array();
 	size_t nirq, k = 0;
@@ -73,6 +89,8 @@ queues_json(struct profile_host *h)
 		for (; k < nirq && irqs[k].queue == q; k++)
 			json_object_array_add(ia, irq_json(h, irqs[k].irq));
 		json_object_object_add(o, "irqs", ia);
+		add_napi(nt, h->dev, QUEUE_RX, q, q < h->nrx, o, "rx_napi");
+		add_napi(nt, h->dev, QUEUE_TX, q, q < h->ntx, o, "tx_napi");
 		if (q < h->ntx)
 			add_value(h, PLAN_XPS, (int)q, o, "xps");
 		if (q < h->nrx) {
@@ -120,7 +138,7 @@ cmd_profile_show(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	json_add_bool(o, "irqbalance", profile_host_irqbalance(&h));
 	if (h.irqs == NULL)
 		json_add_string(o, "irq_note", h.irq_reason);
-	json_object_object_add(o, "queues", queues_json(&h));
+	json_object_object_add(o, "queues", queues_json(&h, sampler_napi_table(ctx->d->sampler)));
 	profile_host_close(&h);
 	*result = o;
 	return 0;

@@ -10,6 +10,7 @@
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "napitable.h"
 #include "netdev.h"
 #include "query.h"
 #include "sampler.h"
@@ -22,6 +23,8 @@ struct qrow {
 	int index;
 	double rx_pps, tx_pps, rx_bps, tx_bps;
 	uint64_t rx_pkts, tx_pkts;
+	uint64_t rx_drops, tx_drops; /* hardware drops in the span (qstats) */
+	bool has_drops;
 };
 
 /* Rate and delta of a series, or zeros for SERIES_NONE. */
@@ -59,10 +62,23 @@ queue_irqs(struct daemon *d, const struct netdev_queue_irqs *m, json_object *qo)
 				cpuset_add(&fired, c);
 	}
 	json_add_string(qo, "irqs", names);
+	json_add_string(qo, "irq_origin", netdev_queue_irqs_origin(m));
 	cpuset_format_list(&fired, list, sizeof(list));
 	json_add_string(qo, "cpus", list);
 	cpuset_format_list(&aff, list, sizeof(list));
 	json_add_string(qo, "affinity", list);
+}
+
+/* The NAPIs the kernel links the rx and tx queue of index idx to (queue-get, napi-get):
+ * "rx_napi", "tx_napi", null when it links none. */
+static void
+queue_napis(const struct napi_table *nt, const char *dev, uint32_t idx, json_object *qo)
+{
+	const struct napi_entry *rx = napitable_find_queue(nt, dev, QUEUE_RX, idx);
+	const struct napi_entry *tx = napitable_find_queue(nt, dev, QUEUE_TX, idx);
+
+	json_object_object_add(qo, "rx_napi", rx != NULL ? napitable_entry_json(rx) : NULL);
+	json_object_object_add(qo, "tx_napi", tx != NULL ? napitable_entry_json(tx) : NULL);
 }
 
 /* The rates of a queue row as an object. */
@@ -79,7 +95,24 @@ row_json(const struct qrow *r)
 	json_add_double(o, "tx_bytes_ps", r->tx_bps);
 	json_add_uint(o, "rx_packets", r->rx_pkts);
 	json_add_uint(o, "tx_packets", r->tx_pkts);
+	if (r->has_drops) {
+		json_add_uint(o, "rx_drops", r->rx_drops);
+		json_add_uint(o, "tx_drops", r->tx_drops);
+	}
 	return o;
+}
+
+/* What the device's queue counters lack (its driver's note), or NULL. */
+static const char *
+device_note(struct source *qsrc, const char *dev)
+{
+	size_t n;
+	const struct queue_dev *qd = source_queues_devices(qsrc, &n);
+
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(qd[i].dev, dev) == 0)
+			return qd[i].note;
+	return NULL;
 }
 
 /* One device: its queues [first, last) of the list, merged by index. */
@@ -92,6 +125,7 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 	struct netdev_aliases al;
 	struct qrow tot = {.index = -1};
 	struct netdev_queue_irqs *map;
+	uint64_t *drops, *pkts;
 	uint32_t maxq = 0;
 	size_t hidden = 0;
 
@@ -100,6 +134,8 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 		if (q[i].index + 1 > maxq)
 			maxq = q[i].index + 1;
 	map = xcalloc(maxq ? maxq : 1, sizeof(*map));
+	drops = xcalloc(maxq ? maxq : 1, sizeof(*drops));
+	pkts = xcalloc(maxq ? maxq : 1, sizeof(*pkts));
 	netdev_map_queue_irqs(irqs, &al, map, maxq);
 	for (uint32_t idx = 0; idx < maxq; idx++) {
 		struct qrow r = {.index = (int)idx};
@@ -109,6 +145,11 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 			if (q[i].index != idx)
 				continue;
 			seen = true;
+			if (q[i].drops != SERIES_NONE) {
+				r.has_drops = true;
+				*(q[i].dir == QUEUE_RX ? &r.rx_drops : &r.tx_drops) +=
+				    query_delta(d->query, q[i].drops);
+			}
 			if (q[i].dir == QUEUE_RX) {
 				rate_of(d, q[i].packets, &r.rx_pps, &r.rx_pkts);
 				rate_of(d, q[i].bytes, &r.rx_bps, NULL);
@@ -119,6 +160,11 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 		}
 		if (!seen)
 			continue;
+		drops[idx] = r.rx_drops + r.tx_drops;
+		pkts[idx] = r.rx_pkts + r.tx_pkts;
+		tot.has_drops |= r.has_drops;
+		tot.rx_drops += r.rx_drops;
+		tot.tx_drops += r.tx_drops;
 		tot.rx_pps += r.rx_pps;
 		tot.tx_pps += r.tx_pps;
 		tot.rx_bps += r.rx_bps;
@@ -130,13 +176,19 @@ device_json(struct daemon *d, const struct queue_info *q, size_t first, size_t l
 			continue;
 		}
 		qo = row_json(&r);
+		queue_napis(sampler_napi_table(d->sampler), q[first].dev, idx, qo);
 		queue_irqs(d, &map[idx], qo);
 		json_object_array_add(arr, qo);
 	}
 	free(map);
+	/* A driver that books its port's drops on queue 0 does not make queue 0 a hot one. */
+	json_add_bool(o, "drops_per_port", netdev_drops_per_port(drops, pkts, maxq));
+	free(drops);
+	free(pkts);
 	json_add_string(o, "name", q[first].dev);
 	json_add_string(o, "parent", al.parent[0] ? al.parent : NULL);
 	json_add_string(o, "counters", q[first].counters);
+	json_add_string(o, "note", device_note(qsrc, q[first].dev));
 	json_object_object_add(o, "queues", arr);
 	json_object_object_add(o, "total", row_json(&tot));
 	json_add_uint(o, "hidden", hidden);

@@ -164,6 +164,32 @@ put_field(char **w, const char *s, size_t len)
 	return start;
 }
 
+/* A chip name of several words, as Hyper-V's "Hyper-V PCIe MSI" before "1075838976-edge":
+ * the chip starts at tok (len bytes) and the hwirq-trigger word comes within 3 more words
+ * from p. Sets chip, hwirq and trigger and *next past them; false (nothing written) when
+ * no such word comes. */
+static bool
+split_wide_chip(struct irq_info *info, char **w, const char *tok, size_t len, const char *p,
+                const char *e, const char **next)
+{
+	const char *end = tok + len, *t, *dash;
+	size_t l;
+
+	for (int k = 0; k < 3 && pp_token(&p, e, &t, &l) == 0; k++) {
+		dash = memchr(t, '-', l);
+		if (pp_isdigit(t[0]) && dash != NULL &&
+		    is_trigger(dash + 1, (size_t)(t + l - dash - 1))) {
+			info->chip = put_field(w, tok, (size_t)(end - tok));
+			info->hwirq = put_field(w, t, (size_t)(dash - t));
+			info->trigger = put_field(w, dash + 1, (size_t)(t + l - dash - 1));
+			*next = p;
+			return true;
+		}
+		end = t + l;
+	}
+	return false;
+}
+
 /* Split the text after the counts into chip, hwirq, trigger and name. */
 void
 irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char *e)
@@ -178,9 +204,9 @@ irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char
 			info->chip = put_field(w, tok, (size_t)(dash - tok));
 			info->trigger = put_field(w, dash + 1, (size_t)(tok + len - dash - 1));
 		} else {
-			info->chip = put_field(w, tok, len);
 			save = p;
 			if (pp_token(&p, e, &tok2, &len2) == 0 && pp_isdigit(tok2[0])) {
+				info->chip = put_field(w, tok, len);
 				dash = memchr(tok2, '-', len2);
 				if (dash != NULL) {
 					info->hwirq = put_field(w, tok2, (size_t)(dash - tok2));
@@ -195,8 +221,10 @@ irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char
 					else
 						p = save;
 				}
-			} else
+			} else if (!split_wide_chip(info, w, tok, len, save, e, &p)) {
+				info->chip = put_field(w, tok, len);
 				p = save;
+			}
 		}
 		t = pp_skip_blanks(p, e);
 	}
@@ -218,7 +246,8 @@ entry_set(struct irq_info *info, const char *label, size_t llen, const char *t, 
 	info->irq =
 	    pp_u64(&p, label + llen, &v) == 0 && p == label + llen && v <= INT32_MAX ? (int)v : -1;
 	irqtable_split_fields(info, &w, t, e);
-	irqtable_parse_name(info->name, strlen(info->name), &info->queue);
+	irqtable_parse_name(info->name, strlen(info->name), &info->named);
+	info->queue = info->named;
 	info->total = SERIES_NONE;
 }
 
@@ -384,6 +413,7 @@ irqtable_json(const struct irq_table *t)
 		json_add_string(o, "dev_kind", irqtable_dev_kind_name(info->queue.dev_kind));
 		json_add_int(o, "queue", info->queue.index);
 		json_add_string(o, "queue_kind", irqtable_queue_kind_name(info->queue.kind));
+		json_add_string(o, "origin", irqtable_origin_name(info->queue.origin));
 		if (info->has_affinity)
 			add_cpus(o, "affinity", &info->affinity);
 		if (info->has_effective)
@@ -438,7 +468,7 @@ member_cpus(json_object *o, const char *key, struct cpuset *set, bool *has)
 static bool
 entry_from_json(struct irq_info *info, json_object *o)
 {
-	const char *name = member_string(o, "name"), *dev = member_string(o, "device");
+	const char *name = member_string(o, "name"), *dev = member_string(o, "device"), *origin;
 	int qk = kind_index(queue_kinds, NKINDS(queue_kinds), member_string(o, "queue_kind"));
 	int dk = kind_index(dev_kinds, NKINDS(dev_kinds), member_string(o, "dev_kind"));
 	struct irq_info e = {0};
@@ -465,6 +495,12 @@ entry_from_json(struct irq_info *info, json_object *o)
 	e.queue.dev_kind = (enum irq_dev_kind)dk;
 	e.queue.kind = (enum irq_queue_kind)qk;
 	e.queue.index = (int)q;
+	/* Results stored before the origin was kept: a device there came from the name. */
+	origin = member_string(o, "origin");
+	e.queue.origin = origin != NULL && strcmp(origin, "netlink") == 0 ? IRQ_ORIGIN_NETLINK
+	                 : dev[0] != '\0'                                 ? IRQ_ORIGIN_NAME
+	                                                                  : IRQ_ORIGIN_NONE;
+	e.named = e.queue;
 	e.total = SERIES_NONE;
 	*info = e;
 	return true;
@@ -541,17 +577,34 @@ find_last(const char *s, const char *e, const char *needle)
 	}
 }
 
-/* <drv>_comp<N>@pci:<addr> (mlx5 completion vector N) or any <x>@pci:<addr>. */
+/* What stands before a queue's number in a <x>@pci:<addr> IRQ name, by driver. */
+static const struct {
+	const char *marker;
+	const char *driver; /* and the source of the name */
+} pci_queue_markers[] = {
+    {"_comp", "mlx5: mlx5_comp<N>@pci:<addr> (mlx5/core/pci_irq.c)"},
+    {"-comp-", "mlx4: mlx4-comp-<N>@pci:<addr> (mlx4/main.c)"},
+    {"mana_q", "mana: mana_q<N>@pci:<addr> (microsoft/mana/gdma_main.c)"},
+};
+
+/* <x><marker><N>@pci:<addr> (a driver's queue vector N, pci_queue_markers) or any
+ * <x>@pci:<addr>. */
 static bool
 match_pci(const char *s, const char *e, struct irq_queue *q)
 {
-	const char *at = find_last(s, e, "@pci:"), *comp;
+	const char *at = find_last(s, e, "@pci:"), *m;
 
 	if (at == NULL || !set_device(q, at + 5, e, IRQ_DEV_PCI))
 		return false;
-	comp = find_last(s, at, "_comp");
-	if (comp != NULL && parse_index(comp + 5, at, &q->index))
-		q->kind = IRQ_QUEUE_TXRX;
+	for (size_t i = 0; i < sizeof(pci_queue_markers) / sizeof(pci_queue_markers[0]); i++) {
+		size_t ml = strlen(pci_queue_markers[i].marker);
+		m = find_last(s, at, pci_queue_markers[i].marker);
+		if (m != NULL && parse_index(m + ml, at, &q->index)) {
+			q->kind = IRQ_QUEUE_TXRX;
+			break;
+		}
+		q->index = -1;
+	}
 	return true;
 }
 
@@ -609,8 +662,10 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 	} infixes[] = {
 	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
 	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
+	    {"-Rx-", IRQ_QUEUE_RX},     {"-Tx-", IRQ_QUEUE_TX}, /* idpf: after -Tx-Rx- */
 	};
-	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-"};
+	/* Drivers that put their name before the device's (idpf-eth0-TxRx-3). */
+	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-", "idpf-"};
 	const char *in, *dev;
 	size_t i, dl;
 
@@ -635,12 +690,27 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 	return false;
 }
 
+/* mlx4_en before mlx4-comp-<N>@pci (3.x kernels): <dev>-<N>, the ring's CQ vector, for a
+ * device named eth* or en* (a bare "<word>-<N>" is too common to take for any device). */
+static bool
+match_ring(const char *s, const char *e, struct irq_queue *q)
+{
+	const char *dash = find_last(s, e, "-");
+
+	if (dash == NULL || !(e - s > 3 && (memcmp(s, "eth", 3) == 0 || memcmp(s, "en", 2) == 0)) ||
+	    !parse_index(dash + 1, e, &q->index))
+		return false;
+	if (!set_device(q, s, dash, IRQ_DEV_NETDEV)) {
+		q->index = -1;
+		return false;
+	}
+	q->kind = IRQ_QUEUE_TXRX;
+	return true;
+}
+
 /* The patterns in the order they are tried (see irqtable.h). */
 static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
-    match_pci,
-    match_virtio,
-    match_nvme,
-    match_netdev,
+    match_pci, match_virtio, match_nvme, match_netdev, match_ring,
 };
 
 /* Match action names against the patterns, first name and first pattern winning. */
@@ -661,8 +731,10 @@ irqtable_parse_name(const char *name, size_t len, struct irq_queue *q)
 		     i++) {
 			memset(q, 0, sizeof(*q));
 			q->index = -1;
-			if (name_patterns[i](s, e, q))
+			if (name_patterns[i](s, e, q)) {
+				q->origin = IRQ_ORIGIN_NAME;
 				return true;
+			}
 		}
 		if (comma == end)
 			break;

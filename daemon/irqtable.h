@@ -39,12 +39,21 @@ enum irq_queue_kind {
 	IRQ_QUEUE_IO,       /* a block device's I/O queue: "nvme0q3" */
 };
 
-/* The device and queue an IRQ action name stands for. */
+/* Where the device and queue of an IRQ come from. */
+enum irq_origin {
+	IRQ_ORIGIN_NONE = 0, /* no queue known */
+	IRQ_ORIGIN_NAME,     /* guessed from the action name (irqtable_parse_name) */
+	IRQ_ORIGIN_NETLINK,  /* the kernel's: a NAPI's IRQ (napi-get) linked to queues
+	                        (queue-get); napitable.h */
+};
+
+/* The device and queue an IRQ stands for. */
 struct irq_queue {
 	char device[IRQ_DEVICE_MAX]; /* "eth0", "0000:08:00.0", "virtio2"; "" when none */
 	enum irq_dev_kind dev_kind;
 	enum irq_queue_kind kind;
 	int index; /* queue number; -1 when the name names a device but no queue */
+	enum irq_origin origin;
 };
 
 /* One line of /proc/interrupts. Strings are owned by the table's filler. */
@@ -56,7 +65,9 @@ struct irq_info {
 	const char *trigger;    /* "edge", "fasteoi", "Level"; "" when not shown */
 	const char *name;       /* action names ("mlx5_comp7@pci:0000:08:00.0", "a, b"), or an
 	                           arch line's description ("Local timer interrupts") */
-	struct irq_queue queue; /* parsed from name (see irqtable_parse_name) */
+	struct irq_queue queue; /* the kernel's (a NAPI of this IRQ, napitable_apply), else
+	                           named */
+	struct irq_queue named; /* parsed from name (see irqtable_parse_name) */
 	bool has_affinity;      /* /proc/irq/N/smp_affinity_list was read */
 	bool has_effective;     /* /proc/irq/N/effective_affinity_list was read */
 	struct cpuset affinity;
@@ -110,12 +121,16 @@ void irqtable_refresh_affinity(struct irq_table *t, int rootfd);
  *   "IR-PCI-MSIX-0000:08:00.0  3-edge  mlx5_comp2@pci:0000:08:00.0"  (x86 today)
  *   "GICv3  27 Level  arch_timer"                                   (arm64)
  *   "IO-APIC-edge  timer"                                           (x86 before 3.x)
+ *   "Hyper-V PCIe MSI 1075838976-edge  mana_q0@pci:7870:00:00.0"   (Hyper-V: a chip of
+ *                                                                    several words)
  * An arch line's (info->irq < 0) text is all name. Sets info's four strings. */
 void irqtable_split_fields(struct irq_info *info, char **w, const char *t, const char *e);
 
 /* Parse action names into the device and queue they stand for: each name of a shared IRQ
  * ("a, b") is tried in turn against these patterns, first match wins:
  *   <drv>_comp<N>@pci:<addr>   mlx5_comp7@pci:0000:08:00.0     PCI <addr>, TXRX N
+ *   <drv>-comp-<N>@pci:<addr>  mlx4-comp-5@pci:0000:04:00.0    PCI <addr>, TXRX N
+ *   mana_q<N>@pci:<addr>       mana_q3@pci:7870:00:00.0        PCI <addr>, TXRX N
  *   <anything>@pci:<addr>      mlx5_async0@pci:0000:08:00.0    PCI <addr>, no queue
  *   virtio<K>-input.<N>        virtio2-input.0                 VIRTIO virtio<K>, RX N
  *   virtio<K>-output.<N>       virtio2-output.0                VIRTIO virtio<K>, TX N
@@ -125,7 +140,9 @@ void irqtable_split_fields(struct irq_info *info, char **w, const char *t, const
  *   <dev>-Tx-Rx-<N>, -txrx-    ens5-Tx-Rx-7 (ena)              NETDEV <dev>, TXRX N
  *   <dev>-fp-<N>               eth0-fp-3 (bnx2x, qede)         NETDEV <dev>, TXRX N
  *   <dev>-rx-<N>, <dev>-tx-<N> eth0-rx-3, eth0-tx-3            NETDEV <dev>, RX/TX N
- * <drv> is one of the prefixes i40e, ice, iavf, i40evf. hv_netvsc has no per-queue IRQ
+ *   [<drv>-]<dev>-Rx-<N>, -Tx- idpf-eth0-Rx-1, idpf-eth0-Tx-4   NETDEV <dev>, RX/TX N
+ *   <dev>-<N>, dev eth* or en* eth2-5 (mlx4_en, 3.x kernels)    NETDEV <dev>, TXRX N
+ * <drv> is one of the prefixes i40e, ice, iavf, i40evf, idpf. hv_netvsc has no per-queue IRQ
  * lines (its channels interrupt through the HYP line) and so no pattern. Returns whether a
  * pattern matched; on false q is zeroed with index -1. */
 bool irqtable_parse_name(const char *name, size_t len, struct irq_queue *q);
@@ -151,6 +168,14 @@ json_object *irqtable_json(const struct irq_table *t);
  * parse (affinity and effective may be missing). 0, or -1 with err and t empty. */
 int irqtable_from_json(struct irq_table *t, json_object *arr, struct nm_error *err);
 #define IRQTABLE_JSON_MAX 65536
+
+/* The name of an origin as the protocol shows it: "netlink", "irq-name"; NULL for NONE.
+ * (Inline: the Prometheus renderer uses it without the table's code.) */
+static inline const char *
+irqtable_origin_name(enum irq_origin o)
+{
+	return o == IRQ_ORIGIN_NETLINK ? "netlink" : o == IRQ_ORIGIN_NAME ? "irq-name" : NULL;
+}
 
 /* Names of the kinds, as the protocol shows them ("txrx", "netdev"); "" for NONE. */
 const char *irqtable_queue_kind_name(enum irq_queue_kind k);

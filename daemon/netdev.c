@@ -51,3 +51,31 @@ netdev_map_queue_irqs(const struct irq_table *t, const struct netdev_aliases *al
 			m->irq[m->n++] = irq;
 	}
 }
+
+/* netlink when any IRQ of the queue is the kernel's, else irq-name when there is one. */
+const char *
+netdev_queue_irqs_origin(const struct netdev_queue_irqs *m)
+{
+	enum irq_origin o = IRQ_ORIGIN_NONE;
+
+	for (unsigned i = 0; i < m->n; i++)
+		if (m->irq[i]->queue.origin > o)
+			o = m->irq[i]->queue.origin;
+	return irqtable_origin_name(o);
+}
+
+/* All drops on queue 0, and packets on another queue. */
+bool
+netdev_drops_per_port(const uint64_t *drops, const uint64_t *packets, size_t n)
+{
+	bool others_busy = false;
+
+	if (n < 2 || drops[0] == 0)
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		if (drops[i] > 0)
+			return false;
+		others_busy |= packets[i] > 0;
+	}
+	return others_busy;
+}

@@ -28,9 +28,21 @@ struct netdev_queue_irqs {
 	unsigned n;
 };
 
-/* Fill map[0..nq) with the IRQs that name the device (or its parent) and a queue index,
+/* Where the mapping of a queue's IRQs came from: "netlink" when one of them is a NAPI's IRQ
+ * the kernel linked to the queue, "irq-name" when they were found by their names, NULL when
+ * the queue has none. */
+const char *netdev_queue_irqs_origin(const struct netdev_queue_irqs *m);
+
+/* Fill map[0..nq) with the IRQs whose queue (the kernel's, else the name's: irq_info.queue)
+ * is on the device (or its parent) and a queue index,
  * in one pass over the IRQ table t (NULL leaves map empty). */
 void netdev_map_queue_irqs(const struct irq_table *t, const struct netdev_aliases *al,
                            struct netdev_queue_irqs *map, uint32_t nq);
+
+/* Whether a device's per-queue drops are really its port's: over a span, drops[i] and
+ * packets[i] of queue i (rx and tx together), n queues. True when the drops were all counted
+ * on queue 0 while at least one other queue carried packets: a driver that books the
+ * port's drops on queue 0 would otherwise show queue 0 as the one dropping. */
+bool netdev_drops_per_port(const uint64_t *drops, const uint64_t *packets, size_t n);
 
 #endif

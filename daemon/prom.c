@@ -683,7 +683,10 @@ put_queue_irqs(struct prom *p, const struct prom_input *in)
 				put_header(
 				    p, "netmetrics_queue_irq_info",
 				    "The CPU a device queue's IRQ is delivered to (1 per queue "
-				    "and direction; a combined channel's IRQ serves both).",
+				    "and direction; a combined channel's IRQ serves both); origin "
+				    "netlink: the kernel links the queue's NAPI to the IRQ, "
+				    "irq-name: "
+				    "guessed from the IRQ's name.",
 				    true);
 				header = true;
 			}
@@ -693,6 +696,7 @@ put_queue_irqs(struct prom *p, const struct prom_input *in)
 			put_label(p, &first, "direction", dir == SERIES_DIR_RX ? "rx" : "tx");
 			put_label_num(p, &first, "irq", info->irq);
 			put_label_num(p, &first, "cpu", cpu);
+			put_label(p, &first, "origin", irqtable_origin_name(info->queue.origin));
 			put_value(p, first, "1", 0, 0);
 		}
 	}

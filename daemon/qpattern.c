@@ -19,6 +19,7 @@
  *
  * The order of counters in `ethtool -S` is not queue order; the index is always parsed. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,44 +27,64 @@
 #include "qpattern.h"
 #include "xmalloc.h"
 
-/* The built-in conventions (real captures; see KERNEL-NOTES.md). More specific first. */
-static const char *const builtin_patterns[] = {
-    /* ixgbe, igb, ice, hv_netvsc, older virtio_net */
-    "rx packets rx_queue_%u_packets",
-    "rx bytes rx_queue_%u_bytes",
-    "tx packets tx_queue_%u_packets",
-    "tx bytes tx_queue_%u_bytes",
-    /* mlx5 */
-    "rx packets rx%u_packets",
-    "rx bytes rx%u_bytes",
-    "tx packets tx%u_packets",
-    "tx bytes tx%u_bytes",
-    /* i40e, sfc */
-    "rx packets rx-%u.rx_packets",
-    "rx bytes rx-%u.rx_bytes",
-    "tx packets tx-%u.tx_packets",
-    "tx bytes tx-%u.tx_bytes",
-    /* iavf, out-of-tree i40e */
-    "rx packets rx-%u.packets",
-    "rx bytes rx-%u.bytes",
-    "tx packets tx-%u.packets",
-    "tx bytes tx-%u.bytes",
-    /* ena */
-    "rx packets queue_%u_rx_cnt",
-    "rx bytes queue_%u_rx_bytes",
-    "tx packets queue_%u_tx_cnt",
-    "tx bytes queue_%u_tx_bytes",
-    /* bnxt_en */
-    "rx packets [%u]: rx_ucast_packets + [%u]: rx_mcast_packets + [%u]: rx_bcast_packets",
-    "rx bytes [%u]: rx_ucast_bytes + [%u]: rx_mcast_bytes + [%u]: rx_bcast_bytes",
-    "tx packets [%u]: tx_ucast_packets + [%u]: tx_mcast_packets + [%u]: tx_bcast_packets",
-    "tx bytes [%u]: tx_ucast_bytes + [%u]: tx_mcast_bytes + [%u]: tx_bcast_bytes",
-    /* be2net */
-    "rx packets rxq%u: rx_pkts",
-    "rx bytes rxq%u: rx_bytes",
-    "tx packets txq%u: tx_pkts",
-    "tx bytes txq%u: tx_bytes",
+/* Every driver's per-queue `ethtool -S` naming: the driver as `ethtool -i` names it, the
+ * kernel file that makes the names (below drivers/net/ethernet/ unless a path says
+ * otherwise), the term of queue N's rx packets, rx bytes, tx packets and tx bytes (NULL:
+ * the driver has none), and what a reader must know. Tried in this order, more specific
+ * first; a name shared by several drivers is one pattern, of the first row that has it. */
+static const struct qpattern_driver qpattern_drivers[] = {
+    {"ixgbe", "intel/ixgbe/ixgbe_ethtool.c", "rx_queue_%u_packets", "rx_queue_%u_bytes",
+     "tx_queue_%u_packets", "tx_queue_%u_bytes",
+     NULL}, /* lists every slot of its table (64): a device's current queues only count */
+    {"igb", "intel/igb/igb_ethtool.c", "rx_queue_%u_packets", "rx_queue_%u_bytes",
+     "tx_queue_%u_packets", "tx_queue_%u_bytes", NULL},
+    {"ice", "intel/ice/ice_ethtool.c", "rx_queue_%u_packets", "rx_queue_%u_bytes",
+     "tx_queue_%u_packets", "tx_queue_%u_bytes", NULL},
+    {"hv_netvsc", "drivers/net/hyperv/netvsc_drv.c", "rx_queue_%u_packets", "rx_queue_%u_bytes",
+     "tx_queue_%u_packets", "tx_queue_%u_bytes", NULL},
+    {"virtio_net", "drivers/net/virtio_net.c (before 6.10; since, rx<N>_* without packets)",
+     "rx_queue_%u_packets", "rx_queue_%u_bytes", "tx_queue_%u_packets", "tx_queue_%u_bytes", NULL},
+    {"mlx5_core", "mellanox/mlx5/core/en_stats.c", "rx%u_packets", "rx%u_bytes", "tx%u_packets",
+     "tx%u_bytes", NULL},
+    {"mlx4_en", "mellanox/mlx4/en_ethtool.c", "rx%u_packets", "rx%u_bytes", "tx%u_packets",
+     "tx%u_bytes", NULL},
+    {"i40e", "intel/i40e/i40e_ethtool.c (before 4.17)", "rx-%u.rx_packets", "rx-%u.rx_bytes",
+     "tx-%u.tx_packets", "tx-%u.tx_bytes", NULL},
+    {"sfc", "sfc/ethtool_common.c", "rx-%u.rx_packets", NULL, "tx-%u.tx_packets", NULL,
+     "sfc counts packets per queue, not bytes"},
+    {"i40e", "intel/i40e/i40e_ethtool.c", "rx-%u.packets", "rx-%u.bytes", "tx-%u.packets",
+     "tx-%u.bytes", NULL},
+    {"iavf", "intel/iavf/iavf_ethtool.c", "rx-%u.packets", "rx-%u.bytes", "tx-%u.packets",
+     "tx-%u.bytes", NULL},
+    {"ena", "amazon/ena/ena_ethtool.c", "queue_%u_rx_cnt", "queue_%u_rx_bytes", "queue_%u_tx_cnt",
+     "queue_%u_tx_bytes", NULL},
+    {"bnxt_en", "broadcom/bnxt/bnxt_ethtool.c",
+     "[%u]: rx_ucast_packets + [%u]: rx_mcast_packets + [%u]: rx_bcast_packets",
+     "[%u]: rx_ucast_bytes + [%u]: rx_mcast_bytes + [%u]: rx_bcast_bytes",
+     "[%u]: tx_ucast_packets + [%u]: tx_mcast_packets + [%u]: tx_bcast_packets",
+     "[%u]: tx_ucast_bytes + [%u]: tx_mcast_bytes + [%u]: tx_bcast_bytes", NULL},
+    {"be2net", "emulex/benet/be_ethtool.c", "rxq%u: rx_pkts", "rxq%u: rx_bytes", "txq%u: tx_pkts",
+     "txq%u: tx_bytes", NULL},
+    {"mana", "microsoft/mana/mana_ethtool.c", "rx_%u_packets", "rx_%u_bytes", "tx_%u_packets",
+     "tx_%u_bytes", NULL},
+    {"idpf", "intel/idpf/idpf_ethtool.c", "rx_q-%u_pkts", "rx_q-%u_bytes", "tx_q-%u_pkts",
+     "tx_q-%u_bytes", NULL}, /* lists max_rxq/max_txq slots, unused ones 0 */
+    {"gve", "google/gve/gve_ethtool.c", NULL, "rx_bytes[%u]", NULL, "tx_bytes[%u]",
+     "gve counts bytes per queue, not packets (rx_completed_desc[N] and tx_completed_desc[N] "
+     "count descriptors)"},
+    {"hns3", "hisilicon/hns3/hns3_ethtool.c", "rxq%u_packets", "rxq%u_bytes", "txq%u_packets",
+     "txq%u_bytes", NULL},
+    {"nfp", "netronome/nfp/nfp_net_ethtool.c", "rxq_%u_pkts", "rxq_%u_bytes", "txq_%u_pkts",
+     "txq_%u_bytes", NULL},
+    {"qede", "qlogic/qede/qede_ethtool.c", "%u: rcv_pkts", NULL,
+     "%u_0: xmit_pkts + %u_1: xmit_pkts + %u_2: xmit_pkts + %u_3: xmit_pkts", NULL,
+     "qede counts packets per queue, not bytes (tx per traffic class, summed)"},
+    {"tg3", "broadcom/tg3.c", NULL, NULL, NULL, NULL,
+     "tg3 has no per-queue counters in ethtool -S"},
+    {"veth", "drivers/net/veth.c", NULL, NULL, NULL, NULL,
+     "veth's rx_queue_N_xdp_* count XDP only, not the queue's packets"},
 };
+#define NDRIVERS (sizeof(qpattern_drivers) / sizeof(qpattern_drivers[0]))
 
 /* Start an empty table. */
 void
@@ -91,13 +112,68 @@ table_push(struct qpattern_table *t, const struct qpattern *p)
 	t->v[t->n++] = *p;
 }
 
-/* Append the built-in driver conventions. */
+/* Whether t already has a pattern of this direction and kind with the terms of spec. */
+static bool
+table_has(const struct qpattern_table *t, const struct qpattern *p)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->v[i].dir == p->dir && t->v[i].kind == p->kind &&
+		    t->v[i].nterms == p->nterms &&
+		    memcmp(t->v[i].terms, p->terms, sizeof(p->terms)) == 0)
+			return true;
+	return false;
+}
+
+/* Append the built-in driver conventions: each driver's terms, once. */
 void
 qpattern_table_add_builtin(struct qpattern_table *t)
 {
-	for (size_t i = 0; i < sizeof(builtin_patterns) / sizeof(builtin_patterns[0]); i++)
-		if (qpattern_table_add(t, builtin_patterns[i], NULL) < 0)
-			abort(); /* our own table is wrong */
+	static const char *const what[4] = {"rx packets ", "rx bytes ", "tx packets ", "tx bytes "};
+	struct qpattern_table one;
+	char spec[256];
+
+	qpattern_table_init(&one);
+	for (size_t d = 0; d < NDRIVERS; d++) {
+		const struct qpattern_driver *dr = &qpattern_drivers[d];
+		const char *terms[4] = {dr->rx_packets, dr->rx_bytes, dr->tx_packets, dr->tx_bytes};
+		for (int k = 0; k < 4; k++) {
+			if (terms[k] == NULL)
+				continue;
+			snprintf(spec, sizeof(spec), "%s%s", what[k], terms[k]);
+			one.n = 0;
+			if (qpattern_table_add(&one, spec, NULL) < 0)
+				abort(); /* our own table is wrong */
+			one.v[0].driver = (int16_t)d;
+			if (!table_has(t, &one.v[0]))
+				table_push(t, &one.v[0]);
+		}
+	}
+	qpattern_table_free(&one);
+}
+
+/* The driver row of the table, or NULL. */
+const struct qpattern_driver *
+qpattern_driver_at(int row)
+{
+	return row >= 0 && (size_t)row < NDRIVERS ? &qpattern_drivers[row] : NULL;
+}
+
+/* The first row of a driver by its ethtool -i name, or NULL. */
+const struct qpattern_driver *
+qpattern_driver_find(const char *driver)
+{
+	for (size_t d = 0; driver != NULL && d < NDRIVERS; d++)
+		if (strcmp(qpattern_drivers[d].driver, driver) == 0)
+			return &qpattern_drivers[d];
+	return NULL;
+}
+
+/* The whole table, for its documentation and tests. */
+const struct qpattern_driver *
+qpattern_drivers_all(size_t *n)
+{
+	*n = NDRIVERS;
+	return qpattern_drivers;
 }
 
 /* Append a copy of every pattern of src. */
@@ -174,6 +250,7 @@ qpattern_table_add(struct qpattern_table *t, const char *spec, struct nm_error *
 	const char *s = spec, *plus;
 
 	memset(&p, 0, sizeof(p));
+	p.driver = -1;
 	while (isspace((unsigned char)*s))
 		s++;
 	take_word(&s, word, sizeof(word));
@@ -272,6 +349,7 @@ qpattern_map(const struct qpattern_table *t, const char *names, size_t stride, s
 		(*hits)[nhits].queue = queue;
 		(*hits)[nhits].dir = p->dir;
 		(*hits)[nhits].kind = p->kind;
+		(*hits)[nhits].pattern = (uint32_t)pat;
 		nhits++;
 	}
 	for (size_t i = 0; i < nhits; i++) {

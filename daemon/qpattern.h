@@ -22,8 +22,26 @@ struct qpattern {
 	uint8_t dir;  /* enum qpattern_dir */
 	uint8_t kind; /* enum qpattern_kind */
 	uint8_t nterms;
+	int16_t driver; /* the built-in table's row it came from (qpattern_driver_at); -1 for
+	                   a configured pattern */
 	char terms[QPATTERN_MAX_TERMS][QPATTERN_TERM_LEN]; /* each holds one "%u" */
 };
+
+/* One driver's per-queue naming in the built-in table (qpattern.c). */
+struct qpattern_driver {
+	const char *driver; /* as `ethtool -i` names it: "mlx5_core" */
+	const char *source; /* the kernel file that makes the names */
+	const char *rx_packets, *rx_bytes, *tx_packets, *tx_bytes; /* terms; NULL: none */
+	const char *note; /* what its figures lack ("gve counts bytes per queue, not packets"),
+	                     or NULL */
+};
+
+/* Row row of the built-in table, or NULL. */
+const struct qpattern_driver *qpattern_driver_at(int row);
+/* The first row for a driver by its ethtool -i name, or NULL. */
+const struct qpattern_driver *qpattern_driver_find(const char *driver);
+/* The whole built-in table (n rows). */
+const struct qpattern_driver *qpattern_drivers_all(size_t *n);
 
 /* An ordered list of patterns: earlier ones win. */
 struct qpattern_table {
@@ -35,6 +53,7 @@ struct qpattern_table {
 struct qpattern_hit {
 	uint32_t counter; /* index in the device's counter list */
 	uint32_t queue;
+	uint32_t pattern; /* its index in the table */
 	uint8_t dir, kind;
 };
 

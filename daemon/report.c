@@ -528,6 +528,7 @@ queue_device_json(struct report *r, const struct queue_info *q, size_t first, si
 		traffic_json(qo, &t);
 		cpuset_format_list(&fired, list, sizeof(list));
 		json_add_string(qo, "irq_cpus", list);
+		json_add_string(qo, "irq_origin", netdev_queue_irqs_origin(&map[idx]));
 		json_object_array_add(arr, qo);
 	}
 	free(map);

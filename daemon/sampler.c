@@ -15,6 +15,7 @@
 #include "irqtable.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "napitable.h"
 #include "sampler.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -116,6 +117,7 @@ struct sampler {
 	struct devlist *devlist; /* shared by the ethtool and queues sources, opened by the first */
 	struct stat_intr stat_intr; /* published by the cpu source for the interrupts source */
 	struct irq_table irqtab;    /* filled by the interrupts source as it samples */
+	struct napi_table napitab;  /* filled by the queues source, applied to irqtab */
 	struct irq_table irqread;   /* read on demand while that source has no table */
 	/* per series: last raw reading and whether a baseline exists */
 	uint64_t *raw;
@@ -445,6 +447,7 @@ sources_blank(struct sampler *s, struct source *srcs)
 		srcs[i].devlist = s->devlist;
 		srcs[i].stat_intr = shares_stat_intr(i) ? &s->stat_intr : NULL;
 		srcs[i].irqtab = &s->irqtab;
+		srcs[i].napitab = &s->napitab;
 		srcs[i].healthy = true;
 	}
 }
@@ -554,6 +557,7 @@ sampler_free(struct sampler *s)
 	if (s->ring)
 		ring_free(s->ring);
 	devlist_free(s->devlist); /* after the sources that use it */
+	napitable_free(&s->napitab);
 	irqtable_free(&s->irqread);
 	series_registry_free(&s->reg);
 	if (s->cfg != NULL) {
@@ -592,6 +596,13 @@ struct source *
 sampler_source_of(struct sampler *s, enum sampler_kind kind)
 {
 	return kind < NSOURCES ? &s->sources[kind] : NULL;
+}
+
+/* The NAPI table the queues source fills. */
+const struct napi_table *
+sampler_napi_table(const struct sampler *s)
+{
+	return &s->napitab;
 }
 
 /* The interrupts source's table when it has one, else one read now. */

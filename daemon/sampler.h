@@ -33,6 +33,7 @@ struct daemon;
 struct config;
 struct event_base;
 struct irq_table;
+struct napi_table;
 struct nm_error;
 
 #define SAMPLER_MAX_SOURCES 16
@@ -68,6 +69,10 @@ struct source *sampler_source_of(struct sampler *s, enum sampler_kind kind);
  * profiles and the queue joins work with that source disabled, at the cost of a read per
  * call). Valid until the next sample or call. NULL with err (may be NULL) when neither. */
 const struct irq_table *sampler_irq_table(struct sampler *s, struct nm_error *err);
+/* The NAPI table (napitable.h) the queues source fills each sample: queue -> NAPI -> IRQ as
+ * the kernel says it; empty without the netdev family, under a fixture root, or before the
+ * queues source's first sample. */
+const struct napi_table *sampler_napi_table(const struct sampler *s);
 /* Read the affinity files of the IRQ tables handed out again (after a profile wrote them). */
 void sampler_irq_refresh_affinity(struct sampler *s);
 /* The O_PATH fd of the root the sources read below. */

@@ -45,6 +45,7 @@
 #include "jsonutil.h"
 #include "procparse.h"
 #include "irqtable.h"
+#include "napitable.h"
 #include "source-interrupts.h"
 #include "source.h"
 #include "xmalloc.h"
@@ -95,6 +96,8 @@ struct irq_priv {
 	 * own_table without a sampler. */
 	struct irq_table *table;
 	struct irq_table own_table;
+
+	size_t netlink_irqs; /* entries the last napitable_apply gave the kernel's queue */
 
 	/* what the last sample did, for describe */
 	size_t lines_parsed, cells_put, full_parses, lines_skipped;
@@ -204,6 +207,7 @@ entry_init(struct irq_priv *pv, struct irq_info *info, struct irq_state *st, con
 	info->label = st->label;
 	info->chip = info->hwirq = info->trigger = info->name = empty;
 	info->queue.index = -1;
+	info->named.index = -1;
 	info->total = SERIES_NONE;
 	info->ncpus = pv->hdr.ncpus;
 	info->cpu_series = st->ids;
@@ -231,7 +235,8 @@ set_description(struct source *src, struct irq_priv *pv, struct irq_info *info,
 	st->fields = xmalloc(len + 4);
 	w = st->fields;
 	irqtable_split_fields(info, &w, st->tail, st->tail + len);
-	irqtable_parse_name(info->name, strlen(info->name), &info->queue);
+	irqtable_parse_name(info->name, strlen(info->name), &info->named);
+	info->queue = info->named; /* napitable_apply may set the kernel's at publish */
 	irqtable_read_affinity(src->rootfd, info, &pv->abuf, &pv->acap);
 }
 
@@ -866,10 +871,17 @@ done:
 	return 0;
 }
 
-/* Point the IRQ table at the entries as they are now: two stores, no copy. */
+/* Point the IRQ table at the entries as they are now: two stores, no copy. When the kernel
+ * links NAPIs to IRQs (the NAPI table the queues source fills), those IRQs' queues are set
+ * from it: a pass over the entries, made only while some NAPI has an IRQ or some entry
+ * still holds the kernel's queue from the pass before. */
 static void
-publish(struct irq_priv *pv)
+publish(struct source *src, struct irq_priv *pv)
 {
+	const struct napi_table *nt = src->napitab;
+
+	if (nt != NULL && (nt->nirq > 0 || pv->netlink_irqs > 0))
+		pv->netlink_irqs = napitable_apply(nt, pv->info, pv->n);
 	pv->table->kind = pv->n > 0 ? IRQ_TABLE_BORROWED : IRQ_TABLE_EMPTY;
 	pv->table->v = pv->info;
 	pv->table->n = pv->n;
@@ -881,7 +893,7 @@ interrupts_sample(struct source *src, struct sink *sink, struct nm_error *err)
 {
 	int r = sample_once(src, sink, err);
 
-	publish(src->priv);
+	publish(src, src->priv);
 	return r;
 }
 

@@ -42,6 +42,7 @@
 #include <netlink/genl/ctrl.h>
 #include <netlink/genl/genl.h>
 #include <netlink/msg.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,7 @@
 #include "error.h"
 #include "ethtool.h"
 #include "log.h"
+#include "napitable.h"
 #include "nldump.h"
 #include "qpattern.h"
 #include "source-queues.h"
@@ -102,7 +104,26 @@ static const char *const qstats_names[QSTATS_N] = {
     "tx_wake",                /* 34 */
 };
 
+/* queue-get and napi-get (KERNEL-NOTES.md, "NAPI through netdev netlink"). */
+#define NETDEV_CMD_QUEUE_GET              10
+#define NETDEV_CMD_NAPI_GET               11
+#define NETDEV_A_QUEUE_ID                 1
+#define NETDEV_A_QUEUE_IFINDEX            2
+#define NETDEV_A_QUEUE_TYPE               3
+#define NETDEV_A_QUEUE_NAPI_ID            4
+#define NETDEV_A_NAPI_IFINDEX             1
+#define NETDEV_A_NAPI_ID                  2
+#define NETDEV_A_NAPI_IRQ                 3
+#define NETDEV_A_NAPI_PID                 4
+#define NETDEV_A_NAPI_DEFER_HARD_IRQS     5
+#define NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT   6
+#define NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT 7
+#define NETDEV_A_NAPI_THREADED            8
+
 #define QUEUES_RECHECK 60
+
+/* The slot of a queue's hardware drops (qstats rx-hw-drops, tx-hw-drops). */
+#define DROP_SLOT(dir) ((dir) == QUEUE_RX ? 13 - QSTATS_FIRST : 24 - QSTATS_FIRST)
 
 /* The slot in a queue's ids of packets/bytes for dir: that of the qstats attribute. */
 #define SLOT(dir, kind) ((dir) == QUEUE_RX ? 0 + (kind) : 2 + (kind))
@@ -144,8 +165,11 @@ struct qdev {
 	struct qqueue *q[2]; /* by direction, indexed by queue number */
 	size_t nq[2];
 	char driver[32];  /* the ethtool driver name, "" when unknown */
-	unsigned next_tc; /* no mq classes: sample generation to ask again */
-	char why[320];    /* source_queues_devices: where the figures come from, or why none */
+	const char *note; /* what its ethtool queue figures lack (qpattern_driver.note), or NULL */
+	int nreal[2];     /* rx, tx queues the device has now (its queues/ directory); -1 unknown */
+	unsigned next_count; /* sample generation to count them again */
+	unsigned next_tc;    /* no mq classes: sample generation to ask again */
+	char why[320];       /* source_queues_devices: where the figures come from, or why none */
 };
 
 struct queues_state {
@@ -166,11 +190,14 @@ struct queues_state {
 	size_t ninfo, capinfo;
 	struct queue_dev *notes; /* source_queues_devices */
 	size_t capnotes;
-	struct nldump rt;     /* NETLINK_ROUTE, for mq classes; opened when first needed */
-	bool rt_open, rt_off; /* rt_off: it could not be opened */
-	struct qdev *tc_dev;  /* the device of the class dump under way */
-	unsigned tc_found;    /* mq classes it gave */
-	bool layout_changed;  /* info must be rebuilt at the end of the sample */
+	struct nldump rt;        /* NETLINK_ROUTE, for mq classes; opened when first needed */
+	bool rt_open, rt_off;    /* rt_off: it could not be opened */
+	struct qdev *tc_dev;     /* the device of the class dump under way */
+	unsigned tc_found;       /* mq classes it gave */
+	bool layout_changed;     /* info must be rebuilt at the end of the sample */
+	struct napi_table *napi; /* the sampler's (source.napitab), or own_napi */
+	struct napi_table own_napi;
+	bool napi_off; /* queue-get refused: not asked again */
 	/* during a sample */
 	struct source *src;
 	struct sink *sink;
@@ -237,7 +264,7 @@ put_slot(struct queues_state *st, struct qdev *d, unsigned dir, uint32_t index, 
 		q->id[slot] = series_internf(src->reg, SERIES_COUNTER, src->index, unit, 1.0, &l,
 		                             "queue.%s.%s%u.%s", d->name,
 		                             dir == QUEUE_RX ? "rx" : "tx", index, name);
-		if (slot < 4)
+		if (slot < 4 || slot == DROP_SLOT(dir))
 			st->layout_changed = true;
 	}
 	sink_put(st->sink, q->id[slot], value);
@@ -433,6 +460,200 @@ sample_qstats(struct queues_state *st, struct nm_error *err)
 	return nm_error_set(err, e.code, "source queues: qstats: %s", e.message);
 }
 
+/* The name of the device with this ifindex: a listed one's, else asked (SIOCGIFNAME); false
+ * when it is gone. */
+static bool
+ifindex_name(struct queues_state *st, int ifindex, char *buf, size_t size)
+{
+	for (size_t i = 0; i < st->ndevs; i++)
+		if (st->devs[i]->ifindex == ifindex) {
+			snprintf(buf, size, "%s", st->devs[i]->name);
+			return true;
+		}
+	return ethtool_ifname(st->fd, ifindex, buf, size) == 0;
+}
+
+/* One queue-get reply: a queue and the NAPI it is linked to. */
+static void
+on_queue(const struct nlmsghdr *h, void *arg)
+{
+	struct queues_state *st = arg;
+	struct napi_queue q = {.ifindex = 0};
+	uint64_t ifindex = 0, type = 2, id = UINT64_MAX, napi = 0;
+	const struct nlattr *a;
+	int rem, t;
+
+	if (h->nlmsg_type != st->family || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return;
+	nla_for_each_attr(a, nlmsg_attrdata(h, GENL_HDRLEN), nlmsg_attrlen(h, GENL_HDRLEN), rem)
+	{
+		t = nla_type(a);
+		if (t == NETDEV_A_QUEUE_IFINDEX)
+			attr_uint(a, &ifindex);
+		else if (t == NETDEV_A_QUEUE_TYPE)
+			attr_uint(a, &type);
+		else if (t == NETDEV_A_QUEUE_ID)
+			attr_uint(a, &id);
+		else if (t == NETDEV_A_QUEUE_NAPI_ID)
+			attr_uint(a, &napi);
+	}
+	/* Other types (xsk) and absurd numbers are not ours. */
+	if (ifindex == 0 || ifindex > INT32_MAX || type > QUEUE_TX || id > QPATTERN_MAX_QUEUE ||
+	    napi > UINT32_MAX)
+		return;
+	q.ifindex = (int)ifindex;
+	q.dir = (uint8_t)type;
+	q.index = (uint32_t)id;
+	q.napi_id = (uint32_t)napi;
+	napitable_add_queue(st->napi, &q);
+}
+
+/* Attribute t of a reply when it came and is at most max, else -1. */
+static int64_t
+num_or(const bool *have, const uint64_t *v, int t, int64_t max)
+{
+	return have[t] && v[t] <= (uint64_t)max ? (int64_t)v[t] : -1;
+}
+
+/* One napi-get reply: a NAPI instance, its IRQ, thread and settings. */
+static void
+on_napi(const struct nlmsghdr *h, void *arg)
+{
+	struct queues_state *st = arg;
+	uint64_t v[NETDEV_A_NAPI_THREADED + 1];
+	bool have[NETDEV_A_NAPI_THREADED + 1] = {false};
+	const struct nlattr *a;
+	struct napi_entry *e;
+	int rem, t;
+
+	if (h->nlmsg_type != st->family || h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return;
+	nla_for_each_attr(a, nlmsg_attrdata(h, GENL_HDRLEN), nlmsg_attrlen(h, GENL_HDRLEN), rem)
+	{
+		t = nla_type(a);
+		if (t >= NETDEV_A_NAPI_IFINDEX && t <= NETDEV_A_NAPI_THREADED)
+			have[t] = attr_uint(a, &v[t]);
+	}
+	if (!have[NETDEV_A_NAPI_IFINDEX] || !have[NETDEV_A_NAPI_ID] ||
+	    v[NETDEV_A_NAPI_IFINDEX] == 0 || v[NETDEV_A_NAPI_IFINDEX] > INT32_MAX ||
+	    v[NETDEV_A_NAPI_ID] == 0 || v[NETDEV_A_NAPI_ID] > UINT32_MAX)
+		return;
+	e = napitable_add_napi(st->napi);
+	e->ifindex = (int)v[NETDEV_A_NAPI_IFINDEX];
+	e->id = (uint32_t)v[NETDEV_A_NAPI_ID];
+	if (!ifindex_name(st, e->ifindex, e->dev, sizeof(e->dev))) {
+		st->napi->n--; /* the device went away */
+		return;
+	}
+	e->irq = (int)num_or(have, v, NETDEV_A_NAPI_IRQ, INT32_MAX);
+	e->pid = (int)num_or(have, v, NETDEV_A_NAPI_PID, INT32_MAX);
+	e->defer_hard_irqs = num_or(have, v, NETDEV_A_NAPI_DEFER_HARD_IRQS, INT64_MAX);
+	e->gro_flush_timeout = num_or(have, v, NETDEV_A_NAPI_GRO_FLUSH_TIMEOUT, INT64_MAX);
+	e->irq_suspend_timeout = num_or(have, v, NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT, INT64_MAX);
+	e->threaded = (int)num_or(have, v, NETDEV_A_NAPI_THREADED, INT32_MAX);
+}
+
+/* Dump a netdev command for every device into the NAPI table; 0 or -1 with e. */
+static int
+napi_dump(struct queues_state *st, uint8_t cmd, void (*fn)(const struct nlmsghdr *, void *),
+          struct nm_error *e)
+{
+	struct {
+		struct nlmsghdr h;
+		struct genlmsghdr g;
+	} req;
+
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = sizeof(req);
+	req.h.nlmsg_type = (uint16_t)st->family;
+	req.g.cmd = cmd;
+	req.g.version = 1;
+	return nldump_run(&st->nl, &req.h, fn, st, e);
+}
+
+/* Fill the NAPI table from queue-get and napi-get, every device's; every sample, since a
+ * reconfigured device renumbers its NAPIs and a setting may change at any time. */
+static void
+sample_napi(struct queues_state *st)
+{
+	struct nm_error e;
+
+	napitable_begin(st->napi);
+	if (napi_dump(st, NETDEV_CMD_QUEUE_GET, on_queue, &e) < 0) {
+		if (e.code == NM_ERR_UNSUPPORTED) {
+			log_info("source queues: queue-get unsupported here: IRQs by name only");
+			st->napi_off = true;
+		} else
+			log_debug("source queues: queue-get: %s", e.message);
+		st->napi->nq = 0;
+	} else if (napi_dump(st, NETDEV_CMD_NAPI_GET, on_napi, &e) < 0) {
+		log_debug("source queues: napi-get: %s", e.message);
+		st->napi->n = 0;
+	} else
+		st->napi->answered = true;
+	napitable_end(st->napi);
+}
+
+/* Count the rx-N and tx-N of sys/class/net/DEV/queues: the queues the device has now
+ * (real_num_rx_queues, real_num_tx_queues). A driver that lists every slot of its queue
+ * table in ethtool -S (ixgbe: 64, idpf and nfp: their maximum) names queues it does not
+ * have; those are not queues. -1 each when the directory cannot be read. */
+static void
+count_queues(struct queues_state *st, struct qdev *d)
+{
+	char path[DEVLIST_NAME_MAX + 32];
+	struct dirent *de;
+	DIR *dir;
+	int fd;
+
+	d->nreal[0] = d->nreal[1] = -1;
+	snprintf(path, sizeof(path), "sys/class/net/%s/queues", d->name);
+	if (strchr(d->name, '/') != NULL || (fd = source_open(st->src, path)) < 0)
+		return;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	d->nreal[0] = d->nreal[1] = 0;
+	while ((de = readdir(dir)) != NULL) {
+		const char *n = de->d_name;
+		int k = strncmp(n, "rx-", 3) == 0 ? 0 : strncmp(n, "tx-", 3) == 0 ? 1 : -1;
+		char *end;
+		unsigned long v;
+		if (k < 0 || n[3] < '0' || n[3] > '9')
+			continue;
+		v = strtoul(n + 3, &end, 10);
+		if (*end == '\0' && v < QPATTERN_MAX_QUEUE && (int)v + 1 > d->nreal[k])
+			d->nreal[k] = (int)v + 1;
+	}
+	closedir(dir);
+}
+
+/* What d's ethtool queue figures lack: its driver's note, else that of the driver whose
+ * names matched (a fixture root knows no driver), else what the names show missing. */
+static const char *
+ethtool_note(const struct queues_state *st, const struct qdev *d)
+{
+	const struct qpattern_driver *dr = qpattern_driver_find(d->driver);
+	bool kinds[2] = {false, false};
+
+	for (size_t i = 0; dr == NULL && i < d->nhits; i++) {
+		const struct qpattern_driver *m =
+		    qpattern_driver_at(st->pats.v[d->hits[i].pattern].driver);
+		if (m != NULL && m->note != NULL)
+			dr = m;
+	}
+	if (dr != NULL)
+		return dr->note;
+	for (size_t i = 0; i < d->nhits; i++)
+		kinds[d->hits[i].kind] = true;
+	if (d->nhits > 0 && !kinds[QPATTERN_BYTES])
+		return "the driver counts packets per queue, not bytes";
+	if (d->nhits > 0 && !kinds[QPATTERN_PACKETS])
+		return "the driver counts bytes per queue, not packets";
+	return NULL;
+}
+
 /* Report d's queues from its ethtool counters. */
 static void
 sample_ethtool(struct queues_state *st, struct qdev *d)
@@ -461,14 +682,23 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 			d->via = VIA_ETHTOOL;
 		else if (d->via != VIA_TCCLASS)
 			d->via = VIA_NONE;
+		d->note = ethtool_note(st, d);
+		d->next_count = st->gen; /* count its queues now */
 	}
 	d->answered = st->gen;
 	if (d->nhits == 0) {
 		d->next_read = st->gen + QUEUES_RECHECK;
 		return;
 	}
+	/* Channels change without the names changing: count again now and then. */
+	if (st->gen >= d->next_count) {
+		count_queues(st, d);
+		d->next_count = st->gen + QUEUES_RECHECK;
+	}
 	for (size_t i = 0; i < d->nhits; i++) {
 		const struct qpattern_hit *h = &d->hits[i];
+		if (d->nreal[h->dir] >= 0 && h->queue >= (uint32_t)d->nreal[h->dir])
+			continue; /* a slot of the driver's table, not a queue it has */
 		q = get_queue(st, d, h->dir, h->queue);
 		if (q == NULL)
 			continue;
@@ -655,6 +885,7 @@ build_info(struct queues_state *st)
 				qi->index = j;
 				qi->packets = q->id[SLOT(dir, 0)];
 				qi->bytes = q->id[SLOT(dir, 1)];
+				qi->drops = q->id[DROP_SLOT(dir)];
 				qi->counters = via_names[d->via];
 			}
 	}
@@ -712,6 +943,7 @@ source_queues_devices(struct source *src, size_t *n)
 		struct queue_dev *nd = &st->notes[(*n)++];
 		nd->dev = d->name;
 		nd->counters = via_names[d->via];
+		nd->note = d->via == VIA_ETHTOOL ? d->note : NULL;
 		d->why[0] = '\0';
 		if (d->via == VIA_TCCLASS || d->via == VIA_NONE)
 			why_none(st, d, base, sizeof(base));
@@ -790,6 +1022,7 @@ queues_free(struct source *src)
 		qpattern_table_free(&st->pats);
 		free(st->info);
 		free(st->ignored);
+		napitable_free(&st->own_napi);
 		free(st);
 		src->priv = NULL;
 	}
@@ -837,6 +1070,7 @@ queues_init(struct source *src, struct nm_error *err)
 	if (o == NULL || !o->no_builtin)
 		qpattern_table_add_builtin(&st->pats);
 	src->priv = st;
+	st->napi = src->napitab != NULL ? src->napitab : &st->own_napi;
 	st->dl = src->devlist;
 	if (st->dl == NULL)
 		st->dl = st->own = devlist_new();
@@ -873,6 +1107,8 @@ queues_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	}
 	if (st->family > 0)
 		rc = sample_qstats(st, err);
+	if (st->family > 0 && !st->napi_off)
+		sample_napi(st);
 	for (size_t i = 0; i < st->ndevs; i++) {
 		struct qdev *d = st->devs[i];
 		if (d->ds.seen != st->gen || d->via == VIA_QSTATS)

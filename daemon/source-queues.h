@@ -18,6 +18,7 @@ struct queue_info {
 	uint32_t index;       /* queue number: queue.<dev>.rx<index>.packets */
 	series_id packets;    /* SERIES_NONE when the device reports none */
 	series_id bytes;      /* SERIES_NONE when the device reports none */
+	series_id drops;      /* qstats rx-hw-drops / tx-hw-drops; SERIES_NONE when none */
 	const char *counters; /* where from: "qstats", "ethtool" or "mq-class" (static) */
 };
 
@@ -28,6 +29,8 @@ struct queue_dev {
 	const char *dev;
 	const char *counters; /* static */
 	const char *why;      /* "" for qstats and ethtool */
+	const char *note;     /* ethtool: what its driver's queue counters lack ("gve counts bytes
+	                         per queue, not packets"), NULL when nothing (static) */
 };
 
 /* The queues seen by the last sample of src (a source whose ops are source_queues_ops), by

@@ -1,18 +1,22 @@
 /* source-softnet.c: per-CPU packet processing counters from /proc/net/softnet_stat.
  *
- * One line per online CPU of "%08x" columns: processed, dropped, time_squeeze, five zeros,
- * the old cpu_collision (zero), received_rps, flow_limit_count; since 5.10 also the
- * backlog length and the CPU number, since 6.x input and process queue lengths. The CPU
- * of a line is its column 13 when present, else its position (older kernels; right only
- * while no CPU is offline). Each CPU gets softnet.cpu<C>.processed, .dropped,
- * .time_squeeze, .received_rps, .flow_limit_count (COUNTER32) and, when the kernel prints
- * it, .backlog (GAUGE).
+ * One line per online CPU of "%08x" columns: processed, dropped, time_squeeze, five zeros
+ * (the old throttled and fastroute counters), cpu_collision (a transmit lock found held by
+ * another CPU; counted by 2.6 to 4.x kernels, 0 since), then received_rps (2.6.35),
+ * flow_limit_count (3.11), the backlog length and the CPU number (5.10), the input and
+ * process queue lengths (6.x). Every kernel since 2.6 prints at least the first nine: a
+ * line of fewer is not a softnet row and is skipped. The CPU of a line is its column 13
+ * when present, else its position (older kernels; right only while no CPU is offline).
+ * Each CPU gets softnet.cpu<C>.processed, .dropped, .time_squeeze, .cpu_collision,
+ * .received_rps, .flow_limit_count (COUNTER32; each when the kernel prints its column)
+ * and, when the kernel prints it, .backlog (GAUGE).
  *
  * The file is read into two buffers in turn: a line of the same length as the one at the
  * same position last time is compared with it and only its changed columns are parsed
- * (pp_row_diff; nothing when it is byte-identical), any other is parsed in full. A CPU no longer
- * listed has its series declared gone; when it comes back they are interned again (same ids) and
- * put. A file cut mid-line is read up to its last complete line and nothing is declared gone. */
+ * (pp_row_diff; nothing when it is byte-identical), any other is parsed in full. A CPU no
+ * longer listed has its series declared gone; when it comes back they are interned again
+ * (same ids) and put. A read always runs to the end of the file (source_file_read), so a
+ * last line without a final newline is a whole line and is parsed like the others. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +31,7 @@
 #define SOFTNET_MAX_CPUS 8192
 #define SOFTNET_MAX_COLS 32 /* columns parsed per line; more are ignored */
 #define SOFTNET_COL_CPU  12 /* column 13: the CPU number (5.10 and later) */
+#define SOFTNET_MIN_COLS 9  /* processed .. cpu_collision: every kernel since 2.6 */
 
 /* The series of a CPU, with the column each comes from. */
 static const struct {
@@ -38,6 +43,7 @@ static const struct {
     {"processed", 0, SERIES_COUNTER32, "packets"},
     {"dropped", 1, SERIES_COUNTER32, "drops"},
     {"time_squeeze", 2, SERIES_COUNTER32, "events"},
+    {"cpu_collision", 8, SERIES_COUNTER32, "events"},    /* 0 on kernels since 4.x */
     {"received_rps", 9, SERIES_COUNTER32, "interrupts"}, /* RPS IPIs this CPU took */
     {"flow_limit_count", 10, SERIES_COUNTER32, "packets"},
     {"backlog", 11, SERIES_GAUGE, "packets"},
@@ -161,7 +167,7 @@ parse_full(struct source *src, struct softnet_priv *pv, struct sink *sink, struc
 	pp_row_parse(&ln->row, p, p, eol, SOFTNET_MAX_COLS, 16, cell_store, pv);
 	ncols = ln->row.ncells;
 	cpu = ncols > SOFTNET_COL_CPU ? pv->scratch[SOFTNET_COL_CPU] : nth;
-	if (ncols == 0 || cpu >= SOFTNET_MAX_CPUS) {
+	if (!ln->row.valid || ncols < SOFTNET_MIN_COLS || cpu >= SOFTNET_MAX_CPUS) {
 		ln->row.valid = false;
 		return;
 	}
@@ -207,7 +213,6 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	const char *buf, *end, *old, *p, *eol;
 	struct softnet_line *ln;
 	size_t nth = 0, i, len;
-	bool cut = false;
 	ssize_t n;
 
 	n = source_file_read(src, &pv->file, &buf, err);
@@ -241,11 +246,9 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 				continue;
 			}
 		}
-		eol = pp_eol(p, end);
-		if (eol == NULL) {
-			cut = true;
-			break;
-		}
+		/* The read reached the end of the file: a last line without '\n' is whole. */
+		if ((eol = pp_eol(p, end)) == NULL)
+			eol = end;
 		len = (size_t)(eol - p);
 		parse_full(src, pv, sink, ln, p, eol, nth);
 		ln->prev_off = (size_t)(p - buf);
@@ -257,7 +260,7 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	for (i = 0; i < pv->ncpus; i++) {
 		struct softnet_cpu *c = &pv->cpus[i];
 
-		if (!cut && c->present && !c->seen) {
+		if (c->present && !c->seen) {
 			for (size_t f = 0; f < SOFTNET_NFIELDS; f++) {
 				if (c->ids[f] != SERIES_NONE) {
 					sink_gone(sink, c->ids[f]);
@@ -265,7 +268,7 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 				}
 			}
 		}
-		c->present = cut ? c->present || c->seen : c->seen;
+		c->present = c->seen;
 		pv->listed += c->present;
 		c->seen = false;
 	}

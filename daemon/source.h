@@ -13,6 +13,7 @@
 #include "sink.h"
 
 struct devlist;
+struct napi_table;
 struct irq_table;
 struct nm_error;
 struct source;
@@ -81,6 +82,10 @@ struct source {
 	/* The IRQ table the interrupts source fills (irqtable.h), owned by the sampler; NULL
 	 * without one: the source then keeps its own. */
 	struct irq_table *irqtab;
+	/* The NAPI table the queues source fills and the interrupts source applies to the IRQ
+	 * table (napitable.h), owned by the sampler; NULL without one (the queues source then
+	 * keeps its own). */
+	struct napi_table *napitab;
 
 	/* set by the sampler */
 	bool enabled;

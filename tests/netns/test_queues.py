@@ -101,7 +101,7 @@ def build():
     srcs = [os.path.join(TOP, p) for p in (
         "daemon/source.c", "daemon/series.c", "daemon/config.c", "daemon/ethtool.c",
         "daemon/qpattern.c", "daemon/devlist.c", "daemon/nldump.c",
-        "daemon/source-link.c", "daemon/source-queues.c", "daemon/source-ethtool.c",
+        "daemon/source-link.c", "daemon/source-queues.c", "daemon/napitable.c", "daemon/source-ethtool.c",
         "tests/netns/nmsample.c")]
     srcs += [os.path.join(TOP, "common", f) for f in sorted(os.listdir(os.path.join(TOP, "common")))
              if f.endswith(".c")]

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -14,6 +15,7 @@
 
 #include "error.h"
 #include "irqtable.h"
+#include "napitable.h"
 #include "source-harness.h"
 #include "source-interrupts.h"
 #include "source.h"
@@ -51,6 +53,20 @@ test_parse_name(void **state)
 	    {"virtio1-config", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
 	    {"virtio1-req.0", true, "virtio1", IRQ_DEV_VIRTIO, IRQ_QUEUE_NONE, -1},
 	    {"nvme0q3", true, "nvme0", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 3},
+	    /* mana (microsoft/mana/gdma_main.c): mana_q<N>, mana_hwc */
+	    {"mana_q3@pci:7870:00:00.0", true, "7870:00:00.0", IRQ_DEV_PCI, IRQ_QUEUE_TXRX, 3},
+	    {"mana_hwc@pci:7870:00:00.0", true, "7870:00:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
+	    /* mlx4 (mlx4/main.c), and mlx4_en's ring vectors of 3.x kernels */
+	    {"mlx4-comp-5@pci:0000:04:00.0", true, "0000:04:00.0", IRQ_DEV_PCI, IRQ_QUEUE_TXRX, 5},
+	    {"mlx4-async@pci:0000:04:00.0", true, "0000:04:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
+	    {"eth2-5", true, "eth2", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 5},
+	    {"ens1f0-11", true, "ens1f0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 11},
+	    {"hpet-5", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    /* idpf (intel/idpf/idpf_txrx.c): the driver's name before the device's */
+	    {"idpf-eth0-TxRx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 3},
+	    {"idpf-ens801f0-Tx-4", true, "ens801f0", IRQ_DEV_NETDEV, IRQ_QUEUE_TX, 4},
+	    {"idpf-eth0-Rx-1", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 1},
+	    {"idpf-Mailbox-0", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
 	    {"nvme12q0", true, "nvme12", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 0},
 	    /* Shared IRQ: the first name that matches wins. */
 	    {"ehci_hcd:usb1, eth1-TxRx-0", true, "eth1", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 0},
@@ -82,6 +98,99 @@ test_parse_name(void **state)
 	/* Only len bytes are read. */
 	assert_true(irqtable_parse_name("eth0-rx-12", 9, &q));
 	assert_int_equal(q.index, 1);
+}
+
+/* The text after the counts: chip, hwirq, trigger and name, whatever the chip column looks
+ * like (Hyper-V's chip is three words; older kernels put the trigger in the chip). */
+static void
+test_split_fields(void **state)
+{
+	static const struct {
+		const char *text, *chip, *hwirq, *trigger, *name;
+	} cases[] = {
+	    {"IR-PCI-MSIX-0000:08:00.0   3-edge      mlx5_comp2@pci:0000:08:00.0",
+	     "IR-PCI-MSIX-0000:08:00.0", "3", "edge", "mlx5_comp2@pci:0000:08:00.0"},
+	    {"Hyper-V PCIe MSI 1075838976-edge      mana_q0@pci:7870:00:00.0", "Hyper-V PCIe MSI",
+	     "1075838976", "edge", "mana_q0@pci:7870:00:00.0"},
+	    {"Hyper-V PCIe MSI 134742016-edge      mlx5_comp7@pci:3a9b:00:02.0", "Hyper-V PCIe MSI",
+	     "134742016", "edge", "mlx5_comp7@pci:3a9b:00:02.0"},
+	    {"GICv3  27 Level     arch_timer", "GICv3", "27", "Level", "arch_timer"},
+	    {"IO-APIC-edge      timer", "IO-APIC", "", "edge", "timer"},
+	    {"PCI-MSI-edge      eth0-TxRx-0", "PCI-MSI", "", "edge", "eth0-TxRx-0"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct irq_info info = {.irq = 24};
+		size_t len = strlen(cases[i].text);
+		char *buf = malloc(len + 4), *w = buf;
+
+		irqtable_split_fields(&info, &w, cases[i].text, cases[i].text + len);
+		assert_string_equal(info.chip, cases[i].chip);
+		assert_string_equal(info.hwirq, cases[i].hwirq);
+		assert_string_equal(info.trigger, cases[i].trigger);
+		assert_string_equal(info.name, cases[i].name);
+		assert_true(w <= buf + len + 4);
+		free(buf);
+	}
+}
+
+/* The IRQ-name corpus (tests/golden/irq-names): a /proc/interrupts of many drivers' names
+ * read by irqtable_read, each line's device and queue as drivers.expect says. */
+static void
+test_irq_name_corpus(void **state)
+{
+	char path[512], *text, *line, *save = NULL, dev[80], dk[16], qk[16];
+	struct irq_table t;
+	struct nm_error err;
+	struct world w;
+	size_t checked = 0;
+	int irq, qi;
+	FILE *f;
+	long n;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/drivers.in", IRQ_CORPUS_DIR);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	text = malloc(1 << 16);
+	n = (long)fread(text, 1, (1 << 16) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	harness_init(&w, &source_interrupts_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/interrupts", text);
+	assert_int_equal(irqtable_read(&t, w.src.rootfd, &err), 0);
+	snprintf(path, sizeof(path), "%s/drivers.expect", IRQ_CORPUS_DIR);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = (long)fread(text, 1, (1 << 16) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		const struct irq_info *e;
+		if (line[0] == '#' ||
+		    sscanf(line, "%d %79s %15s %15s %d", &irq, dev, dk, qk, &qi) != 5)
+			continue;
+		e = irqtable_find_irq(&t, irq);
+		if (e == NULL)
+			fail_msg("IRQ %d not read", irq);
+		if (strcmp(e->queue.device, strcmp(dev, "-") ? dev : "") != 0 ||
+		    strcmp(irqtable_dev_kind_name(e->queue.dev_kind), strcmp(dk, "-") ? dk : "") !=
+		        0 ||
+		    strcmp(irqtable_queue_kind_name(e->queue.kind), strcmp(qk, "-") ? qk : "") !=
+		        0 ||
+		    e->queue.index != qi)
+			fail_msg("IRQ %d (%s): got %s %s %s %d, want %s %s %s %d", irq, e->name,
+			         e->queue.device, irqtable_dev_kind_name(e->queue.dev_kind),
+			         irqtable_queue_kind_name(e->queue.kind), e->queue.index, dev, dk,
+			         qk, qi);
+		checked++;
+	}
+	assert_int_equal(checked, 25);
+	irqtable_free(&t);
+	free(text);
+	harness_free(&w);
 }
 
 /* Field for field, but the series. */
@@ -171,7 +280,8 @@ hand_table(struct irq_table *t)
 		v[i].irq = 40 + i;
 		v[i].label = v[i].chip = v[i].hwirq = v[i].trigger = "";
 		v[i].name = lines[i];
-		irqtable_parse_name(lines[i], strlen(lines[i]), &v[i].queue);
+		irqtable_parse_name(lines[i], strlen(lines[i]), &v[i].named);
+		v[i].queue = v[i].named;
 		v[i].total = SERIES_NONE;
 	}
 	v[0].has_affinity = v[0].has_effective = true;
@@ -227,7 +337,7 @@ test_json(void **state)
 	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
 	                    "{\"irq\":40,\"name\":\"eth0-TxRx-0\",\"device\":\"eth0\","
 	                    "\"dev_kind\":\"netdev\",\"queue\":0,\"queue_kind\":\"txrx\","
-	                    "\"affinity\":\"0-1\",\"effective\":\"1\"}");
+	                    "\"origin\":\"irq-name\",\"affinity\":\"0-1\",\"effective\":\"1\"}");
 	assert_int_equal(irqtable_from_json(&back, js, &err), 0);
 	assert_int_equal(back.n, 3);
 	e = irqtable_find_irq(&back, 42);
@@ -265,13 +375,118 @@ test_json(void **state)
 	}
 }
 
+/* A NAPI of a device ens5 (ifindex 3) into t. */
+static struct napi_entry *
+add_napi(struct napi_table *t, uint32_t id, int irq)
+{
+	struct napi_entry *e = napitable_add_napi(t);
+
+	snprintf(e->dev, sizeof(e->dev), "ens5");
+	e->ifindex = 3;
+	e->id = id;
+	e->irq = irq;
+	e->defer_hard_irqs = 0;
+	e->gro_flush_timeout = 20000;
+	e->threaded = 0;
+	return e;
+}
+
+/* The kernel's word first: an IRQ a NAPI names is that NAPI's queue (origin netlink), even
+ * when its name says otherwise; the others keep their names' queue (irq-name); without the
+ * NAPIs every entry is its name's again. gen moves only when the contents do. */
+static void
+test_napi_apply(void **state)
+{
+	static const struct napi_queue links[] = {
+	    {3, 0, 0, 9000}, {3, 1, 0, 9000}, {3, 0, 1, 9001}, {3, 1, 1, 9002}, {3, 0, 2, 0}};
+	struct napi_table nt = {0};
+	struct irq_table t, back;
+	const struct napi_entry *e;
+	struct nm_error err;
+	json_object *js, *o;
+	unsigned gen;
+
+	(void)state;
+	hand_table(&t);
+	napitable_begin(&nt);
+	add_napi(&nt, 9002, -1);
+	add_napi(&nt, 9001, 43)->pid = 812;
+	add_napi(&nt, 9000, 41);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		napitable_add_queue(&nt, &links[i]);
+	napitable_end(&nt);
+	gen = nt.gen;
+	assert_int_equal(nt.nirq, 2);
+	assert_int_equal(napitable_find_irq(&nt, 41)->id, 9000);
+	assert_int_equal(napitable_find_irq(&nt, 41)->rxq, 0);
+	assert_int_equal(napitable_find_irq(&nt, 41)->txq, 0);
+	assert_null(napitable_find_irq(&nt, 42));
+	e = napitable_find_queue(&nt, "ens5", 1, 1);
+	assert_non_null(e);
+	assert_int_equal(e->id, 9002);
+	assert_int_equal(e->irq, -1);
+	assert_null(napitable_find_queue(&nt, "ens5", 0, 2)); /* linked to none */
+	assert_null(napitable_find_queue(&nt, "eth0", 0, 0));
+
+	assert_int_equal(napitable_apply(&nt, t.v, t.n), 2);
+	assert_string_equal(t.v[0].queue.device, "eth0"); /* no NAPI: its name's */
+	assert_int_equal(t.v[0].queue.origin, IRQ_ORIGIN_NAME);
+	assert_string_equal(t.v[1].queue.device, "ens5"); /* named eth0-TxRx-1 */
+	assert_int_equal(t.v[1].queue.dev_kind, IRQ_DEV_NETDEV);
+	assert_int_equal(t.v[1].queue.kind, IRQ_QUEUE_TXRX);
+	assert_int_equal(t.v[1].queue.index, 0);
+	assert_int_equal(t.v[1].queue.origin, IRQ_ORIGIN_NETLINK);
+	assert_string_equal(t.v[3].queue.device, "ens5"); /* "PCIe PME": rx 1 only */
+	assert_int_equal(t.v[3].queue.kind, IRQ_QUEUE_RX);
+	assert_int_equal(t.v[3].queue.index, 1);
+	assert_string_equal(t.v[1].named.device, "eth0");
+
+	/* Stored with a result and read back, the origin stays. */
+	js = irqtable_json(&t);
+	assert_int_equal(json_object_array_length(js), 4);
+	o = json_object_array_get_idx(js, 3);
+	assert_string_equal(json_object_get_string(json_object_object_get(o, "origin")), "netlink");
+	assert_int_equal(irqtable_from_json(&back, js, &err), 0);
+	assert_int_equal(irqtable_find_irq(&back, 43)->queue.origin, IRQ_ORIGIN_NETLINK);
+	assert_int_equal(irqtable_find_irq(&back, 40)->queue.origin, IRQ_ORIGIN_NAME);
+	irqtable_free(&back);
+	json_object_put(js);
+
+	o = napitable_entry_json(napitable_find_irq(&nt, 43));
+	assert_string_equal(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+	                    "{\"id\":9001,\"irq\":43,\"pid\":812,\"defer_hard_irqs\":0,"
+	                    "\"gro_flush_timeout_ns\":20000,\"irq_suspend_timeout_ns\":null,"
+	                    "\"threaded\":0,\"origin\":\"netlink\"}");
+	json_object_put(o);
+
+	/* The same again: gen stays; a NAPI renumbered (channels changed): it moves. */
+	napitable_begin(&nt);
+	add_napi(&nt, 9002, -1);
+	add_napi(&nt, 9001, 43)->pid = 812;
+	add_napi(&nt, 9000, 41);
+	for (size_t i = 0; i < sizeof(links) / sizeof(links[0]); i++)
+		napitable_add_queue(&nt, &links[i]);
+	napitable_end(&nt);
+	assert_int_equal(nt.gen, gen);
+	napitable_begin(&nt);
+	napitable_end(&nt);
+	assert_int_equal(nt.gen, gen + 1);
+	assert_int_equal(napitable_apply(&nt, t.v, t.n), 0);
+	assert_string_equal(t.v[1].queue.device, "eth0");
+	assert_int_equal(t.v[1].queue.index, 1);
+	assert_int_equal(t.v[1].queue.origin, IRQ_ORIGIN_NAME);
+	assert_string_equal(t.v[3].queue.device, "");
+	assert_int_equal(t.v[3].queue.origin, IRQ_ORIGIN_NONE);
+	napitable_free(&nt);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_name),
-	    cmocka_unit_test(test_read_copy),
-	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_parse_name), cmocka_unit_test(test_split_fields),
+	    cmocka_unit_test(test_read_copy),  cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_napi_apply), cmocka_unit_test(test_irq_name_corpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

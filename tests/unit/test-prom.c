@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "irqtable.h"
 #include "prom.h"
 #include "ring.h"
 #include "series.h"
@@ -292,6 +293,44 @@ test_own_gauges(void **state)
 	has_line(t, "netmetrics_source_failures_total{source=\"link\"} 2");
 }
 
+/* netmetrics_queue_irq_info says where each queue's IRQ mapping came from: the kernel's
+ * NAPI links (netlink) or the IRQ's name (irq-name). */
+static void
+test_queue_irq_origin(void **state)
+{
+	struct fx *f = *state;
+	struct irq_info v[2];
+	struct irq_table t = {IRQ_TABLE_BORROWED, v, 2};
+	const char *text;
+
+	memset(v, 0, sizeof(v));
+	for (int i = 0; i < 2; i++) {
+		v[i].irq = 41 + i;
+		v[i].label = v[i].chip = v[i].hwirq = v[i].trigger = "";
+		v[i].total = SERIES_NONE;
+		v[i].has_effective = true;
+		cpuset_add(&v[i].effective, i);
+	}
+	v[0].name = "eth0-TxRx-1";
+	irqtable_parse_name(v[0].name, strlen(v[0].name), &v[0].queue);
+	v[1].name = "mlx5_comp0@pci:0000:08:00.0";
+	snprintf(v[1].queue.device, sizeof(v[1].queue.device), "ens5");
+	v[1].queue.dev_kind = IRQ_DEV_NETDEV;
+	v[1].queue.kind = IRQ_QUEUE_RX;
+	v[1].queue.index = 0;
+	v[1].queue.origin = IRQ_ORIGIN_NETLINK;
+	f->in.irqtab = &t;
+	text = render(f, PROM_TEXT);
+	has_line(text, "netmetrics_queue_irq_info{device=\"eth0\",queue=\"1\",direction=\"rx\","
+	               "irq=\"41\",cpu=\"0\",origin=\"irq-name\"} 1");
+	has_line(text, "netmetrics_queue_irq_info{device=\"eth0\",queue=\"1\",direction=\"tx\","
+	               "irq=\"41\",cpu=\"0\",origin=\"irq-name\"} 1");
+	has_line(text, "netmetrics_queue_irq_info{device=\"ens5\",queue=\"0\",direction=\"rx\","
+	               "irq=\"42\",cpu=\"1\",origin=\"netlink\"} 1");
+	assert_null(strstr(text, "device=\"ens5\",queue=\"0\",direction=\"tx\"")); /* rx only */
+	f->in.irqtab = NULL;
+}
+
 int
 main(void)
 {
@@ -303,6 +342,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_export_globs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_queue_irq_origin, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,7 +15,7 @@
 #include "source-harness.h"
 #include "source.h"
 
-/* 144 CPUs: six series each at step 0 with their kinds; exact deltas at step 1 (CPU 2's
+/* 144 CPUs: seven series each at step 0 with their kinds; exact deltas at step 1 (CPU 2's
  * processed wraps at 2^32) with only the changed values put; nothing when unchanged. */
 static void
 test_steps(void **state)
@@ -29,7 +29,7 @@ test_steps(void **state)
 	harness_gen(&w, "--only softnet");
 	harness_start(&w);
 	harness_sample(&w);
-	assert_int_equal(w.sink.nput, 144 * 6);
+	assert_int_equal(w.sink.nput, 144 * 7);
 	harness_check_values(&w, "softnet.");
 	assert_int_equal(series_get(&w.reg, harness_find(&w, "softnet.cpu9.dropped"))->kind,
 	                 SERIES_COUNTER32);
@@ -73,7 +73,7 @@ test_offline(void **state)
 	harness_sample(&w);
 	harness_check_values(&w, "softnet.");
 	harness_check_absent(&w, "softnet.");
-	assert_int_equal(w.sink.nput, 6 * 6);
+	assert_int_equal(w.sink.nput, 6 * 7);
 	assert_int_equal(harness_value(&w, "softnet.cpu4.processed"), 1000000 + 4000);
 
 	harness_gen(&w, "--cpus 8 --only softnet");
@@ -81,11 +81,11 @@ test_offline(void **state)
 	assert_int_equal(w.sink.ngone, 0);
 	harness_check_values(&w, "softnet.");
 	p3 = harness_find(&w, "softnet.cpu3.processed");
-	assert_int_equal(w.sink.nput, 2 * 6); /* CPUs 3 and 5, new */
+	assert_int_equal(w.sink.nput, 2 * 7); /* CPUs 3 and 5, new */
 
 	harness_gen(&w, "--cpus 8 --only softnet --offline 3 --step 1");
 	harness_sample(&w);
-	assert_int_equal(w.sink.ngone, 6);
+	assert_int_equal(w.sink.ngone, 7);
 	assert_true(w.sink.gone[p3]);
 	harness_check_values(&w, "softnet.");
 	harness_check_absent(&w, "softnet.");
@@ -99,8 +99,9 @@ test_offline(void **state)
 	harness_free(&w);
 }
 
-/* Layouts of older kernels (no backlog or CPU column: the line's place is its CPU), a
- * cut file, a line that is not hex. */
+/* Layouts of older kernels (no backlog or CPU column: the line's place is its CPU; 2.6.32's
+ * nine columns, cpu_collision the last), a last line without a final newline (whole: the
+ * read reached the end of the file), rows of too few columns or not hex (skipped). */
 static void
 test_layouts(void **state)
 {
@@ -112,41 +113,65 @@ test_layouts(void **state)
 	harness_mkdir(&w, "proc/net");
 	harness_write(&w, "proc/net/softnet_stat",
 	              "0000000a 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
-	              "00000000 00000003 00000004\n"
+	              "00000007 00000003 00000004\n"
 	              "0000000b 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
 	              "00000000 00000000 00000000\n");
 	harness_start(&w);
 	harness_sample(&w);
-	assert_int_equal(w.sink.nput, 2 * 5);
+	assert_int_equal(w.sink.nput, 2 * 6);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 10);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.dropped"), 1);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.time_squeeze"), 2);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.cpu_collision"), 7);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.received_rps"), 3);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.flow_limit_count"), 4);
 	assert_int_equal(harness_value(&w, "softnet.cpu1.processed"), 11);
 	assert_int_equal(series_find(&w.reg, "softnet.cpu0.backlog"), SERIES_NONE);
 
-	/* 5.10 layout, CPU 1 offline: the second line is CPU 2. Cut mid-line after it. */
+	/* 5.10 layout, CPU 1 offline: the second line is CPU 2, the last, with no '\n'. */
 	harness_write(&w, "proc/net/softnet_stat",
 	              "0000000c 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
-	              "00000000 00000003 00000004 00000009 00000000\n"
+	              "00000007 00000003 00000004 00000009 00000000\n"
 	              "ffffffff 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-	              "00000000 00000000 00000000 00000000 00000002\n"
-	              "0000");
+	              "00000000 00000000 00000000 00000000 00000002");
 	harness_sample(&w);
-	assert_int_equal(w.sink.ngone, 0);
+	assert_int_equal(w.sink.ngone, 6); /* CPU 1's (it never had a backlog) */
+	assert_true(w.sink.gone[harness_find(&w, "softnet.cpu1.processed")]);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 12);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.backlog"), 9);
 	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), UINT32_MAX);
+	assert_int_equal(harness_value(&w, "softnet.cpu2.backlog"), 0);
 
-	/* Complete again: CPU 1 is gone (five series; it never had a backlog). */
+	/* The same, the last line now with its '\n' and unchanged: nothing put, nothing gone. */
 	harness_write(&w, "proc/net/softnet_stat",
 	              "0000000c 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
-	              "00000000 00000003 00000004 00000009 00000000\n"
+	              "00000007 00000003 00000004 00000009 00000000\n"
+	              "ffffffff 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	              "00000000 00000000 00000000 00000000 00000002\n");
+	harness_sample(&w);
+	assert_int_equal(w.sink.nput, 0);
+	assert_int_equal(w.sink.ngone, 0);
+
+	/* A row of four columns and one not hex are no CPU's: CPU 2 is gone. */
+	harness_write(&w, "proc/net/softnet_stat",
+	              "0000000c 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
+	              "00000007 00000003 00000004 00000009 00000000\n"
+	              "ffffffff 00000000 00000000 00000002\n"
 	              "zzzz\n");
 	harness_sample(&w);
-	assert_int_equal(w.sink.ngone, 5 + 6);
-	assert_true(w.sink.gone[harness_find(&w, "softnet.cpu1.processed")]);
+	assert_int_equal(w.sink.nput, 0);
+	assert_int_equal(w.sink.ngone, 7);
+	assert_true(w.sink.gone[harness_find(&w, "softnet.cpu2.processed")]);
+
+	/* 2.6.32: nine columns, no final newline; CPU 0 by its place. */
+	harness_write(&w, "proc/net/softnet_stat",
+	              "0000000e 00000001 00000002 00000000 00000000 00000000 00000000 00000000 "
+	              "00000008");
+	harness_sample(&w);
+	assert_int_equal(w.sink.ngone, 0);
+	assert_int_equal(w.sink.nput, 2);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 14);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.cpu_collision"), 8);
 	harness_free(&w);
 }
 
@@ -176,7 +201,7 @@ test_host(void **state)
 	ncpu = harness_init_host_cpus(&w, &source_softnet_ops, per_cpu, 2);
 	snprintf(name, sizeof(name), "softnet.cpu%ld.processed", ncpu);
 	assert_int_equal(series_find(&w.reg, name), SERIES_NONE);
-	assert_int_equal(w.sink.nput, 6 * (size_t)ncpu);
+	assert_int_equal(w.sink.nput, 7 * (size_t)ncpu);
 	harness_free(&w);
 }
 
