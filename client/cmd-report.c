@@ -602,10 +602,38 @@ judgement(json_object *f, char *buf, size_t size)
 	json_object *w = member(f, "warnings");
 	bool warn = w != NULL && json_object_array_length(w) > 0;
 
+	json_object *ps = member(f, "per_s");
+
 	if (v != NULL && strcmp(v, "same") == 0)
 		s = NULL;
+	if (ps != NULL) {
+		/* A total over windows of unequal length: judged per second only. */
+		json_object *pct = member(ps, "change_pct");
+		const char *pv = json_get_string(ps, "verdict", NULL);
+		char p[32] = "";
+		if (pct != NULL && !json_object_is_type(pct, json_type_null))
+			snprintf(p, sizeof(p), " %+.1f%%", json_object_get_double(pct));
+		snprintf(buf, size, "total not judged; per s%s%s%s", p, pv ? " " : "",
+		         pv ? pv : "");
+		return;
+	}
 	snprintf(buf, size, "%s%s%s%s", v ? v : "", v && s ? ", " : "", s ? s : "",
 	         warn ? " (!)" : "");
+}
+
+/* Why the totals of a comparison are not judged, when they are not. */
+static void
+compare_windows_note(json_object *cmp, FILE *fp)
+{
+	json_object *w = member(cmp, "windows");
+
+	if (w == NULL || json_get_bool(w, "totals_judged", true))
+		return;
+	fprintf(fp,
+	        "(totals are not judged: the windows last %.1f s (A) and %.1f s (B), %.0f %% "
+	        "apart, more than %.0f %%; their per-second figures are)\n",
+	        json_get_double(w, "a_span_s", 0), json_get_double(w, "b_span_s", 0),
+	        json_get_double(w, "difference_pct", 0), json_get_double(w, "tolerance_pct", 0));
 }
 
 /* The warnings of the comparison: each with the figures it goes with. */
@@ -631,7 +659,7 @@ compare_table(json_object *figs, bool many, bool colour, bool summary, FILE *fp)
 	static const char *const hdrn[] = {"FIGURE", "UNIT",    ">A",        ">A SD",   ">A 95% CI",
 	                                   ">B",     ">B SD",   ">B 95% CI", ">CHANGE", ">%",
 	                                   ">P",     "VERDICT", NULL};
-	char sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[64];
+	char sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[96];
 	size_t zero = 0;
 	struct table t;
 
@@ -710,12 +738,14 @@ compare_hosts(json_object *result, bool many, bool colour, FILE *fp)
 	{
 		fprintf(fp, "\n== host %s ==\n", name);
 		compare_table(ctl_array(cmp, "figures"), many, colour, summary, fp);
+		compare_windows_note(cmp, fp);
 		compare_missing(ctl_array(cmp, "missing"), "device", fp);
 	}
 	compare_missing(ctl_array(result, "hosts_missing"), "host", fp);
 	if (cross != NULL) {
 		fprintf(fp, "\n== across hosts (sender>receiver) ==\n");
 		compare_table(ctl_array(cross, "figures"), many, colour, false, fp);
+		compare_windows_note(cross, fp);
 		compare_missing(ctl_array(cross, "missing"), "pair", fp);
 	}
 }
@@ -753,6 +783,7 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	side_label(result, "b", lb, sizeof(lb));
 	fprintf(fp, "A: %s\nB: %s\n\n", la, lb);
 	compare_table(figs, many, colour, json_get_bool(result, "summary", false), fp);
+	compare_windows_note(result, fp);
 	compare_warnings(result, fp);
 	compare_hosts(result, many, colour, fp);
 }
