@@ -518,22 +518,47 @@ csv_cell(json_object *v, char *buf, size_t size)
 static void
 compare_csv(json_object *figs, FILE *fp)
 {
-	static const char *const hdr[] = {
-	    "figure",      "unit",    "better",     "a_mean",     "a_min",       "a_max",
-	    "a_stddev",    "a_n",     "b_mean",     "b_min",      "b_max",       "b_stddev",
-	    "b_n",         "change",  "change_pct", "a_ci95_low", "a_ci95_high", "b_ci95_low",
-	    "b_ci95_high", "verdict", "t",          "df",         "p",           "significance",
-	    "warnings",    NULL};
+	static const char *const hdr[] = {"figure",
+	                                  "unit",
+	                                  "better",
+	                                  "a_mean",
+	                                  "a_min",
+	                                  "a_max",
+	                                  "a_stddev",
+	                                  "a_n",
+	                                  "b_mean",
+	                                  "b_min",
+	                                  "b_max",
+	                                  "b_stddev",
+	                                  "b_n",
+	                                  "change",
+	                                  "change_pct",
+	                                  "a_ci95_low",
+	                                  "a_ci95_high",
+	                                  "b_ci95_low",
+	                                  "b_ci95_high",
+	                                  "verdict",
+	                                  "t",
+	                                  "df",
+	                                  "p",
+	                                  "significance",
+	                                  "warnings",
+	                                  "per_s_a_mean",
+	                                  "per_s_b_mean",
+	                                  "per_s_change_pct",
+	                                  "per_s_verdict",
+	                                  NULL};
 	static const char *const stat[] = {"mean", "min", "max", "stddev", "n"};
 	static const char *const ci[] = {"ci95_low", "ci95_high"};
 	static const char *const tail[] = {"verdict", "t", "df", "p", "significance"};
-	char c[24][64];
+	char c[28][64];
 	struct table t;
 
 	table_init(&t, hdr);
 	for (size_t i = 0; figs && i < json_object_array_length(figs); i++) {
 		json_object *f = json_object_array_get_idx(figs, i), *w = member(f, "warnings");
-		const char *row[25] = {json_get_string(f, "figure", ""),
+		json_object *ps = member(f, "per_s");
+		const char *row[30] = {json_get_string(f, "figure", ""),
 		                       json_get_string(f, "unit", ""),
 		                       json_get_string(f, "better", "")};
 		size_t n = 3, k = 0;
@@ -563,6 +588,15 @@ compare_csv(json_object *figs, FILE *fp)
 			snprintf(c[k] + l, sizeof(c[0]) - l, "%s%s", l ? " " : "",
 			         json_object_get_string(json_object_array_get_idx(w, j)));
 		}
+		row[n++] = c[k++];
+		/* A total over windows of unequal length: its per-second figures (else empty). */
+		csv_cell(member(member(ps, "a"), "mean"), c[k], sizeof(c[0]));
+		row[n++] = c[k++];
+		csv_cell(member(member(ps, "b"), "mean"), c[k], sizeof(c[0]));
+		row[n++] = c[k++];
+		csv_cell(member(ps, "change_pct"), c[k], sizeof(c[0]));
+		row[n++] = c[k++];
+		csv_cell(member(ps, "verdict"), c[k], sizeof(c[0]));
 		row[n++] = c[k++];
 		table_row(&t, row);
 	}
