@@ -262,6 +262,13 @@ def test_summary():
         row = [r for r in rows if r["figure"] == "summary.packets_sent"][0]
         assert row["verdict"] == "" and row["per_s_verdict"] == sent["per_s"]["verdict"], row
         close(float(row["per_s_b_mean"]), per_s[0], 1e-6, "csv per_s B")
+        # compare --html: the same rule, in words, and why.
+        page = os.path.join(d.dir, "cmp.html")
+        d.ctl("compare", "w/2", "w/3", "--html", page)
+        with open(page) as f:
+            html = f.read()
+        assert "total not judged; per second " in html, html[:3000]
+        assert "Totals (counts over the window) are not judged: the windows last" in html
     finally:
         assert d.stop() == 0
 
