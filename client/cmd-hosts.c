@@ -107,6 +107,26 @@ cell_rx(json_object *rep, char *buf, size_t size)
 	cell_dev(rep, "rx_bytes", buf, size);
 }
 
+/* The LOST cell of a cross entry: the loss with the edges' skew's bound ("0 (within the
+ * edges' skew, +/-12)"); a result stored before losses were bounded shows its count. */
+static void
+lost_cell(json_object *x, char *buf, size_t size)
+{
+	const char *state = json_get_string(x, "loss_state", NULL);
+	long long lost = (long long)json_get_int(x, "lost_packets", 0),
+	          bound = (long long)json_get_int(x, "loss_bound_packets", 0),
+	          diff = (long long)json_get_int(x, "tx_minus_rx_packets", 0);
+
+	if (state == NULL)
+		snprintf(buf, size, "%lld", lost);
+	else if (strcmp(state, "within_skew") == 0)
+		snprintf(buf, size, "0 (within the edges' skew, +/-%lld)", bound);
+	else if (strcmp(state, "more_received") == 0)
+		snprintf(buf, size, "0 (%lld more received: other traffic)", -diff);
+	else
+		snprintf(buf, size, "%lld (+/-%lld)", lost, bound);
+}
+
 /* The cross-host figures: one row per sender and receiver. */
 static void
 cross_table(json_object *cross, const struct ctl_opts *opts, FILE *fp)
@@ -119,7 +139,7 @@ cross_table(json_object *cross, const struct ctl_opts *opts, FILE *fp)
 	table_init(&t, hdr);
 	for (size_t i = 0; i < json_object_array_length(cross); i++) {
 		json_object *x = json_object_array_get_idx(cross, i);
-		char s[160], r[160], c[7][32];
+		char s[160], r[160], c[7][32], l[96];
 		const char *row[9];
 
 		snprintf(s, sizeof(s), "%s %s", json_get_string(x, "sender", "?"),
@@ -128,7 +148,7 @@ cross_table(json_object *cross, const struct ctl_opts *opts, FILE *fp)
 		         json_get_string(x, "receiver_device", "?"));
 		snprintf(c[0], 32, "%lld", (long long)json_get_int(x, "tx_packets", 0));
 		snprintf(c[1], 32, "%lld", (long long)json_get_int(x, "rx_packets", 0));
-		snprintf(c[2], 32, "%lld", (long long)json_get_int(x, "lost_packets", 0));
+		lost_cell(x, l, sizeof(l));
 		snprintf(c[3], 32, "%.3f", json_get_double(x, "loss_ratio", 0) * 100);
 		snprintf(c[4], 32, "%.1f", json_get_double(x, "tx_bits_per_s", 0) / 1e6);
 		snprintf(c[5], 32, "%.1f", json_get_double(x, "rx_bits_per_s", 0) / 1e6);
@@ -137,6 +157,7 @@ cross_table(json_object *cross, const struct ctl_opts *opts, FILE *fp)
 		row[1] = r;
 		for (int k = 0; k < 7; k++)
 			row[2 + k] = c[k];
+		row[4] = l;
 		table_row(&t, row);
 	}
 	fprintf(fp, "\nAcross hosts (each sender's busiest device against each receiver's)\n");

@@ -518,22 +518,47 @@ csv_cell(json_object *v, char *buf, size_t size)
 static void
 compare_csv(json_object *figs, FILE *fp)
 {
-	static const char *const hdr[] = {
-	    "figure",      "unit",    "better",     "a_mean",     "a_min",       "a_max",
-	    "a_stddev",    "a_n",     "b_mean",     "b_min",      "b_max",       "b_stddev",
-	    "b_n",         "change",  "change_pct", "a_ci95_low", "a_ci95_high", "b_ci95_low",
-	    "b_ci95_high", "verdict", "t",          "df",         "p",           "significance",
-	    "warnings",    NULL};
+	static const char *const hdr[] = {"figure",
+	                                  "unit",
+	                                  "better",
+	                                  "a_mean",
+	                                  "a_min",
+	                                  "a_max",
+	                                  "a_stddev",
+	                                  "a_n",
+	                                  "b_mean",
+	                                  "b_min",
+	                                  "b_max",
+	                                  "b_stddev",
+	                                  "b_n",
+	                                  "change",
+	                                  "change_pct",
+	                                  "a_ci95_low",
+	                                  "a_ci95_high",
+	                                  "b_ci95_low",
+	                                  "b_ci95_high",
+	                                  "verdict",
+	                                  "t",
+	                                  "df",
+	                                  "p",
+	                                  "significance",
+	                                  "warnings",
+	                                  "per_s_a_mean",
+	                                  "per_s_b_mean",
+	                                  "per_s_change_pct",
+	                                  "per_s_verdict",
+	                                  NULL};
 	static const char *const stat[] = {"mean", "min", "max", "stddev", "n"};
 	static const char *const ci[] = {"ci95_low", "ci95_high"};
 	static const char *const tail[] = {"verdict", "t", "df", "p", "significance"};
-	char c[24][64];
+	char c[28][64];
 	struct table t;
 
 	table_init(&t, hdr);
 	for (size_t i = 0; figs && i < json_object_array_length(figs); i++) {
 		json_object *f = json_object_array_get_idx(figs, i), *w = member(f, "warnings");
-		const char *row[25] = {json_get_string(f, "figure", ""),
+		json_object *ps = member(f, "per_s");
+		const char *row[30] = {json_get_string(f, "figure", ""),
 		                       json_get_string(f, "unit", ""),
 		                       json_get_string(f, "better", "")};
 		size_t n = 3, k = 0;
@@ -563,6 +588,15 @@ compare_csv(json_object *figs, FILE *fp)
 			snprintf(c[k] + l, sizeof(c[0]) - l, "%s%s", l ? " " : "",
 			         json_object_get_string(json_object_array_get_idx(w, j)));
 		}
+		row[n++] = c[k++];
+		/* A total over windows of unequal length: its per-second figures (else empty). */
+		csv_cell(member(member(ps, "a"), "mean"), c[k], sizeof(c[0]));
+		row[n++] = c[k++];
+		csv_cell(member(member(ps, "b"), "mean"), c[k], sizeof(c[0]));
+		row[n++] = c[k++];
+		csv_cell(member(ps, "change_pct"), c[k], sizeof(c[0]));
+		row[n++] = c[k++];
+		csv_cell(member(ps, "verdict"), c[k], sizeof(c[0]));
 		row[n++] = c[k++];
 		table_row(&t, row);
 	}
@@ -602,10 +636,38 @@ judgement(json_object *f, char *buf, size_t size)
 	json_object *w = member(f, "warnings");
 	bool warn = w != NULL && json_object_array_length(w) > 0;
 
+	json_object *ps = member(f, "per_s");
+
 	if (v != NULL && strcmp(v, "same") == 0)
 		s = NULL;
+	if (ps != NULL) {
+		/* A total over windows of unequal length: judged per second only. */
+		json_object *pct = member(ps, "change_pct");
+		const char *pv = json_get_string(ps, "verdict", NULL);
+		char p[32] = "";
+		if (pct != NULL && !json_object_is_type(pct, json_type_null))
+			snprintf(p, sizeof(p), " %+.1f%%", json_object_get_double(pct));
+		snprintf(buf, size, "total not judged; per s%s%s%s", p, pv ? " " : "",
+		         pv ? pv : "");
+		return;
+	}
 	snprintf(buf, size, "%s%s%s%s", v ? v : "", v && s ? ", " : "", s ? s : "",
 	         warn ? " (!)" : "");
+}
+
+/* Why the totals of a comparison are not judged, when they are not. */
+static void
+compare_windows_note(json_object *cmp, FILE *fp)
+{
+	json_object *w = member(cmp, "windows");
+
+	if (w == NULL || json_get_bool(w, "totals_judged", true))
+		return;
+	fprintf(fp,
+	        "(totals are not judged: the windows last %.1f s (A) and %.1f s (B), %.0f %% "
+	        "apart, more than %.0f %%; their per-second figures are)\n",
+	        json_get_double(w, "a_span_s", 0), json_get_double(w, "b_span_s", 0),
+	        json_get_double(w, "difference_pct", 0), json_get_double(w, "tolerance_pct", 0));
 }
 
 /* The warnings of the comparison: each with the figures it goes with. */
@@ -631,7 +693,7 @@ compare_table(json_object *figs, bool many, bool colour, bool summary, FILE *fp)
 	static const char *const hdrn[] = {"FIGURE", "UNIT",    ">A",        ">A SD",   ">A 95% CI",
 	                                   ">B",     ">B SD",   ">B 95% CI", ">CHANGE", ">%",
 	                                   ">P",     "VERDICT", NULL};
-	char sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[64];
+	char sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[96];
 	size_t zero = 0;
 	struct table t;
 
@@ -710,12 +772,14 @@ compare_hosts(json_object *result, bool many, bool colour, FILE *fp)
 	{
 		fprintf(fp, "\n== host %s ==\n", name);
 		compare_table(ctl_array(cmp, "figures"), many, colour, summary, fp);
+		compare_windows_note(cmp, fp);
 		compare_missing(ctl_array(cmp, "missing"), "device", fp);
 	}
 	compare_missing(ctl_array(result, "hosts_missing"), "host", fp);
 	if (cross != NULL) {
 		fprintf(fp, "\n== across hosts (sender>receiver) ==\n");
 		compare_table(ctl_array(cross, "figures"), many, colour, false, fp);
+		compare_windows_note(cross, fp);
 		compare_missing(ctl_array(cross, "missing"), "pair", fp);
 	}
 }
@@ -753,6 +817,7 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	side_label(result, "b", lb, sizeof(lb));
 	fprintf(fp, "A: %s\nB: %s\n\n", la, lb);
 	compare_table(figs, many, colour, json_get_bool(result, "summary", false), fp);
+	compare_windows_note(result, fp);
 	compare_warnings(result, fp);
 	compare_hosts(result, many, colour, fp);
 }

@@ -844,6 +844,42 @@ html_report(const struct ctl_opts *opts, json_object *args, const char *path)
 	return close_out(fp, path);
 }
 
+/* A total over windows of unequal length: not judged; its per-second change and verdict. */
+static void
+put_per_second(FILE *fp, json_object *f)
+{
+	json_object *ps = NULL;
+	const char *v;
+
+	if (!json_object_object_get_ex(f, "per_s", &ps))
+		return;
+	v = json_get_string(ps, "verdict", NULL);
+	fputs("total not judged; per second ", fp);
+	put_num(fp, json_get_double(ps, "change_pct", NAN));
+	fputs(" % <span class=\"", fp);
+	fputs(v != NULL && (strcmp(v, "better") == 0 || strcmp(v, "worse") == 0) ? v : "", fp);
+	fputs("\">", fp);
+	html_escape(fp, v != NULL ? v : "");
+	fputs("</span>", fp);
+}
+
+/* Why a comparison's totals are not judged, when they are not. */
+static void
+put_windows_note(FILE *fp, json_object *cmp)
+{
+	json_object *w = NULL;
+
+	if (!json_object_object_get_ex(cmp, "windows", &w) ||
+	    json_get_bool(w, "totals_judged", true))
+		return;
+	fprintf(fp,
+	        "<p class=\"note\">Totals (counts over the window) are not judged: the windows "
+	        "last %.1f s (A) and %.1f s (B), %.0f %% apart, more than %.0f %%; their "
+	        "per-second figures are.</p>\n",
+	        json_get_double(w, "a_span_s", 0), json_get_double(w, "b_span_s", 0),
+	        json_get_double(w, "difference_pct", 0), json_get_double(w, "tolerance_pct", 0));
+}
+
 int
 html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 {
@@ -896,9 +932,11 @@ html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 		            ? verdict
 		            : "");
 		html_escape(fp, verdict != NULL ? verdict : "");
+		put_per_second(fp, f);
 		fputs("</td></tr>\n", fp);
 	}
 	fputs("</table>\n", fp);
+	put_windows_note(fp, cmp);
 	/* Both runs over time, from their own starts: when each side is one result. */
 	args = json_object_new_object();
 	json_add_string(args, "name", a);

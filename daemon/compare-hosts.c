@@ -1,12 +1,15 @@
 /* compare-hosts.c: two multi-host results host by host, matched by name, and their
  * cross-host figures pair by pair (compare-hosts.h). What one side lacks is listed as
  * missing: comparing it with 0 would read as a fall of 100 %. */
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare-hosts.h"
 #include "compare.h"
+#include "crosshost.h"
 #include "jsonutil.h"
 #include "xmalloc.h"
 
@@ -154,13 +157,65 @@ compare_host(json_object *const *ha, size_t ca, json_object *const *hb, size_t c
 	return cmp;
 }
 
-/* A result's cross entries as a report compare_results flattens: {"figures": {"SND>RCV":
- * entry}}; pairs gets each pair's name. */
+/* The members of a cross entry that are not compared: what the counters said before the
+ * edges' skew bounded it, the bound and the gaps themselves. */
+static const char *const cross_skip[] = {"tx_minus_rx_packets", "loss_bound_packets",
+                                         "edge_gap_ms"};
+
+/* A cross entry of r as compared: its figures but cross_skip; one stored before the loss
+ * was bounded (no loss_state) gets its bound from r's edges and hosts (crosshost.c), so
+ * that no side compares a negative loss. */
+static json_object *
+cross_entry(json_object *r, json_object *x)
+{
+	json_object *o = json_object_new_object(), *edges = NULL, *hosts = NULL;
+	const char *snd = json_get_string(x, "sender", "?"),
+	           *rcv = json_get_string(x, "receiver", "?");
+	const char *local = json_get_string(r, "local_host", "");
+
+	json_object_object_foreach(x, k, v)
+	{
+		bool skip = false;
+		for (size_t i = 0; i < sizeof(cross_skip) / sizeof(cross_skip[0]); i++)
+			skip |= strcmp(k, cross_skip[i]) == 0;
+		if (!skip)
+			json_object_object_add(o, k, json_object_get(v));
+	}
+	if (!json_object_object_get_ex(x, "loss_state", NULL)) {
+		double st = 0, sr = 0, pps = 0;
+		json_object_object_get_ex(r, "edges", &edges);
+		if (json_object_object_get_ex(r, "hosts", &hosts)) {
+			json_object *h = json_object_object_get(hosts, snd), *w = NULL;
+			if (json_object_object_get_ex(h, "window", &w))
+				st = json_get_double(w, "duration_s", 0);
+			h = json_object_object_get(hosts, rcv);
+			if (json_object_object_get_ex(h, "window", &w))
+				sr = json_get_double(w, "duration_s", 0);
+		}
+		if (st > 0)
+			pps = (double)json_get_int(x, "tx_packets", 0) / st;
+		if (sr > 0)
+			pps = fmax(pps, (double)json_get_int(x, "rx_packets", 0) / sr);
+		crosshost_bound_loss(
+		    o, isfinite(pps) ? pps : 0,
+		    crosshost_edge_gap_ms(json_object_object_get(edges, "start"), local, snd, rcv),
+		    crosshost_edge_gap_ms(json_object_object_get(edges, "stop"), local, snd, rcv));
+		for (size_t i = 0; i < sizeof(cross_skip) / sizeof(cross_skip[0]); i++)
+			json_object_object_del(o, cross_skip[i]);
+	}
+	return o;
+}
+
+/* A result's cross entries as a report compare_results flattens: {"span_s": its span,
+ * "figures": {"SND>RCV": entry}}; pairs gets each pair's name. */
 static json_object *
 cross_report(json_object *r, json_object *pairs)
 {
-	json_object *out = json_object_new_object(), *figs = json_object_new_object(), *cross;
+	json_object *out = json_object_new_object(), *figs = json_object_new_object(), *cross, *v;
 
+	/* The span: so that totals of windows of unequal length are not judged (compare.h). */
+	if (json_object_object_get_ex(r, "span_s", &v))
+		json_object_object_add(out, "span_s", json_object_get(v));
 	json_object_object_add(out, "figures", figs);
 	if (!json_object_object_get_ex(r, "cross", &cross) ||
 	    !json_object_is_type(cross, json_type_array))
@@ -168,9 +223,11 @@ cross_report(json_object *r, json_object *pairs)
 	for (size_t i = 0; i < json_object_array_length(cross); i++) {
 		json_object *x = json_object_array_get_idx(cross, i);
 		char pair[PREFIX_MAX];
+		if (!json_object_is_type(x, json_type_object))
+			continue;
 		snprintf(pair, sizeof(pair), "%s>%s", json_get_string(x, "sender", "?"),
 		         json_get_string(x, "receiver", "?"));
-		json_object_object_add(figs, pair, json_object_get(x));
+		json_object_object_add(figs, pair, cross_entry(r, x));
 		json_object_object_add(pairs, pair, NULL);
 	}
 	return out;
@@ -180,19 +237,22 @@ cross_report(json_object *r, json_object *pairs)
 static json_object *
 compare_cross(json_object *const *a, size_t na, json_object *const *b, size_t nb)
 {
-	static const char *const fmt[] = {"%s."};
+	static const char *const fmt[] = {"%s."}, *const span[] = {"span_s"};
 	json_object **xs = xcalloc(na + nb, sizeof(*xs));
 	json_object *pa = json_object_new_object(), *pb = json_object_new_object();
 	json_object *cmp, *out = json_object_new_object(), *missing = json_object_new_array();
-	json_object *figs;
+	json_object *figs, *win;
 
 	for (size_t i = 0; i < na + nb; i++)
 		xs[i] = cross_report(i < na ? a[i] : b[i - na], i < na ? pa : pb);
 	cmp = compare_results(xs, na, xs + na, nb);
 	drop_one_sided(cmp, pa, pb, "pair", "a", fmt, 1, missing);
 	drop_one_sided(cmp, pb, pa, "pair", "b", fmt, 1, missing);
+	drop_prefixed(cmp, span, 1); /* the results' own, compared with their figures */
 	if (json_object_object_get_ex(cmp, "figures", &figs))
 		json_object_object_add(out, "figures", json_object_get(figs));
+	if (json_object_object_get_ex(cmp, "windows", &win))
+		json_object_object_add(out, "windows", json_object_get(win));
 	json_object_object_add(out, "missing", missing);
 	json_object_put(cmp);
 	json_object_put(pa);

@@ -118,6 +118,13 @@ static const struct figure_kind kinds[] = {
     {"udp.no_ports", "datagrams", LO, false},
     {"udp.*_per_s", "datagrams/s", HI, false},
     {"udp.*", "datagrams", HI, false},
+    /* multi-host results' cross-host figures, "SENDER>RECEIVER.FIELD" (compare-hosts.c) */
+    {"*>*.loss_ratio", "ratio", LO, true},
+    {"*>*.bytes_ratio", "ratio", NULL, true}, /* not bounded by the skew: no verdict */
+    {"*>*.lost_packets", "packets", LO, false},
+    {"*>*_bits_per_s", "bit/s", HI, false},
+    {"*>*_packets", "packets", HI, false},
+    {"*>*_bytes", "bytes", HI, false},
     /* sysctl, lnstat and anything newer */
     {"*", "", NULL, false},
 };
@@ -249,6 +256,8 @@ struct figures {
 	/* t(0.975, n - 1) by n, 0 until needed: a quantile costs a bisection, and every figure
 	 * of a side has the same few n. */
 	double t975[COMPARE_MAX_RESULTS + 1];
+	double *span; /* [na + nb]: each result's window in seconds; NAN when unknown */
+	bool unequal; /* the sides' windows differ by more than COMPARE_SPAN_TOLERANCE_PCT */
 };
 
 /* Record one value of the current result. */
@@ -331,6 +340,56 @@ add_welch(json_object *o, const struct stats_desc *sa, const struct stats_desc *
 	json_add_string(o, "significance", w.p < COMPARE_ALPHA ? "significant" : "within noise");
 }
 
+/* The % change from a to b: null (NAN) when a is 0 and b is not. */
+static double
+change_pct(double a, double change)
+{
+	if (a != 0)
+		return 100.0 * change / fabs(a);
+	return change == 0 ? 0 : NAN;
+}
+
+/* Is a figure of kind k at path a total: a count over the window, which grows with the
+ * window's length (not a level, a share, a ratio or a rate)? */
+static bool
+is_total(const struct figure_kind *k, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (k->level || strstr(k->unit, "/s") != NULL)
+		return false;
+	return !(n > 6 && strcmp(path + n - 6, "_per_s") == 0) &&
+	       !(n > 4 && strcmp(path + n - 4, "_pps") == 0);
+}
+
+/* A total's figures per second of its window, for windows of unequal length: each
+ * result's value over its span, both sides' means, the change and its verdict. */
+static json_object *
+per_second_json(struct figures *fs, struct figure *f, const struct figure_kind *k, size_t na,
+                size_t nb)
+{
+	json_object *o = json_object_new_object(), *side;
+	double *v = xcalloc(na + nb, sizeof(*v)), change;
+	struct stats_desc sa, sb;
+
+	for (size_t i = 0; i < na + nb; i++)
+		v[i] = fs->span[i] > 0 ? f->v[i] / fs->span[i] : NAN;
+	stats_describe(v, na, &sa);
+	stats_describe(v + na, nb, &sb);
+	free(v);
+	change = sb.mean - sa.mean;
+	side = json_object_new_object();
+	json_add_double(side, "mean", sa.mean);
+	json_object_object_add(o, "a", side);
+	side = json_object_new_object();
+	json_add_double(side, "mean", sb.mean);
+	json_object_object_add(o, "b", side);
+	json_add_double(o, "change", change);
+	json_add_double(o, "change_pct", change_pct(sa.mean, change));
+	json_add_string(o, "verdict", verdict(k->better, change));
+	return o;
+}
+
 /* One figure's line of the comparison. */
 static json_object *
 figure_json(struct figures *fs, struct figure *f, size_t na, size_t nb)
@@ -338,7 +397,8 @@ figure_json(struct figures *fs, struct figure *f, size_t na, size_t nb)
 	const struct figure_kind *k = kind_of(f->path);
 	json_object *o = json_object_new_object();
 	struct stats_desc sa, sb;
-	double change, pct;
+	double change;
+	bool unjudged;
 
 	for (size_t i = 0; i < na + nb; i++)
 		if (!f->present[i])
@@ -346,18 +406,21 @@ figure_json(struct figures *fs, struct figure *f, size_t na, size_t nb)
 	stats_describe(f->v, na, &sa);
 	stats_describe(f->v + na, nb, &sb);
 	change = sb.mean - sa.mean;
-	if (sa.mean != 0)
-		pct = 100.0 * change / fabs(sa.mean);
-	else
-		pct = change == 0 ? 0 : NAN;
+	/* A total over a window twice as long is twice as large at the same rate: it is
+	 * judged per second instead. */
+	unjudged = fs->unequal && k->better != NULL && is_total(k, f->path);
 	json_add_string(o, "figure", f->path);
 	json_add_string(o, "unit", k->unit);
 	json_add_string(o, "better", k->better);
 	json_object_object_add(o, "a", side_json(fs, &sa, na));
 	json_object_object_add(o, "b", side_json(fs, &sb, nb));
 	json_add_double(o, "change", change);
-	json_add_double(o, "change_pct", pct);
-	json_add_string(o, "verdict", verdict(k->better, change));
+	json_add_double(o, "change_pct", change_pct(sa.mean, change));
+	json_add_string(o, "verdict", unjudged ? NULL : verdict(k->better, change));
+	if (unjudged) {
+		json_add_string(o, "unjudged", "total over windows of unequal length");
+		json_object_object_add(o, "per_s", per_second_json(fs, f, k, na, nb));
+	}
 	add_welch(o, &sa, &sb);
 	return o;
 }
@@ -505,6 +568,57 @@ add_warnings(json_object *out, json_object *figs, json_object *warns)
 	json_object_object_add(out, "warnings", warns);
 }
 
+/* A result's window in seconds: its span_s, else its window's duration_s; NAN when it
+ * has neither (or a nonsense one). */
+static double
+result_span(json_object *r)
+{
+	json_object *v = NULL, *win = NULL;
+	double s;
+
+	if (!json_object_object_get_ex(r, "span_s", &v) &&
+	    json_object_object_get_ex(r, "window", &win))
+		json_object_object_get_ex(win, "duration_s", &v);
+	if (v == NULL ||
+	    (!json_object_is_type(v, json_type_int) && !json_object_is_type(v, json_type_double)))
+		return NAN;
+	s = json_object_get_double(v);
+	return isfinite(s) && s > 0 ? s : NAN;
+}
+
+/* Each result's window, and whether the sides' mean windows differ by more than
+ * COMPARE_SPAN_TOLERANCE_PCT of the longer; "windows" in out says so. */
+static void
+spans_of(struct figures *fs, json_object *const *a, size_t na, json_object *const *b, size_t nb,
+         json_object *out)
+{
+	struct stats_desc sa, sb;
+	json_object *w;
+	double diff;
+
+	fs->span = xcalloc(na + nb, sizeof(*fs->span));
+	for (size_t i = 0; i < na + nb; i++)
+		fs->span[i] = result_span(i < na ? a[i] : b[i - na]);
+	stats_describe(fs->span, na, &sa);
+	stats_describe(fs->span + na, nb, &sb);
+	if (sa.n == 0 || sb.n == 0)
+		return; /* unknown: the totals are judged as before */
+	diff = 100.0 * fabs(sb.mean - sa.mean) / fmax(sa.mean, sb.mean);
+	fs->unequal = diff > COMPARE_SPAN_TOLERANCE_PCT;
+	w = json_object_new_object();
+	json_add_double(w, "a_span_s", sa.mean);
+	json_add_double(w, "b_span_s", sb.mean);
+	json_add_double(w, "difference_pct", diff);
+	json_add_double(w, "tolerance_pct", COMPARE_SPAN_TOLERANCE_PCT);
+	json_add_bool(w, "totals_judged", !fs->unequal);
+	if (fs->unequal)
+		json_add_string(w, "reason",
+		                "the windows' lengths differ by more than the tolerance: totals "
+		                "(counts over the window) are not judged, their per-second "
+		                "figures are");
+	json_object_object_add(out, "windows", w);
+}
+
 /* Collect every figure flatten gives of every result, then one line per figure. */
 static json_object *
 compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
@@ -513,6 +627,7 @@ compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
 	struct figures fs = {.index = json_object_new_object(), .nres = na + nb, .t975 = {0}};
 	json_object *out = json_object_new_object(), *arr = json_object_new_array(), *side;
 
+	spans_of(&fs, a, na, b, nb, out);
 	for (fs.cur = 0; fs.cur < na + nb; fs.cur++)
 		flatten(fs.cur < na ? a[fs.cur] : b[fs.cur - na], collect, &fs);
 	for (size_t i = 0; i < fs.n; i++) {
@@ -522,6 +637,7 @@ compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
 		free(fs.v[i].present);
 	}
 	free(fs.v);
+	free(fs.span);
 	json_object_put(fs.index);
 	add_warnings(out, arr, compare_tuning_warnings(a, na, b, nb));
 	side = json_object_new_object();

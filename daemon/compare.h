@@ -10,6 +10,10 @@
 #define COMPARE_MAX_RESULTS  256  /* results on one side */
 #define COMPARE_ALPHA        0.05 /* Welch's p below this: "significant" */
 #define COMPARE_SUMMARY_ARFS 4    /* aRFS counters in a summary */
+/* Windows whose lengths (the sides' mean span_s) differ by more than this % of the longer
+ * get no verdict on their totals: a count over 28 s against one over 15 s says nothing
+ * about better or worse; their per-second figures are judged instead. */
+#define COMPARE_SPAN_TOLERANCE_PCT 5.0
 
 /* What kind of figure a path names: its unit ("packets/s", "%", "" when none) and which
  * way is better ("higher", "lower", or NULL when it depends on the load). Never NULL
@@ -37,7 +41,15 @@ void compare_flatten(json_object *result, void (*fn)(const char *path, double v,
  * several results a side, each side has "ci95_low"/"ci95_high" (the 95 % confidence
  * interval of its mean, Student's t; null with fewer than 2 values) and, when both sides
  * have 2 values or more, the figure has Welch's "t", "df", "p" and "significance":
- * "significant" (p < COMPARE_ALPHA) or "within noise" (stats.h). */
+ * "significant" (p < COMPARE_ALPHA) or "within noise" (stats.h).
+ * When every result has a span (span_s, else window.duration_s), the object has
+ *   "windows": {"a_span_s", "b_span_s" (each side's mean), "difference_pct" (of the longer),
+ *               "tolerance_pct": COMPARE_SPAN_TOLERANCE_PCT, "totals_judged": bool,
+ *               "reason" (when not)}
+ * and when the totals are not judged, each total with a better direction (a count over the
+ * window: not a level, share, ratio or rate) has "verdict": null, "unjudged": the reason,
+ * and "per_s": {"a": {"mean"}, "b": {"mean"}, "change", "change_pct", "verdict"}: each
+ * result's value over its own span, compared as above. */
 json_object *compare_results(json_object *const *a, size_t na, json_object *const *b, size_t nb);
 
 /* The kit's rows of a result, as compare_flatten gives figures: summary.queue_packets.SET

@@ -9,6 +9,7 @@
 
 #include "cmd.h"
 #include "control.h"
+#include "crosshost.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -419,23 +420,20 @@ void
 peerwin_finish(struct peerwins *pw, const char *name, json_object *local, json_object *extra)
 {
 	struct mhwin *w = find(pw, name);
-	json_object *hosts, *edges, *skew, *incomplete, *reports;
+	json_object *edges, *skew, *parts;
 	char host[256];
 	double ss, se;
 
 	if (w == NULL)
 		return;
-	hosts = json_object_new_object();
 	edges = json_object_new_object();
 	skew = json_object_new_object();
-	incomplete = json_object_new_object();
-	reports = json_object_new_object();
+	parts = json_object_new_object();
 	local_host(host, sizeof(host));
 	json_object_object_add(edges, "start", edge_json(w, &w->start, "start_real_ns", &ss));
 	json_object_object_add(edges, "stop", edge_json(w, &w->stop, "end_real_ns", &se));
 	json_object_object_add(skew, "start_ms", json_double(ss));
 	json_object_object_add(skew, "stop_ms", json_double(se));
-	json_object_object_add(hosts, host, NULL); /* this host: its report (window.c) */
 	for (size_t i = 0; i < json_object_array_length(w->peers); i++) {
 		const char *p = json_object_get_string(json_object_array_get_idx(w->peers, i));
 		const char *why = edge_error(&w->start, p);
@@ -448,103 +446,17 @@ peerwin_finish(struct peerwins *pw, const char *name, json_object *local, json_o
 			json_object *po = json_object_new_object();
 			json_add_bool(po, "complete", false);
 			json_add_string(po, "reason", why);
-			json_object_object_add(hosts, p, po);
-			json_add_string(incomplete, p, why);
-		} else {
-			json_object_object_add(hosts, p, json_object_get(r));
-			json_object_object_add(reports, p, json_object_get(r));
-		}
+			json_object_object_add(parts, p, po);
+		} else
+			json_object_object_add(parts, p, json_object_get(r));
 	}
-	if (local != NULL)
-		json_object_object_add(reports, host, json_object_get(local));
-	json_object_object_add(extra, "hosts", hosts);
-	json_add_string(extra, "local_host", host);
-	json_object_object_add(extra, "edges", edges);
+	/* The peers' reports checked before anything is computed from them, then the hosts,
+	 * the cross figures with their loss bounded by the edges' skew (crosshost.c). */
+	crosshost_assemble(extra, host, local, parts, edges);
 	json_object_object_add(extra, "skew", skew);
-	json_object_object_add(extra, "peers_incomplete", incomplete);
-	json_object_object_add(extra, "cross", peerwin_cross(reports));
-	json_object_put(reports);
+	json_object_put(parts);
+	json_object_put(edges);
 	peerwin_forget(pw, name);
-}
-
-/* The device of a report's figures.devices with the most of field, or NULL. */
-static json_object *
-busiest(json_object *report, const char *field)
-{
-	json_object *fig = NULL, *devs = NULL, *best = NULL;
-	int64_t most = 0;
-
-	if (!json_object_object_get_ex(report, "figures", &fig) ||
-	    !json_object_object_get_ex(fig, "devices", &devs) ||
-	    !json_object_is_type(devs, json_type_array))
-		return NULL;
-	for (size_t i = 0; i < json_object_array_length(devs); i++) {
-		json_object *dv = json_object_array_get_idx(devs, i);
-		int64_t v = json_get_int(dv, field, 0);
-		if (strcmp(json_get_string(dv, "name", ""), "lo") != 0 && v > most) {
-			most = v;
-			best = dv;
-		}
-	}
-	return best;
-}
-
-/* A report's span in seconds. */
-static double
-span_of(json_object *report)
-{
-	json_object *win = NULL;
-
-	if (json_object_object_get_ex(report, "window", &win))
-		return json_get_double(win, "duration_s", 0);
-	return json_get_double(report, "span_s", 0);
-}
-
-json_object *
-peerwin_cross(json_object *hosts)
-{
-	json_object *arr = json_object_new_array();
-
-	json_object_object_foreach(hosts, a, ra)
-	{
-		json_object *tx = busiest(ra, "tx_bytes");
-		if (tx == NULL)
-			continue;
-		json_object_object_foreach(hosts, b, rb)
-		{
-			json_object *rx, *o;
-			int64_t txp, txb, rxp, rxb;
-			double sa = span_of(ra), sb = span_of(rb);
-
-			if (strcmp(a, b) == 0 || (rx = busiest(rb, "rx_bytes")) == NULL)
-				continue;
-			txp = json_get_int(tx, "tx_packets", 0);
-			txb = json_get_int(tx, "tx_bytes", 0);
-			rxp = json_get_int(rx, "rx_packets", 0);
-			rxb = json_get_int(rx, "rx_bytes", 0);
-			o = json_object_new_object();
-			json_add_string(o, "sender", a);
-			json_add_string(o, "sender_device", json_get_string(tx, "name", ""));
-			json_add_string(o, "receiver", b);
-			json_add_string(o, "receiver_device", json_get_string(rx, "name", ""));
-			json_add_int(o, "tx_packets", txp);
-			json_add_int(o, "tx_bytes", txb);
-			json_add_int(o, "rx_packets", rxp);
-			json_add_int(o, "rx_bytes", rxb);
-			json_add_int(o, "lost_packets", txp - rxp);
-			json_object_object_add(
-			    o, "loss_ratio",
-			    json_double(txp > 0 ? (double)(txp - rxp) / (double)txp : 0));
-			json_object_object_add(
-			    o, "bytes_ratio", json_double(txb > 0 ? (double)rxb / (double)txb : 0));
-			json_object_object_add(o, "tx_bits_per_s",
-			                       json_double(sa > 0 ? (double)txb * 8 / sa : 0));
-			json_object_object_add(o, "rx_bits_per_s",
-			                       json_double(sb > 0 ? (double)rxb * 8 / sb : 0));
-			json_object_array_add(arr, o);
-		}
-	}
-	return arr;
 }
 
 /* ---- the benchmark's server on a peer ---- */

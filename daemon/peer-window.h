@@ -50,8 +50,9 @@ void peerwin_when_answered(struct peerwins *pw, const char *name, peerwin_fn don
  * (new reference). */
 json_object *peerwin_start_json(struct peerwins *pw, const char *name);
 /* Add the multi-host members to the extra of window_stop (hosts, edges, skew, cross,
- * peers_incomplete) and forget the window. local is this host's live report (for the
- * cross figures; may be NULL). */
+ * peers_incomplete; crosshost.h: a peer's report out of range is refused there, its host
+ * incomplete with the reason) and forget the window. local is this host's live report
+ * (for the cross figures; may be NULL). */
 void peerwin_finish(struct peerwins *pw, const char *name, json_object *local, json_object *extra);
 /* Forget a window (its local start failed). */
 void peerwin_forget(struct peerwins *pw, const char *name);
@@ -73,10 +74,5 @@ int peerwin_mark_start(struct peerwins *pw, struct cmd_ctx *ctx, const char *nam
                        json_object *peers, struct nm_error *err);
 int peerwin_mark_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *args,
                       struct nm_error *err);
-
-/* Cross-host figures of hosts (name -> report): for each host's busiest sending device,
- * the busiest receiving device of every other host, packets and bytes on both ends, loss
- * and throughput at both ends (new reference). */
-json_object *peerwin_cross(json_object *hosts);
 
 #endif

@@ -206,9 +206,12 @@ def test_summary():
     try:
         time.sleep(1.2)
         for name, count in (("w/1", 2000), ("w/2", 5000)):
+            # Windows of one length (3 s): their totals are judged (compare.h's
+            # COMPARE_SPAN_TOLERANCE_PCT).
+            t0 = time.monotonic()
             d.ctl("mark", "start", name)
             sh("python3", "-c", SEND, ADDR_B, str(count), ns=NS_A)
-            time.sleep(0.6)
+            time.sleep(max(0.1, t0 + 3.0 - time.monotonic()))
             d.ctl("mark", "stop", name, "--cpus", "first=0", "--cpus", "rest=1-8191")
         ra, rb = d.json("result", "show", "w/1"), d.json("result", "show", "w/2")
         want_a, want_b = summary_of(ra), summary_of(rb)
@@ -225,6 +228,7 @@ def test_summary():
         for f in cmp["figures"]:
             close(f["a"]["mean"], want_a.get(f["figure"], 0), 1e-9, "A " + f["figure"])
             close(f["b"]["mean"], want_b.get(f["figure"], 0), 1e-9, "B " + f["figure"])
+        assert cmp["windows"]["totals_judged"] is True, cmp["windows"]
         sent = figures(cmp)["summary.packets_sent"]
         assert sent["verdict"] == "better" and sent["better"] == "higher", sent
         text = d.ctl("compare", "w/1", "w/2", "--summary").stdout
@@ -233,6 +237,38 @@ def test_summary():
         assert "summary.packets_sent" in text and "better" in text, text
         # Without --summary, many more rows.
         assert len(d.json("compare", "w/1", "w/2")["figures"]) > 3 * len(got)
+        # A third window of 6 s: against w/2 its totals are not judged
+        # (each says why, and its per-second change); its rates and ratios are.
+        t0 = time.monotonic()
+        d.ctl("mark", "start", "w/3")
+        sh("python3", "-c", SEND, ADDR_B, "10000", ns=NS_A)
+        time.sleep(max(0.1, t0 + 6.0 - time.monotonic()))
+        d.ctl("mark", "stop", "w/3")
+        cmp = d.json("compare", "w/2", "w/3", "--summary")
+        assert cmp["windows"]["totals_judged"] is False, cmp["windows"]
+        assert 40 < cmp["windows"]["difference_pct"] < 60, cmp["windows"]
+        sent = figures(cmp)["summary.packets_sent"]
+        assert sent["verdict"] is None and "unjudged" in sent, sent
+        assert sent["per_s"]["verdict"] in ("better", "worse", "same"), sent
+        per_s = [sent["b"]["mean"] / cmp["windows"]["b_span_s"],
+                 sent["a"]["mean"] / cmp["windows"]["a_span_s"]]
+        close(sent["per_s"]["b"]["mean"], per_s[0], 1e-6, "per_s B")
+        close(sent["per_s"]["a"]["mean"], per_s[1], 1e-6, "per_s A")
+        text = d.ctl("compare", "w/2", "w/3", "--summary").stdout
+        assert "summary.packets_sent" in text and "total not judged; per s" in text, text
+        assert "(totals are not judged: the windows last " in text, text
+        rows = list(csv.DictReader(io.StringIO(
+            d.ctl("--csv", "compare", "w/2", "w/3", "--summary").stdout)))
+        row = [r for r in rows if r["figure"] == "summary.packets_sent"][0]
+        assert row["verdict"] == "" and row["per_s_verdict"] == sent["per_s"]["verdict"], row
+        close(float(row["per_s_b_mean"]), per_s[0], 1e-6, "csv per_s B")
+        # compare --html: the same rule, in words, and why.
+        page = os.path.join(d.dir, "cmp.html")
+        d.ctl("compare", "w/2", "w/3", "--html", page)
+        with open(page) as f:
+            html = f.read()
+        assert "total not judged; per second " in html, html[:3000]
+        assert "Totals (counts over the window) are not judged: the windows last" in html
     finally:
         assert d.stop() == 0
 

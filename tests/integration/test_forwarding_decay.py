@@ -96,6 +96,35 @@ def main():
             for host, dev in (("gen", "g0"), ("sink", "s0"), (res["local_host"], "r1")):
                 devs = [d["name"] for d in res["hosts"][host]["figures"]["devices"]]
                 assert dev in devs, (name, host, devs)
+            # Cross-host losses: never negative; the counters' own difference kept beside
+            # them, within the edges' skew's bound when the loss is 0 (issue 35).
+            for x in res["cross"]:
+                assert x["lost_packets"] >= 0 and x["loss_ratio"] >= 0, (name, x)
+                assert x["loss_state"] in ("lost", "within_skew", "more_received"), x
+                if x["loss_state"] == "within_skew":
+                    assert abs(x["tx_minus_rx_packets"]) <= x["loss_bound_packets"], x
+            pairs = {(x["sender"], x["receiver"]): x for x in res["cross"]}
+            for pair in (("gen", res["local_host"]), (res["local_host"], "sink")):
+                # The links into and out of the router lose nothing (what the bound, at the
+                # window's mean rate, leaves of the skew at most a trace).
+                x = pairs[pair]
+                assert x["lost_packets"] <= 0.001 * x["tx_packets"], (name, x)
+        # The comparison of the two runs (28 s and 16 s): no verdict on a total, the
+        # per-second figures judged, no negative loss across hosts.
+        with open(os.path.join(out, "compare.json")) as f:
+            cmp = json.load(f)
+        assert cmp["windows"]["totals_judged"] is False, cmp["windows"]
+        comparisons = [cmp, cmp["cross"]] + list(cmp["hosts"].values())
+        for c in comparisons:
+            for fig in c["figures"]:
+                if "per_s" in fig:
+                    assert fig["verdict"] is None, fig
+            assert "windows" in c, c.keys()
+        sp = [f for f in cmp["figures"] if f["figure"] == "softnet.processed"][0]
+        assert sp["verdict"] is None and sp["per_s"]["verdict"] in ("better", "worse", "same"), sp
+        for fig in cmp["cross"]["figures"]:
+            if fig["figure"].endswith((".lost_packets", ".loss_ratio")):
+                assert fig["a"]["mean"] >= 0 and fig["b"]["mean"] >= 0, fig
         # The sink's received rate shows the router's decay and recovery (trend --host sink);
         # the generator's sent rate does not move.
         with open(os.path.join(out, "trend-sink-small-table.json")) as f:

@@ -123,6 +123,63 @@ def multihost_run(a, peer):
     return stored
 
 
+def test_delayed_peer_loss_within_skew():
+    """A peer whose requests arrive 60 ms late (its transport holds each line back) takes
+    both its edges about 60 ms after ours, while a stream runs across both: the link loses
+    nothing, the counters were read that far apart, and the loss is 0 within the stated
+    bound (the link's rate x the edges' gaps), never negative; report shows it so."""
+    b = daemon(NS_B)
+    slow = ("[peer slow]\ncommand = ip netns exec %s sh -c 'while IFS= read -r l; do "
+            "sleep 0.06; printf %%s \"$l\"; echo; done | %s -s %s proxy'\n" % (
+                NS_B, NETMETRICSCTL, b.sock))
+    a = daemon(NS_A, slow)
+    srv = subprocess.Popen(["ip", "netns", "exec", NS_B, "iperf3", "-s", "-1", "-B", ADDR_B],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _live.append(srv)
+    deadline = time.time() + 10
+    while ":5201" not in sh("ss", "-ltn", ns=NS_B).stdout:
+        assert time.time() < deadline, "iperf3 -s did not listen"
+        time.sleep(0.1)
+    # A stream across both edges at a rate that holds: UDP paced at 10,000 packets/s.
+    load = subprocess.Popen(["ip", "netns", "exec", NS_A, "iperf3", "-c", ADDR_B, "-u", "-b",
+                             "8M", "-l", "100", "-t", "6"], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    _live.append(load)
+    time.sleep(1.5)
+    st = a.json("mark", "start", "skewed", "--peer", "slow")
+    assert st["peers"]["slow"]["state"] == "open", st
+    time.sleep(2)
+    a.json("mark", "stop", "skewed")
+    load.wait(timeout=30)
+    _live.remove(load)
+    srv.kill()
+    srv.wait()
+    _live.remove(srv)
+    res = a.json("result", "show", "skewed")
+    assert res["peers_incomplete"] == {}, res["peers_incomplete"]
+    x = [c for c in res["cross"] if c["sender"] == HOST and c["receiver"] == "slow"]
+    assert len(x) == 1, res["cross"]
+    x = x[0]
+    gaps = x["edge_gap_ms"]
+    assert gaps["start"] >= 50 and gaps["stop"] >= 50, (gaps, res["edges"])
+    assert x["tx_packets"] > 10000, x  # the stream ran across the window
+    # The bound: what the link moved while the edges were apart.
+    pps = max(x["tx_packets"] / res["hosts"][HOST]["window"]["duration_s"],
+              x["rx_packets"] / res["hosts"]["slow"]["window"]["duration_s"])
+    want = pps * (gaps["start"] + gaps["stop"]) / 1000.0
+    assert abs(x["loss_bound_packets"] - want) <= 1.001, (x, want)
+    assert x["loss_bound_packets"] >= 500, x
+    assert abs(x["tx_minus_rx_packets"]) <= x["loss_bound_packets"], x
+    assert x["loss_state"] == "within_skew", x
+    assert x["lost_packets"] == 0 and x["loss_ratio"] == 0, x
+    out = a.ctl("report", "skewed").stdout
+    assert "0 (within the edges' skew, +/-%d)" % x["loss_bound_packets"] in out, out
+    print("    delayed peer: edges %.1f ms and %.1f ms apart, tx - rx %d, bound +/-%d" % (
+        gaps["start"], gaps["stop"], x["tx_minus_rx_packets"], x["loss_bound_packets"]))
+    stop(a)
+    stop(b)
+
+
 def edge_allowance(res, x, rel):
     """How far a cross-host pair's bytes may part mid-stream: rel of the bytes, and what the
     stream moved in the time by which the peer's edges were later than ours at one end and
@@ -728,7 +785,8 @@ TESTS = [test_command_peer_netperf, test_suite_peer, test_test_start_peer, test_
          test_reload_with_three_peers,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
-         test_fault_peer_never_answers, test_generator_on_peer, test_generator_peer_killed,
+         test_fault_peer_never_answers, test_delayed_peer_loss_within_skew,
+         test_generator_on_peer, test_generator_peer_killed,
          test_generator_peer_refuses]
 
 if __name__ == "__main__":

@@ -4,6 +4,7 @@
  * results without hosts left as they were. */
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -150,6 +151,78 @@ test_single_host(void **state)
 	json_object_put(b);
 }
 
+/* A cross entry of snd>rcv as stored: 20,000 packets/s over span s; rx is tx less diff. A
+ * new result has its loss bounded (loss_state ...); an old one (new false) has only
+ * lost_packets = tx - rx. Both have edges 0.5 ms apart at each edge. */
+static json_object *
+cross_result(double span, long long tx, long long diff, bool new)
+{
+	char text[2048], loss[256];
+
+	if (new)
+		snprintf(loss, sizeof(loss),
+		         "\"tx_minus_rx_packets\":%lld,\"loss_bound_packets\":20,"
+		         "\"loss_state\":\"within_skew\",\"lost_packets\":0,"
+		         "\"loss_ratio\":0,\"edge_gap_ms\":{\"start\":0.5,\"stop\":0.5}",
+		         diff);
+	else
+		snprintf(loss, sizeof(loss), "\"lost_packets\":%lld,\"loss_ratio\":%g", diff,
+		         (double)diff / (double)tx);
+	snprintf(text, sizeof(text),
+	         "{\"span_s\":%g,\"local_host\":\"snd\",\"figures\":{},"
+	         "\"hosts\":{\"snd\":{\"window\":{\"duration_s\":%g},\"span_s\":%g,"
+	         "\"figures\":{}},\"rcv\":{\"window\":{\"duration_s\":%g},\"span_s\":%g,"
+	         "\"figures\":{}}},"
+	         "\"edges\":{\"start\":{\"peers\":{\"rcv\":{\"skew_ms\":0.5,"
+	         "\"round_trip_ms\":2}}},\"stop\":{\"peers\":{\"rcv\":{\"skew_ms\":-0.5,"
+	         "\"round_trip_ms\":2}}}},"
+	         "\"cross\":[{\"sender\":\"snd\",\"sender_device\":\"s0\","
+	         "\"receiver\":\"rcv\",\"receiver_device\":\"r0\",\"tx_packets\":%lld,"
+	         "\"rx_packets\":%lld,%s}]}",
+	         span, span, span, span, span, tx, tx - diff, loss);
+	return json_tokener_parse(text);
+}
+
+/* Across hosts: no negative loss is compared (an old result's tx - rx of -16, within
+ * the 20 packets its edges' skew allows, counts as 0), the counters' raw difference and
+ * the bound are not compared, and windows of 28 s and 16 s leave the totals unjudged
+ * while the loss ratio is judged. */
+static void
+test_cross_bounded(void **state)
+{
+	json_object *a = cross_result(28, 560000, -16, false),
+	            *b = cross_result(16, 320000, -9, true), *out, *cross, *figs, *f, *v;
+
+	(void)state;
+	assert_non_null(a);
+	assert_non_null(b);
+	out = compare_results(&a, 1, &b, 1);
+	compare_hosts_add(out, &a, 1, &b, 1, compare_results);
+	cross = json_object_object_get(out, "cross");
+	figs = json_object_object_get(cross, "figures");
+	check(figs, "snd>rcv.lost_packets", 0, 0, 0);
+	check(figs, "snd>rcv.loss_ratio", 0, 0, 0);
+	assert_string_equal(json_object_get_string(json_object_object_get(
+	                        find(figs, "snd>rcv.loss_ratio"), "verdict")),
+	                    "same");
+	assert_null(find(figs, "snd>rcv.tx_minus_rx_packets"));
+	assert_null(find(figs, "snd>rcv.loss_bound_packets"));
+	assert_null(find(figs, "snd>rcv.edge_gap_ms.start"));
+	assert_null(find(figs, "span_s"));
+	/* 560,000 in 28 s against 320,000 in 16 s: both 20,000/s. */
+	f = find(figs, "snd>rcv.tx_packets");
+	assert_non_null(f);
+	assert_true(json_object_object_get_ex(f, "verdict", &v) && v == NULL);
+	v = json_object_object_get(f, "per_s");
+	assert_string_equal(json_object_get_string(json_object_object_get(v, "verdict")), "same");
+	v = json_object_object_get(cross, "windows");
+	assert_non_null(v);
+	assert_false(json_object_get_boolean(json_object_object_get(v, "totals_judged")));
+	json_object_put(out);
+	json_object_put(a);
+	json_object_put(b);
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -157,6 +230,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_host_by_host),
 	    cmocka_unit_test(test_single_host),
+	    cmocka_unit_test(test_cross_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

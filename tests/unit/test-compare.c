@@ -530,14 +530,98 @@ test_tuning_warnings(void **state)
 	json_object_put(b[0]);
 }
 
+/* A window of span seconds at 100 packets/s on eth0, with 1 retransmit/s. */
+static json_object *
+steady(double span, double per_s)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+	         "{\"span_s\":%g,\"figures\":{\"devices\":[{\"name\":\"eth0\","
+	         "\"rx_packets\":%g,\"rx_packets_per_s\":%g}],"
+	         "\"tcp\":{\"retrans_segs\":%g,\"retrans_segs_per_s\":1,"
+	         "\"retrans_ratio\":0.01}}}",
+	         span, span * per_s, per_s, span);
+	return parse(text);
+}
+
+/* Windows of 10 s and 20 s at the same rate: the totals are twice as large, which is no
+ * better and no worse: they get no verdict, their per-second figures compare as "same";
+ * rates and ratios are judged as always. Within COMPARE_SPAN_TOLERANCE_PCT (10 s against
+ * 10.4 s) the totals are judged. */
+static void
+test_unequal_windows(void **state)
+{
+	json_object *a = steady(10, 100), *b = steady(20, 100), *cmp, *f, *w, *ps;
+
+	(void)state;
+	cmp = compare_results(&a, 1, &b, 1);
+	w = json_object_object_get(cmp, "windows");
+	assert_non_null(w);
+	assert_false(json_object_get_boolean(json_object_object_get(w, "totals_judged")));
+	assert_true(num(w, "a_span_s") == 10 && num(w, "b_span_s") == 20);
+	assert_true(num(w, "difference_pct") == 50 && num(w, "tolerance_pct") == 5);
+	assert_non_null(json_object_object_get(w, "reason"));
+	/* A total: its change stands, its verdict is null, per second it is the same. */
+	f = figure(cmp, "devices.eth0.rx_packets");
+	check(cmp, "devices.eth0.rx_packets", 1000, 2000, 1000, 100, "higher");
+	assert_true(json_object_is_type(json_object_object_get(f, "verdict"), json_type_null));
+	assert_non_null(str(f, "unjudged"));
+	ps = json_object_object_get(f, "per_s");
+	assert_non_null(ps);
+	assert_true(num(ps, "a.mean") == 100 && num(ps, "b.mean") == 100);
+	assert_true(num(ps, "change") == 0 && num(ps, "change_pct") == 0);
+	assert_string_equal(str(ps, "verdict"), "same");
+	f = figure(cmp, "tcp.retrans_segs");
+	assert_true(json_object_is_type(json_object_object_get(f, "verdict"), json_type_null));
+	assert_string_equal(str(json_object_object_get(f, "per_s"), "verdict"), "same");
+	/* Rates and ratios: judged, no per_s. */
+	f = figure(cmp, "devices.eth0.rx_packets_per_s");
+	assert_string_equal(str(f, "verdict"), "same");
+	assert_null(json_object_object_get(f, "per_s"));
+	assert_null(json_object_object_get(f, "unjudged"));
+	assert_string_equal(str(figure(cmp, "tcp.retrans_ratio"), "verdict"), "same");
+	json_object_put(cmp);
+	json_object_put(b);
+
+	/* 10 s against 10.4 s (3.8 % apart): the totals are judged. */
+	b = steady(10.4, 100);
+	cmp = compare_results(&a, 1, &b, 1);
+	w = json_object_object_get(cmp, "windows");
+	assert_true(json_object_get_boolean(json_object_object_get(w, "totals_judged")));
+	f = figure(cmp, "devices.eth0.rx_packets");
+	assert_string_equal(str(f, "verdict"), "better");
+	assert_null(json_object_object_get(f, "per_s"));
+	json_object_put(cmp);
+	json_object_put(b);
+
+	/* Two iterations a side, 10 s each against 20 s and 21 s: the sides' means apart. */
+	{
+		json_object *sa[2] = {a, steady(10, 100)},
+		            *sb[2] = {steady(20, 100), steady(21, 100)};
+		cmp = compare_results(sa, 2, sb, 2);
+		f = figure(cmp, "tcp.retrans_segs");
+		assert_true(
+		    json_object_is_type(json_object_object_get(f, "verdict"), json_type_null));
+		ps = json_object_object_get(f, "per_s");
+		assert_true(num(ps, "a.mean") == 1 && num(ps, "b.mean") == 1);
+		json_object_put(cmp);
+		json_object_put(sa[1]);
+		json_object_put(sb[0]);
+		json_object_put(sb[1]);
+	}
+	json_object_put(a);
+}
+
 /* Run every test in this file. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_one_to_one), cmocka_unit_test(test_sets_of_three),
-	    cmocka_unit_test(test_kinds),      cmocka_unit_test(test_sets_welch),
-	    cmocka_unit_test(test_summary),    cmocka_unit_test(test_tuning_warnings),
+	    cmocka_unit_test(test_one_to_one),      cmocka_unit_test(test_sets_of_three),
+	    cmocka_unit_test(test_kinds),           cmocka_unit_test(test_sets_welch),
+	    cmocka_unit_test(test_summary),         cmocka_unit_test(test_tuning_warnings),
+	    cmocka_unit_test(test_unequal_windows),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
