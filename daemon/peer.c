@@ -61,6 +61,7 @@ struct peers {
 	struct children *cs;
 	struct peer *v;
 	size_t n;
+	bool stopping; /* peer_free runs: no request starts a transport again */
 };
 
 static const struct child_ops peer_child_ops;
@@ -398,6 +399,8 @@ peer_call(struct peers *ps, const char *name, const char *cmd, json_object *args
 	char *line;
 	size_t len;
 
+	if (ps == NULL || ps->stopping) /* NULL: freed, at shutdown */
+		return nm_error_set(err, NM_ERR_FAILED, "peer %s: the daemon is stopping", name);
 	if (p == NULL)
 		return nm_error_set(err, NM_ERR_NOT_FOUND, "no peer named %s in the configuration",
 		                    name);
@@ -438,8 +441,11 @@ peer_drop(struct peer *p, const char *why)
 	p->proc = NULL;
 	reading_reset(p);
 	fail_all(p, &err);
+	/* Gone from the table: a callback of a later drop must not find it (find skips NULL). */
 	free(p->name);
+	p->name = NULL;
 	config_strv_free(p->argv);
+	p->argv = NULL;
 }
 
 struct peers *
@@ -506,8 +512,12 @@ peer_free(struct peers *ps)
 {
 	if (ps == NULL)
 		return;
+	/* A failed request's callback may ask a peer again (a generator's stop, say): it is
+	 * refused, rather than starting a transport in a table being freed. */
+	ps->stopping = true;
 	for (size_t i = 0; i < ps->n; i++)
-		peer_drop(&ps->v[i], "the daemon is stopping");
+		if (ps->v[i].name != NULL)
+			peer_drop(&ps->v[i], "the daemon is stopping");
 	free(ps->v);
 	free(ps);
 }
