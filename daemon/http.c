@@ -196,6 +196,7 @@ http_prom_input(struct sampler *s, struct prom_source **sources, size_t *cap, st
 	memset(in, 0, sizeof(*in));
 	in->reg = sampler_registry(s);
 	in->ring = sampler_ring(s);
+	sampler_totals(s, &in->base, &in->epoch_ns, &in->nbase);
 	in->mono_to_real_ns = sampler_mono_to_real(s);
 	/* Only the interrupts source's own table: sampler_irq_table would read /proc without. */
 	if (irqsrc != NULL && irqsrc->enabled && irqsrc->samples > 0) {

@@ -544,13 +544,42 @@ take_one(struct prom *p)
 	return true;
 }
 
+/* The total a counter shows: acc plus what turns it back into the source's total. */
+static uint64_t
+total_of(const struct prom_input *in, series_id id)
+{
+	uint64_t acc = ring_live_value(in->ring, id);
+
+	return in->base != NULL && id < in->nbase ? acc + in->base[id] : acc;
+}
+
+/* OpenMetrics' NAME_created{LABELS} TIME of the counter whose kept line start is
+ * line[0..len) (NAME_total{LABELS}), when its count started. */
+static void
+put_created(struct prom *p, const struct prom_input *in, const char *name, const char *line,
+            size_t len, series_id id)
+{
+	size_t skip = strlen(name) + 6;
+	char ts[32];
+	size_t n;
+
+	if (in->epoch_ns == NULL || id >= in->nbase || in->epoch_ns[id] == 0 || len < skip)
+		return;
+	strbuf_addstr(p->out, name);
+	strbuf_add(p->out, "_created", 8);
+	strbuf_add(p->out, line + skip, len - skip);
+	n = format_time(p, ts, in->epoch_ns[id], in->mono_to_real_ns);
+	strbuf_add(p->out, ts, n);
+	strbuf_addch(p->out, '\n');
+}
+
 /* Every live series of family f. */
 static void
 put_family(struct prom *p, const struct prom_input *in, int f)
 {
 	const struct family *fm = &families[f];
 	const struct idlist *l = &p->fam[f];
-	bool header = false;
+	bool header = false, created = p->fmt == PROM_OPENMETRICS && !fm->gauge;
 	char line[96], ts[32];
 	size_t tslen = 0;
 	uint64_t ts_of = 0;
@@ -572,11 +601,13 @@ put_family(struct prom *p, const struct prom_input *in, int f)
 		}
 		strbuf_add(p->out, p->pre.buf + l->off[i], l->len[i]);
 		line[0] = ' ';
-		n += format_value(line + n, 48, si, ring_live_value(in->ring, l->v[i]));
+		n += format_value(line + n, 48, si, total_of(in, l->v[i]));
 		memcpy(line + n, ts, tslen);
 		n += tslen;
 		line[n++] = '\n';
 		strbuf_add(p->out, line, n);
+		if (created)
+			put_created(p, in, fm->name, p->pre.buf + l->off[i], l->len[i], l->v[i]);
 	}
 }
 
@@ -629,7 +660,7 @@ put_device_irqs(struct prom *p, const struct prom_input *in)
 			uint64_t ts;
 			if (id == SERIES_NONE || id >= in->reg->n)
 				continue;
-			p->sum[(size_t)d * cpus + c] += ring_live_value(in->ring, id);
+			p->sum[(size_t)d * cpus + c] += total_of(in, id);
 			ts = ring_live_time(in->ring, series_get(in->reg, id)->source);
 			if (ts > p->dev[d].t_ns)
 				p->dev[d].t_ns = ts;

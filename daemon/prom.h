@@ -49,6 +49,10 @@ struct prom_test {
 struct prom_input {
 	const struct series_registry *reg;
 	const struct ring *ring;
+	/* A counter's total is acc + base[id] (ids < nbase; sampler_totals); its count started
+	 * at epoch_ns[id] (CLOCK_MONOTONIC, 0: unknown), OpenMetrics' _created. NULL: acc. */
+	const uint64_t *base, *epoch_ns;
+	size_t nbase;
 	const struct irq_table *irqtab; /* for the per-device interrupt sums; NULL: none */
 	int64_t mono_to_real_ns;        /* sample times (CLOCK_MONOTONIC) to wall clock */
 	const struct prom_source *sources;

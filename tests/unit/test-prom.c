@@ -215,6 +215,39 @@ test_openmetrics(void **state)
 	                    "application/openmetrics-text; version=1.0.0; charset=utf-8");
 }
 
+/* A counter shows its source's total (acc + base) and, in OpenMetrics, when its count
+ * started (_created); the text format has no _created, a gauge neither. */
+static void
+test_totals_and_created(void **state)
+{
+	struct fx *f = *state;
+	series_id rx = add(f, SRC_LINK, "link.vb.rx_bytes", SERIES_COUNTER, 1.0, "vb", "rx_bytes",
+	                   SERIES_DIR_RX, NULL, NULL, -1, -1);
+	series_id est = add(f, SRC_SNMP, "snmp.Tcp.CurrEstab", SERIES_GAUGE, 1.0, NULL, "CurrEstab",
+	                    SERIES_DIR_NONE, "Tcp", NULL, -1, -1);
+	uint64_t base[2] = {0}, epoch[2] = {0};
+	const char *t;
+
+	base[rx] = 21732444325ull;
+	epoch[rx] = T_MONO - 5 * SEC;
+	f->in.base = base;
+	f->in.epoch_ns = epoch;
+	f->in.nbase = 2;
+	record(f, SRC_LINK, rx, (uint64_t)42, SERIES_NONE);
+	record(f, SRC_SNMP, est, (uint64_t)7, SERIES_NONE);
+	t = render(f, PROM_OPENMETRICS);
+	has_line(t, "netmetrics_link_bytes_total{device=\"vb\",direction=\"rx\"} 21732444367 "
+	            "1700000000.250");
+	has_line(t, "netmetrics_link_bytes_created{device=\"vb\",direction=\"rx\"} "
+	            "1699999995.250");
+	has_line(t, "netmetrics_snmp_level{table=\"Tcp\",field=\"CurrEstab\"} 7 1700000000.250");
+	assert_null(strstr(t, "netmetrics_snmp_level_created"));
+	t = render(f, PROM_TEXT);
+	has_line(t, "netmetrics_link_bytes_total{device=\"vb\",direction=\"rx\"} 21732444367 "
+	            "1700000000250");
+	assert_null(strstr(t, "_created"));
+}
+
 /* Raw per-IRQ-per-CPU cells are opt-in by glob; "!GLOB" turns series off. */
 static void
 test_export_globs(void **state)
@@ -300,6 +333,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_gauge_and_seconds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_label_escaping, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_openmetrics, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_totals_and_created, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_export_globs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
