@@ -408,14 +408,13 @@ void
 http_reconfigure(struct http *h)
 {
 	const struct config *c;
-	size_t n = 0;
+	struct nm_error err;
 
 	if (h == NULL)
 		return;
 	c = &h->d->config;
-	while (c->prom_export != NULL && c->prom_export[n] != NULL)
-		n++;
-	prom_configure(h->prom, (const char *const *)c->prom_export, n, c->prom_max_series);
+	if (prom_configure_from(h->prom, c, &err) < 0)
+		log_warnx("http: [prometheus]: %s", err.message);
 	evhttp_set_timeout(h->eh, (int)((c->prom_timeout_ms + 999) / 1000));
 	set_accepting(h, h->nconns < c->prom_max_connections);
 }

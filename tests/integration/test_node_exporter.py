@@ -428,8 +428,9 @@ class NodeExporter:
 
 def start_daemon(root):
     port = free_port(NS)
+    # Every series as the kernel has it: no roll-up, no counter left out at 0.
     d = Daemon(ns=NS, extra="[daemon]\nroot = %s\n[prometheus]\nlisten = 127.0.0.1:%d\n"
-               "export = irq.*\n" % (root, port))
+               "export = irq.*\nrollup = none\ndrop_unmoved = none\n" % (root, port))
     d.port = port
     return d
 
