@@ -25,7 +25,12 @@ cmd_format_mono(struct daemon *d, uint64_t mono_ns, char *buf, size_t size)
 double
 cmd_epoch_s(struct daemon *d, uint64_t mono_ns)
 {
-	return (double)((int64_t)mono_ns + sampler_mono_to_real(d->sampler)) / 1e9;
+	int64_t m2r = sampler_mono_to_real(d->sampler), real;
+
+	/* A time out of int64_t's range (none that a checked block holds) is still a number. */
+	if (__builtin_add_overflow((int64_t)mono_ns, m2r, &real))
+		return ((double)(int64_t)mono_ns + (double)m2r) / 1e9;
+	return (double)real / 1e9;
 }
 
 /* The span of q into result ("span_s", "from", "to"). */

@@ -1,9 +1,22 @@
 /* http.c: the Prometheus endpoint (see http.h). One request is answered in one callback:
  * prom_render writes the body from memory (no /proc read), it is gzipped when the scraper
- * accepts it and handed to evhttp's output buffer. A slow scraper only keeps its own copy of
- * one bounded body; a connection idle longer than [prometheus] timeout is closed, and past
- * max_connections the listeners stop accepting until one closes. */
+ * accepts it and handed to evhttp's output buffer.
+ *
+ * Connections are held to the control socket's rules. Each is counted from the moment it is
+ * accepted (evhttp's bufferevent callback lets us make its bufferevent; we hold a reference
+ * to it, and a sweep lets go of those evhttp has released, which it does by clearing their
+ * callbacks: libevent 2.1 tells evhttp's user neither of accept nor of close): at most
+ * max_connections, and one more drops the one that has waited longest for its request to
+ * complete (the slowest, or the oldest idle one). Each request has a whole-request deadline
+ * ([prometheus] timeout, counted from accept or from the previous reply, never restarted by
+ * a byte), after which the connection is shut down. A turn of the loop accepts at most half
+ * of max_connections, so a burst of new connections cannot push out one whose request is
+ * already waiting to be read. Out of descriptors, accepting pauses for a second or until a
+ * connection closes (libevent's listener would otherwise retry accept() at once, forever),
+ * and says so once a minute at most. */
+#include <errno.h>
 #include <event2/buffer.h>
+#include <event2/bufferevent.h>
 #include <event2/event.h>
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
@@ -12,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <zlib.h>
 
 #include "daemon.h"
@@ -33,17 +47,40 @@
 /* How often the applied profile's values are compared with what it wrote (only while one
  * is applied): on a timer, never in a scrape, as it reads /proc and /sys. */
 #define HTTP_DRIFT_CHECK_S 5
+/* Out of descriptors: how long accepting pauses (unless a connection closes first). */
+#define HTTP_ACCEPT_RETRY_MS 1000
+/* At most one log line a minute about paused accepting or dropped connections. */
+#define HTTP_LOG_EVERY_NS (60ull * 1000000000ull)
+
+struct http;
+
+/* One accepted connection, from accept to evhttp's release of its bufferevent. */
+struct http_conn {
+	struct http *h;
+	struct bufferevent *bev; /* evhttp's, with a reference of ours */
+	uint64_t since_ns;       /* accepted, or last answered: its request's deadline runs */
+	struct event *deadline;
+	bool dropping; /* shut down by us; gone at evhttp's next read */
+};
 
 struct http {
 	struct daemon *d;
 	struct evhttp *eh;
 	struct evhttp_bound_socket *bound[HTTP_MAX_LISTENERS];
 	size_t nbound;
-	bool paused; /* the listeners are disabled: max_connections reached */
+	struct http *next_instance; /* in instances: a listener's error callback finds h */
+	bool listening;             /* the listeners are enabled */
+	bool fd_paused;             /* out of descriptors: not accepting for a while */
+	unsigned accepted_turn;     /* connections accepted in this turn of the loop */
+	struct event *turn_ev;      /* the next turn: accepted_turn back to 0 */
+	struct event *resume_ev;    /* the end of a pause for want of descriptors */
+	struct event *sweep_ev;     /* the next sweep of released connections */
+	uint64_t log_last_ns;       /* of the last line about pauses or drops */
+	unsigned long drops_unlogged, pauses_unlogged;
 	struct prom *prom;
 	struct strbuf body;
 	struct http_gzip gz;
-	struct evhttp_connection **conns; /* the connections that sent a request and are open */
+	struct http_conn **conns; /* every connection accepted and not yet released */
 	size_t nconns, conncap;
 	double last_scrape_s; /* < 0: none yet */
 	struct event *drift_ev;
@@ -57,13 +94,26 @@ struct http {
 	size_t nwin_cap, ntest_cap;
 };
 
-/* Turn accepting on or off on every listener. */
-static void
-set_accepting(struct http *h, bool on)
+/* Every live http (one per daemon; unit tests may make more): libevent hands a listener's
+ * error callback the evhttp, not ours. */
+static struct http *instances;
+
+/* How many connections a turn of the loop accepts. */
+static unsigned
+accept_burst(const struct http *h)
 {
-	if (h->paused == !on)
+	return h->d->config.prom_max_connections / 2 + 1;
+}
+
+/* Enable the listeners unless out of descriptors or past this turn's burst. */
+static void
+update_listeners(struct http *h)
+{
+	bool on = !h->fd_paused && h->accepted_turn < accept_burst(h);
+
+	if (h->listening == on)
 		return;
-	h->paused = !on;
+	h->listening = on;
 	for (size_t i = 0; i < h->nbound; i++) {
 		struct evconnlistener *l = evhttp_bound_socket_get_listener(h->bound[i]);
 		if (l != NULL) {
@@ -75,45 +125,226 @@ set_accepting(struct http *h, bool on)
 	}
 }
 
-/* A connection closed: forget it and accept again. */
+/* Say, at most once a minute, how many connections were dropped and pauses made. */
 static void
-conn_closed(struct evhttp_connection *evcon, void *arg)
+log_limits(struct http *h)
+{
+	uint64_t now = time_mono_ns();
+
+	if (h->log_last_ns != 0 && now - h->log_last_ns < HTTP_LOG_EVERY_NS)
+		return;
+	if (h->drops_unlogged == 0 && h->pauses_unlogged == 0)
+		return;
+	h->log_last_ns = now;
+	log_warnx("prometheus: %lu connection%s dropped (past max_connections or the request "
+	          "deadline), accepting paused %lu time%s for want of descriptors (at most one "
+	          "such line a minute)",
+	          h->drops_unlogged, h->drops_unlogged == 1 ? "" : "s", h->pauses_unlogged,
+	          h->pauses_unlogged == 1 ? "" : "s");
+	h->drops_unlogged = h->pauses_unlogged = 0;
+}
+
+/* Shut a connection down: evhttp sees the end at its next read or write and releases it. */
+static void
+conn_drop(struct http_conn *c, const char *why)
+{
+	int fd = bufferevent_getfd(c->bev);
+	struct timeval soon = {0, 100000}; /* evhttp sees the end at its next read */
+
+	if (c->dropping)
+		return;
+	c->dropping = true;
+	if (fd >= 0)
+		shutdown(fd, SHUT_RDWR);
+	evtimer_add(c->h->sweep_ev, &soon);
+	log_debug("prometheus: connection dropped: %s", why);
+	c->h->drops_unlogged++;
+	log_limits(c->h);
+}
+
+/* The request deadline passed. */
+static void
+conn_deadline_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_drop(arg, "its request took longer than [prometheus] timeout");
+}
+
+/* (Re)start a connection's request deadline. */
+static void
+conn_arm(struct http_conn *c)
+{
+	uint64_t ms = c->h->d->config.prom_timeout_ms;
+	struct timeval tv = {(time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000};
+
+	c->since_ns = time_mono_ns();
+	evtimer_add(c->deadline, &tv);
+}
+
+/* Let go of the connections evhttp has released (bufferevent_free cleared their callbacks):
+ * our reference was the last, so the socket closes. While any connection is left, sweep
+ * again in a second (one the scraper closed is released by evhttp without telling us). */
+static void
+conn_sweep(struct http *h)
+{
+	bool freed = false;
+	struct timeval again = {1, 0};
+
+	for (size_t i = 0; i < h->nconns;) {
+		struct http_conn *c = h->conns[i];
+		bufferevent_event_cb eventcb = NULL;
+
+		bufferevent_getcb(c->bev, NULL, NULL, &eventcb, NULL);
+		if (eventcb != NULL) {
+			i++;
+			continue;
+		}
+		h->conns[i] = h->conns[--h->nconns];
+		event_free(c->deadline);
+		bufferevent_decref(c->bev);
+		free(c);
+		freed = true;
+	}
+	if (freed && h->fd_paused) {
+		/* A descriptor came free: accept again at once. */
+		h->fd_paused = false;
+		evtimer_del(h->resume_ev);
+		update_listeners(h);
+	}
+	if (h->nconns > 0)
+		evtimer_add(h->sweep_ev, &again);
+	else
+		evtimer_del(h->sweep_ev);
+}
+
+/* The sweep's timer. */
+static void
+sweep_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	conn_sweep(arg);
+}
+
+/* Past max_connections: drop the connections that have waited longest for their request
+ * (never keep, the one just accepted) until it holds. */
+static void
+conn_evict(struct http *h, const struct http_conn *keep)
+{
+	while (true) {
+		struct http_conn *victim = NULL;
+		size_t live = 0;
+
+		for (size_t i = 0; i < h->nconns; i++) {
+			struct http_conn *c = h->conns[i];
+			if (c->dropping)
+				continue;
+			live++;
+			if (c != keep && (victim == NULL || c->since_ns < victim->since_ns))
+				victim = c;
+		}
+		if (live <= h->d->config.prom_max_connections || victim == NULL)
+			return;
+		conn_drop(victim, "one connection more than [prometheus] max_connections");
+	}
+}
+
+/* The end of a pause for want of descriptors: accept again. */
+static void
+resume_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct http *h = arg;
 
-	for (size_t i = 0; i < h->nconns; i++) {
-		if (h->conns[i] == evcon) {
-			h->conns[i] = h->conns[--h->nconns];
-			break;
-		}
-	}
-	if (h->nconns < h->d->config.prom_max_connections)
-		set_accepting(h, true);
+	(void)fd;
+	(void)what;
+	h->fd_paused = false;
+	update_listeners(h);
 }
 
-/* Count the connection of req. false when it is one too many (the caller refuses it). */
-static bool
-conn_track(struct http *h, struct evhttp_request *req)
+/* A new turn of the loop: its burst of accepts starts at 0. */
+static void
+turn_cb(evutil_socket_t fd, short what, void *arg)
 {
-	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
-	unsigned max = h->d->config.prom_max_connections;
+	struct http *h = arg;
 
-	if (evcon == NULL)
-		return true;
-	for (size_t i = 0; i < h->nconns; i++)
-		if (h->conns[i] == evcon)
-			return true;
-	if (h->nconns >= max)
-		return false;
+	(void)fd;
+	(void)what;
+	h->accepted_turn = 0;
+	update_listeners(h);
+}
+
+/* evhttp accepted a connection: its bufferevent, counted from now. */
+static struct bufferevent *
+conn_new(struct event_base *base, void *arg)
+{
+	struct http *h = arg;
+	struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	struct http_conn *c;
+
+	if (bev == NULL)
+		return NULL;
+	conn_sweep(h);
+	c = xcalloc(1, sizeof(*c));
+	c->h = h;
+	c->bev = bev;
+	bufferevent_incref(bev);
+	c->deadline = evtimer_new(base, conn_deadline_cb, c);
+	conn_arm(c);
 	if (h->nconns == h->conncap) {
-		h->conncap = h->conncap ? h->conncap * 2 : 8;
+		h->conncap = h->conncap ? h->conncap * 2 : 16;
 		h->conns = xreallocarray(h->conns, h->conncap, sizeof(*h->conns));
 	}
-	h->conns[h->nconns++] = evcon;
-	evhttp_connection_set_closecb(evcon, conn_closed, h);
-	if (h->nconns >= max)
-		set_accepting(h, false);
-	return true;
+	h->conns[h->nconns++] = c;
+	conn_evict(h, c);
+	/* At most a burst a turn: the requests already here are read before more come in. */
+	if (h->accepted_turn++ == 0) {
+		struct timeval next = {0, 0};
+		evtimer_add(h->turn_ev, &next);
+	}
+	update_listeners(h);
+	return c->bev;
+}
+
+/* A listener's accept() failed (other than EAGAIN and the like); eh is the evhttp the
+ * listener belongs to. */
+static void
+listener_error_cb(struct evconnlistener *l, void *eh)
+{
+	int e = EVUTIL_SOCKET_ERROR();
+	struct http *h;
+
+	(void)l;
+	for (h = instances; h != NULL && (void *)h->eh != eh; h = h->next_instance)
+		;
+	if (h == NULL)
+		return;
+	if (e == EMFILE || e == ENFILE || e == ENOBUFS || e == ENOMEM) {
+		struct timeval tv = {HTTP_ACCEPT_RETRY_MS / 1000,
+		                     (HTTP_ACCEPT_RETRY_MS % 1000) * 1000};
+		h->fd_paused = true;
+		h->pauses_unlogged++;
+		evtimer_add(h->resume_ev, &tv);
+		update_listeners(h);
+		log_limits(h);
+	} else {
+		log_debug("prometheus: accept: %s", strerror(e));
+	}
+}
+
+/* A request arrived whole on c: its deadline starts again for the next one. */
+static void
+conn_answered(struct http *h, struct evhttp_request *req)
+{
+	struct evhttp_connection *evcon = evhttp_request_get_connection(req);
+	struct bufferevent *bev = evcon != NULL ? evhttp_connection_get_bufferevent(evcon) : NULL;
+
+	for (size_t i = 0; bev != NULL && i < h->nconns; i++)
+		if (h->conns[i]->bev == bev) {
+			if (!h->conns[i]->dropping)
+				conn_arm(h->conns[i]);
+			return;
+		}
 }
 
 /* Whether a header's comma-separated list names token (case-insensitive), not with q=0. */
@@ -365,11 +596,7 @@ request_cb(struct evhttp_request *req, void *arg)
 	const char *path = uri != NULL ? evhttp_uri_get_path(uri) : NULL;
 	enum evhttp_cmd_type m = evhttp_request_get_command(req);
 
-	if (!conn_track(h, req)) {
-		evhttp_add_header(evhttp_request_get_output_headers(req), "Connection", "close");
-		evhttp_send_error(req, 503, "Too many connections");
-		return;
-	}
+	conn_answered(h, req);
 	if (path == NULL || strcmp(path, "/metrics") != 0) {
 		evhttp_send_error(req, HTTP_NOTFOUND, NULL);
 		return;
@@ -416,7 +643,9 @@ http_reconfigure(struct http *h)
 	if (prom_configure_from(h->prom, c, &err) < 0)
 		log_warnx("http: [prometheus]: %s", err.message);
 	evhttp_set_timeout(h->eh, (int)((c->prom_timeout_ms + 999) / 1000));
-	set_accepting(h, h->nconns < c->prom_max_connections);
+	/* A lower max_connections takes effect now, slowest first. */
+	conn_evict(h, NULL);
+	update_listeners(h);
 }
 
 int
@@ -441,6 +670,13 @@ http_init(struct daemon *d, struct http **out, struct nm_error *err)
 	evhttp_set_max_headers_size(h->eh, 16384);
 	evhttp_set_max_body_size(h->eh, 4096);
 	evhttp_set_gencb(h->eh, request_cb, h);
+	evhttp_set_bevcb(h->eh, conn_new, h);
+	h->resume_ev = evtimer_new(d->base, resume_cb, h);
+	h->turn_ev = evtimer_new(d->base, turn_cb, h);
+	h->sweep_ev = evtimer_new(d->base, sweep_cb, h);
+	h->listening = true;
+	h->next_instance = instances;
+	instances = h;
 	for (size_t i = 0; listen[i] != NULL && i < HTTP_MAX_LISTENERS; i++) {
 		char host[256];
 		unsigned port;
@@ -454,6 +690,7 @@ http_init(struct daemon *d, struct http **out, struct nm_error *err)
 			return -1;
 		}
 		h->bound[h->nbound++] = b;
+		evconnlistener_set_error_cb(evhttp_bound_socket_get_listener(b), listener_error_cb);
 		log_info("prometheus: listening on %s", listen[i]);
 	}
 	h->drift = -1;
@@ -471,13 +708,25 @@ http_free(struct http *h)
 {
 	if (h == NULL)
 		return;
-	/* evhttp_free closes the connections, whose close callbacks must not find h gone. */
-	for (size_t i = 0; i < h->nconns; i++)
-		evhttp_connection_set_closecb(h->conns[i], NULL, NULL);
+	for (struct http **pp = &instances; *pp != NULL; pp = &(*pp)->next_instance)
+		if (*pp == h) {
+			*pp = h->next_instance;
+			break;
+		}
+	h->fd_paused = false; /* the sweep below must not touch the listeners */
 	if (h->drift_ev != NULL)
 		event_free(h->drift_ev);
 	if (h->eh != NULL)
 		evhttp_free(h->eh);
+	/* evhttp_free released every connection: our references are the last. */
+	if (h->sweep_ev != NULL)
+		conn_sweep(h);
+	if (h->sweep_ev != NULL)
+		event_free(h->sweep_ev);
+	if (h->resume_ev != NULL)
+		event_free(h->resume_ev);
+	if (h->turn_ev != NULL)
+		event_free(h->turn_ev);
 	prom_free(h->prom);
 	strbuf_free(&h->body);
 	http_gzip_free(&h->gz);

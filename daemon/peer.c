@@ -43,6 +43,12 @@ struct peer {
 	int64_t next_id;
 	struct peer_req *reqs;
 	char why[512]; /* how the last transport ended */
+	/* The reply being read: rbuf[0..rlen) is the start of a line, scanned already (no
+	 * newline in it), so each byte is looked at once however the line arrives. stray_bytes
+	 * and stray_lines: what came since the last answer and answered no request. */
+	char *rbuf;
+	size_t rlen, rcap, stray_bytes;
+	unsigned stray_lines;
 	unsigned starts;
 	/* ssh needs no root: under privilege separation it runs as the daemon's user. */
 	bool user_ok;
@@ -71,13 +77,25 @@ strv_equal(char **a, char **b)
 	return a[i] == NULL && b[i] == NULL;
 }
 
+/* The peer of that name; a peer whose name is NULL (kept by peer_configure, which moved it
+ * to the new table during a reload) is no longer in this table. */
 static struct peer *
 find(const struct peers *ps, const char *name)
 {
 	for (size_t i = 0; ps != NULL && i < ps->n; i++) /* NULL: freed, at shutdown */
-		if (strcmp(ps->v[i].name, name) == 0)
+		if (ps->v[i].name != NULL && strcmp(ps->v[i].name, name) == 0)
 			return &ps->v[i];
 	return NULL;
+}
+
+/* Forget what was read of the transport's output (it ended, or a new one starts). */
+static void
+reading_reset(struct peer *p)
+{
+	free(p->rbuf);
+	p->rbuf = NULL;
+	p->rlen = p->rcap = p->stray_bytes = 0;
+	p->stray_lines = 0;
 }
 
 /* End one request: unlink, answer, free. */
@@ -116,6 +134,7 @@ hang_up(struct peer *p)
 	if (p->bev != NULL)
 		bufferevent_free(p->bev); /* closes our end: the proxy sees end of file */
 	p->bev = NULL;
+	reading_reset(p);
 	if (p->proc != NULL && child_running(p->proc)) {
 		child_kill(p->proc, SIGTERM);
 		child_set_timeout(p->proc, PEER_KILL_MS);
@@ -138,6 +157,7 @@ on_done(struct child *sp, void *arg)
 	if (p->bev != NULL)
 		bufferevent_free(p->bev);
 	p->bev = NULL;
+	reading_reset(p);
 	p->proc = NULL;
 	child_free(sp);
 	fail_all(p, &err);
@@ -145,20 +165,22 @@ on_done(struct child *sp, void *arg)
 
 static const struct child_ops peer_child_ops = {.on_done = on_done};
 
-/* One reply line from the peer. */
-static void
+/* One reply line from the peer: true when it answered a request. */
+static bool
 on_reply(struct peer *p, const char *line, size_t len)
 {
 	struct proto_reply rep;
 	struct nm_error err;
+	bool answered = false;
 
 	if (proto_reply_parse(line, len, &rep, &err) < 0) {
 		log_debug("peer %s: bad reply: %s", p->name, err.message);
-		return;
+		return false;
 	}
 	for (struct peer_req *rq = p->reqs; rq != NULL && !rep.is_event; rq = rq->next) {
 		if (rq->id != rep.id)
 			continue;
+		answered = true;
 		if (rep.ok)
 			req_finish(rq, rep.result, NULL);
 		else {
@@ -169,29 +191,111 @@ on_reply(struct peer *p, const char *line, size_t len)
 		break;
 	}
 	proto_reply_free(&rep);
+	return answered;
 }
 
-/* The transport's stdout has data: whole lines are replies. */
+/* The transport sent more than a reply may be: what is in flight fails with why (code), the
+ * transport goes (what else it would send is unknown). */
+static void
+over_limit(struct peer *p, enum nm_errcode code, const char *why)
+{
+	struct nm_error err;
+
+	nm_error_set(&err, code, "peer %s: %s", p->name, why);
+	log_warnx("peer %s: %s; stopping its transport", p->name, why);
+	snprintf(p->why, sizeof(p->why), "%s", why);
+	hang_up(p);
+	fail_all(p, &err);
+}
+
+/* Is what the transport sent since the last answer within a reply's limits? Else fails
+ * what is in flight (over_limit) and returns false. */
+static bool
+within_limits(struct peer *p)
+{
+	char why[200];
+
+	if (p->stray_lines > PEER_STRAY_MAX) {
+		snprintf(
+		    why, sizeof(why),
+		    "more than %u lines that answer no request (the limit between two answers)",
+		    PEER_STRAY_MAX);
+		over_limit(p, NM_ERR_FAILED, why);
+		return false;
+	}
+	if (p->stray_bytes + p->rlen > PEER_REPLY_MAX) {
+		snprintf(why, sizeof(why), "%s passed the limit of a reply, %u MiB (%u bytes)",
+		         p->stray_bytes ? "what it sent without an answer" : "a reply line",
+		         PEER_REPLY_MAX >> 20, PEER_REPLY_MAX);
+		over_limit(p, NM_ERR_TOO_LONG, why);
+		return false;
+	}
+	return true;
+}
+
+/* rbuf[rlen..rlen+n) came: look for newlines in those bytes only, hand each whole line on,
+ * keep the start of the next. false when the transport went meanwhile (a callback hung up,
+ * or a limit was passed). */
+static bool
+take(struct peer *p, struct bufferevent *bev, size_t n)
+{
+	size_t start = 0, at = p->rlen, end = p->rlen + n;
+	char *nl;
+
+	while ((nl = memchr(p->rbuf + at, '\n', end - at)) != NULL) {
+		size_t len = (size_t)(nl - p->rbuf) - start;
+		if (on_reply(p, p->rbuf + start, len)) {
+			p->stray_bytes = 0;
+			p->stray_lines = 0;
+		} else {
+			p->stray_bytes += len + 1;
+			p->stray_lines++;
+		}
+		if (p->bev != bev)
+			return false; /* a callback hung up */
+		p->rlen = 0;
+		if (!within_limits(p))
+			return false;
+		start = at = (size_t)(nl - p->rbuf) + 1;
+	}
+	/* The start of the next line to the front: at most the n bytes that just came move. */
+	if (start > 0)
+		memmove(p->rbuf, p->rbuf + start, end - start);
+	p->rlen = end - start;
+	if (p->rlen == 0 && p->rcap > PEER_READ_MAX) {
+		free(p->rbuf); /* a large reply was read: give its room back */
+		p->rbuf = NULL;
+		p->rcap = 0;
+	}
+	return within_limits(p);
+}
+
+/* The transport's stdout has data: whole lines are replies. At most PEER_READ_MAX bytes come
+ * a callback (bufferevent_set_max_single_read), each looked at once, and what comes between
+ * two answers is bounded (within_limits): the loop is never held for long. */
 static void
 read_cb(struct bufferevent *bev, void *arg)
 {
 	struct peer *p = arg;
 	struct evbuffer *in = bufferevent_get_input(bev);
-	size_t len;
-	char *line;
+	size_t n;
 
-	while ((line = evbuffer_readln(in, &len, EVBUFFER_EOL_LF)) != NULL) {
-		on_reply(p, line, len);
-		free(line);
-		if (p->bev != bev)
-			return; /* a callback hung up */
-	}
-	if (evbuffer_get_length(in) > PEER_REPLY_MAX) {
-		struct nm_error err;
-		nm_error_set(&err, NM_ERR_TOO_LONG, "peer %s: a reply line passed %u bytes",
-		             p->name, PEER_REPLY_MAX);
-		hang_up(p);
-		fail_all(p, &err);
+	while ((n = evbuffer_get_length(in)) > 0) {
+		if (n > PEER_READ_MAX)
+			n = PEER_READ_MAX;
+		if (p->rlen + n > p->rcap) {
+			/* rlen is within PEER_REPLY_MAX here: the room stays bounded. */
+			p->rcap = p->rcap ? p->rcap : 4096;
+			while (p->rcap < p->rlen + n)
+				p->rcap *= 2;
+			if (p->rcap > PEER_REPLY_MAX + PEER_READ_MAX)
+				p->rcap = PEER_REPLY_MAX + PEER_READ_MAX;
+			p->rbuf = xreallocarray(p->rbuf, p->rcap, 1);
+		}
+		if (evbuffer_remove(in, p->rbuf + p->rlen, n) != (int)n)
+			break; /* cannot happen: n bytes are there */
+		if (!take(p, bev, n))
+			return;
 	}
 }
 
@@ -239,6 +343,8 @@ connect_peer(struct peer *p, struct nm_error *err)
 		return nm_error_set(err, NM_ERR_FAILED, "peer %s: %s", p->name, p->why);
 	}
 	p->bev = bufferevent_socket_new(p->ps->base, fd, BEV_OPT_CLOSE_ON_FREE);
+	reading_reset(p);
+	bufferevent_set_max_single_read(p->bev, PEER_READ_MAX);
 	bufferevent_setcb(p->bev, read_cb, NULL, event_cb, p);
 	bufferevent_enable(p->bev, EV_READ | EV_WRITE);
 	p->starts++;
@@ -330,6 +436,7 @@ peer_drop(struct peer *p, const char *why)
 	if (p->proc != NULL)
 		child_free(p->proc); /* SIGKILL to its group, reaped */
 	p->proc = NULL;
+	reading_reset(p);
 	fail_all(p, &err);
 	free(p->name);
 	config_strv_free(p->argv);

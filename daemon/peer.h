@@ -20,8 +20,14 @@ struct event_base;
 struct nm_error;
 struct peers;
 
-#define PEER_REPLY_MAX  (64u << 20) /* bytes of one reply line from a peer */
-#define PEER_STDERR_WHY 200         /* bytes of a transport's last words in a reason */
+/* A reply is read in linear time and bounded: at most PEER_REPLY_MAX bytes from a transport
+ * between two answers (the reply line and any lines before it that answer no request), at
+ * most PEER_STRAY_MAX such lines, PEER_READ_MAX bytes taken a turn of the loop. Past a limit
+ * the requests in flight fail naming it and the transport is stopped. */
+#define PEER_REPLY_MAX  (64u << 20)  /* bytes of one reply line from a peer */
+#define PEER_STRAY_MAX  1000u        /* lines that answer no request, between two answers */
+#define PEER_READ_MAX   (256u << 10) /* bytes read from a transport a callback */
+#define PEER_STDERR_WHY 200          /* bytes of a transport's last words in a reason */
 
 /* The outcome of one request: result (borrowed, valid during the call) when the peer said
  * yes, else err (a refusal by the peer's daemon, or the transport's failure, naming the

@@ -15,6 +15,10 @@
 #define VERSION     1
 #define HEADER_LEN  (MAGIC_LEN + 1 + 8)
 #define NAME_MAX_SB 4096 /* bytes of a stored name or label */
+/* The latest epoch ns a block may hold (2^62: the year 2116). What is read is checked against
+ * it before any arithmetic: the times become CLOCK_MONOTONIC by taking mono_to_real off, and
+ * the commands add a (later) mono_to_real back, both in int64_t; headroom for the second. */
+#define TIME_MAX_SB (UINT64_C(1) << 62)
 
 void
 seriesblock_free(struct seriesblock *b)
@@ -242,47 +246,80 @@ bad(struct seriesblock *b, struct nm_error *err, const char *what)
 	return nm_error_set(err, NM_ERR_FAILED, "series block: %s", what);
 }
 
-/* Parse a payload into b. 0, or -1 with err (b freed). */
+/* An epoch time read (real, at most TIME_MAX_SB) as CLOCK_MONOTONIC ns into *mono; false when
+ * out of range (the caller refuses the block). */
+static bool
+to_mono(uint64_t real, int64_t m2r, uint64_t *mono)
+{
+	int64_t m;
+
+	if (real > TIME_MAX_SB || __builtin_sub_overflow((int64_t)real, m2r, &m))
+		return false;
+	*mono = (uint64_t)m;
+	return true;
+}
+
+/* Parse a payload into b. 0, or -1 with err (b freed). Every time and count is checked
+ * before it is used: a damaged block is refused, never served with times that wrapped. */
 static int
 parse(struct seriesblock *b, struct rd *r, int64_t m2r, struct nm_error *err)
 {
 	char name[NAME_MAX_SB], unit[64], dev[NAME_MAX_SB], type[NAME_MAX_SB], mode[NAME_MAX_SB];
 	char table[NAME_MAX_SB], field[NAME_MAX_SB];
-	uint64_t nsrc, nser, base;
+	uint64_t nsrc, nser, base, span;
 
 	base = get_uv(r);
-	b->t0 = (uint64_t)((int64_t)base - m2r);
-	b->t1 = b->t0 + get_uv(r);
+	span = get_uv(r);
+	if (r->bad)
+		return bad(b, err, "bad span");
+	if (!to_mono(base, m2r, &b->t0) || span > TIME_MAX_SB - base)
+		return bad(b, err, "bad span (a time past the year 2116)");
+	b->t1 = b->t0 + span;
 	nsrc = get_uv(r);
 	if (r->bad || nsrc > RING_MAX_SOURCES)
 		return bad(b, err, "bad source count");
 	b->src = xcalloc(nsrc ? nsrc : 1, sizeof(*b->src));
 	for (uint64_t s = 0; s < nsrc; s++) {
 		struct seriesblock_source *so = &b->src[s];
-		uint64_t n, ft;
+		uint64_t n, ft, iv, k, real = 0;
 
 		b->nsrc = s + 1;
 		if (!get_str(r, name, 128))
 			return bad(b, err, "bad source name");
 		so->name = xstrdup(name);
-		so->interval_ms = (uint32_t)get_uv(r);
-		so->step_k = (uint32_t)get_uv(r);
+		iv = get_uv(r);
+		k = get_uv(r);
+		if (r->bad || iv > UINT32_MAX || k > UINT32_MAX)
+			return bad(b, err, "bad source interval");
+		so->interval_ms = (uint32_t)iv;
+		so->step_k = (uint32_t)k;
 		ft = get_uv(r);
-		so->first_t = ft ? (uint64_t)((int64_t)ft - m2r) : 0;
+		if (r->bad)
+			return bad(b, err, "bad first record time");
+		if (ft != 0 && !to_mono(ft, m2r, &so->first_t))
+			return bad(b, err, "bad first record time (past the year 2116)");
 		n = get_uv(r);
 		/* Each time takes at least a byte. */
 		if (r->bad || n > (uint64_t)(r->end - r->p) || n > SERIESBLOCK_MAX_POINTS * 4ull)
 			return bad(b, err, "bad record count");
 		so->n = n;
 		so->t = xreallocarray(NULL, n ? n : 1, sizeof(*so->t));
-		for (size_t i = 0; i < n; i++) {
+		/* The first time absolute, the others differences: their sum stays in range. */
+		for (size_t i = 0; i < n && !r->bad; i++) {
 			uint64_t d = get_uv(r);
-			so->t[i] = i == 0 ? (uint64_t)((int64_t)d - m2r) : so->t[i - 1] + d;
-			if (i > 0 && so->t[i] < so->t[i - 1])
+			if (i == 0) {
+				real = d;
+				r->bad = !to_mono(real, m2r, &so->t[0]);
+			} else if (d > TIME_MAX_SB - real)
 				r->bad = true;
+			else {
+				real += d;
+				so->t[i] = so->t[i - 1] + d;
+				r->bad = so->t[i] < so->t[i - 1]; /* across mono 0 */
+			}
 		}
 		if (r->bad)
-			return bad(b, err, "bad record times");
+			return bad(b, err, "bad record times (out of order or past the year 2116)");
 		series_registry_name_source(&b->reg, (uint8_t)s, so->name);
 	}
 	nser = get_uv(r);
@@ -291,7 +328,8 @@ parse(struct seriesblock *b, struct rd *r, int64_t m2r, struct nm_error *err)
 	b->v = xcalloc(nser ? nser : 1, sizeof(*b->v));
 	for (uint64_t i = 0; i < nser; i++) {
 		struct series_labels l = SERIES_LABELS_NONE;
-		uint64_t kind, src, bits, prevd = 0, acc = 0;
+		uint64_t kind, src, bits, dir, prevd = 0, acc = 0;
+		int64_t irq, queue, cpu;
 		double scale;
 		series_id id;
 
@@ -310,13 +348,19 @@ parse(struct seriesblock *b, struct rd *r, int64_t m2r, struct nm_error *err)
 		l.mode = series_atom_intern(&b->reg, mode, strlen(mode));
 		l.table = series_atom_intern(&b->reg, table, strlen(table));
 		l.field = series_atom_intern(&b->reg, field, strlen(field));
-		l.irq = (int32_t)unzz(get_uv(r));
-		l.queue = (int32_t)unzz(get_uv(r));
-		l.cpu = (int16_t)unzz(get_uv(r));
-		l.dir = (uint8_t)get_uv(r);
+		irq = unzz(get_uv(r));
+		queue = unzz(get_uv(r));
+		cpu = unzz(get_uv(r));
+		dir = get_uv(r);
+		/* Checked before they are narrowed: a wrapped number is no label. */
 		if (r->bad || kind > SERIES_GAUGE || src >= b->nsrc || name[0] == '\0' ||
-		    scale != scale || l.cpu < -1 || l.dir > SERIES_DIR_TX)
+		    scale != scale || irq < -1 || irq > INT32_MAX || queue < -1 ||
+		    queue > INT32_MAX || cpu < -1 || cpu > INT16_MAX || dir > SERIES_DIR_TX)
 			return bad(b, err, "bad series");
+		l.irq = (int32_t)irq;
+		l.queue = (int32_t)queue;
+		l.cpu = (int16_t)cpu;
+		l.dir = (uint8_t)dir;
 		id = series_intern(
 		    &b->reg, name, strlen(name), (enum series_kind)kind, (uint8_t)src,
 		    series_atom_str(&b->reg, series_atom_intern(&b->reg, unit, strlen(unit))),

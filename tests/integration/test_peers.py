@@ -450,6 +450,30 @@ def test_reload_adds_and_removes_peers():
     stop(a)
 
 
+def test_reload_with_three_peers():
+    """SIGHUP with three configured peers (one in use, its window open) keeps the daemon up,
+    the open multi-host window, and every peer; a second reload too. Before the fix the first
+    reload segfaulted in the peer lookup (a kept peer's name was cleared mid-loop)."""
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("p1", b) + proxy_peer("p2", b) + proxy_peer("p3", b))
+    a.json("mark", "start", "w", "--peer", "p2")
+    for n in (1, 2):
+        a.proc.send_signal(signal.SIGHUP)
+        deadline = time.time() + 10
+        while a.logtext().count("configuration reloaded") < n:
+            assert a.proc.poll() is None, "netmetricsd died on reload: " + a.logtext()[-3000:]
+            assert time.time() < deadline, a.logtext()
+            time.sleep(0.1)
+    assert a.ctl("status").returncode == 0
+    rep = a.json("mark", "stop", "w")
+    assert rep["hosts"].keys() == {HOST, "p2"}, rep["hosts"].keys()
+    assert rep["hosts"]["p2"]["window"]["complete"], rep["hosts"]["p2"]
+    for name in ("p1", "p3"):
+        a.json("mark", "start", "w-" + name, "--peer", name)
+        assert a.json("mark", "stop", "w-" + name)["hosts"].keys() == {HOST, name}
+    stop(a)
+
+
 def test_fault_peer_daemon_stopped():
     """The peer's daemon is not running: the start is refused naming the peer and why."""
     b = daemon(NS_B)
@@ -701,6 +725,7 @@ def teardown():
 
 TESTS = [test_command_peer_netperf, test_suite_peer, test_test_start_peer, test_test_start_peer_unreachable,
          test_shutdown_with_peers_pending, test_reload_adds_and_removes_peers,
+         test_reload_with_three_peers,
          test_ssh_peer_netperf, test_fault_peer_daemon_stopped,
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
          test_fault_peer_never_answers, test_generator_on_peer, test_generator_peer_killed,

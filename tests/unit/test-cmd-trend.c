@@ -767,6 +767,23 @@ test_trend_in_parts(void **state)
 	json_object_put(o);
 }
 
+/* cmd_epoch_s of a time that int64_t cannot hold once mono_to_real is added (what a stored
+ * block of 2^63 + 5 gave before blocks were checked): the number where it belongs, not one
+ * that wrapped to before 1970; an ordinary time exact. */
+static void
+test_epoch_out_of_range(void **state)
+{
+	struct daemon_world *w = *state;
+	int64_t m2r = sampler_mono_to_real(w->d.sampler);
+	double far = cmd_epoch_s(&w->d, (uint64_t)INT64_MAX - 5);
+
+	assert_true(m2r > 0);
+	assert_true(far > 9.2e9);
+	assert_true(fabs(far - ((double)INT64_MAX + (double)m2r) / 1e9) < 1.0);
+	assert_true(fabs(cmd_epoch_s(&w->d, 5000000000ull) - ((double)(m2r + 5000000000ll) / 1e9)) <
+	            1e-6);
+}
+
 int
 main(void)
 {
@@ -784,6 +801,7 @@ main(void)
 	    cmocka_unit_test(test_series_match_in_parts),
 	    cmocka_unit_test(test_stored_result), /* it forgets the window */
 	    cmocka_unit_test(test_one_verdict_stored),
+	    cmocka_unit_test(test_epoch_out_of_range),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

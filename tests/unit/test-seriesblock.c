@@ -1,7 +1,8 @@
 /* test-seriesblock.c: the series block kept with a result: encode and decode give back every
  * time, value, name and label; a query over a block gives the rates of its records; a long
  * source is downsampled to at most SERIESBLOCK_MAX_POINTS records, its step recorded; damaged
- * bytes (every truncation, flipped bytes) are refused with a message, never read past. */
+ * bytes (every truncation, flipped bytes) are refused with a message, never read past; times
+ * and counts out of range (a base time of 2^63 + 5) are refused before any arithmetic. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -294,13 +295,200 @@ test_damaged_payload(void **state)
 	seriesblock_free(b);
 }
 
+/* The numbers of a payload made by hand: one source "link" of two records (times first and
+ * first + dt), one counter series with labels irq, queue, cpu and dir. */
+struct hand {
+	uint64_t base, span, interval, step_k, first_t, first, dt, dir;
+	int64_t irq, queue, cpu;
+};
+
+#define HAND_OK                                                                                    \
+	{                                                                                          \
+		.base = 1700000100 * SEC, .span = 10 * SEC, .interval = 1000, .step_k = 1,         \
+		.first_t = 1700000000 * SEC, .first = 1700000099 * SEC, .dt = 11 * SEC, .irq = -1, \
+		.queue = 3, .cpu = 7, .dir = SERIES_DIR_TX                                         \
+	}
+
+static size_t
+hand_uv(uint8_t *p, uint64_t v)
+{
+	size_t n = 0;
+
+	while (v >= 0x80) {
+		p[n++] = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	p[n++] = (uint8_t)v;
+	return n;
+}
+
+static size_t
+hand_zz(uint8_t *p, int64_t v)
+{
+	return hand_uv(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+static size_t
+hand_str(uint8_t *p, const char *s)
+{
+	size_t n = hand_uv(p, strlen(s));
+
+	memcpy(p + n, s, strlen(s));
+	return n + strlen(s);
+}
+
+/* The payload of h into out (256 bytes are plenty); its length. */
+static size_t
+hand_payload(const struct hand *h, uint8_t *out)
+{
+	size_t n = 0;
+	double scale = 1.0;
+	uint64_t bits;
+
+	memcpy(&bits, &scale, sizeof(bits));
+	n += hand_uv(out + n, h->base);
+	n += hand_uv(out + n, h->span);
+	n += hand_uv(out + n, 1); /* sources */
+	n += hand_str(out + n, "link");
+	n += hand_uv(out + n, h->interval);
+	n += hand_uv(out + n, h->step_k);
+	n += hand_uv(out + n, h->first_t);
+	n += hand_uv(out + n, 2); /* records */
+	n += hand_uv(out + n, h->first);
+	n += hand_uv(out + n, h->dt);
+	n += hand_uv(out + n, 1); /* series */
+	n += hand_str(out + n, "link.eth0.tx_packets");
+	n += hand_str(out + n, "packets");
+	n += hand_uv(out + n, SERIES_COUNTER);
+	n += hand_uv(out + n, 0); /* its source */
+	n += hand_uv(out + n, bits);
+	n += hand_str(out + n, "eth0");
+	for (int i = 0; i < 4; i++)
+		n += hand_str(out + n, ""); /* type, mode, table, field */
+	n += hand_zz(out + n, h->irq);
+	n += hand_zz(out + n, h->queue);
+	n += hand_zz(out + n, h->cpu);
+	n += hand_uv(out + n, h->dir);
+	n += hand_uv(out + n, 5000); /* the values: 5000, then 5000 + 0 */
+	n += hand_zz(out + n, 0);
+	return n;
+}
+
+/* h's payload as a file's bytes (new, *len). */
+static uint8_t *
+hand_file(const struct hand *h, size_t *len)
+{
+	uint8_t pl[256], *buf;
+	size_t plen = hand_payload(h, pl);
+	uLongf zlen = compressBound(plen);
+
+	buf = xmalloc(17 + zlen);
+	memcpy(buf, "NMSERIES", 8);
+	buf[8] = 1;
+	for (int i = 0; i < 8; i++)
+		buf[9 + i] = (uint8_t)((uint64_t)plen >> (8 * i));
+	assert_int_equal(compress2(buf + 17, &zlen, pl, plen, 6), Z_OK);
+	*len = 17 + zlen;
+	return buf;
+}
+
+/* h refused, as a payload and as a file, with the message why. */
+static void
+assert_hand_refused(const struct hand *h, const char *why)
+{
+	uint8_t pl[256], *buf;
+	size_t plen = hand_payload(h, pl), len;
+	struct nm_error err;
+
+	assert_null(seriesblock_parse(pl, plen, M2R, &err));
+	assert_string_equal(err.message, why);
+	buf = hand_file(h, &len);
+	assert_null(seriesblock_decode(buf, len, M2R, &err));
+	assert_string_equal(err.message, why);
+	free(buf);
+}
+
+/* Times and counts read from a block are range-checked before any arithmetic: a base time of
+ * 2^63 + 5 (which wrapped into times before 1970 and overflowed int64_t on the way), a span,
+ * a first time or a record time past 2^62 ns (2116), a difference that wraps, an interval
+ * or step past 32 bits, labels that narrowing would wrap (cpu 65535 became -1): each block
+ * refused with its reason, never served. The same numbers in range read back exactly. */
+static void
+test_untrusted_numbers(void **state)
+{
+	const struct hand ok = HAND_OK;
+	struct hand h;
+	struct seriesblock *d;
+	struct nm_error err;
+	uint8_t *buf;
+	size_t len;
+
+	(void)state;
+	buf = hand_file(&ok, &len);
+	d = seriesblock_decode(buf, len, M2R, &err);
+	free(buf);
+	assert_non_null(d);
+	assert_int_equal(d->t0, ok.base - M2R);
+	assert_int_equal(d->t1, ok.base - M2R + ok.span);
+	assert_int_equal(d->src[0].first_t, ok.first_t - M2R);
+	assert_int_equal(d->src[0].t[0], ok.first - M2R);
+	assert_int_equal(d->src[0].t[1], ok.first + ok.dt - M2R);
+	assert_int_equal(d->src[0].interval_ms, 1000);
+	assert_int_equal(series_labels_of(&d->reg, 0).queue, 3);
+	assert_int_equal(series_labels_of(&d->reg, 0).cpu, 7);
+	seriesblock_free(d);
+
+	h = ok;
+	h.base = (UINT64_C(1) << 63) + 5;
+	assert_hand_refused(&h, "series block: bad span (a time past the year 2116)");
+	h = ok;
+	h.base = UINT64_MAX;
+	assert_hand_refused(&h, "series block: bad span (a time past the year 2116)");
+	h = ok;
+	h.span = UINT64_MAX - 3; /* t1 would wrap to before t0 */
+	assert_hand_refused(&h, "series block: bad span (a time past the year 2116)");
+	h = ok;
+	h.first_t = (UINT64_C(1) << 63) + 5;
+	assert_hand_refused(&h, "series block: bad first record time (past the year 2116)");
+	h = ok;
+	h.first = (UINT64_C(1) << 63) + 5;
+	assert_hand_refused(&h,
+	                    "series block: bad record times (out of order or past the year 2116)");
+	h = ok;
+	h.dt = UINT64_MAX - SEC; /* the second record's time wraps to before the first */
+	assert_hand_refused(&h,
+	                    "series block: bad record times (out of order or past the year 2116)");
+	h = ok;
+	h.dt = UINT64_C(1) << 62;
+	assert_hand_refused(&h,
+	                    "series block: bad record times (out of order or past the year 2116)");
+	h = ok;
+	h.interval = UINT64_C(1) << 32; /* was read as 0 */
+	assert_hand_refused(&h, "series block: bad source interval");
+	h = ok;
+	h.step_k = (UINT64_C(1) << 32) + 1; /* was read as 1 */
+	assert_hand_refused(&h, "series block: bad source interval");
+	h = ok;
+	h.cpu = 65535; /* was read as -1: no CPU */
+	assert_hand_refused(&h, "series block: bad series");
+	h = ok;
+	h.irq = INT64_C(1) << 31;
+	assert_hand_refused(&h, "series block: bad series");
+	h = ok;
+	h.queue = -2;
+	assert_hand_refused(&h, "series block: bad series");
+	h = ok;
+	h.dir = 256 + SERIES_DIR_TX; /* was read as tx */
+	assert_hand_refused(&h, "series block: bad series");
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_roundtrip),       cmocka_unit_test(test_query),
 	    cmocka_unit_test(test_downsample),      cmocka_unit_test(test_damaged),
-	    cmocka_unit_test(test_damaged_payload),
+	    cmocka_unit_test(test_damaged_payload), cmocka_unit_test(test_untrusted_numbers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,93 @@
+/* bare-read.c: the floor bench-service compares the daemon with. At the daemon's cadence,
+ * pread every file the sources read each sample (the same rule as bench-daemon's
+ * sampled_file: the /proc files of the sources and the `ethtool -S` text of each device),
+ * on fds opened once, into buffers allocated once; nothing parsed. Its CPU time is read from
+ * outside (schedstat), as the daemon's is.
+ *
+ *   bare-read ROOT INTERVAL_MS SECONDS
+ *
+ * Prints "ready" once the files are open, then runs SECONDS seconds and exits. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct file {
+	int fd;
+	char *buf;
+	size_t cap;
+};
+
+static struct file *files;
+static size_t nfiles;
+static size_t root_len;
+
+/* Whether the sources read the file rel (below the root) every sample (bench-daemon.c). */
+static bool
+sampled_file(const char *rel)
+{
+	size_t len = strlen(rel);
+
+	if (strncmp(rel, "ethtool/", 8) == 0)
+		return len > 4 && strcmp(rel + len - 4, ".txt") == 0;
+	return strncmp(rel, "proc/", 5) == 0 && strncmp(rel, "proc/irq/", 9) != 0 &&
+	       strncmp(rel, "proc/sys/", 9) != 0 && strcmp(rel, "proc/net/route") != 0;
+}
+
+/* Open one sampled file (nftw callback). */
+static int
+walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_F || !sampled_file(path + root_len + 1))
+		return 0;
+	files = realloc(files, (nfiles + 1) * sizeof(*files));
+	files[nfiles].fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Room for the file to grow between steps, as the daemon's buffers have. */
+	files[nfiles].cap = (size_t)st->st_size * 2 + 4096;
+	files[nfiles].buf = malloc(files[nfiles].cap);
+	if (files[nfiles].fd < 0 || files[nfiles].buf == NULL) {
+		perror(path);
+		exit(1);
+	}
+	nfiles++;
+	return 0;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct timespec next;
+	long interval_ms, rounds;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: bare-read ROOT INTERVAL_MS SECONDS\n");
+		return 2;
+	}
+	root_len = strlen(argv[1]);
+	interval_ms = strtol(argv[2], NULL, 10);
+	rounds = strtol(argv[3], NULL, 10) * 1000 / (interval_ms > 0 ? interval_ms : 1000);
+	nftw(argv[1], walk_cb, 32, FTW_PHYS);
+	printf("ready %zu files\n", nfiles);
+	fflush(stdout);
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	for (long r = 0; r < rounds; r++) {
+		for (size_t i = 0; i < nfiles; i++)
+			if (pread(files[i].fd, files[i].buf, files[i].cap, 0) < 0)
+				perror("pread");
+		next.tv_nsec += interval_ms * 1000000L;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL);
+	}
+	return 0;
+}
