@@ -290,6 +290,7 @@ config_free(struct config *cfg)
 	env_free(cfg->prom_rollup);
 	env_free(cfg->prom_cpuset);
 	env_free(cfg->prom_unmoved);
+	free(cfg->prom_web_config);
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		free(cfg->peers[i].name);
 		env_free(cfg->peers[i].command);
@@ -333,6 +334,7 @@ config_copy(struct config *dst, const struct config *src)
 	dst->prom_rollup = env_dup(src->prom_rollup);
 	dst->prom_cpuset = env_dup(src->prom_cpuset);
 	dst->prom_unmoved = env_dup(src->prom_unmoved);
+	dst->prom_web_config = dup_opt(src->prom_web_config);
 	dst->peers = src->npeers ? xcalloc(src->npeers, sizeof(*dst->peers)) : NULL;
 	for (size_t i = 0; i < src->npeers; i++) {
 		dst->peers[i].name = xstrdup(src->peers[i].name);
@@ -673,6 +675,13 @@ set_prometheus_key(struct config *cfg, const char *key, const char *val)
 		if ((strcmp(val, "none") != 0 && !valid_selector(val)) ||
 		    strv_add(key[0] == 'r' ? &cfg->prom_rollup : &cfg->prom_unmoved, val) < 0)
 			return -1;
+		return 1;
+	}
+	if (strcmp(key, "web_config") == 0) {
+		if (val[0] != '/' || strlen(val) > 4095)
+			return -1;
+		free(cfg->prom_web_config);
+		cfg->prom_web_config = xstrdup(val);
 		return 1;
 	}
 	if (strcmp(key, "cpuset") == 0) {

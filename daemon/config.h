@@ -61,6 +61,7 @@ struct config {
 	char **prom_rollup;  /* rollup SELECTOR lines; NULL: the default roll-ups; {"none"}: none */
 	char **prom_cpuset;  /* cpuset NAME=LIST lines; NULL: one set "all" */
 	char **prom_unmoved; /* drop_unmoved SELECTOR lines; NULL: the defaults; {"none"}: none */
+	char *prom_web_config; /* the exporter toolkit's web configuration (TLS, basic auth) */
 	uint64_t prom_max_family_series; /* samples per family per scrape */
 	unsigned prom_max_connections;   /* scrapers connected at once */
 	uint64_t prom_timeout_ms; /* a connection idle (reading or writing) this long is closed */

@@ -1282,6 +1282,26 @@ put_own(struct prom *p, const struct prom_input *in)
 	own_header(p, "netmetrics_ring_capacity_bytes", "Bytes the sample history may hold.", true);
 	snprintf(v, sizeof(v), "%zu", in->ring_capacity);
 	own_sample(p, "netmetrics_ring_capacity_bytes", true, NULL, NULL, NULL, NULL, v);
+	if (in->http_tls) {
+		own_header(
+		    p, "netmetrics_http_tls_handshake_failures",
+		    "TLS handshakes of the endpoint ended by a fatal alert of ours (no or a bad "
+		    "client certificate, no common protocol).",
+		    false);
+		snprintf(v, sizeof(v), "%" PRIu64, in->tls_failures);
+		own_sample(p, "netmetrics_http_tls_handshake_failures", false, NULL, NULL, NULL,
+		           NULL, v);
+	}
+	if (in->http_auth) {
+		own_header(p, "netmetrics_http_auth_failures",
+		           "Requests of the endpoint refused for their credentials (401).", false);
+		snprintf(v, sizeof(v), "%" PRIu64, in->auth_failures);
+		own_sample(p, "netmetrics_http_auth_failures", false, NULL, NULL, NULL, NULL, v);
+		own_header(p, "netmetrics_http_auth_cache_hits",
+		           "Requests let in by a kept successful check, without bcrypt.", false);
+		snprintf(v, sizeof(v), "%" PRIu64, in->auth_cache_hits);
+		own_sample(p, "netmetrics_http_auth_cache_hits", false, NULL, NULL, NULL, NULL, v);
+	}
 	own_header(p, "netmetrics_scrape_duration_seconds",
 	           "What the previous scrape of this endpoint took to render.", true);
 	if (in->last_scrape_seconds >= 0) {

@@ -65,6 +65,9 @@ struct prom_input {
 	int profile_drift;   /* 1 drifted, 0 not, -1 unknown */
 	size_t ring_used, ring_capacity;
 	double last_scrape_seconds; /* what the previous scrape took; < 0: none yet */
+	/* [prometheus] web_config: TLS and basic auth, and what they refused */
+	bool http_tls, http_auth;
+	uint64_t tls_failures, auth_failures, auth_cache_hits;
 };
 
 /* What one render did. */

@@ -174,14 +174,15 @@ test_prometheus_selection(void **state)
 	               "include = irq_interrupts{cpu=\"100\", irq!=\"3\"}\nrollup = softirqs\n"
 	               "rollup = none\ncpuset = nic=0-71\ncpuset = other=72-143\n"
 	               "drop_unmoved = softirqs{type=\"HI\"}\ndrop_unmoved = none\n"
-	               "max_family_series = 300\n");
+	               "max_family_series = 300\nweb_config = /etc/netmetricsd/web.yml\n");
 	static const char *const bad[] = {"[prometheus]\nexclude = irq{cpu=~\"(\"}\n",
 	                                  "[prometheus]\ninclude = irq{cpu=3}\n",
 	                                  "[prometheus]\ninclude = irq{cpu=\"3\"\n",
 	                                  "[prometheus]\nrollup = {}\n",
 	                                  "[prometheus]\ncpuset = a=0-x\n",
 	                                  "[prometheus]\ncpuset = =3\n",
-	                                  "[prometheus]\nmax_family_series = 0\n"};
+	                                  "[prometheus]\nmax_family_series = 0\n",
+	                                  "[prometheus]\nweb_config = web.yml\n"};
 
 	(void)state;
 	config_defaults(&cfg);
@@ -198,7 +199,9 @@ test_prometheus_selection(void **state)
 	assert_string_equal(cfg.prom_unmoved[0], "softirqs{type=\"HI\"}");
 	assert_string_equal(cfg.prom_unmoved[1], "none");
 	assert_int_equal(cfg.prom_max_family_series, 300);
+	assert_string_equal(cfg.prom_web_config, "/etc/netmetricsd/web.yml");
 	config_copy(&copy, &cfg);
+	assert_string_equal(copy.prom_web_config, "/etc/netmetricsd/web.yml");
 	assert_string_equal(copy.prom_select[1], cfg.prom_select[1]);
 	assert_ptr_not_equal(copy.prom_cpuset, cfg.prom_cpuset);
 	config_free(&copy);
