@@ -175,15 +175,17 @@ sampler_reserve(struct sampler *s, size_t n)
 	s->cap = cap;
 }
 
-/* A counter's count starts again at raw at the sample's time: after its put, acc + base is
- * raw (a first reading, a return, a reset by the kernel). */
+/* A counter's total is raw from this sample on: after its put, acc + base is raw (a first
+ * reading, a return, a reset by the kernel). Its count started at this sample when it did
+ * so since the daemon has been watching (a reset, a return, a series new since the first
+ * sample); at the first sample nobody knows when (epoch 0). */
 static void
-new_epoch(struct sink *sink, series_id id, uint64_t raw)
+new_epoch(struct sink *sink, series_id id, uint64_t raw, bool known)
 {
 	struct sampler *s = sink->s;
 
 	s->total_base[id] = raw - ring_live_value(s->ring, id);
-	s->epoch_ns[id] = sink->t_ns;
+	s->epoch_ns[id] = known ? sink->t_ns : 0;
 }
 
 /* sink_put for a series whose reading is not a plain next one: its arrays must grow, it has
@@ -194,6 +196,7 @@ sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 	struct sampler *s = sink->s;
 	uint8_t kind;
 	uint64_t d;
+	bool known;
 
 	if (id >= s->cap)
 		sampler_reserve(s, (size_t)id + 1);
@@ -204,7 +207,7 @@ sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 		s->raw[id] = raw;
 		ring_put(s->ring, id, d);
 		if (counter_is_reset(kind, prev, raw))
-			new_epoch(sink, id, raw);
+			new_epoch(sink, id, raw, true);
 		return;
 	}
 	/* A gauge's value is its level. A counter present at the source's first sample is a
@@ -212,12 +215,13 @@ sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 	 * one that comes back is a baseline again (an offline CPU keeps its counts: counting
 	 * them again would be a spike). Either way its total starts at its reading. */
 	kind = series_get(&s->reg, id)->kind;
+	known = s->seen[id] != SEEN_NEVER || !sink->first;
 	d = kind == SERIES_GAUGE || (s->seen[id] == SEEN_NEVER && !sink->first) ? raw : 0;
 	s->seen[id] = (uint8_t)(SEEN_LIVE | kind << SEEN_KIND_SHIFT);
 	s->raw[id] = raw;
 	ring_put(s->ring, id, d);
 	if (kind != SERIES_GAUGE)
-		new_epoch(sink, id, raw);
+		new_epoch(sink, id, raw, known);
 }
 
 /* The common case, a live series' next reading that did not fall, is a leaf ending in a tail

@@ -80,8 +80,10 @@ uint64_t sampler_raw(const struct sampler *s, series_id id);
 void sampler_raws(const struct sampler *s, uint64_t *out, size_t n);
 /* What turns a counter's acc in the ring back into the source's own total (the kernel's,
  * or for CPU time the cpu source's): total = acc + base[id] (mod 2^64), for ids < n; and
- * epoch_ns[id], when that count started (CLOCK_MONOTONIC): the series' first reading, its
- * return after it was gone, or a fall that counter_delta took for a reset. A 32-bit wrap
+ * epoch_ns[id], when that count started (CLOCK_MONOTONIC) if the daemon saw it start: the
+ * sample that found it back after it was gone, that found a fall counter_delta took for a
+ * reset, or that found it new after the source's first sample; 0 for a series counted
+ * from its reading at the first sample (its count began before the daemon). A 32-bit wrap
  * is no new count: the total goes on past 2^32. Gauges have base 0. Borrowed: valid until
  * the next sample. */
 void sampler_totals(const struct sampler *s, const uint64_t **base, const uint64_t **epoch_ns,

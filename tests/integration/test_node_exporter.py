@@ -27,7 +27,8 @@ at the first step, at a second step (every counter moved, two 32-bit cells wrapp
 netmetrics goes on past 2^32 where the kernel's cell, and node_exporter, start again), and
 after a restart of netmetricsd at that step: no counter of netmetricsd went down across the
 restart except the two wrapped cells, which start again at the kernel's value (a reset
-for Prometheus, as node_exporter's are).
+for Prometheus, as node_exporter's are). Then eth1 leaves /proc/net/dev and comes back
+re-created: its counters are the kernel's again, with an OpenMetrics _created.
 
 Loopback only: both listen on 127.0.0.1 in a namespace of their own. Needs root (the
 daemon drops to its user) and prometheus-node-exporter. Environment: NETMETRICSD,
@@ -456,6 +457,45 @@ def counters(samples):
             and k[0].startswith("netmetrics_") and not k[0].startswith("netmetrics_source_")}
 
 
+def openmetrics(d):
+    code, _, body = http("http://127.0.0.1:%d/metrics" % d.port, NS, headers=[
+        "Accept: application/openmetrics-text;version=1.0.0"])
+    assert code == 200
+    return body.decode()
+
+
+def check_reset(root, d, net):
+    """eth1 leaves /proc/net/dev and comes back counting from small values (re-created): its
+    counters show the kernel's values again, with an OpenMetrics _created at the sample that
+    found it back; eth0, counting since before the daemon started, has no _created."""
+    dev = net(1)["dev"]
+    lines = dev.splitlines(True)
+    write(root, "proc/net/dev", "".join(ln for ln in lines if "eth1:" not in ln))
+    deadline = time.time() + 20
+    while 'device="eth1"' in openmetrics(d):
+        assert time.time() < deadline, "eth1 still shown"
+        time.sleep(0.3)
+    back = "".join(ln if "eth1:" not in ln else
+                   "  eth1: 1234 10 0 0 0 0 0 0 5678 20 0 0 0 0 0 0\n" for ln in lines)
+    t0 = time.time()
+    write(root, "proc/net/dev", back)
+    while True:
+        text = openmetrics(d)
+        s = parse(text)
+        if ("netmetrics_link_bytes_total",
+                frozenset({("device", "eth1"), ("direction", "rx")})) in s:
+            break
+        assert time.time() < deadline, "eth1 not back"
+        time.sleep(0.3)
+    assert get(s, "netmetrics_link_bytes_total", device="eth1", direction="rx") == 1234
+    assert get(s, "netmetrics_link_bytes_total", device="eth1", direction="tx") == 5678
+    created = get(s, "netmetrics_link_bytes_created", device="eth1", direction="rx")
+    assert t0 - 2 <= created <= time.time() + 1, (t0, created)
+    assert ("netmetrics_link_bytes_created",
+            frozenset({("device", "eth0"), ("direction", "rx")})) not in s, \
+        "eth0 counted since before the daemon: no _created"
+
+
 def test_against_node_exporter():
     """Every figure node_exporter shows of the tree, netmetrics shows the same, at two steps
     and across a restart; no counter of netmetrics goes down across the restart but the two
@@ -507,6 +547,7 @@ def test_against_node_exporter():
         # The wrapped cells fell back to the kernel's cells: node_exporter's.
         n = compare(nodes, after)
         print("after a restart: %d figures agree" % n)
+        check_reset(root, d, net)
     finally:
         if node is not None:
             node.stop()
