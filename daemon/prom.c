@@ -173,6 +173,7 @@ struct rollslot {
 	uint8_t fam;
 	bool live, drop;
 	uint64_t sum, t;
+	double scale; /* raw to unit, its members' (CPU ticks to seconds) */
 };
 
 /* A member of a roll-up: series id adds to slot. */
@@ -707,6 +708,7 @@ add_rollup(struct prom *p, int f, const struct series_registry *reg, series_id i
 		}
 		p->re[p->nre] = (struct rollent){id, slot_of(p, f)};
 		p->slots[p->re[p->nre].slot].drop = drop;
+		p->slots[p->re[p->nre].slot].scale = series_get(reg, id)->scale;
 		p->nre++;
 	}
 	p->out = out;
@@ -975,7 +977,11 @@ put_rollups(struct prom *p, const struct prom_input *in, int f, bool *header)
 		}
 		strbuf_add(p->out, p->pre.buf + sl->off, sl->len);
 		line[0] = ' ';
-		if (fm->gauge)
+		if (sl->scale != 1.0)
+			n += (size_t)snprintf(
+			    line + n, 48, "%.15g",
+			    (fm->gauge ? (double)(int64_t)sl->sum : (double)sl->sum) * sl->scale);
+		else if (fm->gauge)
 			n += (size_t)snprintf(line + n, 48, "%" PRId64, (int64_t)sl->sum);
 		else
 			n += pp_utoa(sl->sum, line + n);

@@ -399,6 +399,15 @@ test_rollup_drop_cap(void **state)
 	options(f, NULL, 0, roll, 1, NULL, 0, false, 0);
 	t = render(f, PROM_TEXT);
 	has_line(t, "netmetrics_cpu_seconds_total{mode=\"user\",cpuset=\"all\"} 10 1700000000250");
+	/* In the members' unit: CPU ticks as seconds. */
+	series_id sys = add(f, SRC_CPU, "cpu.9.system", SERIES_COUNTER, 0.01, NULL, NULL,
+	                    SERIES_DIR_NONE, NULL, "system", 9, -1);
+	record(f, SRC_CPU, sys, (uint64_t)250, SERIES_NONE);
+	options(f, NULL, 0, (const char *const[]){"cpu_seconds{mode=\"system\"}"}, 1, NULL, 0,
+	        false, 0);
+	t = render(f, PROM_TEXT);
+	has_line(t,
+	         "netmetrics_cpu_seconds_total{mode=\"system\",cpuset=\"all\"} 2.5 1700000000250");
 	has_line(t, "netmetrics_cpu_seconds_total{cpu=\"0\",mode=\"steal\"} 0 1700000000250");
 	options(f, NULL, 0, (const char *const[]){"none"}, 1, NULL, 0, false, 2);
 	t = render(f, PROM_TEXT);
@@ -406,7 +415,7 @@ test_rollup_drop_cap(void **state)
 	has_line(t, "netmetrics_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 1 1700000000250");
 	assert_null(strstr(t, "cpu=\"1\""));
 	assert_int_equal(f->res.series, 3);
-	assert_int_equal(f->res.dropped, 3);
+	assert_int_equal(f->res.dropped, 4); /* cpu 1-3 user, cpu 9 system */
 }
 
 /* A bad selector or cpuset is refused with a message, and the options stay unset. */
