@@ -13,7 +13,13 @@
  * of max_connections, so a burst of new connections cannot push out one whose request is
  * already waiting to be read. Out of descriptors, accepting pauses for a second or until a
  * connection closes (libevent's listener would otherwise retry accept() at once, forever),
- * and says so once a minute at most. */
+ * and says so once a minute at most.
+ *
+ * With [prometheus] web_config (the exporter toolkit's YAML, webconfig.c) each connection's
+ * bufferevent is an OpenSSL one (http-tls.c) and a request for /metrics must carry basic
+ * auth: a check answered from the kept successes serves it at once, others wait for the
+ * bcrypt worker (the request is answered from its callback, or dropped with its
+ * connection), a refusal is 401 with WWW-Authenticate. */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
