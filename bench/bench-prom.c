@@ -143,6 +143,10 @@ main(int argc, char **argv)
 		fprintf(stderr, "bench-prom: %s\n", err.message);
 		return 1;
 	}
+	if (prom_configure_from(p, &cfg, &err) < 0) { /* the default [prometheus] options */
+		fprintf(stderr, "bench-prom: %s\n", err.message);
+		return 1;
+	}
 	if (interval_ms < 0)
 		interval_ms = (int)cfg.sample_interval_ms;
 	tscrape = calloc((size_t)rounds, sizeof(*tscrape));

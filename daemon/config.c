@@ -1,4 +1,5 @@
 /* config.c: defaults, the INI file (libinih) and value parsers. */
+#include <ctype.h>
 #include <errno.h>
 #include <ini.h>
 #include <stdio.h>
@@ -7,6 +8,8 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "cpulist.h"
+#include "labelsel.h"
 #include "timeutil.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -263,6 +266,7 @@ config_defaults(struct config *cfg)
 	cfg->sample_interval_ms = 1000;
 	cfg->keyframe_interval_ms = 600000;
 	cfg->prom_max_series = 20000;
+	cfg->prom_max_family_series = 5000;
 	cfg->prom_max_connections = 8;
 	cfg->prom_timeout_ms = 10000;
 }
@@ -282,6 +286,11 @@ config_free(struct config *cfg)
 	env_free(cfg->test_env);
 	env_free(cfg->prom_listen);
 	env_free(cfg->prom_export);
+	env_free(cfg->prom_select);
+	env_free(cfg->prom_rollup);
+	env_free(cfg->prom_cpuset);
+	env_free(cfg->prom_unmoved);
+	free(cfg->prom_web_config);
 	for (size_t i = 0; i < cfg->npeers; i++) {
 		free(cfg->peers[i].name);
 		env_free(cfg->peers[i].command);
@@ -321,6 +330,11 @@ config_copy(struct config *dst, const struct config *src)
 	dst->test_env = env_dup(src->test_env);
 	dst->prom_listen = env_dup(src->prom_listen);
 	dst->prom_export = env_dup(src->prom_export);
+	dst->prom_select = env_dup(src->prom_select);
+	dst->prom_rollup = env_dup(src->prom_rollup);
+	dst->prom_cpuset = env_dup(src->prom_cpuset);
+	dst->prom_unmoved = env_dup(src->prom_unmoved);
+	dst->prom_web_config = dup_opt(src->prom_web_config);
 	dst->peers = src->npeers ? xcalloc(src->npeers, sizeof(*dst->peers)) : NULL;
 	for (size_t i = 0; i < src->npeers; i++) {
 		dst->peers[i].name = xstrdup(src->peers[i].name);
@@ -599,12 +613,88 @@ valid_listen(const char *s)
 	return parse_uint(colon + 1, 1, 65535, 10, &port) == 0;
 }
 
+/* Whether val is a label selector (common/labelsel.h) of at most 1024 bytes. */
+static bool
+valid_selector(const char *val)
+{
+	struct labelsel sel;
+	struct nm_error err;
+	int r;
+
+	if (strlen(val) > 1024)
+		return false;
+	r = labelsel_parse(&sel, val, &err);
+	labelsel_free(&sel);
+	if (r < 0)
+		log_warnx("config: [prometheus] selector \"%s\": %s", val, err.message);
+	return r == 0;
+}
+
+/* Whether val is a cpuset line NAME=LIST (NAME of letters, digits, '_' and '-'). */
+static bool
+valid_cpuset_line(const char *val)
+{
+	const char *eq = strchr(val, '=');
+	struct cpuset set;
+
+	if (eq == NULL || eq == val || eq - val > 32)
+		return false;
+	for (const char *c = val; c < eq; c++)
+		if (!isalnum((unsigned char)*c) && *c != '_' && *c != '-')
+			return false;
+	return cpuset_parse_list(&set, eq + 1, NULL) == 0;
+}
+
+/* Add a [prometheus] include (+) or exclude (-) line. */
+static int
+add_select(struct config *cfg, char sign, const char *val)
+{
+	char *line;
+	int r;
+
+	if (!valid_selector(val))
+		return -1;
+	line = xmalloc(strlen(val) + 2);
+	line[0] = sign;
+	strcpy(line + 1, val);
+	r = strv_add(&cfg->prom_select, line);
+	free(line);
+	return r;
+}
+
 /* Set one [prometheus] key. 1 handled, 0 unknown key, -1 bad value. */
 static int
 set_prometheus_key(struct config *cfg, const char *key, const char *val)
 {
 	unsigned long long u;
 	uint64_t v;
+
+	if (strcmp(key, "include") == 0 || strcmp(key, "exclude") == 0)
+		return add_select(cfg, key[0] == 'i' ? '+' : '-', val) < 0 ? -1 : 1;
+	if (strcmp(key, "rollup") == 0 || strcmp(key, "drop_unmoved") == 0) {
+		if ((strcmp(val, "none") != 0 && !valid_selector(val)) ||
+		    strv_add(key[0] == 'r' ? &cfg->prom_rollup : &cfg->prom_unmoved, val) < 0)
+			return -1;
+		return 1;
+	}
+	if (strcmp(key, "web_config") == 0) {
+		if (val[0] != '/' || strlen(val) > 4095)
+			return -1;
+		free(cfg->prom_web_config);
+		cfg->prom_web_config = xstrdup(val);
+		return 1;
+	}
+	if (strcmp(key, "cpuset") == 0) {
+		if (!valid_cpuset_line(val) || strv_add(&cfg->prom_cpuset, val) < 0)
+			return -1;
+		return 1;
+	}
+	if (strcmp(key, "max_family_series") == 0) {
+		if (parse_uint(val, 1, 10000000, 10, &u) < 0)
+			return -1;
+		cfg->prom_max_family_series = u;
+		return 1;
+	}
 
 	if (strcmp(key, "listen") == 0) {
 		if (!valid_listen(val) || strv_add(&cfg->prom_listen, val) < 0)

@@ -55,7 +55,15 @@ struct config {
 	char **prom_listen;       /* HOST:PORT lines, NULL-terminated; NULL: no endpoint */
 	char **prom_export;       /* "GLOB" / "!GLOB" lines in order, NULL-terminated, or NULL */
 	uint64_t prom_max_series; /* sampled series per scrape */
-	unsigned prom_max_connections; /* scrapers connected at once */
+	/* "+SELECTOR" (include) / "-SELECTOR" (exclude) lines in order (common/labelsel.h),
+	 * NULL-terminated, or NULL */
+	char **prom_select;
+	char **prom_rollup;  /* rollup SELECTOR lines; NULL: the default roll-ups; {"none"}: none */
+	char **prom_cpuset;  /* cpuset NAME=LIST lines; NULL: one set "all" */
+	char **prom_unmoved; /* drop_unmoved SELECTOR lines; NULL: the defaults; {"none"}: none */
+	char *prom_web_config; /* the exporter toolkit's web configuration (TLS, basic auth) */
+	uint64_t prom_max_family_series; /* samples per family per scrape */
+	unsigned prom_max_connections;   /* scrapers connected at once */
 	uint64_t prom_timeout_ms; /* a connection idle (reading or writing) this long is closed */
 	/* [peer NAME] sections: the other hosts' daemons and how to reach them */
 	struct config_peer *peers;

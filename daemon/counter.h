@@ -50,6 +50,7 @@
 #ifndef NM_COUNTER_H
 #define NM_COUNTER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "series.h"
@@ -81,6 +82,16 @@ counter_delta(enum series_kind kind, uint64_t prev, uint64_t cur)
 	default:
 		return cur >= prev ? cur - prev : cur;
 	}
+}
+
+/* Whether the fall from prev to cur is a reset (counting restarted: counter_delta gives cur),
+ * not a wrap or a gauge's fall. */
+static inline bool
+counter_is_reset(enum series_kind kind, uint64_t prev, uint64_t cur)
+{
+	if (kind == SERIES_GAUGE || cur >= prev)
+		return false;
+	return kind == SERIES_COUNTER || counter_delta(kind, prev, cur) == cur;
 }
 
 #endif

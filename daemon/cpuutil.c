@@ -29,19 +29,28 @@ rise(uint64_t a, uint64_t b)
  * ULLONG_MAX - 0x7ffff): not a CPU back online. */
 #define NEAR_WRAP (UINT64_MAX - 0x7ffff)
 
+/* The smaller of a and b. */
+static uint64_t
+least(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 void
-cpuutil_step(const uint64_t p[CPUUTIL_NMODES], const uint64_t c[CPUUTIL_NMODES],
+cpuutil_step(uint64_t p[CPUUTIL_NMODES], const uint64_t c[CPUUTIL_NMODES],
              uint64_t d[CPUUTIL_NMODES])
 {
-	uint64_t u, n;
+	uint64_t g, gn;
 
 	for (int m = 0; m < CPUUTIL_NMODES; m++)
 		d[m] = rise(p[m], c[m]);
-	/* Guest time is in user (guest_nice in nice): what user grew beyond guest. */
-	u = d[CPUUTIL_USER];
-	n = d[CPUUTIL_NICE];
-	d[CPUUTIL_USER] = u > d[CPUUTIL_GUEST] ? u - d[CPUUTIL_GUEST] : 0;
-	d[CPUUTIL_NICE] = n > d[CPUUTIL_GUEST_NICE] ? n - d[CPUUTIL_GUEST_NICE] : 0;
+	/* Guest time is in user (guest_nice in nice): guest counts as far as user grew, user
+	 * what it grew beyond; guest the kernel showed before user is counted later, when user
+	 * has caught up (kept in p below), never twice. */
+	g = least(d[CPUUTIL_GUEST], d[CPUUTIL_USER]);
+	gn = least(d[CPUUTIL_GUEST_NICE], d[CPUUTIL_NICE]);
+	d[CPUUTIL_USER] -= g;
+	d[CPUUTIL_NICE] -= gn;
 	if (c[CPUUTIL_IOWAIT] < p[CPUUTIL_IOWAIT]) {
 		if (p[CPUUTIL_IOWAIT] >= NEAR_WRAP)
 			d[CPUUTIL_IOWAIT] = c[CPUUTIL_IOWAIT] - p[CPUUTIL_IOWAIT];
@@ -53,14 +62,28 @@ cpuutil_step(const uint64_t p[CPUUTIL_NMODES], const uint64_t c[CPUUTIL_NMODES],
 	if (c[CPUUTIL_IDLE] < p[CPUUTIL_IDLE])
 		d[CPUUTIL_IDLE] = p[CPUUTIL_IDLE] >= NEAR_WRAP ? c[CPUUTIL_IDLE] - p[CPUUTIL_IDLE]
 		                                               : c[CPUUTIL_IDLE];
+	/* The reading to step from next: cur, less the guest time not counted yet. */
+	for (int m = 0; m < CPUUTIL_NMODES; m++)
+		if (m != CPUUTIL_GUEST && m != CPUUTIL_GUEST_NICE)
+			p[m] = c[m];
+	p[CPUUTIL_GUEST] = c[CPUUTIL_GUEST] - (d[CPUUTIL_GUEST] - g);
+	p[CPUUTIL_GUEST_NICE] = c[CPUUTIL_GUEST_NICE] - (d[CPUUTIL_GUEST_NICE] - gn);
+	d[CPUUTIL_GUEST] = g;
+	d[CPUUTIL_GUEST_NICE] = gn;
 }
 
 void
-cpuutil_base(const uint64_t c[CPUUTIL_NMODES], uint64_t base[CPUUTIL_NMODES])
+cpuutil_base(const uint64_t c[CPUUTIL_NMODES], uint64_t base[CPUUTIL_NMODES],
+             uint64_t kept[CPUUTIL_NMODES])
 {
 	memcpy(base, c, CPUUTIL_NMODES * sizeof(*base));
-	base[CPUUTIL_USER] = rise(c[CPUUTIL_GUEST], c[CPUUTIL_USER]);
-	base[CPUUTIL_NICE] = rise(c[CPUUTIL_GUEST_NICE], c[CPUUTIL_NICE]);
+	base[CPUUTIL_GUEST] = least(c[CPUUTIL_GUEST], c[CPUUTIL_USER]);
+	base[CPUUTIL_GUEST_NICE] = least(c[CPUUTIL_GUEST_NICE], c[CPUUTIL_NICE]);
+	base[CPUUTIL_USER] -= base[CPUUTIL_GUEST];
+	base[CPUUTIL_NICE] -= base[CPUUTIL_GUEST_NICE];
+	memcpy(kept, c, CPUUTIL_NMODES * sizeof(*kept));
+	kept[CPUUTIL_GUEST] = base[CPUUTIL_GUEST];
+	kept[CPUUTIL_GUEST_NICE] = base[CPUUTIL_GUEST_NICE];
 }
 
 double

@@ -5,9 +5,14 @@
  *
  *  - the kernel counts guest time in user and guest_nice in nice: the increments the cpu
  *    source records for "user" exclude "guest" and those for "nice" exclude "guest_nice", so
- *    that the ten modes are disjoint and their sum is the CPU's time. Where guest grew more
- *    than user (the kernel reads the two at different moments) user's increment is 0 and
- *    guest's whole increment stays: the shortfall is part of the total (mpstat's "ishift").
+ *    that the ten modes are disjoint and their sum is the CPU's time: the kernel's total
+ *    (user + nice + system + idle + iowait + irq + softirq + steal), nothing counted twice
+ *    and nothing lost. Where guest grew more than user (the kernel reads the two at
+ *    different moments, so a tick may show in guest before user) user's increment is 0
+ *    and guest counts only what user grew; the rest of guest counts once user has caught
+ *    up. mpstat keeps guest's whole increment there ("ishift") and counts it again in user
+ *    later: its sum then passes the kernel's total. This is the one place the figures
+ *    differ from mpstat's, for one interval, by the ticks of the lead.
  *  - no field that goes down resets the CPU: iowait that falls while idle rises is iowait
  *    tracking moving time to idle (iowait's increment is 0); idle that falls, or iowait that
  *    falls while idle does not rise, is a CPU back online: that field restarts from 0 (its
@@ -44,12 +49,16 @@ int cpuutil_mode_index(const char *mode);
 
 /* The increments of one CPU from reading prev to reading cur (ticks, /proc/stat order; the
  * modes a line lacks are 0 in both), by the rules above: d[CPUUTIL_USER] excludes guest,
- * d[CPUUTIL_NICE] guest_nice; the sum of d is the CPU's time over the interval. */
-void cpuutil_step(const uint64_t prev[CPUUTIL_NMODES], const uint64_t cur[CPUUTIL_NMODES],
+ * d[CPUUTIL_NICE] guest_nice; the sum of d is the CPU's time over the interval. prev becomes
+ * the reading to step from next time: cur, with guest (guest_nice) less what was not
+ * counted yet. */
+void cpuutil_step(uint64_t prev[CPUUTIL_NMODES], const uint64_t cur[CPUUTIL_NMODES],
                   uint64_t d[CPUUTIL_NMODES]);
-/* The reading a CPU first seen at cur is counted from: cur with guest taken out of user and
- * guest_nice out of nice (0 where the guest field is the larger). */
-void cpuutil_base(const uint64_t cur[CPUUTIL_NMODES], uint64_t base[CPUUTIL_NMODES]);
+/* The values a CPU first seen at cur is counted from: cur with guest taken out of user and
+ * guest_nice out of nice (guest counted at most up to user, guest_nice up to nice), and in
+ * kept the reading to step from next (cur, guest less what was not counted). */
+void cpuutil_base(const uint64_t cur[CPUUTIL_NMODES], uint64_t base[CPUUTIL_NMODES],
+                  uint64_t kept[CPUUTIL_NMODES]);
 
 /* The time the modes cover: their sum (they are disjoint). */
 double cpuutil_total(const double secs[CPUUTIL_NMODES]);

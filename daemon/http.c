@@ -13,7 +13,13 @@
  * of max_connections, so a burst of new connections cannot push out one whose request is
  * already waiting to be read. Out of descriptors, accepting pauses for a second or until a
  * connection closes (libevent's listener would otherwise retry accept() at once, forever),
- * and says so once a minute at most. */
+ * and says so once a minute at most.
+ *
+ * With [prometheus] web_config (the exporter toolkit's YAML, webconfig.c) each connection's
+ * bufferevent is an OpenSSL one (http-tls.c) and a request for /metrics must carry basic
+ * auth: a check answered from the kept successes serves it at once, others wait for the
+ * bcrypt worker (the request is answered from its callback, or dropped with its
+ * connection), a refusal is 401 with WWW-Authenticate. */
 #include <errno.h>
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
@@ -30,6 +36,7 @@
 
 #include "daemon.h"
 #include "error.h"
+#include "http-tls.h"
 #include "http.h"
 #include "irqtable.h"
 #include "jsonutil.h"
@@ -40,6 +47,7 @@
 #include "sampler.h"
 #include "strbuf.h"
 #include "timeutil.h"
+#include "webconfig.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -78,6 +86,9 @@ struct http {
 	uint64_t log_last_ns;       /* of the last line about pauses or drops */
 	unsigned long drops_unlogged, pauses_unlogged;
 	struct prom *prom;
+	struct http_tls *tls;   /* [prometheus] web_config: TLS, NULL: plain HTTP */
+	struct http_auth *auth; /* basic auth, NULL: none */
+	bool web_loaded;        /* by http_init: the first http_reconfigure skips it */
 	struct strbuf body;
 	struct http_gzip gz;
 	struct http_conn **conns; /* every connection accepted and not yet released */
@@ -279,7 +290,9 @@ static struct bufferevent *
 conn_new(struct event_base *base, void *arg)
 {
 	struct http *h = arg;
-	struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
+	struct bufferevent *bev = h->tls != NULL
+	                              ? http_tls_bev(h->tls, base)
+	                              : bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
 	struct http_conn *c;
 
 	if (bev == NULL)
@@ -427,6 +440,7 @@ http_prom_input(struct sampler *s, struct prom_source **sources, size_t *cap, st
 	memset(in, 0, sizeof(*in));
 	in->reg = sampler_registry(s);
 	in->ring = sampler_ring(s);
+	sampler_totals(s, &in->base, &in->epoch_ns, &in->nbase);
 	in->mono_to_real_ns = sampler_mono_to_real(s);
 	/* Only the interrupts source's own table: sampler_irq_table would read /proc without. */
 	if (irqsrc != NULL && irqsrc->enabled && irqsrc->samples > 0) {
@@ -467,6 +481,11 @@ collect(struct http *h, struct prom_input *in, json_object **wl, json_object **t
 	if (in->profile != NULL && strcmp(in->profile, h->drift_name) == 0)
 		in->profile_drift = h->drift;
 	in->last_scrape_seconds = h->last_scrape_s;
+	in->http_tls = h->tls != NULL;
+	in->tls_failures = http_tls_failures(h->tls);
+	in->http_auth = h->auth != NULL;
+	in->auth_failures = http_auth_failures(h->auth);
+	in->auth_cache_hits = http_auth_cache_hits(h->auth);
 }
 
 /* The drift timer: compare the applied profile's values with what it wrote. */
@@ -586,6 +605,89 @@ serve_metrics(struct http *h, struct evhttp_request *req)
 	          h->last_scrape_s * 1e3);
 }
 
+/* 401, asking for basic auth. */
+static void
+deny(struct evhttp_request *req)
+{
+	struct evkeyvalq *out = evhttp_request_get_output_headers(req);
+	struct evbuffer *buf = evbuffer_new();
+
+	/* Not evhttp_send_error: it clears the headers set before it. */
+	evhttp_add_header(out, "WWW-Authenticate", "Basic realm=\"netmetrics\", charset=\"UTF-8\"");
+	evhttp_add_header(out, "Content-Type", "text/plain; charset=utf-8");
+	if (buf != NULL)
+		evbuffer_add_printf(buf, "401 Unauthorized\n");
+	evhttp_send_reply(req, 401, "Unauthorized", buf);
+	if (buf != NULL)
+		evbuffer_free(buf);
+}
+
+/* A request waiting for its bcrypt check; req NULL once its connection has closed. */
+struct auth_wait {
+	struct http *h;
+	struct evhttp_request *req;
+};
+
+/* The connection of a waiting request closed: the request is gone with it. */
+static void
+auth_closed(struct evhttp_connection *evcon, void *arg)
+{
+	struct auth_wait *w = arg;
+
+	(void)evcon;
+	w->req = NULL;
+}
+
+/* The check of a waiting request is done: serve it or refuse it. */
+static void
+auth_done(void *arg, bool ok)
+{
+	struct auth_wait *w = arg;
+
+	if (w->req != NULL) {
+		evhttp_connection_set_closecb(evhttp_request_get_connection(w->req), NULL, NULL);
+		if (ok)
+			serve_metrics(w->h, w->req);
+		else
+			deny(w->req);
+	}
+	free(w);
+}
+
+/* Basic auth of a request for /metrics, then the scrape (now, or once bcrypt has said). */
+static void
+serve_authorized(struct http *h, struct evhttp_request *req)
+{
+	const char *hdr;
+	struct auth_wait *w;
+
+	if (h->auth == NULL) {
+		serve_metrics(h, req);
+		return;
+	}
+	hdr = evhttp_find_header(evhttp_request_get_input_headers(req), "Authorization");
+	w = xcalloc(1, sizeof(*w));
+	w->h = h;
+	w->req = req;
+	switch (http_auth_check(h->auth, hdr, auth_done, w)) {
+	case HTTP_AUTH_OK:
+		free(w);
+		serve_metrics(h, req);
+		break;
+	case HTTP_AUTH_DENIED:
+		free(w);
+		deny(req);
+		break;
+	case HTTP_AUTH_BUSY:
+		free(w);
+		evhttp_send_error(req, 503, "Service Unavailable");
+		break;
+	case HTTP_AUTH_PENDING:
+		evhttp_connection_set_closecb(evhttp_request_get_connection(req), auth_closed, w);
+		break;
+	}
+}
+
 /* Every request: /metrics by GET or HEAD; 404 elsewhere, 405 for other methods. */
 static void
 request_cb(struct evhttp_request *req, void *arg)
@@ -605,7 +707,42 @@ request_cb(struct evhttp_request *req, void *arg)
 		evhttp_send_error(req, 405, "Method Not Allowed");
 		return;
 	}
-	serve_metrics(h, req);
+	serve_authorized(h, req);
+}
+
+/* Read [prometheus] web_config (when set) into a TLS context and basic auth, replacing the
+ * ones in use; on failure those stay. */
+static int
+load_web_config(struct http *h, struct nm_error *err)
+{
+	const char *path = h->d->config.prom_web_config;
+	struct http_tls *tls = NULL;
+	struct http_auth *auth = NULL;
+	struct webconfig w;
+
+	if (path == NULL) {
+		memset(&w, 0, sizeof(w));
+	} else if (webconfig_load(&w, path, err) < 0) {
+		webconfig_free(&w);
+		return -1;
+	}
+	if ((w.tls && (tls = http_tls_new(&w, err)) == NULL) ||
+	    (w.nusers > 0 && (auth = http_auth_new(h->d->base, &w, err)) == NULL)) {
+		http_tls_free(tls);
+		webconfig_free(&w);
+		return -1;
+	}
+	if (path != NULL)
+		log_info("prometheus: web_config %s: %s, %zu basic auth users", path,
+		         tls != NULL ? "TLS" : "no TLS", w.nusers);
+	webconfig_free(&w);
+	/* Connections made with the old context keep their SSL objects, which hold a
+	 * reference to it. */
+	http_tls_free(h->tls);
+	h->tls = tls;
+	http_auth_free(h->auth);
+	h->auth = auth;
+	return 0;
 }
 
 /* Split HOST:PORT ([v6]:PORT) into host (brackets removed) and port. */
@@ -634,14 +771,17 @@ void
 http_reconfigure(struct http *h)
 {
 	const struct config *c;
-	size_t n = 0;
+	struct nm_error err;
 
 	if (h == NULL)
 		return;
 	c = &h->d->config;
-	while (c->prom_export != NULL && c->prom_export[n] != NULL)
-		n++;
-	prom_configure(h->prom, (const char *const *)c->prom_export, n, c->prom_max_series);
+	if (prom_configure_from(h->prom, c, &err) < 0)
+		log_warnx("http: [prometheus]: %s", err.message);
+	if (h->web_loaded)
+		h->web_loaded = false;
+	else if (load_web_config(h, &err) < 0)
+		log_warnx("prometheus: %s; the previous TLS and auth settings stay", err.message);
 	evhttp_set_timeout(h->eh, (int)((c->prom_timeout_ms + 999) / 1000));
 	/* A lower max_connections takes effect now, slowest first. */
 	conn_evict(h, NULL);
@@ -698,6 +838,11 @@ http_init(struct daemon *d, struct http **out, struct nm_error *err)
 		struct timeval tv = {HTTP_DRIFT_CHECK_S, 0};
 		event_add(h->drift_ev, &tv);
 	}
+	if (load_web_config(h, err) < 0) {
+		http_free(h);
+		return -1;
+	}
+	h->web_loaded = true;
 	http_reconfigure(h);
 	*out = h;
 	return 0;
@@ -727,6 +872,9 @@ http_free(struct http *h)
 		event_free(h->resume_ev);
 	if (h->turn_ev != NULL)
 		event_free(h->turn_ev);
+	/* After evhttp: the requests waiting for a check went with their connections. */
+	http_auth_free(h->auth);
+	http_tls_free(h->tls);
 	prom_free(h->prom);
 	strbuf_free(&h->body);
 	http_gzip_free(&h->gz);

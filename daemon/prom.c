@@ -6,7 +6,9 @@
 #include <string.h>
 
 #include "cpulist.h"
+#include "error.h"
 #include "irqtable.h"
+#include "labelsel.h"
 #include "procparse.h"
 #include "prom.h"
 #include "ring.h"
@@ -140,6 +142,7 @@ static const struct family families[NFAM] = {
 struct idlist {
 	series_id *v;
 	uint32_t *off, *len;
+	bool *drop; /* left out while its total is 0 (drop_unmoved) */
 	size_t n, cap;
 };
 
@@ -151,10 +154,58 @@ struct devsum {
 
 #define PROM_MAX_DEVICES 64
 
+/* An include (or exclude) line. */
+struct prom_sel {
+	bool include;
+	struct labelsel s;
+};
+
+/* A CPU set of the roll-ups: its series carry cpuset="name". */
+struct prom_cpuset {
+	char name[40];
+	struct cpuset set;
+};
+
+/* A rolled-up sample: the sum of its members' totals over one CPU set; its line start (name
+ * and labels, cpuset last) at pre.buf + off, len bytes. */
+struct rollslot {
+	uint32_t off, len;
+	uint8_t fam;
+	bool live, drop;
+	uint64_t sum, t;
+	double scale; /* raw to unit, its members' (CPU ticks to seconds) */
+};
+
+/* A member of a roll-up: series id adds to slot. */
+struct rollent {
+	series_id id;
+	uint32_t slot;
+};
+
 struct prom {
 	char **exports; /* "GLOB" / "!GLOB" */
 	size_t nexports;
 	size_t max_series;
+	/* [prometheus] include/exclude, rollup, cpuset, drop_unmoved, max_family_series */
+	struct prom_sel *sel;
+	size_t nsel;
+	struct labelsel *roll;
+	size_t nroll;
+	struct prom_cpuset *sets;
+	size_t nsets;
+	struct labelsel *unmoved; /* drop_unmoved: the counters left out while at 0 */
+	size_t nunmoved;
+	size_t max_family;
+	bool sel_fam[NFAM + 1]; /* a selector may name family f (NFAM: queue_irq_info) */
+	bool unmoved_fam[NFAM]; /* a drop_unmoved selector may name family f */
+	/* the roll-ups: members, slots and a hash of the slots' lines (slot + 1, 0 empty) */
+	struct rollent *re;
+	size_t nre, recap;
+	struct rollslot *slots;
+	size_t nslots, slotcap;
+	uint32_t *slot_hash;
+	size_t slot_hcap;
+	struct strbuf tmp;
 	const struct series_registry *reg; /* the registry the kept lists are of */
 	size_t seen;                       /* ids < seen are classified */
 	struct idlist fam[NFAM];
@@ -166,7 +217,7 @@ struct prom {
 	/* during a render */
 	struct strbuf *out;
 	enum prom_format fmt;
-	size_t written, dropped;
+	size_t written, dropped, fam_written;
 };
 
 struct prom *
@@ -175,6 +226,7 @@ prom_new(void)
 	struct prom *p = xcalloc(1, sizeof(*p));
 
 	p->max_series = PROM_DEFAULT_MAX_SERIES;
+	p->max_family = SIZE_MAX;
 	return p;
 }
 
@@ -187,6 +239,34 @@ forget(struct prom *p)
 	strbuf_reset(&p->pre);
 	p->seen = 0;
 	p->reg = NULL;
+	p->nre = 0;
+	p->nslots = 0;
+	if (p->slot_hash != NULL)
+		memset(p->slot_hash, 0, p->slot_hcap * sizeof(*p->slot_hash));
+}
+
+/* Free the selection, roll-up and CPU set options. */
+static void
+free_options(struct prom *p)
+{
+	for (size_t i = 0; i < p->nsel; i++)
+		labelsel_free(&p->sel[i].s);
+	free(p->sel);
+	p->sel = NULL;
+	p->nsel = 0;
+	for (size_t i = 0; i < p->nroll; i++)
+		labelsel_free(&p->roll[i]);
+	free(p->roll);
+	p->roll = NULL;
+	p->nroll = 0;
+	free(p->sets);
+	p->sets = NULL;
+	p->nsets = 0;
+	for (size_t i = 0; i < p->nunmoved; i++)
+		labelsel_free(&p->unmoved[i]);
+	free(p->unmoved);
+	p->unmoved = NULL;
+	p->nunmoved = 0;
 }
 
 void
@@ -201,9 +281,15 @@ prom_free(struct prom *p)
 		free(p->fam[f].v);
 		free(p->fam[f].off);
 		free(p->fam[f].len);
+		free(p->fam[f].drop);
 	}
 	strbuf_free(&p->pre);
+	strbuf_free(&p->tmp);
 	free(p->sum);
+	free_options(p);
+	free(p->re);
+	free(p->slots);
+	free(p->slot_hash);
 	free(p);
 }
 
@@ -219,6 +305,109 @@ prom_configure(struct prom *p, const char *const *exports, size_t nexports, size
 	p->nexports = nexports;
 	p->max_series = max_series > 0 ? max_series : 1;
 	forget(p);
+}
+
+const char *const prom_default_rollups[] = {
+    "softirqs{type!~\"NET_RX|NET_TX\"}",
+    "arch_interrupts",
+    "softnet{field=~\"received_rps|flow_limit_count\"}",
+    "softnet_level",
+    "stat_level",
+    NULL,
+};
+
+const char *const prom_default_unmoved[] = {
+    "device_interrupts", "irq_interrupts", "softirqs", "ipis",       "arch_interrupts",
+    "cpu_seconds",       "queue_*",        "ethtool",  "lnstat_cpu", NULL,
+};
+
+/* Parse the selector lines text[0..n) (NULL: defs, NULL-terminated; "none" lines skipped)
+ * into *out. */
+static int
+parse_sels(const char *const *text, size_t n, const char *const *defs, struct labelsel **out,
+           size_t *nout, struct nm_error *err)
+{
+	const char *const *v = text != NULL ? text : defs;
+	size_t k = 0;
+
+	while (text != NULL ? k < n : v[k] != NULL)
+		k++;
+	*out = k ? xcalloc(k, sizeof(**out)) : NULL;
+	*nout = 0;
+	for (size_t i = 0; i < k; i++) {
+		if (strcmp(v[i], "none") == 0)
+			continue;
+		if (labelsel_parse(&(*out)[(*nout)++], v[i], err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The name of family f without "netmetrics_" ("irq_interrupts"). */
+static const char *
+short_name(int f)
+{
+	return f == NFAM ? "queue_irq_info" : families[f].name + 11;
+}
+
+/* Whether selector s may match family f (by its short or its full name). */
+static bool
+sel_names(const struct labelsel *s, int f)
+{
+	return labelsel_name_matches(s, short_name(f)) ||
+	       labelsel_name_matches(s, f == NFAM ? "netmetrics_queue_irq_info" : families[f].name);
+}
+
+int
+prom_set_options(struct prom *p, const struct prom_options *o, struct nm_error *err)
+{
+	free_options(p);
+	p->max_family = o->max_family_series > 0 ? o->max_family_series : SIZE_MAX;
+	p->sel = o->nselect ? xcalloc(o->nselect, sizeof(*p->sel)) : NULL;
+	for (; p->nsel < o->nselect; p->nsel++) {
+		p->sel[p->nsel].include = o->select[p->nsel][0] == '+';
+		if (labelsel_parse(&p->sel[p->nsel].s, o->select[p->nsel] + 1, err) < 0) {
+			p->nsel++;
+			goto fail;
+		}
+	}
+	if (parse_sels(o->rollup, o->nrollup, prom_default_rollups, &p->roll, &p->nroll, err) < 0 ||
+	    parse_sels(o->unmoved, o->nunmoved, prom_default_unmoved, &p->unmoved, &p->nunmoved,
+	               err) < 0)
+		goto fail;
+	p->sets = xcalloc(o->ncpusets ? o->ncpusets : 1, sizeof(*p->sets));
+	for (; p->nsets < o->ncpusets; p->nsets++) {
+		const char *line = o->cpusets[p->nsets], *eq = strchr(line, '=');
+		struct prom_cpuset *cs = &p->sets[p->nsets];
+		if (eq == NULL || (size_t)(eq - line) >= sizeof(cs->name) ||
+		    cpuset_parse_list(&cs->set, eq + 1, err) < 0) {
+			nm_error_set(err, NM_ERR_BAD_ARGS, "bad cpuset line \"%s\"", line);
+			goto fail;
+		}
+		snprintf(cs->name, sizeof(cs->name), "%.*s", (int)(eq - line), line);
+	}
+	if (p->nsets == 0) {
+		snprintf(p->sets[0].name, sizeof(p->sets[0].name), "all");
+		for (unsigned c = 0; c < CPUSET_MAX_CPUS; c++)
+			cpuset_add(&p->sets[0].set, c);
+		p->nsets = 1;
+	}
+	for (int f = 0; f <= NFAM; f++) {
+		p->sel_fam[f] = false;
+		for (size_t i = 0; i < p->nsel; i++)
+			p->sel_fam[f] = p->sel_fam[f] || sel_names(&p->sel[i].s, f);
+		if (f == NFAM)
+			break;
+		p->unmoved_fam[f] = false;
+		for (size_t i = 0; i < p->nunmoved && !families[f].gauge; i++)
+			p->unmoved_fam[f] = p->unmoved_fam[f] || sel_names(&p->unmoved[i], f);
+	}
+	forget(p);
+	return 0;
+fail:
+	free_options(p);
+	forget(p);
+	return -1;
 }
 
 const char *
@@ -345,6 +534,185 @@ exported(const struct prom *p, int f, bool optin, const char *name)
 static void put_name(struct prom *p, const char *name, bool gauge);
 static void put_series_labels(struct prom *p, const struct series_registry *reg, series_id id,
                               unsigned mask, bool *first);
+static void put_label(struct prom *p, bool *first, const char *key, const char *val);
+
+/* The labels of a sampled series a selector sees: those its family shows. */
+struct series_ctx {
+	const struct series_registry *reg;
+	struct series_labels l;
+	unsigned mask;
+	char num[24];
+};
+
+/* A label of a sampled series by name (NULL: it has none). */
+static const char *
+series_label(void *arg, const char *key)
+{
+	struct series_ctx *c = arg;
+	const struct series_labels *l = &c->l;
+	long v = -1;
+
+	if (strcmp(key, "device") == 0 && (c->mask & L_DEV) && l->device != SERIES_ATOM_NONE)
+		return series_atom_str(c->reg, l->device);
+	if (strcmp(key, "direction") == 0 && (c->mask & L_DIR) && l->dir != SERIES_DIR_NONE)
+		return l->dir == SERIES_DIR_RX ? "rx" : "tx";
+	if (strcmp(key, "type") == 0 && (c->mask & L_TYPE) && l->type != SERIES_ATOM_NONE)
+		return series_atom_str(c->reg, l->type);
+	if (strcmp(key, "mode") == 0 && (c->mask & L_MODE) && l->mode != SERIES_ATOM_NONE)
+		return series_atom_str(c->reg, l->mode);
+	if (strcmp(key, "table") == 0 && (c->mask & L_TABLE) && l->table != SERIES_ATOM_NONE)
+		return series_atom_str(c->reg, l->table);
+	if (strcmp(key, "field") == 0 && (c->mask & L_FIELD) && l->field != SERIES_ATOM_NONE)
+		return series_atom_str(c->reg, l->field);
+	if (strcmp(key, "queue") == 0 && (c->mask & L_QUEUE))
+		v = l->queue;
+	else if (strcmp(key, "cpu") == 0 && (c->mask & L_CPU))
+		v = l->cpu;
+	else if (strcmp(key, "irq") == 0 && (c->mask & L_IRQ))
+		v = l->irq;
+	if (v < 0)
+		return NULL;
+	snprintf(c->num, sizeof(c->num), "%ld", v);
+	return c->num;
+}
+
+/* Labels given as parallel key/value lists (the scrape-time families). */
+struct kv_ctx {
+	const char *k[6], *v[6];
+	size_t n;
+};
+
+static const char *
+kv_label(void *arg, const char *key)
+{
+	struct kv_ctx *c = arg;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->k[i], key) == 0)
+			return c->v[i];
+	return NULL;
+}
+
+/* on after the include/exclude lines that match a sample of family f, in order. */
+static bool
+selected(const struct prom *p, int f, bool on, const char *(*get)(void *, const char *), void *arg)
+{
+	if (!p->sel_fam[f])
+		return on;
+	for (size_t i = 0; i < p->nsel; i++)
+		if (sel_names(&p->sel[i].s, f) && labelsel_matches(&p->sel[i].s, NULL, get, arg))
+			on = p->sel[i].include;
+	return on;
+}
+
+/* Whether a series of family f with the labels in c is rolled up by CPU set. */
+static bool
+rolled(const struct prom *p, int f, struct series_ctx *c)
+{
+	if (!(families[f].labels & L_CPU) || c->l.cpu < 0)
+		return false;
+	for (size_t i = 0; i < p->nroll; i++)
+		if (sel_names(&p->roll[i], f) &&
+		    labelsel_matches(&p->roll[i], NULL, series_label, c))
+			return true;
+	return false;
+}
+
+/* Whether a counter of family f with these labels is left out while its total is 0. */
+static bool
+droppable(const struct prom *p, int f, const char *(*get)(void *, const char *), void *arg)
+{
+	if (!p->unmoved_fam[f])
+		return false;
+	for (size_t i = 0; i < p->nunmoved; i++)
+		if (sel_names(&p->unmoved[i], f) &&
+		    labelsel_matches(&p->unmoved[i], NULL, get, arg))
+			return true;
+	return false;
+}
+
+/* FNV-1a of a line. */
+static uint32_t
+line_hash(const char *s, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 16777619u;
+	}
+	return h;
+}
+
+/* The slot whose line is p->tmp, made when new (for family f). */
+static uint32_t
+slot_of(struct prom *p, int f)
+{
+	size_t mask, i;
+	struct rollslot *sl;
+
+	if (p->nslots * 2 >= p->slot_hcap) {
+		size_t cap = p->slot_hcap ? p->slot_hcap * 2 : 256;
+		free(p->slot_hash);
+		p->slot_hash = xcalloc(cap, sizeof(*p->slot_hash));
+		p->slot_hcap = cap;
+		for (size_t k = 0; k < p->nslots; k++) {
+			sl = &p->slots[k];
+			i = line_hash(p->pre.buf + sl->off, sl->len) & (cap - 1);
+			while (p->slot_hash[i] != 0)
+				i = (i + 1) & (cap - 1);
+			p->slot_hash[i] = (uint32_t)k + 1;
+		}
+	}
+	mask = p->slot_hcap - 1;
+	i = line_hash(p->tmp.buf, p->tmp.len) & mask;
+	for (; p->slot_hash[i] != 0; i = (i + 1) & mask) {
+		sl = &p->slots[p->slot_hash[i] - 1];
+		if (sl->len == p->tmp.len && memcmp(p->pre.buf + sl->off, p->tmp.buf, sl->len) == 0)
+			return p->slot_hash[i] - 1;
+	}
+	if (p->nslots == p->slotcap) {
+		p->slotcap = p->slotcap ? p->slotcap * 2 : 64;
+		p->slots = xreallocarray(p->slots, p->slotcap, sizeof(*p->slots));
+	}
+	sl = &p->slots[p->nslots];
+	memset(sl, 0, sizeof(*sl));
+	sl->off = (uint32_t)p->pre.len;
+	sl->len = (uint32_t)p->tmp.len;
+	sl->fam = (uint8_t)f;
+	strbuf_add(&p->pre, p->tmp.buf, p->tmp.len);
+	p->slot_hash[i] = (uint32_t)p->nslots + 1;
+	return (uint32_t)p->nslots++;
+}
+
+/* Add series id of family f to the roll-up of every CPU set that holds its CPU. */
+static void
+add_rollup(struct prom *p, int f, const struct series_registry *reg, series_id id, int cpu,
+           bool drop)
+{
+	struct strbuf *out = p->out;
+
+	p->out = &p->tmp;
+	for (size_t s = 0; s < p->nsets; s++) {
+		bool first = true;
+		if (!cpuset_has(&p->sets[s].set, (unsigned)cpu))
+			continue;
+		strbuf_reset(&p->tmp);
+		put_name(p, families[f].name, families[f].gauge);
+		put_series_labels(p, reg, id, families[f].labels & ~L_CPU, &first);
+		put_label(p, &first, "cpuset", p->sets[s].name);
+		strbuf_addch(&p->tmp, '}');
+		if (p->nre == p->recap) {
+			p->recap = p->recap ? p->recap * 2 : 256;
+			p->re = xreallocarray(p->re, p->recap, sizeof(*p->re));
+		}
+		p->re[p->nre] = (struct rollent){id, slot_of(p, f)};
+		p->slots[p->re[p->nre].slot].drop = drop;
+		p->slots[p->re[p->nre].slot].scale = series_get(reg, id)->scale;
+		p->nre++;
+	}
+	p->out = out;
+}
 
 /* Classify the series created since the last call into the kept lists, with their line
  * starts. */
@@ -361,15 +729,29 @@ classify_new(struct prom *p, const struct series_registry *reg)
 		int f = family_of(reg, id, &optin);
 		struct idlist *l;
 
-		if (f == F_NONE || !exported(p, f, optin, series_get(reg, id)->name))
+		struct series_ctx c;
+
+		if (f == F_NONE)
 			continue;
+		c.reg = reg;
+		c.l = series_labels_of(reg, id);
+		c.mask = families[f].labels;
+		if (!selected(p, f, exported(p, f, optin, series_get(reg, id)->name), series_label,
+		              &c))
+			continue;
+		if (rolled(p, f, &c)) {
+			add_rollup(p, f, reg, id, c.l.cpu, droppable(p, f, series_label, &c));
+			continue;
+		}
 		l = &p->fam[f];
 		if (l->n == l->cap) {
 			l->cap = l->cap ? l->cap * 2 : 64;
 			l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
 			l->off = xreallocarray(l->off, l->cap, sizeof(*l->off));
 			l->len = xreallocarray(l->len, l->cap, sizeof(*l->len));
+			l->drop = xreallocarray(l->drop, l->cap, sizeof(*l->drop));
 		}
+		l->drop[l->n] = droppable(p, f, series_label, &c);
 		l->v[l->n] = id;
 		l->off[l->n] = (uint32_t)p->pre.len;
 		p->out = &p->pre;
@@ -532,16 +914,101 @@ format_time(const struct prom *p, char *b, uint64_t t_mono, int64_t mono_to_real
 	return n;
 }
 
-/* Whether the cap lets one more sampled series in (counts it either way). */
+/* The total a counter shows: acc plus what turns it back into the source's total. */
+static uint64_t
+total_of(const struct prom_input *in, series_id id)
+{
+	uint64_t acc = ring_live_value(in->ring, id);
+
+	return in->base != NULL && id < in->nbase ? acc + in->base[id] : acc;
+}
+
+/* Whether the caps (max_series, and max_family_series for the family being written) let
+ * one more sampled series in (counts it either way). */
 static bool
 take_one(struct prom *p)
 {
-	if (p->written >= p->max_series) {
+	if (p->written >= p->max_series || p->fam_written >= p->max_family) {
 		p->dropped++;
 		return false;
 	}
 	p->written++;
+	p->fam_written++;
 	return true;
+}
+
+/* Sum the members of every roll-up slot. */
+static void
+sum_rollups(struct prom *p, const struct prom_input *in)
+{
+	for (size_t k = 0; k < p->nslots; k++) {
+		p->slots[k].sum = 0;
+		p->slots[k].t = 0;
+		p->slots[k].live = false;
+	}
+	for (size_t i = 0; i < p->nre; i++) {
+		const struct series_info *si = series_get(in->reg, p->re[i].id);
+		struct rollslot *sl = &p->slots[p->re[i].slot];
+		uint64_t t = ring_live_time(in->ring, si->source);
+		if (!si->live || t == 0)
+			continue;
+		sl->sum += total_of(in, p->re[i].id);
+		sl->live = true;
+		if (t > sl->t)
+			sl->t = t;
+	}
+}
+
+/* The roll-up samples of family f (the header written when *header is false). */
+static void
+put_rollups(struct prom *p, const struct prom_input *in, int f, bool *header)
+{
+	const struct family *fm = &families[f];
+	char line[96];
+
+	for (size_t k = 0; k < p->nslots; k++) {
+		const struct rollslot *sl = &p->slots[k];
+		size_t n = 1;
+		if (sl->fam != f || !sl->live || (sl->drop && sl->sum == 0) || !take_one(p))
+			continue;
+		if (!*header) {
+			put_header(p, fm->name, fm->help, fm->gauge);
+			*header = true;
+		}
+		strbuf_add(p->out, p->pre.buf + sl->off, sl->len);
+		line[0] = ' ';
+		if (sl->scale != 1.0)
+			n += (size_t)snprintf(
+			    line + n, 48, "%.15g",
+			    (fm->gauge ? (double)(int64_t)sl->sum : (double)sl->sum) * sl->scale);
+		else if (fm->gauge)
+			n += (size_t)snprintf(line + n, 48, "%" PRId64, (int64_t)sl->sum);
+		else
+			n += pp_utoa(sl->sum, line + n);
+		n += format_time(p, line + n, sl->t, in->mono_to_real_ns);
+		line[n++] = '\n';
+		strbuf_add(p->out, line, n);
+	}
+}
+
+/* OpenMetrics' NAME_created{LABELS} TIME of the counter whose kept line start is
+ * line[0..len) (NAME_total{LABELS}), when its count started. */
+static void
+put_created(struct prom *p, const struct prom_input *in, const char *name, const char *line,
+            size_t len, series_id id)
+{
+	size_t skip = strlen(name) + 6;
+	char ts[32];
+	size_t n;
+
+	if (in->epoch_ns == NULL || id >= in->nbase || in->epoch_ns[id] == 0 || len < skip)
+		return;
+	strbuf_addstr(p->out, name);
+	strbuf_add(p->out, "_created", 8);
+	strbuf_add(p->out, line + skip, len - skip);
+	n = format_time(p, ts, in->epoch_ns[id], in->mono_to_real_ns);
+	strbuf_add(p->out, ts, n);
+	strbuf_addch(p->out, '\n');
 }
 
 /* Every live series of family f. */
@@ -550,17 +1017,22 @@ put_family(struct prom *p, const struct prom_input *in, int f)
 {
 	const struct family *fm = &families[f];
 	const struct idlist *l = &p->fam[f];
-	bool header = false;
+	bool header = false, created = p->fmt == PROM_OPENMETRICS && !fm->gauge;
 	char line[96], ts[32];
 	size_t tslen = 0;
 	uint64_t ts_of = 0;
 
+	p->fam_written = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		const struct series_info *si = series_get(in->reg, l->v[i]);
 		uint64_t t = ring_live_time(in->ring, si->source);
+		uint64_t total;
 		size_t n = 1;
 
-		if (!si->live || t == 0 || !take_one(p))
+		if (!si->live || t == 0)
+			continue;
+		total = total_of(in, l->v[i]);
+		if ((l->drop[i] && total == 0) || !take_one(p))
 			continue;
 		if (!header) {
 			put_header(p, fm->name, fm->help, fm->gauge);
@@ -572,12 +1044,15 @@ put_family(struct prom *p, const struct prom_input *in, int f)
 		}
 		strbuf_add(p->out, p->pre.buf + l->off[i], l->len[i]);
 		line[0] = ' ';
-		n += format_value(line + n, 48, si, ring_live_value(in->ring, l->v[i]));
+		n += format_value(line + n, 48, si, total);
 		memcpy(line + n, ts, tslen);
 		n += tslen;
 		line[n++] = '\n';
 		strbuf_add(p->out, line, n);
+		if (created)
+			put_created(p, in, fm->name, p->pre.buf + l->off[i], l->len[i], l->v[i]);
 	}
+	put_rollups(p, in, f, &header);
 }
 
 /* The slot of device name among the sums, added when new; -1 when full. */
@@ -629,16 +1104,22 @@ put_device_irqs(struct prom *p, const struct prom_input *in)
 			uint64_t ts;
 			if (id == SERIES_NONE || id >= in->reg->n)
 				continue;
-			p->sum[(size_t)d * cpus + c] += ring_live_value(in->ring, id);
+			p->sum[(size_t)d * cpus + c] += total_of(in, id);
 			ts = ring_live_time(in->ring, series_get(in->reg, id)->source);
 			if (ts > p->dev[d].t_ns)
 				p->dev[d].t_ns = ts;
 		}
 	}
+	p->fam_written = 0;
 	for (size_t d = 0; d < ndev; d++) {
 		for (size_t c = 0; c < cpus; c++) {
 			bool first = true;
-			if (p->dev[d].t_ns == 0 || !take_one(p))
+			struct kv_ctx kv = {{"device", "cpu"}, {p->dev[d].name, value}, 2};
+			snprintf(value, sizeof(value), "%zu", c);
+			if (p->dev[d].t_ns == 0 ||
+			    (p->sum[d * cpus + c] == 0 &&
+			     droppable(p, F_DEVICE_IRQS, kv_label, &kv)) ||
+			    !selected(p, F_DEVICE_IRQS, true, kv_label, &kv) || !take_one(p))
 				continue;
 			if (!header) {
 				put_header(p, fm->name, fm->help, false);
@@ -662,8 +1143,10 @@ put_queue_irqs(struct prom *p, const struct prom_input *in)
 	const struct irq_table *t = in->irqtab;
 	bool header = false;
 
+	p->fam_written = 0;
 	for (size_t i = 0; t != NULL && i < t->n; i++) {
 		const struct irq_info *info = &t->v[i];
+		char qs[16], irqs[16], cpus[16];
 		int cpu;
 
 		if (info->irq < 0 || info->queue.index < 0 || info->queue.device[0] == '\0' ||
@@ -673,11 +1156,19 @@ put_queue_irqs(struct prom *p, const struct prom_input *in)
 		          ? cpuset_nth(&info->effective, 0)
 		      : info->has_affinity ? cpuset_nth(&info->affinity, 0)
 		                           : -1;
+		snprintf(qs, sizeof(qs), "%d", info->queue.index);
+		snprintf(irqs, sizeof(irqs), "%d", info->irq);
+		snprintf(cpus, sizeof(cpus), "%d", cpu);
 		for (int dir = SERIES_DIR_RX; cpu >= 0 && dir <= SERIES_DIR_TX; dir++) {
 			bool first = true;
+			struct kv_ctx kv = {{"device", "queue", "direction", "irq", "cpu"},
+			                    {info->queue.device, qs,
+			                     dir == SERIES_DIR_RX ? "rx" : "tx", irqs, cpus},
+			                    5};
 			if ((dir == SERIES_DIR_RX && info->queue.kind == IRQ_QUEUE_TX) ||
 			    (dir == SERIES_DIR_TX && info->queue.kind == IRQ_QUEUE_RX) ||
-			    info->queue.kind == IRQ_QUEUE_IO || !take_one(p))
+			    info->queue.kind == IRQ_QUEUE_IO ||
+			    !selected(p, NFAM, true, kv_label, &kv) || !take_one(p))
 				continue;
 			if (!header) {
 				put_header(
@@ -801,6 +1292,26 @@ put_own(struct prom *p, const struct prom_input *in)
 	own_header(p, "netmetrics_ring_capacity_bytes", "Bytes the sample history may hold.", true);
 	snprintf(v, sizeof(v), "%zu", in->ring_capacity);
 	own_sample(p, "netmetrics_ring_capacity_bytes", true, NULL, NULL, NULL, NULL, v);
+	if (in->http_tls) {
+		own_header(
+		    p, "netmetrics_http_tls_handshake_failures",
+		    "TLS handshakes of the endpoint ended by a fatal alert of ours (no or a bad "
+		    "client certificate, no common protocol).",
+		    false);
+		snprintf(v, sizeof(v), "%" PRIu64, in->tls_failures);
+		own_sample(p, "netmetrics_http_tls_handshake_failures", false, NULL, NULL, NULL,
+		           NULL, v);
+	}
+	if (in->http_auth) {
+		own_header(p, "netmetrics_http_auth_failures",
+		           "Requests of the endpoint refused for their credentials (401).", false);
+		snprintf(v, sizeof(v), "%" PRIu64, in->auth_failures);
+		own_sample(p, "netmetrics_http_auth_failures", false, NULL, NULL, NULL, NULL, v);
+		own_header(p, "netmetrics_http_auth_cache_hits",
+		           "Requests let in by a kept successful check, without bcrypt.", false);
+		snprintf(v, sizeof(v), "%" PRIu64, in->auth_cache_hits);
+		own_sample(p, "netmetrics_http_auth_cache_hits", false, NULL, NULL, NULL, NULL, v);
+	}
 	own_header(p, "netmetrics_scrape_duration_seconds",
 	           "What the previous scrape of this endpoint took to render.", true);
 	if (in->last_scrape_seconds >= 0) {
@@ -821,6 +1332,7 @@ prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt, s
 	p->fmt = fmt;
 	p->written = p->dropped = 0;
 	classify_new(p, in->reg);
+	sum_rollups(p, in);
 	for (int f = 0; f < NFAM; f++) {
 		if (f == F_DEVICE_IRQS)
 			put_device_irqs(p, in);
@@ -833,7 +1345,8 @@ prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt, s
 	snprintf(v, sizeof(v), "%zu", p->written);
 	own_sample(p, "netmetrics_export_series", true, NULL, NULL, NULL, NULL, v);
 	own_header(p, "netmetrics_export_series_dropped",
-	           "Exported series this scrape left out: [prometheus] max_series was reached.",
+	           "Exported series this scrape left out: [prometheus] max_series or "
+	           "max_family_series was reached.",
 	           true);
 	snprintf(v, sizeof(v), "%zu", p->dropped);
 	own_sample(p, "netmetrics_export_series_dropped", true, NULL, NULL, NULL, NULL, v);

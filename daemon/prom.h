@@ -49,6 +49,10 @@ struct prom_test {
 struct prom_input {
 	const struct series_registry *reg;
 	const struct ring *ring;
+	/* A counter's total is acc + base[id] (ids < nbase; sampler_totals); its count started
+	 * at epoch_ns[id] (CLOCK_MONOTONIC, 0: unknown), OpenMetrics' _created. NULL: acc. */
+	const uint64_t *base, *epoch_ns;
+	size_t nbase;
 	const struct irq_table *irqtab; /* for the per-device interrupt sums; NULL: none */
 	int64_t mono_to_real_ns;        /* sample times (CLOCK_MONOTONIC) to wall clock */
 	const struct prom_source *sources;
@@ -61,6 +65,9 @@ struct prom_input {
 	int profile_drift;   /* 1 drifted, 0 not, -1 unknown */
 	size_t ring_used, ring_capacity;
 	double last_scrape_seconds; /* what the previous scrape took; < 0: none yet */
+	/* [prometheus] web_config: TLS and basic auth, and what they refused */
+	bool http_tls, http_auth;
+	uint64_t tls_failures, auth_failures, auth_cache_hits;
 };
 
 /* What one render did. */
@@ -79,6 +86,38 @@ void prom_free(struct prom *p);
 /* Set the export lines ("GLOB" or "!GLOB", copied) and the cap on series per scrape
  * (>= 1); forgets what was decided per series. */
 void prom_configure(struct prom *p, const char *const *exports, size_t nexports, size_t max_series);
+/* The [prometheus] options beyond the export globs. */
+struct prom_options {
+	const char *const *select; /* "+SELECTOR" (include) / "-SELECTOR" (exclude), in order */
+	size_t nselect;
+	const char *const *rollup; /* SELECTORs of the series summed per CPU set; NULL: the
+	                            * defaults (prom_default_rollups); "none" lines are skipped */
+	size_t nrollup;
+	const char *const *cpusets; /* "NAME=LIST"; none: one set "all" of every CPU */
+	size_t ncpusets;
+	const char *const *unmoved; /* SELECTORs of the counters left out while their total is
+	                             * 0; NULL: prom_default_unmoved; "none" lines are skipped */
+	size_t nunmoved;
+	size_t max_family_series; /* samples per family per scrape; 0: no cap */
+};
+
+/* The default roll-ups, NULL-terminated: softirqs other than NET_RX and NET_TX, the arch
+ * interrupts, softnet's received_rps and flow_limit_count, the per-CPU levels. */
+extern const char *const prom_default_rollups[];
+
+/* The default drop_unmoved selectors, NULL-terminated: the per-CPU and per-IRQ families
+ * (device_interrupts, irq_interrupts, softirqs, ipis, arch_interrupts, cpu_seconds), the
+ * per-queue families, ethtool and per-CPU lnstat. */
+extern const char *const prom_default_unmoved[];
+
+struct nm_error;
+/* Set the options (copied; selectors parsed, common/labelsel.h); forgets what was decided
+ * per series. -1 with err on a bad selector or cpuset (none of the options kept then). A new
+ * prom has no selection, no roll-ups, drops nothing and has no family cap. */
+int prom_set_options(struct prom *p, const struct prom_options *o, struct nm_error *err);
+struct config;
+/* prom_configure and prom_set_options from the [prometheus] section (prom-config.c). */
+int prom_configure_from(struct prom *p, const struct config *c, struct nm_error *err);
 /* Render in into out (reset first). Allocates only when the registry grew since the last
  * call (the per-family lists) or out must grow. */
 void prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt,

@@ -103,7 +103,8 @@ enum { SEEN_NEVER = 0, SEEN_LIVE, SEEN_GONE, SEEN_STATE = 3 };
 struct sink {
 	struct sampler *s;
 	unsigned src;
-	bool first; /* the source's first sample: readings are baselines */
+	bool first;    /* the source's first sample: readings are baselines */
+	uint64_t t_ns; /* the sample's time */
 };
 
 struct sampler {
@@ -122,6 +123,11 @@ struct sampler {
 	/* per series: last raw reading and whether a baseline exists */
 	uint64_t *raw;
 	uint8_t *seen;
+	/* per series: the source's total minus the ring's acc (what turns acc back into the
+	 * kernel's total), and when the series' count started (its first reading, its return,
+	 * the kernel's reset of it); see sampler_totals */
+	uint64_t *total_base;
+	uint64_t *epoch_ns;
 	size_t cap;
 	int64_t mono_to_real;
 	struct config *cfg; /* a copy of the configuration the sources were built from */
@@ -164,36 +170,64 @@ sampler_reserve(struct sampler *s, size_t n)
 	s->seen = xreallocarray(s->seen, cap, sizeof(*s->seen));
 	memset(s->raw + s->cap, 0, (cap - s->cap) * sizeof(*s->raw));
 	memset(s->seen + s->cap, 0, (cap - s->cap) * sizeof(*s->seen));
+	s->total_base = xreallocarray(s->total_base, cap, sizeof(*s->total_base));
+	s->epoch_ns = xreallocarray(s->epoch_ns, cap, sizeof(*s->epoch_ns));
+	memset(s->total_base + s->cap, 0, (cap - s->cap) * sizeof(*s->total_base));
+	memset(s->epoch_ns + s->cap, 0, (cap - s->cap) * sizeof(*s->epoch_ns));
 	s->cap = cap;
 }
 
-/* sink_put for a series whose reading is not a plain next one: its arrays must grow, or it
- * has no baseline yet (new, or back after sink_gone). */
+/* A counter's total is raw from this sample on: after its put, acc + base is raw (a first
+ * reading, a return, a reset by the kernel). Its count started at this sample when it did
+ * so since the daemon has been watching (a reset, a return, a series new since the first
+ * sample); at the first sample nobody knows when (epoch 0). */
+static void
+new_epoch(struct sink *sink, series_id id, uint64_t raw, bool known)
+{
+	struct sampler *s = sink->s;
+
+	s->total_base[id] = raw - ring_live_value(s->ring, id);
+	s->epoch_ns[id] = known ? sink->t_ns : 0;
+}
+
+/* sink_put for a series whose reading is not a plain next one: its arrays must grow, it has
+ * no baseline yet (new, or back after sink_gone), or it fell. */
 static __attribute__((noinline)) void
 sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 {
 	struct sampler *s = sink->s;
 	uint8_t kind;
 	uint64_t d;
+	bool known;
 
 	if (id >= s->cap)
 		sampler_reserve(s, (size_t)id + 1);
 	if ((s->seen[id] & SEEN_STATE) == SEEN_LIVE) {
-		d = counter_delta(s->seen[id] >> SEEN_KIND_SHIFT, s->raw[id], raw);
-	} else {
-		/* A gauge's value is its level. A counter present at the source's first sample
-		 * is a baseline; one that appears later for the first time counts from zero (a
-		 * new device); one that comes back is a baseline again (an offline CPU keeps its
-		 * counts: counting them again would be a spike). */
-		kind = series_get(&s->reg, id)->kind;
-		d = kind == SERIES_GAUGE || (s->seen[id] == SEEN_NEVER && !sink->first) ? raw : 0;
-		s->seen[id] = (uint8_t)(SEEN_LIVE | kind << SEEN_KIND_SHIFT);
+		uint64_t prev = s->raw[id];
+		kind = s->seen[id] >> SEEN_KIND_SHIFT;
+		d = counter_delta(kind, prev, raw);
+		s->raw[id] = raw;
+		ring_put(s->ring, id, d);
+		if (counter_is_reset(kind, prev, raw))
+			new_epoch(sink, id, raw, true);
+		return;
 	}
+	/* A gauge's value is its level. A counter present at the source's first sample is a
+	 * baseline; one that appears later for the first time counts from zero (a new device);
+	 * one that comes back is a baseline again (an offline CPU keeps its counts: counting
+	 * them again would be a spike). Either way its total starts at its reading. */
+	kind = series_get(&s->reg, id)->kind;
+	known = s->seen[id] != SEEN_NEVER || !sink->first;
+	d = kind == SERIES_GAUGE || (s->seen[id] == SEEN_NEVER && !sink->first) ? raw : 0;
+	s->seen[id] = (uint8_t)(SEEN_LIVE | kind << SEEN_KIND_SHIFT);
 	s->raw[id] = raw;
 	ring_put(s->ring, id, d);
+	if (kind != SERIES_GAUGE)
+		new_epoch(sink, id, raw, known);
 }
 
-/* The common case, a live series' next reading, is a leaf ending in a tail call. */
+/* The common case, a live series' next reading that did not fall, is a leaf ending in a tail
+ * call. */
 void
 sink_put(struct sink *sink, series_id id, uint64_t raw)
 {
@@ -201,11 +235,11 @@ sink_put(struct sink *sink, series_id id, uint64_t raw)
 	uint8_t seen;
 	uint64_t prev;
 
-	if (id >= s->cap || ((seen = s->seen[id]) & SEEN_STATE) != SEEN_LIVE) {
+	if (id >= s->cap || ((seen = s->seen[id]) & SEEN_STATE) != SEEN_LIVE ||
+	    raw < (prev = s->raw[id])) {
 		sink_put_slow(sink, id, raw);
 		return;
 	}
-	prev = s->raw[id];
 	s->raw[id] = raw;
 	ring_put(s->ring, id, counter_delta(seen >> SEEN_KIND_SHIFT, prev, raw));
 }
@@ -289,7 +323,7 @@ static void
 sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 {
 	struct source *src = &s->sources[i];
-	struct sink sink = {s, i, src->samples == 0};
+	struct sink sink = {s, i, src->samples == 0, 0};
 	bool ready = src->initialised;
 	struct nm_error err;
 	uint64_t t, c0, c1;
@@ -303,6 +337,7 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	c0 = ready && *cpu != 0 ? *cpu : cost_clock_ns();
 	t = s->clock(s->clock_arg);
 	src->sample_ns = t;
+	sink.t_ns = t;
 	/* Back to back with the sample before: the same round, unless this source had its
 	 * turn in it already. */
 	if (s->round_ns == 0 || t < s->round_end_ns || t - s->round_end_ns > ROUND_GAP_NS ||
@@ -566,6 +601,8 @@ sampler_free(struct sampler *s)
 	}
 	close(s->rootfd);
 	free(s->raw);
+	free(s->total_base);
+	free(s->epoch_ns);
 	free(s->seen);
 	free(s->root);
 	free(s);
@@ -665,6 +702,14 @@ sampler_raws(const struct sampler *s, uint64_t *out, size_t n)
 	if (have > 0)
 		memcpy(out, s->raw, have * sizeof(*out));
 	memset(out + have, 0, (n - have) * sizeof(*out));
+}
+
+void
+sampler_totals(const struct sampler *s, const uint64_t **base, const uint64_t **epoch_ns, size_t *n)
+{
+	*base = s->total_base;
+	*epoch_ns = s->epoch_ns;
+	*n = s->cap;
 }
 
 int64_t

@@ -83,6 +83,16 @@ struct source *sampler_source_at(struct sampler *s, size_t i);
 uint64_t sampler_raw(const struct sampler *s, series_id id);
 /* sampler_raw of ids [0, n) into out[0..n) (a snapshot's copy). */
 void sampler_raws(const struct sampler *s, uint64_t *out, size_t n);
+/* What turns a counter's acc in the ring back into the source's own total (the kernel's,
+ * or for CPU time the cpu source's): total = acc + base[id] (mod 2^64), for ids < n; and
+ * epoch_ns[id], when that count started (CLOCK_MONOTONIC) if the daemon saw it start: the
+ * sample that found it back after it was gone, that found a fall counter_delta took for a
+ * reset, or that found it new after the source's first sample; 0 for a series counted
+ * from its reading at the first sample (its count began before the daemon). A 32-bit wrap
+ * is no new count: the total goes on past 2^32. Gauges have base 0. Borrowed: valid until
+ * the next sample. */
+void sampler_totals(const struct sampler *s, const uint64_t **base, const uint64_t **epoch_ns,
+                    size_t *n);
 /* Offset to turn CLOCK_MONOTONIC ns into wall-clock ns. */
 int64_t sampler_mono_to_real(const struct sampler *s);
 /* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */

@@ -170,15 +170,15 @@ cpu_line(struct source *src, struct cpu_priv *pv, struct sink *sink, size_t s, c
 	if (sl->have) {
 		cpuutil_step(sl->raw, cur, d);
 	} else if (pv->reads == 0) {
-		cpuutil_base(cur, d); /* there from the start: counted from its reading */
+		cpuutil_base(cur, d, sl->raw); /* there from the start: counted from its reading */
 	} else {
 		memset(d, 0, sizeof(d)); /* new since: counted from now */
+		memcpy(sl->raw, cur, sizeof(cur));
 	}
 	for (int m = 0; m < CPU_NMODES; m++) {
 		sl->acc[m] += d[m];
 		pv->all_d[m] += d[m];
 	}
-	memcpy(sl->raw, cur, sizeof(cur));
 	sl->have = true;
 	if (nmodes > pv->all_modes)
 		pv->all_modes = nmodes;

@@ -162,6 +162,61 @@ test_prometheus_keys(void **state)
 	unlink(p);
 }
 
+/* [prometheus] include/exclude in one ordered list, rollup, cpuset, drop_unmoved,
+ * max_family_series; a bad selector or cpuset line is refused. */
+static void
+test_prometheus_selection(void **state)
+{
+	struct config cfg, copy;
+	struct nm_error err;
+	const char *p =
+	    write_conf("[prometheus]\nexclude = irq_interrupts{cpu=~\"7[2-9]|1[0-4][0-9]\"}\n"
+	               "include = irq_interrupts{cpu=\"100\", irq!=\"3\"}\nrollup = softirqs\n"
+	               "rollup = none\ncpuset = nic=0-71\ncpuset = other=72-143\n"
+	               "drop_unmoved = softirqs{type=\"HI\"}\ndrop_unmoved = none\n"
+	               "max_family_series = 300\nweb_config = /etc/netmetricsd/web.yml\n");
+	static const char *const bad[] = {"[prometheus]\nexclude = irq{cpu=~\"(\"}\n",
+	                                  "[prometheus]\ninclude = irq{cpu=3}\n",
+	                                  "[prometheus]\ninclude = irq{cpu=\"3\"\n",
+	                                  "[prometheus]\nrollup = {}\n",
+	                                  "[prometheus]\ncpuset = a=0-x\n",
+	                                  "[prometheus]\ncpuset = =3\n",
+	                                  "[prometheus]\nmax_family_series = 0\n",
+	                                  "[prometheus]\nweb_config = web.yml\n"};
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_null(cfg.prom_unmoved);
+	assert_int_equal(cfg.prom_max_family_series, 5000);
+	assert_null(cfg.prom_rollup);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_string_equal(cfg.prom_select[0], "-irq_interrupts{cpu=~\"7[2-9]|1[0-4][0-9]\"}");
+	assert_string_equal(cfg.prom_select[1], "+irq_interrupts{cpu=\"100\", irq!=\"3\"}");
+	assert_null(cfg.prom_select[2]);
+	assert_string_equal(cfg.prom_rollup[0], "softirqs");
+	assert_string_equal(cfg.prom_rollup[1], "none");
+	assert_string_equal(cfg.prom_cpuset[1], "other=72-143");
+	assert_string_equal(cfg.prom_unmoved[0], "softirqs{type=\"HI\"}");
+	assert_string_equal(cfg.prom_unmoved[1], "none");
+	assert_int_equal(cfg.prom_max_family_series, 300);
+	assert_string_equal(cfg.prom_web_config, "/etc/netmetricsd/web.yml");
+	config_copy(&copy, &cfg);
+	assert_string_equal(copy.prom_web_config, "/etc/netmetricsd/web.yml");
+	assert_string_equal(copy.prom_select[1], cfg.prom_select[1]);
+	assert_ptr_not_equal(copy.prom_cpuset, cfg.prom_cpuset);
+	config_free(&copy);
+	config_free(&cfg);
+	unlink(p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = write_conf(bad[i]);
+		config_defaults(&cfg);
+		if (config_load(&cfg, p, true, &err) == 0)
+			fail_msg("accepted: %s", bad[i]);
+		config_free(&cfg);
+		unlink(p);
+	}
+}
+
 /* [peer NAME]: argv split with quotes, ssh with its options, deep copies. */
 static void
 test_peers(void **state)
@@ -264,6 +319,7 @@ main(void)
 	    cmocka_unit_test(test_load),
 	    cmocka_unit_test(test_test_keys),
 	    cmocka_unit_test(test_prometheus_keys), /* [prometheus] */
+	    cmocka_unit_test(test_prometheus_selection),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_peers),
 	};

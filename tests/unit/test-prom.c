@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "irqtable.h"
+#include "error.h"
 #include "prom.h"
 #include "ring.h"
 #include "series.h"
@@ -216,6 +217,39 @@ test_openmetrics(void **state)
 	                    "application/openmetrics-text; version=1.0.0; charset=utf-8");
 }
 
+/* A counter shows its source's total (acc + base) and, in OpenMetrics, when its count
+ * started (_created); the text format has no _created, a gauge neither. */
+static void
+test_totals_and_created(void **state)
+{
+	struct fx *f = *state;
+	series_id rx = add(f, SRC_LINK, "link.vb.rx_bytes", SERIES_COUNTER, 1.0, "vb", "rx_bytes",
+	                   SERIES_DIR_RX, NULL, NULL, -1, -1);
+	series_id est = add(f, SRC_SNMP, "snmp.Tcp.CurrEstab", SERIES_GAUGE, 1.0, NULL, "CurrEstab",
+	                    SERIES_DIR_NONE, "Tcp", NULL, -1, -1);
+	uint64_t base[2] = {0}, epoch[2] = {0};
+	const char *t;
+
+	base[rx] = 21732444325ull;
+	epoch[rx] = T_MONO - 5 * SEC;
+	f->in.base = base;
+	f->in.epoch_ns = epoch;
+	f->in.nbase = 2;
+	record(f, SRC_LINK, rx, (uint64_t)42, SERIES_NONE);
+	record(f, SRC_SNMP, est, (uint64_t)7, SERIES_NONE);
+	t = render(f, PROM_OPENMETRICS);
+	has_line(t, "netmetrics_link_bytes_total{device=\"vb\",direction=\"rx\"} 21732444367 "
+	            "1700000000.250");
+	has_line(t, "netmetrics_link_bytes_created{device=\"vb\",direction=\"rx\"} "
+	            "1699999995.250");
+	has_line(t, "netmetrics_snmp_level{table=\"Tcp\",field=\"CurrEstab\"} 7 1700000000.250");
+	assert_null(strstr(t, "netmetrics_snmp_level_created"));
+	t = render(f, PROM_TEXT);
+	has_line(t, "netmetrics_link_bytes_total{device=\"vb\",direction=\"rx\"} 21732444367 "
+	            "1700000000250");
+	assert_null(strstr(t, "_created"));
+}
+
 /* Raw per-IRQ-per-CPU cells are opt-in by glob; "!GLOB" turns series off. */
 static void
 test_export_globs(void **state)
@@ -263,6 +297,142 @@ test_cap(void **state)
 	has_line(t, "netmetrics_export_series_dropped 2");
 	has_line(t, "netmetrics_snmp_total{table=\"Tcp\",field=\"F2\"} 1 1700000000250");
 	assert_null(strstr(t, "field=\"F3\""));
+}
+
+/* Options with the given include/exclude and roll-up lines and CPU sets. */
+static void
+options(struct fx *f, const char *const *sel, size_t nsel, const char *const *roll, size_t nroll,
+        const char *const *sets, size_t nsets, bool drop, size_t famcap)
+{
+	static const char *const unmoved[] = {"cpu_seconds", "none"};
+	struct prom_options o = {.select = sel,
+	                         .nselect = nsel,
+	                         .rollup = roll,
+	                         .nrollup = nroll,
+	                         .cpusets = sets,
+	                         .ncpusets = nsets,
+	                         .unmoved = unmoved + !drop,
+	                         .nunmoved = 1,
+	                         .max_family_series = famcap};
+	struct nm_error err;
+
+	if (prom_set_options(f->prom, &o, &err) < 0)
+		fail_msg("prom_set_options: %s", err.message);
+}
+
+/* include/exclude by label matchers, in order: the cells of CPUs 4-7 of IRQ 45 out (an
+ * anchored regex: "1[0-4]" does not match CPU 1), CPU 6 back in; a selector without a name
+ * turns eth0's link counters off. */
+static void
+test_select(void **state)
+{
+	struct fx *f = *state;
+	const char *on[] = {"irq.*"};
+	const char *sel[] = {"-irq_interrupts{cpu=~\"[4-7]|1[0-4]\"}",
+	                     "+netmetrics_irq_interrupts{cpu=\"6\", irq!=\"3\"}",
+	                     "-{device=\"eth0\"}"};
+	series_id rx = add(f, SRC_LINK, "link.eth0.rx_bytes", SERIES_COUNTER, 1.0, "eth0",
+	                   "rx_bytes", SERIES_DIR_RX, NULL, NULL, -1, -1);
+	series_id rx1 = add(f, SRC_LINK, "link.eth1.rx_bytes", SERIES_COUNTER, 1.0, "eth1",
+	                    "rx_bytes", SERIES_DIR_RX, NULL, NULL, -1, -1);
+	char name[32], line[96];
+	const char *t;
+
+	ring_begin(f->ring, SRC_INTERRUPTS, T_MONO, 64);
+	for (int c = 0; c < 8; c++) {
+		snprintf(name, sizeof(name), "irq.45.cpu%d", c);
+		ring_put(f->ring,
+		         add(f, SRC_INTERRUPTS, name, SERIES_COUNTER32, 1.0, NULL, NULL,
+		             SERIES_DIR_NONE, NULL, NULL, c, 45),
+		         (uint64_t)(100 + c));
+	}
+	ring_end(f->ring);
+	record(f, SRC_LINK, rx, (uint64_t)5, rx1, (uint64_t)6, SERIES_NONE);
+	prom_configure(f->prom, on, 1, 100);
+	options(f, sel, 3, (const char *const[]){"none"}, 1, NULL, 0, false, 0);
+	t = render(f, PROM_TEXT);
+	for (int c = 0; c < 8; c++) {
+		snprintf(line, sizeof(line),
+		         "netmetrics_irq_interrupts_total{cpu=\"%d\",irq=\"45\"}", c);
+		if ((c < 4 || c == 6) != (strstr(t, line) != NULL))
+			fail_msg("cpu %d: %s", c, t);
+	}
+	assert_null(strstr(t, "device=\"eth0\""));
+	has_line(t,
+	         "netmetrics_link_bytes_total{device=\"eth1\",direction=\"rx\"} 6 1700000000250");
+	assert_int_equal(f->res.series, 6);
+}
+
+/* Roll-ups: the user time of CPUs 0-3 summed per CPU set (a CPU in two sets counts in
+ * both), the per-CPU series gone; drop_unmoved leaves out a counter at 0 (steal), not a gauge
+ * at 0; max_family_series caps each family and counts the rest as dropped. */
+static void
+test_rollup_drop_cap(void **state)
+{
+	struct fx *f = *state;
+	const char *roll[] = {"cpu_seconds{mode=\"user\"}"};
+	const char *sets[] = {"a=0-1", "b=1-3"};
+	series_id user[4], steal, est;
+	char name[32];
+	const char *t;
+
+	steal = add(f, SRC_CPU, "cpu.0.steal", SERIES_COUNTER, 1.0, NULL, NULL, SERIES_DIR_NONE,
+	            NULL, "steal", 0, -1);
+	ring_begin(f->ring, SRC_CPU, T_MONO, 64);
+	for (int c = 0; c < 4; c++) {
+		snprintf(name, sizeof(name), "cpu.%d.user", c);
+		user[c] = add(f, SRC_CPU, name, SERIES_COUNTER, 1.0, NULL, NULL, SERIES_DIR_NONE,
+		              NULL, "user", c, -1);
+		ring_put(f->ring, user[c], (uint64_t)(c + 1));
+	}
+	ring_put(f->ring, steal, 0);
+	ring_end(f->ring);
+	est = add(f, SRC_SNMP, "snmp.Tcp.CurrEstab", SERIES_GAUGE, 1.0, NULL, "CurrEstab",
+	          SERIES_DIR_NONE, "Tcp", NULL, -1, -1);
+	record(f, SRC_SNMP, est, (uint64_t)0, SERIES_NONE);
+	options(f, NULL, 0, roll, 1, sets, 2, true, 0);
+	t = render(f, PROM_TEXT);
+	has_line(t, "netmetrics_cpu_seconds_total{mode=\"user\",cpuset=\"a\"} 3 1700000000250");
+	has_line(t, "netmetrics_cpu_seconds_total{mode=\"user\",cpuset=\"b\"} 9 1700000000250");
+	assert_null(strstr(t, "netmetrics_cpu_seconds_total{cpu="));
+	has_line(t, "netmetrics_snmp_level{table=\"Tcp\",field=\"CurrEstab\"} 0 1700000000250");
+	assert_int_equal(f->res.series, 3);
+	options(f, NULL, 0, roll, 1, NULL, 0, false, 0);
+	t = render(f, PROM_TEXT);
+	has_line(t, "netmetrics_cpu_seconds_total{mode=\"user\",cpuset=\"all\"} 10 1700000000250");
+	/* In the members' unit: CPU ticks as seconds. */
+	series_id sys = add(f, SRC_CPU, "cpu.9.system", SERIES_COUNTER, 0.01, NULL, NULL,
+	                    SERIES_DIR_NONE, NULL, "system", 9, -1);
+	record(f, SRC_CPU, sys, (uint64_t)250, SERIES_NONE);
+	options(f, NULL, 0, (const char *const[]){"cpu_seconds{mode=\"system\"}"}, 1, NULL, 0,
+	        false, 0);
+	t = render(f, PROM_TEXT);
+	has_line(t,
+	         "netmetrics_cpu_seconds_total{mode=\"system\",cpuset=\"all\"} 2.5 1700000000250");
+	has_line(t, "netmetrics_cpu_seconds_total{cpu=\"0\",mode=\"steal\"} 0 1700000000250");
+	options(f, NULL, 0, (const char *const[]){"none"}, 1, NULL, 0, false, 2);
+	t = render(f, PROM_TEXT);
+	has_line(t, "netmetrics_cpu_seconds_total{cpu=\"0\",mode=\"steal\"} 0 1700000000250");
+	has_line(t, "netmetrics_cpu_seconds_total{cpu=\"0\",mode=\"user\"} 1 1700000000250");
+	assert_null(strstr(t, "cpu=\"1\""));
+	assert_int_equal(f->res.series, 3);
+	assert_int_equal(f->res.dropped, 4); /* cpu 1-3 user, cpu 9 system */
+}
+
+/* A bad selector or cpuset is refused with a message, and the options stay unset. */
+static void
+test_bad_options(void **state)
+{
+	struct fx *f = *state;
+	const char *bad_sel[] = {"+irq_interrupts{cpu=~\"(\"}"};
+	const char *bad_set[] = {"x=1-"};
+	struct prom_options o = {bad_sel, 1, NULL, 0, NULL, 0, NULL, 0, 0};
+	struct nm_error err;
+
+	assert_int_equal(prom_set_options(f->prom, &o, &err), -1);
+	assert_non_null(strstr(err.message, "regular expression"));
+	o = (struct prom_options){NULL, 0, NULL, 0, bad_set, 1, NULL, 0, 0};
+	assert_int_equal(prom_set_options(f->prom, &o, &err), -1);
 }
 
 /* Windows, tests and sources: label values from outside are escaped too. */
@@ -339,8 +509,12 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_gauge_and_seconds, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_label_escaping, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_openmetrics, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_totals_and_created, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_export_globs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_select, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rollup_drop_cap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_irq_origin, setup, teardown),
 	};

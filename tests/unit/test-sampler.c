@@ -15,6 +15,7 @@
 #include "config.h"
 #include "error.h"
 #include "query.h"
+#include "ring.h"
 #include "sampler.h"
 
 #define SEC 1000000000ull
@@ -211,6 +212,75 @@ test_vanish_and_return(void **state)
 	sampler_sample_all(w->s);
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 12, 13), 5);
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu1", 12, 13), 10);
+}
+
+/* The total of a series as /metrics shows it (acc + base) and when its count started. */
+static uint64_t
+total(struct world *w, const char *name, uint64_t *epoch)
+{
+	series_id id = series_find(sampler_registry(w->s), name);
+	const uint64_t *base, *epoch_ns;
+	size_t n;
+
+	assert_int_not_equal(id, SERIES_NONE);
+	sampler_totals(w->s, &base, &epoch_ns, &n);
+	assert_true(id < n);
+	*epoch = epoch_ns[id];
+	return ring_live_value(sampler_ring(w->s), id) + base[id];
+}
+
+/* Totals are the kernel's: the first reading plus the increments since. A 32-bit wrap goes
+ * on past 2^32; a CPU's cells that leave and come back, and a reset, start a new count at
+ * the reading, with the time of that sample as its start (none for the counts the first
+ * sample found under way). */
+static void
+test_totals(void **state)
+{
+	struct world *w = *state;
+	uint64_t t;
+
+	/* At the first sample the counts began before the daemon: no start time. */
+	assert_int_equal(total(w, "softirq.NET_RX.cpu0", &t), 100);
+	assert_int_equal(t, 0);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 4294967000ull);
+	assert_int_equal(total(w, "softirq.HI.cpu1", &t), 0);
+	assert_int_equal(t, 0);
+
+	w->now = 11 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:        350        200\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu0", &t), 350);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 4294967496ull);
+	assert_int_equal(t, 0);
+
+	w->now = 12 * SEC;
+	write_softirqs(w, "                    CPU0\n"
+	                  "          HI:          0\n"
+	                  "      NET_RX:        370\n");
+	sampler_sample_all(w->s);
+	w->now = 13 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:        400         30\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 30);
+	assert_int_equal(t, 13 * SEC);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu0", &t), 400);
+	assert_int_equal(t, 0);
+
+	w->now = 14 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0          0\n"
+	                  "      NET_RX:          5         45\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu0", &t), 5);
+	assert_int_equal(t, 14 * SEC);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 45);
+	assert_int_equal(t, 13 * SEC);
+	/* The ring's deltas are those of before: the reset counts its new value. */
+	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 13, 14), 5);
 }
 
 /* query_span_last_src: the span of "the last 3 s" starts and ends on the source's own
@@ -495,6 +565,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_deltas_and_wrap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_totals, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_vanish_and_return, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_health, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_span_last_src, setup, teardown),

@@ -146,8 +146,9 @@ test_odd(void **state)
 	harness_sample(&w);
 	harness_check_values(&w, "cpu.1.");
 	harness_check_values(&w, "stat.");
-	assert_true(harness_value(&w, "cpu.0.guest_nice") == UINT64_MAX);
-	/* nice is 100000*2 + 1000*0 here: less than guest_nice, so it counts from 0. */
+	/* nice is 100000*2 + 1000*0 here, less than guest_nice (2^64 - 1): guest_nice counts as
+	 * much as nice has, nice the rest (0), so that the two add up to the kernel's nice. */
+	assert_int_equal(harness_value(&w, "cpu.0.guest_nice"), 200000);
 	assert_int_equal(harness_value(&w, "cpu.0.nice"), 0);
 	assert_false(harness_exists(&w, "cpu.3.online")); /* never seen */
 	assert_int_equal(harness_value(&w, "cpu.online"), 6);
@@ -378,16 +379,19 @@ test_mpstat_rules(void **state)
 	harness_free(&w);
 }
 
-/* Guest grew more than user (15 against 10): user 0 %, guest keeps its 15 ticks and the
- * total is 45, not 40: the columns add up to 100. (mpstat's row for the CPU is the same:
- * 0, 22.22 system, 33.33 guest, 44.44 idle.) */
+/* Guest grew more than user (15 against 10: the kernel showed ticks in guest before user):
+ * guest counts the 10 user grew, user 0, and the total is 40, the kernel's (user 10, system
+ * 10, idle 20). When user catches up (15 more) guest's other 5 count and user 10: over both
+ * intervals the modes add up to the kernel's 55, guest is its 15 and user its 25 less 15.
+ * (mpstat shows 15 guest first and counts 15 user after: 60, the 5 twice.) */
 static void
 test_guest_shortfall(void **state)
 {
-	const double want[10] = {0, 0, 100 * 10 / 45.0, 100 * 20 / 45.0, 0, 0,
-	                         0, 0, 100 * 15 / 45.0};
-	struct reading a, b;
+	const double want[10] = {0, 0, 25, 50, 0, 0, 0, 0, 25};
+	static const uint64_t kernel[10] = {10, 0, 10, 20, 0, 0, 0, 0, 15, 0};
+	struct reading a, b, c;
 	struct world w;
+	uint64_t sum = 0;
 
 	(void)state;
 	harness_init(&w, &source_cpu_ops, NULL);
@@ -395,9 +399,23 @@ test_guest_shortfall(void **state)
 	write_stat(&w, "cpu0 500 0 50 1000 0 0 0 0 100 0\n");
 	harness_start(&w);
 	take(&w, "cpu0 500 0 50 1000 0 0 0 0 100 0\n", &a);
+	assert_int_equal(a.v[0][CPUUTIL_USER], 400);
+	assert_int_equal(a.v[0][CPUUTIL_GUEST], 100);
 	take(&w, "cpu0 510 0 60 1020 0 0 0 0 115 0\n", &b);
 	check_pc(&a, &b, 0, want);
 	check_pc(&a, &b, NCASE_CPUS, want);
+	for (int m = 0; m < CPUUTIL_NMODES; m++)
+		sum += b.v[0][m] - a.v[0][m];
+	assert_int_equal(sum, 40);
+	take(&w, "cpu0 525 0 60 1020 0 0 0 0 115 0\n", &c);
+	assert_int_equal(c.v[0][CPUUTIL_GUEST] - b.v[0][CPUUTIL_GUEST], 5);
+	assert_int_equal(c.v[0][CPUUTIL_USER] - b.v[0][CPUUTIL_USER], 10);
+	for (int m = 0; m < CPUUTIL_NMODES; m++) {
+		assert_int_equal(c.v[0][m] - a.v[0][m], kernel[m]);
+		assert_int_equal(c.v[NCASE_CPUS][m] - a.v[NCASE_CPUS][m], kernel[m]);
+	}
+	/* The totals are the kernel's: user + guest is its user. */
+	assert_int_equal(c.v[0][CPUUTIL_USER] + c.v[0][CPUUTIL_GUEST], 525);
 	harness_free(&w);
 }
 
