@@ -118,6 +118,7 @@ unlink_win(struct peerwins *pw, struct mhwin *w)
 	mhwin_free(w);
 }
 
+/* From now on, reach the peers through t (a unit test's fake peers). */
 void
 peerwin_set_transport(struct peerwins *pw, const struct peerwin_transport *t)
 {
