@@ -3,14 +3,17 @@
  * Each result is flattened to (path, value) pairs; the figures of both sides are matched by
  * path. Units and the better direction come from the table below, by path pattern
  * (fnmatch, '*' also matching '.'), first match wins. The directions:
- *   - traffic (queue and device packets and bytes, TCP segments, softnet processed) and
- *     the share of the first CPU set (the ratio), batching (packets per NET_RX): higher;
+ *   - bytes carried (devices) and the share of the first CPU set (the ratio): higher;
  *   - drops (device, driver, softnet), time_squeeze, flow limits, retransmits and their
- *     ratio, TcpExt timeouts, losses, drops and failures, IPIs, CPU time per packet:
- *     lower;
+ *     ratio, TcpExt timeouts, losses, drops and failures, UDP errors, IPIs: lower;
  *   - CPU utilisation, interrupts, softirqs and the CPU sets' own sums: not judged (null):
- *     they follow the load, so more is neither good nor bad by itself; CPU time per
- *     packet is the efficiency figure. */
+ *     they follow the load, so more is neither good nor bad by itself;
+ *   - packets, segments and datagrams counted or per second, and figures per packet (CPU
+ *     time per packet, packets per NET_RX): not judged either. How many packets carry the
+ *     bytes depends on their size, which offloads (TSO, GSO, GRO, LRO), the MTU and the
+ *     message size change: after GRO is turned off the same bytes arrive as more, smaller
+ *     packets, each cheaper and more of them to a NET_RX, and none of that is better. Only
+ *     a loss of packets (drops, retransmits) has a direction whatever their size. */
 #include <fnmatch.h>
 #include <math.h>
 #include <stdbool.h>
@@ -43,7 +46,7 @@ static const struct figure_kind kinds[] = {
     /* the summary's sums (compare_summary_flatten) */
     {"summary.queue_packets.*", "packets", NULL, false},
     {"summary.packets_dropped", "packets", LO, false},
-    {"summary.packets_*", "packets", HI, false},
+    {"summary.packets_*", "packets", NULL, false},
     {"summary.softirqs", "softirqs", NULL, false},
     /* a test's own figures */
     {"test.throughput_mbps", "Mbit/s", HI, true},
@@ -63,10 +66,10 @@ static const struct figure_kind kinds[] = {
     {"queues.cpusets.*_pps", "packets/s", NULL, false},
     {"queues.cpusets.*", "packets", NULL, false},
     {"queues.devices.*.hidden", "queues", NULL, false},
-    {"queues.*_pps", "packets/s", HI, false},
-    {"queues.*", "packets", HI, false},
+    {"queues.*_pps", "packets/s", NULL, false},
+    {"queues.*", "packets", NULL, false},
     /* cpu */
-    {"cpu.busy_us_per_packet", "us", LO, true},
+    {"cpu.busy_us_per_packet", "us", NULL, true},
     {"cpu.*.busy_cpus", "CPUs", NULL, true},
     {"cpu.*.count", "CPUs", NULL, true},
     {"cpu.*", "%", NULL, true},
@@ -76,7 +79,7 @@ static const struct figure_kind kinds[] = {
     {"interrupts.*per_s", "interrupts/s", NULL, false},
     {"interrupts.*", "interrupts", NULL, false},
     /* softirqs */
-    {"softirqs.*packets_per_net_rx", "packets", HI, true},
+    {"softirqs.*packets_per_net_rx", "packets", NULL, true},
     {"softirqs.*rx_packets", "packets", NULL, false},
     {"softirqs.*_per_s", "softirqs/s", NULL, false},
     {"softirqs.*", "softirqs", NULL, false},
@@ -87,11 +90,11 @@ static const struct figure_kind kinds[] = {
     {"devices.*_dropped", "packets", LO, false},
     {"devices.*_bytes_per_s", "bytes/s", HI, false},
     {"devices.*_bytes", "bytes", HI, false},
-    {"devices.*_per_s", "packets/s", HI, false},
-    {"devices.*", "packets", HI, false},
+    {"devices.*_per_s", "packets/s", NULL, false},
+    {"devices.*", "packets", NULL, false},
     /* softnet */
-    {"softnet.processed_per_s", "packets/s", HI, false},
-    {"softnet.processed", "packets", HI, false},
+    {"softnet.processed_per_s", "packets/s", NULL, false},
+    {"softnet.processed", "packets", NULL, false},
     {"softnet.received_rps_per_s", "packets/s", NULL, false},
     {"softnet.received_rps", "packets", NULL, false},
     {"softnet.*_per_s", "events/s", LO, false},
@@ -108,22 +111,22 @@ static const struct figure_kind kinds[] = {
     {"tcp.tcpext.*Overflow*", "", LO, false},
     {"tcp.tcpext.*Prune*", "", LO, false},
     {"tcp.tcpext.*", "", NULL, false},
-    {"tcp.*_per_s", "segments/s", HI, false},
-    {"tcp.*", "segments", HI, false},
+    {"tcp.*_per_s", "segments/s", NULL, false},
+    {"tcp.*", "segments", NULL, false},
     /* udp */
     {"udp.in_loss_pct", "%", LO, true},
     {"udp.*errors_per_s", "datagrams/s", LO, false},
     {"udp.*errors", "datagrams", LO, false},
     {"udp.no_ports_per_s", "datagrams/s", LO, false},
     {"udp.no_ports", "datagrams", LO, false},
-    {"udp.*_per_s", "datagrams/s", HI, false},
-    {"udp.*", "datagrams", HI, false},
+    {"udp.*_per_s", "datagrams/s", NULL, false},
+    {"udp.*", "datagrams", NULL, false},
     /* multi-host results' cross-host figures, "SENDER>RECEIVER.FIELD" (compare-hosts.c) */
     {"*>*.loss_ratio", "ratio", LO, true},
     {"*>*.bytes_ratio", "ratio", NULL, true}, /* not bounded by the skew: no verdict */
     {"*>*.lost_packets", "packets", LO, false},
     {"*>*_bits_per_s", "bit/s", HI, false},
-    {"*>*_packets", "packets", HI, false},
+    {"*>*_packets", "packets", NULL, false}, /* as every packet count: no direction */
     {"*>*_bytes", "bytes", HI, false},
     /* sysctl, lnstat and anything newer */
     {"*", "", NULL, false},

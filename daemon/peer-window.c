@@ -46,6 +46,7 @@ struct mhwin {
 struct peerwins {
 	struct daemon *d;
 	struct mhwin *list;
+	struct peerwin_transport tr; /* call NULL: the daemon's peers */
 };
 
 /* A hello round in progress. */
@@ -118,6 +119,32 @@ unlink_win(struct peerwins *pw, struct mhwin *w)
 	mhwin_free(w);
 }
 
+/* From now on, reach the peers through t (a unit test's fake peers). */
+void
+peerwin_set_transport(struct peerwins *pw, const struct peerwin_transport *t)
+{
+	pw->tr = *t;
+}
+
+/* peer_call through the windows' transport. */
+static int
+pw_call(struct peerwins *pw, const char *peer, const char *cmd, json_object *args, unsigned ms,
+        peer_done_fn done, void *arg, struct nm_error *err)
+{
+	if (pw->tr.call != NULL)
+		return pw->tr.call(pw->tr.ctx, peer, cmd, args, ms, done, arg, err);
+	return peer_call(pw->d->peers, peer, cmd, args, ms, done, arg, err);
+}
+
+/* peer_check_names through the windows' transport. */
+static int
+pw_check_names(struct peerwins *pw, json_object *names, struct nm_error *err)
+{
+	if (pw->tr.check_names != NULL)
+		return pw->tr.check_names(pw->tr.ctx, names, err);
+	return peer_check_names(pw->d->peers, names, err);
+}
+
 struct daemon *
 peerwin_daemon(const struct peerwins *pw)
 {
@@ -185,7 +212,7 @@ peerwin_hello(struct peerwins *pw, json_object *peers, peerwin_fn done, void *ar
 	size_t n = json_object_array_length(peers);
 	struct nm_error e;
 
-	if (peer_check_names(pw->d->peers, peers, err) < 0)
+	if (pw_check_names(pw, peers, err) < 0)
 		return -1;
 	h = xcalloc(1, sizeof(*h));
 	h->done = done;
@@ -193,8 +220,7 @@ peerwin_hello(struct peerwins *pw, json_object *peers, peerwin_fn done, void *ar
 	h->pending = n;
 	for (size_t i = 0; i < n; i++) {
 		const char *p = json_object_get_string(json_object_array_get_idx(peers, i));
-		if (peer_call(pw->d->peers, p, "hello", NULL, PEERWIN_HELLO_MS, hello_answer, h,
-		              &e) < 0) {
+		if (pw_call(pw, p, "hello", NULL, PEERWIN_HELLO_MS, hello_answer, h, &e) < 0) {
 			/* Not started: the others' answers still come, then done runs. */
 			if (!h->failed) {
 				h->failed = true;
@@ -265,7 +291,7 @@ edge_send(struct mhwin *w, struct edge *e, const char *cmd, json_object *peers, 
 		tk->stop = stop;
 		json_object_array_add(e->peers, json_object_new_string(p));
 		w->pending++;
-		if (peer_call(w->pw->d->peers, p, cmd, args, ms, edge_answer, tk, &err) < 0) {
+		if (pw_call(w->pw, p, cmd, args, ms, edge_answer, tk, &err) < 0) {
 			json_object *o = json_object_new_object();
 			json_add_string(o, "error", err.message);
 			json_object_object_add(e->answers, p, o);
@@ -525,8 +551,7 @@ peerwin_server_start(struct peerwins *pw, const char *peer, const char *test, co
 	sv->base = pw->d->base;
 	sv->done = done;
 	sv->arg = arg;
-	rc = peer_call(pw->d->peers, peer, "test-start", args, PEERWIN_EDGE_MS, server_answer, sv,
-	               err);
+	rc = pw_call(pw, peer, "test-start", args, PEERWIN_EDGE_MS, server_answer, sv, err);
 	json_object_put(args);
 	if (rc < 0)
 		free(sv);
@@ -551,8 +576,7 @@ peerwin_server_stop(struct peerwins *pw, const char *peer, const char *test)
 
 	snprintf(name, sizeof(name), "%s.server", test);
 	json_add_string(args, "name", name);
-	if (peer_call(pw->d->peers, peer, "test-stop", args, PEERWIN_EDGE_MS, log_answer, NULL,
-	              &err) < 0)
+	if (pw_call(pw, peer, "test-stop", args, PEERWIN_EDGE_MS, log_answer, NULL, &err) < 0)
 		log_info("%s (stopping the benchmark's server)", err.message);
 	json_object_put(args);
 }

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "peer.h"
+
 struct cmd_ctx;
 struct daemon;
 struct nm_error;
@@ -30,6 +32,17 @@ struct daemon *peerwin_daemon(const struct peerwins *pw);
 void peerwin_free(struct peerwins *pw);
 /* Is name a multi-host window? */
 bool peerwin_has(const struct peerwins *pw, const char *name);
+
+/* How the windows reach their peers: by default peer_call and peer_check_names on the
+ * daemon's configured peers (peer.h, same contracts); a unit test gives fake peers here. */
+struct peerwin_transport {
+	int (*call)(void *ctx, const char *peer, const char *cmd, json_object *args,
+	            unsigned deadline_ms, peer_done_fn done, void *arg, struct nm_error *err);
+	int (*check_names)(void *ctx, json_object *names, struct nm_error *err);
+	void *ctx;
+};
+/* Reach the peers through t (copied) instead of the daemon's transports. */
+void peerwin_set_transport(struct peerwins *pw, const struct peerwin_transport *t);
 
 /* A round trip to each of peers (a JSON array of names, checked: configured, none twice):
  * done(arg, NULL) when every one answered, done(arg, err) naming the first that did not.

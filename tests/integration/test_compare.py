@@ -229,16 +229,23 @@ def test_summary():
             close(f["a"]["mean"], want_a.get(f["figure"], 0), 1e-9, "A " + f["figure"])
             close(f["b"]["mean"], want_b.get(f["figure"], 0), 1e-9, "B " + f["figure"])
         assert cmp["windows"]["totals_judged"] is True, cmp["windows"]
+        # More packets sent is not better by itself (their size decides); fewer dropped is.
         sent = figures(cmp)["summary.packets_sent"]
-        assert sent["verdict"] == "better" and sent["better"] == "higher", sent
+        assert sent["verdict"] is None and sent["better"] is None, sent
+        dropped = figures(cmp)["summary.packets_dropped"]
+        assert dropped["better"] == "lower" and dropped["verdict"] in ("better", "worse",
+                                                                       "same"), dropped
         text = d.ctl("compare", "w/1", "w/2", "--summary").stdout
         shown = [l.split()[0] for l in text.splitlines()[4:] if l.strip()]
         assert shown == got, (shown, got, text)
-        assert "summary.packets_sent" in text and "better" in text, text
+        rows = {l.split()[0]: l.rstrip() for l in text.splitlines()[4:] if l.strip()}
+        assert not rows["summary.packets_sent"].endswith(("better", "worse")), text
+        assert rows["summary.packets_dropped"].endswith(dropped["verdict"]), text
         # Without --summary, many more rows.
         assert len(d.json("compare", "w/1", "w/2")["figures"]) > 3 * len(got)
         # A third window of 6 s: against w/2 its totals are not judged
-        # (each says why, and its per-second change); its rates and ratios are.
+        # (each says why, and its per-second change); its rates and ratios are. Packets
+        # dropped is a total with a direction (packets sent has none: see above).
         t0 = time.monotonic()
         d.ctl("mark", "start", "w/3")
         sh("python3", "-c", SEND, ADDR_B, "10000", ns=NS_A)
@@ -247,7 +254,7 @@ def test_summary():
         cmp = d.json("compare", "w/2", "w/3", "--summary")
         assert cmp["windows"]["totals_judged"] is False, cmp["windows"]
         assert 40 < cmp["windows"]["difference_pct"] < 60, cmp["windows"]
-        sent = figures(cmp)["summary.packets_sent"]
+        sent = figures(cmp)["summary.packets_dropped"]
         assert sent["verdict"] is None and "unjudged" in sent, sent
         assert sent["per_s"]["verdict"] in ("better", "worse", "same"), sent
         per_s = [sent["b"]["mean"] / cmp["windows"]["b_span_s"],
@@ -255,11 +262,11 @@ def test_summary():
         close(sent["per_s"]["b"]["mean"], per_s[0], 1e-6, "per_s B")
         close(sent["per_s"]["a"]["mean"], per_s[1], 1e-6, "per_s A")
         text = d.ctl("compare", "w/2", "w/3", "--summary").stdout
-        assert "summary.packets_sent" in text and "total not judged; per s" in text, text
+        assert "summary.packets_dropped" in text and "total not judged; per s" in text, text
         assert "(totals are not judged: the windows last " in text, text
         rows = list(csv.DictReader(io.StringIO(
             d.ctl("--csv", "compare", "w/2", "w/3", "--summary").stdout)))
-        row = [r for r in rows if r["figure"] == "summary.packets_sent"][0]
+        row = [r for r in rows if r["figure"] == "summary.packets_dropped"][0]
         assert row["verdict"] == "" and row["per_s_verdict"] == sent["per_s"]["verdict"], row
         close(float(row["per_s_b_mean"]), per_s[0], 1e-6, "csv per_s B")
         # compare --html: the same rule, in words, and why.

@@ -2,7 +2,8 @@
 """Multi-host windows: a daemon in each of two namespaces joined by a 4-queue veth pair, the
 sender's (A) configured with the receiver (B) as a peer. mark start/stop --peer around a
 netperf TCP_STREAM from A to B gives one stored result holding both hosts' reports, the
-edges with both clocks and the skew, and cross-host figures in which A's vA tx bytes and
+edges with both clocks and the skew (each host's edge time its own window's, checked against
+the peer's stored result), and cross-host figures in which A's vA tx bytes and
 B's vB rx bytes agree within 1 % and match each veth's own counters over the window. The
 same through ssh = against a real OpenSSH server the test starts in B (its own host key, a
 client key it generates, a high port). Faults: a peer whose daemon is stopped, one killed
@@ -87,7 +88,25 @@ def assert_no_transport(a, what):
         time.sleep(0.1)
 
 
-def multihost_run(a, peer):
+def check_edges(res, peer, b, name):
+    """Each host's time of each edge is its own: ours is this result's window's, the
+    peer's that of the window its daemon opened and closed (in the report it answered and
+    in its own stored result), and the skew their difference. The hosts share a clock
+    here, and both edges fall between the request's send and its answer (ours is taken
+    right after the send, before any answer is read): |skew| <= the round trip."""
+    mine = res["window"]
+    theirs = res["hosts"][peer]["window"]
+    there = b.json("result", "show", name)["window"]
+    for edge, field in (("start", "start_real_ns"), ("stop", "end_real_ns")):
+        e = res["edges"][edge]
+        p = e["peers"][peer]
+        assert e["local_real_ns"] == mine[field], (edge, e, mine)
+        assert p["real_ns"] == theirs[field] == there[field], (edge, p, theirs, there)
+        assert abs(p["skew_ms"] - (p["real_ns"] - e["local_real_ns"]) / 1e6) < 1e-3, (edge, p, e)
+        assert abs(p["skew_ms"]) <= p["round_trip_ms"] + 1e-3, (edge, p)
+
+
+def multihost_run(a, peer, b):
     """mark start --peer, a netperf stream A -> B, mark stop; checks the stored result."""
     c0 = {"tx": veth_counter(NS_A, "vA", "tx_bytes"), "rx": veth_counter(NS_B, "vB", "rx_bytes")}
     st = a.json("mark", "start", "run", "--peer", peer)
@@ -118,6 +137,7 @@ def multihost_run(a, peer):
         # Namespaces share the clock: the skew is the transport's. Generous: the machine
         # is shared and the build has ASan.
         assert abs(e["skew_ms"]) < 500, e
+    check_edges(stored, peer, b, "run")
     assert "start_ms" in stored["skew"] and "stop_ms" in stored["skew"], stored["skew"]
     assert rep["hosts"].keys() == stored["hosts"].keys(), rep.keys()
     return stored
@@ -194,7 +214,7 @@ def test_command_peer_netperf():
     """A command = peer: one result with both ends of a netperf stream."""
     b = daemon(NS_B)
     a = daemon(NS_A, proxy_peer("rcv", b))
-    multihost_run(a, "rcv")
+    multihost_run(a, "rcv", b)
     # report prints the hosts side by side, then the cross-host figures and the skew.
     out = a.ctl("result", "show", "run").stdout
     hosts = out[out.index("\nHosts\n"):]
@@ -361,6 +381,7 @@ def test_test_start_peer():
     devb = {d["name"]: d for d in peer["figures"]["devices"]}["vB"]
     assert devb["rx_bytes"] == x["rx_bytes"], (devb, x)
     assert abs(res["skew"]["start_ms"]) < 500 and abs(res["skew"]["stop_ms"]) < 500, res["skew"]
+    check_edges(res, "rcv", b, "tp")
     print("    test start --peer: tx %d rx %d bytes, skew start %.2f ms stop %.2f ms" % (
         x["tx_bytes"], x["rx_bytes"], res["skew"]["start_ms"], res["skew"]["stop_ms"]))
     # The server ran as the peer's exec test tp.server, stopped once the test ended.
@@ -452,7 +473,7 @@ def test_ssh_peer_netperf():
                 " -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR\n"
                 "proxy_command = %s -s %s proxy\n" % (ADDR_B, port, key, NETMETRICSCTL, b.sock))
         a = daemon(NS_A, conf)
-        multihost_run(a, "far")
+        multihost_run(a, "far", b)
         # The transport (ssh) runs as the daemon's user, not root.
         uids = set()
         for k in a.children():

@@ -178,8 +178,8 @@ cross_result(double span, long long tx, long long diff, bool new)
 	         "\"round_trip_ms\":2}}}},"
 	         "\"cross\":[{\"sender\":\"snd\",\"sender_device\":\"s0\","
 	         "\"receiver\":\"rcv\",\"receiver_device\":\"r0\",\"tx_packets\":%lld,"
-	         "\"rx_packets\":%lld,%s}]}",
-	         span, span, span, span, span, tx, tx - diff, loss);
+	         "\"rx_packets\":%lld,\"tx_bytes\":%lld,\"rx_bytes\":%lld,%s}]}",
+	         span, span, span, span, span, tx, tx - diff, tx * 1000, (tx - diff) * 1000, loss);
 	return json_tokener_parse(text);
 }
 
@@ -209,8 +209,13 @@ test_cross_bounded(void **state)
 	assert_null(find(figs, "snd>rcv.loss_bound_packets"));
 	assert_null(find(figs, "snd>rcv.edge_gap_ms.start"));
 	assert_null(find(figs, "span_s"));
-	/* 560,000 in 28 s against 320,000 in 16 s: both 20,000/s. */
+	/* Packets have no direction (their size decides): no verdict, no per_s. */
 	f = find(figs, "snd>rcv.tx_packets");
+	assert_non_null(f);
+	assert_true(json_object_object_get_ex(f, "verdict", &v) && v == NULL);
+	assert_null(json_object_object_get(f, "per_s"));
+	/* 560 MB in 28 s against 320 MB in 16 s: both 20 MB/s. */
+	f = find(figs, "snd>rcv.tx_bytes");
 	assert_non_null(f);
 	assert_true(json_object_object_get_ex(f, "verdict", &v) && v == NULL);
 	v = json_object_object_get(f, "per_s");

@@ -118,21 +118,21 @@ test_one_to_one(void **state)
 	assert_int_equal(
 	    json_object_get_int(json_object_object_get(json_object_object_get(cmp, "a"), "n")), 1);
 	check(cmp, "span_s", 10, 10, 0, 0, NULL);
-	check(cmp, "tcp.in_segs", 1000, 1500, 500, 50, "higher");
+	check(cmp, "tcp.in_segs", 1000, 1500, 500, 50, NULL);
 	check(cmp, "tcp.retrans_segs", 20, 10, -10, -50, "lower");
 	check(cmp, "tcp.retrans_ratio", 0.01, 0.005, -0.005, -50, "lower");
 	check(cmp, "tcp.tcpext.TCPTimeouts", 4, 4, 0, 0, "lower");
 	check(cmp, "tcp.tcpext.TCPOrigDataSent", 10, 15, 5, 50, NULL);
-	check(cmp, "queues.devices.eth0.queues.3.rx_pps", 100, 150, 50, 50, "higher");
-	check(cmp, "queues.devices.eth0.queues.3.tx_packets", 500, 250, -250, -50, "higher");
-	check(cmp, "queues.devices.eth0.queues.5.rx_pps", 0, 10, 10, NAN, "higher");
+	check(cmp, "queues.devices.eth0.queues.3.rx_pps", 100, 150, 50, 50, NULL);
+	check(cmp, "queues.devices.eth0.queues.3.tx_packets", 500, 250, -250, -50, NULL);
+	check(cmp, "queues.devices.eth0.queues.5.rx_pps", 0, 10, 10, NAN, NULL);
 	check(cmp, "queues.cpusets.expected.by_irq_cpu.rx_pps", 80, 80, 0, 0, NULL);
 	check(cmp, "queues.ratio.by_irq_cpu", 2, 3, 1, 50, "higher");
 	check(cmp, "queues.ratio.by_queue_index", NAN, NAN, NAN, NAN, "higher");
 	check(cmp, "cpu.all.busy", 50, NAN, NAN, NAN, NULL);
 	check(cmp, "cpu.all.busy_cpus", 2, 3, 1, 50, NULL);
-	check(cmp, "cpu.busy_us_per_packet", 4, 3, -1, -25, "lower");
-	check(cmp, "devices.eth0.rx_packets", 1000, 1500, 500, 50, "higher");
+	check(cmp, "cpu.busy_us_per_packet", 4, 3, -1, -25, NULL);
+	check(cmp, "devices.eth0.rx_packets", 1000, 1500, 500, 50, NULL);
 	check(cmp, "devices.eth0.rx_dropped", 8, 2, -6, -75, "lower");
 	check(cmp, "devices.eth0.driver_drops.rx_out_of_buffer", 4, 0, -4, -100, "lower");
 	check(cmp, "softnet.time_squeeze", 2, 3, 1, 50, "lower");
@@ -189,7 +189,7 @@ test_sets_of_three(void **state)
 	b[1] = iteration(4, "2", "");
 	b[2] = iteration(6, "3", "");
 	cmp = compare_results(a, 3, b, 3);
-	check(cmp, "tcp.in_segs", 2, 4, 2, 100, "higher");
+	check(cmp, "tcp.in_segs", 2, 4, 2, 100, NULL);
 	f = figure(cmp, "tcp.in_segs");
 	assert_true(num(f, "a.min") == 1 && num(f, "a.max") == 3 && num(f, "a.stddev") == 1);
 	assert_true(num(f, "b.min") == 2 && num(f, "b.max") == 6 && num(f, "b.stddev") == 2);
@@ -219,7 +219,8 @@ static void
 test_kinds(void **state)
 {
 	static const char *const cases[][3] = {
-	    {"queues.devices.eth0.total.rx_pps", "packets/s", "higher"},
+	    {"queues.devices.eth0.total.rx_pps", "packets/s", NULL},
+	    {"queues.devices.eth0.queues.3.tx_packets", "packets", NULL},
 	    {"queues.devices.eth0.hidden", "queues", NULL},
 	    {"queues.cpusets.expected.by_queue_index.tx_packets", "packets", NULL},
 	    {"cpu.sets.expected.softirq", "%", NULL},
@@ -228,15 +229,26 @@ test_kinds(void **state)
 	    {"interrupts.ipis.RES.total", "IPIs", "lower"},
 	    {"interrupts.devices.0000:08:00.0.per_s", "interrupts/s", NULL},
 	    {"softirqs.per_cpu.5.net_rx_per_s", "softirqs/s", NULL},
-	    {"softirqs.sets.expected.packets_per_net_rx", "packets", "higher"},
+	    {"softirqs.sets.expected.packets_per_net_rx", "packets", NULL},
+	    {"softirqs.packets_per_net_rx", "packets", NULL},
+	    {"cpu.busy_us_per_packet", "us", NULL},
 	    {"devices.eth0.tx_bytes_per_s", "bytes/s", "higher"},
+	    {"devices.eth0.rx_bytes", "bytes", "higher"},
 	    {"devices.eth0.driver_drops_per_s.rx_missed_errors", "packets/s", "lower"},
-	    {"devices.eth0.tx_packets_per_s", "packets/s", "higher"},
-	    {"softnet.processed", "packets", "higher"},
+	    {"devices.eth0.tx_packets_per_s", "packets/s", NULL},
+	    {"devices.eth0.rx_packets", "packets", NULL},
+	    {"devices.eth0.rx_dropped_per_s", "packets/s", "lower"},
+	    {"softnet.processed", "packets", NULL},
+	    {"softnet.processed_per_s", "packets/s", NULL},
 	    {"softnet.flow_limit_count_per_s", "events/s", "lower"},
-	    {"tcp.out_segs_per_s", "segments/s", "higher"},
+	    {"tcp.out_segs_per_s", "segments/s", NULL},
+	    {"tcp.in_segs", "segments", NULL},
+	    {"tcp.retrans_segs_per_s", "segments/s", "lower"},
 	    {"tcp.tcpext.TCPLossProbes", "", "lower"},
-	    {"udp.in_datagrams_per_s", "datagrams/s", "higher"},
+	    {"udp.in_datagrams_per_s", "datagrams/s", NULL},
+	    {"udp.out_datagrams", "datagrams", NULL},
+	    {"summary.packets_sent", "packets", NULL},
+	    {"summary.packets_dropped", "packets", "lower"},
 	    {"udp.rcvbuf_errors", "datagrams", "lower"},
 	    {"udp.no_ports_per_s", "datagrams/s", "lower"},
 	    {"udp.in_loss_pct", "%", "lower"},
@@ -403,7 +415,7 @@ test_summary(void **state)
 			fail_msg("%s: %g, want %g", rows[i].path, num(f, "a.mean"), rows[i].v);
 	}
 	check(cmp, "summary.packets_dropped", 10, 10, 0, 0, "lower");
-	check(cmp, "summary.packets_sent", 820, 820, 0, 0, "higher");
+	check(cmp, "summary.packets_sent", 820, 820, 0, 0, NULL);
 	check(cmp, "summary.queue_packets.near", 1000, 1000, 0, 0, NULL);
 	json_object_put(cmp);
 	json_object_put(r);
@@ -530,7 +542,8 @@ test_tuning_warnings(void **state)
 	json_object_put(b[0]);
 }
 
-/* A window of span seconds at 100 packets/s on eth0, with 1 retransmit/s. */
+/* A window of span seconds at 100 bytes/s received on eth0 (packets have no direction), with 1
+ * retransmit/s. */
 static json_object *
 steady(double span, double per_s)
 {
@@ -538,7 +551,7 @@ steady(double span, double per_s)
 
 	snprintf(text, sizeof(text),
 	         "{\"span_s\":%g,\"figures\":{\"devices\":[{\"name\":\"eth0\","
-	         "\"rx_packets\":%g,\"rx_packets_per_s\":%g}],"
+	         "\"rx_bytes\":%g,\"rx_bytes_per_s\":%g}],"
 	         "\"tcp\":{\"retrans_segs\":%g,\"retrans_segs_per_s\":1,"
 	         "\"retrans_ratio\":0.01}}}",
 	         span, span * per_s, per_s, span);
@@ -563,8 +576,8 @@ test_unequal_windows(void **state)
 	assert_true(num(w, "difference_pct") == 50 && num(w, "tolerance_pct") == 5);
 	assert_non_null(json_object_object_get(w, "reason"));
 	/* A total: its change stands, its verdict is null, per second it is the same. */
-	f = figure(cmp, "devices.eth0.rx_packets");
-	check(cmp, "devices.eth0.rx_packets", 1000, 2000, 1000, 100, "higher");
+	f = figure(cmp, "devices.eth0.rx_bytes");
+	check(cmp, "devices.eth0.rx_bytes", 1000, 2000, 1000, 100, "higher");
 	assert_true(json_object_is_type(json_object_object_get(f, "verdict"), json_type_null));
 	assert_non_null(str(f, "unjudged"));
 	ps = json_object_object_get(f, "per_s");
@@ -576,7 +589,7 @@ test_unequal_windows(void **state)
 	assert_true(json_object_is_type(json_object_object_get(f, "verdict"), json_type_null));
 	assert_string_equal(str(json_object_object_get(f, "per_s"), "verdict"), "same");
 	/* Rates and ratios: judged, no per_s. */
-	f = figure(cmp, "devices.eth0.rx_packets_per_s");
+	f = figure(cmp, "devices.eth0.rx_bytes_per_s");
 	assert_string_equal(str(f, "verdict"), "same");
 	assert_null(json_object_object_get(f, "per_s"));
 	assert_null(json_object_object_get(f, "unjudged"));
@@ -589,7 +602,7 @@ test_unequal_windows(void **state)
 	cmp = compare_results(&a, 1, &b, 1);
 	w = json_object_object_get(cmp, "windows");
 	assert_true(json_object_get_boolean(json_object_object_get(w, "totals_judged")));
-	f = figure(cmp, "devices.eth0.rx_packets");
+	f = figure(cmp, "devices.eth0.rx_bytes");
 	assert_string_equal(str(f, "verdict"), "better");
 	assert_null(json_object_object_get(f, "per_s"));
 	json_object_put(cmp);
@@ -613,6 +626,125 @@ test_unequal_windows(void **state)
 	json_object_put(a);
 }
 
+/* B after turning GRO off on the receiver (a veth counts what it passes on): the same bytes
+ * as four times the packets, each cheaper, four times as many to a NET_RX; and fewer
+ * retransmits, more drops. */
+static const char *const gro_on =
+    "{\"span_s\":10,\"test\":{\"figures\":{\"throughput_mbps\":9000,"
+    "\"mean_latency_us\":40,\"lost_datagrams\":50}},\"figures\":{"
+    "\"queues\":{\"devices\":[{\"name\":\"veth0\",\"queues\":[{\"queue\":0,"
+    "\"rx_pps\":100000,\"rx_packets\":1000000}]}]},"
+    "\"cpu\":{\"all\":{\"busy\":50},\"busy_us_per_packet\":4},"
+    "\"interrupts\":{\"ipi_all_per_s\":900},"
+    "\"softirqs\":{\"packets_per_net_rx\":8,\"rx_packets\":1000000},"
+    "\"devices\":[{\"name\":\"veth0\",\"rx_packets\":1000000,\"rx_packets_per_s\":100000,"
+    "\"rx_bytes\":11250000000,\"rx_bytes_per_s\":1125000000,\"rx_dropped\":2,"
+    "\"rx_dropped_per_s\":0.2,\"driver_drops\":{\"rx_out_of_buffer\":0}}],"
+    "\"softnet\":{\"processed\":1000000,\"processed_per_s\":100000,\"dropped\":5,"
+    "\"time_squeeze\":30},"
+    "\"tcp\":{\"in_segs\":1000000,\"in_segs_per_s\":100000,\"retrans_segs\":40,"
+    "\"retrans_segs_per_s\":4,\"retrans_ratio\":0.00004,"
+    "\"tcpext\":{\"TCPTimeouts\":3,\"TCPLostRetransmit\":6}},"
+    "\"udp\":{\"in_datagrams\":1000,\"rcvbuf_errors\":9,\"in_loss_pct\":0.9}}}";
+static const char *const gro_off =
+    "{\"span_s\":10,\"test\":{\"figures\":{\"throughput_mbps\":9000,"
+    "\"mean_latency_us\":50,\"lost_datagrams\":20}},\"figures\":{"
+    "\"queues\":{\"devices\":[{\"name\":\"veth0\",\"queues\":[{\"queue\":0,"
+    "\"rx_pps\":400000,\"rx_packets\":4000000}]}]},"
+    "\"cpu\":{\"all\":{\"busy\":60},\"busy_us_per_packet\":1.2},"
+    "\"interrupts\":{\"ipi_all_per_s\":1200},"
+    "\"softirqs\":{\"packets_per_net_rx\":32,\"rx_packets\":4000000},"
+    "\"devices\":[{\"name\":\"veth0\",\"rx_packets\":4000000,\"rx_packets_per_s\":400000,"
+    "\"rx_bytes\":11250000000,\"rx_bytes_per_s\":1125000000,\"rx_dropped\":8,"
+    "\"rx_dropped_per_s\":0.8,\"driver_drops\":{\"rx_out_of_buffer\":3}}],"
+    "\"softnet\":{\"processed\":4000000,\"processed_per_s\":400000,\"dropped\":1,"
+    "\"time_squeeze\":30},"
+    "\"tcp\":{\"in_segs\":4000000,\"in_segs_per_s\":400000,\"retrans_segs\":10,"
+    "\"retrans_segs_per_s\":1,\"retrans_ratio\":0.0000025,"
+    "\"tcpext\":{\"TCPTimeouts\":5,\"TCPLostRetransmit\":2}},"
+    "\"udp\":{\"in_datagrams\":4000,\"rcvbuf_errors\":2,\"in_loss_pct\":0.05}}}";
+
+/* A figure's direction and verdict (NULL: null). */
+static void
+judged(json_object *cmp, const char *path, const char *better, const char *verdict)
+{
+	json_object *f = figure(cmp, path);
+	const char *b = str(f, "better"), *v = str(f, "verdict");
+
+	if (better == NULL ? b != NULL : b == NULL || strcmp(b, better) != 0)
+		fail_msg("%s: better %s, want %s", path, b ? b : "null", better ? better : "null");
+	if (verdict == NULL ? v != NULL : v == NULL || strcmp(v, verdict) != 0)
+		fail_msg("%s: verdict %s, want %s", path, v ? v : "null",
+		         verdict ? verdict : "null");
+}
+
+/* Verdicts both ways along both directions: a lower-is-better figure that fell is better
+ * and one that rose worse (retransmits, drops, errors, losses, timeouts, IPIs, latency),
+ * the other way round for higher-is-better; and none for what counts packets, segments
+ * or datagrams, or divides by them: after GRO is turned off the same bytes come as more,
+ * smaller packets, each cheaper and more to a NET_RX, and that is not better. Each way
+ * round (A against B, then B against A) the verdicts swap. */
+static void
+test_verdicts(void **state)
+{
+	static const struct {
+		const char *path, *better, *verdict; /* verdict of gro_off against gro_on */
+	} cases[] = {
+	    {"tcp.retrans_segs", "lower", "better"},
+	    {"tcp.retrans_segs_per_s", "lower", "better"},
+	    {"tcp.retrans_ratio", "lower", "better"},
+	    {"tcp.tcpext.TCPLostRetransmit", "lower", "better"},
+	    {"tcp.tcpext.TCPTimeouts", "lower", "worse"},
+	    {"devices.veth0.rx_dropped", "lower", "worse"},
+	    {"devices.veth0.rx_dropped_per_s", "lower", "worse"},
+	    {"devices.veth0.driver_drops.rx_out_of_buffer", "lower", "worse"},
+	    {"softnet.dropped", "lower", "better"},
+	    {"softnet.time_squeeze", "lower", "same"},
+	    {"udp.rcvbuf_errors", "lower", "better"},
+	    {"udp.in_loss_pct", "lower", "better"},
+	    {"interrupts.ipi_all_per_s", "lower", "worse"},
+	    {"test.mean_latency_us", "lower", "worse"},
+	    {"test.lost_datagrams", "lower", "better"},
+	    {"test.throughput_mbps", "higher", "same"},
+	    {"devices.veth0.rx_bytes", "higher", "same"},
+	    {"devices.veth0.rx_bytes_per_s", "higher", "same"},
+	    {"devices.veth0.rx_packets", NULL, NULL},
+	    {"devices.veth0.rx_packets_per_s", NULL, NULL},
+	    {"queues.devices.veth0.queues.0.rx_pps", NULL, NULL},
+	    {"queues.devices.veth0.queues.0.rx_packets", NULL, NULL},
+	    {"softnet.processed", NULL, NULL},
+	    {"softnet.processed_per_s", NULL, NULL},
+	    {"tcp.in_segs", NULL, NULL},
+	    {"tcp.in_segs_per_s", NULL, NULL},
+	    {"udp.in_datagrams", NULL, NULL},
+	    {"cpu.busy_us_per_packet", NULL, NULL},
+	    {"softirqs.packets_per_net_rx", NULL, NULL},
+	    {"softirqs.rx_packets", NULL, NULL},
+	    {"cpu.all.busy", NULL, NULL},
+	};
+	json_object *on = parse(gro_on), *off = parse(gro_off), *cmp;
+
+	(void)state;
+	for (int swap = 0; swap < 2; swap++) {
+		cmp = swap ? compare_results(&off, 1, &on, 1) : compare_results(&on, 1, &off, 1);
+		for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			const char *v = cases[i].verdict;
+			if (swap && v != NULL && strcmp(v, "same") != 0)
+				v = strcmp(v, "better") == 0 ? "worse" : "better";
+			judged(cmp, cases[i].path, cases[i].better, v);
+		}
+		json_object_put(cmp);
+	}
+	/* The kit's rows: packets sent and received have no direction, drops do. */
+	cmp = compare_summary(&on, 1, &off, 1);
+	judged(cmp, "summary.packets_received", NULL, NULL);
+	judged(cmp, "summary.packets_dropped", "lower", "worse");
+	judged(cmp, "tcp.retrans_segs", "lower", "better");
+	json_object_put(cmp);
+	json_object_put(on);
+	json_object_put(off);
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -621,7 +753,7 @@ main(void)
 	    cmocka_unit_test(test_one_to_one),      cmocka_unit_test(test_sets_of_three),
 	    cmocka_unit_test(test_kinds),           cmocka_unit_test(test_sets_welch),
 	    cmocka_unit_test(test_summary),         cmocka_unit_test(test_tuning_warnings),
-	    cmocka_unit_test(test_unequal_windows),
+	    cmocka_unit_test(test_unequal_windows), cmocka_unit_test(test_verdicts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

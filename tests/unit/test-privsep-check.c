@@ -66,6 +66,10 @@ test_refused(void **state)
 	    w(PROFILE_BASE_NETDEV, "averyveryverylongname", "queues/tx-0/xps_cpus", "ff"), -1);
 	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "kernel/core_pattern", "|/tmp/x"), -1);
 	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/../kernel/modprobe", "/tmp/x"), -1);
+	/* The same with values that pass: refused for the name alone. */
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/../kernel/modprobe", "x"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/../../kernel/sysrq", "1"), -1);
+	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/./core/somaxconn", "1"), -1);
 	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/bpf_jit_harden", "0"), -1);
 	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net//core/x", "0"), -1);
 	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/", "0"), -1);

@@ -758,6 +758,150 @@ test_exact_wrap(void **state)
 	free(snap);
 }
 
+/* The ring of test_one_short: one source, four series put in every record, each delta kept
+ * so that a record's size is chosen to the byte; every record's values, by record. */
+struct tight {
+	struct ring *r;
+	uint64_t t;
+	uint64_t delta[4], acc[4];
+	uint64_t (*snap)[4]; /* acc after record j (at time SEC + j) */
+	size_t nrec, caprec;
+	struct ring_stats st; /* after the last ring_begin or ring_end */
+};
+
+/* ring_begin of the next record; the bytes it wrote first (a keyframe, or 0). Fails when it
+ * evicted: the layout the test drives is then not the one it planned. */
+static size_t
+tight_begin(struct tight *w)
+{
+	struct ring_stats st0 = w->st;
+
+	ring_begin(w->r, 0, w->t, 4);
+	ring_get_stats(w->r, &w->st);
+	assert_int_equal(w->st.evicted_segments, st0.evicted_segments);
+	return w->st.used - st0.used;
+}
+
+/* Close the record with `extra` bytes of entries (0, or 2 to 16) after the 8 of a record
+ * that changes nothing ('S', source, dt 1, count, footer): a series whose delta changes by
+ * 1, 100 or 10000 costs an entry of 2, 3 or 4 bytes (its id step, the delta's change). */
+static void
+tight_end(struct tight *w, unsigned extra)
+{
+	static const uint64_t step[5] = {0, 0, 1, 100, 10000};
+
+	assert_true(extra != 1 && extra <= 16);
+	for (series_id id = 0; id < 4; id++) {
+		unsigned s = extra >= 6 || extra == 4 ? 4 : extra == 5 ? 3 : extra;
+
+		extra -= s;
+		/* Up, or down from above the start, so that a delta stays near it. */
+		if (s > 0)
+			w->delta[id] =
+			    w->delta[id] > 50000 ? w->delta[id] - step[s] : w->delta[id] + step[s];
+		ring_put(w->r, id, w->delta[id]);
+		w->acc[id] += w->delta[id];
+	}
+	ring_end(w->r);
+	assert_true(w->nrec < w->caprec);
+	memcpy(w->snap[w->nrec++], w->acc, sizeof(w->acc));
+	w->t++;
+	ring_get_stats(w->r, &w->st);
+}
+
+/* The size of the next record on the way to filling `left` bytes exactly: all of them when
+ * one record can (8 to 24 bytes, not 9), else 8, or 10 when 8 would leave an impossible
+ * rest. */
+static unsigned
+tight_size(size_t left)
+{
+	if (left >= 8 && left <= 24 && left != 9)
+		return (unsigned)left;
+	assert_true(left >= 25);
+	return left >= 32 ? 8 : 10;
+}
+
+/* Every value a cursor at the record of time t gives, sought each way. */
+static void
+tight_check(struct tight *w, struct ring_cursor *c, uint64_t t)
+{
+	size_t j = (size_t)(t - SEC);
+
+	assert_true(j < w->nrec);
+	for (int dir = RING_SEEK_AUTO; dir <= RING_SEEK_BACKWARD; dir++) {
+		assert_int_equal(ring_cursor_seek_dir(c, t, dir), 0);
+		assert_int_equal(ring_cursor_k(c, 0), j + 1);
+		assert_int_equal(ring_cursor_time(c, 0), t);
+		for (series_id id = 0; id < 4; id++)
+			assert_int_equal(ring_cursor_value(c, id), w->snap[j][id]);
+	}
+}
+
+/* A record one byte longer than the room left before the oldest segment, in the wrapped
+ * ring: it must evict that segment, not overlap its first byte. The data first fills the
+ * buffer to its last byte (so the wrap wastes nothing and an overlap would show as used >
+ * capacity), wraps, then grows to 7 bytes short of the oldest segment, and an 8-byte record
+ * follows. The oldest record kept then still decodes, before and after more records. */
+static void
+test_one_short(void **state)
+{
+	struct tight w = {.t = SEC, .delta = {50000, 50000, 50000, 50000}, .caprec = 400000};
+	struct ring_cursor *c;
+	size_t cap = MIB, head, tail, wrote, evicted;
+
+	(void)state;
+	w.r = ring_new(cap, 1, UINT64_MAX / 2);
+	w.snap = xcalloc(w.caprec, sizeof(*w.snap));
+	ring_get_stats(w.r, &w.st);
+	/* Up to the end of the buffer: nothing wrapped or evicted, the data is [0, used). */
+	do {
+		tight_begin(&w);
+		tight_end(&w, tight_size(cap - w.st.used) - 8);
+		assert_int_equal(w.st.evicted_segments, 0);
+	} while (w.st.used < cap);
+	assert_int_equal(w.st.used, cap);
+	/* The next record wraps: it evicts the oldest segment, [0, tail), and goes to 0. */
+	evicted = w.st.used;
+	wrote = tight_begin(&w);
+	tight_end(&w, 0);
+	assert_int_equal(w.st.evicted_segments, 1);
+	wrote += w.st.last_record_bytes;
+	tail = evicted + wrote - w.st.used;
+	head = wrote;
+	assert_true(tail > 8 * 1024 && tail < cap / 4);
+	/* On to 7 bytes short of the oldest segment, at tail. */
+	for (;;) {
+		head += tight_begin(&w);
+		assert_true(head + 7 <= tail);
+		if (tail - head == 7)
+			break;
+		tight_end(&w, tight_size(tail - head - 7) - 8);
+		assert_int_equal(w.st.evicted_segments, 1);
+		head += w.st.last_record_bytes;
+	}
+	/* The 8-byte record: one byte more than the room. */
+	tight_end(&w, 0);
+	assert_int_equal(w.st.last_record_bytes, 8);
+	assert_true(w.st.used <= w.st.capacity);
+	assert_int_equal(w.st.evicted_segments, 2);
+	c = ring_cursor_new(w.r);
+	assert_int_equal(ring_cursor_seek(c, w.st.oldest_ns - 1), -1);
+	tight_check(&w, c, w.st.oldest_ns);
+	tight_check(&w, c, w.st.oldest_ns + 1);
+	tight_check(&w, c, w.st.newest_ns);
+	/* More records after it: the ring stays in bounds and the oldest record decodes. */
+	for (int i = 0; i < 3; i++) {
+		tight_begin(&w);
+		tight_end(&w, 0);
+	}
+	assert_true(w.st.used <= w.st.capacity);
+	tight_check(&w, c, w.st.oldest_ns);
+	tight_check(&w, c, w.st.newest_ns);
+	ring_cursor_free(c);
+	ring_free(w.r);
+	free(w.snap);
+}
+
 /* A keyframe bigger than the ring: no history, live values still right, no crash. */
 static void
 test_keyframe_too_big(void **state)
@@ -842,6 +986,7 @@ main(void)
 	    cmocka_unit_test(test_steady_small), cmocka_unit_test(test_stop_and_resume),
 	    cmocka_unit_test(test_exact_wrap),   cmocka_unit_test(test_keyframe_too_big),
 	    cmocka_unit_test(test_src_times),    cmocka_unit_test(test_seek_part),
+	    cmocka_unit_test(test_one_short),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
