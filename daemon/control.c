@@ -909,6 +909,38 @@ listen_path(struct control *ctl, struct nm_error *err)
 	return fd;
 }
 
+/* socket_group, when set, on the socket systemd passed (its path, which the daemon reads
+ * from the socket): that group and socket_mode, as root before the drop, where systemd's
+ * SocketGroup=/SocketMode= would otherwise stay. Without socket_group the unit's settings
+ * are left alone. An abstract or unnamed socket has no file: said, not an error. */
+static int
+apply_socket_group(struct control *ctl, struct nm_error *err)
+{
+	const struct config *cfg = &ctl->d->config;
+	const char *path = ctl->activated_path;
+	struct group *gr;
+
+	if (cfg->socket_group == NULL || cfg->socket_group[0] == '\0')
+		return 0;
+	if ((gr = getgrnam(cfg->socket_group)) == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "socket_group \"%s\": no such group",
+		                    cfg->socket_group);
+	if (path == NULL || path[0] != '/') {
+		log_warnx("control: socket_group %s not applied: the passed socket has no path",
+		          cfg->socket_group);
+		return 0;
+	}
+	if (chown(path, (uid_t)-1, gr->gr_gid) < 0 || chmod(path, cfg->socket_mode) < 0)
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "socket_group %s on the socket passed by systemd %s: %s "
+		                    "(or set SocketGroup= in netmetricsd.socket and leave "
+		                    "socket_group empty)",
+		                    cfg->socket_group, path, strerror(errno));
+	log_info("control: socket_group %s applied to %s (mode %04o)", cfg->socket_group, path,
+	         cfg->socket_mode);
+	return 0;
+}
+
 int
 control_listen(struct control *ctl, struct nm_error *err)
 {
@@ -926,6 +958,10 @@ control_listen(struct control *ctl, struct nm_error *err)
 			ctl->activated_path =
 			    xstrndup(sun.sun_path, len - offsetof(struct sockaddr_un, sun_path));
 		log_info("control: using the socket passed by systemd");
+		if (apply_socket_group(ctl, err) < 0) {
+			close(fd);
+			return -1;
+		}
 	} else if ((fd = listen_path(ctl, err)) < 0)
 		return -1;
 	ctl->fd = fd;
