@@ -23,6 +23,7 @@
 #include "dispatch.h"
 #include "error.h"
 #include "log.h"
+#include "privsep.h"
 #include "proto.h"
 #include "timeutil.h"
 #include "usergroups.h"
@@ -1001,8 +1002,15 @@ control_free(struct control *ctl, const char *reason)
 		event_free(ctl->ev_resume);
 	if (ctl->fd >= 0)
 		close(ctl->fd);
-	if (ctl->path != NULL && unlink(ctl->path) < 0 && errno != ENOENT)
-		log_warn("unlink %s", ctl->path);
+	/* Under privilege separation the socket's directory may be root's (started as root
+	 * from such a directory, or in /run): the privileged process removes it then. */
+	if (ctl->path != NULL && unlink(ctl->path) < 0 && errno != ENOENT) {
+		struct nm_error err;
+		if ((errno != EACCES && errno != EPERM) || !privsep_on())
+			log_warn("unlink %s", ctl->path);
+		else if (privsep_unlink_socket(&err) < 0 && errno != ENOENT)
+			log_warnx("unlink %s (privileged process): %s", ctl->path, err.message);
+	}
 	free(ctl->path);
 	free(ctl->activated_path);
 	free(ctl->uids);
