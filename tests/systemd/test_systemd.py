@@ -151,8 +151,14 @@ class Container:
                 self.pid1 = int(kids[0])
             else:
                 time.sleep(0.2)
-        r = self.run("systemctl", "is-system-running", "--wait", timeout=180)
-        state = r.stdout.strip()
+        # Until its manager answers on its bus (it is not there at once), then until booted.
+        deadline = time.monotonic() + 180
+        while True:
+            r = self.run("systemctl", "is-system-running", "--wait", timeout=180)
+            state = r.stdout.strip()
+            if state or time.monotonic() > deadline:
+                break
+            time.sleep(0.3)
         if state not in ("running", "degraded"):
             raise AssertionError("the container's systemd is %r (%s):\n%s" % (
                 state, r.stderr.strip(), self.run("systemctl", "--failed", "--no-pager").stdout))
@@ -386,7 +392,9 @@ def scenario(c, deb):
         assert owner == "netmetrics:netmetrics", "state directory %s after the reload" % owner
         return "state directory %s; a window and a test stored" % owner
 
-    check("systemctl reload, then a window and a test", reload)
+    if not check("systemctl reload, then a window and a test", reload):
+        # A restart gives the state directory back to netmetricsd: the next checks go on.
+        c.run("systemctl", "restart", "netmetricsd", timeout=60)
 
     def users():
         alice, bob = USERS
@@ -471,8 +479,11 @@ def scenario(c, deb):
         # it logs to the journal, nothing to the terminal, and removes its socket at exit.
         c.write("/root/hand.conf", "[daemon]\nsocket = /root/hand.sock\n"
                 "state_dir = /var/tmp/hand-state\n")
-        r = c.sh("cd /root && netmetricsd --config /root/hand.conf > /root/hand.out 2>&1; "
-                 "echo $?")
+        # In a scope of its own, as a login shell's command would be (nsenter alone leaves
+        # it in a cgroup outside the container's).
+        r = c.run("systemd-run", "--scope", "--quiet", "sh", "-c",
+                  "cd /root && netmetricsd --config /root/hand.conf > /root/hand.out 2>&1; "
+                  "echo $?")
         assert r.stdout.strip() == "0", r.stdout + r.stderr
         st = ctl_json(c, "--socket", "/root/hand.sock", "status")
         pid = st["pid"]
@@ -512,7 +523,7 @@ def scenario(c, deb):
 
     def kill9():
         before = sorted(r["name"] for r in ctl_json(c, "results", "--all")["results"])
-        assert len(before) >= 3, before
+        assert before, "no stored result to keep"
         old = main_pid(c)
         c.run("kill", "-9", str(old), check=True)
         wait_for("a new main process", lambda: main_pid(c) not in (0, old) and c.run(
