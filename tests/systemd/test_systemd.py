@@ -470,7 +470,9 @@ def scenario(c, deb):
                        "10.77.0.2", "--dst-max", "10.77.0.2", "--dst-mac", state["mac"],
                        "--flows", "1", "--flowlen", "1", "--duration", "3", "--warmup",
                        "0", "--cooldown", "0", "--rate", "20000")
-        return out.splitlines()[0]
+        figs = test_result(c, "pktgen-veth")["test"]["figures"]
+        assert figs.get("packets_sent", 0) > 0, (figs, out)
+        return "%d packets sent, %.0f packets/s" % (figs["packets_sent"], figs.get("pps", 0))
 
     check("the packet generator on the veth", pktgen)
 
