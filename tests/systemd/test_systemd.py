@@ -287,6 +287,12 @@ listen = 127.0.0.1:9464
 
 def main():
     preflight()
+
+    # meson's timeout sends SIGTERM: unwind through the finally below (the teardown).
+    def on_term(sig, frame):
+        raise SystemExit("terminated by signal %d" % sig)
+
+    signal.signal(signal.SIGTERM, on_term)
     tmp = tempfile.mkdtemp(prefix="nm-systemd-", dir="/var/tmp")
     os.chmod(tmp, 0o755)
     c = None
