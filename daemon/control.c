@@ -23,6 +23,7 @@
 #include "dispatch.h"
 #include "error.h"
 #include "log.h"
+#include "privsep.h"
 #include "proto.h"
 #include "timeutil.h"
 #include "usergroups.h"
@@ -909,6 +910,38 @@ listen_path(struct control *ctl, struct nm_error *err)
 	return fd;
 }
 
+/* socket_group, when set, on the socket systemd passed (its path, which the daemon reads
+ * from the socket): that group and socket_mode, as root before the drop, where systemd's
+ * SocketGroup=/SocketMode= would otherwise stay. Without socket_group the unit's settings
+ * are left alone. An abstract or unnamed socket has no file: said, not an error. */
+static int
+apply_socket_group(struct control *ctl, struct nm_error *err)
+{
+	const struct config *cfg = &ctl->d->config;
+	const char *path = ctl->activated_path;
+	struct group *gr;
+
+	if (cfg->socket_group == NULL || cfg->socket_group[0] == '\0')
+		return 0;
+	if ((gr = getgrnam(cfg->socket_group)) == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "socket_group \"%s\": no such group",
+		                    cfg->socket_group);
+	if (path == NULL || path[0] != '/') {
+		log_warnx("control: socket_group %s not applied: the passed socket has no path",
+		          cfg->socket_group);
+		return 0;
+	}
+	if (chown(path, (uid_t)-1, gr->gr_gid) < 0 || chmod(path, cfg->socket_mode) < 0)
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "socket_group %s on the socket passed by systemd %s: %s "
+		                    "(or set SocketGroup= in netmetricsd.socket and leave "
+		                    "socket_group empty)",
+		                    cfg->socket_group, path, strerror(errno));
+	log_info("control: socket_group %s applied to %s (mode %04o)", cfg->socket_group, path,
+	         cfg->socket_mode);
+	return 0;
+}
+
 int
 control_listen(struct control *ctl, struct nm_error *err)
 {
@@ -926,6 +959,10 @@ control_listen(struct control *ctl, struct nm_error *err)
 			ctl->activated_path =
 			    xstrndup(sun.sun_path, len - offsetof(struct sockaddr_un, sun_path));
 		log_info("control: using the socket passed by systemd");
+		if (apply_socket_group(ctl, err) < 0) {
+			close(fd);
+			return -1;
+		}
 	} else if ((fd = listen_path(ctl, err)) < 0)
 		return -1;
 	ctl->fd = fd;
@@ -965,8 +1002,15 @@ control_free(struct control *ctl, const char *reason)
 		event_free(ctl->ev_resume);
 	if (ctl->fd >= 0)
 		close(ctl->fd);
-	if (ctl->path != NULL && unlink(ctl->path) < 0 && errno != ENOENT)
-		log_warn("unlink %s", ctl->path);
+	/* Under privilege separation the socket's directory may be root's (started as root
+	 * from such a directory, or in /run): the privileged process removes it then. */
+	if (ctl->path != NULL && unlink(ctl->path) < 0 && errno != ENOENT) {
+		struct nm_error err;
+		if ((errno != EACCES && errno != EPERM) || !privsep_on())
+			log_warn("unlink %s", ctl->path);
+		else if (privsep_unlink_socket(&err) < 0 && errno != ENOENT)
+			log_warnx("unlink %s (privileged process): %s", ctl->path, err.message);
+	}
 	free(ctl->path);
 	free(ctl->activated_path);
 	free(ctl->uids);

@@ -819,13 +819,19 @@ http_init(struct daemon *d, struct http **out, struct nm_error *err)
 	instances = h;
 	for (size_t i = 0; listen[i] != NULL && i < HTTP_MAX_LISTENERS; i++) {
 		char host[256];
-		unsigned port;
+		unsigned port = 0;
 		struct evhttp_bound_socket *b;
 
+		errno = EINVAL; /* a listen value that is not HOST:PORT */
 		if (split_listen(listen[i], host, sizeof(host), &port) < 0 ||
 		    (b = evhttp_bind_socket_with_handle(h->eh, host, (ev_uint16_t)port)) == NULL) {
-			nm_error_set(err, NM_ERR_FAILED, "prometheus: cannot listen on %s",
-			             listen[i]);
+			int e = errno;
+			nm_error_set(err, NM_ERR_FAILED, "prometheus: cannot listen on %s: %s%s",
+			             listen[i], strerror(e),
+			             e == EACCES && port < 1024
+			                 ? " (a port below 1024 needs CAP_NET_BIND_SERVICE, in the "
+			                   "unit's CapabilityBoundingSet=)"
+			                 : "");
 			http_free(h);
 			return -1;
 		}

@@ -46,6 +46,7 @@ enum ps_type {
 	PS_EXIT,      /* a = pid, b = wait status */
 	PS_BYE,       /* the main process is stopping in order (not a crash) */
 	PS_SAVE,      /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
+	PS_UNLINK,    /* remove the control socket the daemon made (the one of the setup) */
 };
 
 struct ps_hdr {
@@ -342,6 +343,14 @@ privsep_save_profile(const char *name, const char *text, struct nm_error *err)
 	}
 	h.len = (uint32_t)len;
 	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_unlink_socket(struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_UNLINK};
+
+	return call(&h, NULL, NULL, 0, NULL, err);
 }
 
 int
@@ -651,6 +660,35 @@ do_save(struct ps_parent *pp)
 		return;
 	}
 	log_info("privsep: profile %s/%s.conf written", pp->setup->profile_dir, name);
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* UNLINK: the control socket the daemon made, and only that file (the device and inode
+ * seen at the split), from a directory the main process may not write. */
+static void
+do_unlink(struct ps_parent *pp)
+{
+	const struct privsep_setup *s = pp->setup;
+	struct stat st;
+
+	if (s->socket_path == NULL) {
+		reply(pp, pp->msg.h.id, EPERM, 0, "privsep: no socket of the daemon's to remove");
+		return;
+	}
+	if (lstat(s->socket_path, &st) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "");
+		return;
+	}
+	if (!S_ISSOCK(st.st_mode) || st.st_dev != s->socket_dev || st.st_ino != s->socket_ino) {
+		reply(pp, pp->msg.h.id, EPERM, 0,
+		      "privsep: the file at the socket's path is not the daemon's socket");
+		return;
+	}
+	if (unlink(s->socket_path) < 0) {
+		int e = errno;
+		reply(pp, pp->msg.h.id, e, 0, strerror(e));
+		return;
+	}
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
@@ -1015,6 +1053,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_SAVE:
 		do_save(pp);
+		break;
+	case PS_UNLINK:
+		do_unlink(pp);
 		break;
 	case PS_SPAWN:
 		do_spawn_req(pp, fds);

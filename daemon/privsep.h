@@ -95,6 +95,9 @@ int privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid,
                   struct nm_error *err);
 void privsep_kill(pid_t pid, int sig);
 void privsep_release(pid_t pid);
+/* Remove the control socket the daemon made (and had at the split) through the privileged
+ * process: its directory may be root's. 0, or -1 with errno and err. */
+int privsep_unlink_socket(struct nm_error *err);
 /* Say the main process stops in order (the privileged process then removes the socket
  * the daemon made once the main process has gone). */
 void privsep_bye(void);

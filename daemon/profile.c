@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -600,6 +601,17 @@ profile_write_file(const char *dir, const char *name, const char *text, struct n
 		nm_error_set(err, e == EEXIST ? NM_ERR_EXISTS : NM_ERR_FAILED, "%s/%s: %s%s", dir,
 		             file, strerror(e),
 		             e == EEXIST ? " (choose another name, or delete that file)" : "");
+		errno = e;
+		return -1;
+	}
+	/* 0644 whatever the umask (the unit's UMask=0077 would make it root's alone): the
+	 * main process, which reads the profiles, is not root under privilege separation. */
+	if (fchmod(fd, 0644) < 0) {
+		e = errno;
+		close(fd);
+		unlinkat(dfd, file, 0);
+		close(dfd);
+		nm_error_set(err, NM_ERR_FAILED, "chmod %s/%s: %s", dir, file, strerror(e));
 		errno = e;
 		return -1;
 	}

@@ -8,6 +8,7 @@ Usage: test_control.py [NAME_SUBSTRING ...] runs only the matching tests.
 Prints one line per test and ends with "N passed, M failed" (", K skipped" when some were).
 """
 import glob
+import grp
 import json
 import os
 import resource
@@ -1141,6 +1142,60 @@ def test_socket_activation():
         r = d.ctl("status")
         assert "(from systemd)" in r.stdout, r.stdout
         assert "passed by systemd" in d.logtext(), d.logtext()
+        d.signal(signal.SIGTERM)
+        assert d.wait(10) == 0
+        assert os.path.exists(path), "the daemon unlinked a socket systemd owns"
+    finally:
+        lsock.close()
+        if d is not None:
+            d.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_socket_activation_socket_group():
+    """socket_group and socket_mode are applied to the socket systemd passed (issue 26: it
+    stayed root's, and a member of the group was refused): by the daemon as root before
+    the drop; a member of the group then talks to the daemon, as itself. Without
+    socket_group the passed socket's group is left as systemd made it (SocketGroup=)."""
+    try:
+        gid = grp.getgrnam("netmetrics").gr_gid
+    except KeyError:
+        raise Skip("no netmetrics group (tools/install-deps makes it)")
+    tmp = tempfile.mkdtemp(prefix="nm-it-")
+    os.chmod(tmp, 0o755)
+    d = None
+    lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        path = os.path.join(tmp, "act.sock")
+        old = os.umask(0o077)
+        try:
+            lsock.bind(path)
+        finally:
+            os.umask(old)
+        lsock.listen(16)
+        assert os.stat(path).st_gid == 0 and os.stat(path).st_mode & 0o777 == 0o700
+        fd = lsock.fileno()
+
+        def place_at_fd3():
+            if fd != 3:
+                os.dup2(fd, 3)
+            else:
+                os.set_inheritable(3, True)
+
+        d = Daemon(start=False, preexec_fn=place_at_fd3, close_fds=False,
+                   daemon={"socket_group": "netmetrics", "socket_mode": "0660"},
+                   argv_prefix=["sh", "-c", 'LISTEN_PID=$$ LISTEN_FDS=1 exec "$0" "$@"'])
+        d.sock = path
+        d.start()
+        lsock.close()
+        d.status()  # answered by the daemon: it has started
+        st = os.stat(path)
+        assert st.st_gid == gid and st.st_mode & 0o777 == 0o660, (st.st_gid, oct(st.st_mode), d.logtext())
+        r = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup",
+                            "--groups=%d" % gid, NETMETRICSCTL, "--socket", path, "status"],
+                           capture_output=True, text=True, env=clean_env(), timeout=20)
+        assert r.returncode == 0 and "(from systemd)" in r.stdout, (r.returncode, r.stderr)
+        assert "socket_group netmetrics applied to %s" % path in d.logtext(), d.logtext()
         d.signal(signal.SIGTERM)
         assert d.wait(10) == 0
         assert os.path.exists(path), "the daemon unlinked a socket systemd owns"

@@ -126,6 +126,8 @@ def test_state_and_socket_kept():
         d.proc.send_signal(signal.SIGTERM)
         d.proc.wait(15)
         assert wait_until(lambda: not os.path.exists(d.sock), 5), "socket left"
+        # Removed through the privileged process, not refused to the main one (issue 26).
+        assert "Permission denied" not in d.logtext(), d.logtext()[-2000:]
         if cg is not None:
             assert wait_until(lambda: not os.path.exists(cg), 5), "cgroup %s left" % cg
     finally:

@@ -507,7 +507,8 @@ def test_profile_save():
     """profile save DEV NAME: the device's tuning now as a new profile in a root-owned
     profile directory (written by the privileged process: the main process is netmetrics);
     applying it after a revert puts the device back as it was saved; a name in use is
-    refused; --dry-run prints the text and writes nothing."""
+    refused; --dry-run prints the text and writes nothing. Started under umask 0077 (the
+    unit's UMask=), the file is still 0644."""
     tmp = tempfile.mkdtemp(prefix="nm-profiles-")
     os.chmod(tmp, 0o755)
     pdir = os.path.join(tmp, "profiles")
@@ -517,7 +518,13 @@ def test_profile_save():
         d.stop(keep=True)
         with open(d.conf, "w") as f:
             f.write("[daemon]\nprofile_dir = %s\nsocket_mode = 0666\n" % pdir)
-        d.start()
+        # Under the unit's UMask=0077 (issue 26): the file must still be one the main
+        # process, as netmetrics, can read.
+        old = os.umask(0o077)
+        try:
+            d.start()
+        finally:
+            os.umask(old)
         before = queue_files("vA")
         online = host_cpus()[0]
         d.ctl("profile", "set", "vA", "xps=%d" % online[-1], "rps=%d" % online[0], "rfs=256")
@@ -531,6 +538,9 @@ def test_profile_save():
         assert "privileged process" in r.stdout, r.stdout
         st = os.stat(os.path.join(pdir, "mine.conf"))
         assert st.st_uid == 0 and st.st_mode & 0o777 == 0o644, st
+        r = d.ctl("profiles")
+        assert "Permission denied" not in r.stdout + r.stderr, r.stdout + r.stderr
+        assert "mine" in r.stdout, r.stdout
         r = d.ctl("profile", "save", "vA", "mine", check=False)
         assert r.returncode == 1 and "File exists" in r.stderr, r.stderr
         d.ctl("profile", "revert")

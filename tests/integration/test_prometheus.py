@@ -36,7 +36,7 @@ import urllib.request
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
 from nsrun import Skip  # noqa: E402
-from test_sampling import Daemon, sh  # noqa: E402
+from test_sampling import NETMETRICSD, Daemon, sh  # noqa: E402
 
 SRCDIR = os.environ.get("SRCDIR", os.path.join(os.path.dirname(__file__), "..", ".."))
 TAG = "nmp%d" % os.getpid()
@@ -677,10 +677,50 @@ def test_prometheus_rate_matches_veth():
         assert d.stop() == 0, "daemon exit status"
 
 
+def unit_bounding_set():
+    """setpriv's --bounding-set for the unit's CapabilityBoundingSet= (systemd/)."""
+    with open(os.path.join(SRCDIR, "systemd", "netmetricsd.service")) as f:
+        caps = [ln.split("=", 1)[1].split() for ln in f
+                if ln.startswith("CapabilityBoundingSet=")][-1]
+    return "-all" + "".join(",+" + c[len("CAP_"):].lower() for c in caps)
+
+
+def test_port_below_1024():
+    """[prometheus] listen on a port below 1024 works within the unit's capability bounding
+    set (CAP_NET_BIND_SERVICE is in it: the daemon binds as root before the main process
+    drops every capability); without that capability the daemon does not start and says
+    why: the errno and the capability (issue 26: it said "cannot listen" alone)."""
+    extra = "[prometheus]\nlisten = 127.0.0.1:99\n"
+    bset = unit_bounding_set()
+    d = Daemon(ns=NS_B, extra=extra, prefix=("setpriv", "--bounding-set", bset))
+    try:
+        code, _, body = http("http://127.0.0.1:99/metrics", NS_B)
+        assert code == 200 and b"\nnetmetrics_link_bytes_total{" in body, (code, body[:300])
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+    tmp = tempfile.mkdtemp(prefix="nm-prom-low-")
+    try:
+        os.chmod(tmp, 0o755)
+        conf = os.path.join(tmp, "netmetricsd.conf")
+        with open(conf, "w") as f:
+            f.write(extra)
+        r = subprocess.run(["ip", "netns", "exec", NS_B, "setpriv", "--bounding-set",
+                            bset.replace(",+net_bind_service", ""), NETMETRICSD,
+                            "--foreground", "--config", conf, "--socket",
+                            os.path.join(tmp, "s.sock"), "--state-dir",
+                            os.path.join(tmp, "state")],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1, (r.returncode, r.stderr[-2000:])
+        assert "cannot listen on 127.0.0.1:99: Permission denied" in r.stderr, r.stderr[-2000:]
+        assert "CAP_NET_BIND_SERVICE" in r.stderr, r.stderr[-2000:]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 TESTS = [test_promtool_fixture, test_promtool_host, test_stuck_scrapers, test_profile_gauges,
          test_test_and_window_gauges,
          test_prometheus_rate_matches_veth, test_slow_connections,
-         test_accept_out_of_descriptors]
+         test_accept_out_of_descriptors, test_port_below_1024]
 
 
 def main():

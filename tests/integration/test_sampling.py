@@ -44,14 +44,14 @@ def env():
 class Daemon:
     """netmetricsd in a namespace (or on the host), with a 500 ms interval."""
 
-    def __init__(self, ns=None, extra=""):
+    def __init__(self, ns=None, extra="", prefix=()):
         self.dir = tempfile.mkdtemp(prefix="nm-sampling-")
         os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
             f.write("[sampling]\ninterval = 500ms\n" + extra)
-        cmd = ([] if ns is None else ["ip", "netns", "exec", ns]) + [
+        cmd = ([] if ns is None else ["ip", "netns", "exec", ns]) + list(prefix) + [
             NETMETRICSD, "--foreground", "--socket", self.sock, "--state-dir",
             os.path.join(self.dir, "state"), "--config", conf, "--log-level", "info"]
         self.log = open(os.path.join(self.dir, "log"), "w")
@@ -63,8 +63,9 @@ class Daemon:
             if self.proc.poll() is not None:
                 break
             time.sleep(0.1)
+        text = self.logtext()
         self.stop()
-        raise AssertionError("netmetricsd did not start: " + self.logtext())
+        raise AssertionError("netmetricsd did not start: " + text)
 
     def ctl(self, *args, check=True):
         r = subprocess.run([NETMETRICSCTL, "--socket", self.sock] + list(args),
