@@ -414,18 +414,9 @@ def test_accept_out_of_descriptors():
     line, and scrapes again once descriptors come free. The daemon starts with a descriptor
     limit of 80 (it cannot raise it: hard = soft) and idle control clients take all but one."""
     import socket as pysocket
-    import test_sampling
     port = free_port(NS_B)
-    tmp = tempfile.mkdtemp(prefix="nm-nofile-")
-    wrapper = os.path.join(tmp, "netmetricsd")
-    with open(wrapper, "w") as f:
-        f.write("#!/bin/sh\nexec prlimit --nofile=80:80 %s \"$@\"\n" % test_sampling.NETMETRICSD)
-    os.chmod(wrapper, 0o755)
-    real, test_sampling.NETMETRICSD = test_sampling.NETMETRICSD, wrapper
-    try:
-        d = Daemon(ns=NS_B, extra="[prometheus]\nlisten = 127.0.0.1:%d\n" % port)
-    finally:
-        test_sampling.NETMETRICSD = real
+    d = Daemon(ns=NS_B, extra="[prometheus]\nlisten = 127.0.0.1:%d\n" % port,
+               prefix=("prlimit", "--nofile=80:80"))
     holder, clients = None, []
     try:
         pid = main_pid(d)
@@ -483,7 +474,6 @@ def test_accept_out_of_descriptors():
         if holder is not None:
             holder.kill()
             holder.wait()
-        shutil.rmtree(tmp, ignore_errors=True)
         assert d.stop() == 0, "daemon exit status"
 
 
