@@ -775,8 +775,8 @@ check_program(const char *path, uid_t uid, char *why, size_t size)
  * credentials); its SO_PEERCRED, and whether it is an admin now, checked against the
  * request (privsep_check_peer). 0 or -1 with why. */
 static int
-check_peer(const struct ps_parent *pp, int fd, const struct ps_spawn *s, char *const *argv,
-           struct ucred *peer, char *why, size_t size)
+check_peer(const struct ps_parent *pp, int fd, const struct ps_spawn *s, const char *netns,
+           char *const *argv, struct ucred *peer, char *why, size_t size)
 {
 	struct sockaddr_un sun;
 	socklen_t slen = sizeof(sun), clen;
@@ -807,7 +807,7 @@ check_peer(const struct ps_parent *pp, int fd, const struct ps_spawn *s, char *c
 	*peer = cred;
 	admin = cred.uid == 0 || usergroups_is_admin(cred.uid, cred.gid, pp->setup->admin_group);
 	return privsep_check_peer(cred.uid, cred.gid, admin, s->as_user != 0, s->uid, s->gid, argv,
-	                          why, size);
+	                          netns, why, size);
 }
 
 /* Is argv the transport v of a configured peer: the same words, argv[0] resolved from a
@@ -866,6 +866,45 @@ check_transport(const struct ps_parent *pp, const struct ps_spawn *s, const char
 	return r;
 }
 
+/* An admin's trafgen reads its configuration as root: the file -i names (its shape checked
+ * by privsep_check_root_argv) must be what the main process wrote, a regular file of its
+ * user's (no symlink to another file, no hard link of root's) in a directory of that user's
+ * that no one else may enter (mkdtemp's 0700). 0 or -1 with why. */
+static int
+check_root_files(const struct ps_parent *pp, char *const *argv, char *why, size_t size)
+{
+	const char *base = strrchr(argv[0], '/'), *cfg = NULL;
+	char dir[4096], *slash;
+	struct stat st;
+
+	base = base != NULL ? base + 1 : argv[0];
+	if (strcmp(base, "trafgen") != 0)
+		return 0;
+	for (size_t i = 1; argv[i] != NULL; i++)
+		if (strcmp(argv[i], "-i") == 0 && argv[i + 1] != NULL)
+			cfg = argv[i + 1];
+	if (cfg == NULL)
+		return 0;
+	if (lstat(cfg, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != pp->setup->uid ||
+	    st.st_nlink != 1) {
+		snprintf(
+		    why, size,
+		    "privsep: %.300s: not a regular file of uid %u's (trafgen's configuration)",
+		    cfg, (unsigned)pp->setup->uid);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", cfg);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != pp->setup->uid ||
+	    (st.st_mode & 077) != 0) {
+		snprintf(why, size, "privsep: %.300s: not a private directory of uid %u's", dir,
+		         (unsigned)pp->setup->uid);
+		return -1;
+	}
+	return 0;
+}
+
 /* SPAWN: checked, started with child_spawn_fds, remembered. */
 static void
 do_spawn_req(struct ps_parent *pp, int *fds)
@@ -914,10 +953,14 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	    privsep_check_strv(envp, PRIVSEP_ENV_MAX, true, why, sizeof(why)) < 0 ||
 	    (peerfd < 0 ? check_transport(pp, &s, netns, argv, transport, sizeof(transport), why,
 	                                  sizeof(why))
-	                : check_peer(pp, peerfd, &s, argv, &peer, why, sizeof(why))) < 0 ||
+	                : check_peer(pp, peerfd, &s, netns, argv, &peer, why, sizeof(why))) < 0 ||
 	    check_user(&s, groups, why, sizeof(why)) < 0)
 		goto refused;
 	if (check_program(argv[0], s.as_user ? s.uid : 0, why, sizeof(why)) < 0)
+		goto refused;
+	/* What root reads for an admin who is not root (privsep_check_root_argv's shapes). */
+	if (peerfd >= 0 && peer.uid != 0 && !(s.as_user && s.uid != 0) &&
+	    check_root_files(pp, argv, why, sizeof(why)) < 0)
 		goto refused;
 	if (s.has_cgroup && (cgfd = reopen_cgroup(pp, fds[2], why, sizeof(why))) < 0)
 		goto refused;

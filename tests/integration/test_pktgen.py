@@ -438,6 +438,57 @@ def test_slow_tools_do_not_stall():
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def test_admin_not_root():
+    """An admin-group user who is not root runs the generator: every command line the
+    driver builds (ip's addr, route and neighbour lookups and tc's qdisc show, the tbf on
+    and off, trafgen) passes the privileged process's allow-list and runs as root there,
+    and the test sends what it should (issue 29: the allow-list must not refuse the
+    driver's own lines)."""
+    need_tools()
+    for tool in ("useradd", "groupadd", "userdel", "groupdel", "setpriv"):
+        if shutil.which(tool) is None:
+            raise AssertionError("%s not found" % tool)
+    name, group = "nmpa%d" % os.getpid(), "nmpb%d" % os.getpid()
+    made_user = made_group = False
+    d = None
+    try:
+        subprocess.run(["groupadd", group], check=True)
+        made_group = True
+        subprocess.run(["useradd", "-M", "-N", "-g", group, "-s", "/usr/sbin/nologin", name],
+                       check=True)
+        made_user = True
+        pw = __import__("pwd").getpwnam(name)
+        d = Daemon(ns=RCV, extra="[daemon]\nsocket_mode = 0666\nadmin_group = %s\n" % group)
+        client = os.path.join(d.dir, "netmetricsctl")
+        shutil.copy2(os.environ["NETMETRICSCTL"], client)
+        os.chmod(client, 0o755)
+        before = snapshot()
+        r = subprocess.run(["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                            "--init-groups", client, "--socket", d.sock, "test", "start",
+                            "--wait", "--driver", "pktgen", "--netns", GEN, "--dev", "vA",
+                            "--name", "pg-admin", "--count", "2000", "--rate", "20000"],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-3000:])
+        t = d.json("result", "show", "pg-admin")["test"]
+        assert t["status"] == "passed" and t["figures"]["packets_sent"] == 2000, t
+        rx, dropped = sent_and_received(before, snapshot())
+        assert rx + dropped == 2000, (rx, dropped)
+        left_behind(t)
+        log = d.logtext()
+        assert "spawn refused" not in log, log[-3000:]
+        prog = t["processes"][0]["argv"][0]
+        assert "privsep: %s as uid 0 for a client of uid %d" % (prog, pw.pw_uid) in log, \
+            log[-3000:]
+        print("  %s, ip and tc ran as root for uid %d" % (os.path.basename(prog), pw.pw_uid))
+    finally:
+        if d is not None:
+            assert d.stop() == 0
+        if made_user:
+            subprocess.run(["userdel", name])
+        if made_group:
+            subprocess.run(["groupdel", group])
+
+
 def test_helper_script():
     """netmetrics-pktgen on plain files standing in for /proc/net/pktgen: the writes in
     order, the start, the reports; and a start that blocks (a FIFO) ended by SIGTERM."""
@@ -492,7 +543,8 @@ def main():
         print("ip (iproute2) is missing")
         return 1
     return nsrun.run([test_rate_and_frames, test_count, test_stopped, test_bad_args,
-                      test_slow_tools_do_not_stall, test_helper_script], "packet generator", make_pair, remove_pair)
+                      test_slow_tools_do_not_stall, test_admin_not_root, test_helper_script],
+                     "packet generator", make_pair, remove_pair)
 
 
 if __name__ == "__main__":
