@@ -62,6 +62,7 @@ struct ps_spawn {
 	uint32_t has_cgroup;
 	uint32_t duplex; /* stdin is the out fd too (child.h) */
 	uint32_t has_peer;
+	uint32_t nproc_max; /* RLIMIT_NPROC of a spawn as a uid other than 0; 0: none */
 };
 
 #define PS_FDS_MAX 4 /* fds with one message */
@@ -366,7 +367,8 @@ privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid, str
 	                     .ngroups = how->as_user ? (uint32_t)how->ngroups : 0,
 	                     .has_cgroup = how->cgroup_fd >= 0,
 	                     .duplex = how->duplex,
-	                     .has_peer = how->peer_fd >= 0};
+	                     .has_peer = how->peer_fd >= 0,
+	                     .nproc_max = how->nproc_max};
 	int fds[PS_FDS_MAX] = {outw, errw}, p = 0;
 	size_t nfds = 2;
 	size_t len = sizeof(s) + s.ngroups * sizeof(uint32_t);
@@ -980,6 +982,7 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	how.peer_fd = -1;
 	how.envp = envp;
 	how.duplex = s.duplex != 0;
+	how.nproc_max = s.as_user && s.uid != 0 ? s.nproc_max : 0;
 	if (child_spawn_fds(&how, fds[0], fds[1], &pid, &err) < 0) {
 		reply(pp, pp->msg.h.id, errno ? errno : EIO, 0, err.message);
 		goto out;

@@ -363,8 +363,8 @@ exec %s "$@"
 
 
 def test_slow_tools_do_not_stall():
-    """ip and tc that take 3 s each (stand-ins in the daemon's PATH, which then run the real
-    ones): a paced --count test runs through all of them (the lookups, the tbf on and off),
+    """ip and tc that take 3 s each (stand-ins first in the children's PATH, [daemon]
+    child_path, which then run the real ones): a paced --count test runs through all of them (the lookups, the tbf on and off),
     while another client's status, asked every 100 ms, is always answered within 100 ms
     (150 ms allowed: the machine is shared)."""
     need_tools()
@@ -376,14 +376,10 @@ def test_slow_tools_do_not_stall():
         with open(path, "w") as f:
             f.write(STAND_IN % (calls, shutil.which(tool)))
         os.chmod(path, 0o755)
-    old = os.environ["PATH"]
-    os.environ["PATH"] = tmp + ":" + old
+    # The children's PATH (child_path), not the daemon's, is where tools are looked up.
+    d = Daemon(ns=RCV, extra="[daemon]\nchild_path = %s:%s\n" % (
+        tmp, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"))
     try:
-        d = Daemon(ns=RCV)
-    finally:
-        os.environ["PATH"] = old
-    try:
-        os.unlink(calls)  # the stand-in ran the daemon itself (ip netns exec)
         c = Client(d.sock)
         start = subprocess.Popen(
             [os.environ["NETMETRICSCTL"], "--socket", d.sock, "test", "start", "--wait",
@@ -473,6 +469,33 @@ def test_admin_not_root():
         assert t["status"] == "passed" and t["figures"]["packets_sent"] == 2000, t
         rx, dropped = sent_and_received(before, snapshot())
         assert rx + dropped == 2000, (rx, dropped)
+        # A longer run, to read trafgen's environment while it sends.
+        r2 = subprocess.Popen(
+            ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, "--init-groups",
+             client, "--socket", d.sock, "test", "start", "--wait", "--driver", "pktgen",
+             "--netns", GEN, "--dev", "vA", "--name", "pg-admin-env", "--duration", "3",
+             "--warmup", "0", "--cooldown", "0", "--rate", "1000"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env = None
+        deadline = time.time() + 10
+        while env is None and time.time() < deadline:
+            for p in os.listdir("/proc"):
+                try:
+                    if p.isdigit() and open("/proc/%s/comm" % p).read().strip() == "trafgen":
+                        cwd = os.readlink("/proc/%s/cwd" % p)
+                        with open("/proc/%s/environ" % p, "rb") as f:
+                            env = dict(x.decode().split("=", 1)
+                                       for x in f.read().split(b"\0") if x)
+                except OSError:
+                    continue
+            time.sleep(0.05)
+        out, err = r2.communicate(timeout=60)
+        assert r2.returncode == 0, (out, err, d.logtext()[-3000:])
+        assert env["PATH"] == "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", env
+        # Its working directory is the daemon's for children (the socket's), where it makes
+        # its .tmp_mmap file: not the daemon's own (issue 26: "/" is read-only under the
+        # unit).
+        assert cwd == os.path.realpath(os.path.dirname(d.sock)), cwd
         left_behind(t)
         log = d.logtext()
         assert "spawn refused" not in log, log[-3000:]
