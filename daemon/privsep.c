@@ -921,7 +921,9 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	pid_t pid;
 	struct ucred peer = {0};
 	char transport[512] = "";
-	int cgfd = -1, peerfd;
+	char **own_env;
+	bool admin_root;
+	int cgfd = -1, peerfd, r, e;
 
 	if (pp->msg.h.len < sizeof(s) || fds[0] < 0 || fds[1] < 0)
 		goto malformed;
@@ -961,8 +963,8 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	if (check_program(argv[0], s.as_user ? s.uid : 0, why, sizeof(why)) < 0)
 		goto refused;
 	/* What root reads for an admin who is not root (privsep_check_root_argv's shapes). */
-	if (peerfd >= 0 && peer.uid != 0 && !(s.as_user && s.uid != 0) &&
-	    check_root_files(pp, argv, why, sizeof(why)) < 0)
+	admin_root = peerfd >= 0 && peer.uid != 0 && !(s.as_user && s.uid != 0);
+	if (admin_root && check_root_files(pp, argv, why, sizeof(why)) < 0)
 		goto refused;
 	if (s.has_cgroup && (cgfd = reopen_cgroup(pp, fds[2], why, sizeof(why))) < 0)
 		goto refused;
@@ -980,11 +982,18 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	how.ngroups = s.ngroups;
 	how.cgroup_fd = cgfd;
 	how.peer_fd = -1;
-	how.envp = envp;
+	/* An admin's command line as root gets this process's own clean environment (PATH,
+	 * LANG=C, HOME), not the main process's: tc dlopen()s TC_LIB_DIR/q_KIND.so, ip
+	 * IP_LIB_DIR's, and PATH chooses what a root process runs. */
+	own_env = admin_root ? child_env(0, NULL) : NULL;
+	how.envp = own_env != NULL ? own_env : envp;
 	how.duplex = s.duplex != 0;
 	how.nproc_max = s.as_user && s.uid != 0 ? s.nproc_max : 0;
-	if (child_spawn_fds(&how, fds[0], fds[1], &pid, &err) < 0) {
-		reply(pp, pp->msg.h.id, errno ? errno : EIO, 0, err.message);
+	r = child_spawn_fds(&how, fds[0], fds[1], &pid, &err);
+	e = errno;
+	child_env_free(own_env);
+	if (r < 0) {
+		reply(pp, pp->msg.h.id, e ? e : EIO, 0, err.message);
 		goto out;
 	}
 	pp->procs = xreallocarray(pp->procs, pp->nprocs + 1, sizeof(*pp->procs));

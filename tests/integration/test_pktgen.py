@@ -454,7 +454,11 @@ def test_admin_not_root():
                        check=True)
         made_user = True
         pw = __import__("pwd").getpwnam(name)
-        d = Daemon(ns=RCV, extra="[daemon]\nsocket_mode = 0666\nadmin_group = %s\n" % group)
+        # test_env reaches a user's benchmarks; an admin's root command lines get the
+        # privileged process's own environment (TC_LIB_DIR would make tc load a library).
+        d = Daemon(ns=RCV, extra="[daemon]\nsocket_mode = 0666\nadmin_group = %s\n"
+                   "[limits]\ntest_env = TC_LIB_DIR=/nonexistent-nm PATH=/nonexistent-nm\n"
+                   % group)
         client = os.path.join(d.dir, "netmetricsctl")
         shutil.copy2(os.environ["NETMETRICSCTL"], client)
         os.chmod(client, 0o755)
@@ -491,7 +495,8 @@ def test_admin_not_root():
             time.sleep(0.05)
         out, err = r2.communicate(timeout=60)
         assert r2.returncode == 0, (out, err, d.logtext()[-3000:])
-        assert env["PATH"] == "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", env
+        assert env == {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                       "LANG": "C", "HOME": "/root"}, env
         # Its working directory is the daemon's for children (the socket's), where it makes
         # its .tmp_mmap file: not the daemon's own (issue 26: "/" is read-only under the
         # unit).
