@@ -261,6 +261,11 @@ child_resolve(const char *name, char *buf, size_t size, struct nm_error *err)
 
 	if (name == NULL || *name == '\0')
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "no program to run");
+	/* Relative to what? Not the client's directory, which the daemon does not know, nor
+	 * its own: its children start in the work directory. */
+	if (strchr(name, '/') != NULL && name[0] != '/')
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "%s: a relative path; give the program's absolute path", name);
 	if (strchr(name, '/') != NULL) {
 		/* A program in a directory closed to the main process's user (a home of 0700):
 		 * the privileged process looks and checks it, and the start says why not. */

@@ -74,7 +74,8 @@ void child_fini(struct children *cs);
 char **child_env(uid_t uid, char *const *extra);
 void child_env_free(char **envp);
 
-/* Find an executable: a name with '/' as it is, else the first match in the children's
+/* Find an executable: an absolute path as it is (a relative one is refused), else the
+ * first match in the children's
  * PATH (child_search_path, not the daemon's environment). 0 with
  * the path in buf; -1 with err (NM_ERR_NOT_FOUND) naming what was searched. */
 int child_resolve(const char *name, char *buf, size_t size, struct nm_error *err);

@@ -344,6 +344,11 @@ def test_cwd_and_path():
         assert path == DEFAULT_PATH, path
         r, t = run(d, "idu", "id", "-u", extra=("--figure", "uid=^([0-9]+)"))
         assert t["figures"]["uid"] == 0 and t["program"] == "/usr/bin/id", t
+        # A relative path names nothing the daemon can know: refused, with why.
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "rel", "--", "bin/true",
+                  timeout=30)
+        assert r.returncode == 1 and "bin/true: a relative path" in r.stderr, (r.returncode,
+                                                                              r.stderr)
         st = jctl(d, "status")["tests"]
         assert st["work_dir"] == os.path.realpath(d.tmp) and st["path"] == DEFAULT_PATH, st
         d.stop()
