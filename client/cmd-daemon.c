@@ -78,6 +78,41 @@ render_sources(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	}
 }
 
+/* How a test's processes are kept: their group, their number's limit, where they start. */
+static void
+render_children(json_object *result, FILE *fp)
+{
+	json_object *t = NULL, *pl = NULL;
+	const char *by;
+
+	if (!json_object_object_get_ex(result, "tests", &t))
+		return;
+	if (strcmp(json_get_string(t, "isolation", ""), "cgroup") == 0)
+		fprintf(fp, "  tests      a cgroup each, below %s\n",
+		        json_get_string(t, "cgroup", "?"));
+	else
+		fprintf(fp, "  tests      a process group each (%s)\n",
+		        json_get_string(t, "reason", "no cgroup v2"));
+	if (json_object_object_get_ex(t, "pids_limit", &pl)) {
+		by = json_get_string(pl, "by", "none");
+		if (strcmp(by, "cgroup") == 0)
+			fprintf(fp, "  processes  at most %lld per test (pids.max of its cgroup)\n",
+			        (long long)json_get_int(pl, "max", 0));
+		else if (strcmp(by, "rlimit") == 0)
+			fprintf(
+			    fp,
+			    "  processes  at most %lld per user for a test of a client other than "
+			    "root (RLIMIT_NPROC; no pids cgroup: %s); no limit for root's\n",
+			    (long long)json_get_int(pl, "max", 0),
+			    json_get_string(pl, "reason", "?"));
+		else
+			fprintf(fp, "  processes  no limit (test_pids_max = 0)\n");
+	}
+	if (json_object_object_get_ex(t, "work_dir", NULL))
+		fprintf(fp, "  children   start in %s, PATH=%s\n",
+		        json_get_string(t, "work_dir", "?"), json_get_string(t, "path", "?"));
+}
+
 void
 render_status(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
@@ -108,5 +143,6 @@ render_status(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		        (long long)json_get_int(clients, "max", 0),
 		        (long long)json_get_int(clients, "max_per_uid", 0));
 	}
+	render_children(result, fp);
 	render_sources(result, opts, fp);
 }

@@ -36,6 +36,8 @@ struct cgroup_tree {
 	size_t npending;
 	struct event *retry;
 	bool own_parent; /* path is netmetricsd-HASH, made by the daemon */
+	bool pids;       /* the test groups have the pids controller (pids.max) */
+	char no_pids_why[256];
 };
 
 /* Read a small file into buf (NUL-terminated). Bytes read, or -1. */
@@ -221,6 +223,52 @@ own_dir(char *buf, size_t size, char *own, size_t own_size, char *why, size_t ws
 	return 0;
 }
 
+/* Is word one of the blank-separated words of text? */
+static bool
+has_word(const char *text, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = text; (p = strstr(p, word)) != NULL; p += n)
+		if ((p == text || p[-1] == ' ' || p[-1] == '\n') &&
+		    (p[n] == '\0' || p[n] == ' ' || p[n] == '\n'))
+			return true;
+	return false;
+}
+
+int
+cgroup_enable_pids(const char *parent, const char *dir, char *why, size_t size)
+{
+	char path[4400], text[4096];
+
+	/* The test groups' parent gets the controller from its own parent: enabled there
+	 * first when it is not (allowed with processes in it: pids is a threaded
+	 * controller). */
+	if (parent != NULL) {
+		snprintf(path, sizeof(path), "%s/cgroup.subtree_control", parent);
+		if (read_text(path, text, sizeof(text)) >= 0 && !has_word(text, "pids") &&
+		    write_text(path, "+pids") < 0)
+			log_debug("cgroup: +pids in %s: %s", path, strerror(errno));
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.controllers", dir);
+	if (read_text(path, text, sizeof(text)) < 0) {
+		snprintf(why, size, "%.300s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!has_word(text, "pids")) {
+		text[strcspn(text, "\n")] = '\0';
+		snprintf(why, size, "the cgroup v2 tree has no pids controller (%.200s: \"%.60s\")",
+		         path, text);
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	if (write_text(path, "+pids") < 0) {
+		snprintf(why, size, "+pids in %.300s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 struct cgroup_tree *
 cgroup_open(struct event_base *base, const char *state_dir, char *why, size_t size)
 {
@@ -253,7 +301,19 @@ cgroup_open(struct event_base *base, const char *state_dir, char *why, size_t si
 		return NULL;
 	}
 	sweep(ct, "a previous run left");
+	ct->pids = cgroup_enable_pids(ct->own_parent ? dir : NULL, ct->path, ct->no_pids_why,
+	                              sizeof(ct->no_pids_why)) == 0;
+	if (!ct->pids)
+		log_info("cgroup: no pids limit per test group: %s", ct->no_pids_why);
 	return ct;
+}
+
+bool
+cgroup_has_pids(const struct cgroup_tree *ct, const char **why)
+{
+	if (why != NULL)
+		*why = ct->pids ? NULL : ct->no_pids_why;
+	return ct->pids;
 }
 
 void
@@ -276,9 +336,9 @@ cgroup_path(const struct cgroup_tree *ct)
 }
 
 int
-cgroup_create(struct cgroup_tree *ct, unsigned *id, char *why, size_t size)
+cgroup_create(struct cgroup_tree *ct, unsigned *id, unsigned pids_max, char *why, size_t size)
 {
-	char dir[4400], procs[4500];
+	char dir[4400], procs[4500], num[16];
 	int fd;
 
 	for (int tries = 0;; tries++) {
@@ -288,6 +348,15 @@ cgroup_create(struct cgroup_tree *ct, unsigned *id, char *why, size_t size)
 			break;
 		if (errno != EEXIST || tries >= 100) {
 			snprintf(why, size, "cgroup %s: %s", dir, strerror(errno));
+			return -1;
+		}
+	}
+	if (ct->pids && pids_max > 0) {
+		snprintf(procs, sizeof(procs), "%s/pids.max", dir);
+		snprintf(num, sizeof(num), "%u", pids_max);
+		if (write_text(procs, num) < 0) {
+			snprintf(why, size, "cgroup %s: %s", procs, strerror(errno));
+			rmdir(dir);
 			return -1;
 		}
 	}

@@ -29,9 +29,17 @@ void cgroup_sweep_path(const char *path);
 /* The directory the test groups live in. */
 const char *cgroup_path(const struct cgroup_tree *ct);
 
-/* Make a new test group; its number into *id and its cgroup.procs opened for writing
+/* Make a new test group, with pids.max pids_max when the tree has the pids controller and
+ * pids_max is not 0; its number into *id and its cgroup.procs opened for writing
  * (close-on-exec) as the return value, for child_spawn.cgroup_fd. -1 with why. */
-int cgroup_create(struct cgroup_tree *ct, unsigned *id, char *why, size_t size);
+int cgroup_create(struct cgroup_tree *ct, unsigned *id, unsigned pids_max, char *why, size_t size);
+/* Do the test groups have the pids controller (a pids.max each)? When not, *why (unless
+ * why is NULL) says why not. */
+bool cgroup_has_pids(const struct cgroup_tree *ct, const char **why);
+/* Give the test groups under dir the pids controller: "+pids" in dir's
+ * cgroup.subtree_control, once dir's cgroup.controllers lists it (parent, when not NULL,
+ * is dir's parent, where it is enabled first). Exported for its test. 0, or -1 with why. */
+int cgroup_enable_pids(const char *parent, const char *dir, char *why, size_t size);
 /* Kill everything in test group id (cgroup.kill) and remove the group once it is empty
  * (retried on the loop while the killed processes exit). */
 void cgroup_release(struct cgroup_tree *ct, unsigned id);

@@ -17,9 +17,11 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "config.h"
 #include "error.h"
 #include "log.h"
 #include "child.h"
@@ -28,8 +30,34 @@
 #include "utf8.h"
 #include "xmalloc.h"
 
-#define DEFAULT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-#define LINGER_SEC   2 /* after exit, how long the pipes may stay open */
+#define LINGER_SEC 2 /* after exit, how long the pipes may stay open */
+
+/* What every child gets (child_configure), process-wide like the privileged channel: the
+ * children are started from deep inside driver and peer code. The privileged process has
+ * the copy made before it was forked. */
+static char search_path[4096] = CONFIG_DEFAULT_CHILD_PATH;
+static char work_dir[4096] = "/";
+
+void
+child_configure(const char *path, const char *dir)
+{
+	if (path != NULL && *path)
+		snprintf(search_path, sizeof(search_path), "%s", path);
+	if (dir != NULL && dir[0] == '/')
+		snprintf(work_dir, sizeof(work_dir), "%s", dir);
+}
+
+const char *
+child_search_path(void)
+{
+	return search_path;
+}
+
+const char *
+child_work_dir(void)
+{
+	return work_dir;
+}
 
 /* One output stream of a child. */
 struct child_pipe {
@@ -187,7 +215,6 @@ env_put(char **v, size_t *n, const char *kv)
 char **
 child_env(uid_t uid, char *const *extra)
 {
-	const char *path = getenv("PATH");
 	struct passwd *pw = getpwuid(uid);
 	size_t n = 0, cap = 4;
 	char **v, buf[4200];
@@ -195,7 +222,7 @@ child_env(uid_t uid, char *const *extra)
 	for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
 		cap++;
 	v = xcalloc(cap, sizeof(*v));
-	snprintf(buf, sizeof(buf), "PATH=%s", path != NULL && *path ? path : DEFAULT_PATH);
+	snprintf(buf, sizeof(buf), "PATH=%s", search_path);
 	env_put(v, &n, buf);
 	env_put(v, &n, "LANG=C");
 	snprintf(buf, sizeof(buf), "HOME=%s",
@@ -226,14 +253,19 @@ executable(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-/* Look name up in PATH. */
+/* Look name up in the children's PATH. */
 int
 child_resolve(const char *name, char *buf, size_t size, struct nm_error *err)
 {
-	const char *path = getenv("PATH"), *p, *end;
+	const char *path = search_path, *p, *end;
 
 	if (name == NULL || *name == '\0')
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "no program to run");
+	/* Relative to what? Not the client's directory, which the daemon does not know, nor
+	 * its own: its children start in the work directory. */
+	if (strchr(name, '/') != NULL && name[0] != '/')
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "%s: a relative path; give the program's absolute path", name);
 	if (strchr(name, '/') != NULL) {
 		/* A program in a directory closed to the main process's user (a home of 0700):
 		 * the privileged process looks and checks it, and the start says why not. */
@@ -248,8 +280,6 @@ child_resolve(const char *name, char *buf, size_t size, struct nm_error *err)
 		snprintf(buf, size, "%s", name);
 		return 0;
 	}
-	if (path == NULL || *path == '\0')
-		path = DEFAULT_PATH;
 	for (p = path; *p; p = *end ? end + 1 : end) {
 		end = strchrnul(p, ':');
 		if (end == p)
@@ -521,6 +551,16 @@ child_exec(const struct child_spawn *how, char *const *argv, char *const *envp, 
 	/* Everything else closes at exec (the report pipe too, which says exec worked). */
 	if (syscall(SYS_close_range, 3u, ~0u, CLOSE_RANGE_CLOEXEC) < 0)
 		child_fail(report, errno);
+	/* The daemon's directory, never its own working directory ("/" when it is gone). */
+	if (chdir(work_dir) < 0 && chdir("/") < 0)
+		child_fail(report, errno);
+	/* A user's test without a pids cgroup: its processes bounded per user (the hard limit
+	 * too, so that the benchmark cannot raise it). */
+	if (how->as_user && how->uid != 0 && how->nproc_max > 0) {
+		struct rlimit rl = {how->nproc_max, how->nproc_max};
+		if (setrlimit(RLIMIT_NPROC, &rl) < 0)
+			child_fail(report, errno);
+	}
 	if (how->as_user && (setgroups(how->ngroups, how->groups) < 0 || setgid(how->gid) < 0 ||
 	                     setuid(how->uid) < 0))
 		child_fail(report, errno);

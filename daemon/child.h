@@ -3,7 +3,8 @@
  * stderr read through pipes on the event loop (the daemon's read ends are non-blocking, the
  * child's write ends are not). A child starts clean: the environment given (or PATH,
  * LANG=C and HOME only), every signal at its default and none blocked, only fds 0-2, and
- * the uid and groups given. A process is finished once it has exited and both pipes
+ * the uid and groups given, in the daemon's working directory for children (child_configure;
+ * never the daemon's own). A process is finished once it has exited and both pipes
  * reached end of file (or two seconds after it exited, when something it left behind still
  * holds them). Output is kept up to a bound: the newest bytes win. The live children are
  * one struct children per event loop (SIGCHLD is process-wide: make one). With privilege
@@ -48,7 +49,17 @@ struct child_spawn {
 	char *const *envp; /* the environment (NULL-terminated); NULL: child_env's default */
 	bool duplex; /* stdin and stdout are one socket (child_start_duplex), not /dev/null and
 	                a pipe */
+	unsigned nproc_max; /* as a uid other than 0: RLIMIT_NPROC, soft and hard; 0: none */
 };
+
+/* The PATH every child gets and programs are looked up in (default
+ * CONFIG_DEFAULT_CHILD_PATH: never the daemon's own PATH), and the working directory every
+ * child starts in (default "/"; a directory that is gone at a start: "/"). NULL or empty
+ * leaves one as it is. Process-wide; the privileged process keeps what was set before it
+ * was forked. */
+void child_configure(const char *path, const char *dir);
+const char *child_search_path(void);
+const char *child_work_dir(void);
 
 /* Watch SIGCHLD on base for the children started through the returned set (make one per
  * loop, before child_start). NULL with err. */
@@ -57,14 +68,15 @@ struct children *child_init(struct event_base *base, struct nm_error *err);
  * as for any end; nothing new starts then), stop watching SIGCHLD. */
 void child_fini(struct children *cs);
 
-/* The clean environment for a child: PATH (the daemon's, or the default below), LANG=C,
+/* The clean environment for a child: PATH (child_search_path), LANG=C,
  * HOME (of uid, "/" when unknown), then each NAME=VALUE of extra (NULL-terminated; may be
  * NULL), a later NAME replacing an earlier one. Free with child_env_free. */
 char **child_env(uid_t uid, char *const *extra);
 void child_env_free(char **envp);
 
-/* Find an executable: a name with '/' as it is, else the first match in PATH (or
- * /usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin when PATH is unset). 0 with
+/* Find an executable: an absolute path as it is (a relative one is refused), else the
+ * first match in the children's
+ * PATH (child_search_path, not the daemon's environment). 0 with
  * the path in buf; -1 with err (NM_ERR_NOT_FOUND) naming what was searched. */
 int child_resolve(const char *name, char *buf, size_t size, struct nm_error *err);
 

@@ -253,6 +253,8 @@ config_defaults(struct config *cfg)
 	cfg->user = xstrdup(CONFIG_DEFAULT_USER);
 	cfg->root = xstrdup("/");
 	cfg->log_level = LOG_LEVEL_INFO;
+	cfg->child_path = xstrdup(CONFIG_DEFAULT_CHILD_PATH);
+	cfg->test_pids_max = CONFIG_DEFAULT_PIDS_MAX;
 	cfg->max_clients = 256;
 	cfg->max_clients_per_uid = 64;
 	cfg->max_tests = 1;
@@ -283,6 +285,8 @@ config_free(struct config *cfg)
 	free(cfg->suite_dir);
 	free(cfg->user);
 	free(cfg->root);
+	free(cfg->child_path);
+	free(cfg->work_dir);
 	env_free(cfg->test_env);
 	env_free(cfg->prom_listen);
 	env_free(cfg->prom_export);
@@ -327,6 +331,8 @@ config_copy(struct config *dst, const struct config *src)
 	dst->suite_dir = dup_opt(src->suite_dir);
 	dst->user = dup_opt(src->user);
 	dst->root = dup_opt(src->root);
+	dst->child_path = dup_opt(src->child_path);
+	dst->work_dir = dup_opt(src->work_dir);
 	dst->test_env = env_dup(src->test_env);
 	dst->prom_listen = env_dup(src->prom_listen);
 	dst->prom_export = env_dup(src->prom_export);
@@ -455,6 +461,27 @@ parse_uint(const char *s, unsigned long long min, unsigned long long max, int ba
 	return 0;
 }
 
+/* child_path: absolute directories separated by ':', none empty, at most 4000 bytes. 0 or
+ * -1. */
+static int
+check_search_path(const char *val)
+{
+	if (*val == '\0' || strlen(val) > 4000)
+		return -1;
+	for (const char *p = val; *p;) {
+		size_t n = strcspn(p, ":");
+		if (n == 0 || p[0] != '/')
+			return -1;
+		p += n;
+		if (*p == ':' && *++p == '\0')
+			return -1;
+	}
+	for (const char *p = val; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return -1;
+	return 0;
+}
+
 /* Set one [daemon] key. 1 handled, 0 unknown key, -1 bad value. */
 static int
 set_daemon_key(struct config *cfg, const char *key, const char *val)
@@ -504,6 +531,14 @@ set_daemon_key(struct config *cfg, const char *key, const char *val)
 		if ((lvl = log_level_parse(val)) < 0)
 			return -1;
 		cfg->log_level = lvl;
+	} else if (strcmp(key, "child_path") == 0) {
+		if (check_search_path(val) < 0)
+			return -1;
+		set_str(&cfg->child_path, val);
+	} else if (strcmp(key, "work_dir") == 0) {
+		if (*val != '/' || strlen(val) > 1024)
+			return -1;
+		set_str(&cfg->work_dir, val);
 	} else
 		return 0;
 	return 1;
@@ -535,6 +570,10 @@ set_limits_key(struct config *cfg, const char *key, const char *val)
 	} else if (strcmp(key, "test_env") == 0) {
 		if (parse_env(val, &cfg->test_env) < 0)
 			return -1;
+	} else if (strcmp(key, "test_pids_max") == 0) {
+		if (parse_uint(val, 0, 4194304, 10, &u) < 0 || (u > 0 && u < 8))
+			return -1;
+		cfg->test_pids_max = (unsigned)u;
 	} else if (strcmp(key, "client_output_high") == 0) {
 		if (config_parse_size(val, &v) < 0 || v < 65536 || v > (1ull << 32))
 			return -1;
@@ -887,10 +926,13 @@ config_to_json(const struct config *cfg)
 	json_add_string(o, "root", cfg->root);
 	json_add_string(o, "user", cfg->user);
 	json_add_string(o, "log_level", log_level_name(cfg->log_level));
+	json_add_string(o, "child_path", cfg->child_path);
+	json_add_string(o, "work_dir", cfg->work_dir);
 	json_add_uint(o, "max_clients", cfg->max_clients);
 	json_add_uint(o, "max_clients_per_uid", cfg->max_clients_per_uid);
 	json_add_uint(o, "max_tests", cfg->max_tests);
 	json_add_uint(o, "test_deadline_ms", cfg->test_deadline_ms);
+	json_add_uint(o, "test_pids_max", cfg->test_pids_max);
 	{
 		json_object *env = json_object_new_array();
 		for (size_t i = 0; cfg->test_env != NULL && cfg->test_env[i] != NULL; i++)

@@ -16,6 +16,8 @@ struct nm_error;
 #define CONFIG_DEFAULT_PROFILEDIR "/etc/netmetricsd/profiles"
 #define CONFIG_DEFAULT_SUITEDIR   "/etc/netmetricsd/suites"
 #define CONFIG_DEFAULT_USER       "netmetrics"
+#define CONFIG_DEFAULT_CHILD_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+#define CONFIG_DEFAULT_PIDS_MAX   4096
 
 struct config {
 	/* [daemon] */
@@ -32,6 +34,8 @@ struct config {
 	char *root;
 	char *user;    /* started as root: the main process runs as this user ("root": no split) */
 	int log_level; /* enum log_level */
+	char *child_path; /* the PATH of every child, and where programs are looked up */
+	char *work_dir;   /* every child's working directory; NULL: the control socket's */
 
 	/* [limits] */
 	unsigned max_clients;
@@ -41,8 +45,9 @@ struct config {
 	uint64_t request_timeout_ms; /* a half-sent request older than this is dropped */
 	unsigned max_tests;          /* benchmark tests running at once */
 	uint64_t test_deadline_ms;   /* a test without --duration is ended after this */
-	char **test_env; /* NAME=VALUE a test's processes get besides PATH, LANG, HOME; NULL-
-	                    terminated, NULL when none */
+	char **test_env;        /* NAME=VALUE a test's processes get besides PATH, LANG, HOME; NULL-
+	                           terminated, NULL when none */
+	unsigned test_pids_max; /* processes of one test (pids.max, else RLIMIT_NPROC); 0: none */
 	uint64_t reply_max_points; /* budget of one reply: points x series (series...) */
 	uint64_t reply_max_bytes;  /* budget of one reply: bytes of its line */
 

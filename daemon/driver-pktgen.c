@@ -35,6 +35,7 @@
 
 #include "child.h"
 #include "clientfd.h"
+#include "driver-pktgen.h"
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -155,41 +156,34 @@ tool_done(struct child *sp, void *arg)
 
 static const struct child_ops tool_ops = {NULL, tool_done};
 
-/* Run TOOL [-n NETNS] [-j] WORDS... for next (which is told at once when it cannot
- * start). Killed after TOOL_TIMEOUT_MS. */
+/* Run step for next (which is told at once when it cannot start). Killed after
+ * TOOL_TIMEOUT_MS. */
 static void
-tool_run(struct tool_job *j, const char *tool, const char *netns, bool json,
-         const char *const *words,
+tool_run(struct tool_job *j, enum pktgen_step step,
          void (*next)(struct tool_job *j, json_object *out, const char *why))
 {
 	char path[4096];
-	char *argv[24];
-	struct child_spawn how = {.argv = argv, .cgroup_fd = -1, .peer_fd = -1};
+	struct child_spawn how = {.cgroup_fd = -1, .peer_fd = -1};
 	const struct test_spec *spec = j->t != NULL ? &j->t->spec : j->spec;
 	struct nm_error err;
 	struct child *sp;
-	size_t n = 0;
+	char **argv;
 
-	j->tool = tool;
-	j->json = json;
+	j->tool = pktgen_step_tool(step);
+	j->json = step != PKTGEN_STEP_TBF_ADD && step != PKTGEN_STEP_TBF_DEL;
 	j->next = next;
-	if (child_resolve(tool, path, sizeof(path), &err) < 0) {
+	if (child_resolve(j->tool, path, sizeof(path), &err) < 0) {
 		next(j, NULL, err.message);
 		return;
 	}
-	argv[n++] = path;
-	if (netns[0]) {
-		argv[n++] = "-n";
-		argv[n++] = (char *)netns;
-	}
-	if (json)
-		argv[n++] = "-j";
-	for (size_t i = 0; words[i] != NULL && n < 23; i++)
-		argv[n++] = (char *)words[i];
-	argv[n] = NULL;
-	/* Root's tools, for the client that asked (an admin: the privileged process checks). */
-	how.peer_fd = spec != NULL ? clientfd_fd(spec->cred.peer) : -1;
-	if ((sp = child_start(j->cs, &how, &tool_ops, j, &err)) == NULL) {
+	argv = pktgen_step_argv(step, spec, path, j->nh);
+	how.argv = argv;
+	/* Root's tools, for the client that asked (an admin: the privileged process checks
+	 * the argv against its allow-list, privsep_check_root_argv). */
+	how.peer_fd = clientfd_fd(spec->cred.peer);
+	sp = child_start(j->cs, &how, &tool_ops, j, &err);
+	runner_strv_free(argv);
+	if (sp == NULL) {
 		next(j, NULL, err.message);
 		return;
 	}
@@ -228,6 +222,88 @@ opts_of(const struct test_spec *s, struct pktgen_opts *o)
 	o->delay_ns = s->delay_ns;
 	o->rate_pps = s->rate_pps;
 	o->count = s->count;
+}
+
+const char *
+pktgen_step_tool(enum pktgen_step step)
+{
+	return step == PKTGEN_STEP_QDISC || step == PKTGEN_STEP_TBF_ADD ||
+	               step == PKTGEN_STEP_TBF_DEL
+	           ? "tc"
+	           : "ip";
+}
+
+char **
+pktgen_step_argv(enum pktgen_step step, const struct test_spec *s, const char *path,
+                 const char *hop)
+{
+	double bytes_per_s = trafgen_rate(s) * (s->size - PKTGEN_FCS);
+	double burst = fmax(TBF_BURST_MIN, bytes_per_s / 50); /* 20 ms */
+	char rate[32], bst[32], lim[32];
+	const char *w[24];
+	size_t n = 0;
+
+	w[n++] = path;
+	if (s->netns[0]) {
+		w[n++] = "-n";
+		w[n++] = s->netns;
+	}
+	if (step != PKTGEN_STEP_TBF_ADD && step != PKTGEN_STEP_TBF_DEL)
+		w[n++] = "-j";
+	switch (step) {
+	case PKTGEN_STEP_ADDR:
+		w[n++] = "addr";
+		w[n++] = "show";
+		w[n++] = "dev";
+		w[n++] = s->dev;
+		break;
+	case PKTGEN_STEP_ROUTE:
+		w[n++] = "-4";
+		w[n++] = "route";
+		w[n++] = "get";
+		w[n++] = s->dst_min;
+		break;
+	case PKTGEN_STEP_NEIGH:
+		w[n++] = "-4";
+		w[n++] = "neigh";
+		w[n++] = "show";
+		w[n++] = "to";
+		w[n++] = hop;
+		w[n++] = "dev";
+		w[n++] = s->dev;
+		break;
+	case PKTGEN_STEP_QDISC:
+		w[n++] = "qdisc";
+		w[n++] = "show";
+		w[n++] = "dev";
+		w[n++] = s->dev;
+		break;
+	case PKTGEN_STEP_TBF_ADD:
+		snprintf(rate, sizeof(rate), "%.0fbit", bytes_per_s * 8);
+		snprintf(bst, sizeof(bst), "%.0f", burst);
+		snprintf(lim, sizeof(lim), "%.0f", fmax(TBF_LIMIT_MIN, 4 * burst));
+		w[n++] = "qdisc";
+		w[n++] = "add";
+		w[n++] = "dev";
+		w[n++] = s->dev;
+		w[n++] = "root";
+		w[n++] = "tbf";
+		w[n++] = "rate";
+		w[n++] = rate;
+		w[n++] = "burst";
+		w[n++] = bst;
+		w[n++] = "limit";
+		w[n++] = lim;
+		break;
+	case PKTGEN_STEP_TBF_DEL:
+		w[n++] = "qdisc";
+		w[n++] = "del";
+		w[n++] = "dev";
+		w[n++] = s->dev;
+		w[n++] = "root";
+		break;
+	}
+	return runner_strv(w, n);
 }
 
 /* The arguments that are not the generator's. */
@@ -374,13 +450,11 @@ static void
 resolve_qdisc(struct tool_job *j)
 {
 	const struct test_spec *s = j->spec;
-	const char *words[] = {"qdisc", "show", "dev", s->dev, NULL};
-
 	if (strcmp(s->generator, "trafgen") != 0 || trafgen_rate(s) == 0) {
 		job_end(j, 0, NULL);
 		return;
 	}
-	tool_run(j, "tc", s->netns, true, words, got_qdisc);
+	tool_run(j, PKTGEN_STEP_QDISC, got_qdisc);
 }
 
 /* The next hop's neighbour entry: its MAC. */
@@ -409,7 +483,6 @@ static void
 got_route(struct tool_job *j, json_object *out, const char *why)
 {
 	struct test_spec *s = j->spec;
-	const char *neigh[] = {"-4", "neigh", "show", "to", j->nh, "dev", s->dev, NULL};
 	char msg[256], dev[64];
 
 	if (why != NULL) {
@@ -428,7 +501,7 @@ got_route(struct tool_job *j, json_object *out, const char *why)
 		return;
 	}
 	pktgen_format_ipv4(j->hop, j->nh, sizeof(j->nh));
-	tool_run(j, "ip", s->netns, true, neigh, got_neigh);
+	tool_run(j, PKTGEN_STEP_NEIGH, got_neigh);
 }
 
 /* The device (MAC, MTU, address) and the size that fits it; then the next hop's MAC,
@@ -437,7 +510,6 @@ static void
 got_device(struct tool_job *j, json_object *out, const char *why)
 {
 	struct test_spec *s = j->spec;
-	const char *route[] = {"-4", "route", "get", s->dst_min, NULL};
 	struct pktgen_link l;
 	char msg[256];
 
@@ -470,14 +542,13 @@ got_device(struct tool_job *j, json_object *out, const char *why)
 	if (s->dst_mac[0])
 		resolve_qdisc(j);
 	else
-		tool_run(j, "ip", s->netns, true, route, got_route);
+		tool_run(j, PKTGEN_STEP_ROUTE, got_route);
 }
 
 /* Resolve what the frames need, through ip and tc in the generator's namespace. */
 static void
 pktgen_resolve(struct children *cs, struct test_spec *s, driver_done_fn done, void *arg)
 {
-	const char *words[] = {"addr", "show", "dev", s->dev, NULL};
 	struct tool_job *j;
 
 	if (s->generator_on[0]) { /* the device is the peer's: its daemon resolves */
@@ -485,7 +556,7 @@ pktgen_resolve(struct children *cs, struct test_spec *s, driver_done_fn done, vo
 		return;
 	}
 	j = job_new(cs, s, NULL, done, arg);
-	tool_run(j, "ip", s->netns, true, words, got_device);
+	tool_run(j, PKTGEN_STEP_ADDR, got_device);
 }
 
 /* Check the spec and fill the defaults; what needs ip and tc is pktgen_resolve's. */
@@ -565,13 +636,13 @@ write_config(struct test *t, struct pktgen_state *st, struct nm_error *err)
 
 	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > 200)
 		tmp = "/tmp";
-	snprintf(st->dir, sizeof(st->dir), "%s/netmetrics-pktgen.XXXXXX", tmp);
+	snprintf(st->dir, sizeof(st->dir), "%s/" PKTGEN_CFG_DIR "XXXXXX", tmp);
 	if (mkdtemp(st->dir) == NULL) {
 		nm_error_set(err, NM_ERR_FAILED, "%s: %s", st->dir, strerror(errno));
 		st->dir[0] = '\0';
 		return -1;
 	}
-	snprintf(st->cfg, sizeof(st->cfg), "%s/trafgen.cfg", st->dir);
+	snprintf(st->cfg, sizeof(st->cfg), "%s/" PKTGEN_CFG_FILE, st->dir);
 	opts_of(&t->spec, &o);
 	strbuf_init(&sb);
 	pktgen_trafgen_config(&o, &sb);
@@ -610,18 +681,8 @@ got_tbf(struct tool_job *j, json_object *out, const char *why)
 static void
 add_tbf(struct test *t, driver_done_fn done, void *arg)
 {
-	const struct test_spec *s = &t->spec;
-	double bytes_per_s = trafgen_rate(s) * (s->size - PKTGEN_FCS);
-	double burst = fmax(TBF_BURST_MIN, bytes_per_s / 50); /* 20 ms */
-	char rate[32], bst[32], lim[32];
-	const char *words[] = {"qdisc", "add",   "dev", s->dev,  "root", "tbf", "rate",
-	                       rate,    "burst", bst,   "limit", lim,    NULL};
-
-	snprintf(rate, sizeof(rate), "%.0fbit", bytes_per_s * 8);
-	snprintf(bst, sizeof(bst), "%.0f", burst);
-	snprintf(lim, sizeof(lim), "%.0f", fmax(TBF_LIMIT_MIN, 4 * burst));
-	tool_run(job_new(runner_children(t->runner), NULL, t, done, arg), "tc", s->netns, false,
-	         words, got_tbf);
+	tool_run(job_new(runner_children(t->runner), NULL, t, done, arg), PKTGEN_STEP_TBF_ADD,
+	         got_tbf);
 }
 
 /* Before trafgen starts: its configuration, its pacing. */
@@ -677,11 +738,10 @@ static void
 pktgen_teardown(struct test *t, driver_done_fn done, void *arg)
 {
 	struct pktgen_state *st = t->drv;
-	const char *words[] = {"qdisc", "del", "dev", t->spec.dev, "root", NULL};
 
 	if (st != NULL && st->tbf && done != NULL) {
-		tool_run(job_new(runner_children(t->runner), NULL, t, done, arg), "tc",
-		         t->spec.netns, false, words, got_untbf);
+		tool_run(job_new(runner_children(t->runner), NULL, t, done, arg),
+		         PKTGEN_STEP_TBF_DEL, got_untbf);
 		return;
 	}
 	if (st != NULL && st->tbf)
@@ -695,12 +755,9 @@ pktgen_teardown(struct test *t, driver_done_fn done, void *arg)
 
 /* ---- the process ---- */
 
-/* trafgen --no-sock-mem -Q -q -o DEV -i CFG -P THREADS [-n COUNT] [-t 0], or
- * netmetrics-pktgen -w FILE CMD ... -s -p DEV@i ... */
-static char **
-pktgen_argv(const struct test_spec *s, const char *program, const struct test_proc *p)
+char **
+pktgen_generator_argv(const struct test_spec *s, const char *program, const char *cfg)
 {
-	const struct pktgen_state *st = p->test->drv;
 	struct pktgen_opts o;
 	char threads[16], count[32];
 	const char *w[24];
@@ -719,7 +776,7 @@ pktgen_argv(const struct test_spec *s, const char *program, const struct test_pr
 	w[n++] = "-o";
 	w[n++] = s->dev;
 	w[n++] = "-i";
-	w[n++] = st->cfg;
+	w[n++] = cfg;
 	w[n++] = "-P";
 	w[n++] = threads;
 	if (s->count > 0) {
@@ -732,6 +789,16 @@ pktgen_argv(const struct test_spec *s, const char *program, const struct test_pr
 		w[n++] = "0";
 	}
 	return runner_strv(w, n);
+}
+
+/* trafgen --no-sock-mem -Q -q -o DEV -i CFG -P THREADS [-n COUNT] [-t 0], or
+ * netmetrics-pktgen -w FILE CMD ... -s -p DEV@i ... */
+static char **
+pktgen_argv(const struct test_spec *s, const char *program, const struct test_proc *p)
+{
+	const struct pktgen_state *st = p->test->drv;
+
+	return pktgen_generator_argv(s, program, st->cfg);
 }
 
 /* ---- figures ---- */

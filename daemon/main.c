@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "child.h"
 #include "control.h"
 #include "daemon.h"
 #include "error.h"
@@ -124,6 +125,9 @@ daemon_reload(struct daemon *d)
 		    "reload: socket, root, state_dir and user changes take effect on restart");
 	if (!strv_equal(cfg.prom_listen, d->config.prom_listen))
 		log_warnx("reload: [prometheus] listen changes take effect on restart");
+	if ((cfg.work_dir == NULL) != (d->config.work_dir == NULL) ||
+	    (cfg.work_dir != NULL && strcmp(cfg.work_dir, d->config.work_dir) != 0))
+		log_warnx("reload: work_dir changes take effect on restart");
 	if (sampler_reconfigure(d->sampler, &cfg, &err) < 0) {
 		log_warnx("reload: %s; keeping the configuration in force", err.message);
 		config_free(&cfg);
@@ -138,11 +142,42 @@ daemon_reload(struct daemon *d)
 	config_free(&d->config);
 	d->config = cfg;
 	log_setlevel(d->config.log_level);
+	child_configure(d->config.child_path, NULL);
 	control_reconfigure(d->control);
 	http_reconfigure(d->http);
 	peer_configure(d->peers, &d->config);
 	log_info("configuration reloaded from %s", d->config_path);
 	return 0;
+}
+
+/* The children's PATH ([daemon] child_path) and working directory: work_dir, or the
+ * directory of the control socket (the runtime directory, /run/netmetricsd, writable under
+ * the unit's ProtectSystem=strict); "/" when that is no directory. */
+static void
+configure_children(struct daemon *d)
+{
+	char dir[4096], *real, *slash;
+	struct stat st;
+
+	if (d->config.work_dir != NULL)
+		snprintf(dir, sizeof(dir), "%s", d->config.work_dir);
+	else {
+		snprintf(dir, sizeof(dir), "%s", control_socket_path(d->control));
+		if ((slash = strrchr(dir, '/')) == NULL)
+			snprintf(dir, sizeof(dir), ".");
+		else if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+	if ((real = realpath(dir, NULL)) == NULL || stat(real, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		log_warnx("children's working directory %s: %s; they start in /", dir,
+		          real == NULL ? strerror(errno) : "not a directory");
+		free(real);
+		real = xstrdup("/");
+	}
+	child_configure(d->config.child_path, real);
+	free(real);
 }
 
 /* Create the state directory (and its parents) when missing. */
@@ -522,6 +557,8 @@ main(int argc, char **argv)
 	d.control = control_init(&d);
 	if (control_listen(d.control, &err) < 0)
 		fatalx("control socket: %s", err.message);
+	/* Before the runner, the peers and the privileged process (which keeps this copy). */
+	configure_children(&d);
 	/* Bound as root, before the drop: a [prometheus] port below 1024 works too. */
 	if (http_init(&d, &d.http, &err) < 0)
 		fatalx("%s", err.message);

@@ -1,9 +1,11 @@
 /* privsep-check.c: the privileged process's allow-list, on the request's text alone. */
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "driver-pktgen.h"
 #include "privsep-check.h"
 #include "profile.h"
 
@@ -220,34 +222,289 @@ privsep_check_groups(uid_t uid, gid_t gid, const gid_t *groups, size_t n, const 
 	return 0;
 }
 
-/* The programs a privileged driver runs as root for an admin, by file name. */
-static bool
-root_tool(char *const *argv)
-{
-	static const char *const tools[] = {"ip", "tc", "netmetrics-pktgen", "trafgen"};
-	const char *base = strrchr(argv[0], '/');
-	bool found = false;
+/* ---- what an admin's privileged driver runs as root ---- */
 
-	base = base != NULL ? base + 1 : argv[0];
-	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
-		if (strcmp(base, tools[i]) == 0)
-			found = true;
-	if (!found)
+/* A namespace name (ip netns): 1..63 bytes, no '/', blank or control byte, no leading
+ * '-' (an option to ip), not "." or "..". */
+static bool
+ns_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 63 || s[0] == '-' || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
 		return false;
-	/* ip netns exec, ip -batch / tc -batch FILE, ip -force: another program, or commands
-	 * from a file. */
-	for (size_t i = 1; argv[i] != NULL; i++)
-		if (strcmp(argv[i], "exec") == 0 || strcmp(argv[i], "-b") == 0 ||
-		    strcmp(argv[i], "-batch") == 0 || strcmp(argv[i], "--batch") == 0 ||
-		    strcmp(argv[i], "-force") == 0)
+	for (; *s; s++)
+		if (*s == '/' || (unsigned char)*s <= 0x20 || (unsigned char)*s >= 0x7f)
 			return false;
 	return true;
 }
 
+/* A device in an argv slot: a device name (privsep_check_dev), no leading '-' (an
+ * option), and nothing trafgen's -o takes for a file (".pcap", ".cfg": it writes them). */
+static bool
+dev_ok(const char *s)
+{
+	char why[64];
+
+	return privsep_check_dev(s, why, sizeof(why)) == 0 && s[0] != '-' &&
+	       strstr(s, ".pcap") == NULL && strstr(s, ".cfg") == NULL;
+}
+
+/* A decimal of 1..20 digits without leading zeros (but "0"). */
+static bool
+num_ok(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	return n > 0 && n <= 20 && s[n] == '\0' && (n == 1 || s[0] != '0');
+}
+
+/* A dotted IPv4 address as inet_pton takes it (no leading zeros, four parts). */
+static bool
+ipv4_ok(const char *s)
+{
+	unsigned char a[4];
+
+	return strlen(s) <= 15 && strspn(s, "0123456789.") == strlen(s) &&
+	       inet_pton(AF_INET, s, a) == 1;
+}
+
+/* A MAC address as pktgen_format_mac writes it: aa:bb:cc:dd:ee:ff, lower case. */
+static bool
+mac_ok(const char *s)
+{
+	if (strlen(s) != 17)
+		return false;
+	for (int i = 0; i < 17; i++)
+		if (i % 3 == 2 ? s[i] != ':' : strchr("0123456789abcdef", s[i]) == NULL || !s[i])
+			return false;
+	return true;
+}
+
+/* trafgen's configuration as the driver writes it: /DIR/netmetrics-pktgen.XXXXXX/
+ * trafgen.cfg (mkdtemp), DIR absolute without "." or ".." parts, empty parts or blanks. */
+static bool
+cfg_ok(const char *s)
+{
+	static const char tail[] = "/" PKTGEN_CFG_FILE;
+	size_t n = strlen(s), t = sizeof(tail) - 1, d = sizeof(PKTGEN_CFG_DIR) - 1;
+	const char *dir;
+
+	if (s[0] != '/' || n > 300 || n < t + d + 8 || strcmp(s + n - t, tail) != 0)
+		return false;
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= 0x20 || (unsigned char)*p >= 0x7f)
+			return false;
+	/* The mkdtemp directory: its name, its six characters. */
+	dir = s + n - t - 6 - d;
+	if (dir[-1] != '/' || strncmp(dir, PKTGEN_CFG_DIR, d) != 0)
+		return false;
+	for (size_t i = 0; i < 6; i++)
+		if (!isalnum((unsigned char)dir[d + i]))
+			return false;
+	/* Every part of the path, the file's too: not empty, not "." or "..". */
+	for (const char *p = s + 1; *p;) {
+		size_t k = strcspn(p, "/");
+		if (k == 0 || (k == 1 && p[0] == '.') || (k == 2 && p[0] == '.' && p[1] == '.'))
+			return false;
+		p += k + (p[k] == '/');
+	}
+	return true;
+}
+
+/* One word of argv against one word of a shape: a literal, or a slot. */
+static bool
+word_ok(const char *pat, const char *w)
+{
+	size_t n;
+
+	if (strcmp(pat, "<dev>") == 0)
+		return dev_ok(w);
+	if (strcmp(pat, "<ns>") == 0)
+		return ns_ok(w);
+	if (strcmp(pat, "<num>") == 0)
+		return num_ok(w);
+	if (strcmp(pat, "<ipv4>") == 0)
+		return ipv4_ok(w);
+	if (strcmp(pat, "<cfg>") == 0)
+		return cfg_ok(w);
+	if (strcmp(pat, "<bits>") == 0) { /* tc's rate: a number of bits per second */
+		n = strspn(w, "0123456789");
+		return n > 0 && n <= 20 && strcmp(w + n, "bit") == 0 && (n == 1 || w[0] != '0');
+	}
+	return strcmp(pat, w) == 0;
+}
+
+/* The command lines the pktgen driver builds (driver-pktgen.h: pktgen_step_argv and
+ * pktgen_generator_argv), after the program: literal words, slots in <>, optional words
+ * in [ ]. netmetrics-pktgen's script is matched by helper_ok. */
+static const struct {
+	const char *program;
+	const char *words[20];
+} shapes[] = {
+    {"ip", {"[", "-n", "<ns>", "]", "-j", "addr", "show", "dev", "<dev>"}},
+    {"ip", {"[", "-n", "<ns>", "]", "-j", "-4", "route", "get", "<ipv4>"}},
+    {"ip", {"[", "-n", "<ns>", "]", "-j", "-4", "neigh", "show", "to", "<ipv4>", "dev", "<dev>"}},
+    {"tc", {"[", "-n", "<ns>", "]", "-j", "qdisc", "show", "dev", "<dev>"}},
+    {"tc",
+     {"[", "-n", "<ns>", "]", "qdisc", "add", "dev", "<dev>", "root", "tbf", "rate", "<bits>",
+      "burst", "<num>", "limit", "<num>"}},
+    {"tc", {"[", "-n", "<ns>", "]", "qdisc", "del", "dev", "<dev>", "root"}},
+    {"trafgen",
+     {"--no-sock-mem", "-Q", "-q", "-o", "<dev>", "-i", "<cfg>", "-P", "<num>", "[", "-n", "<num>",
+      "]", "[", "-t", "0", "]"}},
+};
+
+/* Does argv from i match the shape's words from pat (NULL-ended)? *far: the furthest word
+ * of argv a match reached (for the reason). Optional groups do not nest. */
+static bool
+match(const char *const *pat, char *const *argv, size_t i, size_t *far)
+{
+	if (i > *far)
+		*far = i;
+	if (*pat == NULL)
+		return argv[i] == NULL;
+	if (strcmp(*pat, "]") == 0)
+		return match(pat + 1, argv, i, far);
+	if (strcmp(*pat, "[") == 0) {
+		const char *const *end = pat;
+		while (strcmp(*end, "]") != 0)
+			end++;
+		return match(pat + 1, argv, i, far) || match(end + 1, argv, i, far);
+	}
+	if (argv[i] == NULL || !word_ok(*pat, argv[i]))
+		return false;
+	return match(pat + 1, argv, i + 1, far);
+}
+
+/* DEV@N: a device of pktgen's and the thread it sends on. */
+static bool
+devq_ok(const char *s)
+{
+	const char *at = strrchr(s, '@');
+	char dev[64];
+
+	if (at == NULL || (size_t)(at - s) >= sizeof(dev) || !num_ok(at + 1))
+		return false;
+	memcpy(dev, s, (size_t)(at - s));
+	dev[at - s] = '\0';
+	return dev_ok(dev);
+}
+
+/* One write of netmetrics-pktgen's script (parse-pktgen.c: pktgen_commands and
+ * pktgen_cleanup): a thread's rem_device_all or add_device DEV@N, or a device's setting. */
+static bool
+pktgen_write_ok(const char *file, const char *cmd)
+{
+	static const char *const nums[] = {"count", "clone_skb", "pkt_size", "ratep",
+	                                   "delay", "flows",     "flowlen"};
+	static const char *const addrs[] = {"dst_min", "dst_max", "src_min"};
+	static const char *const flags[] = {"flag IPDST_RND", "flag UDPCSUM", "flag QUEUE_MAP_CPU"};
+	const char *sp = strchr(cmd, ' ');
+	size_t k = sp != NULL ? (size_t)(sp - cmd) : strlen(cmd);
+
+	if (strncmp(file, "kpktgend_", 9) == 0 && num_ok(file + 9))
+		return strcmp(cmd, "rem_device_all") == 0 ||
+		       (sp != NULL && k == 10 && strncmp(cmd, "add_device", 10) == 0 &&
+		        devq_ok(sp + 1));
+	if (!devq_ok(file))
+		return false;
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strcmp(cmd, flags[i]) == 0)
+			return true;
+	if (sp == NULL)
+		return false;
+	for (size_t i = 0; i < sizeof(nums) / sizeof(nums[0]); i++)
+		if (strlen(nums[i]) == k && strncmp(cmd, nums[i], k) == 0)
+			return num_ok(sp + 1);
+	for (size_t i = 0; i < sizeof(addrs) / sizeof(addrs[0]); i++)
+		if (strlen(addrs[i]) == k && strncmp(cmd, addrs[i], k) == 0)
+			return ipv4_ok(sp + 1);
+	return k == 7 && strncmp(cmd, "dst_mac", 7) == 0 && mac_ok(sp + 1);
+}
+
+/* netmetrics-pktgen's script as pktgen_helper_argv writes it: writes, one -s, the devices'
+ * -p, then the threads' clean-up writes (no -r: /proc/net/pktgen only). *far as match's. */
+static bool
+helper_ok(char *const *argv, size_t *far)
+{
+	int phase = 0; /* 0 before -s, 1 after it (-p), 2 the clean-up */
+	size_t i = 1;
+
+	for (;;) {
+		*far = i;
+		if (argv[i] == NULL)
+			return phase > 0;
+		if (strcmp(argv[i], "-w") == 0 && argv[i + 1] != NULL && argv[i + 2] != NULL &&
+		    pktgen_write_ok(argv[i + 1], argv[i + 2]) &&
+		    (phase == 0 || strcmp(argv[i + 2], "rem_device_all") == 0)) {
+			phase = phase ? 2 : 0;
+			i += 3;
+		} else if (strcmp(argv[i], "-s") == 0 && phase == 0) {
+			phase = 1;
+			i++;
+		} else if (strcmp(argv[i], "-p") == 0 && phase == 1 && argv[i + 1] != NULL &&
+		           devq_ok(argv[i + 1]))
+			i += 2;
+		else
+			return false;
+	}
+}
+
+int
+privsep_check_root_argv(char *const *argv, const char *netns, char *why, size_t size)
+{
+	const char *base;
+	size_t far = 0, argc = 0;
+	bool known = false;
+
+	if (argv == NULL || argv[0] == NULL) {
+		snprintf(why, size, "nothing to run");
+		return -1;
+	}
+	if (netns != NULL && netns[0] && !ns_ok(netns)) {
+		snprintf(why, size, "netns \"%.64s\": not a namespace name", netns);
+		return -1;
+	}
+	while (argv[argc] != NULL)
+		argc++;
+	base = strrchr(argv[0], '/');
+	base = base != NULL ? base + 1 : argv[0];
+	if (strcmp(base, "netmetrics-pktgen") == 0) {
+		known = true;
+		if (helper_ok(argv, &far))
+			return 0;
+	}
+	for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++) {
+		size_t f = 1;
+		if (strcmp(base, shapes[i].program) != 0)
+			continue;
+		known = true;
+		if (match(shapes[i].words, argv, 1, &f))
+			return 0;
+		if (f > far)
+			far = f;
+	}
+	if (!known)
+		snprintf(why, size, "%.100s is not a program the pktgen driver runs", base);
+	else if (far < argc)
+		snprintf(why, size,
+		         "%s: word %zu (\"%.60s\") is not what the pktgen driver's %s command "
+		         "lines take there",
+		         base, far, argv[far], base);
+	else
+		snprintf(why, size,
+		         "%s: %zu words, fewer than the pktgen driver's %s command lines", base,
+		         argc, base);
+	return -1;
+}
+
 int
 privsep_check_peer(uid_t puid, gid_t pgid, bool admin, bool as_user, uid_t uid, gid_t gid,
-                   char *const *argv, char *why, size_t size)
+                   char *const *argv, const char *netns, char *why, size_t size)
 {
+	char reason[400];
+
 	if (puid == 0)
 		return 0;
 	if (as_user && uid != 0) {
@@ -258,11 +515,19 @@ privsep_check_peer(uid_t puid, gid_t pgid, bool admin, bool as_user, uid_t uid, 
 		         (unsigned)uid, (unsigned)gid, (unsigned)puid, (unsigned)pgid);
 		return -1;
 	}
-	if (admin && argv != NULL && argv[0] != NULL && root_tool(argv))
+	if (!admin) {
+		snprintf(why, size,
+		         "privsep: a spawn of %.200s as root for a client of uid %u (not "
+		         "an admin)",
+		         argv != NULL && argv[0] != NULL ? argv[0] : "(nothing)", (unsigned)puid);
+		return -1;
+	}
+	if (privsep_check_root_argv(argv, netns, reason, sizeof(reason)) == 0)
 		return 0;
-	snprintf(why, size, "privsep: a spawn of %.200s as root for a client of uid %u%s",
-	         argv != NULL && argv[0] != NULL ? argv[0] : "(nothing)", (unsigned)puid,
-	         admin ? " (an admin: only a privileged driver's tools)" : " (not an admin)");
+	snprintf(why, size,
+	         "privsep: a spawn of %.200s as root for a client of uid %u (an admin: only the "
+	         "command lines a privileged driver builds): %s",
+	         argv != NULL && argv[0] != NULL ? argv[0] : "(nothing)", (unsigned)puid, reason);
 	return -1;
 }
 

@@ -43,12 +43,24 @@ int privsep_check_dir(const char *path, const struct stat *st, uid_t uid, char *
 int privsep_check_groups(uid_t uid, gid_t gid, const gid_t *groups, size_t n, const gid_t *allowed,
                          size_t nallowed, char *why, size_t size);
 /* May a client with SO_PEERCRED puid/pgid (admin: root or in the admin group now) have argv
- * spawned as asked (as_user: as uid/gid; else as root)? A root client: anything. Another:
- * as itself only (uid and gid its own), or, an admin, as root for a privileged driver
- * (pktgen) only its tools (ip, tc, netmetrics-pktgen, trafgen by name; not ip's "exec" or a
- * batch file). 0 or -1 with why. */
+ * spawned as asked (as_user: as uid/gid; else as root) in netns ("" or NULL: none)? A root
+ * client: anything. Another: as itself only (uid and gid its own), or, an admin, as root
+ * for a privileged driver (pktgen) only the command lines it builds
+ * (privsep_check_root_argv). 0 or -1 with why. */
 int privsep_check_peer(uid_t puid, gid_t pgid, bool admin, bool as_user, uid_t uid, gid_t gid,
-                       char *const *argv, char *why, size_t size);
+                       char *const *argv, const char *netns, char *why, size_t size);
+/* The allow-list of what runs as root for an admin who is not root: argv must be, word by
+ * word, one of the command lines the pktgen driver builds (driver-pktgen.h): ip and tc
+ * with their subcommand, options and slots (a device, a namespace, an IPv4 address, a
+ * number, trafgen's configuration file), trafgen's options, netmetrics-pktgen's script of
+ * writes to pktgen's thread and device files. Nothing is taken by prefix, so iproute2's
+ * abbreviations ("ip netns e", "ip -ba FILE", "ip vrf e") are refused like the words they
+ * abbreviate; a device slot takes no leading '-' and nothing trafgen's -o would write as a
+ * file (".pcap", ".cfg"). netns (the namespace the privileged process runs argv in, ""
+ * or NULL for none) must be a namespace name. argv[0]'s file name chooses the shapes;
+ * the file itself is checked by privsep.c. 0, or -1 with why naming the first word no
+ * shape takes. */
+int privsep_check_root_argv(char *const *argv, const char *netns, char *why, size_t size);
 /* Is every entry of a NULL-terminated vector NAME=VALUE (env; none of the loader's LD_*
  * or GCONV_PATH) or non-empty (argv), the count at most max? 0 or -1. */
 int privsep_check_strv(char *const *v, size_t max, bool env, char *why, size_t size);

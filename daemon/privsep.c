@@ -63,6 +63,7 @@ struct ps_spawn {
 	uint32_t has_cgroup;
 	uint32_t duplex; /* stdin is the out fd too (child.h) */
 	uint32_t has_peer;
+	uint32_t nproc_max; /* RLIMIT_NPROC of a spawn as a uid other than 0; 0: none */
 };
 
 #define PS_FDS_MAX 4 /* fds with one message */
@@ -375,7 +376,8 @@ privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid, str
 	                     .ngroups = how->as_user ? (uint32_t)how->ngroups : 0,
 	                     .has_cgroup = how->cgroup_fd >= 0,
 	                     .duplex = how->duplex,
-	                     .has_peer = how->peer_fd >= 0};
+	                     .has_peer = how->peer_fd >= 0,
+	                     .nproc_max = how->nproc_max};
 	int fds[PS_FDS_MAX] = {outw, errw}, p = 0;
 	size_t nfds = 2;
 	size_t len = sizeof(s) + s.ngroups * sizeof(uint32_t);
@@ -813,8 +815,8 @@ check_program(const char *path, uid_t uid, char *why, size_t size)
  * credentials); its SO_PEERCRED, and whether it is an admin now, checked against the
  * request (privsep_check_peer). 0 or -1 with why. */
 static int
-check_peer(const struct ps_parent *pp, int fd, const struct ps_spawn *s, char *const *argv,
-           struct ucred *peer, char *why, size_t size)
+check_peer(const struct ps_parent *pp, int fd, const struct ps_spawn *s, const char *netns,
+           char *const *argv, struct ucred *peer, char *why, size_t size)
 {
 	struct sockaddr_un sun;
 	socklen_t slen = sizeof(sun), clen;
@@ -845,7 +847,7 @@ check_peer(const struct ps_parent *pp, int fd, const struct ps_spawn *s, char *c
 	*peer = cred;
 	admin = cred.uid == 0 || usergroups_is_admin(cred.uid, cred.gid, pp->setup->admin_group);
 	return privsep_check_peer(cred.uid, cred.gid, admin, s->as_user != 0, s->uid, s->gid, argv,
-	                          why, size);
+	                          netns, why, size);
 }
 
 /* Is argv the transport v of a configured peer: the same words, argv[0] resolved from a
@@ -904,6 +906,45 @@ check_transport(const struct ps_parent *pp, const struct ps_spawn *s, const char
 	return r;
 }
 
+/* An admin's trafgen reads its configuration as root: the file -i names (its shape checked
+ * by privsep_check_root_argv) must be what the main process wrote, a regular file of its
+ * user's (no symlink to another file, no hard link of root's) in a directory of that user's
+ * that no one else may enter (mkdtemp's 0700). 0 or -1 with why. */
+static int
+check_root_files(const struct ps_parent *pp, char *const *argv, char *why, size_t size)
+{
+	const char *base = strrchr(argv[0], '/'), *cfg = NULL;
+	char dir[4096], *slash;
+	struct stat st;
+
+	base = base != NULL ? base + 1 : argv[0];
+	if (strcmp(base, "trafgen") != 0)
+		return 0;
+	for (size_t i = 1; argv[i] != NULL; i++)
+		if (strcmp(argv[i], "-i") == 0 && argv[i + 1] != NULL)
+			cfg = argv[i + 1];
+	if (cfg == NULL)
+		return 0;
+	if (lstat(cfg, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != pp->setup->uid ||
+	    st.st_nlink != 1) {
+		snprintf(
+		    why, size,
+		    "privsep: %.300s: not a regular file of uid %u's (trafgen's configuration)",
+		    cfg, (unsigned)pp->setup->uid);
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", cfg);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*slash = '\0';
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != pp->setup->uid ||
+	    (st.st_mode & 077) != 0) {
+		snprintf(why, size, "privsep: %.300s: not a private directory of uid %u's", dir,
+		         (unsigned)pp->setup->uid);
+		return -1;
+	}
+	return 0;
+}
+
 /* SPAWN: checked, started with child_spawn_fds, remembered. */
 static void
 do_spawn_req(struct ps_parent *pp, int *fds)
@@ -918,7 +959,9 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	pid_t pid;
 	struct ucred peer = {0};
 	char transport[512] = "";
-	int cgfd = -1, peerfd;
+	char **own_env;
+	bool admin_root;
+	int cgfd = -1, peerfd, r, e;
 
 	if (pp->msg.h.len < sizeof(s) || fds[0] < 0 || fds[1] < 0)
 		goto malformed;
@@ -952,10 +995,14 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	    privsep_check_strv(envp, PRIVSEP_ENV_MAX, true, why, sizeof(why)) < 0 ||
 	    (peerfd < 0 ? check_transport(pp, &s, netns, argv, transport, sizeof(transport), why,
 	                                  sizeof(why))
-	                : check_peer(pp, peerfd, &s, argv, &peer, why, sizeof(why))) < 0 ||
+	                : check_peer(pp, peerfd, &s, netns, argv, &peer, why, sizeof(why))) < 0 ||
 	    check_user(&s, groups, why, sizeof(why)) < 0)
 		goto refused;
 	if (check_program(argv[0], s.as_user ? s.uid : 0, why, sizeof(why)) < 0)
+		goto refused;
+	/* What root reads for an admin who is not root (privsep_check_root_argv's shapes). */
+	admin_root = peerfd >= 0 && peer.uid != 0 && !(s.as_user && s.uid != 0);
+	if (admin_root && check_root_files(pp, argv, why, sizeof(why)) < 0)
 		goto refused;
 	if (s.has_cgroup && (cgfd = reopen_cgroup(pp, fds[2], why, sizeof(why))) < 0)
 		goto refused;
@@ -973,10 +1020,18 @@ do_spawn_req(struct ps_parent *pp, int *fds)
 	how.ngroups = s.ngroups;
 	how.cgroup_fd = cgfd;
 	how.peer_fd = -1;
-	how.envp = envp;
+	/* An admin's command line as root gets this process's own clean environment (PATH,
+	 * LANG=C, HOME), not the main process's: tc dlopen()s TC_LIB_DIR/q_KIND.so, ip
+	 * IP_LIB_DIR's, and PATH chooses what a root process runs. */
+	own_env = admin_root ? child_env(0, NULL) : NULL;
+	how.envp = own_env != NULL ? own_env : envp;
 	how.duplex = s.duplex != 0;
-	if (child_spawn_fds(&how, fds[0], fds[1], &pid, &err) < 0) {
-		reply(pp, pp->msg.h.id, errno ? errno : EIO, 0, err.message);
+	how.nproc_max = s.as_user && s.uid != 0 ? s.nproc_max : 0;
+	r = child_spawn_fds(&how, fds[0], fds[1], &pid, &err);
+	e = errno;
+	child_env_free(own_env);
+	if (r < 0) {
+		reply(pp, pp->msg.h.id, e ? e : EIO, 0, err.message);
 		goto out;
 	}
 	pp->procs = xreallocarray(pp->procs, pp->nprocs + 1, sizeof(*pp->procs));

@@ -149,7 +149,10 @@ runner_cgroup_path(const struct runner *r)
 json_object *
 runner_isolation_json(const struct runner *r)
 {
-	json_object *o = json_object_new_object();
+	json_object *o = json_object_new_object(), *pl = json_object_new_object();
+	unsigned pmax = r->d->config.test_pids_max;
+	const char *no_pids = NULL;
+	bool pids = r->cg != NULL && cgroup_has_pids(r->cg, &no_pids);
 
 	if (r->cg != NULL) {
 		json_add_string(o, "isolation", "cgroup");
@@ -158,6 +161,21 @@ runner_isolation_json(const struct runner *r)
 		json_add_string(o, "isolation", "process-group");
 		json_add_string(o, "reason", r->no_cgroup_why);
 	}
+	/* What bounds a test's processes: the group's pids.max where the tree has the pids
+	 * controller, else RLIMIT_NPROC for a test of a client other than root. */
+	json_add_string(pl, "by", pmax == 0 ? "none" : pids ? "cgroup" : "rlimit");
+	if (pmax > 0)
+		json_add_uint(pl, "max", pmax);
+	else
+		json_object_object_add(pl, "max", NULL);
+	if (pmax > 0 && !pids)
+		json_add_string(pl, "reason",
+		                r->cg == NULL ? r->no_cgroup_why
+		                : no_pids     ? no_pids
+		                              : "");
+	json_object_object_add(o, "pids_limit", pl);
+	json_add_string(o, "work_dir", child_work_dir());
+	json_add_string(o, "path", child_search_path());
 	return o;
 }
 
@@ -354,6 +372,23 @@ proc_json(const struct test_proc *p)
 	return o;
 }
 
+/* What bounds the number of the test's processes (runner.h: pids_by), once it started. */
+static void
+pids_json(const struct test *t, json_object *o)
+{
+	json_object *l;
+
+	if (t->pids_by == NULL)
+		return;
+	l = json_object_new_object();
+	json_add_string(l, "by", t->pids_by);
+	if (t->pids_max > 0)
+		json_add_uint(l, "max", t->pids_max);
+	else
+		json_object_object_add(l, "max", NULL);
+	json_object_object_add(o, "pids_limit", l);
+}
+
 /* A running test as test status shows it. */
 json_object *
 runner_test_json(const struct test *t)
@@ -390,6 +425,7 @@ runner_test_json(const struct test *t)
 	for (size_t i = 0; i < t->nprocs; i++)
 		json_object_array_add(procs, proc_json(&t->procs[i]));
 	json_object_object_add(o, "processes", procs);
+	pids_json(t, o);
 	if (t->reason[0])
 		json_add_string(o, "reason", t->reason);
 	return o;
@@ -623,6 +659,7 @@ summary_json(struct test *t, json_object *figs, json_object *procfigs)
 		json_object_array_add(procs, p);
 	}
 	json_object_object_add(o, "processes", procs);
+	pids_json(t, o);
 	return o;
 }
 
@@ -1268,17 +1305,30 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 	const struct driver *drv = t->spec.driver;
 	struct child_spawn how = {.netns = t->spec.netns, .cgroup_fd = -1, .peer_fd = -1};
 	gid_t groups[GROUPS_MAX];
+	unsigned pmax = r->d->config.test_pids_max;
 	char why[256];
 	char **envp;
 
 	spawn_cred(t, &how, groups, GROUPS_MAX);
 	if (r->cg != NULL && t->nprocs > 0) {
-		how.cgroup_fd = cgroup_create(r->cg, &t->cgroup_id, why, sizeof(why));
+		how.cgroup_fd = cgroup_create(r->cg, &t->cgroup_id, pmax, why, sizeof(why));
 		if (how.cgroup_fd < 0)
 			log_warnx("test %s: %s; its processes run without a cgroup", t->spec.name,
 			          why);
 		else
 			t->has_cgroup = true;
+	}
+	/* Its processes' number: the group's pids.max, else RLIMIT_NPROC for a user's test
+	 * (root ignores it). */
+	t->pids_by = "none";
+	t->pids_max = 0;
+	if (pmax > 0 && t->has_cgroup && cgroup_has_pids(r->cg, NULL)) {
+		t->pids_by = "cgroup";
+		t->pids_max = pmax;
+	} else if (pmax > 0 && how.as_user && how.uid != 0) {
+		how.nproc_max = pmax;
+		t->pids_by = "rlimit";
+		t->pids_max = pmax;
 	}
 	/* Not as the user: as the daemon, root in the privileged process of privsep.h. */
 	envp =

@@ -156,6 +156,10 @@ struct test {
 	void *started_arg;
 	bool has_cgroup; /* its processes are in cgroup test-<cgroup_id> (cgroup.c) */
 	unsigned cgroup_id;
+	/* What bounds its processes' number: "cgroup" (pids.max of its group), "rlimit"
+	 * (RLIMIT_NPROC of the client's uid), "none"; pids_max the limit (0: none). */
+	const char *pids_by;
+	unsigned pids_max;
 	/* The generator on a peer (spec.generator_on), followed until its test ends there;
 	 * gen_summary is that test's object once it has ended, gen_why why it was lost. */
 	struct peergen *gen;

@@ -26,6 +26,7 @@ import test_control  # noqa: E402
 from test_control import Daemon, Skip, clean_env, wait_until  # noqa: E402
 
 TAG = "%d" % os.getpid()
+DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
 def token(n):
@@ -94,8 +95,8 @@ def test_blocking_stdout():
 def test_clean_start():
     """A daemon started with a secret in its environment, SIGUSR2 ignored, SIGUSR1
     blocked and fd 7 open: its test's process (a sleep, which changes none of these, read
-    from /proc) has PATH, LANG=C, HOME and the configured test_env only, no signal ignored
-    or blocked, fds 0-2 only."""
+    from /proc) has PATH (the fixed default, not the daemon's), LANG=C, HOME and the
+    configured test_env only, no signal ignored or blocked, fds 0-2 only."""
     def preexec():
         signal.signal(signal.SIGUSR2, signal.SIG_IGN)
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGUSR1})
@@ -120,7 +121,7 @@ def test_clean_start():
         assert sorted(env) == ["HOME", "LANG", "NM_EXTRA", "PATH"], env
         assert env["LANG"] == "C" and env["NM_EXTRA"] == "1", env
         assert env["HOME"] == "/root", env
-        assert env["PATH"] == os.environ["PATH"], env
+        assert env["PATH"] == DEFAULT_PATH, env
         assert int(st["SigIgn"], 16) == 0, st["SigIgn"]
         assert int(st["SigBlk"], 16) == 0, st["SigBlk"]
         assert fds == [0, 1, 2], fds
@@ -256,13 +257,22 @@ def test_unit_group_delegated():
         with open("/proc/%d/cgroup" % d.pid) as f:
             mine = [x[3:].strip() for x in f if x.startswith("0::")][0]
         assert mine.endswith("nmt%s.service/daemon" % TAG), mine
-        assert iso == {"isolation": "cgroup", "cgroup": unit}, iso
+        assert {k: iso[k] for k in ("isolation", "cgroup")} == {"isolation": "cgroup",
+                                                                "cgroup": unit}, iso
+        # The pids controller where the unit's group has it (not in this machine's hybrid
+        # tree): a pids.max per test group.
+        with open(os.path.join(unit, "cgroup.controllers")) as f:
+            pids = "pids" in f.read().split()
+        assert iso["pids_limit"]["by"] == ("cgroup" if pids else "rlimit"), iso
         d.ctl("test", "start", "--driver", "exec", "--name", "unit", "--duration", "30",
               "--", "sleep", a)
         assert wait_until(lambda: with_token(a), 10), "did not start"
         with open("/proc/%d/cgroup" % with_token(a)[0]) as f:
             theirs = [x[3:].strip() for x in f if x.startswith("0::")][0]
         assert theirs.endswith("nmt%s.service/test-1" % TAG), theirs
+        if pids:
+            with open(os.path.join(unit, "test-1", "pids.max")) as f:
+                assert f.read().strip() == "4096"
         d.ctl("test", "stop", "unit")
         assert wait_until(lambda: not with_token(a), 10), with_token(a)
         assert d.stop() == 0
@@ -303,6 +313,164 @@ def test_process_groups_without_cgroup():
     finally:
         d.stop()
         kill_tokens(a)
+
+
+def test_cwd_and_path():
+    """A daemon started in a directory of its own with a PATH of its own (a directory
+    first that holds an "id" of its own): its exec test's process prints its working
+    directory and PATH. It starts in the daemon's directory for children (the control
+    socket's, the runtime directory), never the daemon's working directory; its PATH is
+    the fixed default, and "id" is looked up there, not in the daemon's PATH. With
+    [daemon] child_path and work_dir set, those (issue 29 item 6, issue 26 item 4)."""
+    here = tempfile.mkdtemp(prefix="nm-cwd-")
+    bogus = tempfile.mkdtemp(prefix="nm-path-")
+    os.chmod(here, 0o755)
+    os.chmod(bogus, 0o755)
+    with open(os.path.join(bogus, "id"), "w") as f:
+        f.write("#!/bin/sh\necho 77777\n")
+    os.chmod(os.path.join(bogus, "id"), 0o755)
+    d = d2 = None
+    try:
+        d = Daemon(log_level="info", env=clean_env(PATH=bogus + ":" + os.environ["PATH"]),
+                   preexec_fn=lambda: os.chdir(here))
+        assert os.readlink("/proc/%d/cwd" % d.pid) == here
+        out = os.path.join(d.tmp, "out")
+        r, t = run(d, "where", "sh", "-c", 'pwd > %s; echo "$PATH" >> %s' % (out, out))
+        assert t["status"] == "passed", (t, r.stderr)
+        with open(out) as f:
+            cwd, path = f.read().splitlines()
+        print("  cwd %s, PATH %s" % (cwd, path))
+        assert cwd == os.path.realpath(d.tmp) and cwd != here, (cwd, here, d.tmp)
+        assert path == DEFAULT_PATH, path
+        r, t = run(d, "idu", "id", "-u", extra=("--figure", "uid=^([0-9]+)"))
+        assert t["figures"]["uid"] == 0 and t["program"] == "/usr/bin/id", t
+        # A relative path names nothing the daemon can know: refused, with why.
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "rel", "--", "bin/true",
+                  timeout=30)
+        assert r.returncode == 1 and "bin/true: a relative path" in r.stderr, (r.returncode,
+                                                                              r.stderr)
+        st = jctl(d, "status")["tests"]
+        assert st["work_dir"] == os.path.realpath(d.tmp) and st["path"] == DEFAULT_PATH, st
+        d.stop()
+        # Configured: the PATH given, the directory given.
+        work = tempfile.mkdtemp(prefix="nm-work-")
+        os.chmod(work, 0o755)
+        d2 = Daemon(log_level="info", daemon={"child_path": bogus + ":/usr/bin:/bin",
+                                              "work_dir": work},
+                    preexec_fn=lambda: os.chdir(here))
+        out = os.path.join(d2.tmp, "out")
+        r, t = run(d2, "where2", "sh", "-c", 'pwd > %s; echo "$PATH" >> %s' % (out, out))
+        with open(out) as f:
+            assert f.read().splitlines() == [work, bogus + ":/usr/bin:/bin"]
+        r, t = run(d2, "idu2", "id", extra=("--figure", "uid=^([0-9]+)"))
+        assert t["figures"]["uid"] == 77777 and t["program"] == bogus + "/id", t
+        assert "start in %s, PATH=%s:/usr/bin:/bin" % (work, bogus) in d2.ctl("status").stdout
+        shutil.rmtree(work, ignore_errors=True)
+    finally:
+        if d is not None:
+            d.stop()
+        if d2 is not None:
+            d2.stop()
+        shutil.rmtree(here, ignore_errors=True)
+        shutil.rmtree(bogus, ignore_errors=True)
+
+
+# An exec test that tries to fork 200 processes that sleep, counts the forks that
+# failed, then ends the ones it made.
+FORKER = r"""
+import os, time
+made, failed = [], 0
+for i in range(200):
+    try:
+        pid = os.fork()
+    except OSError:
+        failed += 1
+        continue
+    if pid == 0:
+        time.sleep(60)
+        os._exit(0)
+    made.append(pid)
+print("forked=%d failed=%d" % (len(made), failed), flush=True)
+for pid in made:
+    os.kill(pid, 9)
+for pid in made:
+    os.waitpid(pid, 0)
+"""
+
+
+def test_pids_limit():
+    """test_pids_max = 50: a test of a client other than root that forks 200 sleeps gets
+    at most 49 (itself the 50th) and sees the other forks fail: by the pids.max of its
+    cgroup where the cgroup tree has the pids controller, else by RLIMIT_NPROC; status and
+    the test's own object say which. A root client's test is bounded by the cgroup only."""
+    if os.geteuid() != 0:
+        raise Skip("not root: cannot make users")
+    for tool in ("useradd", "groupadd", "userdel", "groupdel", "setpriv"):
+        if shutil.which(tool) is None:
+            raise Skip("%s not found" % tool)
+    user, group = "nmpu%s" % TAG, "nmpg%s" % TAG
+    made_user = made_group = False
+    d = None
+    try:
+        subprocess.run(["groupadd", group], check=True)
+        made_group = True
+        subprocess.run(["useradd", "-M", "-N", "-g", group, "-d", "/nonexistent", "-s",
+                        "/usr/sbin/nologin", user], check=True)
+        made_user = True
+        import pwd
+        pw = pwd.getpwnam(user)
+        d = Daemon(log_level="info", start=False,
+                   daemon={"socket_mode": "0666", "admin_group": group},
+                   limits={"test_pids_max": "50"})
+        client = os.path.join(d.tmp, "netmetricsctl")
+        shutil.copy2(test_control.NETMETRICSCTL, client)
+        os.chmod(client, 0o755)
+        d.start()
+        pl = jctl(d, "status")["tests"]["pids_limit"]
+        assert pl["by"] in ("cgroup", "rlimit") and pl["max"] == 50, pl
+        print("  status: %s" % [x for x in d.ctl("status").stdout.splitlines()
+                                if x.startswith("  processes")][0].strip())
+        r = subprocess.run(["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                            "--init-groups", client, "--socket", d.sock, "test", "start",
+                            "--driver", "exec", "--name", "forks", "--wait", "--figure",
+                            "forked=forked=([0-9]+)", "--figure", "failed=failed=([0-9]+)",
+                            "--", "python3", "-c", FORKER], capture_output=True, text=True,
+                           env=clean_env(), timeout=120)
+        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-2000:])
+        t = jctl(d, "result", "show", "forks")["test"]
+        f = t["figures"]
+        print("  uid %d: %d forked, %d failed (%s)" % (pw.pw_uid, f["forked"], f["failed"],
+                                                     t["pids_limit"]))
+        assert t["status"] == "passed", t
+        assert t["pids_limit"] == {"by": pl["by"], "max": 50}, t["pids_limit"]
+        assert f["forked"] + f["failed"] == 200 and f["forked"] <= 49, f
+        assert f["failed"] >= 150, f
+        # Nothing of the user's is left.
+        assert wait_until(lambda: not [p for p in os.listdir("/proc") if p.isdigit() and
+                                       owner(p) == pw.pw_uid], 10)
+        # Root's test: the cgroup's pids.max only.
+        r, t = run(d, "root-forks", "python3", "-c", FORKER,
+                   extra=("--figure", "forked=forked=([0-9]+)"))
+        want = {"by": "cgroup", "max": 50} if pl["by"] == "cgroup" else {"by": "none",
+                                                                           "max": None}
+        assert t["pids_limit"] == want, t["pids_limit"]
+        if pl["by"] == "cgroup":
+            assert t["figures"]["forked"] <= 49, t["figures"]
+    finally:
+        if d is not None:
+            d.stop()
+        if made_user:
+            subprocess.run(["userdel", user])
+        if made_group:
+            subprocess.run(["groupdel", group])
+
+
+def owner(pid):
+    """The uid of process pid, or None once it has gone."""
+    try:
+        return os.stat("/proc/%s" % pid).st_uid
+    except OSError:
+        return None
 
 
 def test_runs_as_the_client():

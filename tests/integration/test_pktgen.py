@@ -363,8 +363,8 @@ exec %s "$@"
 
 
 def test_slow_tools_do_not_stall():
-    """ip and tc that take 3 s each (stand-ins in the daemon's PATH, which then run the real
-    ones): a paced --count test runs through all of them (the lookups, the tbf on and off),
+    """ip and tc that take 3 s each (stand-ins first in the children's PATH, [daemon]
+    child_path, which then run the real ones): a paced --count test runs through all of them (the lookups, the tbf on and off),
     while another client's status, asked every 100 ms, is always answered within 100 ms
     (150 ms allowed: the machine is shared)."""
     need_tools()
@@ -376,14 +376,10 @@ def test_slow_tools_do_not_stall():
         with open(path, "w") as f:
             f.write(STAND_IN % (calls, shutil.which(tool)))
         os.chmod(path, 0o755)
-    old = os.environ["PATH"]
-    os.environ["PATH"] = tmp + ":" + old
+    # The children's PATH (child_path), not the daemon's, is where tools are looked up.
+    d = Daemon(ns=RCV, extra="[daemon]\nchild_path = %s:%s\n" % (
+        tmp, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"))
     try:
-        d = Daemon(ns=RCV)
-    finally:
-        os.environ["PATH"] = old
-    try:
-        os.unlink(calls)  # the stand-in ran the daemon itself (ip netns exec)
         c = Client(d.sock)
         start = subprocess.Popen(
             [os.environ["NETMETRICSCTL"], "--socket", d.sock, "test", "start", "--wait",
@@ -436,6 +432,89 @@ def test_slow_tools_do_not_stall():
     finally:
         assert d.stop() == 0
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_admin_not_root():
+    """An admin-group user who is not root runs the generator: every command line the
+    driver builds (ip's addr, route and neighbour lookups and tc's qdisc show, the tbf on
+    and off, trafgen) passes the privileged process's allow-list and runs as root there,
+    and the test sends what it should (issue 29: the allow-list must not refuse the
+    driver's own lines)."""
+    need_tools()
+    for tool in ("useradd", "groupadd", "userdel", "groupdel", "setpriv"):
+        if shutil.which(tool) is None:
+            raise AssertionError("%s not found" % tool)
+    name, group = "nmpa%d" % os.getpid(), "nmpb%d" % os.getpid()
+    made_user = made_group = False
+    d = None
+    try:
+        subprocess.run(["groupadd", group], check=True)
+        made_group = True
+        subprocess.run(["useradd", "-M", "-N", "-g", group, "-s", "/usr/sbin/nologin", name],
+                       check=True)
+        made_user = True
+        pw = __import__("pwd").getpwnam(name)
+        # test_env reaches a user's benchmarks; an admin's root command lines get the
+        # privileged process's own environment (TC_LIB_DIR would make tc load a library).
+        d = Daemon(ns=RCV, extra="[daemon]\nsocket_mode = 0666\nadmin_group = %s\n"
+                   "[limits]\ntest_env = TC_LIB_DIR=/nonexistent-nm PATH=/nonexistent-nm\n"
+                   % group)
+        client = os.path.join(d.dir, "netmetricsctl")
+        shutil.copy2(os.environ["NETMETRICSCTL"], client)
+        os.chmod(client, 0o755)
+        before = snapshot()
+        r = subprocess.run(["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                            "--init-groups", client, "--socket", d.sock, "test", "start",
+                            "--wait", "--driver", "pktgen", "--netns", GEN, "--dev", "vA",
+                            "--name", "pg-admin", "--count", "2000", "--rate", "20000"],
+                           capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-3000:])
+        t = d.json("result", "show", "pg-admin")["test"]
+        assert t["status"] == "passed" and t["figures"]["packets_sent"] == 2000, t
+        rx, dropped = sent_and_received(before, snapshot())
+        assert rx + dropped == 2000, (rx, dropped)
+        # A longer run, to read trafgen's environment while it sends.
+        r2 = subprocess.Popen(
+            ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, "--init-groups",
+             client, "--socket", d.sock, "test", "start", "--wait", "--driver", "pktgen",
+             "--netns", GEN, "--dev", "vA", "--name", "pg-admin-env", "--duration", "3",
+             "--warmup", "0", "--cooldown", "0", "--rate", "1000"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        env = None
+        deadline = time.time() + 10
+        while env is None and time.time() < deadline:
+            for p in os.listdir("/proc"):
+                try:
+                    if p.isdigit() and open("/proc/%s/comm" % p).read().strip() == "trafgen":
+                        cwd = os.readlink("/proc/%s/cwd" % p)
+                        with open("/proc/%s/environ" % p, "rb") as f:
+                            env = dict(x.decode().split("=", 1)
+                                       for x in f.read().split(b"\0") if x)
+                except OSError:
+                    continue
+            time.sleep(0.05)
+        out, err = r2.communicate(timeout=60)
+        assert r2.returncode == 0, (out, err, d.logtext()[-3000:])
+        assert env == {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+                       "LANG": "C", "HOME": "/root"}, env
+        # Its working directory is the daemon's for children (the socket's), where it makes
+        # its .tmp_mmap file: not the daemon's own (issue 26: "/" is read-only under the
+        # unit).
+        assert cwd == os.path.realpath(os.path.dirname(d.sock)), cwd
+        left_behind(t)
+        log = d.logtext()
+        assert "spawn refused" not in log, log[-3000:]
+        prog = t["processes"][0]["argv"][0]
+        assert "privsep: %s as uid 0 for a client of uid %d" % (prog, pw.pw_uid) in log, \
+            log[-3000:]
+        print("  %s, ip and tc ran as root for uid %d" % (os.path.basename(prog), pw.pw_uid))
+    finally:
+        if d is not None:
+            assert d.stop() == 0
+        if made_user:
+            subprocess.run(["userdel", name])
+        if made_group:
+            subprocess.run(["groupdel", group])
 
 
 def test_helper_script():
@@ -492,7 +571,8 @@ def main():
         print("ip (iproute2) is missing")
         return 1
     return nsrun.run([test_rate_and_frames, test_count, test_stopped, test_bad_args,
-                      test_slow_tools_do_not_stall, test_helper_script], "packet generator", make_pair, remove_pair)
+                      test_slow_tools_do_not_stall, test_admin_not_root, test_helper_script],
+                     "packet generator", make_pair, remove_pair)
 
 
 if __name__ == "__main__":

@@ -130,6 +130,55 @@ test_test_keys(void **state)
 	unlink(p);
 }
 
+/* The children's keys: child_path (absolute directories, no empty part), work_dir,
+ * [limits] test_pids_max (0 or 8..4194304); defaults; a copy keeps them. */
+static void
+test_child_keys(void **state)
+{
+	static const char *const bad[] = {
+	    "[daemon]\nchild_path = bin:/usr/bin\n", "[daemon]\nchild_path = /bin::/usr/bin\n",
+	    "[daemon]\nchild_path = /bin:\n",        "[daemon]\nwork_dir = run\n",
+	    "[limits]\ntest_pids_max = 3\n",         "[limits]\ntest_pids_max = -1\n",
+	    "[limits]\ntest_pids_max = 5000000\n",
+	};
+	struct config cfg, copy;
+	struct nm_error err;
+	const char *p;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_string_equal(cfg.child_path, CONFIG_DEFAULT_CHILD_PATH);
+	assert_string_equal(cfg.child_path,
+	                    "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	assert_null(cfg.work_dir);
+	assert_int_equal(cfg.test_pids_max, 4096);
+	p = write_conf("[daemon]\nchild_path = /opt/bench/bin:/usr/bin\nwork_dir = /run/nm\n"
+	               "[limits]\ntest_pids_max = 50\n");
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_string_equal(cfg.child_path, "/opt/bench/bin:/usr/bin");
+	assert_string_equal(cfg.work_dir, "/run/nm");
+	assert_int_equal(cfg.test_pids_max, 50);
+	config_copy(&copy, &cfg);
+	assert_string_equal(copy.child_path, "/opt/bench/bin:/usr/bin");
+	assert_ptr_not_equal(copy.work_dir, cfg.work_dir);
+	config_free(&copy);
+	config_free(&cfg);
+	unlink(p);
+	p = write_conf("[limits]\ntest_pids_max = 0\n");
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_int_equal(cfg.test_pids_max, 0);
+	config_free(&cfg);
+	unlink(p);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		p = write_conf(bad[i]);
+		config_defaults(&cfg);
+		assert_int_equal(config_load(&cfg, p, true, &err), -1);
+		config_free(&cfg);
+		unlink(p);
+	}
+}
+
 /* [prometheus]: several listen and export lines kept in order, copied; off by default. */
 static void
 test_prometheus_keys(void **state)
@@ -318,6 +367,7 @@ main(void)
 	    cmocka_unit_test(test_parsers),
 	    cmocka_unit_test(test_load),
 	    cmocka_unit_test(test_test_keys),
+	    cmocka_unit_test(test_child_keys),
 	    cmocka_unit_test(test_prometheus_keys), /* [prometheus] */
 	    cmocka_unit_test(test_prometheus_selection),
 	    cmocka_unit_test(test_errors),

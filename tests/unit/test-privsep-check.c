@@ -163,43 +163,54 @@ test_strv(void **state)
 static void
 test_peer(void **state)
 {
-	char *sh[] = {"/bin/sh", "-c", "id", NULL}, *ip[] = {"/usr/sbin/ip", "-j", "link", NULL};
+	char *sh[] = {"/bin/sh", "-c", "id", NULL};
+	char *ip[] = {"/usr/sbin/ip", "-j", "addr", "show", "dev", "vA", NULL};
 	char *ipexec[] = {"/usr/sbin/ip", "-n", "x", "netns", "exec", "x", "/bin/sh", NULL};
-	char *tc[] = {"/usr/sbin/tc", "-j", "qdisc", NULL}, *tcb[] = {"tc", "-batch", "f", NULL};
-	char why[256];
+	char *tc[] = {"/usr/sbin/tc", "-j", "qdisc", "show", "dev", "vA", NULL};
+	char *tcb[] = {"tc", "-batch", "f", NULL};
+	char why[512];
 
 	(void)state;
 	/* Root: anything, as anyone. */
-	assert_int_equal(privsep_check_peer(0, 0, true, false, 0, 0, sh, why, sizeof(why)), 0);
-	assert_int_equal(privsep_check_peer(0, 0, true, true, 1000, 1000, sh, why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_peer(0, 0, true, false, 0, 0, sh, "", why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_peer(0, 0, true, true, 1000, 1000, sh, "", why, sizeof(why)),
+	                 0);
 	/* A user: as itself only. */
 	assert_int_equal(
-	    privsep_check_peer(1000, 1000, false, true, 1000, 1000, sh, why, sizeof(why)), 0);
+	    privsep_check_peer(1000, 1000, false, true, 1000, 1000, sh, "", why, sizeof(why)), 0);
 	assert_int_equal(
-	    privsep_check_peer(1000, 1000, false, true, 1001, 1000, sh, why, sizeof(why)), -1);
+	    privsep_check_peer(1000, 1000, false, true, 1001, 1000, sh, "", why, sizeof(why)), -1);
 	assert_non_null(strstr(why, "for a client of uid 1000"));
-	assert_int_equal(privsep_check_peer(1000, 1000, true, true, 1000, 0, sh, why, sizeof(why)),
-	                 -1);
-	/* uid 0 asked as a user's spawn, or as root: refused, also for an admin... */
-	assert_int_equal(privsep_check_peer(1000, 1000, true, true, 0, 0, sh, why, sizeof(why)),
-	                 -1);
-	assert_int_equal(privsep_check_peer(1000, 1000, true, false, 0, 0, sh, why, sizeof(why)),
-	                 -1);
-	assert_non_null(strstr(why, "only a privileged driver's tools"));
-	assert_int_equal(privsep_check_peer(1000, 1000, false, false, 0, 0, ip, why, sizeof(why)),
-	                 -1);
-	assert_non_null(strstr(why, "not an admin"));
-	/* ...but an admin's pktgen tools run as root, without exec or batch files. */
-	assert_int_equal(privsep_check_peer(1000, 1000, true, false, 0, 0, ip, why, sizeof(why)),
-	                 0);
-	assert_int_equal(privsep_check_peer(1000, 1000, true, false, 0, 0, tc, why, sizeof(why)),
-	                 0);
 	assert_int_equal(
-	    privsep_check_peer(1000, 1000, true, false, 0, 0, ipexec, why, sizeof(why)), -1);
-	assert_int_equal(privsep_check_peer(1000, 1000, true, false, 0, 0, tcb, why, sizeof(why)),
+	    privsep_check_peer(1000, 1000, true, true, 1000, 0, sh, "", why, sizeof(why)), -1);
+	/* uid 0 asked as a user's spawn, or as root: refused, also for an admin... */
+	assert_int_equal(privsep_check_peer(1000, 1000, true, true, 0, 0, sh, "", why, sizeof(why)),
 	                 -1);
-	assert_int_equal(privsep_check_peer(1000, 1000, true, false, 0, 0, NULL, why, sizeof(why)),
-	                 -1);
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, sh, "", why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "only the command lines a privileged driver builds"));
+	assert_non_null(strstr(why, "sh is not a program the pktgen driver runs"));
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, false, false, 0, 0, ip, "", why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "not an admin"));
+	/* ...but an admin's pktgen command lines run as root (the allow-list word by word:
+	 * test-privsep-shapes.c), not exec or batch files, not in a bad namespace name. */
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, ip, "", why, sizeof(why)), 0);
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, ip, "gen", why, sizeof(why)), 0);
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, tc, "", why, sizeof(why)), 0);
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, ipexec, "", why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "word 3 (\"netns\")"));
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, tcb, "", why, sizeof(why)), -1);
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, NULL, "", why, sizeof(why)), -1);
+	assert_int_equal(
+	    privsep_check_peer(1000, 1000, true, false, 0, 0, ip, "-x", why, sizeof(why)), -1);
+	assert_non_null(strstr(why, "not a namespace name"));
 }
 
 int
