@@ -15,6 +15,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include "basicauth.h"
 #include "error.h"
 #include "http-tls.h"
 #include "log.h"
@@ -336,56 +337,22 @@ http_auth_free(struct http_auth *a)
 	free(a);
 }
 
-/* "Basic BASE64" decoded into a new "user:password" string; NULL when malformed. */
-static char *
-decode_basic(const char *header)
-{
-	size_t n, pad = 0;
-	unsigned char *out;
-	int len;
-
-	if (header == NULL || strncasecmp(header, "Basic ", 6) != 0)
-		return NULL;
-	header += 6;
-	while (*header == ' ')
-		header++;
-	n = strlen(header);
-	if (n == 0 || n % 4 != 0 || n > 4096)
-		return NULL;
-	pad = (header[n - 1] == '=') + (header[n - 2] == '=');
-	out = xmalloc(n / 4 * 3 + 1);
-	len = EVP_DecodeBlock(out, (const unsigned char *)header, (int)n);
-	if (len < 0 || (size_t)len < pad) {
-		free(out);
-		return NULL;
-	}
-	len -= (int)pad;
-	out[len] = '\0';
-	if (memchr(out, '\0', (size_t)len) != NULL || strchr((char *)out, ':') == NULL) {
-		explicit_bzero(out, (size_t)len);
-		free(out);
-		return NULL;
-	}
-	return (char *)out;
-}
-
 enum http_auth_result
 http_auth_check(struct http_auth *a, const char *header, void (*done)(void *arg, bool ok),
                 void *arg)
 {
-	char *up = decode_basic(header);
+	size_t ulen = 0;
+	char *up = basicauth_decode(header, &ulen);
 	const char *hash = NULL;
 	struct auth_job *j;
 	unsigned char d[32];
 	unsigned int dlen = 0;
 	EVP_MD_CTX *md;
-	size_t ulen;
 
 	if (up == NULL) {
 		a->failures++;
 		return HTTP_AUTH_DENIED;
 	}
-	ulen = (size_t)(strchr(up, ':') - up);
 	for (size_t i = 0; i < a->nusers; i++)
 		if (strlen(a->users[i].name) == ulen && memcmp(a->users[i].name, up, ulen) == 0)
 			hash = a->users[i].hash;
