@@ -710,6 +710,24 @@ request_cb(struct evhttp_request *req, void *arg)
 	serve_authorized(h, req);
 }
 
+int
+http_check_web_config(const struct config *c, struct nm_error *err)
+{
+	struct http_tls *tls = NULL;
+	struct webconfig w;
+	int rc = 0;
+
+	if (c->prom_web_config == NULL)
+		return 0;
+	if (webconfig_load(&w, c->prom_web_config, err) < 0)
+		rc = -1;
+	else if (w.tls && (tls = http_tls_new(&w, err)) == NULL)
+		rc = -1;
+	http_tls_free(tls);
+	webconfig_free(&w);
+	return rc;
+}
+
 /* Read [prometheus] web_config (when set) into a TLS context and basic auth, replacing the
  * ones in use; on failure those stay. */
 static int

@@ -8,6 +8,7 @@
 
 #include "strbuf.h"
 
+struct config;
 struct daemon;
 struct http;
 struct nm_error;
@@ -35,6 +36,10 @@ struct http_gzip {
 /* Gzip buf[0..len) into g->out. 0, or -1 (send it plain). */
 int http_gzip(struct http_gzip *g, const char *buf, size_t len);
 void http_gzip_free(struct http_gzip *g);
+/* Check c's [prometheus] web_config as a start would (the YAML, the certificate, key and
+ * client CA loaded into a TLS context), for --check-config. 0 (also when none is set), or
+ * -1 with err. */
+int http_check_web_config(const struct config *c, struct nm_error *err);
 /* Close the listeners and the connections. h may be NULL. */
 void http_free(struct http *h);
 

@@ -533,6 +533,12 @@ main(int argc, char **argv)
 		config_free(&d.config);
 		return 1;
 	}
+	if (check && http_check_web_config(&d.config, &err) < 0) {
+		fprintf(stderr, "netmetricsd: %s: %s\n", d.config_path, err.message);
+		sampler_free(d.sampler);
+		config_free(&d.config);
+		return 1;
+	}
 	if (check) {
 		printf("configuration OK\n");
 		sampler_free(d.sampler);

@@ -35,7 +35,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
 from test_prometheus import GEN_HOST, free_port, http, need_prometheus  # noqa: E402
 from test_prometheus import Prometheus as _Prometheus  # noqa: E402
-from test_sampling import Daemon, sh  # noqa: E402
+from test_sampling import NETMETRICSD, Daemon, sh  # noqa: E402
 
 NS = "nmtls%d" % os.getpid()
 PASSWORD = "s3cret-pass"
@@ -276,6 +276,43 @@ def test_tls_basic_auth_and_client_certs():
         shutil.rmtree(base, ignore_errors=True)
 
 
+def test_check_config_web_config():
+    """--check-config reads web_config as a start would: a good one is OK; a key that is not
+    the certificate's, a missing file and a YAML key the toolkit does not have are refused,
+    each saying why (it used to say "configuration OK" and the start failed later)."""
+    base = tempfile.mkdtemp(prefix="nm-prom-tls-check-")
+    try:
+        pki = os.path.join(base, "pki")
+        os.mkdir(pki)
+        make_pki(pki)
+        web, conf = os.path.join(base, "web.yml"), os.path.join(base, "netmetricsd.conf")
+        with open(conf, "w") as f:
+            f.write("[prometheus]\nlisten = 127.0.0.1:9464\nweb_config = %s\n" % web)
+
+        def check():
+            return subprocess.run([NETMETRICSD, "--check-config", "--config", conf],
+                                  capture_output=True, text=True, timeout=60)
+        write_web(web, "tls_server_config:\n  cert_file: pki/server.crt\n"
+                       "  key_file: pki/server.key\n")
+        r = check()
+        assert r.returncode == 0 and "configuration OK" in r.stdout, (r.stdout, r.stderr)
+        for text, why in (
+                ("tls_server_config:\n  cert_file: pki/server.crt\n"
+                 "  key_file: pki/rogue.key\n", "key"),
+                ("tls_server_config:\n  cert_file: pki/nope.crt\n"
+                 "  key_file: pki/server.key\n", "nope.crt"),
+                ("tls_server_config:\n  cert_file: pki/server.crt\n"
+                 "  key_file: pki/server.key\nhttp_server_config_typo: {}\n",
+                 "http_server_config_typo")):
+            write_web(web, text)
+            r = check()
+            assert r.returncode == 1 and "configuration OK" not in r.stdout, (text, r.stdout)
+            assert web in r.stderr or why in r.stderr, (text, r.stderr)
+            assert why in r.stderr, (why, r.stderr)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def setup():
     sh("ip", "netns", "add", NS)
     sh("ip", "link", "set", "lo", "up", ns=NS)
@@ -285,7 +322,7 @@ def teardown():
     nsrun.remove_netns(NS)
 
 
-TESTS = [test_tls_basic_auth_and_client_certs]
+TESTS = [test_tls_basic_auth_and_client_certs, test_check_config_web_config]
 
 
 def main():
