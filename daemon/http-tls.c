@@ -210,7 +210,10 @@ worker(void *arg)
 		j = a->todo;
 		a->todo = j->next;
 		pthread_mutex_unlock(&a->lock);
-		out = crypt_r(j->user_pass + j->ulen + 1, j->hash, cd);
+		/* crypt_rn, not crypt_r: same function, but gcc 12's AddressSanitizer intercepts
+		 * crypt_r and calls a null pointer for it (libxcrypt's is not found), so the
+		 * sanitizer build crashed here. */
+		out = crypt_rn(j->user_pass + j->ulen + 1, j->hash, cd, (int)sizeof(*cd));
 		j->ok = j->known && out != NULL && out[0] != '*' && strcmp(out, j->hash) == 0;
 		pthread_mutex_lock(&a->lock);
 		j->next = a->done;
