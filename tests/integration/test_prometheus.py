@@ -396,8 +396,10 @@ def test_slow_connections():
         assert res["nfails"] == 0, res
         assert res["status_ms"] < 100, res
         assert res["scrape_ms"] < 100, res
-        # 8 connections, the probe's own, and the ones being shut down in this turn.
-        assert most <= 8 + 8, most
+        # Bounded, not 2,000: 8 connections, the probe's two, and the ones shut down but not
+        # yet released by evhttp (a turn's burst of 5, at most a few turns of them; 18 seen
+        # under ASan on a loaded machine, 9-13 here).
+        assert most <= 32, most
         assert closed >= 1900, (closed, still)
         lines = [x for x in d.logtext().splitlines() if "connection" in x and "dropped" in x]
         assert 1 <= len(lines) <= 2, lines
