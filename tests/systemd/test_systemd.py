@@ -303,7 +303,7 @@ def main():
         deb, how = build_package(tmp)
         say("# package %s (%s)" % (os.path.basename(deb), how))
         t0 = time.monotonic()
-        r = host(os.path.join(HERE, "make-root"), timeout=1800)
+        r = host(os.path.join(HERE, "make-root"), deb, timeout=1800)
         if r.returncode != 0:
             raise AssertionError("make-root failed:\n" + r.stderr[-3000:])
         lower = r.stdout.strip()
