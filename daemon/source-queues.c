@@ -104,6 +104,9 @@ static const char *const qstats_names[QSTATS_N] = {
     "tx_wake",                /* 34 */
 };
 
+/* How stale the NAPI table may be when no device or queue changed: its settings. */
+#define NAPI_REFRESH_NS (5ull * 1000000000ull)
+
 /* queue-get and napi-get (KERNEL-NOTES.md, "NAPI through netdev netlink"). */
 #define NETDEV_CMD_QUEUE_GET              10
 #define NETDEV_CMD_NAPI_GET               11
@@ -197,7 +200,8 @@ struct queues_state {
 	bool layout_changed;     /* info must be rebuilt at the end of the sample */
 	struct napi_table *napi; /* the sampler's (source.napitab), or own_napi */
 	struct napi_table own_napi;
-	bool napi_off; /* queue-get refused: not asked again */
+	bool napi_off;    /* queue-get refused: not asked again */
+	uint64_t napi_ns; /* the sample time of the last NAPI dump; 0: none yet */
 	/* during a sample */
 	struct source *src;
 	struct sink *sink;
@@ -571,8 +575,10 @@ napi_dump(struct queues_state *st, uint8_t cmd, void (*fn)(const struct nlmsghdr
 	return nldump_run(&st->nl, &req.h, fn, st, e);
 }
 
-/* Fill the NAPI table from queue-get and napi-get, every device's; every sample, since a
- * reconfigured device renumbers its NAPIs and a setting may change at any time. */
+/* Fill the NAPI table from queue-get and napi-get, every device's. Not every sample: the
+ * links change when a device does (its queues come or go: a reconfigured device renumbers
+ * its NAPIs), which queues_sample sees, and a setting written through sysfs or napi-set shows
+ * within NAPI_REFRESH_NS. */
 static void
 sample_napi(struct queues_state *st)
 {
@@ -1107,8 +1113,12 @@ queues_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	}
 	if (st->family > 0)
 		rc = sample_qstats(st, err);
-	if (st->family > 0 && !st->napi_off)
+	if (st->family > 0 && !st->napi_off &&
+	    (st->layout_changed || st->napi_ns == 0 || src->sample_ns < st->napi_ns ||
+	     src->sample_ns - st->napi_ns >= NAPI_REFRESH_NS)) {
 		sample_napi(st);
+		st->napi_ns = src->sample_ns != 0 ? src->sample_ns : 1;
+	}
 	for (size_t i = 0; i < st->ndevs; i++) {
 		struct qdev *d = st->devs[i];
 		if (d->ds.seen != st->gen || d->via == VIA_QSTATS)
