@@ -1,8 +1,8 @@
 /* bare-read.c: the floor bench-service compares the daemon with. At the daemon's cadence,
  * pread every file the sources read each sample (the same rule as bench-daemon's
- * sampled_file: the /proc files of the sources and the `ethtool -S` text of each device),
- * on fds opened once, into buffers allocated once; nothing parsed. Its CPU time is read from
- * outside (schedstat), as the daemon's is.
+ * bench_sampled_file in bench-util.c: the /proc files of the sources and the `ethtool -S` text of
+ * each device), on fds opened once, into buffers allocated once; nothing parsed. Its CPU time is
+ * read from outside (schedstat), as the daemon's is.
  *
  *   bare-read ROOT INTERVAL_MS SECONDS
  *
@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench-util.h"
+
 struct file {
 	int fd;
 	char *buf;
@@ -29,24 +31,12 @@ static struct file *files;
 static size_t nfiles;
 static size_t root_len;
 
-/* Whether the sources read the file rel (below the root) every sample (bench-daemon.c). */
-static bool
-sampled_file(const char *rel)
-{
-	size_t len = strlen(rel);
-
-	if (strncmp(rel, "ethtool/", 8) == 0)
-		return len > 4 && strcmp(rel + len - 4, ".txt") == 0;
-	return strncmp(rel, "proc/", 5) == 0 && strncmp(rel, "proc/irq/", 9) != 0 &&
-	       strncmp(rel, "proc/sys/", 9) != 0 && strcmp(rel, "proc/net/route") != 0;
-}
-
 /* Open one sampled file (nftw callback). */
 static int
 walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)ftw;
-	if (type != FTW_F || !sampled_file(path + root_len + 1))
+	if (type != FTW_F || !bench_sampled_file(path + root_len + 1))
 		return 0;
 	files = realloc(files, (nfiles + 1) * sizeof(*files));
 	files[nfiles].fd = open(path, O_RDONLY | O_CLOEXEC);

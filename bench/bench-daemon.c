@@ -75,22 +75,6 @@ static size_t nfiles;
 static const char *walk_base;
 static int walk_step;
 
-/* Whether the sources read the file rel (below the root) every sample. /proc/irq and /sys
- * files are read when the set of IRQs or devices changes, not per sample; /proc/sys holds no
- * counter the default configuration reads; proc/net/route and ethtool/DEV.channels and
- * DEV.features are for tuning profiles. What is left: the /proc files of the sources and the
- * `ethtool -S` text of each device. */
-static bool
-sampled_file(const char *rel)
-{
-	size_t len = strlen(rel);
-
-	if (strncmp(rel, "ethtool/", 8) == 0)
-		return len > 4 && strcmp(rel + len - 4, ".txt") == 0;
-	return strncmp(rel, "proc/", 5) == 0 && strncmp(rel, "proc/irq/", 9) != 0 &&
-	       strncmp(rel, "proc/sys/", 9) != 0 && strcmp(rel, "proc/net/route") != 0;
-}
-
 /* Record one regular file of a step tree (nftw callback). */
 static int
 walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
@@ -100,7 +84,7 @@ walk_cb(const char *path, const struct stat *st, int type, struct FTW *ftw)
 	FILE *fp;
 
 	(void)ftw;
-	if (type != FTW_F || !S_ISREG(st->st_mode) || !sampled_file(rel))
+	if (type != FTW_F || !S_ISREG(st->st_mode) || !bench_sampled_file(rel))
 		return 0;
 	for (i = 0; i < nfiles && strcmp(files[i].rel, rel) != 0; i++)
 		;

@@ -1,6 +1,7 @@
 /* bench-util.c: the benchmarks' clock, pause and median (bench-util.h). */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "bench-util.h"
@@ -39,4 +40,15 @@ bench_median(uint64_t *v, size_t n)
 		return 0;
 	qsort(v, n, sizeof(*v), cmp_u64);
 	return v[n / 2];
+}
+
+bool
+bench_sampled_file(const char *rel)
+{
+	size_t len = strlen(rel);
+
+	if (strncmp(rel, "ethtool/", 8) == 0)
+		return len > 4 && strcmp(rel + len - 4, ".txt") == 0;
+	return strncmp(rel, "proc/", 5) == 0 && strncmp(rel, "proc/irq/", 9) != 0 &&
+	       strncmp(rel, "proc/sys/", 9) != 0 && strcmp(rel, "proc/net/route") != 0;
 }
