@@ -12,6 +12,7 @@ Every process a test starts carries a token (sleep 3201.PID...) so that it can b
 Environment: NETMETRICSD, NETMETRICSCTL. Usage: test_children.py [NAME_SUBSTRING ...].
 Ends with "N passed, M failed".
 """
+import contextlib
 import json
 import os
 import shutil
@@ -398,71 +399,87 @@ for pid in made:
 """
 
 
-def test_pids_limit():
-    """test_pids_max = 50: a test of a client other than root that forks 200 sleeps gets
-    at most 49 (itself the 50th) and sees the other forks fail: by the pids.max of its
-    cgroup where the cgroup tree has the pids controller, else by RLIMIT_NPROC; status and
-    the test's own object say which. A root client's test is bounded by the cgroup only."""
+@contextlib.contextmanager
+def admin_user(prefix):
+    """A user made for the test, in a group of its own that is the daemon's admin_group;
+    yields (pwd entry, group name) and removes both after. Skips where users cannot be
+    made."""
     if os.geteuid() != 0:
         raise Skip("not root: cannot make users")
     for tool in ("useradd", "groupadd", "userdel", "groupdel", "setpriv"):
         if shutil.which(tool) is None:
             raise Skip("%s not found" % tool)
-    user, group = "nmpu%s" % TAG, "nmpg%s" % TAG
+    import pwd
+    user, group = "%su%s" % (prefix, TAG), "%sg%s" % (prefix, TAG)
     made_user = made_group = False
-    d = None
     try:
         subprocess.run(["groupadd", group], check=True)
         made_group = True
         subprocess.run(["useradd", "-M", "-N", "-g", group, "-d", "/nonexistent", "-s",
                         "/usr/sbin/nologin", user], check=True)
         made_user = True
-        import pwd
-        pw = pwd.getpwnam(user)
-        d = Daemon(log_level="info", start=False,
-                   daemon={"socket_mode": "0666", "admin_group": group},
-                   limits={"test_pids_max": "50"})
-        client = os.path.join(d.tmp, "netmetricsctl")
-        shutil.copy2(test_control.NETMETRICSCTL, client)
-        os.chmod(client, 0o755)
-        d.start()
-        pl = jctl(d, "status")["tests"]["pids_limit"]
-        assert pl["by"] in ("cgroup", "rlimit") and pl["max"] == 50, pl
-        print("  status: %s" % [x for x in d.ctl("status").stdout.splitlines()
-                                if x.startswith("  processes")][0].strip())
-        r = subprocess.run(["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
-                            "--init-groups", client, "--socket", d.sock, "test", "start",
-                            "--driver", "exec", "--name", "forks", "--wait", "--figure",
-                            "forked=forked=([0-9]+)", "--figure", "failed=failed=([0-9]+)",
-                            "--", "python3", "-c", FORKER], capture_output=True, text=True,
-                           env=clean_env(), timeout=120)
-        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-2000:])
-        t = jctl(d, "result", "show", "forks")["test"]
-        f = t["figures"]
-        print("  uid %d: %d forked, %d failed (%s)" % (pw.pw_uid, f["forked"], f["failed"],
-                                                     t["pids_limit"]))
-        assert t["status"] == "passed", t
-        assert t["pids_limit"] == {"by": pl["by"], "max": 50}, t["pids_limit"]
-        assert f["forked"] + f["failed"] == 200 and f["forked"] <= 49, f
-        assert f["failed"] >= 150, f
-        # Nothing of the user's is left.
-        assert wait_until(lambda: not [p for p in os.listdir("/proc") if p.isdigit() and
-                                       owner(p) == pw.pw_uid], 10)
-        # Root's test: the cgroup's pids.max only.
-        r, t = run(d, "root-forks", "python3", "-c", FORKER,
-                   extra=("--figure", "forked=forked=([0-9]+)"))
-        want = {"by": "cgroup", "max": 50} if pl["by"] == "cgroup" else {"by": "none",
-                                                                           "max": None}
-        assert t["pids_limit"] == want, t["pids_limit"]
-        if pl["by"] == "cgroup":
-            assert t["figures"]["forked"] <= 49, t["figures"]
+        yield pwd.getpwnam(user), group
     finally:
-        if d is not None:
-            d.stop()
         if made_user:
             subprocess.run(["userdel", user])
         if made_group:
             subprocess.run(["groupdel", group])
+
+
+def client_copy(d):
+    """A copy of netmetricsctl in d's directory, which another user may run."""
+    client = os.path.join(d.tmp, "netmetricsctl")
+    shutil.copy2(test_control.NETMETRICSCTL, client)
+    os.chmod(client, 0o755)
+    return client
+
+
+def test_pids_limit():
+    """test_pids_max = 50: a test of a client other than root that forks 200 sleeps gets
+    at most 49 (itself the 50th) and sees the other forks fail: by the pids.max of its
+    cgroup where the cgroup tree has the pids controller, else by RLIMIT_NPROC; status and
+    the test's own object say which. A root client's test is bounded by the cgroup only."""
+    d = None
+    with admin_user("nmp") as (pw, group):
+        try:
+            d = Daemon(log_level="info", start=False,
+                       daemon={"socket_mode": "0666", "admin_group": group},
+                       limits={"test_pids_max": "50"})
+            client = client_copy(d)
+            d.start()
+            pl = jctl(d, "status")["tests"]["pids_limit"]
+            assert pl["by"] in ("cgroup", "rlimit") and pl["max"] == 50, pl
+            print("  status: %s" % [x for x in d.ctl("status").stdout.splitlines()
+                                    if x.startswith("  processes")][0].strip())
+            r = subprocess.run(["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                                "--init-groups", client, "--socket", d.sock, "test", "start",
+                                "--driver", "exec", "--name", "forks", "--wait", "--figure",
+                                "forked=forked=([0-9]+)", "--figure", "failed=failed=([0-9]+)",
+                                "--", "python3", "-c", FORKER], capture_output=True, text=True,
+                               env=clean_env(), timeout=120)
+            assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-2000:])
+            t = jctl(d, "result", "show", "forks")["test"]
+            f = t["figures"]
+            print("  uid %d: %d forked, %d failed (%s)" % (pw.pw_uid, f["forked"], f["failed"],
+                                                         t["pids_limit"]))
+            assert t["status"] == "passed", t
+            assert t["pids_limit"] == {"by": pl["by"], "max": 50}, t["pids_limit"]
+            assert f["forked"] + f["failed"] == 200 and f["forked"] <= 49, f
+            assert f["failed"] >= 150, f
+            # Nothing of the user's is left.
+            assert wait_until(lambda: not [p for p in os.listdir("/proc") if p.isdigit() and
+                                           owner(p) == pw.pw_uid], 10)
+            # Root's test: the cgroup's pids.max only.
+            r, t = run(d, "root-forks", "python3", "-c", FORKER,
+                       extra=("--figure", "forked=forked=([0-9]+)"))
+            want = {"by": "cgroup", "max": 50} if pl["by"] == "cgroup" else {"by": "none",
+                                                                               "max": None}
+            assert t["pids_limit"] == want, t["pids_limit"]
+            if pl["by"] == "cgroup":
+                assert t["figures"]["forked"] <= 49, t["figures"]
+        finally:
+            if d is not None:
+                d.stop()
 
 
 def owner(pid):
@@ -476,49 +493,30 @@ def owner(pid):
 def test_runs_as_the_client():
     """A member of admin_group (a user made for the test) runs test start --driver exec --
     id -u: the stored figure is that user's uid, not 0."""
-    if os.geteuid() != 0:
-        raise Skip("not root: cannot make users")
-    for tool in ("useradd", "groupadd", "userdel", "groupdel", "setpriv"):
-        if shutil.which(tool) is None:
-            raise Skip("%s not found" % tool)
-    user, group = "nmtu%s" % TAG, "nmtg%s" % TAG
-    made_user = made_group = False
     d = None
-    try:
-        subprocess.run(["groupadd", group], check=True)
-        made_group = True
-        subprocess.run(["useradd", "-M", "-N", "-g", group, "-d", "/nonexistent", "-s",
-                        "/usr/sbin/nologin", user], check=True)
-        made_user = True
-        import pwd
-        pw = pwd.getpwnam(user)
-        d = Daemon(log_level="info", start=False,
-                   daemon={"socket_mode": "0666", "admin_group": group})
-        os.chmod(d.tmp, 0o755)
-        client = os.path.join(d.tmp, "netmetricsctl")
-        shutil.copy2(test_control.NETMETRICSCTL, client)
-        os.chmod(client, 0o755)
-        d.start()
-        as_user = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
-                   "--init-groups", client, "--socket", d.sock]
-        r = subprocess.run(as_user + ["test", "start", "--driver", "exec", "--name", "uid",
-                                      "--wait", "--figure", "uid=^([0-9]+)", "--", "id",
-                                      "-u"], capture_output=True, text=True,
-                           env=clean_env(), timeout=60)
-        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-2000:])
-        t = jctl(d, "result", "show", "uid")["test"]
-        assert t["status"] == "passed", t
-        assert t["figures"]["uid"] == pw.pw_uid, (t["figures"], pw.pw_uid)
-        # Root's own test still runs as root.
-        r, t = run(d, "uid0", "id", "-u", extra=("--figure", "uid=^([0-9]+)"))
-        assert t["figures"]["uid"] == 0, t["figures"]
-    finally:
-        if d is not None:
-            d.stop()
-        if made_user:
-            subprocess.run(["userdel", user])
-        if made_group:
-            subprocess.run(["groupdel", group])
+    with admin_user("nmt") as (pw, group):
+        try:
+            d = Daemon(log_level="info", start=False,
+                       daemon={"socket_mode": "0666", "admin_group": group})
+            os.chmod(d.tmp, 0o755)
+            client = client_copy(d)
+            d.start()
+            as_user = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid,
+                       "--init-groups", client, "--socket", d.sock]
+            r = subprocess.run(as_user + ["test", "start", "--driver", "exec", "--name", "uid",
+                                          "--wait", "--figure", "uid=^([0-9]+)", "--", "id",
+                                          "-u"], capture_output=True, text=True,
+                               env=clean_env(), timeout=60)
+            assert r.returncode == 0, (r.returncode, r.stdout, r.stderr, d.logtext()[-2000:])
+            t = jctl(d, "result", "show", "uid")["test"]
+            assert t["status"] == "passed", t
+            assert t["figures"]["uid"] == pw.pw_uid, (t["figures"], pw.pw_uid)
+            # Root's own test still runs as root.
+            r, t = run(d, "uid0", "id", "-u", extra=("--figure", "uid=^([0-9]+)"))
+            assert t["figures"]["uid"] == 0, t["figures"]
+        finally:
+            if d is not None:
+                d.stop()
 
 
 def main(argv):
