@@ -178,11 +178,11 @@ struct http_auth {
 	size_t ncache, cache_next;
 	uint64_t failures, hits;
 	size_t pending;
-	/* The worker: todo in, done out, under lock; a byte on the pipe per job done. */
+	/* The worker: waiting in, done out, under lock; a byte on the pipe per job done. */
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	struct auth_job *todo, *done;
+	struct auth_job *waiting, *done;
 	bool stop;
 	int pipe[2];
 	struct event *ev;
@@ -203,12 +203,12 @@ worker(void *arg)
 	for (;;) {
 		struct auth_job *j;
 		const char *out;
-		while (a->todo == NULL && !a->stop)
+		while (a->waiting == NULL && !a->stop)
 			pthread_cond_wait(&a->cond, &a->lock);
 		if (a->stop)
 			break;
-		j = a->todo;
-		a->todo = j->next;
+		j = a->waiting;
+		a->waiting = j->next;
 		pthread_mutex_unlock(&a->lock);
 		/* crypt_rn, not crypt_r: same function, but gcc 12's AddressSanitizer intercepts
 		 * crypt_r and calls a null pointer for it (libxcrypt's is not found), so the
@@ -319,7 +319,7 @@ http_auth_free(struct http_auth *a)
 		pthread_mutex_unlock(&a->lock);
 	/* Jobs not answered: their requests are answered 503 as the caller goes away. */
 	for (int list = 0; list < 2; list++)
-		for (j = list ? a->done : a->todo; j != NULL; j = next) {
+		for (j = list ? a->done : a->waiting; j != NULL; j = next) {
 			next = j->next;
 			j->done(j->arg, false);
 			job_free(j);
@@ -389,10 +389,10 @@ http_auth_check(struct http_auth *a, const char *header, void (*done)(void *arg,
 	a->pending++;
 	pthread_mutex_lock(&a->lock);
 	j->next = NULL;
-	if (a->todo == NULL)
-		a->todo = j;
+	if (a->waiting == NULL)
+		a->waiting = j;
 	else {
-		struct auth_job *t = a->todo;
+		struct auth_job *t = a->waiting;
 		while (t->next != NULL)
 			t = t->next;
 		t->next = j;
