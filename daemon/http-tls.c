@@ -26,24 +26,21 @@
 
 struct http_tls {
 	SSL_CTX *ctx;
-	uint64_t failures;
 };
 
-/* The ex_data index of the struct http_tls a context belongs to. */
-static int tls_index = -1;
+/* Handshakes the server ended with a fatal alert, over every context this process made: a
+ * connection keeps the context it was accepted with past a reload that frees ours, so the
+ * count cannot live in one. The loop's thread only. */
+static uint64_t handshake_failures;
 
 /* Count the handshakes the server ends with a fatal alert. */
 static void
 info_cb(const SSL *ssl, int where, int ret)
 {
-	struct http_tls *t;
-
-	if (!(where & SSL_CB_ALERT) || !(where & SSL_CB_WRITE) ||
-	    strcmp(SSL_alert_type_string(ret), "F") != 0)
-		return;
-	t = SSL_CTX_get_ex_data(SSL_get_SSL_CTX(ssl), tls_index);
-	if (t != NULL)
-		t->failures++;
+	(void)ssl;
+	if ((where & SSL_CB_ALERT) && (where & SSL_CB_WRITE) &&
+	    strcmp(SSL_alert_type_string(ret), "F") == 0)
+		handshake_failures++;
 }
 
 /* Accept any certificate (RequestClientCert, RequireAnyClientCert: asked for, not
@@ -72,14 +69,11 @@ http_tls_new(const struct webconfig *w, struct nm_error *err)
 	struct http_tls *t = xcalloc(1, sizeof(*t));
 	int mode = SSL_VERIFY_NONE;
 
-	if (tls_index < 0)
-		tls_index = SSL_CTX_get_ex_new_index(0, NULL, NULL, NULL, NULL);
 	t->ctx = SSL_CTX_new(TLS_server_method());
 	if (t->ctx == NULL) {
 		nm_error_set(err, NM_ERR_FAILED, "tls: %s", ssl_error());
 		goto fail;
 	}
-	SSL_CTX_set_ex_data(t->ctx, tls_index, t);
 	SSL_CTX_set_min_proto_version(t->ctx, w->min_version);
 	SSL_CTX_set_info_callback(t->ctx, info_cb);
 	if (SSL_CTX_use_certificate_chain_file(t->ctx, w->cert_file) != 1) {
@@ -152,9 +146,9 @@ http_tls_bev(struct http_tls *t, struct event_base *base)
 }
 
 uint64_t
-http_tls_failures(const struct http_tls *t)
+http_tls_failures(void)
 {
-	return t != NULL ? t->failures : 0;
+	return handshake_failures;
 }
 
 /* ---- basic auth ---- */

@@ -35,8 +35,9 @@ struct http_tls *http_tls_new(const struct webconfig *w, struct nm_error *err);
 void http_tls_free(struct http_tls *t);
 /* A bufferevent for a connection to be accepted (fd set later by evhttp), TLS accepting. */
 struct bufferevent *http_tls_bev(struct http_tls *t, struct event_base *base);
-/* Handshakes the server ended with a fatal alert since the context was made. */
-uint64_t http_tls_failures(const struct http_tls *t);
+/* Handshakes the server ended with a fatal alert since the process started, over every
+ * context (a reload makes a new one; a counter must not go down). */
+uint64_t http_tls_failures(void);
 
 struct http_auth;
 

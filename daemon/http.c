@@ -88,7 +88,10 @@ struct http {
 	struct prom *prom;
 	struct http_tls *tls;   /* [prometheus] web_config: TLS, NULL: plain HTTP */
 	struct http_auth *auth; /* basic auth, NULL: none */
-	bool web_loaded;        /* by http_init: the first http_reconfigure skips it */
+	/* What the basic auth a reload replaced had counted: the counters exported never go
+	 * down. */
+	uint64_t auth_failures_before, auth_hits_before;
+	bool web_loaded; /* by http_init: the first http_reconfigure skips it */
 	struct strbuf body;
 	struct http_gzip gz;
 	struct http_conn **conns; /* every connection accepted and not yet released */
@@ -482,10 +485,10 @@ collect(struct http *h, struct prom_input *in, json_object **wl, json_object **t
 		in->profile_drift = h->drift;
 	in->last_scrape_seconds = h->last_scrape_s;
 	in->http_tls = h->tls != NULL;
-	in->tls_failures = http_tls_failures(h->tls);
+	in->tls_failures = http_tls_failures();
 	in->http_auth = h->auth != NULL;
-	in->auth_failures = http_auth_failures(h->auth);
-	in->auth_cache_hits = http_auth_cache_hits(h->auth);
+	in->auth_failures = h->auth_failures_before + http_auth_failures(h->auth);
+	in->auth_cache_hits = h->auth_hits_before + http_auth_cache_hits(h->auth);
 }
 
 /* The drift timer: compare the applied profile's values with what it wrote. */
@@ -758,6 +761,8 @@ load_web_config(struct http *h, struct nm_error *err)
 	 * reference to it. */
 	http_tls_free(h->tls);
 	h->tls = tls;
+	h->auth_failures_before += http_auth_failures(h->auth);
+	h->auth_hits_before += http_auth_cache_hits(h->auth);
 	http_auth_free(h->auth);
 	h->auth = auth;
 	return 0;

@@ -152,6 +152,19 @@ print(json.dumps(out))
 """
 
 
+# Run in the namespace: connect, say so, wait for a line on stdin, then send a broken
+# handshake and print "alert" when the answer is a TLS alert record (content type 21).
+NS_HELD = r"""
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20)
+print("connected", flush=True)
+sys.stdin.readline()
+s.sendall(b"\x16\x03\x01\x00\x04\x01\x00\x00\x00")  # a ClientHello of nothing
+data = s.recv(1)
+print("alert" if data == b"\x15" else repr(data))
+"""
+
+
 def tls_get(port, ca, user="-", pw="-", cert="-", key="-", n=1):
     import json
     r = subprocess.run(["ip", "netns", "exec", NS, sys.executable, "-c", NS_TLS_GET, str(port),
@@ -177,7 +190,7 @@ def cpu_ticks(pid):
 def test_tls_basic_auth_and_client_certs():
     need_prometheus()
     base = tempfile.mkdtemp(prefix="nm-prom-tls-")
-    d = prom = None
+    d = prom = held = None
     try:
         os.chmod(base, 0o755)
         pki = os.path.join(base, "pki")
@@ -240,19 +253,37 @@ def test_tls_basic_auth_and_client_certs():
         prom.at_least('max(netmetrics_http_auth_cache_hits_total{job="good"})', 71)
         prom.stop()
         prom = None
-        # Client certificates, after a reload to a new web_config.
+        # Client certificates, after a reload to a new web_config. A connection accepted
+        # with the old TLS context lives on past the reload; its handshake then fails (not
+        # TLS) and the alert is counted, not written to the freed context (a crash once).
+        before = tls_get(port, ca, "alice", PASSWORD)
+        before = before["netmetrics_http_tls_handshake_failures_total"]
+        held = subprocess.Popen(["ip", "netns", "exec", NS, sys.executable, "-c", NS_HELD,
+                                 str(port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                text=True)
+        assert held.stdout.readline().strip() == "connected"
         write_web(web, "tls_server_config:\n  cert_file: pki/server.crt\n"
                        "  key_file: pki/server.key\n  client_ca_file: pki/ca.crt\n"
                        "  client_auth_type: RequireAndVerifyClientCert\n")
         d.proc.send_signal(signal.SIGHUP)
         deadline = time.time() + 10
-        while "error" not in tls_get(port, ca):
+        refused = 0
+        while True:
+            if "error" in tls_get(port, ca):
+                refused += 1
+                break
             assert time.time() < deadline, "the reload did not ask for certificates"
             time.sleep(0.2)
+        out, _ = held.communicate("go\n", timeout=30)
+        held = None
+        assert out.strip() == "alert", "the held connection got %r, not a TLS alert" % out
         r = tls_get(port, ca, cert=os.path.join(pki, "client.crt"),
                     key=os.path.join(pki, "client.key"))
         assert r.get("status") == 200, r
         base_fail = r["netmetrics_http_tls_handshake_failures_total"]
+        # Counted across the reload (the count does not start again), the refused request
+        # and the held connection's among them (OpenSSL may report an alert twice).
+        assert before > 0 and base_fail >= before + refused + 1, (before, refused, base_fail)
         r = tls_get(port, ca, cert=os.path.join(pki, "rogue.crt"),
                     key=os.path.join(pki, "rogue.key"))
         assert "error" in r, r
@@ -269,6 +300,9 @@ def test_tls_basic_auth_and_client_certs():
         assert not prom.query('netmetrics_http_auth_failures_total{job="cert"}'), \
             "no basic auth configured now"
     finally:
+        if held is not None:
+            held.kill()
+            held.wait()
         if prom is not None:
             prom.stop()
         if d is not None:

@@ -93,6 +93,11 @@ class Daemon:
                 self.proc.wait()
         rc = self.proc.returncode
         self.log.close()
+        if rc != 0:
+            # The daemon's own words are the only clue a failed CI run leaves.
+            with open(self.log.name, errors="replace") as f:
+                tail = f.read()[-12000:]
+            sys.stderr.write("netmetricsd exited with %s; the end of its log:\n%s\n" % (rc, tail))
         shutil.rmtree(self.dir, ignore_errors=True)
         return rc
 
