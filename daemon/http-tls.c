@@ -156,13 +156,25 @@ http_tls_failures(void)
 /* A check on its way: the worker fills ok. */
 struct auth_job {
 	struct auth_job *next;
-	char *user_pass;  /* "user:password", wiped when done */
-	size_t ulen;      /* of the user part */
-	const char *hash; /* the user's, or the dummy */
+	char *user_pass; /* "user:password", wiped when done */
+	size_t ulen;     /* of the user part */
+	char *hash;      /* the user's (a copy: the job may outlive its http_auth), or NULL */
 	unsigned char digest[32];
 	bool known, ok;
-	void (*done)(void *arg, bool ok);
+	void (*done)(void *arg, enum http_auth_result r);
 	void *arg;
+};
+
+/* What the loop and the worker share, under lock. The worker frees it as it exits: freeing
+ * the http_auth only tells it to stop, and never waits for a bcrypt in progress (a cost 14
+ * hash takes a second; a reload must not stall the loop that long). */
+struct auth_queue {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	struct auth_job *waiting, *done;
+	struct auth_job *running; /* the one being checked, answered by the loop on a stop */
+	bool stop;
+	int notify; /* the pipe's write end: a byte per job done */
 };
 
 struct http_auth {
@@ -172,13 +184,8 @@ struct http_auth {
 	size_t ncache, cache_next;
 	uint64_t failures, hits;
 	size_t pending;
-	/* The worker: waiting in, done out, under lock; a byte on the pipe per job done. */
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	struct auth_job *waiting, *done;
-	bool stop;
-	int pipe[2];
+	struct auth_queue *q;
+	int pipe_in; /* the pipe's read end */
 	struct event *ev;
 };
 
@@ -186,37 +193,67 @@ struct http_auth {
  * examples). */
 static const char dummy_hash[] = "$2b$10$netmetricsdummysaltAbeAHp5siENMn2JTG/lwpCYOehDUILMe2K";
 
-/* Check every job handed over until told to stop. */
+/* Free a job, its password wiped. */
+static void
+job_free(struct auth_job *j)
+{
+	explicit_bzero(j->user_pass, strlen(j->user_pass));
+	free(j->user_pass);
+	free(j->hash);
+	free(j);
+}
+
+static void
+queue_free(struct auth_queue *q)
+{
+	if (q->notify >= 0)
+		close(q->notify);
+	pthread_mutex_destroy(&q->lock);
+	pthread_cond_destroy(&q->cond);
+	free(q);
+}
+
+/* Check every job handed over until told to stop; then free the queue. */
 static void *
 worker(void *arg)
 {
-	struct http_auth *a = arg;
+	struct auth_queue *q = arg;
 	struct crypt_data *cd = xcalloc(1, sizeof(*cd));
 
-	pthread_mutex_lock(&a->lock);
+	pthread_mutex_lock(&q->lock);
 	for (;;) {
 		struct auth_job *j;
-		const char *out;
-		while (a->waiting == NULL && !a->stop)
-			pthread_cond_wait(&a->cond, &a->lock);
-		if (a->stop)
+		const char *out, *hash;
+		while (q->waiting == NULL && !q->stop)
+			pthread_cond_wait(&q->cond, &q->lock);
+		if (q->stop)
 			break;
-		j = a->waiting;
-		a->waiting = j->next;
-		pthread_mutex_unlock(&a->lock);
+		j = q->waiting;
+		q->waiting = j->next;
+		q->running = j;
+		pthread_mutex_unlock(&q->lock);
 		/* crypt_rn, not crypt_r: same function, but gcc 12's AddressSanitizer intercepts
 		 * crypt_r and calls a null pointer for it (libxcrypt's is not found), so the
 		 * sanitizer build crashed here. */
-		out = crypt_rn(j->user_pass + j->ulen + 1, j->hash, cd, (int)sizeof(*cd));
-		j->ok = j->known && out != NULL && out[0] != '*' && strcmp(out, j->hash) == 0;
-		pthread_mutex_lock(&a->lock);
-		j->next = a->done;
-		a->done = j;
-		if (write(a->pipe[1], "x", 1) < 0 && errno != EAGAIN)
+		hash = j->hash != NULL ? j->hash : dummy_hash;
+		out = crypt_rn(j->user_pass + j->ulen + 1, hash, cd, (int)sizeof(*cd));
+		j->ok = j->known && out != NULL && out[0] != '*' && strcmp(out, hash) == 0;
+		pthread_mutex_lock(&q->lock);
+		q->running = NULL;
+		if (q->stop) {
+			/* Answered by the loop already. */
+			job_free(j);
+			break;
+		}
+		j->next = q->done;
+		q->done = j;
+		if (write(q->notify, "x", 1) < 0 && errno != EAGAIN)
 			log_warn("http: auth worker");
 	}
-	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_unlock(&q->lock);
+	explicit_bzero(cd, sizeof(*cd));
 	free(cd);
+	queue_free(q);
 	return NULL;
 }
 
@@ -230,15 +267,6 @@ cache_add(struct http_auth *a, const unsigned char d[32])
 		a->ncache++;
 }
 
-/* Free a job, its password wiped. */
-static void
-job_free(struct auth_job *j)
-{
-	explicit_bzero(j->user_pass, strlen(j->user_pass));
-	free(j->user_pass);
-	free(j);
-}
-
 /* The loop's side: answer the jobs the worker has done. */
 static void
 done_cb(evutil_socket_t fd, short what, void *arg)
@@ -250,10 +278,10 @@ done_cb(evutil_socket_t fd, short what, void *arg)
 	(void)what;
 	while (read(fd, buf, sizeof(buf)) > 0)
 		;
-	pthread_mutex_lock(&a->lock);
-	list = a->done;
-	a->done = NULL;
-	pthread_mutex_unlock(&a->lock);
+	pthread_mutex_lock(&a->q->lock);
+	list = a->q->done;
+	a->q->done = NULL;
+	pthread_mutex_unlock(&a->q->lock);
 	for (; list != NULL; list = next) {
 		next = list->next;
 		a->pending--;
@@ -261,7 +289,7 @@ done_cb(evutil_socket_t fd, short what, void *arg)
 			cache_add(a, list->digest);
 		else
 			a->failures++;
-		list->done(list->arg, list->ok);
+		list->done(list->arg, list->ok ? HTTP_AUTH_OK : HTTP_AUTH_DENIED);
 		job_free(list);
 	}
 }
@@ -270,6 +298,9 @@ struct http_auth *
 http_auth_new(struct event_base *base, const struct webconfig *w, struct nm_error *err)
 {
 	struct http_auth *a = xcalloc(1, sizeof(*a));
+	struct auth_queue *q = xcalloc(1, sizeof(*q));
+	pthread_t thread;
+	int fds[2];
 
 	a->users = xcalloc(w->nusers ? w->nusers : 1, sizeof(*a->users));
 	for (size_t i = 0; i < w->nusers; i++) {
@@ -277,66 +308,74 @@ http_auth_new(struct event_base *base, const struct webconfig *w, struct nm_erro
 		a->users[i].hash = xstrdup(w->users[i].hash);
 	}
 	a->nusers = w->nusers;
-	pthread_mutex_init(&a->lock, NULL);
-	pthread_cond_init(&a->cond, NULL);
-	if (pipe2(a->pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	a->pipe_in = -1;
+	pthread_mutex_init(&q->lock, NULL);
+	pthread_cond_init(&q->cond, NULL);
+	q->notify = -1;
+	if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0) {
 		nm_error_set(err, NM_ERR_FAILED, "http: auth: pipe: %s", strerror(errno));
-		a->pipe[0] = a->pipe[1] = -1;
+		queue_free(q);
 		http_auth_free(a);
 		return NULL;
 	}
-	a->ev = event_new(base, a->pipe[0], EV_READ | EV_PERSIST, done_cb, a);
-	event_add(a->ev, NULL);
-	if (pthread_create(&a->thread, NULL, worker, a) != 0) {
+	a->pipe_in = fds[0];
+	q->notify = fds[1];
+	if (pthread_create(&thread, NULL, worker, q) != 0) {
 		nm_error_set(err, NM_ERR_FAILED, "http: auth: cannot start its thread");
-		a->stop = true; /* no thread to join */
+		queue_free(q);
 		http_auth_free(a);
 		return NULL;
 	}
+	pthread_detach(thread);
+	a->q = q;
+	a->ev = event_new(base, a->pipe_in, EV_READ | EV_PERSIST, done_cb, a);
+	event_add(a->ev, NULL);
 	return a;
 }
 
 void
 http_auth_free(struct http_auth *a)
 {
-	struct auth_job *j, *next;
+	struct auth_job *waiting = NULL, *done = NULL, *running = NULL, *j, *next;
 
 	if (a == NULL)
 		return;
-	pthread_mutex_lock(&a->lock);
-	if (!a->stop) {
-		a->stop = true;
-		pthread_cond_signal(&a->cond);
-		pthread_mutex_unlock(&a->lock);
-		pthread_join(a->thread, NULL);
-	} else
-		pthread_mutex_unlock(&a->lock);
-	/* Jobs not answered: their requests are answered 503 as the caller goes away. */
+	if (a->q != NULL) {
+		/* The worker frees the queue, the jobs left in it answered here. */
+		pthread_mutex_lock(&a->q->lock);
+		a->q->stop = true;
+		waiting = a->q->waiting;
+		done = a->q->done;
+		running = a->q->running;
+		a->q->waiting = a->q->done = NULL;
+		pthread_cond_signal(&a->q->cond);
+		pthread_mutex_unlock(&a->q->lock);
+	}
+	/* Jobs not answered: not checked, so BUSY (503), not refused. The running one is the
+	 * worker's to free. */
 	for (int list = 0; list < 2; list++)
-		for (j = list ? a->done : a->waiting; j != NULL; j = next) {
+		for (j = list ? done : waiting; j != NULL; j = next) {
 			next = j->next;
-			j->done(j->arg, false);
+			j->done(j->arg, HTTP_AUTH_BUSY);
 			job_free(j);
 		}
+	if (running != NULL)
+		running->done(running->arg, HTTP_AUTH_BUSY);
 	if (a->ev != NULL)
 		event_free(a->ev);
-	if (a->pipe[0] >= 0) {
-		close(a->pipe[0]);
-		close(a->pipe[1]);
-	}
+	if (a->pipe_in >= 0)
+		close(a->pipe_in);
 	for (size_t i = 0; i < a->nusers; i++) {
 		free(a->users[i].name);
 		free(a->users[i].hash);
 	}
 	free(a->users);
-	pthread_mutex_destroy(&a->lock);
-	pthread_cond_destroy(&a->cond);
 	free(a);
 }
 
 enum http_auth_result
-http_auth_check(struct http_auth *a, const char *header, void (*done)(void *arg, bool ok),
-                void *arg)
+http_auth_check(struct http_auth *a, const char *header,
+                void (*done)(void *arg, enum http_auth_result r), void *arg)
 {
 	size_t ulen = 0;
 	char *up = basicauth_decode(header, &ulen);
@@ -376,23 +415,23 @@ http_auth_check(struct http_auth *a, const char *header, void (*done)(void *arg,
 	j->user_pass = up;
 	j->ulen = ulen;
 	j->known = hash != NULL;
-	j->hash = hash != NULL ? hash : dummy_hash;
+	j->hash = hash != NULL ? xstrdup(hash) : NULL;
 	memcpy(j->digest, d, 32);
 	j->done = done;
 	j->arg = arg;
 	a->pending++;
-	pthread_mutex_lock(&a->lock);
+	pthread_mutex_lock(&a->q->lock);
 	j->next = NULL;
-	if (a->waiting == NULL)
-		a->waiting = j;
+	if (a->q->waiting == NULL)
+		a->q->waiting = j;
 	else {
-		struct auth_job *t = a->waiting;
+		struct auth_job *t = a->q->waiting;
 		while (t->next != NULL)
 			t = t->next;
 		t->next = j;
 	}
-	pthread_cond_signal(&a->cond);
-	pthread_mutex_unlock(&a->lock);
+	pthread_cond_signal(&a->q->cond);
+	pthread_mutex_unlock(&a->q->lock);
 	return HTTP_AUTH_PENDING;
 }
 

@@ -52,11 +52,14 @@ enum http_auth_result {
  * thread cannot be started. */
 struct http_auth *http_auth_new(struct event_base *base, const struct webconfig *w,
                                 struct nm_error *err);
+/* Checks not answered yet are answered BUSY now; a bcrypt in progress is not waited for
+ * (the worker finishes it and goes). */
 void http_auth_free(struct http_auth *a);
-/* Check an Authorization header value (NULL: none). On PENDING done is called once with
- * the answer (a failure counted already). */
+/* Check an Authorization header value (NULL: none). On PENDING done is called once, from
+ * the loop, with OK, DENIED (a failure counted already) or BUSY (not checked: the auth was
+ * freed first). */
 enum http_auth_result http_auth_check(struct http_auth *a, const char *header,
-                                      void (*done)(void *arg, bool ok), void *arg);
+                                      void (*done)(void *arg, enum http_auth_result r), void *arg);
 /* Requests refused for their credentials (missing, malformed, unknown user, wrong
  * password), and checks answered from the kept successes. */
 uint64_t http_auth_failures(const struct http_auth *a);

@@ -643,14 +643,16 @@ auth_closed(struct evhttp_connection *evcon, void *arg)
 
 /* The check of a waiting request is done: serve it or refuse it. */
 static void
-auth_done(void *arg, bool ok)
+auth_done(void *arg, enum http_auth_result r)
 {
 	struct auth_wait *w = arg;
 
 	if (w->req != NULL) {
 		evhttp_connection_set_closecb(evhttp_request_get_connection(w->req), NULL, NULL);
-		if (ok)
+		if (r == HTTP_AUTH_OK)
 			serve_metrics(w->h, w->req);
+		else if (r == HTTP_AUTH_BUSY)
+			evhttp_send_error(w->req, 503, "Service Unavailable");
 		else
 			deny(w->req);
 	}

@@ -98,17 +98,20 @@ test_refused(void **state)
 struct answer {
 	int n;
 	bool ok;
+	enum http_auth_result r;
 	struct event_base *base;
 };
 
 static void
-done(void *arg, bool ok)
+done(void *arg, enum http_auth_result r)
 {
 	struct answer *a = arg;
 
 	a->n++;
-	a->ok = ok;
-	event_base_loopbreak(a->base);
+	a->ok = r == HTTP_AUTH_OK;
+	a->r = r;
+	if (a->base != NULL)
+		event_base_loopbreak(a->base);
 }
 
 /* Check header and wait for the worker's answer (or take the immediate one). */
@@ -165,6 +168,60 @@ test_basic_auth(void **state)
 	event_base_free(base);
 }
 
+/* Threads of this process. */
+static int
+threads(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	int n = -1;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Threads: %d", &n) == 1)
+			break;
+	fclose(f);
+	return n;
+}
+
+/* Freeing the auth (a reload) while bcrypt runs answers the check BUSY at once and leaves
+ * the worker to finish on its own: it used to join the worker, and the loop stood still
+ * for the whole hash (a second at cost 14; this one is cost 16). */
+static void
+test_free_during_a_check(void **state)
+{
+	struct event_base *base = event_base_new();
+	const char *p =
+	    write_web("basic_auth_users:\n  alice: "
+	              "'$2b$16$CCCCCCCCCCCCCCCCCCCCC.M/0YOTQsEsxvSuaLRQqYfWOtZrTO/D2'\n");
+	struct http_auth *auth;
+	struct webconfig w;
+	struct nm_error err;
+	struct answer a = {0};
+	int before;
+
+	(void)state;
+	/* The workers of earlier tests end on their own, soon after their free. */
+	for (int i = 0; i < 500 && threads() > 1; i++)
+		usleep(10 * 1000);
+	before = threads();
+	assert_int_equal(webconfig_load(&w, p, &err), 0);
+	auth = http_auth_new(base, &w, &err);
+	assert_non_null(auth);
+	webconfig_free(&w);
+	unlink(p);
+	assert_int_equal(threads(), before + 1);
+	assert_int_equal(http_auth_check(auth, "Basic YWxpY2U6czNjcmV0", done, &a),
+	                 HTTP_AUTH_PENDING);
+	usleep(100 * 1000); /* the worker takes the job: seconds of bcrypt from here */
+	http_auth_free(auth);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(a.r, HTTP_AUTH_BUSY);
+	/* Not joined: the worker is still hashing (it frees what it holds as it ends). */
+	assert_int_equal(threads(), before + 1);
+	event_base_free(base);
+}
+
 int
 main(void)
 {
@@ -172,6 +229,7 @@ main(void)
 	    cmocka_unit_test(test_load),
 	    cmocka_unit_test(test_refused),
 	    cmocka_unit_test(test_basic_auth),
+	    cmocka_unit_test(test_free_during_a_check),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
