@@ -308,6 +308,8 @@ main(int argc, char **argv)
 	uint64_t now = 1000000000ull, *tread, *tsample;
 	unsigned long steady_allocs = 0;
 	size_t bytes_total = 0;
+
+	dispatch_init(cmd_table);
 	struct ring_stats st0, st1;
 	json_object *res;
 

@@ -20,8 +20,10 @@
 #include "proto.h"
 #include "query.h"
 #include "ring.h"
+#include "runner.h"
 #include "sampler.h"
 #include "seriesblock.h"
+#include "stored-query.h"
 #include "strbuf.h"
 #include "timeutil.h"
 #include "window.h"
@@ -276,7 +278,7 @@ job_match(struct series_job *j, struct nm_error *err)
 	if (j->window && j->m.n == 0 && !j->stored_tried) {
 		/* No series of the ring: a test's own figures, say, are only kept with it: while
 		 * it runs, those so far; once stored, its block. */
-		struct seriesblock *live = cmd_test_live_block(j->d, j->win, j->w0, j->w1);
+		struct seriesblock *live = runner_live_block(j->d->runner, j->win, j->w0, j->w1);
 		if (live != NULL) {
 			query_matching_free(&j->m);
 			return job_use_block(j, live, err);
@@ -581,7 +583,7 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 		j->glob = xstrdup(glob != NULL ? glob : "*");
 		j->w0 = t0;
 		j->w1 = t1;
-		if (cmd_stored_first(d, t0)) {
+		if (stored_first(d, t0)) {
 			j->phase = JOB_LOAD;
 			return dispatch_defer(ctx, job_produce, j, job_free, result, err);
 		}

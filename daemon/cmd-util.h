@@ -55,28 +55,4 @@ double cmd_epoch_s(struct daemon *d, uint64_t mono_ns);
  * "queue", "cpu", "irq" (numbers)}. proto/PROTOCOL.md, Labels. */
 void cmd_labels_json(const struct series_registry *reg, series_id id, json_object *o);
 
-/* When the ring no longer holds the start t0 of window name's span (a restart, eviction), or
- * glob (NULL: any) matches no series of the ring (a test's own, source "test", are only
- * stored), and its result has stored series (seriesblock.h): a query over them (new;
- * query_free) and the block in *blk (seriesblock_free after the query). NULL otherwise (the
- * ring answers; a damaged block is skipped with a warning). */
-struct query;
-struct seriesblock;
-/* The ring no longer holds t0 (a restart, eviction) and there is a store: a window's series
- * are its stored ones whatever the glob. */
-bool cmd_stored_first(struct daemon *d, uint64_t t0);
-/* The window's series are its stored ones: cmd_stored_first, or glob (NULL: any) matches
- * no series of the ring (matched at once, on the loop: for one name, or a few). */
-bool cmd_stored_wanted(struct daemon *d, uint64_t t0, const char *glob);
-/* While test name runs: its live figures so far (netperf's interim results: source
- * "test") over [t0, t1] as a block (seriesblock_free), the ring's series not in it; NULL
- * when it is not running or has reported none. At most a few thousand records: on the
- * loop. */
-struct seriesblock *cmd_test_live_block(struct daemon *d, const char *name, uint64_t t0,
-                                        uint64_t t1);
-/* The same, at once on the loop (the glob matched and the block read and decoded there): for
- * callers that run whole (a report's trend); replies read the block with blockload.h. */
-struct query *cmd_stored_query(struct daemon *d, const char *name, uint64_t t0, const char *glob,
-                               struct seriesblock **blk);
-
 #endif

@@ -48,7 +48,4 @@ struct daemon {
 	bool under_systemd;
 };
 
-/* Reload the configuration file (SIGHUP); keeps the old one on error. 0 ok, -1 logged. */
-int daemon_reload(struct daemon *d);
-
 #endif

@@ -93,10 +93,19 @@ dispatch_defer(struct cmd_ctx *ctx, dispatch_produce_fn fn, void *arg, void (*fr
 	return r;
 }
 
+/* The commands, from dispatch_init. */
+static const struct cmd_entry *const *commands;
+
+void
+dispatch_init(const struct cmd_entry *const *table)
+{
+	commands = table;
+}
+
 cmd_handler
 dispatch_handler_find(const char *name)
 {
-	for (const struct cmd_entry *const *e = cmd_table; *e != NULL; e++)
+	for (const struct cmd_entry *const *e = commands; e != NULL && *e != NULL; e++)
 		if (strcmp((*e)->proto, name) == 0)
 			return (*e)->exec;
 	return NULL;

@@ -56,8 +56,11 @@ struct cmd_entry {
 	cmd_handler exec;
 };
 /* Every entry, NULL-terminated: generated at build time from the daemon's cmd-*.c files
- * (tools/gen-cmd-table), so a command is listed nowhere else. */
+ * (tools/gen-cmd-table), so a command is listed nowhere else. Defined in the command layer,
+ * above this one: main hands it to dispatch_init. */
 extern const struct cmd_entry *const cmd_table[];
+/* The table of commands requests are answered from (cmd_table), before the first. */
+void dispatch_init(const struct cmd_entry *const *table);
 
 /* Answer a request with a reply made a part at a time by fn (see control_client_produce;
  * fn writes the whole line, dispatch no reply). Without a client (a unit test, a bench),
@@ -67,7 +70,7 @@ typedef int (*dispatch_produce_fn)(struct evbuffer *out, void *arg);
 int dispatch_defer(struct cmd_ctx *ctx, dispatch_produce_fn fn, void *arg, void (*free_fn)(void *),
                    json_object **result, struct nm_error *err);
 
-/* The handler of the cmd_table entry for a command name, NULL when none. */
+/* The handler of the dispatch_init table's entry for a command name, NULL when none. */
 cmd_handler dispatch_handler_find(const char *name);
 
 /* May a peer with this admin status run cmd? 0 yes; -1 with err (NM_ERR_DENIED). */

@@ -13,6 +13,7 @@
 
 struct loop {
 	struct daemon *d;
+	int (*reload)(struct daemon *d); /* SIGHUP */
 	struct event *ev_term, *ev_int, *ev_hup;
 	struct event *ev_watchdog;
 	const char *stop_reason;
@@ -40,7 +41,7 @@ hup_cb(evutil_socket_t sig, short what, void *arg)
 	(void)sig;
 	(void)what;
 	sd_notify(0, "RELOADING=1");
-	daemon_reload(lp->d);
+	lp->reload(lp->d);
 	sd_notify(0, "READY=1");
 }
 
@@ -55,12 +56,13 @@ watchdog_cb(evutil_socket_t fd, short what, void *arg)
 }
 
 struct loop *
-loop_init(struct daemon *d)
+loop_init(struct daemon *d, int (*reload)(struct daemon *d))
 {
 	struct loop *lp = xcalloc(1, sizeof(*lp));
 	uint64_t usec;
 
 	lp->d = d;
+	lp->reload = reload;
 	if ((d->base = event_base_new()) == NULL)
 		fatalx("event_base_new failed");
 	signal(SIGPIPE, SIG_IGN);

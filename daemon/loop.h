@@ -5,8 +5,9 @@
 struct daemon;
 struct loop;
 
-/* Create the base (into d->base), signal handlers and the watchdog timer. */
-struct loop *loop_init(struct daemon *d);
+/* Create the base (into d->base), signal handlers and the watchdog timer; SIGHUP calls
+ * reload. */
+struct loop *loop_init(struct daemon *d, int (*reload)(struct daemon *d));
 /* Tell systemd we are ready (no-op without NOTIFY_SOCKET). */
 void loop_ready(struct loop *lp);
 /* Set the STATUS= line systemd shows. */

@@ -14,6 +14,7 @@
 #include "child.h"
 #include "control.h"
 #include "daemon.h"
+#include "dispatch.h"
 #include "error.h"
 #include "http.h"
 #include "log.h"
@@ -106,7 +107,8 @@ strv_equal(char **a, char **b)
 	return (a == NULL || a[i] == NULL) && (b == NULL || b[i] == NULL);
 }
 
-int
+/* Reload the configuration file (SIGHUP); keeps the old one on error. 0 ok, -1 logged. */
+static int
 daemon_reload(struct daemon *d)
 {
 	struct config cfg;
@@ -559,7 +561,8 @@ main(int argc, char **argv)
 
 	d.start_mono_ns = time_mono_ns();
 	d.start_real_ns = time_real_ns();
-	d.loop = loop_init(&d);
+	d.loop = loop_init(&d, daemon_reload);
+	dispatch_init(cmd_table);
 	d.control = control_init(&d);
 	if (control_listen(d.control, &err) < 0)
 		fatalx("control socket: %s", err.message);

@@ -22,6 +22,7 @@
 #include "profile.h"
 #include "query.h"
 #include "sampler.h"
+#include "seriesblock.h"
 #include "series.h"
 #include "results.h"
 #include "peer-generator.h"
@@ -196,6 +197,17 @@ runner_find(struct runner *r, const char *name)
 		if (strcmp(r->tests[i]->spec.name, name) == 0)
 			return r->tests[i];
 	return NULL;
+}
+
+struct seriesblock *
+runner_live_block(struct runner *r, const char *name, uint64_t t0, uint64_t t1)
+{
+	struct test *t = r != NULL ? runner_find(r, name) : NULL;
+
+	if (t == NULL || t->live_series == NULL || !t->window_open || t->window_stored)
+		return NULL;
+	return seriesblock_test_add(NULL, t->live_series, t0, t1,
+	                            sampler_mono_to_real(r->d->sampler));
 }
 
 void

@@ -295,6 +295,12 @@ void runner_on_started(struct test *t, void (*fn)(struct test *t, void *arg), vo
 json_object *runner_stop(struct runner *r, const char *name, struct nm_error *err);
 /* The test named name, running or finished recently; NULL when not known. */
 struct test *runner_find(struct runner *r, const char *name);
+/* While test name runs: its live figures so far (netperf's interim results: source
+ * "test") over [t0, t1] as a block (seriesblock_free), the ring's series not in it; NULL
+ * when it is not running or has reported none. At most a few thousand records: on the
+ * loop. */
+struct seriesblock;
+struct seriesblock *runner_live_block(struct runner *r, const char *name, uint64_t t0, uint64_t t1);
 /* A test as test status shows it (new reference). */
 json_object *runner_test_json(const struct test *t);
 /* Running tests first, then the recently finished (new reference). */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "blockload.h"
-#include "cmd-util.h"
+#include "runner.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -19,6 +19,7 @@
 #include "ring.h"
 #include "sampler.h"
 #include "source.h"
+#include "stored-query.h"
 #include "timeutil.h"
 #include "seriesblock.h"
 #include "trend.h"
@@ -809,10 +810,11 @@ job_stored_offloop(struct trend_job *j, const char *metric)
 {
 	struct daemon *d = j->d;
 
-	if (j->bl == NULL && !cmd_stored_wanted(d, j->t0, metric))
+	if (j->bl == NULL && !stored_wanted(d, j->t0, metric))
 		return 0;
 	/* A running test's own figures so far, kept with it. */
-	if (j->bl == NULL && (j->blk = cmd_test_live_block(d, j->window, j->t0, j->t1)) != NULL) {
+	if (j->bl == NULL &&
+	    (j->blk = runner_live_block(d->runner, j->window, j->t0, j->t1)) != NULL) {
 		j->q = j->bq = query_new_block(d->sampler, j->blk);
 		return 0;
 	}
@@ -847,8 +849,8 @@ trend_job_step(struct trend_job *j, uint64_t slice_ns, struct nm_error *err)
 			j->stage = JOB_ARGS;
 			return 0;
 		}
-		if ((j->bq = cmd_stored_query(j->d, j->window, j->t0, metric[0] ? metric : NULL,
-		                              &j->blk)) != NULL) {
+		if ((j->bq = stored_query(j->d, j->window, j->t0, metric[0] ? metric : NULL,
+		                          &j->blk)) != NULL) {
 			j->q = j->bq;
 			j->t0 = j->blk->t0;
 			j->t1 = j->blk->t1;

@@ -243,15 +243,6 @@ fuzz_marker(const uint8_t *data, size_t size)
 	}
 }
 
-/* The libFuzzer build compiles every daemon module, loop.c too, whose SIGHUP handler calls
- * main.c's reload: never called here. */
-int
-daemon_reload(struct daemon *d)
-{
-	(void)d;
-	abort();
-}
-
 /* What a query over a block answers: within its span, for every series. */
 static void
 query_block(struct seriesblock *b)

@@ -110,5 +110,6 @@ main(void)
 	    cmocka_unit_test(test_checks_before_handler),
 	};
 
+	dispatch_init(cmd_table);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -390,5 +390,6 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_commands, setup, teardown),
 	};
 
+	dispatch_init(cmd_table);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
