@@ -14,7 +14,7 @@
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
-#include "results-load.h"
+#include "results-reply.h"
 #include "results.h"
 #include "xmalloc.h"
 

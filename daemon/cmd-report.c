@@ -10,7 +10,7 @@
 #include "jsonutil.h"
 #include "proto.h"
 #include "results.h"
-#include "results-load.h"
+#include "results-reply.h"
 #include "snapshot.h"
 #include "window.h"
 #include "xmalloc.h"

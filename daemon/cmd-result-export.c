@@ -9,7 +9,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "report-csv.h"
-#include "results-load.h"
+#include "results-reply.h"
 #include "results.h"
 #include "xmalloc.h"
 

@@ -3,7 +3,7 @@
 #include "cmd.h"
 #include "daemon.h"
 #include "jsonutil.h"
-#include "results-load.h"
+#include "results-reply.h"
 
 /* The reader thread: the result is the reply. */
 static int

@@ -24,7 +24,7 @@
 #include "dispatch.h"
 #include "error.h"
 #include "jsonutil.h"
-#include "results-load.h"
+#include "results-reply.h"
 #include "results.h"
 #include "statefile.h"
 
