@@ -1,7 +1,7 @@
 /* cmd-profile-save.c: write a device's current tuning as a new profile NAME.conf of the
  * profile directory (profile-save.c makes the text). The main process writes it when it
  * may; a directory it may not write (root's /etc/netmetricsd/profiles) is written by the
- * privileged process (privsep.c SAVE), into the directory it was given at start. */
+ * privileged process (privsep-parent.c SAVE), into the directory it was given at start. */
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>

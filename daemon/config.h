@@ -115,7 +115,8 @@ void config_strv_free(char **v);
 #define CONFIG_PEER_PROXY_DEFAULT "netmetricsctl proxy"
 /* The transport's argv of a configured peer: its command, or the ssh command line that
  * runs proxy_command on the other host (NULL-terminated; config_strv_free). The daemon runs
- * it (peer.c) and the privileged process checks a transport's spawn against it (privsep.c). */
+ * it (peer.c) and the privileged process checks a transport's spawn against it
+ * (privsep-parent.c). */
 char **config_peer_argv(const struct config_peer *cp);
 
 /* Fill cfg with the built-in defaults (all strings owned by cfg). */

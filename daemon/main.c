@@ -21,6 +21,7 @@
 #include "loop.h"
 #include "peer-window.h"
 #include "peer.h"
+#include "privsep-parent.h"
 #include "privsep.h"
 #include "proto.h"
 #include "query.h"
@@ -303,6 +304,7 @@ privsep_split(struct daemon *d, const struct passwd *pw, int ready_fd)
 	if (cg != NULL && chown(cg, pw->pw_uid, pw->pw_gid) < 0)
 		log_warn("privsep: chown %s", cg);
 	setup.ready_fd = ready_fd;
+	setup.parent_run = privsep_parent_run;
 	setup.uid = pw->pw_uid;
 	setup.gid = pw->pw_gid;
 	setup.cgroup_path = cg != NULL ? xstrdup(cg) : NULL;

@@ -2,8 +2,9 @@
  * text of each request alone, whatever the main process already checked: the allow-list
  * of tuning files and the syntax of their values, device names, and what a spawn may run
  * and as whom. Pure functions (no file system), so that a unit test links this file only;
- * privsep.c adds the checks that need the system (the file opened without following
- * symlinks and found to be regular, the executable's owner and mode, the user's groups). */
+ * privsep-parent.c adds the checks that need the system (the file opened without
+ * following symlinks and found to be regular, the executable's owner and mode, the user's
+ * groups). */
 #ifndef NM_PRIVSEP_CHECK_H
 #define NM_PRIVSEP_CHECK_H
 
@@ -12,10 +13,11 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "privsep.h" /* PRIVSEP_GROUPS */
+
 #define PRIVSEP_VALUE_MAX 1024 /* bytes of a value written (a mask of 4096 CPUs fits) */
 #define PRIVSEP_ARGV_MAX  256  /* arguments of a spawn */
 #define PRIVSEP_ENV_MAX   256  /* environment entries of a spawn */
-#define PRIVSEP_GROUPS    64   /* supplementary groups of a spawn */
 
 /* May value be written to rel below base (enum profile_base: NETDEV with dev, IRQ,
  * SYSCTL)? The files:
@@ -32,8 +34,8 @@ int privsep_check_dev(const char *dev, char *why, size_t size);
 /* May the file st (of path, lstat'ed) be executed by a spawn: an absolute path of a
  * regular executable file owned by root (or by uid, when it runs as uid != 0), writable by
  * no group or other, so that the main process cannot plant what the privileged process
- * runs (privsep.c checks the file a path resolves to, and the directories of both)? 0 or
- * -1 with why. */
+ * runs (privsep-parent.c checks the file a path resolves to, and the directories of
+ * both)? 0 or -1 with why. */
 int privsep_check_exec(const char *path, const struct stat *st, uid_t uid, char *why, size_t size);
 /* May the directory st (path) hold what a spawn as uid runs: owned by root (or uid), not
  * writable by its group or others unless sticky? 0 or -1 with why. */
@@ -58,8 +60,8 @@ int privsep_check_peer(uid_t puid, gid_t pgid, bool admin, bool as_user, uid_t u
  * abbreviate; a device slot takes no leading '-' and nothing trafgen's -o would write as a
  * file (".pcap", ".cfg"). netns (the namespace the privileged process runs argv in, ""
  * or NULL for none) must be a namespace name. argv[0]'s file name chooses the shapes;
- * the file itself is checked by privsep.c. 0, or -1 with why naming the first word no
- * shape takes. */
+ * the file itself is checked by privsep-parent.c. 0, or -1 with why naming the first word
+ * no shape takes. */
 int privsep_check_root_argv(char *const *argv, const char *netns, char *why, size_t size);
 /* Is every entry of a NULL-terminated vector NAME=VALUE (env; none of the loader's LD_*
  * or GCONV_PATH) or non-empty (argv), the count at most max? 0 or -1. */

@@ -45,6 +45,7 @@ struct nm_error;
 
 #define PRIVSEP_MSG_MAX  (128u << 10) /* payload bytes of one message */
 #define PRIVSEP_REPLY_MS 10000        /* the longest wait for a reply */
+#define PRIVSEP_GROUPS   64           /* supplementary groups of a spawn */
 
 /* What the privileged process is given at start. */
 struct privsep_setup {
@@ -62,11 +63,15 @@ struct privsep_setup {
 	const char *admin_group;  /* may run a privileged driver's tools as root; or NULL */
 	const char *config_path;  /* the configuration file (absolute), read again to check a
 	                             peer transport's spawn (a spawn with no client); or NULL */
+	/* What the forked privileged process runs (privsep_parent_run, privsep-parent.h): given
+	 * by the caller, so that this side calls nothing of the privileged process's code. */
+	void (*parent_run)(int fd, const struct privsep_setup *setup);
 };
 
-/* Fork the privileged process, then drop the calling (main) process to setup->uid/gid:
- * supplementary groups cleared, capability bounding set emptied, no new privileges, and
- * checked (uid 0 cannot come back, CapEff is 0). 0, or -1 with err. */
+/* Fork the privileged process (it runs setup->parent_run), then drop the calling (main)
+ * process to setup->uid/gid: supplementary groups cleared, capability bounding set emptied,
+ * no new privileges, and checked (uid 0 cannot come back, CapEff is 0). 0, or -1 with
+ * err. */
 int privsep_start(const struct privsep_setup *setup, struct nm_error *err);
 /* Is the split in force (in the main process)? */
 bool privsep_on(void);
@@ -109,8 +114,5 @@ void privsep_wait(void);
 /* Use fd as the channel to a privileged process pid without forking or dropping (for the
  * test that drives privsep_parent_run over a socket pair). */
 void privsep_attach(int fd, pid_t pid);
-/* The privileged process's request loop on fd (exported for the parent's test): returns
- * when the main process closes its end. */
-void privsep_parent_run(int fd, const struct privsep_setup *setup);
 
 #endif

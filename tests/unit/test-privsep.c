@@ -26,6 +26,7 @@
 
 #include "child.h"
 #include "error.h"
+#include "privsep-parent.h"
 #include "privsep.h"
 #include "profile.h"
 
