@@ -1,5 +1,6 @@
 /* cmd-mark-start.c: open a measurement window by hand: a synchronous sample of every
  * source is its start edge. */
+#include "cmd-mark-peers.h"
 #include "cmd.h"
 #include "daemon.h"
 #include "jsonutil.h"
@@ -14,8 +15,8 @@ cmd_mark_start(struct cmd_ctx *ctx, json_object *args, json_object **result, str
 	json_object *peers = NULL;
 
 	if (json_object_object_get_ex(args, "peer", &peers) && json_object_array_length(peers) > 0)
-		return peerwin_mark_start(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
-		                          peers, err);
+		return mark_peers_start(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
+		                        peers, err);
 	*result = window_start_replace(ctx->d->windows, json_get_string(args, "name", ""), "hand",
 	                               json_get_bool(args, "replace", false), err);
 	return *result != NULL ? 0 : -1;

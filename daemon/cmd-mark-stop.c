@@ -4,6 +4,7 @@
  * on sampling and answering others. */
 #include <stdlib.h>
 
+#include "cmd-mark-peers.h"
 #include "cmd.h"
 #include "control.h"
 #include "daemon.h"
@@ -50,8 +51,8 @@ cmd_mark_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 	struct stop_reply *sr, now;
 
 	if (peerwin_has(ctx->d->peerwins, json_get_string(args, "name", "")))
-		return peerwin_mark_stop(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
-		                         args, err);
+		return mark_peers_stop(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
+		                       args, err);
 	sr = xcalloc(1, sizeof(*sr));
 	if (window_stop(ctx->d->windows, json_get_string(args, "name", ""), args, "hand", NULL,
 	                stored, sr, err) < 0) {

@@ -17,7 +17,6 @@
 
 #include "peer.h"
 
-struct cmd_ctx;
 struct daemon;
 struct nm_error;
 struct peerwins;
@@ -30,8 +29,9 @@ struct peerwins *peerwin_init(struct daemon *d);
 /* The daemon pw belongs to. */
 struct daemon *peerwin_daemon(const struct peerwins *pw);
 void peerwin_free(struct peerwins *pw);
-/* Is name a multi-host window? */
+/* Is name a multi-host window? Is its stop edge sent (it is being stopped)? */
 bool peerwin_has(const struct peerwins *pw, const char *name);
+bool peerwin_stopping(const struct peerwins *pw, const char *name);
 
 /* How the windows reach their peers: by default peer_call and peer_check_names on the
  * daemon's configured peers (peer.h, same contracts); a unit test gives fake peers here. */
@@ -81,11 +81,5 @@ int peerwin_server_start(struct peerwins *pw, const char *peer, const char *test
                          const char *driver, peerwin_fn done, void *arg, struct nm_error *err);
 /* Stop the server peerwin_server_start started (test-stop TEST.server on the peer). */
 void peerwin_server_stop(struct peerwins *pw, const char *peer, const char *test);
-
-/* mark-start name --peer ... and mark-stop of a multi-host window: deferred replies. */
-int peerwin_mark_start(struct peerwins *pw, struct cmd_ctx *ctx, const char *name,
-                       json_object *peers, struct nm_error *err);
-int peerwin_mark_stop(struct peerwins *pw, struct cmd_ctx *ctx, const char *name, json_object *args,
-                      struct nm_error *err);
 
 #endif
