@@ -13,10 +13,9 @@
  * /proc/interrupts lines change, as on a busy host. malloc, calloc and realloc are interposed to
  * count allocations during samples.
  *
- * Build: gcc -O2 -D_GNU_SOURCE -I common -I daemon common/[a-z]*.c daemon/source.c
- *   daemon/series.c daemon/procparse.c daemon/source-interrupts.c daemon/source-softirqs.c
- *   daemon/source-cpu.c daemon/source-softnet.c bench/alloc-count.c bench/bench-sample.c
- *   $(pkg-config --cflags --libs json-c libsystemd) -o bench-sample */
+ * Build: meson builds it (bench/meson.build, without the sanitizers); by hand, every .c of
+ *   common/, the sample/ sources it names there with config.c and procparse.c of base/,
+ *   alloc-count.c and this file, with -I for common/, daemon/base/ and daemon/sample/. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif

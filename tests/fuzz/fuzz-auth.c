@@ -1,4 +1,4 @@
-/* fuzz-auth.c: basicauth_decode (daemon/basicauth.c) on a scraper's Authorization header of
+/* fuzz-auth.c: basicauth_decode (daemon/serve/basicauth.c) on a scraper's Authorization header of
  * at most 8 KiB, copied into a buffer of exactly its length plus the NUL evhttp gives it.
  *
  * Invariants: NULL, or a string whose length is what the base64 holds (no NUL inside), with

@@ -6,7 +6,7 @@ Daemon).
 
 - The sets' means, 95 % confidence intervals and Welch's p are checked against values
   computed here with an independent method: the t density integrated by Simpson's rule
-  (daemon/stats.c uses the incomplete beta function's continued fraction); sets far apart
+  (daemon/base/stats.c uses the incomplete beta function's continued fraction); sets far apart
   are "better, significant", sets that overlap "within noise".
 - `compare --summary` gives the kit's rows, each equal to the sum computed here from the
   stored result (`result show`).

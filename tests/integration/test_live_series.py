@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A test's live figures kept with its result (daemon/testseries.c, seriesblock-test.c): two
+"""A test's live figures kept with its result (daemon/store/testseries.c, seriesblock-test.c): two
 netperf TCP_STREAM processes run 5 s from namespace A to netserver in B with interim results
 (-D 1). The stored result's series block has the source "test": test.throughput_mbps (the
 sum) and test.throughput_mbps.proc0, .proc1, which `series --window` answers although the ring

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The series stored with a result (daemon/seriesblock.c) on the real kernel: a test sends
+"""The series stored with a result (daemon/sample/seriesblock.c) on the real kernel: a test sends
 UDP from namespace A to B at 2000 packets/s, then 400/s (test_tests.SENDER); its
 `series --window` and `trend --window` replies are taken while the ring holds the test, and
 again once it does not: after a restart of the daemon, and (without a restart) once a

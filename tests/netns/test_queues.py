@@ -99,16 +99,17 @@ def on_signal(signum, frame):
 def build():
     """Build nmsample twice: with the sanitizers, and counting allocations (no ASan)."""
     srcs = [os.path.join(TOP, p) for p in (
-        "daemon/source.c", "daemon/series.c", "daemon/config.c", "daemon/ethtool.c",
-        "daemon/qpattern.c", "daemon/devlist.c", "daemon/nldump.c",
-        "daemon/source-link.c", "daemon/source-queues.c", "daemon/napitable.c", "daemon/source-ethtool.c",
+        "daemon/sample/source.c", "daemon/sample/series.c", "daemon/base/config.c", "daemon/base/ethtool.c",
+        "daemon/sample/qpattern.c", "daemon/sample/devlist.c", "daemon/base/nldump.c",
+        "daemon/sample/source-link.c", "daemon/sample/source-queues.c", "daemon/sample/napitable.c", "daemon/sample/source-ethtool.c",
         "tests/netns/nmsample.c")]
     srcs += [os.path.join(TOP, "common", f) for f in sorted(os.listdir(os.path.join(TOP, "common")))
              if f.endswith(".c")]
     pc = run(["pkg-config", "--cflags", "--libs", "json-c", "libsystemd", "libnl-3.0",
               "libnl-genl-3.0", "libnl-route-3.0"]).split()
     base = ["gcc", "-std=gnu11", "-D_GNU_SOURCE", "-Wall", "-Wextra", "-Werror", "-g",
-            "-I", os.path.join(TOP, "common"), "-I", os.path.join(TOP, "daemon")]
+            "-I", os.path.join(TOP, "common"), "-I", os.path.join(TOP, "daemon", "base"),
+            "-I", os.path.join(TOP, "daemon", "sample")]
     run(base + ["-fsanitize=address,undefined"] + srcs + pc + ["-linih", "-lm", "-o", BUILD + "/nmsample"])
     run(base + ["-O2", "-DNMSAMPLE_COUNT_ALLOCS"] + srcs + pc + ["-linih", "-lm", "-o", BUILD + "/nmsample-count"])
 
