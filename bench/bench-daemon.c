@@ -468,13 +468,15 @@ main(int argc, char **argv)
 		       st1.last_keyframe_bytes, (double)st1.last_keyframe_bytes / 600);
 	}
 	printf("rates over the last hour:    %.2f ms (target <= 20)\n",
-	       (double)time_cmd(&d, cmd_rates, "{\"last\":3600}", 9) / 1e6);
+	       (double)time_cmd(&d, dispatch_handler_find("rates"), "{\"last\":3600}", 9) / 1e6);
 	printf("rates 'irq.*' over 10 s:     %.2f ms\n",
-	       (double)time_cmd(&d, cmd_rates, "{\"glob\":\"irq.*\",\"last\":10}", 9) / 1e6);
+	       (double)time_cmd(&d, dispatch_handler_find("rates"),
+	                        "{\"glob\":\"irq.*\",\"last\":10}", 9) /
+	           1e6);
 	printf("queues --last 10:            %.2f ms (target <= 2)\n",
-	       (double)time_cmd(&d, cmd_queues, "{\"last\":10}", 9) / 1e6);
+	       (double)time_cmd(&d, dispatch_handler_find("queues"), "{\"last\":10}", 9) / 1e6);
 	printf("cpu --last 10:               %.2f ms\n",
-	       (double)time_cmd(&d, cmd_cpu, "{\"last\":10}", 9) / 1e6);
+	       (double)time_cmd(&d, dispatch_handler_find("cpu"), "{\"last\":10}", 9) / 1e6);
 
 	/* A close's copy of the series of "whole" and "half" out of the ring: at once (as the
 	 * runner's and the benches' inline stops make it), and in the slices the loop makes

@@ -4,7 +4,7 @@
 #include "error.h"
 #include "jsonutil.h"
 
-int
+static int
 cmd_cancel(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	int64_t id = json_get_int(args, "id", -1);

@@ -314,7 +314,7 @@ compare_work(struct results_load *ld, void *arg, json_object **result, struct nm
 }
 
 /* compare: stored results args.a against args.b; two suites point by point. */
-int
+static int
 cmd_compare(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct results *rs = ctx->d->results;

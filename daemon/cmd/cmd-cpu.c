@@ -127,7 +127,7 @@ cmd_build_cpu(struct daemon *d, json_object *args, json_object *o, struct nm_err
 	return 0;
 }
 
-int
+static int
 cmd_cpu(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	json_object *o = json_object_new_object();

@@ -2,7 +2,7 @@
 #include "cmd.h"
 #include "jsonutil.h"
 
-int
+static int
 cmd_hello(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	json_object *o = json_object_new_object();

@@ -106,7 +106,7 @@ cmd_build_interrupts(struct daemon *d, json_object *args, json_object *o, struct
 	return 0;
 }
 
-int
+static int
 cmd_interrupts(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	json_object *o = json_object_new_object();

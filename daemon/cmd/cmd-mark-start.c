@@ -9,7 +9,7 @@
 
 /* mark-start: open the window args.name (on args.peer too: peer-window.c); with
  * args.replace, a closed window or stored result of that name goes once it is open. */
-int
+static int
 cmd_mark_start(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	json_object *peers = NULL;

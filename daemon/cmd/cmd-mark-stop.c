@@ -45,7 +45,7 @@ stored(void *arg, json_object *report, const struct nm_error *err)
 }
 
 /* mark-stop: close the window args.name with the report options in args. */
-int
+static int
 cmd_mark_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct stop_reply *sr, now;

@@ -87,7 +87,7 @@ label_matchers(const struct series_registry *reg, json_object *args, struct seri
 	return (int)n;
 }
 
-int
+static int
 cmd_metrics(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;

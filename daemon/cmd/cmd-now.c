@@ -80,7 +80,7 @@ now_bytes(struct daemon *d, size_t i, void *arg)
 	return NOW_ROW_BYTES + cmd_rows_series_bytes(d, r->m.ids[i]);
 }
 
-int
+static int
 cmd_now(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;

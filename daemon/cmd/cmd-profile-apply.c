@@ -104,7 +104,7 @@ apply_plan(struct cmd_ctx *ctx, const struct profile *p, struct profile_host *h,
 }
 
 /* profile-apply: check, plan, then apply or only show the changes. */
-int
+static int
 cmd_profile_apply(struct cmd_ctx *ctx, json_object *args, json_object **result,
                   struct nm_error *err)
 {

@@ -28,7 +28,7 @@ save_file(struct daemon *d, const char *name, const char *text, bool *privileged
 }
 
 /* profile-save: DEV's tuning now as PROFILE_DIR/NAME.conf. */
-int
+static int
 cmd_profile_save(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;

@@ -104,7 +104,7 @@ queues_json(struct profile_host *h, const struct napi_table *nt)
 }
 
 /* profile-show: the device's tuning as the kernel has it now. */
-int
+static int
 cmd_profile_show(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct profile_host h;

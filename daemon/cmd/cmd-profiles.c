@@ -33,7 +33,7 @@ empty_note(const struct config *cfg, char *buf, size_t size)
 }
 
 /* profiles: the profile directory's profiles. */
-int
+static int
 cmd_profiles(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	const struct config *cfg = &ctx->d->config;

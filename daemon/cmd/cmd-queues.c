@@ -254,7 +254,7 @@ cmd_build_queues(struct daemon *d, json_object *args, json_object *o, struct nm_
 	return 0;
 }
 
-int
+static int
 cmd_queues(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	json_object *o = json_object_new_object();

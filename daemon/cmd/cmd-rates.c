@@ -135,7 +135,7 @@ rates_bytes(struct daemon *d, size_t i, void *arg)
 	return RATES_ROW_BYTES + cmd_rows_series_bytes(d, r->ids[i]);
 }
 
-int
+static int
 cmd_rates(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;

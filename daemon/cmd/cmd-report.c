@@ -128,7 +128,7 @@ live_produce(struct evbuffer *out, void *arg)
 }
 
 /* report: the report of the window args.name. */
-int
+static int
 cmd_report(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	const char *name = json_get_string(args, "name", "");

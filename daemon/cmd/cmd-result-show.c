@@ -15,7 +15,7 @@ show_work(struct results_load *ld, void *arg, json_object **result, struct nm_er
 }
 
 /* result-show: the result args.name. */
-int
+static int
 cmd_result_show(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct results_load *ld = results_load_new(ctx->d->results);

@@ -168,7 +168,7 @@ names_only(struct results *rs, const char *glob, struct listing *l, json_object 
 }
 
 /* results: list the stored results matching args, newest first. */
-int
+static int
 cmd_results(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct results *rs = ctx->d->results;

@@ -546,7 +546,7 @@ fail : {
 }
 }
 
-int
+static int
 cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;

@@ -160,7 +160,7 @@ cmd_build_softirqs(struct daemon *d, json_object *args, json_object *o, struct n
 	return 0;
 }
 
-int
+static int
 cmd_softirqs(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	json_object *o = json_object_new_object();

@@ -9,7 +9,7 @@
 #include "sampler.h"
 #include "timeutil.h"
 
-int
+static int
 cmd_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;

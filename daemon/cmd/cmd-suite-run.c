@@ -50,7 +50,7 @@ suite_by_name(const struct config *cfg, const char *name, char *path, size_t siz
 }
 
 /* suite-run: parse, check every run, start the first. */
-int
+static int
 cmd_suite_run(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct test_cred cred = {true, control_client_uid(ctx->client),

@@ -22,7 +22,7 @@ suite_now(struct daemon *d, const char *name, bool *ended, struct nm_error *err)
 }
 
 /* suite-status: one suite (or its progress as a stream, --follow), or the list. */
-int
+static int
 cmd_suite_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	const char *name = json_get_string(args, "name", NULL);

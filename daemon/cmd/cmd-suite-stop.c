@@ -6,7 +6,7 @@
 #include "suite.h"
 
 /* suite-stop: stop args.name, or whichever suite runs. */
-int
+static int
 cmd_suite_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	*result = suite_stop(ctx->d->suites, json_get_string(args, "name", NULL), err);

@@ -102,7 +102,7 @@ peers_reached(void *arg, const struct nm_error *err)
 
 /* test-start: check the arguments, start the test (its processes run as the client, see
  * struct test_cred), describe it. */
-int
+static int
 cmd_test_start(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct test_spec spec;

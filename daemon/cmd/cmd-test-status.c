@@ -27,7 +27,7 @@ test_now(struct daemon *d, const char *name, bool *ended, struct nm_error *err)
 
 /* test-status: one test by name (or its progress as a stream, --follow), or the running
  * ones. */
-int
+static int
 cmd_test_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	const char *name = json_get_string(args, "name", NULL);

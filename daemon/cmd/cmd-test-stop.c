@@ -6,7 +6,7 @@
 #include "runner.h"
 
 /* test-stop: end the running test args.name. */
-int
+static int
 cmd_test_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	*result = runner_stop(ctx->d->runner, json_get_string(args, "name", ""), err);

@@ -59,7 +59,7 @@ skipped_entry(const char *name, const char *why, void *arg)
 }
 
 /* tests: this run's tests, and with args.all the stored ones. */
-int
+static int
 cmd_tests(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	json_object *o = json_object_new_object(), *list = runner_list_json(ctx->d->runner);

@@ -87,7 +87,7 @@ reply_produce(struct evbuffer *out, void *arg)
 
 /* trend: over args.window's span, else over from/to as series takes them; made a stage at
  * a time over turns of the loop, the points a slice at a time. */
-int
+static int
 cmd_trend(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct daemon *d = ctx->d;

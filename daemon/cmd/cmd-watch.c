@@ -86,7 +86,7 @@ watch_free(void *arg)
 	free(w);
 }
 
-int
+static int
 cmd_watch(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	const char *what = json_get_string(args, "what", "");

@@ -4,7 +4,7 @@
 #include "window.h"
 
 /* windows: list them. */
-int
+static int
 cmd_windows(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	(void)args;

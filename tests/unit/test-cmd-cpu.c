@@ -21,6 +21,7 @@
 
 #include "cmd-util.h"
 #include "cmd.h"
+#include "dispatch.h"
 #include "config.h"
 #include "daemon.h"
 #include "error.h"
@@ -205,13 +206,13 @@ static void
 test_cpu_last(void **state)
 {
 	struct daemon_world *w = *state;
-	json_object *o = run(w, cmd_cpu, "{\"last\":2}");
+	json_object *o = run(w, dispatch_handler_find("cpu"), "{\"last\":2}");
 
 	assert_string_equal(json_get_string(o, "source", ""), "cpu");
 	check_mid(o);
 	json_object_put(o);
 	/* --last 1.4: the sample at 3 s is nearer to 2.6 s than the one at 2 s. */
-	o = run(w, cmd_cpu, "{\"last\":1.4}");
+	o = run(w, dispatch_handler_find("cpu"), "{\"last\":1.4}");
 	assert_true(json_get_double(o, "span_s", -1) == 1.0);
 	/* cpu3: user 2, system 1, idle 8. */
 	check_usi(cpu_of(o, 3), 100 * 2 / 11.0, 100 / 11.0, 100 * 8 / 11.0);
@@ -223,7 +224,7 @@ static void
 test_cpu_window(void **state)
 {
 	struct daemon_world *w = *state;
-	json_object *o = run(w, cmd_cpu, "{\"window\":\"mid\"}");
+	json_object *o = run(w, dispatch_handler_find("cpu"), "{\"window\":\"mid\"}");
 
 	assert_string_equal(json_get_string(o, "window", ""), "mid");
 	check_mid(o);
@@ -235,7 +236,9 @@ static void
 test_rates_last(void **state)
 {
 	struct daemon_world *w = *state;
-	json_object *o = run(w, cmd_rates, "{\"glob\":\"cpu.all.idle\",\"last\":2}"), *m;
+	json_object *o = run(w, dispatch_handler_find("rates"),
+	                     "{\"glob\":\"cpu.all.idle\",\"last\":2}"),
+	            *m;
 	double tick = 1.0 / (double)sysconf(_SC_CLK_TCK);
 
 	assert_true(json_get_double(o, "span_s", -1) == 2.0);
@@ -244,7 +247,8 @@ test_rates_last(void **state)
 	assert_true(fabs(json_get_double(m, "delta", -1) - 75 * tick) < 1e-9);
 	assert_true(json_get_double(m, "span_s", -1) == 2.0);
 	json_object_put(o);
-	o = run(w, cmd_rates, "{\"glob\":\"cpu.all.idle\",\"window\":\"mid\"}");
+	o = run(w, dispatch_handler_find("rates"),
+	        "{\"glob\":\"cpu.all.idle\",\"window\":\"mid\"}");
 	m = json_object_array_get_idx(json_object_object_get(o, "series"), 0);
 	assert_true(fabs(json_get_double(m, "delta", -1) - 75 * tick) < 1e-9);
 	json_object_put(o);
@@ -257,7 +261,8 @@ static void
 test_softirqs_labels(void **state)
 {
 	struct daemon_world *w = *state;
-	json_object *o = run(w, cmd_softirqs, "{\"window\":\"mid\"}"), *types, *cpus, *tot;
+	json_object *o = run(w, dispatch_handler_find("softirqs"), "{\"window\":\"mid\"}"), *types,
+	            *cpus, *tot;
 
 	types = json_object_object_get(o, "types");
 	assert_int_equal(json_object_array_length(types), 2);
@@ -289,5 +294,6 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_softirqs_labels, setup, teardown),
 	};
 
+	dispatch_init(cmd_table);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

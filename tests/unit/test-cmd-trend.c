@@ -24,6 +24,7 @@
 
 #include "cmd-util.h"
 #include "cmd.h"
+#include "dispatch.h"
 #include "config.h"
 #include "daemon.h"
 #include "error.h"
@@ -183,7 +184,7 @@ trend(struct daemon_world *w, const char *args_text, struct nm_error *err)
 	int rc;
 
 	assert_non_null(args);
-	rc = cmd_trend(&ctx, args, &result, err);
+	rc = dispatch_handler_find("trend")(&ctx, args, &result, err);
 	json_object_put(args);
 	return rc == 0 ? result : NULL;
 }
@@ -462,7 +463,7 @@ test_series_one_sample_per_step(void **state)
 	json_add_string(args, "glob", "link.eth0.rx_packets");
 	json_add_double(args, "from", cmd_epoch_s(&w->d, T0 + 1000 * MS));
 	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
-	if (cmd_series(&ctx, args, &r, &err) < 0)
+	if (dispatch_handler_find("series")(&ctx, args, &r, &err) < 0)
 		fail_msg("series: %s", err.message);
 	pts = get(json_object_array_get_idx(get(r, "series"), 0), "points");
 	assert_int_equal(json_object_array_length(pts), 58);
@@ -495,7 +496,7 @@ test_series_in_parts(void **state)
 	json_add_double(args, "from", cmd_epoch_s(&w->d, T0 + 1000 * MS));
 	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
 	json_add_double(args, "step", 0.01);
-	if (cmd_series(&ctx, args, &r, &err) < 0)
+	if (dispatch_handler_find("series")(&ctx, args, &r, &err) < 0)
 		fail_msg("series: %s", err.message);
 	pts = get(json_object_array_get_idx(get(r, "series"), 0), "points");
 	n = json_object_array_length(pts);
@@ -531,7 +532,7 @@ test_series_budget(void **state)
 	json_add_double(args, "from", cmd_epoch_s(&w->d, T0 + 1000 * MS));
 	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
 	json_add_double(args, "step", 0.01);
-	assert_int_equal(cmd_series(&ctx, args, &r, &err), -1);
+	assert_int_equal(dispatch_handler_find("series")(&ctx, args, &r, &err), -1);
 	assert_null(r);
 	assert_int_equal(err.code, NM_ERR_TOO_LARGE);
 	assert_non_null(strstr(err.message, "reply_max_points"));
@@ -539,7 +540,7 @@ test_series_budget(void **state)
 	step = atof(p + strlen("a step of at least "));
 	assert_true(step > 0.01);
 	json_object_object_add(args, "step", json_object_new_double(step));
-	if (cmd_series(&ctx, args, &r, &err) < 0)
+	if (dispatch_handler_find("series")(&ctx, args, &r, &err) < 0)
 		fail_msg("series at the step the error named: %s", err.message);
 	{
 		json_object *ser = get(r, "series");
@@ -619,7 +620,7 @@ test_rates_in_parts(void **state)
 		json_object *args = json_tokener_parse(reqs[i]), *r = NULL, *want;
 		struct nm_error err;
 		char *got;
-		if (cmd_rates(&ctx, args, &r, &err) < 0)
+		if (dispatch_handler_find("rates")(&ctx, args, &r, &err) < 0)
 			fail_msg("rates %s: %s", reqs[i], err.message);
 		/* Matching, the span, the values, the size check, the rows: a part each. */
 		if (ctx.parts < 5)
@@ -641,7 +642,7 @@ test_rates_in_parts(void **state)
 		uint64_t saved = w->d.config.reply_max_points;
 		struct nm_error err;
 		w->d.config.reply_max_points = 3;
-		assert_int_equal(cmd_rates(&ctx, args, &r, &err), -1);
+		assert_int_equal(dispatch_handler_find("rates")(&ctx, args, &r, &err), -1);
 		assert_int_equal(err.code, NM_ERR_TOO_LARGE);
 		assert_non_null(strstr(err.message, "narrow the glob to at most 3 series"));
 		w->d.config.reply_max_points = saved;
@@ -667,7 +668,7 @@ test_now_in_parts(void **state)
 		size_t cap = 0, n;
 		struct nm_error err;
 		char when[40], *got;
-		if (cmd_now(&ctx, args, &r, &err) < 0)
+		if (dispatch_handler_find("now")(&ctx, args, &r, &err) < 0)
 			fail_msg("now %s: %s", reqs[i], err.message);
 		assert_true(ctx.parts >= 3); /* the match, the size check, the rows */
 		got = strdup(json_to_line(r, NULL));
@@ -721,7 +722,7 @@ test_series_match_in_parts(void **state)
 	json_add_double(args, "to", cmd_epoch_s(&w->d, T0 + 60000 * MS));
 	json_add_double(args, "step", 0.01);
 	w->d.config.reply_max_points = 1000;
-	assert_int_equal(cmd_series(&ctx, args, &r, &err), -1);
+	assert_int_equal(dispatch_handler_find("series")(&ctx, args, &r, &err), -1);
 	assert_int_equal(err.code, NM_ERR_TOO_LARGE);
 	assert_non_null(strstr(err.message, "a step of at least "));
 	assert_int_equal(ctx.parts, 1);
@@ -731,7 +732,7 @@ test_series_match_in_parts(void **state)
 	json_object_object_add(args, "step", json_object_new_double(30));
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.d = &w->d;
-	if (cmd_series(&ctx, args, &r, &err) < 0)
+	if (dispatch_handler_find("series")(&ctx, args, &r, &err) < 0)
 		fail_msg("series: %s", err.message);
 	assert_int_equal(json_object_array_length(get(r, "series")), 1);
 	/* The match, the estimate, the compute, the text. */
@@ -754,7 +755,7 @@ test_trend_in_parts(void **state)
 	                                       "\"window\":\"run\"}"),
 	            *r = NULL, *o = json_object_new_object();
 
-	if (cmd_trend(&ctx, args, &r, &err) < 0)
+	if (dispatch_handler_find("trend")(&ctx, args, &r, &err) < 0)
 		fail_msg("trend: %s", err.message);
 	assert_true(ctx.parts >= 6);
 	json_object_object_add(o, "window", json_object_new_string("run"));
@@ -804,5 +805,6 @@ main(void)
 	    cmocka_unit_test(test_epoch_out_of_range),
 	};
 
+	dispatch_init(cmd_table);
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -25,6 +25,7 @@
 
 #include "cmd-util.h"
 #include "cmd.h"
+#include "dispatch.h"
 #include "config.h"
 #include "daemon.h"
 #include "error.h"
@@ -490,7 +491,7 @@ test_series_short_window(void **state)
 		args = json_object_new_object();
 		json_add_string(args, "glob", "link.eth0.rx_packets");
 		json_add_string(args, "window", "short");
-		if (cmd_series(&ctx, args, &r, &err) < 0)
+		if (dispatch_handler_find("series")(&ctx, args, &r, &err) < 0)
 			fail_msg("series (%s): %s", fallback ? "stored" : "ring", err.message);
 		from = json_get_double(r, "from", 0);
 		to = json_get_double(r, "to", 0);
@@ -525,5 +526,6 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_series_short_window, setup, teardown),
 	};
 
+	dispatch_init(cmd_table);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
