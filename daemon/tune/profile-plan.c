@@ -11,29 +11,28 @@
 
 #include "error.h"
 #include "jsonutil.h"
+#include "knob.h"
 #include "profile.h"
 #include "xmalloc.h"
 
 #define PLAN_READ_MAX 8192 /* bytes of one value file */
-#define SOCK_SYSCTL   "net.core.rps_sock_flow_entries"
-
-static const char *const kind_names[PLAN_KIND__COUNT] = {"sysctl", "rps", "flow_cnt",
-                                                         "xps",    "irq", "ntuple"};
 
 /* The kind as a word. */
 const char *
 plan_kind_name(enum plan_kind kind)
 {
-	return (unsigned)kind < PLAN_KIND__COUNT ? kind_names[kind] : "unknown";
+	const struct knob_ops *k = knob_of_kind(kind);
+
+	return k != NULL ? k->kind_name : "unknown";
 }
 
 /* A kind from its word, -1 when unknown. */
 int
 plan_kind_parse(const char *s)
 {
-	for (int i = 0; i < PLAN_KIND__COUNT; i++)
-		if (strcmp(s, kind_names[i]) == 0)
-			return i;
+	for (size_t i = 0; i < knobs_n; i++)
+		if (strcmp(s, knobs[i]->kind_name) == 0)
+			return (int)knobs[i]->kind;
 	return -1;
 }
 
@@ -127,45 +126,30 @@ plan_sysctl_rel(const char *name, char *buf, size_t size)
 static int
 entry_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
 {
-	switch (e->kind) {
-	case PLAN_SYSCTL:
-		*base = PROFILE_BASE_SYSCTL;
-		return plan_sysctl_rel(e->name, rel, size);
-	case PLAN_RPS:
-	case PLAN_FLOW_CNT:
-	case PLAN_XPS:
-		if (e->index < 0 || profile_host_check_dev(e->dev, NULL) < 0)
-			return -1;
-		*base = PROFILE_BASE_NETDEV;
-		snprintf(rel, size, "queues/%s-%d/%s", e->kind == PLAN_XPS ? "tx" : "rx", e->index,
-		         e->kind == PLAN_XPS ? "xps_cpus"
-		                             : (e->kind == PLAN_RPS ? "rps_cpus" : "rps_flow_cnt"));
-		return 0;
-	case PLAN_IRQ:
-		if (e->index < 0)
-			return -1;
-		*base = PROFILE_BASE_IRQ;
-		snprintf(rel, size, "%d/smp_affinity_list", e->index);
-		return 0;
-	case PLAN_NTUPLE:
-	case PLAN_KIND__COUNT:
-		break;
-	}
-	return -1;
+	const struct knob_ops *k = knob_of_kind(e->kind);
+
+	return k != NULL ? k->file(e, base, rel, size) : -1;
 }
 
-/* The path people see for an entry, below the root. */
+/* queues/{tx,rx}-N/FILE of the entry's device. */
+int
+knob_queue_file(const struct plan_entry *e, const char *dir, const char *file,
+                enum profile_base *base, char *rel, size_t size)
+{
+	if (e->index < 0 || profile_host_check_dev(e->dev, NULL) < 0)
+		return -1;
+	*base = PROFILE_BASE_NETDEV;
+	snprintf(rel, size, "queues/%s-%d/%s", dir, e->index, file);
+	return 0;
+}
+
+/* The path of a file entry, below the root. */
 void
-plan_entry_path(const struct profile_host *h, struct plan_entry *e)
+knob_file_path(struct plan_entry *e)
 {
 	enum profile_base base;
 	char rel[256];
 
-	(void)h;
-	if (e->kind == PLAN_NTUPLE) {
-		snprintf(e->path, sizeof(e->path), "ethtool %s ntuple", e->dev);
-		return;
-	}
 	if (entry_file(e, &base, rel, sizeof(rel)) < 0) {
 		snprintf(e->path, sizeof(e->path), "(invalid %s entry)", plan_kind_name(e->kind));
 		return;
@@ -184,6 +168,19 @@ plan_entry_path(const struct profile_host *h, struct plan_entry *e)
 		snprintf(e->path, sizeof(e->path), "/%s", rel);
 		break;
 	}
+}
+
+/* The path people see for an entry, below the root. */
+void
+plan_entry_path(const struct profile_host *h, struct plan_entry *e)
+{
+	const struct knob_ops *k = knob_of_kind(e->kind);
+
+	(void)h;
+	if (k == NULL)
+		snprintf(e->path, sizeof(e->path), "(invalid %s entry)", plan_kind_name(e->kind));
+	else
+		k->path(e);
 }
 
 /* The smallest power of two >= v (0 stays 0), as the kernel sizes RFS tables. */
@@ -229,51 +226,61 @@ same_words(const char *a, const char *b)
 	}
 }
 
+/* Values as strings. */
+bool
+knob_same_string(const char *name, const char *a, const char *b)
+{
+	(void)name;
+	return strcmp(a, b) == 0;
+}
+
+/* CPU masks by content. */
+bool
+knob_same_mask(const char *name, const char *a, const char *b)
+{
+	struct cpuset sa, sb;
+
+	if (cpuset_parse_mask(&sa, a, NULL) == 0 && cpuset_parse_mask(&sb, b, NULL) == 0)
+		return cpuset_equal(&sa, &sb);
+	return knob_same_string(name, a, b);
+}
+
+/* Counts as the kernel sizes RFS tables: rounded up to a power of two. */
+bool
+knob_same_count(const char *name, const char *a, const char *b)
+{
+	uint64_t ua, ub;
+
+	if (parse_u64(a, &ua) && parse_u64(b, &ub))
+		return pow2_up(ua) == pow2_up(ub);
+	return knob_same_string(name, a, b);
+}
+
+/* Text word by word (sysctls print tcp_rmem with tabs, take spaces). */
+bool
+knob_same_words(const char *name, const char *a, const char *b)
+{
+	(void)name;
+	return same_words(a, b);
+}
+
 /* Compare two values of a kind as values, not strings. */
 bool
 plan_same(enum plan_kind kind, const char *name, const char *a, const char *b)
 {
-	struct cpuset sa, sb;
-	uint64_t ua, ub;
+	const struct knob_ops *k = knob_of_kind(kind);
 
-	switch (kind) {
-	case PLAN_IRQ:
-		if (cpuset_parse_list(&sa, a, NULL) == 0 && cpuset_parse_list(&sb, b, NULL) == 0)
-			return cpuset_equal(&sa, &sb);
-		break;
-	case PLAN_RPS:
-	case PLAN_XPS:
-		if (cpuset_parse_mask(&sa, a, NULL) == 0 && cpuset_parse_mask(&sb, b, NULL) == 0)
-			return cpuset_equal(&sa, &sb);
-		break;
-	case PLAN_SYSCTL:
-	case PLAN_FLOW_CNT:
-		/* The socket flow table is sized like rps_flow_cnt; other sysctls are text. */
-		if (kind == PLAN_SYSCTL && strcmp(name, SOCK_SYSCTL) != 0)
-			return same_words(a, b);
-		if (parse_u64(a, &ua) && parse_u64(b, &ub))
-			return pow2_up(ua) == pow2_up(ub);
-		break;
-	case PLAN_NTUPLE:
-	case PLAN_KIND__COUNT:
-		break;
-	}
-	return strcmp(a, b) == 0;
+	return k != NULL ? k->same(name, a, b) : strcmp(a, b) == 0;
 }
 
-/* Read the live value of an entry. */
+/* Read a file entry; enoent is said after a missing file's error. */
 char *
-plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+knob_file_read_why(struct profile_host *h, const struct plan_entry *e, const char *enoent,
+                   struct nm_error *err)
 {
 	enum profile_base base;
 	char rel[256], *buf, *back;
 
-	if (e->kind == PLAN_NTUPLE) {
-		char v[8];
-		if (profile_arfs_get(h, e->dev, v, sizeof(v), err) < 0)
-			return NULL;
-		return xstrdup(v);
-	}
 	if (entry_file(e, &base, rel, sizeof(rel)) < 0) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch", e->path);
 		return NULL;
@@ -283,15 +290,33 @@ plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *e
 		int en = errno;
 		nm_error_set(err, en == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED,
 		             "cannot read %s: %s%s", e->path, strerror(en),
-		             en == ENOENT && e->kind == PLAN_SYSCTL
-		                 ? " (no such sysctl, or not visible in this network namespace)"
-		                 : "");
+		             en == ENOENT ? enoent : "");
 		free(buf);
 		return NULL;
 	}
 	back = xstrdup(buf);
 	free(buf);
 	return back;
+}
+
+/* Read a file entry. */
+char *
+knob_file_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+{
+	return knob_file_read_why(h, e, "", err);
+}
+
+/* Read the live value of an entry. */
+char *
+plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+{
+	const struct knob_ops *k = knob_of_kind(e->kind);
+
+	if (k == NULL) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch", e->path);
+		return NULL;
+	}
+	return k->read(h, e, err);
 }
 
 /* The live value of h's device's file of kind (queue or IRQ index, sysctl name). */
@@ -309,19 +334,13 @@ plan_read_live(struct profile_host *h, enum plan_kind kind, int index, const cha
 	return plan_read(h, &e, NULL);
 }
 
-/* Why a write with this errno failed, in words that say what to do. */
-static const char *
-write_hint(enum plan_kind kind, int en)
+/* Why a write with this errno failed, in words that say what to do (any kind). */
+const char *
+knob_hint_default(int en)
 {
 	switch (en) {
-	case EIO:
-		return kind == PLAN_IRQ ? " (a kernel-managed IRQ: its affinity cannot be changed)"
-		                        : "";
 	case EINVAL:
-		if (kind == PLAN_IRQ)
-			return " (no online CPU in the list, or this IRQ cannot be moved)";
-		return kind == PLAN_RPS || kind == PLAN_XPS ? " (a CPU is offline or out of range)"
-		                                            : " (the kernel refused the value)";
+		return " (the kernel refused the value)";
 	case ENOSPC:
 		return " (no free interrupt vector left on those CPUs)";
 	case EACCES:
@@ -333,34 +352,47 @@ write_hint(enum plan_kind kind, int en)
 	}
 }
 
+/* Write a file entry (through the privileged process when there is one). */
+int
+knob_file_write(struct profile_host *h, const struct plan_entry *e, const char *val,
+                struct nm_error *err)
+{
+	const struct knob_ops *k = knob_of_kind(e->kind);
+	enum profile_base base;
+	char rel[256];
+
+	if (entry_file(e, &base, rel, sizeof(rel)) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch",
+		                    e->path);
+	if (profile_host_write(h, base, e->dev, rel, val) < 0) {
+		int en = errno;
+		return nm_error_set(err, NM_ERR_FAILED, "write %s: %s%s", e->path, strerror(en),
+		                    k->write_hint(en));
+	}
+	return 0;
+}
+
 /* Write a value and read it back. */
 int
 plan_write_checked(struct profile_host *h, const struct plan_entry *e, const char *val,
                    struct nm_error *err)
 {
-	enum profile_base base;
-	char rel[256], got[128], want[128], *back;
+	const struct knob_ops *k = knob_of_kind(e->kind);
+	char got[128], want[128], *back;
 
-	if (e->kind == PLAN_NTUPLE) {
-		if (profile_arfs_set(h, e->dev, strcmp(val, "on") == 0, err) < 0)
-			return -1;
-	} else {
-		if (entry_file(e, &base, rel, sizeof(rel)) < 0)
-			return nm_error_set(err, NM_ERR_BAD_ARGS,
-			                    "%s: not a file a profile may touch", e->path);
-		if (profile_host_write(h, base, e->dev, rel, val) < 0)
-			return nm_error_set(err, NM_ERR_FAILED, "write %s: %s%s", e->path,
-			                    strerror(errno), write_hint(e->kind, errno));
-	}
+	if (k == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch",
+		                    e->path);
+	if (k->write(h, e, val, err) < 0)
+		return -1;
 	if ((back = plan_read(h, e, err)) == NULL)
 		return -1;
-	if (!plan_same(e->kind, e->name, val, back)) {
-		plan_display(e->kind, val, want, sizeof(want));
-		plan_display(e->kind, back, got, sizeof(got));
-		nm_error_set(
-		    err, NM_ERR_FAILED, "write %s: wrote \"%s\" but it reads back \"%s\"%s",
-		    e->path, want, got,
-		    e->kind == PLAN_RPS ? " (the kernel drops isolated CPUs from rps_cpus)" : "");
+	if (!k->same(e->name, val, back)) {
+		k->display(val, want, sizeof(want));
+		k->display(back, got, sizeof(got));
+		nm_error_set(err, NM_ERR_FAILED,
+		             "write %s: wrote \"%s\" but it reads back \"%s\"%s", e->path, want,
+		             got, k->readback_hint);
 		free(back);
 		return -1;
 	}
@@ -394,14 +426,14 @@ plan_add(struct plan *pl, struct profile_host *h, enum plan_kind kind, const cha
 	return e;
 }
 
-/* Plan every knob of the profile, in write order. */
+/* Plan every knob of the profile, in write order (each knob's plan_order). */
 int
 plan_build(struct plan *pl, const struct profile *p, struct profile_host *h, struct nm_error *err)
 {
-	if (profile_sysctl_plan(p, h, pl, err) < 0 || profile_rfs_plan(p, h, pl, err) < 0 ||
-	    profile_rps_plan(p, h, pl, err) < 0 || profile_xps_plan(p, h, pl, err) < 0 ||
-	    profile_irq_plan(p, h, pl, err) < 0 || profile_arfs_plan(p, h, pl, err) < 0)
-		return -1;
+	for (unsigned o = 0; o < knobs_n; o++)
+		for (size_t i = 0; i < knobs_n; i++)
+			if (knobs[i]->plan_order == o && knobs[i]->plan(p, h, pl, err) < 0)
+				return -1;
 	return 0;
 }
 
@@ -513,7 +545,7 @@ plan_execute(struct plan *pl, struct profile_host *h, struct nm_error *err)
 			continue;
 		/* Marked before the write: a value that reads back wrong was still written. */
 		e->written = true;
-		if (e->kind == PLAN_IRQ)
+		if (knob_of_kind(e->kind) != NULL && knob_of_kind(e->kind)->index == KNOB_INDEX_IRQ)
 			pl->irq_written = true;
 		if (plan_write_checked(h, e, e->new, &werr) == 0)
 			continue;
@@ -542,35 +574,62 @@ plan_undo(struct plan *pl, struct profile_host *h, struct nm_error *err)
 	return -1;
 }
 
+/* Always on: sysctls, IRQ affinities, ntuple. */
+bool
+knob_always_on(const char *val)
+{
+	(void)val;
+	return true;
+}
+
+/* A mask with a CPU. */
+bool
+knob_mask_on(const char *val)
+{
+	struct cpuset set;
+
+	return cpuset_parse_mask(&set, val, NULL) == 0 && !cpuset_empty(&set);
+}
+
 /* Does a value turn its knob on: a mask with a CPU, a flow count above 0? Sysctls, IRQ
  * affinities and ntuple always count as set. */
 bool
 plan_value_on(enum plan_kind kind, const char *val)
 {
+	const struct knob_ops *k = knob_of_kind(kind);
+
+	return k != NULL ? k->value_on(val) : true;
+}
+
+/* A value as it is. */
+void
+knob_display_asis(const char *val, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", val);
+}
+
+/* A CPU mask as a list ("0-3,72"); not a mask: as it is. */
+void
+knob_display_mask(const char *val, char *buf, size_t size)
+{
 	struct cpuset set;
 
-	switch (kind) {
-	case PLAN_RPS:
-	case PLAN_XPS:
-		return cpuset_parse_mask(&set, val, NULL) == 0 && !cpuset_empty(&set);
-	case PLAN_FLOW_CNT:
-		return strtoull(val, NULL, 10) > 0;
-	default:
-		return true;
-	}
+	if (cpuset_parse_mask(&set, val, NULL) == 0)
+		cpuset_format_list(&set, buf, size);
+	else
+		knob_display_asis(val, buf, size);
 }
 
 /* A value as people read it: masks as lists. */
 void
 plan_display(enum plan_kind kind, const char *val, char *buf, size_t size)
 {
-	struct cpuset set;
+	const struct knob_ops *k = knob_of_kind(kind);
 
-	if ((kind == PLAN_RPS || kind == PLAN_XPS) && cpuset_parse_mask(&set, val, NULL) == 0) {
-		cpuset_format_list(&set, buf, size);
-		return;
-	}
-	snprintf(buf, size, "%s", val);
+	if (k != NULL)
+		k->display(val, buf, size);
+	else
+		knob_display_asis(val, buf, size);
 }
 
 /* How many entries change. */
@@ -603,11 +662,17 @@ plan_changes_json(const struct plan *pl)
 		json_add_string(o, "old", buf);
 		plan_display(e->kind, e->new, buf, sizeof(buf));
 		json_add_string(o, "new", buf);
-		if (e->kind == PLAN_IRQ) {
+		switch (knob_of_kind(e->kind) ? knob_of_kind(e->kind)->index : KNOB_INDEX_NONE) {
+		case KNOB_INDEX_IRQ:
 			json_add_int(o, "irq", e->index);
 			json_add_string(o, "name", e->name);
-		} else if (e->kind != PLAN_SYSCTL && e->kind != PLAN_NTUPLE)
+			break;
+		case KNOB_INDEX_QUEUE:
 			json_add_int(o, "queue", e->index);
+			break;
+		case KNOB_INDEX_NONE:
+			break;
+		}
 		json_object_array_add(arr, o);
 	}
 	return arr;

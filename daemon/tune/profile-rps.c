@@ -9,8 +9,12 @@
  *
  * The kernel silently drops isolated CPUs from rps_cpus: they are refused up front, and
  * every value is read back. */
+#include <string.h>
+
 #include "error.h"
+#include "knob.h"
 #include "profile.h"
+#include "strbuf.h"
 
 /* Take a key of [rps]. */
 int
@@ -62,3 +66,59 @@ profile_rps_plan(const struct profile *p, struct profile_host *h, struct plan *p
 		                                             : PROFILE_POLICY_EXPLICIT;
 	return plan_queue_masks(pl, h, p, &k, PLAN_RPS, h->nrx, "rps", "rx-", err);
 }
+
+/* rps=CPUS | all | local | none. */
+static void
+rps_setting_ini(struct strbuf *sb, const char *v)
+{
+	if (strcmp(v, "none") == 0)
+		strbuf_addf(sb, "[rps]\npolicy = none\n");
+	else
+		strbuf_addf(sb, "[rps]\ncpus = %s\n", v);
+}
+
+static bool
+rps_present(const struct profile *p)
+{
+	return p->rps.present;
+}
+
+/* [rps] as saved: rx-N keys. */
+static void
+rps_save(struct profile_host *h, struct strbuf *sb)
+{
+	profile_save_masks(h, sb, PLAN_RPS, h->nrx, "rps", "rx-");
+}
+
+/* queues/rx-N/rps_cpus. */
+static int
+rps_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
+{
+	return knob_queue_file(e, "rx", "rps_cpus", base, rel, size);
+}
+
+const struct knob_ops knob_rps = {
+    .section = "rps",
+    .key = profile_rps_key,
+    .check = profile_rps_check,
+    .present = rps_present,
+    .setting = "rps",
+    .setting_ini = rps_setting_ini,
+    .plan = profile_rps_plan,
+    .plan_order = 2,
+    .save = rps_save,
+    .kind = PLAN_RPS,
+    .kind_name = "rps",
+    .index = KNOB_INDEX_QUEUE,
+    .on_device = true,
+    .priv = KNOB_PRIV_WRITE,
+    .file = rps_file,
+    .path = knob_file_path,
+    .read = knob_file_read,
+    .write = knob_file_write,
+    .same = knob_same_mask,
+    .display = knob_display_mask,
+    .value_on = knob_mask_on,
+    .write_hint = knob_hint_mask,
+    .readback_hint = " (the kernel drops isolated CPUs from rps_cpus)",
+};

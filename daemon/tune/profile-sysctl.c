@@ -9,7 +9,9 @@
 #include <string.h>
 
 #include "error.h"
+#include "knob.h"
 #include "profile.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 #define SOCK_SYSCTL "net.core.rps_sock_flow_entries"
@@ -72,3 +74,60 @@ profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan
 			return -1;
 	return 0;
 }
+
+static bool
+sysctl_present(const struct profile *p)
+{
+	return p->nsysctls > 0;
+}
+
+/* proc/sys/net/...: the name with its dots as slashes. */
+static int
+sysctl_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
+{
+	*base = PROFILE_BASE_SYSCTL;
+	return plan_sysctl_rel(e->name, rel, size);
+}
+
+static char *
+sysctl_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+{
+	return knob_file_read_why(
+	    h, e, " (no such sysctl, or not visible in this network namespace)", err);
+}
+
+/* The socket flow table is sized like rps_flow_cnt; other sysctls are text. */
+static bool
+sysctl_same(const char *name, const char *a, const char *b)
+{
+	if (strcmp(name, SOCK_SYSCTL) == 0)
+		return knob_same_count(name, a, b);
+	return knob_same_words(name, a, b);
+}
+
+/* No KNOB=VALUE word and no saved section: a sysctl is named in a profile. */
+const struct knob_ops knob_sysctl = {
+    .section = "sysctl",
+    .key = profile_sysctl_key,
+    .check = profile_sysctl_check,
+    .present = sysctl_present,
+    .setting = NULL,
+    .setting_ini = NULL,
+    .plan = profile_sysctl_plan,
+    .plan_order = 0,
+    .save = NULL,
+    .kind = PLAN_SYSCTL,
+    .kind_name = "sysctl",
+    .index = KNOB_INDEX_NONE,
+    .on_device = false,
+    .priv = KNOB_PRIV_WRITE,
+    .file = sysctl_file,
+    .path = knob_file_path,
+    .read = sysctl_read,
+    .write = knob_file_write,
+    .same = sysctl_same,
+    .display = knob_display_asis,
+    .value_on = knob_always_on,
+    .write_hint = knob_hint_default,
+    .readback_hint = "",
+};

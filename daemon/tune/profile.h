@@ -368,8 +368,13 @@ int profile_arfs_plan(const struct profile *p, struct profile_host *h, struct pl
 int profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                         struct nm_error *err);
 
-/* profile-save.c: the current tuning of h's device (set) as profile text, named name, into
- * sb: [irq] queue.N, [xps] tx-N, [rps] rx-N, [rfs], [arfs] as the kernel has them now,
+/* profile-save.c: the per-queue masks of a knob as [SECTION] policy and QPREFIX<N> keys (nothing
+ * when nq is 0 or no file reads): [xps] and [rps] save so. */
+void profile_save_masks(struct profile_host *h, struct strbuf *sb, enum plan_kind kind, unsigned nq,
+                        const char *section, const char *qprefix);
+/* The current tuning of h's device (set) as profile text, named name, into
+ * sb: each knob's section (knob_ops.save: [irq] queue.N, [xps] tx-N, [rps] rx-N, [rfs],
+ * [arfs]) as the kernel has them now,
  * with comments where a value cannot be said in a profile. 0, or -1 with err. */
 int profile_save_text(struct profile_host *h, const char *name, struct strbuf *sb,
                       struct nm_error *err);
@@ -381,6 +386,9 @@ struct profile_irq {
 /* The queue IRQs of h's device (named by the device or its parent, as the queue views join
  * them), by queue then in /proc/interrupts order; *n gets their number. Caller frees. */
 struct profile_irq *profile_irq_list(struct profile_host *h, size_t *n);
+/* profile-rfs.c: the flow counts of h's rx queues: how many read, the least and the most. */
+void profile_rfs_counts(struct profile_host *h, unsigned *seen, unsigned long long *min,
+                        unsigned long long *max);
 /* profile-arfs.c: the ntuple feature of dev: "on" or "off" into buf (size >= 4). 0 ok; -1
  * with err (NM_ERR_UNSUPPORTED when the device cannot say). */
 int profile_arfs_get(struct profile_host *h, const char *dev, char *buf, size_t size,
