@@ -4,6 +4,9 @@
 
 #include "knob.h"
 
+/* Each defined in its file, profile-<knob>.c. */
+extern const struct knob_ops knob_irq, knob_xps, knob_rps, knob_rfs, knob_arfs, knob_sysctl;
+
 /* In section order: messages, sections lists and saved profiles name them so. */
 const struct knob_ops *const knobs[] = {
     &knob_irq, &knob_xps, &knob_rps, &knob_rfs, &knob_arfs, &knob_sysctl,

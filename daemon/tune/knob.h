@@ -9,8 +9,9 @@
  * messages, in "profile show"/"profiles" sections and in a saved profile. Plan order (the
  * order writes happen in) is each knob's plan_order.
  *
- * Adding a knob: its file profile-<knob>.c with a `const struct knob_ops knob_<name>`, its
- * line in knobs[], its kind in enum plan_kind (profile.h), its fields in struct profile. */
+ * Adding a knob: its file profile-<knob>.c ending in `const struct knob_ops knob_<name> =
+ * {...}`, its line in knobs[] (knob.c), its kind in enum plan_kind and its fields in struct
+ * profile (profile.h); test-knob checks the entry is whole. */
 #ifndef NM_KNOB_H
 #define NM_KNOB_H
 
@@ -45,6 +46,8 @@ struct knob_ops {
 	int (*check)(const struct profile *p, struct nm_error *err);
 	/* Does p set this section? */
 	bool (*present)(const struct profile *p);
+	/* Free what the section owns in p (profile_free); NULL: nothing. */
+	void (*release)(struct profile *p);
 	/* The KNOB of a KNOB=VALUE word ("ntuple" for [arfs]), or NULL when the knob has none;
 	 * setting_ini writes the section that word means into sb. */
 	const char *setting;
@@ -121,11 +124,15 @@ bool knob_mask_on(const char *val);
 const char *knob_hint_default(int en);
 /* EINVAL on a CPU mask: a CPU is offline or out of range. */
 const char *knob_hint_mask(int en);
+/* Plan the per-queue masks of k (xps_cpus, rps_cpus: ko's file) for nq queues named
+ * QPREFIX<N>: a queue's own key, else the policy (one-to-one: the i-th CPU of cpus; cpus:
+ * all of them; none: the empty mask; explicit: untouched). housekeeping: no isolated CPU
+ * (the kernel drops them from rps_cpus). 0 or -1 with err. */
+int knob_plan_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
+                    const struct profile_knob *k, const struct knob_ops *ko, unsigned nq,
+                    const char *qprefix, bool housekeeping, struct nm_error *err);
 /* queues/{tx,rx}-N/FILE of the entry's device. */
 int knob_queue_file(const struct plan_entry *e, const char *dir, const char *file,
                     enum profile_base *base, char *rel, size_t size);
-
-/* The knobs (profile-<knob>.c). */
-extern const struct knob_ops knob_irq, knob_xps, knob_rps, knob_rfs, knob_arfs, knob_sysctl;
 
 #endif

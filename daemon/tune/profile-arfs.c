@@ -25,7 +25,7 @@
 #define NTUPLE_LINE  "ntuple-filters:"
 
 /* Take a key of [arfs]. */
-int
+static int
 profile_arfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	if (strcmp(key, "ntuple") == 0)
@@ -34,7 +34,7 @@ profile_arfs_key(struct profile *p, const char *key, const char *val, struct nm_
 }
 
 /* ntuple on needs RFS on. */
-int
+static int
 profile_arfs_check(const struct profile *p, struct nm_error *err)
 {
 	if (p->ntuple == PROFILE_SWITCH_ON && p->rfs != PROFILE_SWITCH_ON)
@@ -44,7 +44,7 @@ profile_arfs_check(const struct profile *p, struct nm_error *err)
 }
 
 /* Plan the ntuple feature of the device. */
-int
+static int
 profile_arfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                   struct nm_error *err)
 {

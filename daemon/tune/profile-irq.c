@@ -23,7 +23,7 @@
 #include "xmalloc.h"
 
 /* Take a key of [irq]. */
-int
+static int
 profile_irq_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	static const char *const names[] = {"spread", "all", "default", "explicit", NULL};
@@ -35,7 +35,7 @@ profile_irq_key(struct profile *p, const char *key, const char *val, struct nm_e
 }
 
 /* Check [irq] once all its keys are read. */
-int
+static int
 profile_irq_check(const struct profile *p, struct nm_error *err)
 {
 	const struct profile_knob *k = &p->irq;
@@ -151,7 +151,7 @@ has_queue(const struct profile_irq *irqs, size_t n, unsigned q)
 }
 
 /* Plan the affinity of every queue IRQ the profile names. */
-int
+static int
 profile_irq_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                  struct nm_error *err)
 {
@@ -282,11 +282,19 @@ irq_write_hint(int en)
 	return knob_hint_default(en);
 }
 
+/* Free what [irq] owns. */
+static void
+irq_release(struct profile *p)
+{
+	free(p->irq.queues);
+}
+
 const struct knob_ops knob_irq = {
     .section = "irq",
     .key = profile_irq_key,
     .check = profile_irq_check,
     .present = irq_present,
+    .release = irq_release,
     .setting = "irq",
     .setting_ini = irq_setting_ini,
     .plan = profile_irq_plan,

@@ -3,6 +3,7 @@
  * value, so a missing file, queue or IRQ is found before anything is written. Executing it
  * writes what changes, reads each value back, and on any failure writes the old values back
  * in reverse order. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -439,30 +440,37 @@ plan_build(struct plan *pl, const struct profile *p, struct profile_host *h, str
 
 /* Plan the per-queue masks of [xps] or [rps]. */
 int
-plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
-                 const struct profile_knob *k, enum plan_kind kind, unsigned nq,
-                 const char *section, const char *qprefix, struct nm_error *err)
+knob_plan_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
+                const struct profile_knob *k, const struct knob_ops *ko, unsigned nq,
+                const char *qprefix, bool housekeeping, struct nm_error *err)
 {
-	bool for_rps = kind == PLAN_RPS;
+	const char *section = ko->section;
 	struct cpuset list, set;
-	char what[48], mask[2400], rel[64];
+	struct plan_entry e0;
+	enum profile_base base;
+	char what[48], mask[2400], rel[64], config[16];
 
 	if (!k->present)
 		return 0;
 	if (nq == 0)
 		return plan_cannot(pl, p, section, err, "%s has no %s queues", h->dev, qprefix);
-	/* XPS chooses among tx queues: with one there is nothing to choose (and the kernel
-	 * has no xps_cpus to read). RPS is for single-queue devices above all: kept. */
-	if (kind == PLAN_XPS && nq == 1)
-		return plan_cannot(pl, p, section, err,
-		                   "%s has one tx queue: XPS has no queue to choose", h->dev);
-	snprintf(rel, sizeof(rel), "queues/%s0/%s", qprefix, for_rps ? "rps_cpus" : "xps_cpus");
-	if (profile_host_read(h, PROFILE_BASE_NETDEV, h->dev, rel, mask, sizeof(mask)) < 0 &&
-	    errno == ENOENT)
+	/* Queue 0's file tells whether the kernel has the knob at all. */
+	memset(&e0, 0, sizeof(e0));
+	e0.kind = ko->kind;
+	e0.index = 0;
+	snprintf(e0.dev, sizeof(e0.dev), "%s", h->dev);
+	if (ko->file(&e0, &base, rel, sizeof(rel)) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "[%s]: %s is not a device name", section,
+		                    h->dev);
+	/* CONFIG_RPS, CONFIG_XPS */
+	snprintf(config, sizeof(config), "%s", section);
+	for (char *c = config; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	if (profile_host_read(h, base, h->dev, rel, mask, sizeof(mask)) < 0 && errno == ENOENT)
 		return plan_cannot(pl, p, section, err,
 		                   "%s has no %s (a kernel without CONFIG_%s, or a device "
 		                   "without it)",
-		                   h->dev, rel, for_rps ? "RPS" : "XPS");
+		                   h->dev, rel, config);
 	for (size_t i = 0; i < k->nqueues; i++)
 		if (k->queues[i].queue >= nq)
 			return nm_error_set(err, NM_ERR_BAD_ARGS,
@@ -472,7 +480,7 @@ plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *
 	cpuset_zero(&list);
 	if (k->policy == PROFILE_POLICY_ONE_TO_ONE || k->policy == PROFILE_POLICY_CPUS) {
 		snprintf(what, sizeof(what), "[%s] cpus", section);
-		if (profile_host_cpus(h, &k->cpus, for_rps, what, &list, err) < 0)
+		if (profile_host_cpus(h, &k->cpus, housekeeping, what, &list, err) < 0)
 			return -1;
 		if (k->policy == PROFILE_POLICY_ONE_TO_ONE && cpuset_empty(&list))
 			return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: one-to-one needs a CPU",
@@ -483,7 +491,7 @@ plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *
 		cpuset_zero(&set);
 		if (c != NULL) {
 			snprintf(what, sizeof(what), "[%s] %s%u", section, qprefix, q);
-			if (profile_host_cpus(h, c, for_rps, what, &set, err) < 0)
+			if (profile_host_cpus(h, c, housekeeping, what, &set, err) < 0)
 				return -1;
 		} else if (k->policy == PROFILE_POLICY_ONE_TO_ONE)
 			cpuset_add(&set, (unsigned)cpuset_nth(&list, q % cpuset_count(&list)));
@@ -492,7 +500,7 @@ plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *
 		else if (k->policy != PROFILE_POLICY_NONE)
 			continue; /* explicit: the queues not named stay as they are */
 		cpuset_format_mask(&set, h->nr_cpus, mask, sizeof(mask));
-		if (plan_add(pl, h, kind, h->dev, (int)q, NULL, mask, err) == NULL)
+		if (plan_add(pl, h, ko->kind, h->dev, (int)q, NULL, mask, err) == NULL)
 			return -1;
 	}
 	return 0;

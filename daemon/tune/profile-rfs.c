@@ -24,7 +24,7 @@
 #define SOCK_SYSCTL "net.core.rps_sock_flow_entries"
 
 /* Take a key of [rfs]. */
-int
+static int
 profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	enum profile_switch sw;
@@ -64,7 +64,7 @@ profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_e
 }
 
 /* Check [rfs] once all its keys are read. */
-int
+static int
 profile_rfs_check(const struct profile *p, struct nm_error *err)
 {
 	if (p->rfs == PROFILE_SWITCH_ON && p->flow_cnt == 0)
@@ -97,7 +97,7 @@ sock_entries(const struct profile *p, const struct profile_host *h, uint32_t *ou
 }
 
 /* Plan the global socket flow table and every rx queue's flow count. */
-int
+static int
 profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                  struct nm_error *err)
 {

@@ -9,6 +9,7 @@
  *
  * The kernel silently drops isolated CPUs from rps_cpus: they are refused up front, and
  * every value is read back. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -16,8 +17,10 @@
 #include "profile.h"
 #include "strbuf.h"
 
+extern const struct knob_ops knob_rps;
+
 /* Take a key of [rps]. */
-int
+static int
 profile_rps_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	static const char *const names[] = {"cpus", "none", "explicit", NULL};
@@ -28,7 +31,7 @@ profile_rps_key(struct profile *p, const char *key, const char *val, struct nm_e
 }
 
 /* Check [rps] once all its keys are read. */
-int
+static int
 profile_rps_check(const struct profile *p, struct nm_error *err)
 {
 	const struct profile_knob *k = &p->rps;
@@ -54,7 +57,7 @@ profile_rps_check(const struct profile *p, struct nm_error *err)
 }
 
 /* Plan rps_cpus of the rx queues. */
-int
+static int
 profile_rps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                  struct nm_error *err)
 {
@@ -64,7 +67,7 @@ profile_rps_plan(const struct profile *p, struct profile_host *h, struct plan *p
 	if (k.policy == PROFILE_POLICY_UNSET)
 		k.policy = k.cpus.kind != PROFILE_CPUS_UNSET ? PROFILE_POLICY_CPUS
 		                                             : PROFILE_POLICY_EXPLICIT;
-	return plan_queue_masks(pl, h, p, &k, PLAN_RPS, h->nrx, "rps", "rx-", err);
+	return knob_plan_masks(pl, h, p, &k, &knob_rps, h->nrx, "rx-", true, err);
 }
 
 /* rps=CPUS | all | local | none. */
@@ -97,11 +100,19 @@ rps_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t 
 	return knob_queue_file(e, "rx", "rps_cpus", base, rel, size);
 }
 
+/* Free what [rps] owns. */
+static void
+rps_release(struct profile *p)
+{
+	free(p->rps.queues);
+}
+
 const struct knob_ops knob_rps = {
     .section = "rps",
     .key = profile_rps_key,
     .check = profile_rps_check,
     .present = rps_present,
+    .release = rps_release,
     .setting = "rps",
     .setting_ini = rps_setting_ini,
     .plan = profile_rps_plan,

@@ -6,6 +6,7 @@
  *
  * Values are compared word by word (tcp_rmem reads back with tabs). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -17,7 +18,7 @@
 #define SOCK_SYSCTL "net.core.rps_sock_flow_entries"
 
 /* Take a net.* sysctl of [sysctl]. */
-int
+static int
 profile_sysctl_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	char rel[PROFILE_SYSCTL_MAX];
@@ -48,7 +49,7 @@ profile_sysctl_key(struct profile *p, const char *key, const char *val, struct n
 }
 
 /* Refuse the socket flow table in [sysctl] when [rfs] sets it. */
-int
+static int
 profile_sysctl_check(const struct profile *p, struct nm_error *err)
 {
 	for (size_t i = 0; i < p->nsysctls; i++) {
@@ -64,7 +65,7 @@ profile_sysctl_check(const struct profile *p, struct nm_error *err)
 }
 
 /* Plan every sysctl of the profile. */
-int
+static int
 profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                     struct nm_error *err)
 {
@@ -106,11 +107,19 @@ sysctl_same(const char *name, const char *a, const char *b)
 }
 
 /* No KNOB=VALUE word and no saved section: a sysctl is named in a profile. */
+/* Free what [sysctl] owns. */
+static void
+sysctl_release(struct profile *p)
+{
+	free(p->sysctls);
+}
+
 const struct knob_ops knob_sysctl = {
     .section = "sysctl",
     .key = profile_sysctl_key,
     .check = profile_sysctl_check,
     .present = sysctl_present,
+    .release = sysctl_release,
     .setting = NULL,
     .setting_ini = NULL,
     .plan = profile_sysctl_plan,

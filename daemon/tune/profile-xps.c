@@ -8,6 +8,7 @@
  *   tx-N = LIST|MASK     tx queue N (with any policy: overrides it for N)
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
@@ -15,8 +16,10 @@
 #include "profile.h"
 #include "strbuf.h"
 
+extern const struct knob_ops knob_xps;
+
 /* Take a key of [xps]. */
-int
+static int
 profile_xps_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	static const char *const names[] = {"one-to-one", "none", "explicit", NULL};
@@ -27,7 +30,7 @@ profile_xps_key(struct profile *p, const char *key, const char *val, struct nm_e
 }
 
 /* Check [xps] once all its keys are read. */
-int
+static int
 profile_xps_check(const struct profile *p, struct nm_error *err)
 {
 	const struct profile_knob *k = &p->xps;
@@ -46,11 +49,16 @@ profile_xps_check(const struct profile *p, struct nm_error *err)
 }
 
 /* Plan xps_cpus of the tx queues. */
-int
+static int
 profile_xps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                  struct nm_error *err)
 {
-	return plan_queue_masks(pl, h, p, &p->xps, PLAN_XPS, h->ntx, "xps", "tx-", err);
+	/* XPS chooses among tx queues: with one there is nothing to choose (and the kernel
+	 * has no xps_cpus to read). RPS is for single-queue devices above all: kept. */
+	if (p->xps.present && h->ntx == 1)
+		return plan_cannot(pl, p, "xps", err,
+		                   "%s has one tx queue: XPS has no queue to choose", h->dev);
+	return knob_plan_masks(pl, h, p, &p->xps, &knob_xps, h->ntx, "tx-", false, err);
 }
 
 /* xps=CPUS | one-to-one | none. */
@@ -91,11 +99,19 @@ knob_hint_mask(int en)
 	return en == EINVAL ? " (a CPU is offline or out of range)" : knob_hint_default(en);
 }
 
+/* Free what [xps] owns. */
+static void
+xps_release(struct profile *p)
+{
+	free(p->xps.queues);
+}
+
 const struct knob_ops knob_xps = {
     .section = "xps",
     .key = profile_xps_key,
     .check = profile_xps_check,
     .present = xps_present,
+    .release = xps_release,
     .setting = "xps",
     .setting_ini = xps_setting_ini,
     .plan = profile_xps_plan,

@@ -32,10 +32,9 @@ profile_init(struct profile *p)
 void
 profile_free(struct profile *p)
 {
-	free(p->irq.queues);
-	free(p->xps.queues);
-	free(p->rps.queues);
-	free(p->sysctls);
+	for (size_t i = 0; i < knobs_n; i++)
+		if (knobs[i]->release != NULL)
+			knobs[i]->release(p);
 	memset(p, 0, sizeof(*p));
 }
 

@@ -314,12 +314,6 @@ char *plan_read_live(struct profile_host *h, enum plan_kind kind, int index, con
 /* Write val to e's file (or the ntuple feature) and read it back. 0 or -1 with err. */
 int plan_write_checked(struct profile_host *h, const struct plan_entry *e, const char *val,
                        struct nm_error *err);
-/* Plan the per-queue masks of k (xps_cpus, rps_cpus) for nq queues named QPREFIX<N>: a
- * queue's own key, else the policy (one-to-one: the i-th CPU of cpus; cpus: all of them;
- * none: the empty mask; explicit: untouched). 0 or -1 with err. */
-int plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
-                     const struct profile_knob *k, enum plan_kind kind, unsigned nq,
-                     const char *section, const char *qprefix, struct nm_error *err);
 /* A net.* sysctl name as a path below proc/sys ("net.core.x" -> "net/core/x"; a name with
  * '/' is a path already). 0, or -1 when it is not a net.* name or would leave proc/sys. */
 int plan_sysctl_rel(const char *name, char *buf, size_t size);
@@ -338,35 +332,8 @@ json_object *plan_changes_json(const struct plan *pl);
 /* How many entries change. */
 size_t plan_nchanges(const struct plan *pl);
 
-/* ---- the knobs: each parses its section's keys, checks them, plans its writes ---- */
-
-/* Take one key of the section; 0 ok, -1 with err. */
-int profile_irq_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_xps_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_rps_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_arfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_sysctl_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-/* Check the section as a whole once every key is read; 0 or -1 with err. */
-int profile_irq_check(const struct profile *p, struct nm_error *err);
-int profile_xps_check(const struct profile *p, struct nm_error *err);
-int profile_rps_check(const struct profile *p, struct nm_error *err);
-int profile_rfs_check(const struct profile *p, struct nm_error *err);
-int profile_arfs_check(const struct profile *p, struct nm_error *err);
-int profile_sysctl_check(const struct profile *p, struct nm_error *err);
-/* Add the knob's writes to the plan, checking them against the host; 0 or -1 with err. */
-int profile_irq_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_xps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_rps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_arfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                      struct nm_error *err);
-int profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                        struct nm_error *err);
+/* ---- the knobs: each parses its section's keys, checks them, plans its writes, in its
+ * own file profile-<knob>.c, reached through its struct knob_ops (knob.h) ---- */
 
 /* profile-save.c: the per-queue masks of a knob as [SECTION] policy and QPREFIX<N> keys (nothing
  * when nq is 0 or no file reads): [xps] and [rps] save so. */

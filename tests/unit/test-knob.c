@@ -87,14 +87,14 @@ test_entries_complete(void **state)
 			fail_msg("knobs[%zu]: %s", i, why);
 	}
 	/* The check itself catches a half-filled entry. */
-	struct knob_ops half = knob_xps;
+	struct knob_ops half = *knob_by_section("xps");
 	half.same = NULL;
 	assert_false(complete(&half, why, sizeof(why)));
 	assert_string_equal(why, "[xps]: no same");
-	half = knob_rfs;
+	half = *knob_by_section("rfs");
 	half.setting_ini = NULL;
 	assert_false(complete(&half, why, sizeof(why)));
-	half = knob_arfs;
+	half = *knob_by_section("arfs");
 	half.priv = KNOB_PRIV_WRITE;
 	assert_false(complete(&half, why, sizeof(why)));
 }
