@@ -67,3 +67,46 @@ knob_list_settings(char *buf, size_t size)
 		if (knobs[i]->setting != NULL)
 			append(buf, size, &off, ", ", "", knobs[i]->setting, "");
 }
+
+/* A decimal without sign or leading zeros, at most 9 digits. */
+bool
+knob_allow_number(const char *s, const char **end)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (n == 0 || n > 9 || (n > 1 && s[0] == '0'))
+		return false;
+	*end = s + n;
+	return true;
+}
+
+/* Every byte of s in set, 1..max bytes. */
+bool
+knob_allow_only(const char *s, const char *set, size_t max)
+{
+	size_t n = strlen(s);
+
+	return n > 0 && n <= max && strspn(s, set) == n;
+}
+
+/* queues/DIR-N/FILE. */
+int
+knob_allow_queue_file(const char *rel, const char *dir, const char *file)
+{
+	size_t n = strlen(dir);
+	const char *end;
+
+	if (strncmp(rel, "queues/", 7) != 0 || strncmp(rel + 7, dir, n) != 0 || rel[7 + n] != '-' ||
+	    !knob_allow_number(rel + 8 + n, &end) || *end != '/')
+		return 0;
+	return strcmp(end + 1, file) == 0;
+}
+
+/* A hex CPU mask in comma groups. */
+int
+knob_allow_mask(const char *rel, const char *val, char *why, size_t size)
+{
+	if (!knob_allow_only(val, "0123456789abcdefABCDEF,", KNOB_VALUE_MAX) || val[0] == ',')
+		return snprintf(why, size, "%s: not a hex CPU mask", rel), -1;
+	return 1;
+}

@@ -22,6 +22,10 @@
 
 struct strbuf;
 
+#define KNOB_VALUE_MAX                                                                             \
+	1024 /* bytes of a value the privileged process writes (a mask of 4096                     \
+	        CPUs fits) */
+
 /* How the privileged process writes a value of the kind (privsep.h): PS_WRITE writes a file
  * below a base directory after privsep_check_write allowed it; PS_NTUPLE sets the ntuple
  * feature with ETHTOOL_SFLAGS. */
@@ -65,6 +69,12 @@ struct knob_ops {
 	enum knob_index index;
 	bool on_device;      /* an entry names its device (queues, features) */
 	enum knob_priv priv; /* the privileged operation that writes it */
+	/* KNOB_PRIV_WRITE: the base directory of its files, and the privileged process's
+	 * allow-list for them (privsep_check_write: on the request's text alone): 1 when rel
+	 * is one of the knob's files and val a value it takes, 0 when rel is not its file, -1
+	 * with why when the value is refused. NULL for KNOB_PRIV_NTUPLE. */
+	enum profile_base base;
+	int (*allow)(const char *rel, const char *val, char *why, size_t size);
 	/* Where an entry's file lives, below which base; -1 when it has no file or its fields
 	 * are not valid. */
 	int (*file)(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size);
@@ -131,6 +141,15 @@ const char *knob_hint_mask(int en);
 int knob_plan_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
                     const struct profile_knob *k, const struct knob_ops *ko, unsigned nq,
                     const char *qprefix, bool housekeeping, struct nm_error *err);
+/* The allow-list's helpers. s is a decimal without sign or leading zeros (but "0") of at
+ * most 9 digits; *end gets where it stops. */
+bool knob_allow_number(const char *s, const char **end);
+/* Every byte of s is in set, and s is 1..max bytes. */
+bool knob_allow_only(const char *s, const char *set, size_t max);
+/* rel is queues/DIR-N/FILE (1) or not (0). */
+int knob_allow_queue_file(const char *rel, const char *dir, const char *file);
+/* A hex CPU mask in comma groups: 1, or -1 with why. */
+int knob_allow_mask(const char *rel, const char *val, char *why, size_t size);
 /* queues/{tx,rx}-N/FILE of the entry's device. */
 int knob_queue_file(const struct plan_entry *e, const char *dir, const char *file,
                     enum profile_base *base, char *rel, size_t size);

@@ -10,6 +10,7 @@
  *
  * A queue's IRQs are found by name in /proc/interrupts (mlx5_comp7@pci:..., eth0-TxRx-7,
  * virtio2-input.0 ...) through the device's name or its parent's, as the queues view does. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -289,6 +290,20 @@ irq_release(struct profile *p)
 	free(p->irq.queues);
 }
 
+/* The privileged process writes N/smp_affinity_list with a CPU list. */
+static int
+irq_allow(const char *rel, const char *val, char *why, size_t size)
+{
+	const char *end;
+
+	if (!knob_allow_number(rel, &end) || strcmp(end, "/smp_affinity_list") != 0)
+		return 0;
+	if (!knob_allow_only(val, "0123456789,-", KNOB_VALUE_MAX) ||
+	    !isdigit((unsigned char)val[0]))
+		return snprintf(why, size, "%s: not a CPU list", rel), -1;
+	return 1;
+}
+
 const struct knob_ops knob_irq = {
     .section = "irq",
     .key = profile_irq_key,
@@ -305,6 +320,8 @@ const struct knob_ops knob_irq = {
     .index = KNOB_INDEX_IRQ,
     .on_device = false,
     .priv = KNOB_PRIV_WRITE,
+    .base = PROFILE_BASE_IRQ,
+    .allow = irq_allow,
     .file = irq_file,
     .path = knob_file_path,
     .read = knob_file_read,

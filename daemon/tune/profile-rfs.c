@@ -221,6 +221,19 @@ rfs_value_on(const char *val)
 	return strtoull(val, NULL, 10) > 0;
 }
 
+/* The privileged process writes queues/rx-N/rps_flow_cnt with a decimal. */
+static int
+rfs_allow(const char *rel, const char *val, char *why, size_t size)
+{
+	const char *end;
+
+	if (!knob_allow_queue_file(rel, "rx", "rps_flow_cnt"))
+		return 0;
+	if (!knob_allow_number(val, &end) || *end != '\0')
+		return snprintf(why, size, "%s: not a decimal number", rel), -1;
+	return 1;
+}
+
 const struct knob_ops knob_rfs = {
     .section = "rfs",
     .key = profile_rfs_key,
@@ -236,6 +249,8 @@ const struct knob_ops knob_rfs = {
     .index = KNOB_INDEX_QUEUE,
     .on_device = true,
     .priv = KNOB_PRIV_WRITE,
+    .base = PROFILE_BASE_NETDEV,
+    .allow = rfs_allow,
     .file = rfs_file,
     .path = knob_file_path,
     .read = knob_file_read,

@@ -107,6 +107,15 @@ rps_release(struct profile *p)
 	free(p->rps.queues);
 }
 
+/* The privileged process writes queues/rx-N/rps_cpus with a hex mask. */
+static int
+rps_allow(const char *rel, const char *val, char *why, size_t size)
+{
+	if (!knob_allow_queue_file(rel, "rx", "rps_cpus"))
+		return 0;
+	return knob_allow_mask(rel, val, why, size);
+}
+
 const struct knob_ops knob_rps = {
     .section = "rps",
     .key = profile_rps_key,
@@ -123,6 +132,8 @@ const struct knob_ops knob_rps = {
     .index = KNOB_INDEX_QUEUE,
     .on_device = true,
     .priv = KNOB_PRIV_WRITE,
+    .base = PROFILE_BASE_NETDEV,
+    .allow = rps_allow,
     .file = rps_file,
     .path = knob_file_path,
     .read = knob_file_read,

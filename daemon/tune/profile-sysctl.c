@@ -114,6 +114,36 @@ sysctl_release(struct profile *p)
 	free(p->sysctls);
 }
 
+/* The privileged process writes net/... (no BPF switch) with a one-line value. */
+static int
+sysctl_allow(const char *rel, const char *val, char *why, size_t size)
+{
+	static const char name_set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                               "0123456789_-./";
+	static const char val_set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                              "0123456789 \t_.,:-";
+
+	if (strncmp(rel, "net/", 4) != 0 || !knob_allow_only(rel, name_set, PROFILE_SYSCTL_MAX - 1))
+		return 0;
+	for (const char *p = rel; *p;) {
+		size_t n = strcspn(p, "/");
+		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
+			return 0;
+		p += n + (p[n] == '/');
+	}
+	if (rel[strlen(rel) - 1] == '/')
+		return 0;
+	/* The BPF JIT's hardening and kallsyms switches live under net.core. */
+	if (strncmp(rel, "net/core/bpf_", 13) == 0)
+		return snprintf(why, size, "%s: BPF sysctls are not tuning", rel), -1;
+	if (!knob_allow_only(val, val_set, PROFILE_VALUE_MAX - 1))
+		return snprintf(why, size,
+		                "%s: the value must be one line of letters, digits and blanks",
+		                rel),
+		       -1;
+	return 1;
+}
+
 const struct knob_ops knob_sysctl = {
     .section = "sysctl",
     .key = profile_sysctl_key,
@@ -130,6 +160,8 @@ const struct knob_ops knob_sysctl = {
     .index = KNOB_INDEX_NONE,
     .on_device = false,
     .priv = KNOB_PRIV_WRITE,
+    .base = PROFILE_BASE_SYSCTL,
+    .allow = sysctl_allow,
     .file = sysctl_file,
     .path = knob_file_path,
     .read = sysctl_read,

@@ -106,6 +106,15 @@ xps_release(struct profile *p)
 	free(p->xps.queues);
 }
 
+/* The privileged process writes queues/tx-N/xps_cpus with a hex mask. */
+static int
+xps_allow(const char *rel, const char *val, char *why, size_t size)
+{
+	if (!knob_allow_queue_file(rel, "tx", "xps_cpus"))
+		return 0;
+	return knob_allow_mask(rel, val, why, size);
+}
+
 const struct knob_ops knob_xps = {
     .section = "xps",
     .key = profile_xps_key,
@@ -122,6 +131,8 @@ const struct knob_ops knob_xps = {
     .index = KNOB_INDEX_QUEUE,
     .on_device = true,
     .priv = KNOB_PRIV_WRITE,
+    .base = PROFILE_BASE_NETDEV,
+    .allow = xps_allow,
     .file = xps_file,
     .path = knob_file_path,
     .read = knob_file_read,

@@ -66,6 +66,11 @@ complete(const struct knob_ops *k, char *why, size_t size)
 		         k->write == knob_file_write ? "the file" : "its own");
 		return false;
 	}
+	if ((k->priv == KNOB_PRIV_WRITE) != (k->allow != NULL)) {
+		snprintf(why, size, "[%s]: a file it writes needs its allow-list (allow)",
+		         k->section);
+		return false;
+	}
 	if ((unsigned)k->kind >= PLAN_KIND__COUNT) {
 		snprintf(why, size, "[%s]: kind out of range", k->section);
 		return false;
@@ -172,6 +177,47 @@ test_sections_are_the_files(void **state)
 	profile_free(&p);
 }
 
+/* The privileged process allows the file each knob writes (its own allow-list says yes,
+ * every other knob's says it is not theirs), and refuses the files of no knob. */
+static void
+test_allow_agrees_with_file(void **state)
+{
+	char why[256];
+
+	(void)state;
+	for (size_t i = 0; i < knobs_n; i++) {
+		const struct knob_ops *k = knobs[i];
+		struct plan_entry e;
+		enum profile_base base;
+		char rel[256];
+		if (k->priv != KNOB_PRIV_WRITE)
+			continue;
+		memset(&e, 0, sizeof(e));
+		e.kind = k->kind;
+		e.index = 3;
+		snprintf(e.dev, sizeof(e.dev), "eth0");
+		snprintf(e.name, sizeof(e.name), "net.core.somaxconn");
+		assert_int_equal(k->file(&e, &base, rel, sizeof(rel)), 0);
+		assert_int_equal(base, k->base);
+		if (k->allow(rel, "1", why, sizeof(why)) != 1)
+			fail_msg("[%s]: %s not allowed: %s", k->section, rel, why);
+		for (size_t j = 0; j < knobs_n; j++)
+			if (j != i && knobs[j]->allow != NULL && knobs[j]->base == base)
+				assert_int_equal(knobs[j]->allow(rel, "1", why, sizeof(why)), 0);
+	}
+	/* No knob's file. */
+	for (size_t i = 0; i < knobs_n; i++)
+		if (knobs[i]->allow != NULL) {
+			assert_int_equal(
+			    knobs[i]->allow("queues/tx-0/rps_cpus", "1", why, sizeof(why)), 0);
+			assert_int_equal(knobs[i]->allow("../x", "1", why, sizeof(why)), 0);
+		}
+	/* A file of the knob with a value it does not take. */
+	assert_int_equal(
+	    knob_by_section("rps")->allow("queues/rx-0/rps_cpus", "0x1", why, sizeof(why)), -1);
+	assert_string_equal(why, "queues/rx-0/rps_cpus: not a hex CPU mask");
+}
+
 /* The messages that list the knobs say what the hand-written lists said. */
 static void
 test_messages(void **state)
@@ -261,6 +307,7 @@ main(void)
 	    cmocka_unit_test(test_entries_complete),
 	    cmocka_unit_test(test_names_unique),
 	    cmocka_unit_test(test_sections_are_the_files),
+	    cmocka_unit_test(test_allow_agrees_with_file),
 	    cmocka_unit_test(test_messages),
 	    cmocka_unit_test(test_kind_ops),
 	};
