@@ -9,9 +9,23 @@
  * messages, in "profile show"/"profiles" sections and in a saved profile. Plan order (the
  * order writes happen in) is each knob's plan_order.
  *
- * Adding a knob: its file profile-<knob>.c ending in `const struct knob_ops knob_<name> =
- * {...}`, its line in knobs[] (knob.c), its kind in enum plan_kind and its fields in struct
- * profile (profile.h); test-knob checks the entry is whole. */
+ * Adding a knob:
+ *   - daemon/tune/profile-<knob>.c: its key, check, present, plan (and release, setting,
+ *     save when it has them), the ops of its kind (file/path/read/write/same/display/
+ *     value_on/write_hint, allow and base for a file it writes), ending in
+ *         const struct knob_ops knob_napi = {
+ *             .section = "napi", .key = napi_key, .check = napi_check, .plan = napi_plan,
+ *             .kind = PLAN_NAPI, .kind_name = "napi", .priv = KNOB_PRIV_WRITE, ... };
+ *   - knob.c: knob_napi in the extern line and one line in knobs[] (its place is its
+ *     place in section order; plan_order, between its neighbours', when it is written);
+ *   - profile.h: PLAN_NAPI in enum plan_kind, its fields in struct profile;
+ *   - proto/PROTOCOL.md "Tuning profiles" (its section; "profile-set" for a KNOB=VALUE);
+ *   - a test of what it plans in tests/unit/test-profile.c; test-knob checks the entry
+ *     is whole by itself.
+ * A write that is not a file (as ntuple's ETHTOOL_SFLAGS) also needs its privileged
+ * message (base/privsep-msg.h, privsep.c, priv/privsep-parent.c) and a KNOB_PRIV_ value.
+ * meson lists a folder's files when it is configured: run "meson setup --reconfigure"
+ * after adding the file. */
 #ifndef NM_KNOB_H
 #define NM_KNOB_H
 
@@ -59,7 +73,9 @@ struct knob_ops {
 	/* Add the section's writes to the plan, checked against the host; 0 or -1 with err. */
 	int (*plan)(const struct profile *p, struct profile_host *h, struct plan *pl,
 	            struct nm_error *err);
-	unsigned plan_order; /* 0 first: sysctls, rfs, rps, xps, irq, arfs */
+	/* When it is written, smallest first, unique: sysctl 10, rfs 20, rps 30, xps 40, irq
+	 * 50, arfs 60 (a knob between two takes a number between theirs). */
+	unsigned plan_order;
 	/* The section as the host has it now, appended to sb (profile save); NULL: not saved. */
 	void (*save)(struct profile_host *h, struct strbuf *sb);
 

@@ -431,10 +431,21 @@ plan_add(struct plan *pl, struct profile_host *h, enum plan_kind kind, const cha
 int
 plan_build(struct plan *pl, const struct profile *p, struct profile_host *h, struct nm_error *err)
 {
-	for (unsigned o = 0; o < knobs_n; o++)
+	long last = -1;
+
+	/* By plan_order, smallest first (orders are unique: test-knob). */
+	for (size_t n = 0; n < knobs_n; n++) {
+		const struct knob_ops *next = NULL;
 		for (size_t i = 0; i < knobs_n; i++)
-			if (knobs[i]->plan_order == o && knobs[i]->plan(p, h, pl, err) < 0)
-				return -1;
+			if ((long)knobs[i]->plan_order > last &&
+			    (next == NULL || knobs[i]->plan_order < next->plan_order))
+				next = knobs[i];
+		if (next == NULL)
+			break;
+		last = (long)next->plan_order;
+		if (next->plan(p, h, pl, err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
