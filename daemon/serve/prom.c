@@ -420,14 +420,6 @@ prom_content_type(enum prom_format fmt)
 
 /* ---- which family a series is in ---- */
 
-/* Whether an arch interrupt type is an inter-processor interrupt. */
-static bool
-is_ipi(const char *type)
-{
-	return strncmp(type, "IPI", 3) == 0 || strcmp(type, "RES") == 0 ||
-	       strcmp(type, "CAL") == 0 || strcmp(type, "TLB") == 0;
-}
-
 /* Whether s ends with suffix. */
 static bool
 ends_with(const char *s, const char *suffix)
@@ -494,7 +486,7 @@ family_of(const struct series_registry *reg, series_id id, bool *optin)
 			return F_NONE;
 		if (l.irq >= 0)
 			return l.cpu >= 0 ? F_IRQ_CELLS : F_IRQ_OTHER;
-		if (l.cpu >= 0 && is_ipi(series_atom_str(reg, l.type)))
+		if (l.cpu >= 0 && irqtable_is_ipi(series_atom_str(reg, l.type)))
 			return F_IPIS;
 		*optin = l.cpu >= 0 && !is_default_arch(series_atom_str(reg, l.type));
 		return F_ARCH_IRQS;
