@@ -13,6 +13,7 @@
 #include "prom.h"
 #include "ring.h"
 #include "strbuf.h"
+#include "strutil.h"
 #include "xmalloc.h"
 
 /* Label keys, as a bit per enum series_key. */
@@ -420,23 +421,6 @@ prom_content_type(enum prom_format fmt)
 
 /* ---- which family a series is in ---- */
 
-/* Whether an arch interrupt type is an inter-processor interrupt. */
-static bool
-is_ipi(const char *type)
-{
-	return strncmp(type, "IPI", 3) == 0 || strcmp(type, "RES") == 0 ||
-	       strcmp(type, "CAL") == 0 || strcmp(type, "TLB") == 0;
-}
-
-/* Whether s ends with suffix. */
-static bool
-ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* The family of the link source's series with field f and unit u. */
 static int
 link_family(const char *f, const char *u)
@@ -494,7 +478,7 @@ family_of(const struct series_registry *reg, series_id id, bool *optin)
 			return F_NONE;
 		if (l.irq >= 0)
 			return l.cpu >= 0 ? F_IRQ_CELLS : F_IRQ_OTHER;
-		if (l.cpu >= 0 && is_ipi(series_atom_str(reg, l.type)))
+		if (l.cpu >= 0 && irqtable_is_ipi(series_atom_str(reg, l.type)))
 			return F_IPIS;
 		*optin = l.cpu >= 0 && !is_default_arch(series_atom_str(reg, l.type));
 		return F_ARCH_IRQS;
@@ -505,7 +489,8 @@ family_of(const struct series_registry *reg, series_id id, bool *optin)
 		return gauge ? F_SOFTNET_LEVEL : F_SOFTNET;
 	if (strcmp(src, "lnstat") == 0) {
 		if (gauge)
-			return ends_with(field, "entries") && l.cpu < 0 ? F_LNSTAT_ENTRIES : F_NONE;
+			return strutil_ends_with(field, "entries") && l.cpu < 0 ? F_LNSTAT_ENTRIES
+			                                                        : F_NONE;
 		return l.cpu >= 0 ? F_LNSTAT_CPU : F_LNSTAT;
 	}
 	if (strcmp(src, "ethtool") == 0)

@@ -293,16 +293,11 @@ profile_check(const struct profile *p, struct nm_error *err)
 static int
 label_error(struct nm_error *err, const char *label, int line)
 {
-	char msg[NM_ERROR_MSG_MAX];
-
 	if (err == NULL)
 		return -1;
-	snprintf(msg, sizeof(msg), "%s", err->message);
 	if (line > 0)
-		snprintf(err->message, sizeof(err->message), "%.63s:%d: %.400s", label, line, msg);
-	else
-		snprintf(err->message, sizeof(err->message), "%.63s: %.400s", label, msg);
-	return -1;
+		return nm_error_prefix(err, err->code, "%.63s:%d", label, line);
+	return nm_error_prefix(err, err->code, "%.63s", label);
 }
 
 struct ini_ctx {
