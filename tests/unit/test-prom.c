@@ -15,6 +15,7 @@
 #include "error.h"
 #include "prom.h"
 #include "ring.h"
+#include "sampler.h"
 #include "series.h"
 #include "strbuf.h"
 
@@ -24,6 +25,15 @@
 #define TO_REAL ((int64_t)(1700000000 * SEC + 250000000 - T_MONO))
 
 enum { SRC_LINK, SRC_SNMP, SRC_CPU, SRC_INTERRUPTS, NSRC };
+
+/* The sources the registry's series come from, with the daemon's own ops: their families
+ * (source_ops.prom) are what prom.c exports them by. Disabled: no per-source samples. */
+static const struct prom_source fx_sources[NSRC] = {
+    {"link", SRC_LINK, &source_link_ops, false, true, 0, 0, 0, 0},
+    {"snmp", SRC_SNMP, &source_snmp_ops, false, true, 0, 0, 0, 0},
+    {"cpu", SRC_CPU, &source_cpu_ops, false, true, 0, 0, 0, 0},
+    {"interrupts", SRC_INTERRUPTS, &source_interrupts_ops, false, true, 0, 0, 0, 0},
+};
 
 struct fx {
 	struct series_registry reg;
@@ -87,6 +97,8 @@ setup(void **state)
 	f->in.reg = &f->reg;
 	f->in.ring = f->ring;
 	f->in.mono_to_real_ns = TO_REAL;
+	f->in.sources = fx_sources;
+	f->in.nsources = NSRC;
 	f->in.profile_drift = -1;
 	f->in.last_scrape_seconds = -1;
 	*state = f;
@@ -442,7 +454,7 @@ test_own_gauges(void **state)
 	struct fx *f = *state;
 	struct prom_window w = {"run \"1\"", "hand"};
 	struct prom_test te = {"t1", "iperf3"};
-	struct prom_source s = {"link", SRC_LINK, true, false, 10, 2, 1500000, 0};
+	struct prom_source s = {"link", SRC_LINK, &source_link_ops, true, false, 10, 2, 1500000, 0};
 	const char *t;
 
 	f->in.windows = &w;
@@ -501,6 +513,23 @@ test_queue_irq_origin(void **state)
 	f->in.irqtab = NULL;
 }
 
+/* Every family a source of the sampler's table names is one the exposition has: a family
+ * spelt wrong would leave the source's series out silently. */
+static void
+test_source_families_known(void **state)
+{
+	const struct source_ops *ops;
+
+	(void)state;
+	for (size_t i = 0; (ops = sampler_table_ops(i)) != NULL; i++) {
+		assert_non_null(ops->prom);
+		for (const struct source_family *r = ops->prom; r->family != NULL; r++)
+			if (r->family[0] != '\0' && !prom_has_family(r->family))
+				fail_msg("source %s: no family %s", ops->name, r->family);
+	}
+	assert_false(prom_has_family("netmetrics_nonesuch"));
+}
+
 int
 main(void)
 {
@@ -517,6 +546,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_irq_origin, setup, teardown),
+	    cmocka_unit_test(test_source_families_known),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
