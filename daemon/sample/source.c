@@ -217,32 +217,43 @@ label_ok(enum source_label_match m, bool set)
 	return m == SOURCE_ANY_LABEL || (m == SOURCE_HAS) == set;
 }
 
-bool
-source_match(const struct source_match *m, const struct series_registry *reg, series_id id)
+/* Whether the series si with labels l of reg matches m. */
+static bool
+match_labels(const struct source_match *m, const struct series_registry *reg,
+             const struct series_info *si, const struct series_labels *l)
 {
-	const struct series_info *si = series_get(reg, id);
-	struct series_labels l = series_labels_of(reg, id);
 	bool gauge = si->kind == SERIES_GAUGE;
 
 	if ((m->kind == SOURCE_COUNTERS && gauge) || (m->kind == SOURCE_GAUGES && !gauge))
 		return false;
-	if (!label_ok(m->cpu, l.cpu >= 0) || !label_ok(m->irq, l.irq >= 0) ||
-	    !label_ok(m->mode, l.mode != SERIES_ATOM_NONE))
+	if (!label_ok(m->cpu, l->cpu >= 0) || !label_ok(m->irq, l->irq >= 0) ||
+	    !label_ok(m->mode, l->mode != SERIES_ATOM_NONE))
 		return false;
-	if (m->field != NULL && !glob_any(m->field, series_atom_str(reg, l.field)))
+	if (m->field != NULL && !glob_any(m->field, series_atom_str(reg, l->field)))
 		return false;
-	if (m->type != NULL && !glob_any(m->type, series_atom_str(reg, l.type)))
+	if (m->type != NULL && !glob_any(m->type, series_atom_str(reg, l->type)))
 		return false;
 	if (m->unit != NULL && (si->unit == NULL || strcmp(si->unit, m->unit) != 0))
 		return false;
 	return m->name == NULL || fnmatch(m->name, si->name, 0) == 0;
 }
 
+bool
+source_match(const struct source_match *m, const struct series_registry *reg, series_id id)
+{
+	struct series_labels l = series_labels_of(reg, id);
+
+	return match_labels(m, reg, series_get(reg, id), &l);
+}
+
 const struct source_family *
 source_family_of(const struct source_ops *ops, const struct series_registry *reg, series_id id)
 {
+	const struct series_info *si = series_get(reg, id);
+	struct series_labels l = series_labels_of(reg, id);
+
 	for (const struct source_family *r = ops->prom; r != NULL && r->family != NULL; r++)
-		if (source_match(&r->match, reg, id))
+		if (match_labels(&r->match, reg, si, &l))
 			return r->family[0] != '\0' ? r : NULL;
 	return NULL;
 }

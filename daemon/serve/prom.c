@@ -199,6 +199,10 @@ struct prom {
 	size_t max_family;
 	bool sel_fam[NFAM + 1]; /* a selector may name family f (NFAM: queue_irq_info) */
 	bool unmoved_fam[NFAM]; /* a drop_unmoved selector may name family f */
+	/* The source rule family_of matched last and its family: the next series is mostly of
+	 * the same rule (a source's series come in runs), without looking the name up. */
+	const struct source_family *last_rule;
+	int last_fam;
 	/* the roll-ups: members, slots and a hash of the slots' lines (slot + 1, 0 empty) */
 	struct rollent *re;
 	size_t nre, recap;
@@ -450,7 +454,7 @@ source_ops_of(const struct prom_input *in, unsigned index)
 /* The family of series id, as its source's rules say (source_ops.prom); F_NONE: not exported
  * by any. *optin is set when the series is off by default although its family is not. */
 static int
-family_of(const struct prom_input *in, series_id id, bool *optin)
+family_of(struct prom *p, const struct prom_input *in, series_id id, bool *optin)
 {
 	const struct source_ops *ops = source_ops_of(in, series_get(in->reg, id)->source);
 	const struct source_family *r = ops != NULL ? source_family_of(ops, in->reg, id) : NULL;
@@ -458,7 +462,11 @@ family_of(const struct prom_input *in, series_id id, bool *optin)
 	if (r == NULL)
 		return F_NONE;
 	*optin = r->optin;
-	return family_named(r->family);
+	if (r != p->last_rule) {
+		p->last_rule = r;
+		p->last_fam = family_named(r->family);
+	}
+	return p->last_fam;
 }
 
 /* Whether a series of family f named name is exported: the family's default, then every
@@ -673,7 +681,7 @@ classify_new(struct prom *p, const struct prom_input *in)
 	p->reg = reg;
 	for (series_id id = (series_id)p->seen; id < reg->n; id++) {
 		bool optin = false;
-		int f = family_of(in, id, &optin);
+		int f = family_of(p, in, id, &optin);
 		struct idlist *l;
 
 		struct series_ctx c;
