@@ -126,6 +126,8 @@ iperf3_figures(struct test *t, json_object *figs, json_object *procs, char *why,
 const struct driver driver_iperf3 = {
     .name = "iperf3",
     .program = "iperf3",
+    .args = NULL,
+    .server_argv = (const char *const[]){"iperf3", "-s", NULL},
     .check = iperf3_check,
     .nprocs = iperf3_nprocs,
     .argv = iperf3_argv,

@@ -424,6 +424,8 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 const struct driver driver_netperf = {
     .name = "netperf",
     .program = "netperf",
+    .args = (const char *const[]){"rcvbuf", "cpu_util", NULL},
+    .server_argv = (const char *const[]){"netserver", "-D", NULL},
     .priv_size = sizeof(struct netperf_out),
     .check = netperf_check,
     .nprocs = netperf_nprocs,
