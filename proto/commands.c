@@ -399,9 +399,14 @@ const struct proto_command proto_commands[] = {
     {
         .name = "result-show",
         .flags = PROTO_READONLY,
-        .summary = "a stored result, as it is on disk",
-        .usage = "NAME",
-        .args = {ARG_WINDOW_NAME("the result")},
+        .summary = "a stored result, as it is on disk; --manifest: only the host's "
+                   "configuration at its edges",
+        .usage = "NAME [--manifest]",
+        .args = {ARG_WINDOW_NAME("the result"),
+                 {.name = "manifest",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "only its manifest: kernel, devices, CPUs, sysctls and benchmark at "
+                          "both edges of its window, and what changed between them"}},
     },
     {
         .name = "result-delete",
