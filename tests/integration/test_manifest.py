@@ -218,11 +218,84 @@ def test_manifest_and_compare():
             srv.stop()
 
 
+SUITE = """[suite]
+name = %s
+iterations = 1
+pause = 200ms
+profile = rfs-var
+
+[test]
+driver = netperf
+host = %s
+type = TCP_STREAM
+duration = 2s
+warmup = 500ms
+cooldown = 500ms
+
+[matrix]
+conns = %s
+rfs = %s
+"""
+
+
+def until_suite(d, name, conns, rfs, *args):
+    path = os.path.join(d.dir, name + ".conf")
+    with open(path, "w") as f:
+        f.write(SUITE % (name, ADDR_B, conns, rfs))
+    r = d.ctl("suite", "run", path, "--wait", *args, timeout=300, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr + d.logtext()
+    st = d.json("suite", "status", name)
+    assert st["state"] == "finished", st
+    return st, r.stdout
+
+
+def test_until_ci():
+    """suite run --until-ci: points interleaved A B A B; a large difference (one stream
+    against two, whose figure procs_reporting is 1 against 2, no noise) is sure after the
+    first check; no difference (a flow count that changes nothing) with a cap too small for
+    0.1 % stops at the cap and says the answer is not sure; the intervals are reported."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        st, out = until_suite(d, "big", "1 2", "256", "--until-ci", "2",
+                              "--max-iterations", "5", "--figure", "procs_reporting")
+        u = st["until_ci"]
+        assert u["stopped_by"] == "ci" and u["sure"] is True, u
+        assert u["iterations"] == 2 and st["runs_total"] == 4 and st["runs_done"] == 4, st
+        names = [x["name"] for x in st["runs"]]
+        assert names == ["big/conns_1_rfs_256_iter_1", "big/conns_2_rfs_256_iter_1",
+                         "big/conns_1_rfs_256_iter_2", "big/conns_2_rfs_256_iter_2"], names
+        iv = u["intervals"][0]
+        assert iv["a"] == "conns_1_rfs_256" and iv["b"] == "conns_2_rfs_256", iv
+        assert iv["difference"] == 1 and iv["ci95_low"] == 1 and iv["ci95_high"] == 1, iv
+        assert iv["ci95_half_pct"] == 0 and iv["sure_by"] == "within", iv
+        assert "sure after 2 iterations" in out and "conns_2_rfs_256 - conns_1_rfs_256: +1" \
+            in out, out
+        st, out = until_suite(d, "small", "1", "256 512", "--until-ci", "0.1",
+                              "--max-iterations", "2")
+        u = st["until_ci"]
+        assert u["stopped_by"] == "max_iterations" and u["sure"] is False, u
+        assert u["figure_judged"] == "throughput_mbps", u
+        assert st["runs_total"] == 4 and st["runs_done"] == 4, st
+        iv = u["intervals"][0]
+        assert iv["n_a"] == 2 and iv["n_b"] == 2 and iv["ci95_half_pct"] > 0.1, iv
+        assert iv["ci95_low"] < iv["difference"] < iv["ci95_high"], iv
+        assert "not sure: 2 iterations (the cap)" in out, out
+        # --max-iterations without --until-ci is refused.
+        r = d.ctl("suite", "run", os.path.join(d.dir, "big.conf"), "--name", "x",
+                  "--max-iterations", "3", check=False)
+        assert r.returncode == 2 and "go with --until-ci" in r.stderr, (r.returncode, r.stderr)
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
 def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
-    return nsrun.run([test_manifest_and_compare], "manifest test", make_pair, remove_pair)
+    return nsrun.run([test_manifest_and_compare, test_until_ci], "manifest test", make_pair, remove_pair)
 
 
 if __name__ == "__main__":
