@@ -167,11 +167,24 @@ def test_manifest_and_compare():
         assert "cpu.busy_us_per_packet" in {f["figure"] for f in nc} or \
             "cpu.busy_us_per_packet" not in figs
         text = d.ctl("compare", "org", "new").stdout
+        if os.environ.get("NM_SHOW"):
+            print(text, d.ctl("compare", "org", "one", "--figures", "test.*").stdout,
+                  file=sys.stderr)
         lines = text.splitlines()
         first = next(i for i, x in enumerate(lines) if "FIGURE" in x)
         head = "\n".join(lines[:first])
         assert "Settings that differ" in head and "device.vA.offload.tso: on -> off" in head, text
         assert "not comparable: gso, tso differ" in text, text
+
+        # compare --html shows the same.
+        page = os.path.join(d.dir, "cmp.html")
+        d.ctl("compare", "org", "new", "--html", page)
+        with open(page) as f:
+            html = f.read()
+        assert "<h2>Settings that differ</h2>" in html and \
+            "<td>device.vA.offload.tso</td><td>on</td><td>off</td>" in html, html[:3000]
+        assert html.index("Settings that differ") < html.index('<table class="compare">')
+        assert "not comparable: gso, tso differ" in html
 
         # B's daemon sees the receiver's GRO.
         cmpB = dB.json("compare", "org", "new")
@@ -272,8 +285,12 @@ def test_until_ci():
         assert iv["ci95_half_pct"] == 0 and iv["sure_by"] == "within", iv
         assert "sure after 2 iterations" in out and "conns_2_rfs_256 - conns_1_rfs_256: +1" \
             in out, out
+        if os.environ.get("NM_SHOW"):
+            print(out, file=sys.stderr)
         st, out = until_suite(d, "small", "1", "256 512", "--until-ci", "0.1",
                               "--max-iterations", "2")
+        if os.environ.get("NM_SHOW"):
+            print(out, file=sys.stderr)
         u = st["until_ci"]
         assert u["stopped_by"] == "max_iterations" and u["sure"] is False, u
         assert u["figure_judged"] == "throughput_mbps", u
