@@ -603,3 +603,20 @@ out:
 	free(gf);
 	return r;
 }
+
+/* Interrupt coalescing (ETHTOOL_GCOALESCE). */
+int
+ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c)
+{
+	struct ethtool_coalesce ec = {.cmd = ETHTOOL_GCOALESCE};
+
+	if (ethtool_ioctl(fd, ifname, &ec) < 0)
+		return -1;
+	*c = (struct ethtool_coal){ec.rx_coalesce_usecs,
+	                           ec.rx_max_coalesced_frames,
+	                           ec.tx_coalesce_usecs,
+	                           ec.tx_max_coalesced_frames,
+	                           ec.use_adaptive_rx_coalesce != 0,
+	                           ec.use_adaptive_tx_coalesce != 0};
+	return 0;
+}

@@ -94,5 +94,12 @@ int ethtool_get_rings(int fd, const char *ifname, struct ethtool_rings *r);
  * state[i] is 1 active, 0 off, -1 the device has no such feature. 0, or -1 with errno. */
 int ethtool_get_features(int fd, const char *ifname, const char *const *names, size_t n,
                          int *state);
+/* Interrupt coalescing (ETHTOOL_GCOALESCE): the usual four and adaptive. 0, or -1 with
+ * errno (EOPNOTSUPP when the driver does not say). */
+struct ethtool_coal {
+	uint32_t rx_usecs, rx_frames, tx_usecs, tx_frames;
+	bool adaptive_rx, adaptive_tx;
+};
+int ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c);
 
 #endif

@@ -3,7 +3,7 @@
  *
  * What one edge reads, and why it is bounded: a dozen small /proc and /sys files for the
  * kernel, the CPUs (three cpufreq files per online CPU: the only part that grows with the
- * host, ~1 ms on 144 CPUs) and the sysctls; per device (at most MANIFEST_MAX_DEVICES) five
+ * host, ~1 ms on 144 CPUs) and the sysctls; per device (at most MANIFEST_MAX_DEVICES) six
  * ethtool ioctls, six small sysfs files and the queue files tuning.c reads (three per
  * queue); one RTM_GETQDISC dump for all devices. It runs on the results writer thread
  * (window.c), never on the loop. Values are cut at MANIFEST_VALUE_MAX bytes, so a manifest
@@ -396,7 +396,8 @@ read_qdiscs(struct qdiscs *q)
 	nldump_close(&d);
 }
 
-/* One device's driver, channels, rings and offloads (ethtool ioctls through fd). */
+/* One device's driver, channels, coalescing, rings and offloads (ethtool ioctls through
+ * fd). */
 static void
 read_ethtool(json_object *o, int fd, const char *dev)
 {
@@ -405,7 +406,8 @@ read_ethtool(json_object *o, int fd, const char *dev)
 	struct ethtool_info info;
 	struct ethtool_chan ch;
 	struct ethtool_rings r;
-	char key[128], v[128];
+	struct ethtool_coal co;
+	char key[128], v[160];
 	size_t nn = 0;
 
 	if (fd >= 0 && ethtool_get_info(fd, dev, &info) == 0) {
@@ -420,6 +422,16 @@ read_ethtool(json_object *o, int fd, const char *dev)
 	if (fd >= 0 && ethtool_get_channels(fd, dev, &ch) == 0) {
 		snprintf(v, sizeof(v), "rx %u tx %u other %u combined %u", ch.rx, ch.tx, ch.other,
 		         ch.combined);
+		json_add_string(o, key, v);
+	} else
+		json_object_object_add(o, key, NULL);
+	snprintf(key, sizeof(key), "device.%s.coalesce", dev);
+	if (fd >= 0 && ethtool_get_coalesce(fd, dev, &co) == 0) {
+		snprintf(v, sizeof(v),
+		         "rx-usecs %u rx-frames %u tx-usecs %u tx-frames %u adaptive-rx %s "
+		         "adaptive-tx %s",
+		         co.rx_usecs, co.rx_frames, co.tx_usecs, co.tx_frames,
+		         co.adaptive_rx ? "on" : "off", co.adaptive_tx ? "on" : "off");
 		json_add_string(o, key, v);
 	} else
 		json_object_object_add(o, key, NULL);

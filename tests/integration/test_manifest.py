@@ -89,6 +89,10 @@ def check_manifest(rep, tso):
     assert setting(rep, "device.vA.qdisc")["end"].startswith("noqueue"), \
         setting(rep, "device.vA.qdisc")
     assert setting(rep, "device.vA.rx_queues")["end"] == "4"
+    assert setting(rep, "device.vA.channels")["end"] == "rx 4 tx 4 other 0 combined 0"
+    co = subprocess.run(["ip", "netns", "exec", NS_A, "ethtool", "-c", "vA"],
+                        capture_output=True, text=True)
+    assert (setting(rep, "device.vA.coalesce")["end"] is None) == (co.returncode != 0), co
     assert setting(rep, "device.vA.mtu")["end"] == "1500"
     with open("/proc/sys/kernel/osrelease") as f:
         assert setting(rep, "kernel.release")["end"] == f.read().strip()
