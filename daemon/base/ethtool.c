@@ -620,3 +620,36 @@ ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c)
 	                           ec.use_adaptive_tx_coalesce != 0};
 	return 0;
 }
+
+/* The RSS table and key (ETHTOOL_GRSSH): sizes first, then the contents. */
+int
+ethtool_get_rss(int fd, const char *ifname, uint32_t *indir, uint32_t indir_cap, uint32_t *nindir,
+                uint8_t *key, uint32_t key_cap, uint32_t *nkey, uint8_t *hfunc)
+{
+	struct ethtool_rxfh sz = {.cmd = ETHTOOL_GRSSH}, *r;
+	size_t len;
+
+	if (ethtool_ioctl(fd, ifname, &sz) < 0)
+		return -1;
+	*nindir = sz.indir_size;
+	*nkey = sz.key_size;
+	*hfunc = sz.hfunc;
+	if (sz.indir_size > indir_cap || sz.key_size > key_cap) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	len = sizeof(*r) + (size_t)sz.indir_size * sizeof(uint32_t) + sz.key_size;
+	r = xcalloc(1, len);
+	r->cmd = ETHTOOL_GRSSH;
+	r->indir_size = sz.indir_size;
+	r->key_size = sz.key_size;
+	if (ethtool_ioctl(fd, ifname, r) < 0) {
+		free(r);
+		return -1;
+	}
+	memcpy(indir, r->rss_config, (size_t)sz.indir_size * sizeof(uint32_t));
+	memcpy(key, (const uint8_t *)(r->rss_config + sz.indir_size), sz.key_size);
+	*hfunc = r->hfunc;
+	free(r);
+	return 0;
+}

@@ -101,5 +101,12 @@ struct ethtool_coal {
 	bool adaptive_rx, adaptive_tx;
 };
 int ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c);
+/* The RSS indirection table and hash key (ETHTOOL_GRSSH, the default context): up to
+ * indir_cap entries into indir and key_cap bytes into key; *nindir, *nkey the sizes the
+ * device has (larger than the caps: -1, EMSGSIZE), *hfunc its hash function bits (1
+ * toeplitz, 2 xor, 4 crc32; 0 unknown). 0, or -1 with errno (EOPNOTSUPP: no RSS). */
+int ethtool_get_rss(int fd, const char *ifname, uint32_t *indir, uint32_t indir_cap,
+                    uint32_t *nindir, uint8_t *key, uint32_t key_cap, uint32_t *nkey,
+                    uint8_t *hfunc);
 
 #endif

@@ -3,8 +3,8 @@
  *
  * What one edge reads, and why it is bounded: a dozen small /proc and /sys files for the
  * kernel, the CPUs (three cpufreq files per online CPU: the only part that grows with the
- * host, ~1 ms on 144 CPUs) and the sysctls; per device (at most MANIFEST_MAX_DEVICES) six
- * ethtool ioctls, six small sysfs files and the queue files tuning.c reads (three per
+ * host, ~1 ms on 144 CPUs) and the sysctls; per device (at most MANIFEST_MAX_DEVICES)
+ * eight ethtool ioctls, six small sysfs files and the queue files tuning.c reads (three per
  * queue); one RTM_GETQDISC dump for all devices. It runs on the results writer thread
  * (window.c), never on the loop. Values are cut at MANIFEST_VALUE_MAX bytes, so a manifest
  * stays within tens of kilobytes. */
@@ -14,6 +14,7 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <net/if.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,6 +460,63 @@ read_ethtool(json_object *o, int fd, const char *dev)
 	}
 }
 
+#define RSS_INDIR_MAX 4096
+#define RSS_KEY_MAX   256
+#define RSS_QUEUES    16 /* queues whose share of the table is listed */
+
+/* FNV-1a of n bytes: a short name for a table or key too long to keep. */
+static uint32_t
+fnv1a(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* The RSS hash function and table in a line: "toeplitz, 128 entries over queues 0-3 (32 32
+ * 32 32), table fnv 1a2b3c4d, key 40 bytes fnv 5e6f7a8b"; null when the device has none. */
+static void
+read_rss(json_object *o, int fd, const char *dev)
+{
+	uint32_t *indir = xcalloc(RSS_INDIR_MAX, sizeof(uint32_t)), n = 0, nk = 0, top = 0;
+	uint8_t key[RSS_KEY_MAX], hf = 0;
+	unsigned count[RSS_QUEUES] = {0};
+	char key_name[128], v[MANIFEST_VALUE_MAX];
+	size_t len;
+
+	snprintf(key_name, sizeof(key_name), "device.%s.rss", dev);
+	if (fd < 0 ||
+	    ethtool_get_rss(fd, dev, indir, RSS_INDIR_MAX, &n, key, RSS_KEY_MAX, &nk, &hf) < 0 ||
+	    n == 0) {
+		json_object_object_add(o, key_name, NULL);
+		free(indir);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (indir[i] < RSS_QUEUES)
+			count[indir[i]]++;
+		if (indir[i] > top)
+			top = indir[i];
+	}
+	len = (size_t)snprintf(v, sizeof(v), "%s, %u entries over queues 0-%u (",
+	                       hf & 1   ? "toeplitz"
+	                       : hf & 2 ? "xor"
+	                       : hf & 4 ? "crc32"
+	                                : "unknown hash",
+	                       n, top);
+	for (uint32_t q = 0; q <= top && q < RSS_QUEUES && len < sizeof(v); q++)
+		len += (size_t)snprintf(v + len, sizeof(v) - len, "%s%u", q ? " " : "", count[q]);
+	if (len < sizeof(v))
+		snprintf(v + len, sizeof(v) - len, "%s), table fnv %08x, key %u bytes fnv %08x",
+		         top >= RSS_QUEUES ? " ..." : "", fnv1a(indir, n * sizeof(uint32_t)), nk,
+		         fnv1a(key, nk));
+	json_add_string(o, key_name, v);
+	free(indir);
+}
+
 /* One device's sysfs settings: MTU, NUMA node, NAPI. */
 static void
 read_sysfs(json_object *o, const char *root, const char *dev)
@@ -546,6 +604,7 @@ manifest_read(const char *root, const char *state_dir)
 	}
 	for (size_t i = 0; i < n; i++) {
 		read_ethtool(o, fd, names[i]);
+		read_rss(o, fd, names[i]);
 		read_sysfs(o, root, names[i]);
 		snprintf(key, sizeof(key), "device.%s.qdisc", names[i]);
 		if (text[i][0] != '\0')

@@ -93,6 +93,9 @@ def check_manifest(rep, tso):
     co = subprocess.run(["ip", "netns", "exec", NS_A, "ethtool", "-c", "vA"],
                         capture_output=True, text=True)
     assert (setting(rep, "device.vA.coalesce")["end"] is None) == (co.returncode != 0), co
+    rss = subprocess.run(["ip", "netns", "exec", NS_A, "ethtool", "-x", "vA"],
+                         capture_output=True, text=True)
+    assert (setting(rep, "device.vA.rss")["end"] is None) == (rss.returncode != 0), rss
     assert setting(rep, "device.vA.mtu")["end"] == "1500"
     with open("/proc/sys/kernel/osrelease") as f:
         assert setting(rep, "kernel.release")["end"] == f.read().strip()
