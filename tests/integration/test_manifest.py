@@ -29,6 +29,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
@@ -218,7 +219,6 @@ def test_manifest_and_compare():
 
         # A setting changed during a window is flagged.
         d.ctl("mark", "start", "mid")
-        import time
         time.sleep(0.5)
         offloads(NS_A, "vA", "gro", "on")
         d.ctl("mark", "stop", "mid")
