@@ -561,9 +561,13 @@ eth_describe(struct source *src)
 	return o;
 }
 
-/* Its Prometheus family (serve/prom.c): the counters (the family is opt-in). */
+/* Its Prometheus families (serve/prom.c): the standard groups, exported (the same meaning on
+ * every driver, a few dozen a device), the RMON buckets in a family of their own; the
+ * driver's counters (the family is opt-in). */
 static const struct source_family ethtool_families[] = {
     {SOURCE_NO_FAMILY, {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_ethtool_rmon_packets", {.name = "ethtool.*.std.rmon.[rt]x.*"}, false},
+    {"netmetrics_ethtool_std", {.name = "ethtool.*.std.*"}, false},
     {"netmetrics_ethtool", {.kind = SOURCE_ANY_KIND}, false},
     {NULL, {.kind = SOURCE_ANY_KIND}, false},
 };
