@@ -5,7 +5,10 @@ instances (virtio_net's eth0 here: rx-0 -> NAPI 257), `queues --json`, `profile 
 exactly as queue-get and napi-get give them, read independently (netdev_nl.py, a raw
 netlink socket, none of netmetrics' code), with the origin of each mapping: "netlink" for
 the NAPI, and for the queue's IRQs "netlink" when napi-get names the IRQ, else "irq-name".
-The human tables show the NAPI ids and the origin.
+The human tables show the NAPI ids and the origin. Then the settings are changed through
+the device's sysfs (napi_defer_hard_irqs 2, gro_flush_timeout 20000 ns, restored after):
+within the NAPI table's refresh (5 s) `queues` and `profile show` show the new values, again
+equal to napi-get's, so the equality is not that of zeros.
 
 Runs the real daemon on the host (root "/", a temporary socket) as root; skipped (77) when
 not root or when no device here links a queue to a NAPI. Environment: NETMETRICSD,
@@ -82,6 +85,42 @@ def irq_origin_want(row, view, idx):
     return "irq-name" if row.get("irqs") else None
 
 
+def sysfs(dev, name, value=None):
+    path = "/sys/class/net/%s/%s" % (dev, name)
+    if value is None:
+        with open(path) as f:
+            return f.read().strip()
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
+def check_settings_change(sock, dev):
+    """Write the device's NAPI settings; the views follow within the refresh, as napi-get."""
+    saved = {n: sysfs(dev, n) for n in ("napi_defer_hard_irqs", "gro_flush_timeout")}
+    try:
+        sysfs(dev, "napi_defer_hard_irqs", 2)
+        sysfs(dev, "gro_flush_timeout", 20000)
+        view = kernel_view(dev)
+        want = view.get(("rx", 0))
+        check(want is not None and want.get("defer-hard-irqs") == 2 and
+              want.get("gro-flush-timeout") == 20000, "napi-get after the write: %r" % want)
+        deadline = time.time() + 8
+        row = None
+        while time.time() < deadline:
+            row = json.loads(ctl(sock, "--json", "queues", dev))["devices"][0]["queues"][0]
+            if (row.get("rx_napi") or {}).get("defer_hard_irqs") == 2:
+                break
+            time.sleep(0.5)
+        print("%s rx-0 after the write: %r" % (dev, row.get("rx_napi")), flush=True)
+        check_napi("queues %s rx-0 after the write" % dev, row.get("rx_napi"), want)
+        p = json.loads(ctl(sock, "--json", "profile", "show", dev))
+        check_napi("profile show %s rx-0 after the write" % dev, p["queues"][0].get("rx_napi"),
+                   want)
+    finally:
+        for n, v in saved.items():
+            sysfs(dev, n, v)
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (the daemon reads the host)")
@@ -150,6 +189,12 @@ def main():
                                                                                   text))
             text = ctl(sock, "profile", "show", dev)
             check("NAPI" in text and "IRQ FROM" in text, "profile show: no NAPI column")
+        # A setting written since shows, as napi-get gives it.
+        for dev in devs:
+            if kernel_view(dev).get(("rx", 0)) is not None and \
+                    os.path.exists("/sys/class/net/%s/napi_defer_hard_irqs" % dev):
+                check_settings_change(sock, dev)
+                break
         # interrupts: an IRQ napi-get names is shown as its queue's, origin netlink.
         napi_irqs = {n["irq"] for n in everything["napis"] if "irq" in n}
         for irq in json.loads(ctl(sock, "--json", "interrupts", "--all"))["irqs"]:
