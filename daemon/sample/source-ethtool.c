@@ -59,6 +59,7 @@ struct eth_dev {
 	} std; /* STD_NONE: not asked until the device
 	          list changes */
 	bool std_answered;
+	bool std_refused;   /* the last request was refused (EOPNOTSUPP, EINVAL) */
 	uint32_t std_given; /* the groups of its last answer, a bit per ETHTOOL_STATS_* */
 	struct std_series {
 		struct ethstd_stat key; /* its value is the one put last */
@@ -77,7 +78,7 @@ struct eth_state {
 	bool devs_changed; /* a device came or went: ask those that gave no group again */
 	/* the standard groups: a kept socket on the host, DEV.std files under a fixture root */
 	struct ethstd_sock std;
-	bool std_off;      /* the kernel has no ETHTOOL_MSG_STATS_GET: not asked */
+	bool std_off;      /* no ethtool netlink family (a kernel before 5.6): not asked */
 	char std_why[512]; /* why off (NM_ERROR_MSG_MAX) */
 	struct ethstd_reply reply;
 	char *stdbuf; /* a fixture's DEV.std */
@@ -333,6 +334,16 @@ put_std(struct eth_state *st, struct eth_dev *d, const struct ethstd_reply *r)
 		}
 }
 
+/* Forget d's standard series, telling the sink they are gone. */
+static void
+drop_std(struct eth_state *st, struct eth_dev *d)
+{
+	for (size_t i = 0; i < d->nstd; i++)
+		sink_gone(st->sink, d->std_v[i].id);
+	d->nstd = 0;
+	d->std_given = 0;
+}
+
 /* A fixture's reply for d: DIR/ethtool/DEV.std, one message; false when it has none (no
  * group) or it is not one whole message. */
 static bool
@@ -364,10 +375,13 @@ sample_std(struct eth_state *st, struct eth_dev *d)
 		return;
 	if (st->src->host) {
 		if (ethstd_request(&st->std, d->name, &st->reply, &e) < 0) {
+			/* Refused for this device (a kernel before 5.13 refuses every one): left
+			 * alone like one that gives no group, not the others. */
 			if (e.code == NM_ERR_UNSUPPORTED) {
-				st->std_off = true;
-				snprintf(st->std_why, sizeof(st->std_why), "%s", e.message);
-				log_info("source ethtool: standard groups off: %s", e.message);
+				log_info("source ethtool: %s", e.message);
+				d->std = STD_NONE;
+				d->std_refused = true;
+				drop_std(st, d);
 			} else if (errno != ENODEV) {
 				log_debug("source ethtool: %s", e.message);
 			}
@@ -378,6 +392,7 @@ sample_std(struct eth_state *st, struct eth_dev *d)
 		st->reply.listed = st->reply.given = 0;
 	}
 	d->std_answered = true;
+	d->std_refused = false;
 	d->std_given = st->reply.given;
 	st->std_listed |= st->reply.listed;
 	if (st->reply.given == 0) {
@@ -557,6 +572,11 @@ eth_describe(struct source *src)
 	                                             : src->host ? (int64_t)st->std.requests
 	                                                         : (int64_t)st->std_requests));
 	json_object_object_add(o, "std_groups", devs);
+	devs = json_object_new_array();
+	for (size_t i = 0; st != NULL && i < st->ndevs; i++)
+		if (st->devs[i]->std_refused)
+			json_object_array_add(devs, json_object_new_string(st->devs[i]->name));
+	json_object_object_add(o, "std_refused", devs);
 	json_object_object_add(o, "std_kernel_groups", groups_json(st ? st->std_listed : 0));
 	return o;
 }

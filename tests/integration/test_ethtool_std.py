@@ -163,6 +163,7 @@ def main():
               "std_method %r" % d.get("std_method"))
         check(d.get("std_kernel_groups") == GROUPS, "std_kernel_groups %r" %
               d.get("std_kernel_groups"))
+        check(d.get("std_refused") == [], "std_refused %r" % d.get("std_refused"))
         shown = d.get("std_groups", {})
         check(len(shown) > 0, "no device answered")
         giving = 0
