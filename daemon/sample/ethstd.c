@@ -23,7 +23,8 @@
 #include "xmalloc.h"
 
 /* The groups' names: the kernel's stats_std_names (net/ethtool/common.c). */
-static const char *const group_names[ETHSTD_NGROUPS] = {"eth-phy", "eth-mac", "eth-ctrl", "rmon"};
+static const char *const group_names[ETHSTD_NGROUPS] = {"eth-phy", "eth-mac", "eth-ctrl", "rmon",
+                                                        "phydev"};
 
 /* A counter of a string set: its name (the kernel's stats_*_names) and direction. */
 struct std_name {
@@ -73,6 +74,12 @@ static const struct std_name rmon_names[] = {
     [ETHTOOL_A_STATS_RMON_JABBER] = {"etherStatsJabbers", RX},
 };
 
+/* ETHTOOL_A_STATS_PHY_* (6.14), not in older uapi headers: by number. */
+static const struct std_name phydev_names[] = {
+    {"RxFrames", RX}, {"RxOctets", RX}, {"RxErrors", RX},
+    {"TxFrames", TX}, {"TxOctets", TX}, {"TxErrors", TX},
+};
+
 static const struct {
 	const struct std_name *v;
 	size_t n;
@@ -81,6 +88,7 @@ static const struct {
     {mac_names, sizeof(mac_names) / sizeof(mac_names[0])},
     {ctrl_names, sizeof(ctrl_names) / sizeof(ctrl_names[0])},
     {rmon_names, sizeof(rmon_names) / sizeof(rmon_names[0])},
+    {phydev_names, sizeof(phydev_names) / sizeof(phydev_names[0])},
 };
 
 const char *
@@ -278,6 +286,7 @@ ethstd_open(struct ethstd_sock *s, struct nm_error *err)
 		return nm_error_set(err, NM_ERR_UNSUPPORTED, "no ethtool netlink family here");
 	}
 	s->family = family;
+	s->ngroups = ETHSTD_NGROUPS;
 	s->open = true;
 	return 0;
 }
@@ -315,13 +324,13 @@ end_nest(char *start, char *p)
 }
 
 /* Build the request for dev into buf: the header nest with the device's name, the groups as
- * a compact bit set without a mask (bits 0..ETHSTD_NGROUPS-1). Returns its length. */
+ * a compact bit set without a mask (bits 0..s->ngroups-1). Returns its length. */
 static size_t
 build_request(struct ethstd_sock *s, const char *dev, char *buf, size_t size)
 {
 	struct nlmsghdr *h = (struct nlmsghdr *)buf;
 	struct genlmsghdr g = {.cmd = ETHTOOL_MSG_STATS_GET, .version = 1};
-	uint32_t nbits = ETHSTD_NGROUPS, bits = (1u << ETHSTD_NGROUPS) - 1;
+	uint32_t nbits = s->ngroups, bits = (1u << s->ngroups) - 1;
 	char *p = buf + NLMSG_HDRLEN, *nest;
 
 	(void)size; /* 128 bytes hold it: 16 + 4 + 4+4+16 + 4+4+8+8 */
@@ -374,8 +383,9 @@ walk_reply(struct ethstd_sock *s, int len, struct ethstd_reply *r)
 	return 0;
 }
 
-int
-ethstd_request(struct ethstd_sock *s, const char *dev, struct ethstd_reply *r, struct nm_error *err)
+/* One request for dev with the groups of s; 0, or -1 with errno. */
+static int
+request_once(struct ethstd_sock *s, const char *dev, struct ethstd_reply *r)
 {
 	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
 	char req[128];
@@ -385,30 +395,45 @@ ethstd_request(struct ethstd_sock *s, const char *dev, struct ethstd_reply *r, s
 
 	r->n = 0;
 	r->listed = r->given = 0;
-	if (strlen(dev) >= 16) {
-		errno = EINVAL;
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: name too long", dev);
-	}
 	len = build_request(s, dev, req, sizeof(req));
 	s->requests++;
 	do {
 		n = sendto(s->nl.fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel));
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
-		goto fail;
+		return -1;
 	for (;;) {
 		n = recv(s->nl.fd, s->nl.buf, s->nl.cap, 0);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
-			goto fail;
+			return -1;
 		rc = walk_reply(s, (int)n, r);
 		if (rc > 0)
 			return 0;
 		if (rc < 0)
-			goto fail;
+			return -1;
 	}
-fail:
+}
+
+int
+ethstd_request(struct ethstd_sock *s, const char *dev, struct ethstd_reply *r, struct nm_error *err)
+{
+	int rc;
+
+	if (strlen(dev) >= 16) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: name too long", dev);
+	}
+	if (request_once(s, dev, r) == 0)
+		return 0;
+	/* A kernel before 6.14 refuses the phydev bit: ask for the others from now on. */
+	if (errno == EINVAL && s->ngroups > ETHSTD_NGROUPS_OLD) {
+		s->ngroups = ETHSTD_NGROUPS_OLD;
+		if (request_once(s, dev, r) == 0)
+			return 0;
+		s->ngroups = ETHSTD_NGROUPS; /* refused for another reason */
+	}
 	rc = errno;
 	nm_error_set(err, rc == EOPNOTSUPP || rc == EINVAL ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
 	             "%s: stats-get: %s", dev, strerror(rc));

@@ -1,6 +1,7 @@
 /* ethstd.h: the standard ethtool statistics groups of a device, ETHTOOL_MSG_STATS_GET of the
- * ethtool generic netlink family: IEEE 802.3 eth-phy, eth-mac and eth-ctrl counters and the
- * RMON counters with their packet size histograms (rx and tx buckets, each with its range).
+ * ethtool generic netlink family: IEEE 802.3 eth-phy, eth-mac and eth-ctrl counters, the
+ * RMON counters with their packet size histograms (rx and tx buckets, each with its range)
+ * and a PHY's own counters (phydev).
  * Unlike `ethtool -S` names these mean the same on every driver that gives them.
  *
  * One request per device (a doit on the device's name, not a dump of every device): a device
@@ -19,8 +20,11 @@
 struct nm_error;
 
 /* The groups asked for: eth-phy, eth-mac, eth-ctrl, rmon (ETHTOOL_STATS_ETH_PHY..RMON, the
- * ones every kernel since 5.13 knows). */
-#define ETHSTD_NGROUPS 4
+ * ones every kernel since 5.13 knows) and phydev (ETHTOOL_STATS_PHY, the PHY's own counters,
+ * 6.14). A kernel that does not know phydev refuses a request naming it (EINVAL): the socket
+ * then asks for the first ETHSTD_NGROUPS_OLD only. */
+#define ETHSTD_NGROUPS     5
+#define ETHSTD_NGROUPS_OLD 4
 
 enum ethstd_kind {
 	ETHSTD_STAT = 0, /* a counter of the group's string set */
@@ -30,9 +34,9 @@ enum ethstd_kind {
 
 /* One value of a reply. */
 struct ethstd_stat {
-	uint8_t group;      /* ETHTOOL_STATS_*: 0 eth-phy, 1 eth-mac, 2 eth-ctrl, 3 rmon */
-	uint8_t kind;       /* enum ethstd_kind */
-	uint32_t index;     /* ETHSTD_STAT: the counter's index in its group's string set */
+	uint8_t group;  /* ETHTOOL_STATS_*: 0 eth-phy, 1 eth-mac, 2 eth-ctrl, 3 rmon, 4 phydev */
+	uint8_t kind;   /* enum ethstd_kind */
+	uint32_t index; /* ETHSTD_STAT: the counter's index in its group's string set */
 	uint32_t low, high; /* a bucket's frame sizes in octets, both included; high 0: no bound */
 	uint64_t value;
 };
@@ -49,7 +53,8 @@ struct ethstd_reply {
 /* The kept socket on the ethtool family. */
 struct ethstd_sock {
 	struct nldump nl;
-	int family; /* the family's id, resolved at open */
+	int family;       /* the family's id, resolved at open */
+	unsigned ngroups; /* the groups asked for: ETHSTD_NGROUPS, or _OLD on an older kernel */
 	bool open;
 	uint64_t requests; /* requests sent, answered or not */
 };

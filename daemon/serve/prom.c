@@ -140,10 +140,11 @@ static const struct family families[NFAM] = {
     [F_SYSCTL] = {"netmetrics_sysctl", "Counters read from sysctl files.", false, false, L_FIELD},
     [F_SYSCTL_LEVEL] = {"netmetrics_sysctl_level", "Values read from sysctl files.", true, false,
                         L_FIELD},
-    [F_ETHTOOL_STD] = {"netmetrics_ethtool_std",
-                       "Standard ethtool statistics (IEEE 802.3 eth-phy, eth-mac, eth-ctrl; RMON) "
-                       "by group (table) and name (field).",
-                       false, false, L_DEV | L_DIR | L_TABLE | L_FIELD},
+    [F_ETHTOOL_STD] =
+        {"netmetrics_ethtool_std",
+         "Standard ethtool statistics (IEEE 802.3 eth-phy, eth-mac, eth-ctrl; RMON; phydev) "
+         "by group (table) and name (field).",
+         false, false, L_DEV | L_DIR | L_TABLE | L_FIELD},
     [F_ETHTOOL_RMON] = {"netmetrics_ethtool_rmon_packets",
                         "Packets by frame size: the RMON histogram buckets of the standard ethtool "
                         "statistics, the range in octets in field (LOW-HIGH, LOW-max).",

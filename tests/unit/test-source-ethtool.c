@@ -1,5 +1,6 @@
 /* test-source-ethtool.c: the ethtool source on the fixture drivers, its devices option,
  * repeated and changing names, and on the host a device's counters against ethtool_read. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <netlink/msg.h>
 
 #include "error.h"
+#include "ethstd.h"
 #include "ethtool.h"
 #include "series.h"
 #include "source-harness.h"
@@ -230,9 +232,11 @@ open_group(struct nl_msg *m, uint32_t id, uint32_t ss_id)
 }
 
 /* Write to DIR/ethtool/DEV.std the reply the kernel's net/ethtool/stats.c builds for an
- * mlx5-like device asked for the four groups: eth-phy (group 0, string set 24) with its one
- * counter, eth-mac (1, 25) with what mlx5e sets, eth-ctrl (2, 26) empty, rmon (3, 27) with
- * ten rx buckets first, then its four counters. rx_frames is eth-mac's FramesReceivedOK
+ * mlx5-like device asked for the five groups: eth-phy (group 0, string set 17, as this
+ * kernel numbers them) with its one counter, eth-mac (1, 18) with what mlx5e sets, eth-ctrl
+ * (2, 19) empty, rmon (3, 20) with
+ * ten rx buckets first, then its four counters, and phydev (4, 21) with two counters of a
+ * PHY. rx_frames is eth-mac's FramesReceivedOK
  * (index 3). With empty, every group is an empty nest: a driver with none. A tx bucket
  * without an upper bound (high 0) is added, as a driver with tx buckets gives one. */
 static void
@@ -252,11 +256,11 @@ write_reply(struct world *w, const char *dev, uint64_t rx_frames, bool empty)
 	nla_put_u32(m, ETHTOOL_A_HEADER_DEV_INDEX, 7);
 	nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, dev);
 	nla_nest_end(m, n);
-	n = open_group(m, 0, 24);
+	n = open_group(m, 0, 17);
 	if (!empty)
 		put_stat(m, 0, 7); /* SymbolErrorDuringCarrier */
 	nla_nest_end(m, n);
-	n = open_group(m, 1, 25);
+	n = open_group(m, 1, 18);
 	if (!empty) {
 		put_stat(m, 0, 5000001);     /* FramesTransmittedOK */
 		put_stat(m, 3, rx_frames);   /* FramesReceivedOK */
@@ -273,8 +277,8 @@ write_reply(struct world *w, const char *dev, uint64_t rx_frames, bool empty)
 		put_stat(m, 21, 4);          /* FrameTooLongErrors */
 	}
 	nla_nest_end(m, n);
-	nla_nest_end(m, open_group(m, 2, 26));
-	n = open_group(m, 3, 27);
+	nla_nest_end(m, open_group(m, 2, 19));
+	n = open_group(m, 3, 20);
 	if (!empty) {
 		for (int i = 0; i < 10; i++)
 			put_bucket(m, ETHTOOL_A_STATS_GRP_HIST_RX, ranges[i][0], ranges[i][1],
@@ -284,6 +288,12 @@ write_reply(struct world *w, const char *dev, uint64_t rx_frames, bool empty)
 		put_stat(m, 1, 2); /* etherStatsOversizePkts */
 		put_stat(m, 2, 3); /* etherStatsFragments */
 		put_stat(m, 3, 4); /* etherStatsJabbers */
+	}
+	nla_nest_end(m, n);
+	n = open_group(m, 4, 21); /* phydev (6.14): a PHY's own counters */
+	if (!empty) {
+		put_stat(m, 0, 11111); /* RxFrames */
+		put_stat(m, 4, 22222); /* TxOctets */
 	}
 	nla_nest_end(m, n);
 	snprintf(path, sizeof(path), "%s/ethtool/%s.std", w->dir, dev);
@@ -322,8 +332,13 @@ test_std_groups(void **state)
 	write_reply(&w, "mlx5", 4000002, false);
 	start(&w, NULL);
 	harness_sample(&w);
-	/* 2 ethtool -S counters; 1 eth-phy, 13 eth-mac, 4 rmon counters and 11 buckets */
-	assert_int_equal(w.sink.nput, 2 + 1 + 13 + 4 + 11);
+	/* 2 ethtool -S counters; 1 eth-phy, 13 eth-mac, 4 rmon counters and 11 buckets, 2 phydev */
+	assert_int_equal(w.sink.nput, 2 + 1 + 13 + 4 + 11 + 2);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.phydev.RxFrames"), 11111);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.phydev.TxOctets"), 22222);
+	harness_labels(&w, "ethtool.mlx5.std.phydev.TxOctets",
+	               "source=ethtool device=mlx5 table=phydev direction=tx field=TxOctets "
+	               "unit=bytes");
 	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-phy.SymbolErrorDuringCarrier"), 7);
 	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.FramesTransmittedOK"),
 	                 5000001);
@@ -376,8 +391,9 @@ test_std_groups(void **state)
 		n += strncmp(w.reg.v[id].name, "ethtool.plain.std.", 18) == 0;
 	assert_int_equal(n, 0);
 	check_describe(&w, "std_groups",
-	               "{\"mlx5\":[\"eth-phy\",\"eth-mac\",\"rmon\"],\"plain\":[]}");
-	check_describe(&w, "std_kernel_groups", "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\"]");
+	               "{\"mlx5\":[\"eth-phy\",\"eth-mac\",\"rmon\",\"phydev\"],\"plain\":[]}");
+	check_describe(&w, "std_kernel_groups",
+	               "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\",\"phydev\"]");
 	check_describe(&w, "std_requests", "2");
 	check_describe(&w, "std_method", "\"DEV.std files\"");
 
@@ -399,8 +415,8 @@ test_std_groups(void **state)
 	check_describe(&w, "std_requests", "7");
 	assert_int_equal(harness_value(&w, "ethtool.plain.std.eth-mac.FramesReceivedOK"), 1);
 	check_describe(&w, "std_groups",
-	               "{\"mlx5\":[\"eth-phy\",\"eth-mac\",\"rmon\"],"
-	               "\"plain\":[\"eth-phy\",\"eth-mac\",\"rmon\"],\"new0\":[]}");
+	               "{\"mlx5\":[\"eth-phy\",\"eth-mac\",\"rmon\",\"phydev\"],"
+	               "\"plain\":[\"eth-phy\",\"eth-mac\",\"rmon\",\"phydev\"],\"new0\":[]}");
 	/* The driver stops giving them: its series go. */
 	write_reply(&w, "mlx5", 0, true);
 	harness_sample(&w);
@@ -411,7 +427,7 @@ test_std_groups(void **state)
 }
 
 /* On the host the request is made and answered: every device listed has an answer (its
- * groups; virtio_net and veth give none), the kernel knows the four groups asked for, and a
+ * groups; virtio_net and veth give none), the kernel knows the groups asked for, and a
  * device that gave none is not asked again. */
 static void
 test_host_std(void **state)
@@ -432,9 +448,12 @@ test_host_std(void **state)
 		skip();
 	}
 	assert_string_equal(json_object_get_string(v), "netlink ETHTOOL_MSG_STATS_GET");
+	/* the four groups of 5.13, and phydev since 6.14 */
 	assert_true(json_object_object_get_ex(o, "std_kernel_groups", &v));
-	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
-	                    "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\"]");
+	assert_true(strcmp(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+	                   "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\",\"phydev\"]") == 0 ||
+	            strcmp(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+	                   "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\"]") == 0);
 	assert_true(json_object_object_get_ex(o, "std_requests", &v));
 	requests = json_object_get_int64(v);
 	assert_true(requests > 0);
@@ -457,14 +476,44 @@ test_host_std(void **state)
 	harness_free(&w);
 }
 
+/* A kernel that refuses a group bit it does not know (EINVAL: phydev before 6.14) is asked
+ * for the first four from then on. Provoked here with a sixth bit no kernel knows yet, on
+ * lo: the request falls back, is answered with the four groups' nests, and stays at four. */
+static void
+test_host_fallback(void **state)
+{
+	struct ethstd_sock s;
+	struct ethstd_reply r = {0};
+	struct nm_error err;
+
+	(void)state;
+	if (ethstd_open(&s, &err) < 0)
+		skip();
+	s.ngroups = 6;
+	assert_int_equal(ethstd_request(&s, "lo", &r, &err), 0);
+	assert_int_equal(s.ngroups, ETHSTD_NGROUPS_OLD);
+	assert_int_equal(r.listed, 0xf);
+	assert_int_equal(s.requests, 2);
+	assert_int_equal(ethstd_request(&s, "lo", &r, &err), 0);
+	assert_int_equal(s.requests, 3);
+	/* A device that does not exist: ENODEV, not a fall back. */
+	s.ngroups = ETHSTD_NGROUPS;
+	assert_int_equal(ethstd_request(&s, "nm-no-such0", &r, &err), -1);
+	assert_int_equal(errno, ENODEV);
+	assert_int_equal(s.ngroups, ETHSTD_NGROUPS);
+	ethstd_reply_free(&r);
+	ethstd_close(&s);
+}
+
 /* Run the tests. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixtures),     cmocka_unit_test(test_names_change),
-	    cmocka_unit_test(test_changed_only), cmocka_unit_test(test_host),
-	    cmocka_unit_test(test_std_groups),   cmocka_unit_test(test_host_std),
+	    cmocka_unit_test(test_fixtures),      cmocka_unit_test(test_names_change),
+	    cmocka_unit_test(test_changed_only),  cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_std_groups),    cmocka_unit_test(test_host_std),
+	    cmocka_unit_test(test_host_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
