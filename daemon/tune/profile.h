@@ -92,6 +92,14 @@ struct profile_sysctl {
 	char value[PROFILE_VALUE_MAX];
 };
 
+/* [napi]: the device-wide NAPI files the profile writes (has_*: the key was given). */
+struct profile_napi {
+	bool has_gro_flush_timeout, has_defer_hard_irqs;
+	uint32_t gro_flush_timeout; /* ns */
+	uint32_t defer_hard_irqs;
+	enum profile_switch threaded;
+};
+
 struct profile {
 	char name[PROFILE_NAME_MAX];
 	char description[256];
@@ -107,6 +115,7 @@ struct profile {
 	bool strict;
 	struct profile_sysctl *sysctls;
 	size_t nsysctls;
+	struct profile_napi napi;
 };
 
 /* ---- profile.c: the model ---- */
@@ -255,6 +264,7 @@ enum plan_kind {
 	PLAN_XPS,        /* queues/tx-N/xps_cpus (mask) */
 	PLAN_IRQ,        /* proc/irq/N/smp_affinity_list (list) */
 	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
+	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
 	PLAN_KIND__COUNT
 };
 

@@ -129,8 +129,9 @@ test_names_unique(void **state)
 	}
 	for (int k = 0; k < PLAN_KIND__COUNT; k++)
 		assert_non_null(knob_of_kind((enum plan_kind)k));
-	/* Today's write order: sysctls (rps_sock_flow_entries among them) before the flow
-	 * counts, RPS, XPS, IRQ affinity, ntuple last. */
+	/* Today's write order: the device's NAPI settings first, sysctls
+	 * (rps_sock_flow_entries among them) before the flow counts, RPS, XPS, IRQ affinity,
+	 * ntuple last. */
 	char order[128] = "";
 	for (size_t i = 0; i < knobs_n; i++) {
 		size_t before = 0;
@@ -139,7 +140,7 @@ test_names_unique(void **state)
 		snprintf(order + strlen(order), sizeof(order) - strlen(order), "%zu=%s ", before,
 		         knobs[i]->section);
 	}
-	assert_string_equal(order, "4=irq 3=xps 2=rps 1=rfs 5=arfs 0=sysctl ");
+	assert_string_equal(order, "5=irq 4=xps 3=rps 2=rfs 6=arfs 1=sysctl 0=napi ");
 	assert_null(knob_by_section("profile"));
 	assert_int_equal(plan_kind_parse("nope"), -1);
 	assert_string_equal(plan_kind_name(PLAN_KIND__COUNT), "unknown");
@@ -156,7 +157,8 @@ test_sections_are_the_files(void **state)
 	                          "[rps]\ncpus = 0-3\n"
 	                          "[rfs]\nflow_cnt = 2048\n"
 	                          "[arfs]\nntuple = on\n"
-	                          "[sysctl]\nnet.core.somaxconn = 4096\n";
+	                          "[sysctl]\nnet.core.somaxconn = 4096\n"
+	                          "[napi]\nthreaded = on\n";
 	struct profile p;
 	struct nm_error err;
 	json_object *a;
@@ -202,7 +204,8 @@ test_allow_agrees_with_file(void **state)
 		e.kind = k->kind;
 		e.index = 3;
 		snprintf(e.dev, sizeof(e.dev), "eth0");
-		snprintf(e.name, sizeof(e.name), "net.core.somaxconn");
+		snprintf(e.name, sizeof(e.name), "%s",
+		         k->kind == PLAN_NAPI ? "gro_flush_timeout" : "net.core.somaxconn");
 		assert_int_equal(k->file(&e, &base, rel, sizeof(rel)), 0);
 		assert_int_equal(base, k->base);
 		if (k->allow(rel, "1", why, sizeof(why)) != 1)
@@ -236,29 +239,33 @@ test_messages(void **state)
 
 	(void)state;
 	knob_list_sections(buf, sizeof(buf), false);
-	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl");
+	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl, napi");
 	knob_list_sections(buf, sizeof(buf), true);
-	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl]");
+	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [napi]");
 	knob_list_settings(buf, sizeof(buf));
-	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple");
+	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, napi");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
-	assert_non_null(strstr(
-	    err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, arfs, sysctl)"));
+	assert_non_null(
+	    strstr(err.message,
+	           "unknown section [nope] (profile, irq, xps, rps, rfs, arfs, sysctl, napi)"));
 	assert_int_equal(profile_parse_ini(&p, "t", empty, strlen(empty), &err), -1);
-	assert_non_null(strstr(err.message, "the profile changes nothing: give at least one of "
-	                                    "[irq], [xps], [rps], [rfs], [arfs], [sysctl]"));
+	assert_non_null(strstr(err.message,
+	                       "the profile changes nothing: give at least one of "
+	                       "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [napi]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message,
-	                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple)");
+	                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple, napi)");
 	json_object_array_add(w, json_object_new_string("foo=1"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message, "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple)");
+	assert_string_equal(err.message,
+	                    "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, napi)");
 	json_object_put(w);
 	w = json_object_new_array();
 	json_object_array_add(w, json_object_new_string("rps"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message, "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple)");
+	assert_string_equal(err.message,
+	                    "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, napi)");
 	json_object_put(w);
 	/* Every KNOB=VALUE knob once, each to its section, in table order. */
 	w = json_object_new_array();
@@ -267,10 +274,14 @@ test_messages(void **state)
 	json_object_array_add(w, json_object_new_string("rfs=4096"));
 	json_object_array_add(w, json_object_new_string("xps=none"));
 	json_object_array_add(w, json_object_new_string("rps=1"));
+	json_object_array_add(w, json_object_new_string("napi=defer-2,flush-20000,threaded"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), 0);
+	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
+	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
+	assert_int_equal(p.napi.threaded, PROFILE_SWITCH_ON);
 	json_object *a = profile_sections_json(&p);
 	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
-	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\"]");
+	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"napi\"]");
 	json_object_put(a);
 	profile_free(&p);
 	json_object_array_add(w, json_object_new_string("xps=0"));

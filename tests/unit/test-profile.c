@@ -659,6 +659,80 @@ plan_count(const struct plan *pl, enum plan_kind kind)
 	return n;
 }
 
+/* [napi]: the three device-wide files are written first (before the flow counts), read
+ * back, saved, seen drifting, and reverted byte for byte; a threaded write the kernel
+ * refuses (EIO: no NAPI instance) rolls back the files written before it. */
+static void
+test_napi(void **state)
+{
+	static const char text[] = "[rfs]\nflow_cnt = 512\n[napi]\ngro_flush_timeout = 20000\n"
+	                           "napi_defer_hard_irqs = 2\nthreaded = on\n";
+	static const char *const files[] = {"gro_flush_timeout", "napi_defer_hard_irqs",
+	                                    "threaded"};
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	json_object *st, *d;
+	char rel[128];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "sys/class/net/eth0/%s", files[i]);
+		put_both(w, rel, "0\n");
+	}
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(plan_count(&pl, PLAN_NAPI), 3);
+	assert_int_equal(pl.e[0].kind, PLAN_NAPI);
+	assert_string_equal(pl.e[0].path, "/sys/class/net/eth0/gro_flush_timeout");
+	assert_string_equal(pl.e[1].path, "/sys/class/net/eth0/napi_defer_hard_irqs");
+	assert_string_equal(pl.e[2].path, "/sys/class/net/eth0/threaded");
+	assert_string_equal(pl.e[2].new, "1");
+	assert_true(pl.e[0].change && pl.e[1].change && pl.e[2].change);
+	plan_free(&pl);
+
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "sys/class/net/eth0/gro_flush_timeout"), "20000\n");
+	assert_string_equal(slurp(w, "sys/class/net/eth0/napi_defer_hard_irqs"), "2\n");
+	assert_string_equal(slurp(w, "sys/class/net/eth0/threaded"), "1\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	json_object_put(st);
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[napi]\ngro_flush_timeout = 20000\nnapi_defer_hard_irqs = 2\n"
+	                   "threaded = on\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	/* Someone else turns threading off: drift names the file, both values. */
+	put(w, "sys/class/net/eth0/threaded", "0\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	d = json_object_array_get_idx(json_object_object_get(st, "drifted"), 0);
+	assert_string_equal(json_get_string(d, "path", ""), "/sys/class/net/eth0/threaded");
+	assert_string_equal(json_get_string(d, "expected", ""), "1");
+	assert_string_equal(json_get_string(d, "live", ""), "0");
+	json_object_put(st);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	/* threaded refused: the timeout and the defer count written before it roll back. */
+	snprintf(rel, sizeof(rel), "%s/sys/class/net/eth0/threaded", w->root);
+	assert_int_equal(chmod(rel, 0444), 0);
+	dac_override(false);
+	assert_int_equal(apply_text(w, text, &err), -1);
+	dac_override(true);
+	assert_int_equal(chmod(rel, 0644), 0);
+	if (strstr(err.message, "/sys/class/net/eth0/threaded") == NULL ||
+	    strstr(err.message, "rolled back") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+
+	for (size_t i = 0; i < 3; i++) {
+		run("rm -f %s/sys/class/net/eth0/%s %s/sys/class/net/eth0/%s", w->root, files[i],
+		    w->orig, files[i]);
+	}
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -889,6 +963,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_two_applies_one_revert, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_rolls_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ntuple_fixed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_napi, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
