@@ -219,6 +219,112 @@ out:
 	return r;
 }
 
+/* The ETH_SS_FEATURES names of ifname (a new array of *n names, ETH_GSTRING_LEN bytes each;
+ * caller frees), or NULL with errno (EOPNOTSUPP: the driver gives none). */
+static struct ethtool_gstrings *
+feature_names(int fd, const char *ifname, uint32_t *n)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} si = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES}};
+	struct ethtool_gstrings *gs;
+
+	if (ethtool_ioctl(fd, ifname, &si) < 0)
+		return NULL;
+	if (!(si.hdr.sset_mask & (1ull << ETH_SS_FEATURES)) || si.len == 0 || si.len > 1024) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	gs = xcalloc(1, sizeof(*gs) + (size_t)si.len * ETH_GSTRING_LEN);
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_FEATURES;
+	gs->len = si.len;
+	if (ethtool_ioctl(fd, ifname, gs) < 0) {
+		free(gs);
+		return NULL;
+	}
+	*n = si.len;
+	return gs;
+}
+
+/* The bit of feature name among n names, or n. */
+static uint32_t
+feature_bit(const struct ethtool_gstrings *gs, uint32_t n, const char *name)
+{
+	uint32_t bit;
+
+	for (bit = 0; bit < n; bit++)
+		if (strncmp((const char *)gs->data + (size_t)bit * ETH_GSTRING_LEN, name,
+		            ETH_GSTRING_LEN) == 0)
+			break;
+	return bit;
+}
+
+/* A feature by its kernel name: active, requested, changeable (ETHTOOL_GFEATURES). */
+int
+ethtool_get_feature(int fd, const char *ifname, const char *name, struct ethtool_feature *f)
+{
+	struct ethtool_gstrings *gs;
+	struct ethtool_gfeatures *gf = NULL;
+	uint32_t n, bit, blocks, m;
+	int r = -1;
+
+	if ((gs = feature_names(fd, ifname, &n)) == NULL)
+		return -1;
+	if ((bit = feature_bit(gs, n, name)) == n) {
+		errno = ENOENT;
+		goto out;
+	}
+	blocks = (n + 31) / 32;
+	gf = xcalloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0]));
+	gf->cmd = ETHTOOL_GFEATURES;
+	gf->size = blocks;
+	if (ethtool_ioctl(fd, ifname, gf) < 0)
+		goto out;
+	m = 1u << (bit % 32);
+	f->active = (gf->features[bit / 32].active & m) != 0;
+	f->requested = (gf->features[bit / 32].requested & m) != 0;
+	f->changeable = (gf->features[bit / 32].available & m) != 0 &&
+	                !(gf->features[bit / 32].never_changed & m);
+	r = 0;
+out:
+	free(gs);
+	free(gf);
+	return r;
+}
+
+/* Request a feature on or off (ETHTOOL_SFEATURES, that bit alone). */
+int
+ethtool_set_feature(int fd, const char *ifname, const char *name, bool on)
+{
+	struct ethtool_gstrings *gs;
+	struct ethtool_sfeatures *sf = NULL;
+	uint32_t n, bit, blocks, m;
+	int r = -1;
+
+	if ((gs = feature_names(fd, ifname, &n)) == NULL)
+		return -1;
+	if ((bit = feature_bit(gs, n, name)) == n) {
+		errno = ENOENT;
+		goto out;
+	}
+	blocks = (n + 31) / 32;
+	sf = xcalloc(1, sizeof(*sf) + blocks * sizeof(sf->features[0]));
+	sf->cmd = ETHTOOL_SFEATURES;
+	sf->size = blocks;
+	m = 1u << (bit % 32);
+	sf->features[bit / 32].valid = m;
+	sf->features[bit / 32].requested = on ? m : 0;
+	if (ethtool_ioctl(fd, ifname, sf) < 0)
+		goto out;
+	r = 0;
+out:
+	free(gs);
+	free(sf);
+	return r;
+}
+
 /* Set the ntuple feature through ETHTOOL_SFLAGS, keeping the other flags. */
 int
 ethtool_set_ntuple(int fd, const char *ifname, bool on)

@@ -53,6 +53,19 @@ int ethtool_ntuple_fixed(int fd, const char *ifname, bool *fixed);
 /* Turn it on or off through ETHTOOL_SFLAGS, the other flags kept. 0, or -1 with errno
  * (EOPNOTSUPP: the driver cannot change it, "ethtool -k" shows it [fixed]). */
 int ethtool_set_ntuple(int fd, const char *ifname, bool on);
+/* A feature of ETH_SS_FEATURES, by its kernel name ("rx-gro", "rx-gro-hw",
+ * "tx-tcp-segmentation": the names "ethtool -k" shows for features without an old alias). */
+struct ethtool_feature {
+	bool active;     /* what the device does now */
+	bool requested;  /* what was last asked for */
+	bool changeable; /* available and not [fixed] */
+};
+/* 0 with *f, or -1 with errno (ENOENT: the device has no such feature; EOPNOTSUPP: the
+ * driver names none). */
+int ethtool_get_feature(int fd, const char *ifname, const char *name, struct ethtool_feature *f);
+/* Ask for the feature on or off (ETHTOOL_SFEATURES with that one bit valid). 0, or -1 with
+ * errno. The kernel may not do what was asked (a dependency, [fixed]): read it back. */
+int ethtool_set_feature(int fd, const char *ifname, const char *name, bool on);
 /* Channel counts (ETHTOOL_GCHANNELS), current and maximum. */
 struct ethtool_chan {
 	uint32_t rx, tx, other, combined;

@@ -22,6 +22,7 @@ enum ps_type {
 	PS_BYE,       /* the main process is stopping in order (not a crash) */
 	PS_SAVE,      /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
 	PS_UNLINK,    /* remove the control socket the daemon made (the one of the setup) */
+	PS_FEATURE,   /* a = on; "dev\0feature\0": ETHTOOL_SFEATURES of one feature */
 };
 
 struct ps_hdr {

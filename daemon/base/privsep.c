@@ -509,3 +509,19 @@ privsep_start(const struct privsep_setup *setup, struct nm_error *err)
 	         (unsigned)setup->uid, (unsigned)setup->gid, (int)pid);
 	return 0;
 }
+
+int
+privsep_feature(const char *dev, const char *feature, bool on, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_FEATURE, .a = on};
+	char buf[IFNAMSIZ + 64];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%s%c%s", dev, '\0', feature);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 1) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: feature: name too long");
+	}
+	h.len = (uint32_t)n + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}

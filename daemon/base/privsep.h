@@ -91,6 +91,10 @@ void privsep_unwatch(void);
 int privsep_write(int base, const char *dev, const char *rel, const char *val,
                   struct nm_error *err);
 int privsep_ntuple(const char *dev, bool on, struct nm_error *err);
+/* FEATURE: ask for one ethtool feature of dev ("rx-gro", its kernel name) on or off
+ * (ETHTOOL_SFEATURES). The privileged process checks the device name, the feature name's
+ * syntax, that the device has the feature and that it can change ([fixed]: EOPNOTSUPP). */
+int privsep_feature(const char *dev, const char *feature, bool on, struct nm_error *err);
 /* A new profile file NAME.conf in the profile directory given at start (never replacing
  * one), from text. */
 int privsep_save_profile(const char *name, const char *text, struct nm_error *err);

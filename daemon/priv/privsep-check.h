@@ -30,6 +30,9 @@ int privsep_check_write(int base, const char *dev, const char *rel, const char *
                         size_t size);
 /* A network device name as the kernel's dev_valid_name() takes it. 0 or -1 with why. */
 int privsep_check_dev(const char *dev, char *why, size_t size);
+/* An ethtool feature name as the kernel spells them ("rx-gro-hw"): 1 to 31 bytes of
+ * lowercase letters, digits and '-'. 0 or -1 with why. */
+int privsep_check_feature(const char *name, char *why, size_t size);
 /* May the file st (of path, lstat'ed) be executed by a spawn: an absolute path of a
  * regular executable file owned by root (or by uid, when it runs as uid != 0), writable by
  * no group or other, so that the main process cannot plant what the privileged process

@@ -198,6 +198,50 @@ do_ntuple(struct ps_parent *pp)
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
+/* FEATURE: the device and feature names checked, the feature there and changeable, then
+ * ETHTOOL_SFEATURES of that one bit. What the kernel did is read back by the main
+ * process. */
+static void
+do_feature(struct ps_parent *pp)
+{
+	const char *dev = pp->msg.data, *name;
+	struct ethtool_feature f;
+	char why[256];
+	size_t dl = strlen(dev);
+
+	name = dev + dl + 1;
+	if (dl + 1 >= pp->msg.h.len || pp->msg.h.len != dl + 1 + strlen(name) + 1 ||
+	    privsep_check_dev(dev, why, sizeof(why)) < 0 ||
+	    privsep_check_feature(name, why, sizeof(why)) < 0) {
+		reply(pp, pp->msg.h.id, EINVAL, 0,
+		      "privsep: feature: not a device and feature name");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_get_feature(pp->ethfd, dev, name, &f) < 0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s %s: %s", dev, name,
+		         e == ENOENT ? "no such feature" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	if (!f.changeable) {
+		snprintf(why, sizeof(why), "ethtool %s %s: [fixed]", dev, name);
+		reply(pp, pp->msg.h.id, EOPNOTSUPP, 0, why);
+		return;
+	}
+	if (ethtool_set_feature(pp->ethfd, dev, name, pp->msg.h.a != 0) < 0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s %s: %s", dev, name, strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
 /* The cgroup.procs passed with a spawn: it must be DIR/test-N/cgroup.procs of the tree the
  * privileged process was given; opened again here, as root (the kernel checks a move
  * with the credentials the file was opened with). The new fd, or -1 with why. */
@@ -585,6 +629,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_NTUPLE:
 		do_ntuple(pp);
+		break;
+	case PS_FEATURE:
+		do_feature(pp);
 		break;
 	case PS_SAVE:
 		do_save(pp);

@@ -46,6 +46,7 @@ struct strbuf;
 enum knob_priv {
 	KNOB_PRIV_WRITE = 1, /* PS_WRITE (profile_host_write) */
 	KNOB_PRIV_NTUPLE,    /* PS_NTUPLE (profile_arfs_set) */
+	KNOB_PRIV_FEATURE,   /* PS_FEATURE (an ethtool feature: [offloads]) */
 };
 
 /* What a plan entry's index is. */

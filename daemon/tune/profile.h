@@ -30,6 +30,7 @@ struct sampler;
 #define PROFILE_VALUE_MAX     256
 #define PROFILE_MAX_TEXT      60000 /* bytes of INI text */
 #define PROFILE_MAX_SYSCTLS   64
+#define PROFILE_MAX_OFFLOADS  64
 #define PROFILE_DEFAULT_ROUTE "default-route"
 #define PROFILE_FLOW_CNT_MAX  (1u << 22) /* rps_flow_cnt of one rx queue */
 #define PROFILE_SOCK_MAX      (1u << 29) /* rps_sock_flow_entries (the kernel's limit) */
@@ -100,6 +101,12 @@ struct profile_napi {
 	enum profile_switch threaded;
 };
 
+/* One feature of [offloads]. */
+struct profile_offload {
+	char name[32]; /* the kernel's name: "rx-gro" */
+	bool on;
+};
+
 struct profile {
 	char name[PROFILE_NAME_MAX];
 	char description[256];
@@ -116,6 +123,8 @@ struct profile {
 	struct profile_sysctl *sysctls;
 	size_t nsysctls;
 	struct profile_napi napi;
+	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
+	size_t noffloads;
 };
 
 /* ---- profile.c: the model ---- */
@@ -264,6 +273,7 @@ enum plan_kind {
 	PLAN_XPS,        /* queues/tx-N/xps_cpus (mask) */
 	PLAN_IRQ,        /* proc/irq/N/smp_affinity_list (list) */
 	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
+	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
 	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
 	PLAN_KIND__COUNT
 };
@@ -377,6 +387,11 @@ int profile_arfs_fixed(struct profile_host *h, const char *dev, bool *fixed, str
 int profile_arfs_set(struct profile_host *h, const char *dev, bool on, struct nm_error *err);
 /* The channel counts of dev as JSON (new reference), or NULL when unknown. */
 json_object *profile_arfs_channels(struct profile_host *h, const char *dev);
+
+/* profile-offloads.c: the offloads profile show and results report (rx-gro, rx-lro, tso,
+ * gso, rx-gro-hw, rx-gro-list, rx-udp-gro-forwarding) of h's device: {"rx-gro": {"on":
+ * true, "fixed": false}, ...} (new reference), the ones the device has. */
+json_object *profile_offloads_json(struct profile_host *h);
 
 /* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
 

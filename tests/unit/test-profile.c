@@ -733,6 +733,91 @@ test_napi(void **state)
 	}
 }
 
+/* [offloads] on a fixture's `ethtool -k` text: short names become the kernel's, written
+ * before [napi]; applied, saved, drift, revert byte for byte; a feature the device lacks
+ * refuses the profile; a [fixed] one that would change skips the section (strict: refuses
+ * it). */
+static void
+test_offloads(void **state)
+{
+	static const char features[] = "Features for eth0:\ntcp-segmentation-offload: on\n"
+	                               "\ttx-tcp-segmentation: on\ngeneric-receive-offload: on\n"
+	                               "large-receive-offload: off\nrx-gro-hw: off [fixed]\n"
+	                               "rx-gro-list: off\nntuple-filters: off\n";
+	static const char text[] = "[offloads]\ngro = off\nrx-gro-list = on\ntso = off\n"
+	                           "[napi]\ngro_flush_timeout = 1000\n";
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	char *was = strdup(slurp(w, "ethtool/eth0.features"));
+	struct nm_error err;
+	struct plan pl;
+	json_object *st, *d;
+
+	put_both(w, "ethtool/eth0.features", features);
+	put_both(w, "sys/class/net/eth0/gro_flush_timeout", "0\n");
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 4);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 rx-gro");
+	assert_string_equal(pl.e[0].old, "on");
+	assert_string_equal(pl.e[0].new, "off");
+	assert_string_equal(pl.e[1].path, "ethtool eth0 rx-gro-list");
+	assert_string_equal(pl.e[2].path, "ethtool eth0 tx-tcp-segmentation");
+	assert_int_equal(pl.e[3].kind, PLAN_NAPI);
+	plan_free(&pl);
+
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "ethtool/eth0.features"),
+	                    "Features for eth0:\ntcp-segmentation-offload: on\n"
+	                    "\ttx-tcp-segmentation: off\ngeneric-receive-offload: off\n"
+	                    "large-receive-offload: off\nrx-gro-hw: off [fixed]\n"
+	                    "rx-gro-list: on\nntuple-filters: off\n");
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[offloads]\nrx-gro = off\nrx-lro = off\ntx-tcp-segmentation = off\n"
+	                   "rx-gro-list = on\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	json_object_put(st);
+	put(w, "ethtool/eth0.features", features); /* someone turns them back */
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	assert_int_equal(json_object_array_length(json_object_object_get(st, "drifted")), 3);
+	d = json_object_array_get_idx(json_object_object_get(st, "drifted"), 0);
+	assert_string_equal(json_get_string(d, "path", ""), "ethtool eth0 rx-gro");
+	assert_string_equal(json_get_string(d, "expected", ""), "off");
+	assert_string_equal(json_get_string(d, "live", ""), "on");
+	json_object_put(st);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	assert_int_equal(plan_text(w, "[offloads]\nrx-nope = on\n", &pl, &err), -1);
+	if (strstr(err.message, "ethtool eth0 rx-nope: the device has no such feature") == NULL)
+		fail_msg("%s", err.message);
+	plan_free(&pl);
+	assert_int_equal(
+	    plan_text(w, "[offloads]\nrx-gro-hw = on\n[napi]\nthreaded = on\n", &pl, &err),
+	    -1); /* no threaded file in this fixture: the read fails */
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[offloads]\nrx-gro-hw = on\ngro = off\n", &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	    "[offloads] skipped: eth0 cannot turn rx-gro-hw on: \"ethtool -k eth0\" "
+	    "shows it off [fixed]");
+	plan_free(&pl);
+	assert_int_equal(
+	    apply_text(w, "[profile]\nstrict = yes\n[offloads]\nrx-gro-hw = on\n", &err), -1);
+	assert_non_null(strstr(err.message, "strict = yes"));
+	assert_true(tree_same(w));
+
+	put_both(w, "ethtool/eth0.features", was);
+	run("rm -f %s/sys/class/net/eth0/gro_flush_timeout %s/sys/class/net/eth0/gro_flush_timeout",
+	    w->root, w->orig);
+	free(was);
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -964,6 +1049,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_failure_rolls_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ntuple_fixed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_napi, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_offloads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
