@@ -352,6 +352,38 @@ ethtool_get_channels(int fd, const char *ifname, struct ethtool_chan *ch)
 	return 0;
 }
 
+/* Set one channel count, the others as the device has them (GCHANNELS then SCHANNELS). */
+int
+ethtool_set_channel(int fd, const char *ifname, enum ethtool_chan_which which, uint32_t count)
+{
+	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
+	uint32_t *cur, max;
+
+	if (ethtool_ioctl(fd, ifname, &c) < 0)
+		return -1;
+	switch (which) {
+	case ETHTOOL_CHAN_RX:
+		cur = &c.rx_count, max = c.max_rx;
+		break;
+	case ETHTOOL_CHAN_TX:
+		cur = &c.tx_count, max = c.max_tx;
+		break;
+	case ETHTOOL_CHAN_COMBINED:
+		cur = &c.combined_count, max = c.max_combined;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (count > max) {
+		errno = ERANGE;
+		return -1;
+	}
+	*cur = count;
+	c.cmd = ETHTOOL_SCHANNELS;
+	return ethtool_ioctl(fd, ifname, &c) < 0 ? -1 : 0;
+}
+
 /* The interface index and loopback flag, by SIOCGIFINDEX and SIOCGIFFLAGS. */
 int
 ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback)

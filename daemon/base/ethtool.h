@@ -73,6 +73,15 @@ struct ethtool_chan {
 };
 /* 0 with *ch, or -1 with errno (EOPNOTSUPP when the driver does not say). */
 int ethtool_get_channels(int fd, const char *ifname, struct ethtool_chan *ch);
+/* Which count ethtool_set_channel sets. */
+enum ethtool_chan_which {
+	ETHTOOL_CHAN_RX = 0,
+	ETHTOOL_CHAN_TX = 1,
+	ETHTOOL_CHAN_COMBINED = 2,
+};
+/* Set one count (ETHTOOL_SCHANNELS), the others kept as ETHTOOL_GCHANNELS gives them. 0, or
+ * -1 with errno (ERANGE: above the device's maximum; EOPNOTSUPP: the driver cannot). */
+int ethtool_set_channel(int fd, const char *ifname, enum ethtool_chan_which which, uint32_t count);
 /* The interface's index (SIOCGIFINDEX) and whether it is a loopback (SIOCGIFFLAGS); -1 with
  * errno. */
 int ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback);

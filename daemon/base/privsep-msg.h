@@ -23,6 +23,7 @@ enum ps_type {
 	PS_SAVE,      /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
 	PS_UNLINK,    /* remove the control socket the daemon made (the one of the setup) */
 	PS_FEATURE,   /* a = on; "dev\0feature\0": ETHTOOL_SFEATURES of one feature */
+	PS_CHANNELS,  /* a = enum ethtool_chan_which, b = count; "dev\0": ETHTOOL_SCHANNELS */
 };
 
 struct ps_hdr {

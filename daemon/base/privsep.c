@@ -525,3 +525,18 @@ privsep_feature(const char *dev, const char *feature, bool on, struct nm_error *
 	h.len = (uint32_t)n + 1;
 	return call(&h, buf, NULL, 0, NULL, err);
 }
+
+int
+privsep_channels(const char *dev, int which, uint32_t count, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_CHANNELS, .a = which, .b = (int32_t)count};
+	char buf[IFNAMSIZ + 1];
+
+	if (count > INT32_MAX) {
+		errno = ERANGE;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: channels: count too large");
+	}
+	snprintf(buf, sizeof(buf), "%s", dev);
+	h.len = (uint32_t)strlen(buf) + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}

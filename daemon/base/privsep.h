@@ -95,6 +95,10 @@ int privsep_ntuple(const char *dev, bool on, struct nm_error *err);
  * (ETHTOOL_SFEATURES). The privileged process checks the device name, the feature name's
  * syntax, that the device has the feature and that it can change ([fixed]: EOPNOTSUPP). */
 int privsep_feature(const char *dev, const char *feature, bool on, struct nm_error *err);
+/* CHANNELS: set one channel count of dev (which: enum ethtool_chan_which; ETHTOOL_SCHANNELS,
+ * the other counts kept). The privileged process checks the device name, which, and that
+ * the count is 1 to the device's maximum. */
+int privsep_channels(const char *dev, int which, uint32_t count, struct nm_error *err);
 /* A new profile file NAME.conf in the profile directory given at start (never replacing
  * one), from text. */
 int privsep_save_profile(const char *name, const char *text, struct nm_error *err);

@@ -242,6 +242,36 @@ do_feature(struct ps_parent *pp)
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
+/* CHANNELS: the device name and which checked, the count 1 to the device's maximum (checked
+ * again by ethtool_set_channel), then ETHTOOL_SCHANNELS. */
+static void
+do_channels(struct ps_parent *pp)
+{
+	char why[256];
+
+	if (pp->msg.h.len != strlen(pp->msg.data) + 1 ||
+	    privsep_check_dev(pp->msg.data, why, sizeof(why)) < 0 ||
+	    (pp->msg.h.a != ETHTOOL_CHAN_RX && pp->msg.h.a != ETHTOOL_CHAN_TX &&
+	     pp->msg.h.a != ETHTOOL_CHAN_COMBINED) ||
+	    pp->msg.h.b < 1) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: channels: not a device and a count");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_set_channel(pp->ethfd, pp->msg.data, (enum ethtool_chan_which)pp->msg.h.a,
+	                        (uint32_t)pp->msg.h.b) < 0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s channels: %s", pp->msg.data,
+		         e == ERANGE ? "above the device's maximum" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
 /* The cgroup.procs passed with a spawn: it must be DIR/test-N/cgroup.procs of the tree the
  * privileged process was given; opened again here, as root (the kernel checks a move
  * with the credentials the file was opened with). The new fd, or -1 with why. */
@@ -632,6 +662,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_FEATURE:
 		do_feature(pp);
+		break;
+	case PS_CHANNELS:
+		do_channels(pp);
 		break;
 	case PS_SAVE:
 		do_save(pp);

@@ -47,6 +47,7 @@ enum knob_priv {
 	KNOB_PRIV_WRITE = 1, /* PS_WRITE (profile_host_write) */
 	KNOB_PRIV_NTUPLE,    /* PS_NTUPLE (profile_arfs_set) */
 	KNOB_PRIV_FEATURE,   /* PS_FEATURE (an ethtool feature: [offloads]) */
+	KNOB_PRIV_CHANNELS,  /* PS_CHANNELS (a channel count: [channels]) */
 };
 
 /* What a plan entry's index is. */
@@ -79,6 +80,9 @@ struct knob_ops {
 	unsigned plan_order;
 	/* The section as the host has it now, appended to sb (profile save); NULL: not saved. */
 	void (*save)(struct profile_host *h, struct strbuf *sb);
+	/* Revert restores its entries after every other knob's ([channels]: the queues the
+	 * others' values hang on come back last). */
+	bool revert_last;
 
 	/* ---- the kind of plan entry it writes ---- */
 	enum plan_kind kind;

@@ -101,6 +101,11 @@ struct profile_napi {
 	enum profile_switch threaded;
 };
 
+/* [channels]: the counts to set, 0 where not given. */
+struct profile_channels {
+	uint32_t rx, tx, combined;
+};
+
 /* One feature of [offloads]. */
 struct profile_offload {
 	char name[32]; /* the kernel's name: "rx-gro" */
@@ -123,6 +128,7 @@ struct profile {
 	struct profile_sysctl *sysctls;
 	size_t nsysctls;
 	struct profile_napi napi;
+	struct profile_channels channels;
 	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
 	size_t noffloads;
 };
@@ -273,6 +279,7 @@ enum plan_kind {
 	PLAN_XPS,        /* queues/tx-N/xps_cpus (mask) */
 	PLAN_IRQ,        /* proc/irq/N/smp_affinity_list (list) */
 	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
+	PLAN_CHANNELS,   /* a channel count of the device (name: rx, tx, combined) */
 	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
 	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
 	PLAN_KIND__COUNT

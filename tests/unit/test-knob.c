@@ -56,7 +56,7 @@ complete(const struct knob_ops *k, char *why, size_t size)
 		return false;
 	}
 	if (k->priv != KNOB_PRIV_WRITE && k->priv != KNOB_PRIV_NTUPLE &&
-	    k->priv != KNOB_PRIV_FEATURE) {
+	    k->priv != KNOB_PRIV_FEATURE && k->priv != KNOB_PRIV_CHANNELS) {
 		snprintf(why, size, "[%s]: no privileged op", k->section);
 		return false;
 	}
@@ -130,9 +130,9 @@ test_names_unique(void **state)
 	}
 	for (int k = 0; k < PLAN_KIND__COUNT; k++)
 		assert_non_null(knob_of_kind((enum plan_kind)k));
-	/* Today's write order: the device's features (offloads), its NAPI settings, sysctls
-	 * (rps_sock_flow_entries among them) before the flow counts, RPS, XPS, IRQ affinity,
-	 * ntuple last. */
+	/* Today's write order: the channel counts first, the device's features (offloads), its NAPI
+	 * settings, sysctls (rps_sock_flow_entries among them) before the flow counts, RPS, XPS,
+	 * IRQ affinity, ntuple last. */
 	char order[128] = "";
 	for (size_t i = 0; i < knobs_n; i++) {
 		size_t before = 0;
@@ -141,7 +141,8 @@ test_names_unique(void **state)
 		snprintf(order + strlen(order), sizeof(order) - strlen(order), "%zu=%s ", before,
 		         knobs[i]->section);
 	}
-	assert_string_equal(order, "6=irq 5=xps 4=rps 3=rfs 7=arfs 2=sysctl 0=offloads 1=napi ");
+	assert_string_equal(
+	    order, "7=irq 6=xps 5=rps 4=rfs 8=arfs 3=sysctl 0=channels 1=offloads 2=napi ");
 	assert_null(knob_by_section("profile"));
 	assert_int_equal(plan_kind_parse("nope"), -1);
 	assert_string_equal(plan_kind_name(PLAN_KIND__COUNT), "unknown");
@@ -159,6 +160,7 @@ test_sections_are_the_files(void **state)
 	                          "[rfs]\nflow_cnt = 2048\n"
 	                          "[arfs]\nntuple = on\n"
 	                          "[sysctl]\nnet.core.somaxconn = 4096\n"
+	                          "[channels]\nrx = 2\n"
 	                          "[offloads]\ngro = on\n"
 	                          "[napi]\nthreaded = on\n";
 	struct profile p;
@@ -241,35 +243,37 @@ test_messages(void **state)
 
 	(void)state;
 	knob_list_sections(buf, sizeof(buf), false);
-	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl, offloads, napi");
+	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl, channels, offloads, napi");
 	knob_list_sections(buf, sizeof(buf), true);
-	assert_string_equal(buf,
-	                    "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [offloads], [napi]");
+	assert_string_equal(
+	    buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], [offloads], [napi]");
 	knob_list_settings(buf, sizeof(buf));
-	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, offloads, napi");
+	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, channels, offloads, napi");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
-	assert_non_null(strstr(
-	    err.message,
-	    "unknown section [nope] (profile, irq, xps, rps, rfs, arfs, sysctl, offloads, napi)"));
+	assert_non_null(strstr(err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, "
+	                                    "arfs, sysctl, channels, offloads, napi)"));
 	assert_int_equal(profile_parse_ini(&p, "t", empty, strlen(empty), &err), -1);
-	assert_non_null(strstr(err.message,
-	                       "the profile changes nothing: give at least one of "
-	                       "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [offloads], [napi]"));
+	assert_non_null(
+	    strstr(err.message,
+	           "the profile changes nothing: give at least one of "
+	           "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], [offloads], [napi]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(
 	    err.message,
-	    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple, offloads, napi)");
+	    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple, channels, offloads, napi)");
 	json_object_array_add(w, json_object_new_string("foo=1"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message,
-	                    "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, offloads, napi)");
+	assert_string_equal(
+	    err.message,
+	    "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, channels, offloads, napi)");
 	json_object_put(w);
 	w = json_object_new_array();
 	json_object_array_add(w, json_object_new_string("rps"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(
-	    err.message, "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, offloads, napi)");
+	    err.message,
+	    "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, channels, offloads, napi)");
 	json_object_put(w);
 	/* Every KNOB=VALUE knob once, each to its section, in table order. */
 	w = json_object_new_array();
@@ -280,10 +284,14 @@ test_messages(void **state)
 	json_object_array_add(w, json_object_new_string("rps=1"));
 	json_object_array_add(w, json_object_new_string("napi=defer-2,flush-20000,threaded"));
 	json_object_array_add(w, json_object_new_string("offloads=gro,no-lro,rx-gro-hw"));
+	json_object_array_add(w, json_object_new_string("channels=rx4-tx2"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), 0);
 	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
 	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
 	assert_int_equal(p.napi.threaded, PROFILE_SWITCH_ON);
+	assert_int_equal(p.channels.rx, 4);
+	assert_int_equal(p.channels.tx, 2);
+	assert_int_equal(p.channels.combined, 0);
 	assert_int_equal(p.noffloads, 3);
 	assert_string_equal(p.offloads[0].name, "rx-gro");
 	assert_true(p.offloads[0].on);
@@ -292,8 +300,9 @@ test_messages(void **state)
 	assert_string_equal(p.offloads[2].name, "rx-gro-hw");
 	assert_true(p.offloads[2].on);
 	json_object *a = profile_sections_json(&p);
-	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
-	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"offloads\",\"napi\"]");
+	assert_string_equal(
+	    json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
+	    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"channels\",\"offloads\",\"napi\"]");
 	json_object_put(a);
 	profile_free(&p);
 	json_object_array_add(w, json_object_new_string("xps=0"));

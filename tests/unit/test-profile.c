@@ -818,6 +818,58 @@ test_offloads(void **state)
 	free(was);
 }
 
+/* [channels] on a fixture's `ethtool -l` text (eth0: 144 combined, rx and tx n/a): planned
+ * first, checked against the maximum, applied, saved, reverted byte for byte; a count the
+ * device has no maximum for skips the section; a change with per-queue sections is
+ * refused before anything is written. */
+static void
+test_channels(void **state)
+{
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	json_object *res;
+
+	assert_int_equal(
+	    plan_text(w, "[rfs]\nflow_cnt = 512\n[channels]\ncombined = 144\n", &pl, &err), 0);
+	assert_int_equal(pl.e[0].kind, PLAN_CHANNELS);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 channels combined");
+	assert_false(pl.e[0].change);
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[channels]\ncombined = 200\n", &pl, &err), -1);
+	assert_string_equal(
+	    err.message, "[channels] combined = 200: eth0 has at most 144 (\"ethtool -l eth0\")");
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[channels]\nrx = 4\n", &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	                    "[channels] skipped: eth0 has no separate rx channel count (\"ethtool "
+	                    "-l eth0\" shows n/a)");
+	plan_free(&pl);
+	assert_int_equal(
+	    plan_text(w, "[channels]\ncombined = 72\n[xps]\npolicy = none\n", &pl, &err), -1);
+	if (strstr(err.message, "apply the channels in a profile of their own first") == NULL)
+		fail_msg("%s", err.message);
+	plan_free(&pl);
+
+	if (apply_text(w, "[channels]\ncombined = 72\n", &err) < 0)
+		fail_msg("%s", err.message);
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.channels"),
+	                       "Current hardware settings:\nRX:\t\tn/a\nTX:\t\tn/a\nOther:\t\t1\n"
+	                       "Combined:\t72\n"));
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.channels"), "Combined:\t144\n"));
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[channels]\ncombined = 72\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	res = profile_state_revert(w->state, &w->h, &err);
+	assert_non_null(res);
+	assert_int_equal(json_get_int(res, "restored", 0), 1);
+	json_object_put(res);
+	assert_true(tree_same(w));
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -1050,6 +1102,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_ntuple_fixed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_napi, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_offloads, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_channels, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
