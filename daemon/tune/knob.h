@@ -80,9 +80,6 @@ struct knob_ops {
 	unsigned plan_order;
 	/* The section as the host has it now, appended to sb (profile save); NULL: not saved. */
 	void (*save)(struct profile_host *h, struct strbuf *sb);
-	/* Revert restores its entries after every other knob's ([channels]: the queues the
-	 * others' values hang on come back last). */
-	bool revert_last;
 
 	/* ---- the kind of plan entry it writes ---- */
 	enum plan_kind kind;

@@ -8,7 +8,9 @@
  * Changing the counts renumbers the queues, their IRQs and NAPI instances and resets what
  * hangs on them (XPS, RPS, RFS tables, IRQ affinity): [channels] is written first of all
  * knobs (plan_order 5), the device's queues are counted again after each write, and revert
- * restores the counts last, after everything that depends on them. A plan is made before
+ * (last written, first restored) restores the counts last, after everything that depends
+ * on them; the counts a later apply changed come back before an earlier apply's queue
+ * values. A plan is made before
  * anything is written, so a profile whose [channels] would change a count cannot also plan
  * per-queue sections ([irq], [xps], [rps], [rfs]) on queues that do not exist yet: it is
  * refused, saying to apply the channels on their own first.
@@ -340,7 +342,6 @@ const struct knob_ops knob_channels = {
     .plan = profile_channels_plan,
     .plan_order = 5,
     .save = channels_save,
-    .revert_last = true,
     .kind = PLAN_CHANNELS,
     .kind_name = "channels",
     .index = KNOB_INDEX_NONE,

@@ -289,19 +289,15 @@ profile_state_revert(const char *state_dir, struct profile_host *h, struct nm_er
 	skipped = json_object_new_array();
 	arr = entries_of(saved);
 	n = json_object_array_length(arr);
-	/* Last first; the knobs that revert last ([channels]) in a second pass. */
-	for (size_t k = 0; k < 2 * n; k++) {
-		size_t i = n - 1 - k % n;
-		json_object *je = json_object_array_get_idx(arr, i);
-		int kind = plan_kind_parse(json_get_string(je, "kind", ""));
-		bool last = kind >= 0 && knob_of_kind((enum plan_kind)kind)->revert_last;
+	/* Last written first: a plan writes [channels] first, so its counts come back after
+	 * everything that hangs on the queues; a later apply's channels come back before the
+	 * values an earlier apply saved for the queues they changed. */
+	for (size_t i = n; i-- > 0;) {
 		struct plan_entry e;
 		struct nm_error e2;
 		const char *value;
 		int r;
-		if (last != (k >= n))
-			continue;
-		if (entry_from_json(je, h, &e, &value, &e2) < 0)
+		if (entry_from_json(json_object_array_get_idx(arr, i), h, &e, &value, &e2) < 0)
 			r = -1;
 		else if (device_gone(h, &e)) {
 			json_object_array_add(skipped, json_object_new_string(e.path));

@@ -261,8 +261,8 @@ static void
 test_shipped_profiles(void **state)
 {
 	json_object *list = profile_list_json(PROFILES_DIR), *o;
-	static const char *const want[] = {"arfs-1024",    "arfs-512", "defaults",
-	                                   "example-eth0", "rps-all",  "spread"};
+	static const char *const want[] = {"arfs-1024", "arfs-512", "defaults",     "example-eth0",
+	                                   "rps-all",   "spread",   "napi-threaded"};
 	struct profile p;
 	struct nm_error err;
 	char path[4096];
@@ -289,6 +289,17 @@ test_shipped_profiles(void **state)
 	assert_int_equal(p.rfs, PROFILE_SWITCH_ON);
 	assert_int_equal(p.flow_cnt, 512);
 	assert_int_equal(p.sock_mode, PROFILE_SOCK_DEFAULT);
+	profile_free(&p);
+	assert_int_equal(profile_load(&p, PROFILES_DIR, "napi-threaded", path, sizeof(path), &err),
+	                 0);
+	assert_int_equal(p.channels.rx, 2);
+	assert_int_equal(p.channels.tx, 2);
+	assert_int_equal(p.noffloads, 2);
+	assert_string_equal(p.offloads[0].name, "rx-gro");
+	assert_true(p.offloads[0].on);
+	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
+	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
+	assert_int_equal(p.napi.threaded, PROFILE_SWITCH_ON);
 	profile_free(&p);
 	assert_int_equal(profile_load(&p, PROFILES_DIR, "../etc/passwd", path, sizeof(path), &err),
 	                 -1);

@@ -1,0 +1,197 @@
+#!/usr/bin/env python3
+"""The NIC knobs of issue 31 on the real kernel: [channels], [offloads] and [napi] on a
+4-queue veth pair between two network namespaces, netmetricsd (privilege-separated) inside
+the first, driven through the real netmetricsctl, with the shipped napi-threaded profile:
+the dry run touches nothing; apply cuts the channels to 2+2 (first), turns GRO on, sets
+gro_flush_timeout, napi_defer_hard_irqs and threaded; profile show has the values; the
+state survives a daemon restart as applied; an `ethtool -K` and a sysfs write by someone
+else are drift; revert restores every value exactly (channels last, and in the order of the applies
+when there were several); a failure injected at
+the last write (NETMETRICS_TEST_FAIL_LAST_WRITE, a test-only hook) rolls everything back,
+channels included. Then, on this VM's own NIC (virtio_net), the per-NAPI settings through
+netdev netlink (napi-set) read back and are restored even when a check fails.
+
+Needs root (namespaces). Everything it creates is removed even when a check fails.
+Environment: NETMETRICSD, NETMETRICSCTL, SRCDIR. Ends with "N passed, M failed".
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from nsrun import Skip  # noqa: E402
+import test_profiles as tp  # noqa: E402
+
+TAG = "nmk%d" % os.getpid()
+NS_A, NS_B = TAG + "a", TAG + "b"
+NQ = 4
+
+
+def sh(*args, check=True, ns=None):
+    return tp.sh(*args, check=check, ns=ns)
+
+
+def make_pair():
+    sh("ip", "netns", "add", NS_A)
+    sh("ip", "netns", "add", NS_B)
+    sh("ip", "link", "add", "vA", "netns", NS_A, "numtxqueues", str(NQ), "numrxqueues",
+       str(NQ), "type", "veth", "peer", "name", "vB", "netns", NS_B, "numtxqueues", str(NQ),
+       "numrxqueues", str(NQ))
+    for ns, dev in ((NS_A, "vA"), (NS_B, "vB")):
+        sh("ip", "link", "set", dev, "up", ns=ns)
+        sh("ip", "link", "set", "lo", "up", ns=ns)
+
+
+def remove_pair():
+    nsrun.remove_netns(NS_A, NS_B)
+
+
+def state(dev="vA", ns=NS_A):
+    """Every value the knobs touch, as the kernel shows it (ethtool's own text and sysfs)."""
+    out = {}
+    chans = sh("ethtool", "-l", dev, ns=ns).stdout.split("Current hardware settings:")[1]
+    for line in chans.splitlines():
+        k, _, v = line.partition(":")
+        if k.strip() in ("RX", "TX", "Combined"):
+            out["ch_" + k.strip()] = v.strip()
+    feats = sh("ethtool", "-k", dev, ns=ns).stdout
+    for line in feats.splitlines()[1:]:
+        k, _, v = line.strip().partition(": ")
+        if k in ("generic-receive-offload", "rx-gro-list", "rx-udp-gro-forwarding",
+                 "tx-tcp-segmentation"):
+            out[k] = v
+    for f in ("gro_flush_timeout", "napi_defer_hard_irqs", "threaded"):
+        out[f] = sh("cat", "/sys/class/net/%s/%s" % (dev, f), ns=ns).stdout.strip()
+    out["rx_queues"] = sh("sh", "-c", "ls -d /sys/class/net/%s/queues/rx-* | wc -l" % dev,
+                          ns=ns).stdout.strip()
+    return out
+
+
+APPLIED = {"ch_RX": "2", "ch_TX": "2", "generic-receive-offload": "on", "rx-gro-list": "off",
+           "gro_flush_timeout": "20000", "napi_defer_hard_irqs": "2", "threaded": "1",
+           "rx_queues": "2"}
+
+
+def test_apply_show_restart_drift_revert():
+    """napi-threaded on vA: dry run, apply, show, restart, drift, revert."""
+    tmp = tempfile.mkdtemp(prefix="nm-nic-")
+    os.chmod(tmp, 0o755)
+    d = tp.Daemon(ns=NS_A, tmp=tmp)
+    try:
+        before = state()
+        assert before["ch_RX"] == "4" and before["generic-receive-offload"] == "off", before
+        assert before["threaded"] == "0", before
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", "--dry-run")
+        out = r.stdout
+        assert "dry run: profile napi-threaded on vA" in out, out
+        assert "ethtool vA channels rx: 4 -> 2" in out, out
+        assert "ethtool vA rx-gro: off -> on" in out, out
+        assert "/sys/class/net/vA/threaded: 0 -> 1" in out, out
+        # Channels first, then the features, then NAPI (threaded needs GRO's NAPI).
+        assert out.index("channels rx") < out.index("rx-gro:") < out.index("vA/threaded"), out
+        assert state() == before
+
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA")
+        assert "applied profile napi-threaded on vA" in r.stdout, r.stdout
+        now = state()
+        for k, v in APPLIED.items():
+            assert now[k] == v, (k, now)
+        show = d.json("profile", "show", "vA")
+        assert show["rx_queues"] == 2 and show["tx_queues"] == 2, show
+        assert show["channels"]["rx"] == 2 and show["channels"]["tx"] == 2, show["channels"]
+        assert show["offloads"]["rx-gro"] == {"on": True, "fixed": False}, show["offloads"]
+        assert show["napi"] == {"gro_flush_timeout": 20000, "napi_defer_hard_irqs": 2,
+                                "threaded": 1}, show["napi"]
+        st = d.json("profile", "status")
+        assert st["applied"] and st["profile"] == "napi-threaded" and not st["drift"], st
+
+        # A restart: still applied, no drift.
+        assert d.stop(keep=True) == 0
+        d = tp.Daemon(ns=NS_A, tmp=tmp)
+        st = d.json("profile", "status")
+        assert st["applied"] and st["profile"] == "napi-threaded" and not st["drift"], st
+
+        # Someone else: ethtool -K and a sysfs write.
+        sh("ethtool", "-K", "vA", "rx-gro-list", "on", ns=NS_A)
+        sh("sh", "-c", "echo 0 > /sys/class/net/vA/napi_defer_hard_irqs", ns=NS_A)
+        st = d.json("profile", "status")
+        drifted = {x["path"]: (x["expected"], x["live"]) for x in st["drifted"]}
+        assert st["drift"] and drifted == {
+            "ethtool vA rx-gro-list": ("off", "on"),
+            "/sys/class/net/vA/napi_defer_hard_irqs": ("2", "0")}, st
+
+        r = d.ctl("profile", "revert")
+        assert "reverted profile napi-threaded on vA" in r.stdout, r.stdout
+        after = state()
+        assert after == before, (before, after)
+    finally:
+        d.stop(keep=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_injected_failure_rolls_back_all():
+    """The last write fails (after it was done): every value goes back, channels included,
+    and nothing is left saved."""
+    d = tp.Daemon(ns=NS_A)
+    os.environ["NETMETRICS_TEST_FAIL_LAST_WRITE"] = "1"
+    try:
+        d.stop(keep=True)
+        d.start()
+    finally:
+        del os.environ["NETMETRICS_TEST_FAIL_LAST_WRITE"]
+    try:
+        before = state()
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", check=False)
+        assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+        err = r.stderr
+        assert "write /sys/class/net/vA/threaded: failure injected after the write" in err, err
+        assert "rolled back: 6 values restored, the host is as before" in err, err
+        assert state() == before
+        st = d.json("profile", "status")
+        assert not st["applied"] and st["saved"] == 0, st
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+def test_channels_revert_order():
+    """Revert goes last written, first restored. One profile: its channels come back after
+    its other values. Two applies, XPS on all 4 tx queues then the channels cut to 2: the
+    counts come back first, so tx-2 and tx-3 exist again when their masks are restored
+    (nothing skipped)."""
+    d = tp.Daemon(ns=NS_A)
+    try:
+        before = state()
+        masks = {q: sh("cat", "/sys/class/net/vA/queues/tx-%d/xps_cpus" % q,
+                       ns=NS_A).stdout.strip() for q in range(NQ)}
+        d.ctl("profile", "set", "vA", "xps=0")
+        assert sh("cat", "/sys/class/net/vA/queues/tx-3/xps_cpus",
+                  ns=NS_A).stdout.strip().endswith("1")
+        d.ctl("profile", "set", "vA", "channels=rx2-tx2")
+        assert state()["ch_TX"] == "2" and state()["rx_queues"] == "2"
+        res = d.json("profile", "revert")
+        assert res["reverted"] and res["skipped"] == [], res
+        # 2 counts and tx-0/tx-1's masks restored; tx-2/tx-3 came back with the kernel's
+        # empty mask, which was theirs before: unchanged.
+        assert res["restored"] == 4 and res["unchanged"] == 2, res
+        assert state() == before
+        for q in range(NQ):
+            assert sh("cat", "/sys/class/net/vA/queues/tx-%d/xps_cpus" % q,
+                      ns=NS_A).stdout.strip() == masks[q], q
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
+         test_channels_revert_order]
+
+
+def main():
+    return nsrun.run(TESTS, "nic knob", make_pair, remove_pair)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
