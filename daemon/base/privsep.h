@@ -8,6 +8,8 @@
  *   WRITE   write a value to an allow-listed tuning file (IRQ affinity, XPS/RPS/RFS
  *           queue files, net.* sysctls), opened below / without following symlinks
  *   NTUPLE  set a device's ntuple feature (ETHTOOL_SFLAGS)
+ *   FEATURE set one ethtool feature of a device ([offloads]: ETHTOOL_SFEATURES)
+ *   CHANNELS set one channel count of a device ([channels]: ETHTOOL_SCHANNELS)
  *   SAVE    write a new profile file NAME.conf in the profile directory (profile save)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with

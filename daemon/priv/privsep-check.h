@@ -21,7 +21,8 @@
 /* May value be written to rel below base (enum profile_base: NETDEV with dev, IRQ,
  * SYSCTL)? Each knob allows its own files (knob_ops.allow in profile-<knob>.c); today:
  *   NETDEV  queues/tx-N/xps_cpus, queues/rx-N/rps_cpus (hex masks in comma groups),
- *           queues/rx-N/rps_flow_cnt (a decimal)
+ *           queues/rx-N/rps_flow_cnt (a decimal), gro_flush_timeout and
+ *           napi_defer_hard_irqs (decimals), threaded (0 or 1)
  *   IRQ     N/smp_affinity_list (a CPU list)
  *   SYSCTL  net/... (names of letters, digits, '_', '-', '.'; no net/core/bpf_*), one line
  *           of letters, digits, blanks and "_.,:-" (tcp_rmem's three numbers, "bbr")
