@@ -24,6 +24,7 @@ enum ps_type {
 	PS_UNLINK,    /* remove the control socket the daemon made (the one of the setup) */
 	PS_FEATURE,   /* a = on; "dev\0feature\0": ETHTOOL_SFEATURES of one feature */
 	PS_CHANNELS,  /* a = enum ethtool_chan_which, b = count; "dev\0": ETHTOOL_SCHANNELS */
+	PS_NAPI,      /* a = rx queue, b = value; "dev\0setting\0": netlink napi-set */
 };
 
 struct ps_hdr {

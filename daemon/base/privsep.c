@@ -540,3 +540,20 @@ privsep_channels(const char *dev, int which, uint32_t count, struct nm_error *er
 	h.len = (uint32_t)strlen(buf) + 1;
 	return call(&h, buf, NULL, 0, NULL, err);
 }
+
+int
+privsep_napi(const char *dev, unsigned queue, const char *setting, uint32_t value,
+             struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_NAPI, .a = (int32_t)queue, .b = (int32_t)value};
+	char buf[IFNAMSIZ + 64];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%s%c%s", dev, '\0', setting);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 1 || queue > INT32_MAX || value > INT32_MAX) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: napi: bad request");
+	}
+	h.len = (uint32_t)n + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}

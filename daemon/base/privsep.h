@@ -10,6 +10,7 @@
  *   NTUPLE  set a device's ntuple feature (ETHTOOL_SFLAGS)
  *   FEATURE set one ethtool feature of a device ([offloads]: ETHTOOL_SFEATURES)
  *   CHANNELS set one channel count of a device ([channels]: ETHTOOL_SCHANNELS)
+ *   NAPI    set one setting of an rx queue's NAPI ([napi_queue]: netlink napi-set)
  *   SAVE    write a new profile file NAME.conf in the profile directory (profile save)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with
@@ -101,6 +102,11 @@ int privsep_feature(const char *dev, const char *feature, bool on, struct nm_err
  * the other counts kept). The privileged process checks the device name, which, and that
  * the count is 1 to the device's maximum. */
 int privsep_channels(const char *dev, int which, uint32_t count, struct nm_error *err);
+/* NAPI: set one setting ("defer_hard_irqs", "gro_flush_timeout") of the NAPI rx queue
+ * `queue` of dev is polled by (netdev netlink napi-set). The privileged process checks the
+ * device name, the setting and the value's range, and resolves the queue's NAPI itself. */
+int privsep_napi(const char *dev, unsigned queue, const char *setting, uint32_t value,
+                 struct nm_error *err);
 /* A new profile file NAME.conf in the profile directory given at start (never replacing
  * one), from text. */
 int privsep_save_profile(const char *name, const char *text, struct nm_error *err);

@@ -31,6 +31,7 @@
 #include "error.h"
 #include "ethtool.h"
 #include "log.h"
+#include "napinl.h"
 #include "privsep-check.h"
 #include "privsep-msg.h"
 #include "privsep-parent.h"
@@ -269,6 +270,51 @@ do_channels(struct ps_parent *pp)
 		reply(pp, pp->msg.h.id, e, 0, why);
 		return;
 	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* NAPI: the device name, the setting and the value checked, the queue's NAPI resolved here
+ * (queue-get), then napi-set. */
+static void
+do_napi(struct ps_parent *pp)
+{
+	const char *dev = pp->msg.data, *name;
+	size_t dl = strlen(dev);
+	struct nm_error e;
+	struct napinl n;
+	unsigned ifindex;
+	uint32_t id;
+	char why[256];
+	enum napinl_attr attr;
+
+	name = dev + dl + 1;
+	if (dl + 1 >= pp->msg.h.len || pp->msg.h.len != dl + 1 + strlen(name) + 1 ||
+	    privsep_check_dev(dev, why, sizeof(why)) < 0 || pp->msg.h.a < 0 || pp->msg.h.b < 0 ||
+	    pp->msg.h.b > 999999999 ||
+	    (strcmp(name, "defer_hard_irqs") != 0 && strcmp(name, "gro_flush_timeout") != 0)) {
+		reply(pp, pp->msg.h.id, EINVAL, 0,
+		      "privsep: napi: not a device, queue and setting");
+		return;
+	}
+	attr = strcmp(name, "defer_hard_irqs") == 0 ? NAPINL_DEFER_HARD_IRQS
+	                                            : NAPINL_GRO_FLUSH_TIMEOUT;
+	if ((ifindex = if_nametoindex(dev)) == 0) {
+		int en = errno;
+		reply(pp, pp->msg.h.id, en, 0, "privsep: napi: no such device");
+		return;
+	}
+	if (napinl_open(&n, &e) < 0) {
+		reply(pp, pp->msg.h.id, errno ? errno : EOPNOTSUPP, 0, e.message);
+		return;
+	}
+	if (napinl_rx_napi(&n, (int)ifindex, (unsigned)pp->msg.h.a, &id, &e) < 0 ||
+	    napinl_set(&n, id, attr, (uint64_t)pp->msg.h.b, &e) < 0) {
+		int en = errno;
+		napinl_close(&n);
+		reply(pp, pp->msg.h.id, en, 0, e.message);
+		return;
+	}
+	napinl_close(&n);
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
@@ -665,6 +711,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_CHANNELS:
 		do_channels(pp);
+		break;
+	case PS_NAPI:
+		do_napi(pp);
 		break;
 	case PS_SAVE:
 		do_save(pp);

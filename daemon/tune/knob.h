@@ -48,6 +48,7 @@ enum knob_priv {
 	KNOB_PRIV_NTUPLE,    /* PS_NTUPLE (profile_arfs_set) */
 	KNOB_PRIV_FEATURE,   /* PS_FEATURE (an ethtool feature: [offloads]) */
 	KNOB_PRIV_CHANNELS,  /* PS_CHANNELS (a channel count: [channels]) */
+	KNOB_PRIV_NAPI,      /* PS_NAPI (netlink napi-set: [napi_queue]) */
 };
 
 /* What a plan entry's index is. */

@@ -31,6 +31,7 @@ struct sampler;
 #define PROFILE_MAX_TEXT      60000 /* bytes of INI text */
 #define PROFILE_MAX_SYSCTLS   64
 #define PROFILE_MAX_OFFLOADS  64
+#define PROFILE_MAX_NAPIQ     512
 #define PROFILE_DEFAULT_ROUTE "default-route"
 #define PROFILE_FLOW_CNT_MAX  (1u << 22) /* rps_flow_cnt of one rx queue */
 #define PROFILE_SOCK_MAX      (1u << 29) /* rps_sock_flow_entries (the kernel's limit) */
@@ -101,6 +102,20 @@ struct profile_napi {
 	enum profile_switch threaded;
 };
 
+/* [napi_queue]: per rx queue NAPI settings (attr 0: defer_hard_irqs, 1: gro_flush_timeout);
+ * all[a] for every rx queue when has_all[a], q[] per queue (overriding). */
+struct profile_napiq_one {
+	unsigned queue;
+	int attr;
+	uint32_t value;
+};
+struct profile_napiq {
+	bool has_all[2];
+	uint32_t all[2];
+	struct profile_napiq_one *q; /* owned */
+	size_t n;
+};
+
 /* [channels]: the counts to set, 0 where not given. */
 struct profile_channels {
 	uint32_t rx, tx, combined;
@@ -129,6 +144,7 @@ struct profile {
 	size_t nsysctls;
 	struct profile_napi napi;
 	struct profile_channels channels;
+	struct profile_napiq napiq;
 	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
 	size_t noffloads;
 };
@@ -281,6 +297,7 @@ enum plan_kind {
 	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
 	PLAN_CHANNELS,   /* a channel count of the device (name: rx, tx, combined) */
 	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
+	PLAN_NAPI_QUEUE, /* a setting of rx queue N's NAPI (netlink napi-set; name: the setting) */
 	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
 	PLAN_KIND__COUNT
 };

@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
 from nsrun import Skip  # noqa: E402
 import test_profiles as tp  # noqa: E402
+import napigenl  # noqa: E402
 
 TAG = "nmk%d" % os.getpid()
 NS_A, NS_B = TAG + "a", TAG + "b"
@@ -185,8 +186,74 @@ def test_channels_revert_order():
         assert d.stop() == 0, "daemon exit status"
 
 
+def host_nic():
+    """The default route's device of the host, when it is a virtio_net one with NAPI."""
+    with open("/proc/net/route") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == "00000000":
+                dev = fields[0]
+                break
+        else:
+            raise Skip("no default route")
+    drv = subprocess.run(["ethtool", "-i", dev], capture_output=True, text=True).stdout
+    if "driver: virtio_net" not in drv:
+        raise Skip("%s is not virtio_net" % dev)
+    try:
+        napigenl.napi_settings(dev)
+    except (OSError, KeyError) as e:
+        raise Skip("no per-NAPI netlink here: %s" % e)
+    return dev
+
+
+def test_napi_queue_on_host_nic():
+    """[napi_queue] on this VM's virtio_net (the host's namespace): defer-hard-irqs and
+    gro-flush-timeout of rx-0's NAPI set through napi-set (by the privileged process),
+    read back equal (by a netlink reader of this test, not the daemon), drift seen, and
+    reverted to the device's values; restored here even when a check fails (through the
+    device-wide sysfs files, which set every NAPI, when they held the same values)."""
+    dev = host_nic()
+    napi, defer0, gft0 = napigenl.napi_settings(dev)
+    wide = [open("/sys/class/net/%s/%s" % (dev, f)).read().strip()
+            for f in ("napi_defer_hard_irqs", "gro_flush_timeout")]
+    if wide != [str(defer0), str(gft0)]:
+        raise Skip("%s's NAPI differs from the device-wide values: cannot restore safely" % dev)
+    want_defer, want_gft = defer0 + 2, gft0 + 20000
+    d = tp.Daemon()
+    try:
+        path = tp.write_profile(d, "napiq", "[profile]\ndevice = %s\n[napi_queue]\n"
+                                "defer_hard_irqs = %d\nrx-0.gro_flush_timeout = %d\n"
+                                % (dev, want_defer, want_gft))
+        r = d.ctl("profile", "apply", path, "--dry-run")
+        assert "napi %s rx-0 defer_hard_irqs: %d -> %d" % (dev, defer0, want_defer) \
+            in r.stdout, r.stdout
+        assert napigenl.napi_settings(dev) == (napi, defer0, gft0)
+        r = d.ctl("profile", "apply", path)
+        assert "applied profile napiq on %s" % dev in r.stdout, r.stdout
+        assert napigenl.napi_settings(dev) == (napi, want_defer, want_gft)
+        st = d.json("profile", "status")
+        assert st["applied"] and not st["drift"], st
+        # The device-wide file overwrites every NAPI: drift, with both values.
+        with open("/sys/class/net/%s/napi_defer_hard_irqs" % dev, "w") as f:
+            f.write("%d\n" % defer0)
+        st = d.json("profile", "status")
+        assert st["drift"] and st["drifted"][0]["path"] == \
+            "napi %s rx-0 defer_hard_irqs" % dev, st
+        assert (st["drifted"][0]["expected"], st["drifted"][0]["live"]) == (
+            str(want_defer), str(defer0)), st
+        r = d.ctl("profile", "revert")
+        assert "reverted profile napiq on %s" % dev in r.stdout, r.stdout
+        assert napigenl.napi_settings(dev) == (napi, defer0, gft0)
+    finally:
+        d.stop()
+        if napigenl.napi_settings(dev)[1:] != (defer0, gft0):
+            for f, v in (("napi_defer_hard_irqs", wide[0]), ("gro_flush_timeout", wide[1])):
+                with open("/sys/class/net/%s/%s" % (dev, f), "w") as fp:
+                    fp.write(v + "\n")
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
-         test_channels_revert_order]
+         test_channels_revert_order, test_napi_queue_on_host_nic]
 
 
 def main():

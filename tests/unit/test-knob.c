@@ -56,7 +56,8 @@ complete(const struct knob_ops *k, char *why, size_t size)
 		return false;
 	}
 	if (k->priv != KNOB_PRIV_WRITE && k->priv != KNOB_PRIV_NTUPLE &&
-	    k->priv != KNOB_PRIV_FEATURE && k->priv != KNOB_PRIV_CHANNELS) {
+	    k->priv != KNOB_PRIV_FEATURE && k->priv != KNOB_PRIV_CHANNELS &&
+	    k->priv != KNOB_PRIV_NAPI) {
 		snprintf(why, size, "[%s]: no privileged op", k->section);
 		return false;
 	}
@@ -142,7 +143,8 @@ test_names_unique(void **state)
 		         knobs[i]->section);
 	}
 	assert_string_equal(
-	    order, "7=irq 6=xps 5=rps 4=rfs 8=arfs 3=sysctl 0=channels 1=offloads 2=napi ");
+	    order,
+	    "8=irq 7=xps 6=rps 5=rfs 9=arfs 4=sysctl 0=channels 1=offloads 2=napi 3=napi_queue ");
 	assert_null(knob_by_section("profile"));
 	assert_int_equal(plan_kind_parse("nope"), -1);
 	assert_string_equal(plan_kind_name(PLAN_KIND__COUNT), "unknown");
@@ -162,7 +164,8 @@ test_sections_are_the_files(void **state)
 	                          "[sysctl]\nnet.core.somaxconn = 4096\n"
 	                          "[channels]\nrx = 2\n"
 	                          "[offloads]\ngro = on\n"
-	                          "[napi]\nthreaded = on\n";
+	                          "[napi]\nthreaded = on\n"
+	                          "[napi_queue]\nrx-0.defer_hard_irqs = 2\n";
 	struct profile p;
 	struct nm_error err;
 	json_object *a;
@@ -243,20 +246,20 @@ test_messages(void **state)
 
 	(void)state;
 	knob_list_sections(buf, sizeof(buf), false);
-	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl, channels, offloads, napi");
-	knob_list_sections(buf, sizeof(buf), true);
 	assert_string_equal(
-	    buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], [offloads], [napi]");
+	    buf, "irq, xps, rps, rfs, arfs, sysctl, channels, offloads, napi, napi_queue");
+	knob_list_sections(buf, sizeof(buf), true);
+	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], "
+	                         "[offloads], [napi], [napi_queue]");
 	knob_list_settings(buf, sizeof(buf));
 	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, channels, offloads, napi");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
 	assert_non_null(strstr(err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, "
-	                                    "arfs, sysctl, channels, offloads, napi)"));
+	                                    "arfs, sysctl, channels, offloads, napi, napi_queue)"));
 	assert_int_equal(profile_parse_ini(&p, "t", empty, strlen(empty), &err), -1);
-	assert_non_null(
-	    strstr(err.message,
-	           "the profile changes nothing: give at least one of "
-	           "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], [offloads], [napi]"));
+	assert_non_null(strstr(err.message, "the profile changes nothing: give at least one of "
+	                                    "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
+	                                    "[channels], [offloads], [napi], [napi_queue]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(

@@ -881,6 +881,45 @@ test_channels(void **state)
 	assert_true(tree_same(w));
 }
 
+/* [napi_queue]: keys for every rx queue and per queue parse (the queue's own key wins);
+ * bad keys are refused naming them; under a fixture root (no netlink) the section is
+ * skipped, saying why, and strict refuses it. */
+static void
+test_napi_queue(void **state)
+{
+	static const char text[] = "[napi_queue]\ndefer_hard_irqs = 2\ngro_flush_timeout = 20000\n"
+	                           "rx-3.defer_hard_irqs = 0\nrx-3.defer_hard_irqs = 1\n";
+	struct world *w = *state;
+	struct nm_error err;
+	struct profile p;
+	struct plan pl;
+	static const char bad1[] = "[napi_queue]\nrx-x.defer_hard_irqs = 1\n",
+	                  bad2[] = "[napi_queue]\nrx-1.threaded = 1\n";
+
+	parse_ok(&p, text);
+	assert_true(p.napiq.has_all[0] && p.napiq.all[0] == 2);
+	assert_true(p.napiq.has_all[1] && p.napiq.all[1] == 20000);
+	assert_int_equal(p.napiq.n, 1);
+	assert_int_equal(p.napiq.q[0].queue, 3);
+	assert_int_equal(p.napiq.q[0].value, 1);
+	profile_free(&p);
+	assert_int_equal(profile_parse_ini(&p, "t", bad1, strlen(bad1), &err), -1);
+	assert_non_null(strstr(err.message, "[napi_queue]: unknown key \"rx-x.defer_hard_irqs\""));
+	assert_int_equal(profile_parse_ini(&p, "t", bad2, strlen(bad2), &err), -1);
+	assert_non_null(strstr(err.message, "unknown key \"rx-1.threaded\""));
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	                    "[napi_queue] skipped: per-NAPI settings are netlink's (napi-set) on "
+	                    "the host only: a fixture root has none");
+	plan_free(&pl);
+	assert_int_equal(
+	    apply_text(w, "[profile]\nstrict = yes\n[napi_queue]\ndefer_hard_irqs = 1\n", &err),
+	    -1);
+	assert_non_null(strstr(err.message, "strict = yes"));
+	assert_true(tree_same(w));
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -1114,6 +1153,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_napi, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_offloads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_channels, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_napi_queue, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
