@@ -337,11 +337,14 @@ offloads_path(struct plan_entry *e)
 	snprintf(e->path, sizeof(e->path), "ethtool %s %s", e->dev, e->name);
 }
 
-/* "on" or "off": what the device does now (active). */
+/* "on" or "off": what the device does now (active), and, as "ethtool -k" says it, what was
+ * asked for when that differs ("off [requested on]": a feature another one forces off), so
+ * that a rollback or revert puts the request back too. */
 static char *
 offloads_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
 {
 	struct ethtool_feature f;
+	char buf[32];
 
 	if (!name_ok(e->name)) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a feature name", e->path);
@@ -349,7 +352,11 @@ offloads_read(struct profile_host *h, const struct plan_entry *e, struct nm_erro
 	}
 	if (feature_get(h, e->dev, e->name, &f, err) < 0)
 		return NULL;
-	return xstrdup(f.active ? "on" : "off");
+	snprintf(buf, sizeof(buf), "%s%s", f.active ? "on" : "off",
+	         f.requested == f.active ? ""
+	         : f.requested           ? " [requested on]"
+	                                 : " [requested off]");
+	return xstrdup(buf);
 }
 
 /* ETHTOOL_SFEATURES (PS_FEATURE under privilege separation). */
@@ -357,7 +364,9 @@ static int
 offloads_write(struct profile_host *h, const struct plan_entry *e, const char *val,
                struct nm_error *err)
 {
-	bool on = strcmp(val, "on") == 0;
+	/* A value read with its request ("off [requested on]") asks for the request again. */
+	bool on = strstr(val, "[requested on]") != NULL ||
+	          (strstr(val, "[requested off]") == NULL && strncmp(val, "on", 2) == 0);
 	int fd;
 
 	if (!name_ok(e->name))

@@ -186,6 +186,35 @@ def test_channels_revert_order():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_offload_read_back():
+    """A feature the kernel does not turn as asked is a failure naming both values: with
+    scatter-gather off the kernel keeps TSO off (requested on), so tso = on reads back off;
+    the GRO write before it is rolled back. Then TSO asked off and GRO on: the saved TSO
+    value says its request ("off [requested on]"), which revert puts back exactly."""
+    sh("ethtool", "-K", "vA", "sg", "off", ns=NS_A)
+    d = tp.Daemon(ns=NS_A)
+    try:
+        before = state()
+        assert before["tx-tcp-segmentation"] == "off [requested on]", before
+        path = tp.write_profile(d, "tso", "[profile]\ndevice = vA\n[offloads]\ngro = on\n"
+                                "tso = on\n")
+        r = d.ctl("profile", "apply", path, check=False)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert "write ethtool vA tx-tcp-segmentation: wrote \"on\" but it reads back \"off " \
+            "[requested on]\"" in r.stderr, r.stderr
+        # TSO's request was on already: only GRO had changed.
+        assert "rolled back: 1 value restored" in r.stderr, r.stderr
+        assert state() == before
+        r = d.ctl("profile", "set", "vA", "offloads=gro,no-tso", "--dry-run")
+        assert "ethtool vA tx-tcp-segmentation: off [requested on] -> off" in r.stdout, r.stdout
+        d.ctl("profile", "set", "vA", "offloads=gro,no-tso")
+        assert state()["tx-tcp-segmentation"] == "off", state()
+        d.ctl("profile", "revert")
+        assert state() == before
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 def host_nic():
     """The default route's device of the host, when it is a virtio_net one with NAPI."""
     with open("/proc/net/route") as f:
@@ -253,7 +282,7 @@ def test_napi_queue_on_host_nic():
 
 
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
-         test_channels_revert_order, test_napi_queue_on_host_nic]
+         test_channels_revert_order, test_offload_read_back, test_napi_queue_on_host_nic]
 
 
 def main():
