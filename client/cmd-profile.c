@@ -119,6 +119,10 @@ show_header(json_object *r, FILE *fp)
 		        t ? json_object_get_string(t) : "?", g ? json_object_get_string(g) : "?",
 		        d ? json_object_get_string(d) : "?");
 	}
+	if (json_object_object_get_ex(r, "tuned", &v) && v != NULL &&
+	    json_get_bool(v, "running", false))
+		fprintf(fp, "tuned RUNNING (profile %s): it rewrites what its profile names\n",
+		        json_get_string(v, "profile", "unknown"));
 	if (json_object_object_get_ex(r, "irq_note", &v))
 		fprintf(fp, "IRQs: %s\n", json_object_get_string(v));
 	fputc('\n', fp);

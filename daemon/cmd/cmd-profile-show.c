@@ -158,6 +158,13 @@ cmd_profile_show(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	json_object_object_add(o, "offloads", profile_offloads_json(&h));
 	json_object_object_add(o, "napi", napi_json(&h));
 	json_add_bool(o, "irqbalance", profile_host_irqbalance(&h));
+	{
+		char tp[PROFILE_NAME_MAX];
+		json_object *t = json_object_new_object();
+		json_add_bool(t, "running", profile_host_tuned(&h, tp, sizeof(tp)));
+		json_add_string(t, "profile", tp[0] ? tp : NULL);
+		json_object_object_add(o, "tuned", t);
+	}
 	if (h.irqs == NULL)
 		json_add_string(o, "irq_note", h.irq_reason);
 	json_object_object_add(o, "queues", queues_json(&h, sampler_napi_table(ctx->d->sampler)));

@@ -282,6 +282,12 @@ int profile_host_cpus(struct profile_host *h, const struct profile_cpus *c, bool
                       const char *what, struct cpuset *out, struct nm_error *err);
 /* Is a process named irqbalance running (proc/PID/comm below the root)? */
 bool profile_host_irqbalance(struct profile_host *h);
+/* Is a process whose comm is name running? */
+bool profile_host_running(struct profile_host *h, const char *name);
+/* Does tuned run (it rewrites sysctls, IRQ affinities and NIC settings its profile names)?
+ * Its active profile (etc/tuned/active_profile below the root) into profile, "" when
+ * unknown. */
+bool profile_host_tuned(struct profile_host *h, char *profile, size_t size);
 /* The ethtool socket, opened on first use; -1 with err. */
 int profile_host_ethfd(struct profile_host *h, struct nm_error *err);
 

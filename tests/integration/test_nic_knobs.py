@@ -215,6 +215,34 @@ def test_offload_read_back():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_tuned_warned():
+    """Another tuning agent: while a process named tuned runs (a copy of sleep here),
+    profile show says so and an apply that changes something warns, naming its profile."""
+    if subprocess.run(["pgrep", "-x", "tuned"], capture_output=True).returncode == 0:
+        raise Skip("a real tuned runs here")
+    tmp = tempfile.mkdtemp(prefix="nm-tuned-")
+    fake = os.path.join(tmp, "tuned")
+    shutil.copy2(shutil.which("sleep"), fake)
+    proc = subprocess.Popen([fake, "60"])
+    d = tp.Daemon(ns=NS_A)
+    try:
+        show = d.json("profile", "show", "vA")
+        assert show["tuned"]["running"] is True, show["tuned"]
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", "--dry-run")
+        assert "warning: tuned is running (profile " in r.stdout, r.stdout
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+        assert d.stop() == 0, "daemon exit status"
+    d = tp.Daemon(ns=NS_A)
+    try:
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", "--dry-run")
+        assert "tuned" not in r.stdout, r.stdout
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 def host_nic():
     """The default route's device of the host, when it is a virtio_net one with NAPI."""
     with open("/proc/net/route") as f:
@@ -282,7 +310,8 @@ def test_napi_queue_on_host_nic():
 
 
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
-         test_channels_revert_order, test_offload_read_back, test_napi_queue_on_host_nic]
+         test_channels_revert_order, test_offload_read_back, test_tuned_warned,
+         test_napi_queue_on_host_nic]
 
 
 def main():

@@ -1137,6 +1137,26 @@ test_irqbalance(void **state)
 	assert_true(profile_host_irqbalance(&w->h));
 }
 
+/* tuned, another agent that rewrites tuning: found by its comm, with its active profile. */
+static void
+test_tuned(void **state)
+{
+	struct world *w = *state;
+	char path[256], prof[64];
+
+	assert_false(profile_host_tuned(&w->h, prof, sizeof(prof)));
+	assert_string_equal(prof, "");
+	snprintf(path, sizeof(path), "%s/proc/4343", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put(w, "proc/4343/comm", "tuned\n");
+	snprintf(path, sizeof(path), "%s/etc/tuned", w->root);
+	run("mkdir -p %s", path);
+	put(w, "etc/tuned/active_profile", "network-throughput\n");
+	assert_true(profile_host_tuned(&w->h, prof, sizeof(prof)));
+	assert_string_equal(prof, "network-throughput");
+	assert_false(profile_host_irqbalance(&w->h));
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -1159,6 +1179,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_irqbalance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tuned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_irq_without_interrupts_source, setup, teardown),
 	};
 
