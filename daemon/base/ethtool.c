@@ -384,6 +384,35 @@ ethtool_set_channel(int fd, const char *ifname, enum ethtool_chan_which which, u
 	return ethtool_ioctl(fd, ifname, &c) < 0 ? -1 : 0;
 }
 
+/* Ring sizes (ETHTOOL_GRINGPARAM). */
+int
+ethtool_get_rings(int fd, const char *ifname, struct ethtool_ring *r)
+{
+	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
+
+	if (ethtool_ioctl(fd, ifname, &g) < 0)
+		return -1;
+	*r = (struct ethtool_ring){g.rx_pending, g.tx_pending, g.rx_max_pending, g.tx_max_pending};
+	return 0;
+}
+
+/* Set one ring size, the others as the device has them (GRINGPARAM then SRINGPARAM). */
+int
+ethtool_set_ring(int fd, const char *ifname, bool tx, uint32_t size)
+{
+	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
+
+	if (ethtool_ioctl(fd, ifname, &g) < 0)
+		return -1;
+	if (size == 0 || size > (tx ? g.tx_max_pending : g.rx_max_pending)) {
+		errno = ERANGE;
+		return -1;
+	}
+	*(tx ? &g.tx_pending : &g.rx_pending) = size;
+	g.cmd = ETHTOOL_SRINGPARAM;
+	return ethtool_ioctl(fd, ifname, &g) < 0 ? -1 : 0;
+}
+
 /* The interface index and loopback flag, by SIOCGIFINDEX and SIOCGIFFLAGS. */
 int
 ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback)

@@ -82,6 +82,15 @@ enum ethtool_chan_which {
 /* Set one count (ETHTOOL_SCHANNELS), the others kept as ETHTOOL_GCHANNELS gives them. 0, or
  * -1 with errno (ERANGE: above the device's maximum; EOPNOTSUPP: the driver cannot). */
 int ethtool_set_channel(int fd, const char *ifname, enum ethtool_chan_which which, uint32_t count);
+/* Ring sizes (ETHTOOL_GRINGPARAM): current and maximum descriptors. */
+struct ethtool_ring {
+	uint32_t rx, tx, max_rx, max_tx;
+};
+/* 0 with *r, or -1 with errno (EOPNOTSUPP when the driver does not say). */
+int ethtool_get_rings(int fd, const char *ifname, struct ethtool_ring *r);
+/* Set the rx (tx false) or tx ring's size (ETHTOOL_SRINGPARAM, the other kept). 0, or -1
+ * with errno (ERANGE: 0 or above the maximum). Many drivers reset the device to do it. */
+int ethtool_set_ring(int fd, const char *ifname, bool tx, uint32_t size);
 /* The interface's index (SIOCGIFINDEX) and whether it is a loopback (SIOCGIFFLAGS); -1 with
  * errno. */
 int ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback);

@@ -25,6 +25,7 @@ enum ps_type {
 	PS_FEATURE,   /* a = on; "dev\0feature\0": ETHTOOL_SFEATURES of one feature */
 	PS_CHANNELS,  /* a = enum ethtool_chan_which, b = count; "dev\0": ETHTOOL_SCHANNELS */
 	PS_NAPI,      /* a = rx queue, b = value; "dev\0setting\0": netlink napi-set */
+	PS_RINGS,     /* a = 0 rx, 1 tx; b = size; "dev\0": ETHTOOL_SRINGPARAM */
 };
 
 struct ps_hdr {

@@ -557,3 +557,18 @@ privsep_napi(const char *dev, unsigned queue, const char *setting, uint32_t valu
 	h.len = (uint32_t)n + 1;
 	return call(&h, buf, NULL, 0, NULL, err);
 }
+
+int
+privsep_rings(const char *dev, bool tx, uint32_t size, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_RINGS, .a = tx, .b = (int32_t)size};
+	char buf[IFNAMSIZ + 1];
+
+	if (size > INT32_MAX) {
+		errno = ERANGE;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: rings: size too large");
+	}
+	snprintf(buf, sizeof(buf), "%s", dev);
+	h.len = (uint32_t)strlen(buf) + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}

@@ -318,6 +318,34 @@ do_napi(struct ps_parent *pp)
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
+/* RINGS: the device name, rx or tx and a size of at least 1 checked (the maximum by
+ * ethtool_set_ring), then ETHTOOL_SRINGPARAM. */
+static void
+do_rings(struct ps_parent *pp)
+{
+	char why[256];
+
+	if (pp->msg.h.len != strlen(pp->msg.data) + 1 ||
+	    privsep_check_dev(pp->msg.data, why, sizeof(why)) < 0 ||
+	    (pp->msg.h.a != 0 && pp->msg.h.a != 1) || pp->msg.h.b < 1) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: rings: not a device and a size");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_set_ring(pp->ethfd, pp->msg.data, pp->msg.h.a == 1, (uint32_t)pp->msg.h.b) <
+	    0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s rings: %s", pp->msg.data,
+		         e == ERANGE ? "above the device's maximum" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
 /* The cgroup.procs passed with a spawn: it must be DIR/test-N/cgroup.procs of the tree the
  * privileged process was given; opened again here, as root (the kernel checks a move
  * with the credentials the file was opened with). The new fd, or -1 with why. */
@@ -714,6 +742,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_NAPI:
 		do_napi(pp);
+		break;
+	case PS_RINGS:
+		do_rings(pp);
 		break;
 	case PS_SAVE:
 		do_save(pp);

@@ -62,6 +62,7 @@ nic_json(struct profile_host *h, json_object *o)
 	json_object *napi = json_object_new_object();
 
 	json_object_object_add(o, "channels", profile_arfs_channels(h, h->dev));
+	json_object_object_add(o, "rings", profile_rings_json(h));
 	json_object_object_foreach(feats, name, f)
 	{
 		json_object *on = NULL;

@@ -49,6 +49,7 @@ enum knob_priv {
 	KNOB_PRIV_FEATURE,   /* PS_FEATURE (an ethtool feature: [offloads]) */
 	KNOB_PRIV_CHANNELS,  /* PS_CHANNELS (a channel count: [channels]) */
 	KNOB_PRIV_NAPI,      /* PS_NAPI (netlink napi-set: [napi_queue]) */
+	KNOB_PRIV_RINGS,     /* PS_RINGS (a ring size: [rings]) */
 };
 
 /* What a plan entry's index is. */

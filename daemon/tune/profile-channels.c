@@ -281,7 +281,9 @@ fixture_set(struct profile_host *h, const struct plan_entry *e, uint32_t count,
 		return nm_error_set(err, NM_ERR_FAILED, "write %s: no %s line in %s", e->path,
 		                    labels[which_of(e->name)], rel);
 	eol = line + strcspn(line, "\n");
-	out = xasprintf("%.*s\t%u%s", (int)(line - text + (long)n), text, count, eol);
+	/* The label and its blanks kept as they were. */
+	out = xasprintf("%.*s%u%s", (int)(line - text + (long)n + (long)strspn(line + n, " \t")),
+	                text, count, eol);
 	r = profile_host_write(h, PROFILE_BASE_ROOT, NULL, rel, out);
 	free(out);
 	if (r < 0)

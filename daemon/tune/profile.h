@@ -144,6 +144,7 @@ struct profile {
 	size_t nsysctls;
 	struct profile_napi napi;
 	struct profile_channels channels;
+	uint32_t rings[2]; /* [rings] rx, tx; 0: not given */
 	struct profile_napiq napiq;
 	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
 	size_t noffloads;
@@ -302,6 +303,7 @@ enum plan_kind {
 	PLAN_IRQ,        /* proc/irq/N/smp_affinity_list (list) */
 	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
 	PLAN_CHANNELS,   /* a channel count of the device (name: rx, tx, combined) */
+	PLAN_RINGS,      /* a ring size of the device (name: rx, tx) */
 	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
 	PLAN_NAPI_QUEUE, /* a setting of rx queue N's NAPI (netlink napi-set; name: the setting) */
 	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
@@ -422,6 +424,9 @@ json_object *profile_arfs_channels(struct profile_host *h, const char *dev);
  * gso, rx-gro-hw, rx-gro-list, rx-udp-gro-forwarding) of h's device: {"rx-gro": {"on":
  * true, "fixed": false}, ...} (new reference), the ones the device has. */
 json_object *profile_offloads_json(struct profile_host *h);
+/* profile-rings.c: the ring sizes of h's device, {"rx","tx","max_rx","max_tx"} (new
+ * reference), or NULL when the driver does not say. */
+json_object *profile_rings_json(struct profile_host *h);
 
 /* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
 

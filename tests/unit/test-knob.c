@@ -57,7 +57,7 @@ complete(const struct knob_ops *k, char *why, size_t size)
 	}
 	if (k->priv != KNOB_PRIV_WRITE && k->priv != KNOB_PRIV_NTUPLE &&
 	    k->priv != KNOB_PRIV_FEATURE && k->priv != KNOB_PRIV_CHANNELS &&
-	    k->priv != KNOB_PRIV_NAPI) {
+	    k->priv != KNOB_PRIV_NAPI && k->priv != KNOB_PRIV_RINGS) {
 		snprintf(why, size, "[%s]: no privileged op", k->section);
 		return false;
 	}
@@ -142,9 +142,8 @@ test_names_unique(void **state)
 		snprintf(order + strlen(order), sizeof(order) - strlen(order), "%zu=%s ", before,
 		         knobs[i]->section);
 	}
-	assert_string_equal(
-	    order,
-	    "8=irq 7=xps 6=rps 5=rfs 9=arfs 4=sysctl 0=channels 1=offloads 2=napi 3=napi_queue ");
+	assert_string_equal(order, "9=irq 8=xps 7=rps 6=rfs 10=arfs 5=sysctl 0=channels 1=rings "
+	                           "2=offloads 3=napi 4=napi_queue ");
 	assert_null(knob_by_section("profile"));
 	assert_int_equal(plan_kind_parse("nope"), -1);
 	assert_string_equal(plan_kind_name(PLAN_KIND__COUNT), "unknown");
@@ -163,6 +162,7 @@ test_sections_are_the_files(void **state)
 	                          "[arfs]\nntuple = on\n"
 	                          "[sysctl]\nnet.core.somaxconn = 4096\n"
 	                          "[channels]\nrx = 2\n"
+	                          "[rings]\nrx = 512\n"
 	                          "[offloads]\ngro = on\n"
 	                          "[napi]\nthreaded = on\n"
 	                          "[napi_queue]\nrx-0.defer_hard_irqs = 2\n";
@@ -247,36 +247,35 @@ test_messages(void **state)
 	(void)state;
 	knob_list_sections(buf, sizeof(buf), false);
 	assert_string_equal(
-	    buf, "irq, xps, rps, rfs, arfs, sysctl, channels, offloads, napi, napi_queue");
+	    buf, "irq, xps, rps, rfs, arfs, sysctl, channels, rings, offloads, napi, napi_queue");
 	knob_list_sections(buf, sizeof(buf), true);
 	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], "
-	                         "[offloads], [napi], [napi_queue]");
+	                         "[rings], [offloads], [napi], [napi_queue]");
 	knob_list_settings(buf, sizeof(buf));
-	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, channels, offloads, napi");
+	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, channels, rings, offloads, napi");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
-	assert_non_null(strstr(err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, "
-	                                    "arfs, sysctl, channels, offloads, napi, napi_queue)"));
+	assert_non_null(strstr(err.message,
+	                       "unknown section [nope] (profile, irq, xps, rps, rfs, "
+	                       "arfs, sysctl, channels, rings, offloads, napi, napi_queue)"));
 	assert_int_equal(profile_parse_ini(&p, "t", empty, strlen(empty), &err), -1);
-	assert_non_null(strstr(err.message, "the profile changes nothing: give at least one of "
-	                                    "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
-	                                    "[channels], [offloads], [napi], [napi_queue]"));
+	assert_non_null(strstr(err.message,
+	                       "the profile changes nothing: give at least one of "
+	                       "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
+	                       "[channels], [rings], [offloads], [napi], [napi_queue]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(
-	    err.message,
-	    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple, channels, offloads, napi)");
+	assert_string_equal(err.message, "give at least one KNOB=VALUE (irq, xps, rps, rfs, "
+	                                 "ntuple, channels, rings, offloads, napi)");
 	json_object_array_add(w, json_object_new_string("foo=1"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(
-	    err.message,
-	    "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, channels, offloads, napi)");
+	assert_string_equal(err.message, "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, "
+	                                 "channels, rings, offloads, napi)");
 	json_object_put(w);
 	w = json_object_new_array();
 	json_object_array_add(w, json_object_new_string("rps"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(
-	    err.message,
-	    "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, channels, offloads, napi)");
+	assert_string_equal(err.message, "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, "
+	                                 "channels, rings, offloads, napi)");
 	json_object_put(w);
 	/* Every KNOB=VALUE knob once, each to its section, in table order. */
 	w = json_object_new_array();
@@ -288,6 +287,7 @@ test_messages(void **state)
 	json_object_array_add(w, json_object_new_string("napi=defer-2,flush-20000,threaded"));
 	json_object_array_add(w, json_object_new_string("offloads=gro,no-lro,rx-gro-hw"));
 	json_object_array_add(w, json_object_new_string("channels=rx4-tx2"));
+	json_object_array_add(w, json_object_new_string("rings=rx1024-tx512"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), 0);
 	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
 	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
@@ -295,6 +295,8 @@ test_messages(void **state)
 	assert_int_equal(p.channels.rx, 4);
 	assert_int_equal(p.channels.tx, 2);
 	assert_int_equal(p.channels.combined, 0);
+	assert_int_equal(p.rings[0], 1024);
+	assert_int_equal(p.rings[1], 512);
 	assert_int_equal(p.noffloads, 3);
 	assert_string_equal(p.offloads[0].name, "rx-gro");
 	assert_true(p.offloads[0].on);
@@ -303,9 +305,9 @@ test_messages(void **state)
 	assert_string_equal(p.offloads[2].name, "rx-gro-hw");
 	assert_true(p.offloads[2].on);
 	json_object *a = profile_sections_json(&p);
-	assert_string_equal(
-	    json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
-	    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"channels\",\"offloads\",\"napi\"]");
+	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
+	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"channels\",\"rings\","
+	                    "\"offloads\",\"napi\"]");
 	json_object_put(a);
 	profile_free(&p);
 	json_object_array_add(w, json_object_new_string("xps=0"));

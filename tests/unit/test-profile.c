@@ -30,6 +30,7 @@
 #include "daemon.h"
 #include "irqtable.h"
 #include "strbuf.h"
+#include "xmalloc.h"
 
 #define PROFILES_DIR TEST_SRCDIR "/../../conf/profiles"
 #define NCPUS        144
@@ -920,6 +921,69 @@ test_napi_queue(void **state)
 	assert_true(tree_same(w));
 }
 
+/* [rings] on a fixture's `ethtool -g` text: planned after [channels], before [offloads],
+ * checked against the maxima, the dry run warns of the reset; applied, saved, reverted byte
+ * for byte; a driver that rounds ("# rounds to 1024") reads back another size: a failure
+ * naming both, rolled back. */
+static void
+test_rings(void **state)
+{
+	static const char rings[] = "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t8192\n"
+	                            "RX Mini:\tn/a\nRX Jumbo:\tn/a\nTX:\t\t8192\n"
+	                            "Current hardware settings:\nRX:\t\t1024\nRX Mini:\tn/a\n"
+	                            "RX Jumbo:\tn/a\nTX:\t\t1024\n";
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	char *text;
+
+	put_both(w, "ethtool/eth0.rings", rings);
+	assert_int_equal(plan_text(w,
+	                           "[offloads]\ngro = on\n[rings]\nrx = 4096\ntx = 1024\n"
+	                           "[channels]\ncombined = 144\n",
+	                           &pl, &err),
+	                 0);
+	assert_int_equal(pl.n, 4);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 channels combined");
+	assert_string_equal(pl.e[1].path, "ethtool eth0 rings rx");
+	assert_string_equal(pl.e[1].old, "1024");
+	assert_string_equal(pl.e[1].new, "4096");
+	assert_true(pl.e[1].change);
+	assert_false(pl.e[2].change);
+	assert_string_equal(pl.e[3].path, "ethtool eth0 rx-gro");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.warnings, 0)),
+	                    "resizing eth0's rings makes most drivers reset the device: its link "
+	                    "goes down for a moment");
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[rings]\nrx = 9000\n", &pl, &err), -1);
+	assert_string_equal(err.message,
+	                    "[rings] rx = 9000: eth0 has at most 8192 (\"ethtool -g eth0\")");
+	plan_free(&pl);
+
+	if (apply_text(w, "[rings]\nrx = 4096\n", &err) < 0)
+		fail_msg("%s", err.message);
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.rings"),
+	                       "Current hardware settings:\nRX:\t\t4096\nRX Mini:\tn/a\n"));
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[rings]\nrx = 4096\ntx = 1024\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	text = xasprintf("%s# rounds to 1024\n", rings);
+	put_both(w, "ethtool/eth0.rings", text);
+	free(text);
+	assert_int_equal(apply_text(w, "[offloads]\ngro = off\n[rings]\nrx = 3000\n", &err), -1);
+	if (strstr(err.message, "write ethtool eth0 rings rx: wrote \"3000\" but it reads back "
+	                        "\"3072\" (the driver rounds ring sizes") == NULL ||
+	    strstr(err.message, "rolled back: 1 value restored") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	run("rm -f %s/ethtool/eth0.rings %s/ethtool/eth0.rings", w->root, w->orig);
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -1173,6 +1237,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_napi, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_offloads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_channels, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_napi_queue, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),

@@ -147,6 +147,9 @@ test_nic_knobs(void **state)
 	put(w->root, "ethtool/eth0.features",
 	    "Features for eth0:\ngeneric-receive-offload: on\nlarge-receive-offload: off "
 	    "[fixed]\nrx-gro-hw: off\n");
+	put(w->root, "ethtool/eth0.rings",
+	    "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t8192\nTX:\t\t8192\n"
+	    "Current hardware settings:\nRX:\t\t4096\nTX:\t\t1024\n");
 	put(w->root, "sys/class/net/eth0/gro_flush_timeout", "20000\n");
 	put(w->root, "sys/class/net/eth0/napi_defer_hard_irqs", "2\n");
 	put(w->root, "sys/class/net/eth0/threaded", "1\n");
@@ -154,6 +157,9 @@ test_nic_knobs(void **state)
 	assert_int_equal(get(t, "devices.0.channels.rx"), 2);
 	assert_int_equal(get(t, "devices.0.channels.tx"), 3);
 	assert_int_equal(get(t, "devices.0.channels.max_rx"), 8);
+	assert_int_equal(get(t, "devices.0.rings.rx"), 4096);
+	assert_int_equal(get(t, "devices.0.rings.tx"), 1024);
+	assert_int_equal(get(t, "devices.0.rings.max_rx"), 8192);
 	assert_int_equal(get(t, "devices.0.napi.gro_flush_timeout"), 20000);
 	assert_int_equal(get(t, "devices.0.napi.napi_defer_hard_irqs"), 2);
 	assert_int_equal(get(t, "devices.0.napi.threaded"), 1);
