@@ -413,6 +413,62 @@ ethtool_set_ring(int fd, const char *ifname, bool tx, uint32_t size)
 	return ethtool_ioctl(fd, ifname, &g) < 0 ? -1 : 0;
 }
 
+/* The field of struct ethtool_coalesce a parameter is. */
+static uint32_t *
+coalesce_field(struct ethtool_coalesce *c, enum ethtool_coal_param p)
+{
+	switch (p) {
+	case ETHTOOL_COAL_RX_USECS:
+		return &c->rx_coalesce_usecs;
+	case ETHTOOL_COAL_RX_FRAMES:
+		return &c->rx_max_coalesced_frames;
+	case ETHTOOL_COAL_TX_USECS:
+		return &c->tx_coalesce_usecs;
+	case ETHTOOL_COAL_TX_FRAMES:
+		return &c->tx_max_coalesced_frames;
+	case ETHTOOL_COAL_ADAPTIVE_RX:
+		return &c->use_adaptive_rx_coalesce;
+	case ETHTOOL_COAL_ADAPTIVE_TX:
+		return &c->use_adaptive_tx_coalesce;
+	}
+	return NULL;
+}
+
+/* One coalescing parameter (ETHTOOL_GCOALESCE). */
+int
+ethtool_get_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t *v)
+{
+	struct ethtool_coalesce c = {.cmd = ETHTOOL_GCOALESCE};
+	uint32_t *f = coalesce_field(&c, p);
+
+	if (f == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ethtool_ioctl(fd, ifname, &c) < 0)
+		return -1;
+	*v = *f;
+	return 0;
+}
+
+/* Set one coalescing parameter, the others as the device has them. */
+int
+ethtool_set_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t v)
+{
+	struct ethtool_coalesce c = {.cmd = ETHTOOL_GCOALESCE};
+	uint32_t *f = coalesce_field(&c, p);
+
+	if (f == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ethtool_ioctl(fd, ifname, &c) < 0)
+		return -1;
+	*f = v;
+	c.cmd = ETHTOOL_SCOALESCE;
+	return ethtool_ioctl(fd, ifname, &c) < 0 ? -1 : 0;
+}
+
 /* The interface index and loopback flag, by SIOCGIFINDEX and SIOCGIFFLAGS. */
 int
 ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback)

@@ -91,6 +91,20 @@ int ethtool_get_rings(int fd, const char *ifname, struct ethtool_ring *r);
 /* Set the rx (tx false) or tx ring's size (ETHTOOL_SRINGPARAM, the other kept). 0, or -1
  * with errno (ERANGE: 0 or above the maximum). Many drivers reset the device to do it. */
 int ethtool_set_ring(int fd, const char *ifname, bool tx, uint32_t size);
+/* Interrupt coalescing parameters ("ethtool -C"). */
+enum ethtool_coal_param {
+	ETHTOOL_COAL_RX_USECS = 0,
+	ETHTOOL_COAL_RX_FRAMES,
+	ETHTOOL_COAL_TX_USECS,
+	ETHTOOL_COAL_TX_FRAMES,
+	ETHTOOL_COAL_ADAPTIVE_RX, /* 0 or 1 */
+	ETHTOOL_COAL_ADAPTIVE_TX,
+};
+/* One parameter (ETHTOOL_GCOALESCE). 0 with *v, or -1 with errno. */
+int ethtool_get_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t *v);
+/* Set one (ETHTOOL_SCOALESCE, the others kept). 0, or -1 with errno (EOPNOTSUPP: the
+ * driver does not take that parameter). */
+int ethtool_set_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t v);
 /* The interface's index (SIOCGIFINDEX) and whether it is a loopback (SIOCGIFFLAGS); -1 with
  * errno. */
 int ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback);

@@ -26,6 +26,7 @@ enum ps_type {
 	PS_CHANNELS,  /* a = enum ethtool_chan_which, b = count; "dev\0": ETHTOOL_SCHANNELS */
 	PS_NAPI,      /* a = rx queue, b = value; "dev\0setting\0": netlink napi-set */
 	PS_RINGS,     /* a = 0 rx, 1 tx; b = size; "dev\0": ETHTOOL_SRINGPARAM */
+	PS_COALESCE,  /* a = enum ethtool_coal_param, b = value; "dev\0": ETHTOOL_SCOALESCE */
 };
 
 struct ps_hdr {

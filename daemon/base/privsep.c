@@ -572,3 +572,18 @@ privsep_rings(const char *dev, bool tx, uint32_t size, struct nm_error *err)
 	h.len = (uint32_t)strlen(buf) + 1;
 	return call(&h, buf, NULL, 0, NULL, err);
 }
+
+int
+privsep_coalesce(const char *dev, int param, uint32_t value, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_COALESCE, .a = param, .b = (int32_t)value};
+	char buf[IFNAMSIZ + 1];
+
+	if (value > INT32_MAX) {
+		errno = ERANGE;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: coalesce: value too large");
+	}
+	snprintf(buf, sizeof(buf), "%s", dev);
+	h.len = (uint32_t)strlen(buf) + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}

@@ -12,6 +12,7 @@
  *   CHANNELS set one channel count of a device ([channels]: ETHTOOL_SCHANNELS)
  *   NAPI    set one setting of an rx queue's NAPI ([napi_queue]: netlink napi-set)
  *   RINGS   set a device's rx or tx ring size ([rings]: ETHTOOL_SRINGPARAM)
+ *   COALESCE set one interrupt coalescing parameter ([coalesce]: ETHTOOL_SCOALESCE)
  *   SAVE    write a new profile file NAME.conf in the profile directory (profile save)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with
@@ -111,6 +112,10 @@ int privsep_napi(const char *dev, unsigned queue, const char *setting, uint32_t 
 /* RINGS: set dev's rx (tx false) or tx ring size (ETHTOOL_SRINGPARAM, the other kept). The
  * privileged process checks the device name and that the size is 1 to the maximum. */
 int privsep_rings(const char *dev, bool tx, uint32_t size, struct nm_error *err);
+/* COALESCE: set one coalescing parameter of dev (param: enum ethtool_coal_param;
+ * ETHTOOL_SCOALESCE, the others kept). The privileged process checks the device name, the
+ * parameter and the value (0 to 999999999; adaptive ones 0 or 1). */
+int privsep_coalesce(const char *dev, int param, uint32_t value, struct nm_error *err);
 /* A new profile file NAME.conf in the profile directory given at start (never replacing
  * one), from text. */
 int privsep_save_profile(const char *name, const char *text, struct nm_error *err);

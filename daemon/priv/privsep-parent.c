@@ -346,6 +346,35 @@ do_rings(struct ps_parent *pp)
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
+/* COALESCE: the device name, the parameter and its range checked, then ETHTOOL_SCOALESCE. */
+static void
+do_coalesce(struct ps_parent *pp)
+{
+	int32_t p = pp->msg.h.a, v = pp->msg.h.b;
+	bool adaptive = p == ETHTOOL_COAL_ADAPTIVE_RX || p == ETHTOOL_COAL_ADAPTIVE_TX;
+	char why[256];
+
+	if (pp->msg.h.len != strlen(pp->msg.data) + 1 ||
+	    privsep_check_dev(pp->msg.data, why, sizeof(why)) < 0 || p < ETHTOOL_COAL_RX_USECS ||
+	    p > ETHTOOL_COAL_ADAPTIVE_TX || v < 0 || v > (adaptive ? 1 : 999999999)) {
+		reply(pp, pp->msg.h.id, EINVAL, 0,
+		      "privsep: coalesce: not a device, a parameter and a value");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_set_coalesce(pp->ethfd, pp->msg.data, (enum ethtool_coal_param)p, (uint32_t)v) <
+	    0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s coalesce: %s", pp->msg.data, strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
 /* The cgroup.procs passed with a spawn: it must be DIR/test-N/cgroup.procs of the tree the
  * privileged process was given; opened again here, as root (the kernel checks a move
  * with the credentials the file was opened with). The new fd, or -1 with why. */
@@ -745,6 +774,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_RINGS:
 		do_rings(pp);
+		break;
+	case PS_COALESCE:
+		do_coalesce(pp);
 		break;
 	case PS_SAVE:
 		do_save(pp);

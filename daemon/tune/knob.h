@@ -50,6 +50,7 @@ enum knob_priv {
 	KNOB_PRIV_CHANNELS,  /* PS_CHANNELS (a channel count: [channels]) */
 	KNOB_PRIV_NAPI,      /* PS_NAPI (netlink napi-set: [napi_queue]) */
 	KNOB_PRIV_RINGS,     /* PS_RINGS (a ring size: [rings]) */
+	KNOB_PRIV_COALESCE,  /* PS_COALESCE (a coalescing parameter: [coalesce]) */
 };
 
 /* What a plan entry's index is. */
@@ -77,8 +78,9 @@ struct knob_ops {
 	/* Add the section's writes to the plan, checked against the host; 0 or -1 with err. */
 	int (*plan)(const struct profile *p, struct profile_host *h, struct plan *pl,
 	            struct nm_error *err);
-	/* When it is written, smallest first, unique: sysctl 10, rfs 20, rps 30, xps 40, irq
-	 * 50, arfs 60 (a knob between two takes a number between theirs). */
+	/* When it is written, smallest first, unique: channels 1, rings 2, coalesce 3,
+	 * offloads 4, napi 6, napi_queue 7, sysctl 10, rfs 20, rps 30, xps 40, irq 50, arfs 60
+	 * (a knob between two takes a number between theirs). */
 	unsigned plan_order;
 	/* The section as the host has it now, appended to sb (profile save); NULL: not saved. */
 	void (*save)(struct profile_host *h, struct strbuf *sb);

@@ -7,7 +7,7 @@
  *
  * Changing the counts renumbers the queues, their IRQs and NAPI instances and resets what
  * hangs on them (XPS, RPS, RFS tables, IRQ affinity): [channels] is written first of all
- * knobs (plan_order 5), the device's queues are counted again after each write, and revert
+ * knobs (plan_order 1), the device's queues are counted again after each write, and revert
  * (last written, first restored) restores the counts last, after everything that depends
  * on them; the counts a later apply changed come back before an earlier apply's queue
  * values. A plan is made before
@@ -342,7 +342,7 @@ const struct knob_ops knob_channels = {
     .setting = "channels",
     .setting_ini = channels_setting_ini,
     .plan = profile_channels_plan,
-    .plan_order = 5,
+    .plan_order = 1,
     .save = channels_save,
     .kind = PLAN_CHANNELS,
     .kind_name = "channels",

@@ -11,7 +11,7 @@
  * to its NAPI (queue-get) at every read and write. A device whose rx queues are polled by
  * no NAPI the kernel names (a veth without GRO), a kernel without the netdev family, or a
  * fixture root (there is no netlink form of it) make the section one the device cannot
- * have. Written after [napi] (plan_order 9): writing the device-wide sysfs files sets every
+ * have. Written after [napi] (plan_order 7): writing the device-wide sysfs files sets every
  * NAPI of the device, so the per-NAPI values come after; revert restores them first, and a
  * device-wide value [napi] restores afterwards applies to every NAPI again. Written by the
  * privileged process (PS_NAPI: device, queue, setting and value checked there) and read
@@ -277,7 +277,7 @@ const struct knob_ops knob_napi_queue = {
     .present = napiq_present,
     .release = napiq_release,
     .plan = profile_napiq_plan,
-    .plan_order = 9,
+    .plan_order = 7,
     .kind = PLAN_NAPI_QUEUE,
     .kind_name = "napi_queue",
     .index = KNOB_INDEX_QUEUE,

@@ -4,7 +4,7 @@
  *   rx = 4096
  *   tx = 1024
  *
- * Written after [channels] and before everything else (plan_order 6): most drivers tear
+ * Written after [channels] and before everything else (plan_order 2): most drivers tear
  * the device's queues down and build them again to resize rings (the link goes down for a
  * moment), which the dry run says. Each size is one entry, written with
  * ETHTOOL_SRINGPARAM, the other kept, by the privileged process (PS_RINGS: the device name
@@ -331,7 +331,7 @@ const struct knob_ops knob_rings = {
     .setting = "rings",
     .setting_ini = rings_setting_ini,
     .plan = profile_rings_plan,
-    .plan_order = 6,
+    .plan_order = 2,
     .save = rings_save,
     .kind = PLAN_RINGS,
     .kind_name = "rings",

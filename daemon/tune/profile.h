@@ -32,6 +32,7 @@ struct sampler;
 #define PROFILE_MAX_SYSCTLS   64
 #define PROFILE_MAX_OFFLOADS  64
 #define PROFILE_MAX_NAPIQ     512
+#define PROFILE_COAL_N        6 /* [coalesce] parameters */
 #define PROFILE_DEFAULT_ROUTE "default-route"
 #define PROFILE_FLOW_CNT_MAX  (1u << 22) /* rps_flow_cnt of one rx queue */
 #define PROFILE_SOCK_MAX      (1u << 29) /* rps_sock_flow_entries (the kernel's limit) */
@@ -145,6 +146,9 @@ struct profile {
 	struct profile_napi napi;
 	struct profile_channels channels;
 	uint32_t rings[2]; /* [rings] rx, tx; 0: not given */
+	/* [coalesce]: enum ethtool_coal_param order (adaptive ones 0/1); has_coal: given */
+	uint32_t coal[PROFILE_COAL_N];
+	bool has_coal[PROFILE_COAL_N];
 	struct profile_napiq napiq;
 	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
 	size_t noffloads;
@@ -304,6 +308,7 @@ enum plan_kind {
 	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
 	PLAN_CHANNELS,   /* a channel count of the device (name: rx, tx, combined) */
 	PLAN_RINGS,      /* a ring size of the device (name: rx, tx) */
+	PLAN_COALESCE,   /* a coalescing parameter (name: rx-usecs, ..., adaptive-tx) */
 	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
 	PLAN_NAPI_QUEUE, /* a setting of rx queue N's NAPI (netlink napi-set; name: the setting) */
 	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
@@ -427,6 +432,9 @@ json_object *profile_offloads_json(struct profile_host *h);
 /* profile-rings.c: the ring sizes of h's device, {"rx","tx","max_rx","max_tx"} (new
  * reference), or NULL when the driver does not say. */
 json_object *profile_rings_json(struct profile_host *h);
+/* profile-coalesce.c: the coalescing of h's device ({"rx-usecs":8,...,"adaptive-rx":true},
+ * the parameters it has; new reference), or NULL when it has none. */
+json_object *profile_coalesce_json(struct profile_host *h);
 
 /* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
 

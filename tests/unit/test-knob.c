@@ -57,7 +57,8 @@ complete(const struct knob_ops *k, char *why, size_t size)
 	}
 	if (k->priv != KNOB_PRIV_WRITE && k->priv != KNOB_PRIV_NTUPLE &&
 	    k->priv != KNOB_PRIV_FEATURE && k->priv != KNOB_PRIV_CHANNELS &&
-	    k->priv != KNOB_PRIV_NAPI && k->priv != KNOB_PRIV_RINGS) {
+	    k->priv != KNOB_PRIV_NAPI && k->priv != KNOB_PRIV_RINGS &&
+	    k->priv != KNOB_PRIV_COALESCE) {
 		snprintf(why, size, "[%s]: no privileged op", k->section);
 		return false;
 	}
@@ -134,7 +135,7 @@ test_names_unique(void **state)
 	/* Today's write order: the channel counts first, the device's features (offloads), its NAPI
 	 * settings, sysctls (rps_sock_flow_entries among them) before the flow counts, RPS, XPS,
 	 * IRQ affinity, ntuple last. */
-	char order[128] = "";
+	char order[256] = "";
 	for (size_t i = 0; i < knobs_n; i++) {
 		size_t before = 0;
 		for (size_t j = 0; j < knobs_n; j++)
@@ -142,8 +143,8 @@ test_names_unique(void **state)
 		snprintf(order + strlen(order), sizeof(order) - strlen(order), "%zu=%s ", before,
 		         knobs[i]->section);
 	}
-	assert_string_equal(order, "9=irq 8=xps 7=rps 6=rfs 10=arfs 5=sysctl 0=channels 1=rings "
-	                           "2=offloads 3=napi 4=napi_queue ");
+	assert_string_equal(order, "10=irq 9=xps 8=rps 7=rfs 11=arfs 6=sysctl 0=channels 1=rings "
+	                           "2=coalesce 3=offloads 4=napi 5=napi_queue ");
 	assert_null(knob_by_section("profile"));
 	assert_int_equal(plan_kind_parse("nope"), -1);
 	assert_string_equal(plan_kind_name(PLAN_KIND__COUNT), "unknown");
@@ -163,6 +164,7 @@ test_sections_are_the_files(void **state)
 	                          "[sysctl]\nnet.core.somaxconn = 4096\n"
 	                          "[channels]\nrx = 2\n"
 	                          "[rings]\nrx = 512\n"
+	                          "[coalesce]\nrx-usecs = 8\n"
 	                          "[offloads]\ngro = on\n"
 	                          "[napi]\nthreaded = on\n"
 	                          "[napi_queue]\nrx-0.defer_hard_irqs = 2\n";
@@ -246,22 +248,22 @@ test_messages(void **state)
 
 	(void)state;
 	knob_list_sections(buf, sizeof(buf), false);
-	assert_string_equal(
-	    buf, "irq, xps, rps, rfs, arfs, sysctl, channels, rings, offloads, napi, napi_queue");
+	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl, channels, rings, coalesce, "
+	                         "offloads, napi, napi_queue");
 	knob_list_sections(buf, sizeof(buf), true);
 	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], "
-	                         "[rings], [offloads], [napi], [napi_queue]");
+	                         "[rings], [coalesce], [offloads], [napi], [napi_queue]");
 	knob_list_settings(buf, sizeof(buf));
 	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, channels, rings, offloads, napi");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
-	assert_non_null(strstr(err.message,
-	                       "unknown section [nope] (profile, irq, xps, rps, rfs, "
-	                       "arfs, sysctl, channels, rings, offloads, napi, napi_queue)"));
+	assert_non_null(strstr(
+	    err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, "
+	                 "arfs, sysctl, channels, rings, coalesce, offloads, napi, napi_queue)"));
 	assert_int_equal(profile_parse_ini(&p, "t", empty, strlen(empty), &err), -1);
-	assert_non_null(strstr(err.message,
-	                       "the profile changes nothing: give at least one of "
-	                       "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
-	                       "[channels], [rings], [offloads], [napi], [napi_queue]"));
+	assert_non_null(strstr(
+	    err.message, "the profile changes nothing: give at least one of "
+	                 "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
+	                 "[channels], [rings], [coalesce], [offloads], [napi], [napi_queue]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message, "give at least one KNOB=VALUE (irq, xps, rps, rfs, "

@@ -984,6 +984,66 @@ test_rings(void **state)
 	run("rm -f %s/ethtool/eth0.rings %s/ethtool/eth0.rings", w->root, w->orig);
 }
 
+/* [coalesce] on a fixture's `ethtool -c` text: adaptive off and small fixed values (a
+ * latency setting) applied after [rings], saved, reverted byte for byte; a driver that
+ * rounds usecs ("# rounds usecs to 4") reads back another value: a failure naming both,
+ * rolled back; without coalescing the section is skipped. */
+static void
+test_coalesce(void **state)
+{
+	static const char coal[] = "Coalesce parameters for eth0:\nAdaptive RX: on  TX: on\n"
+	                           "stats-block-usecs: n/a\n\nrx-usecs: 8\nrx-frames: 128\n\n"
+	                           "tx-usecs: 16\ntx-frames: 32\n";
+	static const char text[] = "[coalesce]\nadaptive-rx = off\nrx-usecs = 2\nrx-frames = 1\n";
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	char *t;
+
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	    "[coalesce] skipped: eth0: coalescing unknown (no ethtool/eth0.coalesce "
+	    "under the root)");
+	plan_free(&pl);
+	put_both(w, "ethtool/eth0.coalesce", coal);
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 3);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 coalesce rx-usecs");
+	assert_string_equal(pl.e[0].old, "8");
+	assert_string_equal(pl.e[0].new, "2");
+	assert_string_equal(pl.e[2].path, "ethtool eth0 coalesce adaptive-rx");
+	assert_string_equal(pl.e[2].old, "on");
+	assert_string_equal(pl.e[2].new, "off");
+	plan_free(&pl);
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "ethtool/eth0.coalesce"),
+	                    "Coalesce parameters for eth0:\nAdaptive RX: off  TX: on\n"
+	                    "stats-block-usecs: n/a\n\nrx-usecs: 2\nrx-frames: 1\n\n"
+	                    "tx-usecs: 16\ntx-frames: 32\n");
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[coalesce]\nrx-usecs = 2\nrx-frames = 1\ntx-usecs = 16\n"
+	                   "tx-frames = 32\nadaptive-rx = off\nadaptive-tx = on\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	t = xasprintf("%s# rounds usecs to 4\n", coal);
+	put_both(w, "ethtool/eth0.coalesce", t);
+	free(t);
+	assert_int_equal(apply_text(w, "[coalesce]\nrx-frames = 1\ntx-usecs = 5\n", &err), -1);
+	if (strstr(err.message, "write ethtool eth0 coalesce tx-usecs: wrote \"5\" but it reads "
+	                        "back \"8\" (the driver rounds or ignores it") == NULL ||
+	    strstr(err.message, "rolled back: 2 values restored") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	run("rm -f %s/ethtool/eth0.coalesce %s/ethtool/eth0.coalesce", w->root, w->orig);
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -1238,6 +1298,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_offloads, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_channels, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_napi_queue, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),

@@ -150,6 +150,8 @@ test_nic_knobs(void **state)
 	put(w->root, "ethtool/eth0.rings",
 	    "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t8192\nTX:\t\t8192\n"
 	    "Current hardware settings:\nRX:\t\t4096\nTX:\t\t1024\n");
+	put(w->root, "ethtool/eth0.coalesce",
+	    "Coalesce parameters for eth0:\nAdaptive RX: off  TX: on\n\nrx-usecs: 8\n");
 	put(w->root, "sys/class/net/eth0/gro_flush_timeout", "20000\n");
 	put(w->root, "sys/class/net/eth0/napi_defer_hard_irqs", "2\n");
 	put(w->root, "sys/class/net/eth0/threaded", "1\n");
@@ -157,6 +159,9 @@ test_nic_knobs(void **state)
 	assert_int_equal(get(t, "devices.0.channels.rx"), 2);
 	assert_int_equal(get(t, "devices.0.channels.tx"), 3);
 	assert_int_equal(get(t, "devices.0.channels.max_rx"), 8);
+	assert_int_equal(get(t, "devices.0.coalesce.rx-usecs"), 8);
+	assert_int_equal(get(t, "devices.0.coalesce.adaptive-rx"), 0);
+	assert_int_equal(get(t, "devices.0.coalesce.adaptive-tx"), 1);
 	assert_int_equal(get(t, "devices.0.rings.rx"), 4096);
 	assert_int_equal(get(t, "devices.0.rings.tx"), 1024);
 	assert_int_equal(get(t, "devices.0.rings.max_rx"), 8192);
