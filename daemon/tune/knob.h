@@ -1,7 +1,9 @@
 /* knob.h: the tuning knobs as one table, as sources have source_ops and drivers struct driver.
  *
- * A knob owns one section of a profile ([irq], [xps], [rps], [rfs], [arfs], [sysctl]) and
- * the one kind of plan entry it writes (irq, xps, rps, flow_cnt, ntuple, sysctl). Its
+ * A knob owns one section of a profile ([irq], [xps], [rps], [rfs], [arfs], [sysctl],
+ * [channels], [rings], [coalesce], [offloads], [napi], [napi_queue]) and the one kind of
+ * plan entry it writes (irq, xps, rps, flow_cnt, ntuple, sysctl, channels, rings,
+ * coalesce, offload, napi, napi_queue). Its
  * struct knob_ops, defined in its own file (profile-<knob>.c), says everything the rest of
  * tune/ asks of it: the section's keys, the checks, its writes in a plan, and how a value of
  * its kind is read, written (through which privileged operation), compared, shown and
@@ -22,8 +24,9 @@
  *   - proto/PROTOCOL.md "Tuning profiles" (its section; "profile-set" for a KNOB=VALUE);
  *   - a test of what it plans in tests/unit/test-profile.c; test-knob checks the entry
  *     is whole by itself.
- * A write that is not a file (as ntuple's ETHTOOL_SFLAGS) also needs its privileged
- * message (base/privsep-msg.h, privsep.c, priv/privsep-parent.c) and a KNOB_PRIV_ value.
+ * A write that is not a file (as ntuple's ETHTOOL_SFLAGS, or the NIC knobs' ethtool and
+ * netlink requests) also needs its privileged message (base/privsep-msg.h, privsep.c,
+ * priv/privsep-parent.c: checked there) and a KNOB_PRIV_ value.
  * meson lists a folder's files when it is configured: run "meson setup --reconfigure"
  * after adding the file. */
 #ifndef NM_KNOB_H

@@ -1,5 +1,6 @@
-/* profile.h: tuning profiles: IRQ affinity, XPS, RPS, RFS, aRFS (ntuple) and net.* sysctls
- * for one network device.
+/* profile.h: tuning profiles: IRQ affinity, XPS, RPS, RFS, aRFS (ntuple), net.* sysctls and
+ * the NIC's own knobs (channels, rings, coalescing, offloads, NAPI device-wide and per rx
+ * queue) for one network device.
  *
  * A profile (struct profile) is parsed from INI text (conf/profiles/NAME.conf) or from a JSON
  * object of the same sections and keys (profile.c). Each knob owns its section: its keys,
