@@ -220,7 +220,9 @@ channels_save(struct profile_host *h, struct strbuf *sb)
 		if (count_of(&ch, w, true) == 0 || count_of(&ch, w, false) == 0)
 			continue;
 		if (!any)
-			strbuf_addf(sb, "\n[channels]\n");
+			strbuf_addf(sb, "\n# With the queue sections above, this applies where the "
+			                "channel counts are\n# these already; elsewhere apply "
+			                "[channels] alone first.\n[channels]\n");
 		any = true;
 		strbuf_addf(sb, "%s = %u\n", chan_names[w], count_of(&ch, w, false));
 	}

@@ -872,7 +872,9 @@ test_channels(void **state)
 	                       "Combined:\t72\n"));
 	assert_non_null(strstr(slurp(w, "ethtool/eth0.channels"), "Combined:\t144\n"));
 	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
-	if (strstr(sb.buf, "\n[channels]\ncombined = 72\n") == NULL)
+	if (strstr(sb.buf, "\n# With the queue sections above, this applies where the channel "
+	                   "counts are\n# these already; elsewhere apply [channels] alone "
+	                   "first.\n[channels]\ncombined = 72\n") == NULL)
 		fail_msg("%s", sb.buf);
 	strbuf_free(&sb);
 	res = profile_state_revert(w->state, &w->h, &err);
