@@ -97,6 +97,32 @@ show_header(json_object *r, FILE *fp)
 		fprintf(fp, "(not visible here)");
 	fprintf(fp, "; ntuple %s; irqbalance %s\n", json_get_string(r, "ntuple", "unknown"),
 	        json_get_bool(r, "irqbalance", false) ? "RUNNING" : "not running");
+	if (json_object_object_get_ex(r, "offloads", &v) && v != NULL &&
+	    json_object_object_length(v) > 0) {
+		const char *sep = "";
+		fprintf(fp, "offloads:");
+		json_object_object_foreach(v, name, f)
+		{
+			fprintf(fp, "%s %s %s%s", sep, name,
+			        json_get_bool(f, "on", false) ? "on" : "off",
+			        json_get_bool(f, "fixed", false) ? " [fixed]" : "");
+			sep = ",";
+		}
+		fputc('\n', fp);
+	}
+	if (json_object_object_get_ex(r, "napi", &v) && v != NULL) {
+		json_object *t = NULL, *g = NULL, *d = NULL;
+		json_object_object_get_ex(v, "threaded", &t);
+		json_object_object_get_ex(v, "gro_flush_timeout", &g);
+		json_object_object_get_ex(v, "napi_defer_hard_irqs", &d);
+		fprintf(fp, "napi: threaded %s; gro_flush_timeout %s ns; napi_defer_hard_irqs %s\n",
+		        t ? json_object_get_string(t) : "?", g ? json_object_get_string(g) : "?",
+		        d ? json_object_get_string(d) : "?");
+	}
+	if (json_object_object_get_ex(r, "tuned", &v) && v != NULL &&
+	    json_get_bool(v, "running", false))
+		fprintf(fp, "tuned RUNNING (profile %s): it rewrites what its profile names\n",
+		        json_get_string(v, "profile", "unknown"));
 	if (json_object_object_get_ex(r, "irq_note", &v))
 		fprintf(fp, "IRQs: %s\n", json_object_get_string(v));
 	fputc('\n', fp);

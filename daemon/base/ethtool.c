@@ -219,6 +219,112 @@ out:
 	return r;
 }
 
+/* The ETH_SS_FEATURES names of ifname (a new array of *n names, ETH_GSTRING_LEN bytes each;
+ * caller frees), or NULL with errno (EOPNOTSUPP: the driver gives none). */
+static struct ethtool_gstrings *
+feature_names(int fd, const char *ifname, uint32_t *n)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} si = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES}};
+	struct ethtool_gstrings *gs;
+
+	if (ethtool_ioctl(fd, ifname, &si) < 0)
+		return NULL;
+	if (!(si.hdr.sset_mask & (1ull << ETH_SS_FEATURES)) || si.len == 0 || si.len > 1024) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	gs = xcalloc(1, sizeof(*gs) + (size_t)si.len * ETH_GSTRING_LEN);
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_FEATURES;
+	gs->len = si.len;
+	if (ethtool_ioctl(fd, ifname, gs) < 0) {
+		free(gs);
+		return NULL;
+	}
+	*n = si.len;
+	return gs;
+}
+
+/* The bit of feature name among n names, or n. */
+static uint32_t
+feature_bit(const struct ethtool_gstrings *gs, uint32_t n, const char *name)
+{
+	uint32_t bit;
+
+	for (bit = 0; bit < n; bit++)
+		if (strncmp((const char *)gs->data + (size_t)bit * ETH_GSTRING_LEN, name,
+		            ETH_GSTRING_LEN) == 0)
+			break;
+	return bit;
+}
+
+/* A feature by its kernel name: active, requested, changeable (ETHTOOL_GFEATURES). */
+int
+ethtool_get_feature(int fd, const char *ifname, const char *name, struct ethtool_feature *f)
+{
+	struct ethtool_gstrings *gs;
+	struct ethtool_gfeatures *gf = NULL;
+	uint32_t n, bit, blocks, m;
+	int r = -1;
+
+	if ((gs = feature_names(fd, ifname, &n)) == NULL)
+		return -1;
+	if ((bit = feature_bit(gs, n, name)) == n) {
+		errno = ENOENT;
+		goto out;
+	}
+	blocks = (n + 31) / 32;
+	gf = xcalloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0]));
+	gf->cmd = ETHTOOL_GFEATURES;
+	gf->size = blocks;
+	if (ethtool_ioctl(fd, ifname, gf) < 0)
+		goto out;
+	m = 1u << (bit % 32);
+	f->active = (gf->features[bit / 32].active & m) != 0;
+	f->requested = (gf->features[bit / 32].requested & m) != 0;
+	f->changeable = (gf->features[bit / 32].available & m) != 0 &&
+	                !(gf->features[bit / 32].never_changed & m);
+	r = 0;
+out:
+	free(gs);
+	free(gf);
+	return r;
+}
+
+/* Request a feature on or off (ETHTOOL_SFEATURES, that bit alone). */
+int
+ethtool_set_feature(int fd, const char *ifname, const char *name, bool on)
+{
+	struct ethtool_gstrings *gs;
+	struct ethtool_sfeatures *sf = NULL;
+	uint32_t n, bit, blocks, m;
+	int r = -1;
+
+	if ((gs = feature_names(fd, ifname, &n)) == NULL)
+		return -1;
+	if ((bit = feature_bit(gs, n, name)) == n) {
+		errno = ENOENT;
+		goto out;
+	}
+	blocks = (n + 31) / 32;
+	sf = xcalloc(1, sizeof(*sf) + blocks * sizeof(sf->features[0]));
+	sf->cmd = ETHTOOL_SFEATURES;
+	sf->size = blocks;
+	m = 1u << (bit % 32);
+	sf->features[bit / 32].valid = m;
+	sf->features[bit / 32].requested = on ? m : 0;
+	if (ethtool_ioctl(fd, ifname, sf) < 0)
+		goto out;
+	r = 0;
+out:
+	free(gs);
+	free(sf);
+	return r;
+}
+
 /* Set the ntuple feature through ETHTOOL_SFLAGS, keeping the other flags. */
 int
 ethtool_set_ntuple(int fd, const char *ifname, bool on)
@@ -244,6 +350,123 @@ ethtool_get_channels(int fd, const char *ifname, struct ethtool_chan *ch)
 	*ch = (struct ethtool_chan){c.rx_count, c.tx_count, c.other_count, c.combined_count,
 	                            c.max_rx,   c.max_tx,   c.max_other,   c.max_combined};
 	return 0;
+}
+
+/* Set one channel count, the others as the device has them (GCHANNELS then SCHANNELS). */
+int
+ethtool_set_channel(int fd, const char *ifname, enum ethtool_chan_which which, uint32_t count)
+{
+	struct ethtool_channels c = {.cmd = ETHTOOL_GCHANNELS};
+	uint32_t *cur, max;
+
+	if (ethtool_ioctl(fd, ifname, &c) < 0)
+		return -1;
+	switch (which) {
+	case ETHTOOL_CHAN_RX:
+		cur = &c.rx_count, max = c.max_rx;
+		break;
+	case ETHTOOL_CHAN_TX:
+		cur = &c.tx_count, max = c.max_tx;
+		break;
+	case ETHTOOL_CHAN_COMBINED:
+		cur = &c.combined_count, max = c.max_combined;
+		break;
+	default:
+		errno = EINVAL;
+		return -1;
+	}
+	if (count > max) {
+		errno = ERANGE;
+		return -1;
+	}
+	*cur = count;
+	c.cmd = ETHTOOL_SCHANNELS;
+	return ethtool_ioctl(fd, ifname, &c) < 0 ? -1 : 0;
+}
+
+/* Ring sizes (ETHTOOL_GRINGPARAM). */
+int
+ethtool_get_rings(int fd, const char *ifname, struct ethtool_ring *r)
+{
+	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
+
+	if (ethtool_ioctl(fd, ifname, &g) < 0)
+		return -1;
+	*r = (struct ethtool_ring){g.rx_pending, g.tx_pending, g.rx_max_pending, g.tx_max_pending};
+	return 0;
+}
+
+/* Set one ring size, the others as the device has them (GRINGPARAM then SRINGPARAM). */
+int
+ethtool_set_ring(int fd, const char *ifname, bool tx, uint32_t size)
+{
+	struct ethtool_ringparam g = {.cmd = ETHTOOL_GRINGPARAM};
+
+	if (ethtool_ioctl(fd, ifname, &g) < 0)
+		return -1;
+	if (size == 0 || size > (tx ? g.tx_max_pending : g.rx_max_pending)) {
+		errno = ERANGE;
+		return -1;
+	}
+	*(tx ? &g.tx_pending : &g.rx_pending) = size;
+	g.cmd = ETHTOOL_SRINGPARAM;
+	return ethtool_ioctl(fd, ifname, &g) < 0 ? -1 : 0;
+}
+
+/* The field of struct ethtool_coalesce a parameter is. */
+static uint32_t *
+coalesce_field(struct ethtool_coalesce *c, enum ethtool_coal_param p)
+{
+	switch (p) {
+	case ETHTOOL_COAL_RX_USECS:
+		return &c->rx_coalesce_usecs;
+	case ETHTOOL_COAL_RX_FRAMES:
+		return &c->rx_max_coalesced_frames;
+	case ETHTOOL_COAL_TX_USECS:
+		return &c->tx_coalesce_usecs;
+	case ETHTOOL_COAL_TX_FRAMES:
+		return &c->tx_max_coalesced_frames;
+	case ETHTOOL_COAL_ADAPTIVE_RX:
+		return &c->use_adaptive_rx_coalesce;
+	case ETHTOOL_COAL_ADAPTIVE_TX:
+		return &c->use_adaptive_tx_coalesce;
+	}
+	return NULL;
+}
+
+/* One coalescing parameter (ETHTOOL_GCOALESCE). */
+int
+ethtool_get_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t *v)
+{
+	struct ethtool_coalesce c = {.cmd = ETHTOOL_GCOALESCE};
+	uint32_t *f = coalesce_field(&c, p);
+
+	if (f == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ethtool_ioctl(fd, ifname, &c) < 0)
+		return -1;
+	*v = *f;
+	return 0;
+}
+
+/* Set one coalescing parameter, the others as the device has them. */
+int
+ethtool_set_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t v)
+{
+	struct ethtool_coalesce c = {.cmd = ETHTOOL_GCOALESCE};
+	uint32_t *f = coalesce_field(&c, p);
+
+	if (f == NULL) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (ethtool_ioctl(fd, ifname, &c) < 0)
+		return -1;
+	*f = v;
+	c.cmd = ETHTOOL_SCOALESCE;
+	return ethtool_ioctl(fd, ifname, &c) < 0 ? -1 : 0;
 }
 
 /* The interface index and loopback flag, by SIOCGIFINDEX and SIOCGIFFLAGS. */

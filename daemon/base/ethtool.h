@@ -53,6 +53,19 @@ int ethtool_ntuple_fixed(int fd, const char *ifname, bool *fixed);
 /* Turn it on or off through ETHTOOL_SFLAGS, the other flags kept. 0, or -1 with errno
  * (EOPNOTSUPP: the driver cannot change it, "ethtool -k" shows it [fixed]). */
 int ethtool_set_ntuple(int fd, const char *ifname, bool on);
+/* A feature of ETH_SS_FEATURES, by its kernel name ("rx-gro", "rx-gro-hw",
+ * "tx-tcp-segmentation": the names "ethtool -k" shows for features without an old alias). */
+struct ethtool_feature {
+	bool active;     /* what the device does now */
+	bool requested;  /* what was last asked for */
+	bool changeable; /* available and not [fixed] */
+};
+/* 0 with *f, or -1 with errno (ENOENT: the device has no such feature; EOPNOTSUPP: the
+ * driver names none). */
+int ethtool_get_feature(int fd, const char *ifname, const char *name, struct ethtool_feature *f);
+/* Ask for the feature on or off (ETHTOOL_SFEATURES with that one bit valid). 0, or -1 with
+ * errno. The kernel may not do what was asked (a dependency, [fixed]): read it back. */
+int ethtool_set_feature(int fd, const char *ifname, const char *name, bool on);
 /* Channel counts (ETHTOOL_GCHANNELS), current and maximum. */
 struct ethtool_chan {
 	uint32_t rx, tx, other, combined;
@@ -60,6 +73,38 @@ struct ethtool_chan {
 };
 /* 0 with *ch, or -1 with errno (EOPNOTSUPP when the driver does not say). */
 int ethtool_get_channels(int fd, const char *ifname, struct ethtool_chan *ch);
+/* Which count ethtool_set_channel sets. */
+enum ethtool_chan_which {
+	ETHTOOL_CHAN_RX = 0,
+	ETHTOOL_CHAN_TX = 1,
+	ETHTOOL_CHAN_COMBINED = 2,
+};
+/* Set one count (ETHTOOL_SCHANNELS), the others kept as ETHTOOL_GCHANNELS gives them. 0, or
+ * -1 with errno (ERANGE: above the device's maximum; EOPNOTSUPP: the driver cannot). */
+int ethtool_set_channel(int fd, const char *ifname, enum ethtool_chan_which which, uint32_t count);
+/* Ring sizes (ETHTOOL_GRINGPARAM): current and maximum descriptors. */
+struct ethtool_ring {
+	uint32_t rx, tx, max_rx, max_tx;
+};
+/* 0 with *r, or -1 with errno (EOPNOTSUPP when the driver does not say). */
+int ethtool_get_rings(int fd, const char *ifname, struct ethtool_ring *r);
+/* Set the rx (tx false) or tx ring's size (ETHTOOL_SRINGPARAM, the other kept). 0, or -1
+ * with errno (ERANGE: 0 or above the maximum). Many drivers reset the device to do it. */
+int ethtool_set_ring(int fd, const char *ifname, bool tx, uint32_t size);
+/* Interrupt coalescing parameters ("ethtool -C"). */
+enum ethtool_coal_param {
+	ETHTOOL_COAL_RX_USECS = 0,
+	ETHTOOL_COAL_RX_FRAMES,
+	ETHTOOL_COAL_TX_USECS,
+	ETHTOOL_COAL_TX_FRAMES,
+	ETHTOOL_COAL_ADAPTIVE_RX, /* 0 or 1 */
+	ETHTOOL_COAL_ADAPTIVE_TX,
+};
+/* One parameter (ETHTOOL_GCOALESCE). 0 with *v, or -1 with errno. */
+int ethtool_get_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t *v);
+/* Set one (ETHTOOL_SCOALESCE, the others kept). 0, or -1 with errno (EOPNOTSUPP: the
+ * driver does not take that parameter). */
+int ethtool_set_coalesce(int fd, const char *ifname, enum ethtool_coal_param p, uint32_t v);
 /* The interface's index (SIOCGIFINDEX) and whether it is a loopback (SIOCGIFFLAGS); -1 with
  * errno. */
 int ethtool_ifindex(int fd, const char *ifname, int *ifindex, bool *loopback);

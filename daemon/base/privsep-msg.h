@@ -22,6 +22,11 @@ enum ps_type {
 	PS_BYE,       /* the main process is stopping in order (not a crash) */
 	PS_SAVE,      /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
 	PS_UNLINK,    /* remove the control socket the daemon made (the one of the setup) */
+	PS_FEATURE,   /* a = on; "dev\0feature\0": ETHTOOL_SFEATURES of one feature */
+	PS_CHANNELS,  /* a = enum ethtool_chan_which, b = count; "dev\0": ETHTOOL_SCHANNELS */
+	PS_NAPI,      /* a = rx queue, b = value; "dev\0setting\0": netlink napi-set */
+	PS_RINGS,     /* a = 0 rx, 1 tx; b = size; "dev\0": ETHTOOL_SRINGPARAM */
+	PS_COALESCE,  /* a = enum ethtool_coal_param, b = value; "dev\0": ETHTOOL_SCOALESCE */
 };
 
 struct ps_hdr {

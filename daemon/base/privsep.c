@@ -509,3 +509,81 @@ privsep_start(const struct privsep_setup *setup, struct nm_error *err)
 	         (unsigned)setup->uid, (unsigned)setup->gid, (int)pid);
 	return 0;
 }
+
+int
+privsep_feature(const char *dev, const char *feature, bool on, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_FEATURE, .a = on};
+	char buf[IFNAMSIZ + 64];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%s%c%s", dev, '\0', feature);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 1) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: feature: name too long");
+	}
+	h.len = (uint32_t)n + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_channels(const char *dev, int which, uint32_t count, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_CHANNELS, .a = which, .b = (int32_t)count};
+	char buf[IFNAMSIZ + 1];
+
+	if (count > INT32_MAX) {
+		errno = ERANGE;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: channels: count too large");
+	}
+	snprintf(buf, sizeof(buf), "%s", dev);
+	h.len = (uint32_t)strlen(buf) + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_napi(const char *dev, unsigned queue, const char *setting, uint32_t value,
+             struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_NAPI, .a = (int32_t)queue, .b = (int32_t)value};
+	char buf[IFNAMSIZ + 64];
+	int n;
+
+	n = snprintf(buf, sizeof(buf), "%s%c%s", dev, '\0', setting);
+	if (n < 0 || (size_t)n >= sizeof(buf) - 1 || queue > INT32_MAX || value > INT32_MAX) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: napi: bad request");
+	}
+	h.len = (uint32_t)n + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_rings(const char *dev, bool tx, uint32_t size, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_RINGS, .a = tx, .b = (int32_t)size};
+	char buf[IFNAMSIZ + 1];
+
+	if (size > INT32_MAX) {
+		errno = ERANGE;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: rings: size too large");
+	}
+	snprintf(buf, sizeof(buf), "%s", dev);
+	h.len = (uint32_t)strlen(buf) + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_coalesce(const char *dev, int param, uint32_t value, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_COALESCE, .a = param, .b = (int32_t)value};
+	char buf[IFNAMSIZ + 1];
+
+	if (value > INT32_MAX) {
+		errno = ERANGE;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: coalesce: value too large");
+	}
+	snprintf(buf, sizeof(buf), "%s", dev);
+	h.len = (uint32_t)strlen(buf) + 1;
+	return call(&h, buf, NULL, 0, NULL, err);
+}

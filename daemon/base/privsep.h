@@ -8,6 +8,11 @@
  *   WRITE   write a value to an allow-listed tuning file (IRQ affinity, XPS/RPS/RFS
  *           queue files, net.* sysctls), opened below / without following symlinks
  *   NTUPLE  set a device's ntuple feature (ETHTOOL_SFLAGS)
+ *   FEATURE set one ethtool feature of a device ([offloads]: ETHTOOL_SFEATURES)
+ *   CHANNELS set one channel count of a device ([channels]: ETHTOOL_SCHANNELS)
+ *   NAPI    set one setting of an rx queue's NAPI ([napi_queue]: netlink napi-set)
+ *   RINGS   set a device's rx or tx ring size ([rings]: ETHTOOL_SRINGPARAM)
+ *   COALESCE set one interrupt coalescing parameter ([coalesce]: ETHTOOL_SCOALESCE)
  *   SAVE    write a new profile file NAME.conf in the profile directory (profile save)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with
@@ -91,6 +96,26 @@ void privsep_unwatch(void);
 int privsep_write(int base, const char *dev, const char *rel, const char *val,
                   struct nm_error *err);
 int privsep_ntuple(const char *dev, bool on, struct nm_error *err);
+/* FEATURE: ask for one ethtool feature of dev ("rx-gro", its kernel name) on or off
+ * (ETHTOOL_SFEATURES). The privileged process checks the device name, the feature name's
+ * syntax, that the device has the feature and that it can change ([fixed]: EOPNOTSUPP). */
+int privsep_feature(const char *dev, const char *feature, bool on, struct nm_error *err);
+/* CHANNELS: set one channel count of dev (which: enum ethtool_chan_which; ETHTOOL_SCHANNELS,
+ * the other counts kept). The privileged process checks the device name, which, and that
+ * the count is 1 to the device's maximum. */
+int privsep_channels(const char *dev, int which, uint32_t count, struct nm_error *err);
+/* NAPI: set one setting ("defer_hard_irqs", "gro_flush_timeout") of the NAPI rx queue
+ * `queue` of dev is polled by (netdev netlink napi-set). The privileged process checks the
+ * device name, the setting and the value's range, and resolves the queue's NAPI itself. */
+int privsep_napi(const char *dev, unsigned queue, const char *setting, uint32_t value,
+                 struct nm_error *err);
+/* RINGS: set dev's rx (tx false) or tx ring size (ETHTOOL_SRINGPARAM, the other kept). The
+ * privileged process checks the device name and that the size is 1 to the maximum. */
+int privsep_rings(const char *dev, bool tx, uint32_t size, struct nm_error *err);
+/* COALESCE: set one coalescing parameter of dev (param: enum ethtool_coal_param;
+ * ETHTOOL_SCOALESCE, the others kept). The privileged process checks the device name, the
+ * parameter and the value (0 to 999999999; adaptive ones 0 or 1). */
+int privsep_coalesce(const char *dev, int param, uint32_t value, struct nm_error *err);
 /* A new profile file NAME.conf in the profile directory given at start (never replacing
  * one), from text. */
 int privsep_save_profile(const char *name, const char *text, struct nm_error *err);

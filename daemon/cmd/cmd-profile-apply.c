@@ -130,6 +130,16 @@ cmd_profile_apply(struct cmd_ctx *ctx, json_object *args, json_object **result,
 	if (touches_irqs(&pl) && profile_host_irqbalance(&h))
 		plan_warn(&pl, "irqbalance is running: it will rewrite these IRQ affinities (stop "
 		               "it, or ban the IRQs with IRQBALANCE_BANNED_CPULIST)");
+	if (plan_nchanges(&pl) > 0) {
+		char tp[PROFILE_NAME_MAX];
+		if (profile_host_tuned(&h, tp, sizeof(tp)))
+			plan_warn(
+			    &pl,
+			    "tuned is running (profile %s): its sysctl, net and irq plugins "
+			    "rewrite what its profile names, these values among them (\"tuned-adm "
+			    "off\", or a tuned profile without them)",
+			    tp[0] ? tp : "unknown");
+	}
 	if (!dry && apply_plan(ctx, &p, &h, &pl, source, err) < 0)
 		goto out;
 	*result = result_json(&p, &h, &pl, source, dry);

@@ -1,7 +1,8 @@
 /* cmd-profile-show.c: the tuning state of a device as the kernel has it now: per queue its
  * IRQs with their affinity and effective affinity, XPS CPUs (tx-N), RPS CPUs and flow count
- * (rx-N); the global rps_sock_flow_entries, the ntuple feature and the channel counts. CPU
- * masks are shown as lists. */
+ * (rx-N); the global rps_sock_flow_entries, the ntuple feature, the channel counts, the
+ * offloads ([offloads]: the features a tuning guide changes) and the device-wide NAPI
+ * settings ([napi]). CPU masks are shown as lists. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,25 @@ add_value(struct profile_host *h, enum plan_kind kind, int index, json_object *o
 		json_add_string(o, key, buf);
 	}
 	free(v);
+}
+
+/* The device-wide NAPI files ([napi]) as numbers, null where one cannot be read. */
+static json_object *
+napi_json(struct profile_host *h)
+{
+	static const char *const files[] = {"gro_flush_timeout", "napi_defer_hard_irqs",
+	                                    "threaded"};
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *v = plan_read_live(h, PLAN_NAPI, -1, files[i]);
+		if (v != NULL)
+			json_add_uint(o, files[i], strtoull(v, NULL, 10));
+		else
+			json_object_object_add(o, files[i], NULL);
+		free(v);
+	}
+	return o;
 }
 
 /* The NAPI of queue dir/q of dev as the kernel links it, under key: null when it links none
@@ -135,7 +155,18 @@ cmd_profile_show(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 		json_add_string(o, "ntuple_error", e2.message);
 	}
 	json_object_object_add(o, "channels", profile_arfs_channels(&h, h.dev));
+	json_object_object_add(o, "rings", profile_rings_json(&h));
+	json_object_object_add(o, "coalesce", profile_coalesce_json(&h));
+	json_object_object_add(o, "offloads", profile_offloads_json(&h));
+	json_object_object_add(o, "napi", napi_json(&h));
 	json_add_bool(o, "irqbalance", profile_host_irqbalance(&h));
+	{
+		char tp[PROFILE_NAME_MAX];
+		json_object *t = json_object_new_object();
+		json_add_bool(t, "running", profile_host_tuned(&h, tp, sizeof(tp)));
+		json_add_string(t, "profile", tp[0] ? tp : NULL);
+		json_object_object_add(o, "tuned", t);
+	}
 	if (h.irqs == NULL)
 		json_add_string(o, "irq_note", h.irq_reason);
 	json_object_object_add(o, "queues", queues_json(&h, sampler_napi_table(ctx->d->sampler)));

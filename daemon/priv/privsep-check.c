@@ -470,3 +470,17 @@ privsep_check_strv(char *const *v, size_t max, bool env, char *why, size_t size)
 	}
 	return 0;
 }
+
+/* An ethtool feature name (ETH_SS_FEATURES spells them in lowercase, digits and '-'). */
+int
+privsep_check_feature(const char *name, char *why, size_t size)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 31 || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789-") != n ||
+	    name[0] == '-') {
+		snprintf(why, size, "not an ethtool feature name");
+		return -1;
+	}
+	return 0;
+}

@@ -21,7 +21,8 @@
 /* May value be written to rel below base (enum profile_base: NETDEV with dev, IRQ,
  * SYSCTL)? Each knob allows its own files (knob_ops.allow in profile-<knob>.c); today:
  *   NETDEV  queues/tx-N/xps_cpus, queues/rx-N/rps_cpus (hex masks in comma groups),
- *           queues/rx-N/rps_flow_cnt (a decimal)
+ *           queues/rx-N/rps_flow_cnt (a decimal), gro_flush_timeout and
+ *           napi_defer_hard_irqs (decimals), threaded (0 or 1)
  *   IRQ     N/smp_affinity_list (a CPU list)
  *   SYSCTL  net/... (names of letters, digits, '_', '-', '.'; no net/core/bpf_*), one line
  *           of letters, digits, blanks and "_.,:-" (tcp_rmem's three numbers, "bbr")
@@ -30,6 +31,9 @@ int privsep_check_write(int base, const char *dev, const char *rel, const char *
                         size_t size);
 /* A network device name as the kernel's dev_valid_name() takes it. 0 or -1 with why. */
 int privsep_check_dev(const char *dev, char *why, size_t size);
+/* An ethtool feature name as the kernel spells them ("rx-gro-hw"): 1 to 31 bytes of
+ * lowercase letters, digits and '-'. 0 or -1 with why. */
+int privsep_check_feature(const char *name, char *why, size_t size);
 /* May the file st (of path, lstat'ed) be executed by a spawn: an absolute path of a
  * regular executable file owned by root (or by uid, when it runs as uid != 0), writable by
  * no group or other, so that the main process cannot plant what the privileged process

@@ -31,6 +31,7 @@
 #include "error.h"
 #include "ethtool.h"
 #include "log.h"
+#include "napinl.h"
 #include "privsep-check.h"
 #include "privsep-msg.h"
 #include "privsep-parent.h"
@@ -192,6 +193,182 @@ do_ntuple(struct ps_parent *pp)
 	if (ethtool_set_ntuple(pp->ethfd, pp->msg.data, pp->msg.h.a != 0) < 0) {
 		int e = errno;
 		snprintf(why, sizeof(why), "ethtool %s: %s", pp->msg.data, strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* FEATURE: the device and feature names checked, the feature there and changeable, then
+ * ETHTOOL_SFEATURES of that one bit. What the kernel did is read back by the main
+ * process. */
+static void
+do_feature(struct ps_parent *pp)
+{
+	const char *dev = pp->msg.data, *name;
+	struct ethtool_feature f;
+	char why[256];
+	size_t dl = strlen(dev);
+
+	name = dev + dl + 1;
+	if (dl + 1 >= pp->msg.h.len || pp->msg.h.len != dl + 1 + strlen(name) + 1 ||
+	    privsep_check_dev(dev, why, sizeof(why)) < 0 ||
+	    privsep_check_feature(name, why, sizeof(why)) < 0) {
+		reply(pp, pp->msg.h.id, EINVAL, 0,
+		      "privsep: feature: not a device and feature name");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_get_feature(pp->ethfd, dev, name, &f) < 0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s %s: %s", dev, name,
+		         e == ENOENT ? "no such feature" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	if (!f.changeable) {
+		snprintf(why, sizeof(why), "ethtool %s %s: [fixed]", dev, name);
+		reply(pp, pp->msg.h.id, EOPNOTSUPP, 0, why);
+		return;
+	}
+	if (ethtool_set_feature(pp->ethfd, dev, name, pp->msg.h.a != 0) < 0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s %s: %s", dev, name, strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* CHANNELS: the device name and which checked, the count 1 to the device's maximum (checked
+ * again by ethtool_set_channel), then ETHTOOL_SCHANNELS. */
+static void
+do_channels(struct ps_parent *pp)
+{
+	char why[256];
+
+	if (pp->msg.h.len != strlen(pp->msg.data) + 1 ||
+	    privsep_check_dev(pp->msg.data, why, sizeof(why)) < 0 ||
+	    (pp->msg.h.a != ETHTOOL_CHAN_RX && pp->msg.h.a != ETHTOOL_CHAN_TX &&
+	     pp->msg.h.a != ETHTOOL_CHAN_COMBINED) ||
+	    pp->msg.h.b < 1) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: channels: not a device and a count");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_set_channel(pp->ethfd, pp->msg.data, (enum ethtool_chan_which)pp->msg.h.a,
+	                        (uint32_t)pp->msg.h.b) < 0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s channels: %s", pp->msg.data,
+		         e == ERANGE ? "above the device's maximum" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* NAPI: the device name, the setting and the value checked, the queue's NAPI resolved here
+ * (queue-get), then napi-set. */
+static void
+do_napi(struct ps_parent *pp)
+{
+	const char *dev = pp->msg.data, *name;
+	size_t dl = strlen(dev);
+	struct nm_error e;
+	struct napinl n;
+	unsigned ifindex;
+	uint32_t id;
+	char why[256];
+	enum napinl_attr attr;
+
+	name = dev + dl + 1;
+	if (dl + 1 >= pp->msg.h.len || pp->msg.h.len != dl + 1 + strlen(name) + 1 ||
+	    privsep_check_dev(dev, why, sizeof(why)) < 0 || pp->msg.h.a < 0 || pp->msg.h.b < 0 ||
+	    pp->msg.h.b > 999999999 ||
+	    (strcmp(name, "defer_hard_irqs") != 0 && strcmp(name, "gro_flush_timeout") != 0)) {
+		reply(pp, pp->msg.h.id, EINVAL, 0,
+		      "privsep: napi: not a device, queue and setting");
+		return;
+	}
+	attr = strcmp(name, "defer_hard_irqs") == 0 ? NAPINL_DEFER_HARD_IRQS
+	                                            : NAPINL_GRO_FLUSH_TIMEOUT;
+	if ((ifindex = if_nametoindex(dev)) == 0) {
+		int en = errno;
+		reply(pp, pp->msg.h.id, en, 0, "privsep: napi: no such device");
+		return;
+	}
+	if (napinl_open(&n, &e) < 0) {
+		reply(pp, pp->msg.h.id, errno ? errno : EOPNOTSUPP, 0, e.message);
+		return;
+	}
+	if (napinl_rx_napi(&n, (int)ifindex, (unsigned)pp->msg.h.a, &id, &e) < 0 ||
+	    napinl_set(&n, id, attr, (uint64_t)pp->msg.h.b, &e) < 0) {
+		int en = errno;
+		napinl_close(&n);
+		reply(pp, pp->msg.h.id, en, 0, e.message);
+		return;
+	}
+	napinl_close(&n);
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* RINGS: the device name, rx or tx and a size of at least 1 checked (the maximum by
+ * ethtool_set_ring), then ETHTOOL_SRINGPARAM. */
+static void
+do_rings(struct ps_parent *pp)
+{
+	char why[256];
+
+	if (pp->msg.h.len != strlen(pp->msg.data) + 1 ||
+	    privsep_check_dev(pp->msg.data, why, sizeof(why)) < 0 ||
+	    (pp->msg.h.a != 0 && pp->msg.h.a != 1) || pp->msg.h.b < 1) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: rings: not a device and a size");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_set_ring(pp->ethfd, pp->msg.data, pp->msg.h.a == 1, (uint32_t)pp->msg.h.b) <
+	    0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s rings: %s", pp->msg.data,
+		         e == ERANGE ? "above the device's maximum" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* COALESCE: the device name, the parameter and its range checked, then ETHTOOL_SCOALESCE. */
+static void
+do_coalesce(struct ps_parent *pp)
+{
+	int32_t p = pp->msg.h.a, v = pp->msg.h.b;
+	bool adaptive = p == ETHTOOL_COAL_ADAPTIVE_RX || p == ETHTOOL_COAL_ADAPTIVE_TX;
+	char why[256];
+
+	if (pp->msg.h.len != strlen(pp->msg.data) + 1 ||
+	    privsep_check_dev(pp->msg.data, why, sizeof(why)) < 0 || p < ETHTOOL_COAL_RX_USECS ||
+	    p > ETHTOOL_COAL_ADAPTIVE_TX || v < 0 || v > (adaptive ? 1 : 999999999)) {
+		reply(pp, pp->msg.h.id, EINVAL, 0,
+		      "privsep: coalesce: not a device, a parameter and a value");
+		return;
+	}
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if (ethtool_set_coalesce(pp->ethfd, pp->msg.data, (enum ethtool_coal_param)p, (uint32_t)v) <
+	    0) {
+		int e = errno;
+		snprintf(why, sizeof(why), "ethtool %s coalesce: %s", pp->msg.data, strerror(e));
 		reply(pp, pp->msg.h.id, e, 0, why);
 		return;
 	}
@@ -585,6 +762,21 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_NTUPLE:
 		do_ntuple(pp);
+		break;
+	case PS_FEATURE:
+		do_feature(pp);
+		break;
+	case PS_CHANNELS:
+		do_channels(pp);
+		break;
+	case PS_NAPI:
+		do_napi(pp);
+		break;
+	case PS_RINGS:
+		do_rings(pp);
+		break;
+	case PS_COALESCE:
+		do_coalesce(pp);
 		break;
 	case PS_SAVE:
 		do_save(pp);

@@ -1,4 +1,5 @@
-/* tuning.c: what the host's RPS, RFS and XPS were when a window closed, and which profile
+/* tuning.c: what the host's RPS, RFS and XPS (and the NIC knobs: channels, offloads, NAPI)
+ * were when a window closed, and which profile
  * was applied, read through the profile host (the same files, below the same root, as
  * profile-show): three small sysfs files per queue of the profile's device and of the
  * busiest devices that moved, about 3 ms per 144-queue device (a release build reading a
@@ -48,7 +49,41 @@ count_masks(struct profile_host *h, enum plan_kind kind, unsigned nq)
 	return any ? set : -1;
 }
 
-/* One device's queue counts, masks and flow counts. */
+/* The NIC knobs of a device ([channels], [offloads], [napi]): "channels" {rx, tx, other,
+ * combined and their maxima} or null, "offloads" {FEATURE: on} of the features profile
+ * show reports that the device has, "napi" {gro_flush_timeout, napi_defer_hard_irqs,
+ * threaded} (null where not readable). A few ioctls and three small files. */
+static void
+nic_json(struct profile_host *h, json_object *o)
+{
+	static const char *const files[] = {"gro_flush_timeout", "napi_defer_hard_irqs",
+	                                    "threaded"};
+	json_object *feats = profile_offloads_json(h), *off = json_object_new_object();
+	json_object *napi = json_object_new_object();
+
+	json_object_object_add(o, "channels", profile_arfs_channels(h, h->dev));
+	json_object_object_add(o, "rings", profile_rings_json(h));
+	json_object_object_add(o, "coalesce", profile_coalesce_json(h));
+	json_object_object_foreach(feats, name, f)
+	{
+		json_object *on = NULL;
+		json_object_object_get_ex(f, "on", &on);
+		json_object_object_add(off, name, json_object_get(on));
+	}
+	json_object_put(feats);
+	json_object_object_add(o, "offloads", off);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *v = plan_read_live(h, PLAN_NAPI, -1, files[i]);
+		if (v != NULL)
+			json_add_uint(napi, files[i], strtoull(v, NULL, 10));
+		else
+			json_object_object_add(napi, files[i], NULL);
+		free(v);
+	}
+	json_object_object_add(o, "napi", napi);
+}
+
+/* One device's queue counts, masks and flow counts, and its NIC knobs. */
 static json_object *
 device_json(struct profile_host *h)
 {
@@ -82,6 +117,7 @@ device_json(struct profile_host *h)
 		json_object_object_add(o, "xps_queues", NULL);
 	else
 		json_add_uint(o, "xps_queues", (uint64_t)n);
+	nic_json(h, o);
 	return o;
 }
 

@@ -1,7 +1,9 @@
 /* knob.h: the tuning knobs as one table, as sources have source_ops and drivers struct driver.
  *
- * A knob owns one section of a profile ([irq], [xps], [rps], [rfs], [arfs], [sysctl]) and
- * the one kind of plan entry it writes (irq, xps, rps, flow_cnt, ntuple, sysctl). Its
+ * A knob owns one section of a profile ([irq], [xps], [rps], [rfs], [arfs], [sysctl],
+ * [channels], [rings], [coalesce], [offloads], [napi], [napi_queue]) and the one kind of
+ * plan entry it writes (irq, xps, rps, flow_cnt, ntuple, sysctl, channels, rings,
+ * coalesce, offload, napi, napi_queue). Its
  * struct knob_ops, defined in its own file (profile-<knob>.c), says everything the rest of
  * tune/ asks of it: the section's keys, the checks, its writes in a plan, and how a value of
  * its kind is read, written (through which privileged operation), compared, shown and
@@ -22,8 +24,9 @@
  *   - proto/PROTOCOL.md "Tuning profiles" (its section; "profile-set" for a KNOB=VALUE);
  *   - a test of what it plans in tests/unit/test-profile.c; test-knob checks the entry
  *     is whole by itself.
- * A write that is not a file (as ntuple's ETHTOOL_SFLAGS) also needs its privileged
- * message (base/privsep-msg.h, privsep.c, priv/privsep-parent.c) and a KNOB_PRIV_ value.
+ * A write that is not a file (as ntuple's ETHTOOL_SFLAGS, or the NIC knobs' ethtool and
+ * netlink requests) also needs its privileged message (base/privsep-msg.h, privsep.c,
+ * priv/privsep-parent.c: checked there) and a KNOB_PRIV_ value.
  * meson lists a folder's files when it is configured: run "meson setup --reconfigure"
  * after adding the file. */
 #ifndef NM_KNOB_H
@@ -46,6 +49,11 @@ struct strbuf;
 enum knob_priv {
 	KNOB_PRIV_WRITE = 1, /* PS_WRITE (profile_host_write) */
 	KNOB_PRIV_NTUPLE,    /* PS_NTUPLE (profile_arfs_set) */
+	KNOB_PRIV_FEATURE,   /* PS_FEATURE (an ethtool feature: [offloads]) */
+	KNOB_PRIV_CHANNELS,  /* PS_CHANNELS (a channel count: [channels]) */
+	KNOB_PRIV_NAPI,      /* PS_NAPI (netlink napi-set: [napi_queue]) */
+	KNOB_PRIV_RINGS,     /* PS_RINGS (a ring size: [rings]) */
+	KNOB_PRIV_COALESCE,  /* PS_COALESCE (a coalescing parameter: [coalesce]) */
 };
 
 /* What a plan entry's index is. */
@@ -73,8 +81,9 @@ struct knob_ops {
 	/* Add the section's writes to the plan, checked against the host; 0 or -1 with err. */
 	int (*plan)(const struct profile *p, struct profile_host *h, struct plan *pl,
 	            struct nm_error *err);
-	/* When it is written, smallest first, unique: sysctl 10, rfs 20, rps 30, xps 40, irq
-	 * 50, arfs 60 (a knob between two takes a number between theirs). */
+	/* When it is written, smallest first, unique: channels 1, rings 2, coalesce 3,
+	 * offloads 4, napi 6, napi_queue 7, sysctl 10, rfs 20, rps 30, xps 40, irq 50, arfs 60
+	 * (a knob between two takes a number between theirs). */
 	unsigned plan_order;
 	/* The section as the host has it now, appended to sb (profile save); NULL: not saved. */
 	void (*save)(struct profile_host *h, struct strbuf *sb);

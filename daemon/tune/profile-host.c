@@ -520,6 +520,23 @@ profile_host_cpus(struct profile_host *h, const struct profile_cpus *c, bool for
 bool
 profile_host_irqbalance(struct profile_host *h)
 {
+	return profile_host_running(h, "irqbalance");
+}
+
+/* Does tuned run; its active profile (etc/tuned/active_profile) into buf ("" unknown). */
+bool
+profile_host_tuned(struct profile_host *h, char *profile, size_t size)
+{
+	if (profile_host_read(h, PROFILE_BASE_ROOT, NULL, "etc/tuned/active_profile", profile,
+	                      size) < 0)
+		profile[0] = '\0';
+	return profile_host_running(h, "tuned");
+}
+
+/* Is a process whose comm is name running below the root? */
+bool
+profile_host_running(struct profile_host *h, const char *name)
+{
 	struct dirent *de;
 	bool found = false;
 	DIR *dp;
@@ -537,7 +554,7 @@ profile_host_irqbalance(struct profile_host *h)
 			continue;
 		snprintf(rel, sizeof(rel), "proc/%s/comm", de->d_name);
 		if (profile_host_read(h, PROFILE_BASE_ROOT, NULL, rel, comm, sizeof(comm)) == 0 &&
-		    strcmp(comm, "irqbalance") == 0)
+		    strcmp(comm, name) == 0)
 			found = true;
 	}
 	closedir(dp);

@@ -551,10 +551,21 @@ rollback(struct plan *pl, struct profile_host *h, size_t upto, size_t *restored,
 	return failed;
 }
 
+/* Tests only: NETMETRICS_TEST_FAIL_LAST_WRITE=1 in the daemon's environment makes the last
+ * write of every plan fail after it was done (read back and all), so that the rollback of
+ * everything, that last write included, is tested on a real device. */
+#define TEST_FAIL_LAST_ENV "NETMETRICS_TEST_FAIL_LAST_WRITE"
+
 /* Write what changes in order; on failure roll back and say what happened. */
 int
 plan_execute(struct plan *pl, struct profile_host *h, struct nm_error *err)
 {
+	const char *inject = getenv(TEST_FAIL_LAST_ENV);
+	size_t last = pl->n;
+
+	for (size_t i = 0; i < pl->n; i++)
+		if (pl->e[i].change)
+			last = i;
 	for (size_t i = 0; i < pl->n; i++) {
 		struct plan_entry *e = &pl->e[i];
 		struct nm_error werr, rerr;
@@ -566,8 +577,13 @@ plan_execute(struct plan *pl, struct profile_host *h, struct nm_error *err)
 		e->written = true;
 		if (knob_of_kind(e->kind) != NULL && knob_of_kind(e->kind)->index == KNOB_INDEX_IRQ)
 			pl->irq_written = true;
-		if (plan_write_checked(h, e, e->new, &werr) == 0)
-			continue;
+		if (plan_write_checked(h, e, e->new, &werr) == 0) {
+			if (i != last || inject == NULL || strcmp(inject, "1") != 0)
+				continue;
+			nm_error_set(&werr, NM_ERR_FAILED,
+			             "write %s: failure injected after the write (%s)", e->path,
+			             TEST_FAIL_LAST_ENV);
+		}
 		failed = rollback(pl, h, i, &restored, &rerr);
 		if (failed == 0)
 			return nm_error_set(err, NM_ERR_FAILED,

@@ -133,9 +133,11 @@ same_target(const struct plan_entry *e, json_object *o)
 	if (strcmp(plan_kind_name(e->kind), json_get_string(o, "kind", "")) != 0 ||
 	    e->index != json_get_int(o, "index", -1))
 		return false;
-	/* A device's file or feature by its device, an IRQ by its number, a sysctl by name. */
+	/* A device's file or feature by its device (and name: [napi]'s files), an IRQ by its
+	 * number, a sysctl by name. */
 	if (knob_of_kind(e->kind)->on_device)
-		return strcmp(e->dev, json_get_string(o, "dev", "")) == 0;
+		return strcmp(e->dev, json_get_string(o, "dev", "")) == 0 &&
+		       strcmp(e->name, json_get_string(o, "name", "")) == 0;
 	if (knob_of_kind(e->kind)->index == KNOB_INDEX_IRQ)
 		return true;
 	return strcmp(e->name, json_get_string(o, "name", "")) == 0;
@@ -287,6 +289,9 @@ profile_state_revert(const char *state_dir, struct profile_host *h, struct nm_er
 	skipped = json_object_new_array();
 	arr = entries_of(saved);
 	n = json_object_array_length(arr);
+	/* Last written first: a plan writes [channels] first, so its counts come back after
+	 * everything that hangs on the queues; a later apply's channels come back before the
+	 * values an earlier apply saved for the queues they changed. */
 	for (size_t i = n; i-- > 0;) {
 		struct plan_entry e;
 		struct nm_error e2;

@@ -258,7 +258,7 @@ profile_set(struct profile *p, const char *section, const char *key, const char 
             struct nm_error *err)
 {
 	const struct knob_ops *k = knob_by_section(section);
-	char list[128];
+	char list[256];
 
 	if (strcmp(section, "profile") == 0)
 		return profile_key(p, key, val, err);
@@ -274,7 +274,7 @@ static int
 profile_check(const struct profile *p, struct nm_error *err)
 {
 	bool any = false;
-	char list[128];
+	char list[256];
 
 	for (size_t i = 0; i < knobs_n; i++)
 		if (knobs[i]->check(p, err) < 0)
@@ -434,7 +434,7 @@ static int
 setting_ini(struct strbuf *sb, const char *word, struct nm_error *err)
 {
 	const char *eq = strchr(word, '='), *v;
-	char list[128];
+	char list[256];
 	size_t k, klen;
 
 	knob_list_settings(list, sizeof(list));
@@ -465,7 +465,7 @@ profile_parse_settings(struct profile *p, const char *name, json_object *setting
 {
 	struct strbuf sb = STRBUF_INIT;
 	unsigned long long seen = 0;
-	char list[128];
+	char list[256];
 	int r;
 
 	profile_init(p);

@@ -1,5 +1,6 @@
-/* profile.h: tuning profiles: IRQ affinity, XPS, RPS, RFS, aRFS (ntuple) and net.* sysctls
- * for one network device.
+/* profile.h: tuning profiles: IRQ affinity, XPS, RPS, RFS, aRFS (ntuple), net.* sysctls and
+ * the NIC's own knobs (channels, rings, coalescing, offloads, NAPI device-wide and per rx
+ * queue) for one network device.
  *
  * A profile (struct profile) is parsed from INI text (conf/profiles/NAME.conf) or from a JSON
  * object of the same sections and keys (profile.c). Each knob owns its section: its keys,
@@ -30,6 +31,9 @@ struct sampler;
 #define PROFILE_VALUE_MAX     256
 #define PROFILE_MAX_TEXT      60000 /* bytes of INI text */
 #define PROFILE_MAX_SYSCTLS   64
+#define PROFILE_MAX_OFFLOADS  64
+#define PROFILE_MAX_NAPIQ     512
+#define PROFILE_COAL_N        6 /* [coalesce] parameters */
 #define PROFILE_DEFAULT_ROUTE "default-route"
 #define PROFILE_FLOW_CNT_MAX  (1u << 22) /* rps_flow_cnt of one rx queue */
 #define PROFILE_SOCK_MAX      (1u << 29) /* rps_sock_flow_entries (the kernel's limit) */
@@ -92,6 +96,39 @@ struct profile_sysctl {
 	char value[PROFILE_VALUE_MAX];
 };
 
+/* [napi]: the device-wide NAPI files the profile writes (has_*: the key was given). */
+struct profile_napi {
+	bool has_gro_flush_timeout, has_defer_hard_irqs;
+	uint32_t gro_flush_timeout; /* ns */
+	uint32_t defer_hard_irqs;
+	enum profile_switch threaded;
+};
+
+/* [napi_queue]: per rx queue NAPI settings (attr 0: defer_hard_irqs, 1: gro_flush_timeout);
+ * all[a] for every rx queue when has_all[a], q[] per queue (overriding). */
+struct profile_napiq_one {
+	unsigned queue;
+	int attr;
+	uint32_t value;
+};
+struct profile_napiq {
+	bool has_all[2];
+	uint32_t all[2];
+	struct profile_napiq_one *q; /* owned */
+	size_t n;
+};
+
+/* [channels]: the counts to set, 0 where not given. */
+struct profile_channels {
+	uint32_t rx, tx, combined;
+};
+
+/* One feature of [offloads]. */
+struct profile_offload {
+	char name[32]; /* the kernel's name: "rx-gro" */
+	bool on;
+};
+
 struct profile {
 	char name[PROFILE_NAME_MAX];
 	char description[256];
@@ -107,6 +144,15 @@ struct profile {
 	bool strict;
 	struct profile_sysctl *sysctls;
 	size_t nsysctls;
+	struct profile_napi napi;
+	struct profile_channels channels;
+	uint32_t rings[2]; /* [rings] rx, tx; 0: not given */
+	/* [coalesce]: enum ethtool_coal_param order (adaptive ones 0/1); has_coal: given */
+	uint32_t coal[PROFILE_COAL_N];
+	bool has_coal[PROFILE_COAL_N];
+	struct profile_napiq napiq;
+	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
+	size_t noffloads;
 };
 
 /* ---- profile.c: the model ---- */
@@ -242,6 +288,12 @@ int profile_host_cpus(struct profile_host *h, const struct profile_cpus *c, bool
                       const char *what, struct cpuset *out, struct nm_error *err);
 /* Is a process named irqbalance running (proc/PID/comm below the root)? */
 bool profile_host_irqbalance(struct profile_host *h);
+/* Is a process whose comm is name running? */
+bool profile_host_running(struct profile_host *h, const char *name);
+/* Does tuned run (it rewrites sysctls, IRQ affinities and NIC settings its profile names)?
+ * Its active profile (etc/tuned/active_profile below the root) into profile, "" when
+ * unknown. */
+bool profile_host_tuned(struct profile_host *h, char *profile, size_t size);
 /* The ethtool socket, opened on first use; -1 with err. */
 int profile_host_ethfd(struct profile_host *h, struct nm_error *err);
 
@@ -255,6 +307,12 @@ enum plan_kind {
 	PLAN_XPS,        /* queues/tx-N/xps_cpus (mask) */
 	PLAN_IRQ,        /* proc/irq/N/smp_affinity_list (list) */
 	PLAN_NTUPLE,     /* the device's ntuple feature: "on" or "off" */
+	PLAN_CHANNELS,   /* a channel count of the device (name: rx, tx, combined) */
+	PLAN_RINGS,      /* a ring size of the device (name: rx, tx) */
+	PLAN_COALESCE,   /* a coalescing parameter (name: rx-usecs, ..., adaptive-tx) */
+	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
+	PLAN_NAPI_QUEUE, /* a setting of rx queue N's NAPI (netlink napi-set; name: the setting) */
+	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
 	PLAN_KIND__COUNT
 };
 
@@ -367,6 +425,17 @@ int profile_arfs_fixed(struct profile_host *h, const char *dev, bool *fixed, str
 int profile_arfs_set(struct profile_host *h, const char *dev, bool on, struct nm_error *err);
 /* The channel counts of dev as JSON (new reference), or NULL when unknown. */
 json_object *profile_arfs_channels(struct profile_host *h, const char *dev);
+
+/* profile-offloads.c: the offloads profile show and results report (rx-gro, rx-lro, tso,
+ * gso, rx-gro-hw, rx-gro-list, rx-udp-gro-forwarding) of h's device: {"rx-gro": {"on":
+ * true, "fixed": false}, ...} (new reference), the ones the device has. */
+json_object *profile_offloads_json(struct profile_host *h);
+/* profile-rings.c: the ring sizes of h's device, {"rx","tx","max_rx","max_tx"} (new
+ * reference), or NULL when the driver does not say. */
+json_object *profile_rings_json(struct profile_host *h);
+/* profile-coalesce.c: the coalescing of h's device ({"rx-usecs":8,...,"adaptive-rx":true},
+ * the parameters it has; new reference), or NULL when it has none. */
+json_object *profile_coalesce_json(struct profile_host *h);
 
 /* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
 

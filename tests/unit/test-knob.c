@@ -55,7 +55,10 @@ complete(const struct knob_ops *k, char *why, size_t size)
 		snprintf(why, size, "[%s]: no index", k->section);
 		return false;
 	}
-	if (k->priv != KNOB_PRIV_WRITE && k->priv != KNOB_PRIV_NTUPLE) {
+	if (k->priv != KNOB_PRIV_WRITE && k->priv != KNOB_PRIV_NTUPLE &&
+	    k->priv != KNOB_PRIV_FEATURE && k->priv != KNOB_PRIV_CHANNELS &&
+	    k->priv != KNOB_PRIV_NAPI && k->priv != KNOB_PRIV_RINGS &&
+	    k->priv != KNOB_PRIV_COALESCE) {
 		snprintf(why, size, "[%s]: no privileged op", k->section);
 		return false;
 	}
@@ -129,9 +132,10 @@ test_names_unique(void **state)
 	}
 	for (int k = 0; k < PLAN_KIND__COUNT; k++)
 		assert_non_null(knob_of_kind((enum plan_kind)k));
-	/* Today's write order: sysctls (rps_sock_flow_entries among them) before the flow
-	 * counts, RPS, XPS, IRQ affinity, ntuple last. */
-	char order[128] = "";
+	/* Today's write order: the channel counts first, the device's features (offloads), its NAPI
+	 * settings, sysctls (rps_sock_flow_entries among them) before the flow counts, RPS, XPS,
+	 * IRQ affinity, ntuple last. */
+	char order[256] = "";
 	for (size_t i = 0; i < knobs_n; i++) {
 		size_t before = 0;
 		for (size_t j = 0; j < knobs_n; j++)
@@ -139,7 +143,8 @@ test_names_unique(void **state)
 		snprintf(order + strlen(order), sizeof(order) - strlen(order), "%zu=%s ", before,
 		         knobs[i]->section);
 	}
-	assert_string_equal(order, "4=irq 3=xps 2=rps 1=rfs 5=arfs 0=sysctl ");
+	assert_string_equal(order, "10=irq 9=xps 8=rps 7=rfs 11=arfs 6=sysctl 0=channels 1=rings "
+	                           "2=coalesce 3=offloads 4=napi 5=napi_queue ");
 	assert_null(knob_by_section("profile"));
 	assert_int_equal(plan_kind_parse("nope"), -1);
 	assert_string_equal(plan_kind_name(PLAN_KIND__COUNT), "unknown");
@@ -156,7 +161,13 @@ test_sections_are_the_files(void **state)
 	                          "[rps]\ncpus = 0-3\n"
 	                          "[rfs]\nflow_cnt = 2048\n"
 	                          "[arfs]\nntuple = on\n"
-	                          "[sysctl]\nnet.core.somaxconn = 4096\n";
+	                          "[sysctl]\nnet.core.somaxconn = 4096\n"
+	                          "[channels]\nrx = 2\n"
+	                          "[rings]\nrx = 512\n"
+	                          "[coalesce]\nrx-usecs = 8\n"
+	                          "[offloads]\ngro = on\n"
+	                          "[napi]\nthreaded = on\n"
+	                          "[napi_queue]\nrx-0.defer_hard_irqs = 2\n";
 	struct profile p;
 	struct nm_error err;
 	json_object *a;
@@ -202,7 +213,8 @@ test_allow_agrees_with_file(void **state)
 		e.kind = k->kind;
 		e.index = 3;
 		snprintf(e.dev, sizeof(e.dev), "eth0");
-		snprintf(e.name, sizeof(e.name), "net.core.somaxconn");
+		snprintf(e.name, sizeof(e.name), "%s",
+		         k->kind == PLAN_NAPI ? "gro_flush_timeout" : "net.core.somaxconn");
 		assert_int_equal(k->file(&e, &base, rel, sizeof(rel)), 0);
 		assert_int_equal(base, k->base);
 		if (k->allow(rel, "1", why, sizeof(why)) != 1)
@@ -236,29 +248,36 @@ test_messages(void **state)
 
 	(void)state;
 	knob_list_sections(buf, sizeof(buf), false);
-	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl");
+	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl, channels, rings, coalesce, "
+	                         "offloads, napi, napi_queue");
 	knob_list_sections(buf, sizeof(buf), true);
-	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl]");
+	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], "
+	                         "[rings], [coalesce], [offloads], [napi], [napi_queue]");
 	knob_list_settings(buf, sizeof(buf));
-	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple");
+	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, channels, rings, offloads, napi");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
 	assert_non_null(strstr(
-	    err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, arfs, sysctl)"));
+	    err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, "
+	                 "arfs, sysctl, channels, rings, coalesce, offloads, napi, napi_queue)"));
 	assert_int_equal(profile_parse_ini(&p, "t", empty, strlen(empty), &err), -1);
-	assert_non_null(strstr(err.message, "the profile changes nothing: give at least one of "
-	                                    "[irq], [xps], [rps], [rfs], [arfs], [sysctl]"));
+	assert_non_null(strstr(
+	    err.message, "the profile changes nothing: give at least one of "
+	                 "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
+	                 "[channels], [rings], [coalesce], [offloads], [napi], [napi_queue]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message,
-	                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple)");
+	assert_string_equal(err.message, "give at least one KNOB=VALUE (irq, xps, rps, rfs, "
+	                                 "ntuple, channels, rings, offloads, napi)");
 	json_object_array_add(w, json_object_new_string("foo=1"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message, "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple)");
+	assert_string_equal(err.message, "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, "
+	                                 "channels, rings, offloads, napi)");
 	json_object_put(w);
 	w = json_object_new_array();
 	json_object_array_add(w, json_object_new_string("rps"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message, "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple)");
+	assert_string_equal(err.message, "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, "
+	                                 "channels, rings, offloads, napi)");
 	json_object_put(w);
 	/* Every KNOB=VALUE knob once, each to its section, in table order. */
 	w = json_object_new_array();
@@ -267,10 +286,30 @@ test_messages(void **state)
 	json_object_array_add(w, json_object_new_string("rfs=4096"));
 	json_object_array_add(w, json_object_new_string("xps=none"));
 	json_object_array_add(w, json_object_new_string("rps=1"));
+	json_object_array_add(w, json_object_new_string("napi=defer-2,flush-20000,threaded"));
+	json_object_array_add(w, json_object_new_string("offloads=gro,no-lro,rx-gro-hw"));
+	json_object_array_add(w, json_object_new_string("channels=rx4-tx2"));
+	json_object_array_add(w, json_object_new_string("rings=rx1024-tx512"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), 0);
+	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
+	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
+	assert_int_equal(p.napi.threaded, PROFILE_SWITCH_ON);
+	assert_int_equal(p.channels.rx, 4);
+	assert_int_equal(p.channels.tx, 2);
+	assert_int_equal(p.channels.combined, 0);
+	assert_int_equal(p.rings[0], 1024);
+	assert_int_equal(p.rings[1], 512);
+	assert_int_equal(p.noffloads, 3);
+	assert_string_equal(p.offloads[0].name, "rx-gro");
+	assert_true(p.offloads[0].on);
+	assert_string_equal(p.offloads[1].name, "rx-lro");
+	assert_false(p.offloads[1].on);
+	assert_string_equal(p.offloads[2].name, "rx-gro-hw");
+	assert_true(p.offloads[2].on);
 	json_object *a = profile_sections_json(&p);
 	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
-	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\"]");
+	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"channels\",\"rings\","
+	                    "\"offloads\",\"napi\"]");
 	json_object_put(a);
 	profile_free(&p);
 	json_object_array_add(w, json_object_new_string("xps=0"));

@@ -39,6 +39,29 @@ test_allowed(void **state)
 	                 0);
 	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/ipv4/conf/eth0.100/rp_filter", "0"), 0);
 	assert_int_equal(w(PROFILE_BASE_SYSCTL, NULL, "net/core/default_qdisc", "fq"), 0);
+	/* [napi]: the three device-wide files. */
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "gro_flush_timeout", "20000"), 0);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "napi_defer_hard_irqs", "2"), 0);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "threaded", "1"), 0);
+}
+
+/* [offloads]: feature names as the kernel spells them, nothing else. */
+static void
+test_feature_names(void **state)
+{
+	char why[64];
+
+	(void)state;
+	assert_int_equal(privsep_check_feature("rx-gro", why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_feature("tx-tcp6-segmentation", why, sizeof(why)), 0);
+	assert_int_equal(privsep_check_feature("", why, sizeof(why)), -1);
+	assert_string_equal(why, "not an ethtool feature name");
+	assert_int_equal(privsep_check_feature("-rx", why, sizeof(why)), -1);
+	assert_int_equal(privsep_check_feature("rx-GRO", why, sizeof(why)), -1);
+	assert_int_equal(privsep_check_feature("rx gro", why, sizeof(why)), -1);
+	assert_int_equal(privsep_check_feature("../rx", why, sizeof(why)), -1);
+	assert_int_equal(
+	    privsep_check_feature("a-name-that-is-longer-than-31-by", why, sizeof(why)), -1);
 }
 
 /* Crafted requests: every one refused, with a reason. */
@@ -56,6 +79,10 @@ test_refused(void **state)
 	assert_int_equal(w(PROFILE_BASE_IRQ, NULL, "024/smp_affinity_list", "1"), -1);
 	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-0/../../mtu", "ff"), -1);
 	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "mtu", "9000"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "threaded", "2"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "gro_flush_timeout", "-1"), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "napi_defer_hard_irqs", "1 "), -1);
+	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/rx-0/threaded", "1"), -1);
 	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-0/rps_cpus", "ff"), -1);
 	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/rx-0/xps_cpus", "ff"), -1);
 	assert_int_equal(w(PROFILE_BASE_NETDEV, "eth0", "queues/tx-/xps_cpus", "ff"), -1);
@@ -217,9 +244,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_allowed), cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_exec),    cmocka_unit_test(test_groups),
-	    cmocka_unit_test(test_strv),    cmocka_unit_test(test_peer),
+	    cmocka_unit_test(test_allowed),       cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_exec),          cmocka_unit_test(test_groups),
+	    cmocka_unit_test(test_strv),          cmocka_unit_test(test_peer),
+	    cmocka_unit_test(test_feature_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

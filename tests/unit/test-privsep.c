@@ -27,6 +27,7 @@
 #include "child.h"
 #include "error.h"
 #include "privsep-parent.h"
+#include "ethtool.h"
 #include "privsep.h"
 #include "profile.h"
 
@@ -139,6 +140,34 @@ test_write_refused(void **state)
 	    privsep_write(PROFILE_BASE_NETDEV, "nmnosuch0", "queues/tx-0/xps_cpus", "1", &err), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_int_equal(privsep_ntuple("../x", true, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	/* The NIC knobs' requests: names and ranges checked in the privileged process. */
+	assert_int_equal(privsep_feature("../x", "rx-gro", true, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_feature("lo", "rx gro;", true, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_feature("lo", "rx-no-such-feature", true, &err), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_non_null(strstr(err.message, "ethtool lo rx-no-such-feature: no such feature"));
+	assert_int_equal(privsep_channels("../x", ETHTOOL_CHAN_RX, 2, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_channels("lo", 7, 2, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_channels("lo", ETHTOOL_CHAN_RX, 0, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_rings("../x", false, 512, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_rings("lo", false, 0, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_coalesce("lo", 99, 1, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_coalesce("lo", ETHTOOL_COAL_ADAPTIVE_RX, 2, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_napi("lo", 0, "threaded", 1, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_napi("../x", 0, "defer_hard_irqs", 1, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_napi("lo", 0, "defer_hard_irqs", 1000000000, &err), -1);
 	assert_int_equal(errno, EINVAL);
 }
 

@@ -30,6 +30,7 @@
 #include "daemon.h"
 #include "irqtable.h"
 #include "strbuf.h"
+#include "xmalloc.h"
 
 #define PROFILES_DIR TEST_SRCDIR "/../../conf/profiles"
 #define NCPUS        144
@@ -261,8 +262,8 @@ static void
 test_shipped_profiles(void **state)
 {
 	json_object *list = profile_list_json(PROFILES_DIR), *o;
-	static const char *const want[] = {"arfs-1024",    "arfs-512", "defaults",
-	                                   "example-eth0", "rps-all",  "spread"};
+	static const char *const want[] = {"arfs-1024", "arfs-512", "defaults",     "example-eth0",
+	                                   "rps-all",   "spread",   "napi-threaded"};
 	struct profile p;
 	struct nm_error err;
 	char path[4096];
@@ -289,6 +290,17 @@ test_shipped_profiles(void **state)
 	assert_int_equal(p.rfs, PROFILE_SWITCH_ON);
 	assert_int_equal(p.flow_cnt, 512);
 	assert_int_equal(p.sock_mode, PROFILE_SOCK_DEFAULT);
+	profile_free(&p);
+	assert_int_equal(profile_load(&p, PROFILES_DIR, "napi-threaded", path, sizeof(path), &err),
+	                 0);
+	assert_int_equal(p.channels.rx, 2);
+	assert_int_equal(p.channels.tx, 2);
+	assert_int_equal(p.noffloads, 2);
+	assert_string_equal(p.offloads[0].name, "rx-gro");
+	assert_true(p.offloads[0].on);
+	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
+	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
+	assert_int_equal(p.napi.threaded, PROFILE_SWITCH_ON);
 	profile_free(&p);
 	assert_int_equal(profile_load(&p, PROFILES_DIR, "../etc/passwd", path, sizeof(path), &err),
 	                 -1);
@@ -659,6 +671,381 @@ plan_count(const struct plan *pl, enum plan_kind kind)
 	return n;
 }
 
+/* [napi]: the three device-wide files are written first (before the flow counts), read
+ * back, saved, seen drifting, and reverted byte for byte; a threaded write the kernel
+ * refuses (EIO: no NAPI instance) rolls back the files written before it. */
+static void
+test_napi(void **state)
+{
+	static const char text[] = "[rfs]\nflow_cnt = 512\n[napi]\ngro_flush_timeout = 20000\n"
+	                           "napi_defer_hard_irqs = 2\nthreaded = on\n";
+	static const char *const files[] = {"gro_flush_timeout", "napi_defer_hard_irqs",
+	                                    "threaded"};
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	json_object *st, *d;
+	char rel[128];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "sys/class/net/eth0/%s", files[i]);
+		put_both(w, rel, "0\n");
+	}
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(plan_count(&pl, PLAN_NAPI), 3);
+	assert_int_equal(pl.e[0].kind, PLAN_NAPI);
+	assert_string_equal(pl.e[0].path, "/sys/class/net/eth0/gro_flush_timeout");
+	assert_string_equal(pl.e[1].path, "/sys/class/net/eth0/napi_defer_hard_irqs");
+	assert_string_equal(pl.e[2].path, "/sys/class/net/eth0/threaded");
+	assert_string_equal(pl.e[2].new, "1");
+	assert_true(pl.e[0].change && pl.e[1].change && pl.e[2].change);
+	plan_free(&pl);
+
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "sys/class/net/eth0/gro_flush_timeout"), "20000\n");
+	assert_string_equal(slurp(w, "sys/class/net/eth0/napi_defer_hard_irqs"), "2\n");
+	assert_string_equal(slurp(w, "sys/class/net/eth0/threaded"), "1\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	json_object_put(st);
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[napi]\ngro_flush_timeout = 20000\nnapi_defer_hard_irqs = 2\n"
+	                   "threaded = on\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	/* Someone else turns threading off: drift names the file, both values. */
+	put(w, "sys/class/net/eth0/threaded", "0\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	d = json_object_array_get_idx(json_object_object_get(st, "drifted"), 0);
+	assert_string_equal(json_get_string(d, "path", ""), "/sys/class/net/eth0/threaded");
+	assert_string_equal(json_get_string(d, "expected", ""), "1");
+	assert_string_equal(json_get_string(d, "live", ""), "0");
+	json_object_put(st);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	/* threaded refused: the timeout and the defer count written before it roll back. */
+	snprintf(rel, sizeof(rel), "%s/sys/class/net/eth0/threaded", w->root);
+	assert_int_equal(chmod(rel, 0444), 0);
+	dac_override(false);
+	assert_int_equal(apply_text(w, text, &err), -1);
+	dac_override(true);
+	assert_int_equal(chmod(rel, 0644), 0);
+	if (strstr(err.message, "/sys/class/net/eth0/threaded") == NULL ||
+	    strstr(err.message, "rolled back") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+
+	for (size_t i = 0; i < 3; i++) {
+		run("rm -f %s/sys/class/net/eth0/%s %s/sys/class/net/eth0/%s", w->root, files[i],
+		    w->orig, files[i]);
+	}
+}
+
+/* [offloads] on a fixture's `ethtool -k` text: short names become the kernel's, written
+ * before [napi]; applied, saved, drift, revert byte for byte; a feature the device lacks
+ * refuses the profile; a [fixed] one that would change skips the section (strict: refuses
+ * it). */
+static void
+test_offloads(void **state)
+{
+	static const char features[] = "Features for eth0:\ntcp-segmentation-offload: on\n"
+	                               "\ttx-tcp-segmentation: on\ngeneric-receive-offload: on\n"
+	                               "large-receive-offload: off\nrx-gro-hw: off [fixed]\n"
+	                               "rx-gro-list: off\nntuple-filters: off\n";
+	static const char text[] = "[offloads]\ngro = off\nrx-gro-list = on\ntso = off\n"
+	                           "[napi]\ngro_flush_timeout = 1000\n";
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	char *was = strdup(slurp(w, "ethtool/eth0.features"));
+	struct nm_error err;
+	struct plan pl;
+	json_object *st, *d;
+
+	put_both(w, "ethtool/eth0.features", features);
+	put_both(w, "sys/class/net/eth0/gro_flush_timeout", "0\n");
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 4);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 rx-gro");
+	assert_string_equal(pl.e[0].old, "on");
+	assert_string_equal(pl.e[0].new, "off");
+	assert_string_equal(pl.e[1].path, "ethtool eth0 rx-gro-list");
+	assert_string_equal(pl.e[2].path, "ethtool eth0 tx-tcp-segmentation");
+	assert_int_equal(pl.e[3].kind, PLAN_NAPI);
+	plan_free(&pl);
+
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "ethtool/eth0.features"),
+	                    "Features for eth0:\ntcp-segmentation-offload: on\n"
+	                    "\ttx-tcp-segmentation: off\ngeneric-receive-offload: off\n"
+	                    "large-receive-offload: off\nrx-gro-hw: off [fixed]\n"
+	                    "rx-gro-list: on\nntuple-filters: off\n");
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[offloads]\nrx-gro = off\nrx-lro = off\ntx-tcp-segmentation = off\n"
+	                   "rx-gro-list = on\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	json_object_put(st);
+	put(w, "ethtool/eth0.features", features); /* someone turns them back */
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	assert_int_equal(json_object_array_length(json_object_object_get(st, "drifted")), 3);
+	d = json_object_array_get_idx(json_object_object_get(st, "drifted"), 0);
+	assert_string_equal(json_get_string(d, "path", ""), "ethtool eth0 rx-gro");
+	assert_string_equal(json_get_string(d, "expected", ""), "off");
+	assert_string_equal(json_get_string(d, "live", ""), "on");
+	json_object_put(st);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	assert_int_equal(plan_text(w, "[offloads]\nrx-nope = on\n", &pl, &err), -1);
+	if (strstr(err.message, "ethtool eth0 rx-nope: the device has no such feature") == NULL)
+		fail_msg("%s", err.message);
+	plan_free(&pl);
+	assert_int_equal(
+	    plan_text(w, "[offloads]\nrx-gro-hw = on\n[napi]\nthreaded = on\n", &pl, &err),
+	    -1); /* no threaded file in this fixture: the read fails */
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[offloads]\nrx-gro-hw = on\ngro = off\n", &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	    "[offloads] skipped: eth0 cannot turn rx-gro-hw on: \"ethtool -k eth0\" "
+	    "shows it off [fixed]");
+	plan_free(&pl);
+	assert_int_equal(
+	    apply_text(w, "[profile]\nstrict = yes\n[offloads]\nrx-gro-hw = on\n", &err), -1);
+	assert_non_null(strstr(err.message, "strict = yes"));
+	assert_true(tree_same(w));
+
+	put_both(w, "ethtool/eth0.features", was);
+	run("rm -f %s/sys/class/net/eth0/gro_flush_timeout %s/sys/class/net/eth0/gro_flush_timeout",
+	    w->root, w->orig);
+	free(was);
+}
+
+/* [channels] on a fixture's `ethtool -l` text (eth0: 144 combined, rx and tx n/a): planned
+ * first, checked against the maximum, applied, saved, reverted byte for byte; a count the
+ * device has no maximum for skips the section; a change with per-queue sections is
+ * refused before anything is written. */
+static void
+test_channels(void **state)
+{
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	json_object *res;
+
+	assert_int_equal(
+	    plan_text(w, "[rfs]\nflow_cnt = 512\n[channels]\ncombined = 144\n", &pl, &err), 0);
+	assert_int_equal(pl.e[0].kind, PLAN_CHANNELS);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 channels combined");
+	assert_false(pl.e[0].change);
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[channels]\ncombined = 200\n", &pl, &err), -1);
+	assert_string_equal(
+	    err.message, "[channels] combined = 200: eth0 has at most 144 (\"ethtool -l eth0\")");
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[channels]\nrx = 4\n", &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	                    "[channels] skipped: eth0 has no separate rx channel count (\"ethtool "
+	                    "-l eth0\" shows n/a)");
+	plan_free(&pl);
+	assert_int_equal(
+	    plan_text(w, "[channels]\ncombined = 72\n[xps]\npolicy = none\n", &pl, &err), -1);
+	if (strstr(err.message, "apply the channels in a profile of their own first") == NULL)
+		fail_msg("%s", err.message);
+	plan_free(&pl);
+
+	if (apply_text(w, "[channels]\ncombined = 72\n", &err) < 0)
+		fail_msg("%s", err.message);
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.channels"),
+	                       "Current hardware settings:\nRX:\t\tn/a\nTX:\t\tn/a\nOther:\t\t1\n"
+	                       "Combined:\t72\n"));
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.channels"), "Combined:\t144\n"));
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n# With the queue sections above, this applies where the channel "
+	                   "counts are\n# these already; elsewhere apply [channels] alone "
+	                   "first.\n[channels]\ncombined = 72\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	res = profile_state_revert(w->state, &w->h, &err);
+	assert_non_null(res);
+	assert_int_equal(json_get_int(res, "restored", 0), 1);
+	json_object_put(res);
+	assert_true(tree_same(w));
+}
+
+/* [napi_queue]: keys for every rx queue and per queue parse (the queue's own key wins);
+ * bad keys are refused naming them; under a fixture root (no netlink) the section is
+ * skipped, saying why, and strict refuses it. */
+static void
+test_napi_queue(void **state)
+{
+	static const char text[] = "[napi_queue]\ndefer_hard_irqs = 2\ngro_flush_timeout = 20000\n"
+	                           "rx-3.defer_hard_irqs = 0\nrx-3.defer_hard_irqs = 1\n";
+	struct world *w = *state;
+	struct nm_error err;
+	struct profile p;
+	struct plan pl;
+	static const char bad1[] = "[napi_queue]\nrx-x.defer_hard_irqs = 1\n",
+	                  bad2[] = "[napi_queue]\nrx-1.threaded = 1\n";
+
+	parse_ok(&p, text);
+	assert_true(p.napiq.has_all[0] && p.napiq.all[0] == 2);
+	assert_true(p.napiq.has_all[1] && p.napiq.all[1] == 20000);
+	assert_int_equal(p.napiq.n, 1);
+	assert_int_equal(p.napiq.q[0].queue, 3);
+	assert_int_equal(p.napiq.q[0].value, 1);
+	profile_free(&p);
+	assert_int_equal(profile_parse_ini(&p, "t", bad1, strlen(bad1), &err), -1);
+	assert_non_null(strstr(err.message, "[napi_queue]: unknown key \"rx-x.defer_hard_irqs\""));
+	assert_int_equal(profile_parse_ini(&p, "t", bad2, strlen(bad2), &err), -1);
+	assert_non_null(strstr(err.message, "unknown key \"rx-1.threaded\""));
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	                    "[napi_queue] skipped: per-NAPI settings are netlink's (napi-set) on "
+	                    "the host only: a fixture root has none");
+	plan_free(&pl);
+	assert_int_equal(
+	    apply_text(w, "[profile]\nstrict = yes\n[napi_queue]\ndefer_hard_irqs = 1\n", &err),
+	    -1);
+	assert_non_null(strstr(err.message, "strict = yes"));
+	assert_true(tree_same(w));
+}
+
+/* [rings] on a fixture's `ethtool -g` text: planned after [channels], before [offloads],
+ * checked against the maxima, the dry run warns of the reset; applied, saved, reverted byte
+ * for byte; a driver that rounds ("# rounds to 1024") reads back another size: a failure
+ * naming both, rolled back. */
+static void
+test_rings(void **state)
+{
+	static const char rings[] = "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t8192\n"
+	                            "RX Mini:\tn/a\nRX Jumbo:\tn/a\nTX:\t\t8192\n"
+	                            "Current hardware settings:\nRX:\t\t1024\nRX Mini:\tn/a\n"
+	                            "RX Jumbo:\tn/a\nTX:\t\t1024\n";
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	char *text;
+
+	put_both(w, "ethtool/eth0.rings", rings);
+	assert_int_equal(plan_text(w,
+	                           "[offloads]\ngro = on\n[rings]\nrx = 4096\ntx = 1024\n"
+	                           "[channels]\ncombined = 144\n",
+	                           &pl, &err),
+	                 0);
+	assert_int_equal(pl.n, 4);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 channels combined");
+	assert_string_equal(pl.e[1].path, "ethtool eth0 rings rx");
+	assert_string_equal(pl.e[1].old, "1024");
+	assert_string_equal(pl.e[1].new, "4096");
+	assert_true(pl.e[1].change);
+	assert_false(pl.e[2].change);
+	assert_string_equal(pl.e[3].path, "ethtool eth0 rx-gro");
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(pl.warnings, 0)),
+	                    "resizing eth0's rings makes most drivers reset the device: its link "
+	                    "goes down for a moment");
+	plan_free(&pl);
+	assert_int_equal(plan_text(w, "[rings]\nrx = 9000\n", &pl, &err), -1);
+	assert_string_equal(err.message,
+	                    "[rings] rx = 9000: eth0 has at most 8192 (\"ethtool -g eth0\")");
+	plan_free(&pl);
+
+	if (apply_text(w, "[rings]\nrx = 4096\n", &err) < 0)
+		fail_msg("%s", err.message);
+	assert_non_null(strstr(slurp(w, "ethtool/eth0.rings"),
+	                       "Current hardware settings:\nRX:\t\t4096\nRX Mini:\tn/a\n"));
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[rings]\nrx = 4096\ntx = 1024\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	text = xasprintf("%s# rounds to 1024\n", rings);
+	put_both(w, "ethtool/eth0.rings", text);
+	free(text);
+	assert_int_equal(apply_text(w, "[offloads]\ngro = off\n[rings]\nrx = 3000\n", &err), -1);
+	if (strstr(err.message, "write ethtool eth0 rings rx: wrote \"3000\" but it reads back "
+	                        "\"3072\" (the driver rounds ring sizes") == NULL ||
+	    strstr(err.message, "rolled back: 1 value restored") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	run("rm -f %s/ethtool/eth0.rings %s/ethtool/eth0.rings", w->root, w->orig);
+}
+
+/* [coalesce] on a fixture's `ethtool -c` text: adaptive off and small fixed values (a
+ * latency setting) applied after [rings], saved, reverted byte for byte; a driver that
+ * rounds usecs ("# rounds usecs to 4") reads back another value: a failure naming both,
+ * rolled back; without coalescing the section is skipped. */
+static void
+test_coalesce(void **state)
+{
+	static const char coal[] = "Coalesce parameters for eth0:\nAdaptive RX: on  TX: on\n"
+	                           "stats-block-usecs: n/a\n\nrx-usecs: 8\nrx-frames: 128\n\n"
+	                           "tx-usecs: 16\ntx-frames: 32\n";
+	static const char text[] = "[coalesce]\nadaptive-rx = off\nrx-usecs = 2\nrx-frames = 1\n";
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	char *t;
+
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	    "[coalesce] skipped: eth0: coalescing unknown (no ethtool/eth0.coalesce "
+	    "under the root)");
+	plan_free(&pl);
+	put_both(w, "ethtool/eth0.coalesce", coal);
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 3);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 coalesce rx-usecs");
+	assert_string_equal(pl.e[0].old, "8");
+	assert_string_equal(pl.e[0].new, "2");
+	assert_string_equal(pl.e[2].path, "ethtool eth0 coalesce adaptive-rx");
+	assert_string_equal(pl.e[2].old, "on");
+	assert_string_equal(pl.e[2].new, "off");
+	plan_free(&pl);
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "ethtool/eth0.coalesce"),
+	                    "Coalesce parameters for eth0:\nAdaptive RX: off  TX: on\n"
+	                    "stats-block-usecs: n/a\n\nrx-usecs: 2\nrx-frames: 1\n\n"
+	                    "tx-usecs: 16\ntx-frames: 32\n");
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[coalesce]\nrx-usecs = 2\nrx-frames = 1\ntx-usecs = 16\n"
+	                   "tx-frames = 32\nadaptive-rx = off\nadaptive-tx = on\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	t = xasprintf("%s# rounds usecs to 4\n", coal);
+	put_both(w, "ethtool/eth0.coalesce", t);
+	free(t);
+	assert_int_equal(apply_text(w, "[coalesce]\nrx-frames = 1\ntx-usecs = 5\n", &err), -1);
+	if (strstr(err.message, "write ethtool eth0 coalesce tx-usecs: wrote \"5\" but it reads "
+	                        "back \"8\" (the driver rounds or ignores it") == NULL ||
+	    strstr(err.message, "rolled back: 2 values restored") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	run("rm -f %s/ethtool/eth0.coalesce %s/ethtool/eth0.coalesce", w->root, w->orig);
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -876,6 +1263,26 @@ test_irqbalance(void **state)
 	assert_true(profile_host_irqbalance(&w->h));
 }
 
+/* tuned, another agent that rewrites tuning: found by its comm, with its active profile. */
+static void
+test_tuned(void **state)
+{
+	struct world *w = *state;
+	char path[256], prof[64];
+
+	assert_false(profile_host_tuned(&w->h, prof, sizeof(prof)));
+	assert_string_equal(prof, "");
+	snprintf(path, sizeof(path), "%s/proc/4343", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put(w, "proc/4343/comm", "tuned\n");
+	snprintf(path, sizeof(path), "%s/etc/tuned", w->root);
+	run("mkdir -p %s", path);
+	put(w, "etc/tuned/active_profile", "network-throughput\n");
+	assert_true(profile_host_tuned(&w->h, prof, sizeof(prof)));
+	assert_string_equal(prof, "network-throughput");
+	assert_false(profile_host_irqbalance(&w->h));
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -889,11 +1296,18 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_two_applies_one_revert, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_rolls_back, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_ntuple_fixed, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_napi, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_offloads, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_channels, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rings, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_napi_queue, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_devices, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_irqbalance, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tuned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_irq_without_interrupts_source, setup, teardown),
 	};
 

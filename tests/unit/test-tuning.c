@@ -123,6 +123,55 @@ test_pristine(void **state)
 	assert_int_equal(get(t, "devices.0.flow_cnt"), 0);
 	assert_int_equal(get(t, "devices.0.xps_queues"), 4);
 	assert_true(json_object_object_get_ex(t, "profile", &p) && p == NULL);
+	/* The fixture's ethtool text (4 combined channels, GRO on, LRO off), no NAPI files. */
+	assert_int_equal(get(t, "devices.0.channels.combined"), 4);
+	assert_int_equal(get(t, "devices.0.offloads.rx-gro"), 1);
+	assert_int_equal(get(t, "devices.0.offloads.rx-lro"), 0);
+	assert_int_equal(get(t, "devices.0.napi.threaded"), -1);
+	json_object_put(t);
+	json_object_put(r);
+}
+
+/* The NIC knobs: channel counts, offloads (as booleans) and the device's NAPI files. */
+static void
+test_nic_knobs(void **state)
+{
+	struct world *w = *state;
+	json_object *r = report(), *t, *off;
+
+	run("mkdir -p %s/ethtool", w->root);
+	put(w->root, "ethtool/eth0.channels",
+	    "Channel parameters for eth0:\nPre-set maximums:\nRX:\t\t8\nTX:\t\t8\n"
+	    "Other:\t\tn/a\nCombined:\tn/a\nCurrent hardware settings:\nRX:\t\t2\n"
+	    "TX:\t\t3\nOther:\t\tn/a\nCombined:\tn/a\n");
+	put(w->root, "ethtool/eth0.features",
+	    "Features for eth0:\ngeneric-receive-offload: on\nlarge-receive-offload: off "
+	    "[fixed]\nrx-gro-hw: off\n");
+	put(w->root, "ethtool/eth0.rings",
+	    "Ring parameters for eth0:\nPre-set maximums:\nRX:\t\t8192\nTX:\t\t8192\n"
+	    "Current hardware settings:\nRX:\t\t4096\nTX:\t\t1024\n");
+	put(w->root, "ethtool/eth0.coalesce",
+	    "Coalesce parameters for eth0:\nAdaptive RX: off  TX: on\n\nrx-usecs: 8\n");
+	put(w->root, "sys/class/net/eth0/gro_flush_timeout", "20000\n");
+	put(w->root, "sys/class/net/eth0/napi_defer_hard_irqs", "2\n");
+	put(w->root, "sys/class/net/eth0/threaded", "1\n");
+	t = tuning_read(w->root, w->state, r);
+	assert_int_equal(get(t, "devices.0.channels.rx"), 2);
+	assert_int_equal(get(t, "devices.0.channels.tx"), 3);
+	assert_int_equal(get(t, "devices.0.channels.max_rx"), 8);
+	assert_int_equal(get(t, "devices.0.coalesce.rx-usecs"), 8);
+	assert_int_equal(get(t, "devices.0.coalesce.adaptive-rx"), 0);
+	assert_int_equal(get(t, "devices.0.coalesce.adaptive-tx"), 1);
+	assert_int_equal(get(t, "devices.0.rings.rx"), 4096);
+	assert_int_equal(get(t, "devices.0.rings.tx"), 1024);
+	assert_int_equal(get(t, "devices.0.rings.max_rx"), 8192);
+	assert_int_equal(get(t, "devices.0.napi.gro_flush_timeout"), 20000);
+	assert_int_equal(get(t, "devices.0.napi.napi_defer_hard_irqs"), 2);
+	assert_int_equal(get(t, "devices.0.napi.threaded"), 1);
+	off = json_object_object_get(
+	    json_object_array_get_idx(json_object_object_get(t, "devices"), 0), "offloads");
+	assert_string_equal(json_object_to_json_string_ext(off, JSON_C_TO_STRING_PLAIN),
+	                    "{\"rx-gro\":true,\"rx-lro\":false,\"rx-gro-hw\":false}");
 	json_object_put(t);
 	json_object_put(r);
 }
@@ -225,6 +274,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_pristine, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nic_knobs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tuned, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_busiest, setup, teardown),
 	};

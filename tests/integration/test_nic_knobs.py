@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""The NIC knobs of issue 31 on the real kernel: [channels], [offloads] and [napi] on a
+4-queue veth pair between two network namespaces, netmetricsd (privilege-separated) inside
+the first, driven through the real netmetricsctl, with the shipped napi-threaded profile:
+the dry run touches nothing; apply cuts the channels to 2+2 (first), turns GRO on, sets
+gro_flush_timeout, napi_defer_hard_irqs and threaded; profile show has the values; the
+state survives a daemon restart as applied; an `ethtool -K` and a sysfs write by someone
+else are drift; revert restores every value exactly (channels last, and in the order of the applies
+when there were several); a failure injected at
+the last write (NETMETRICS_TEST_FAIL_LAST_WRITE, a test-only hook) rolls everything back,
+channels included. Then, on this VM's own NIC (virtio_net), the per-NAPI settings through
+netdev netlink (napi-set) read back and are restored even when a check fails.
+
+Needs root (namespaces). Everything it creates is removed even when a check fails.
+Environment: NETMETRICSD, NETMETRICSCTL, SRCDIR. Ends with "N passed, M failed".
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from nsrun import Skip  # noqa: E402
+import test_profiles as tp  # noqa: E402
+import napigenl  # noqa: E402
+
+TAG = "nmk%d" % os.getpid()
+NS_A, NS_B = TAG + "a", TAG + "b"
+NQ = 4
+
+
+def sh(*args, check=True, ns=None):
+    return tp.sh(*args, check=check, ns=ns)
+
+
+def make_pair():
+    sh("ip", "netns", "add", NS_A)
+    sh("ip", "netns", "add", NS_B)
+    sh("ip", "link", "add", "vA", "netns", NS_A, "numtxqueues", str(NQ), "numrxqueues",
+       str(NQ), "type", "veth", "peer", "name", "vB", "netns", NS_B, "numtxqueues", str(NQ),
+       "numrxqueues", str(NQ))
+    for ns, dev in ((NS_A, "vA"), (NS_B, "vB")):
+        sh("ip", "link", "set", dev, "up", ns=ns)
+        sh("ip", "link", "set", "lo", "up", ns=ns)
+
+
+def remove_pair():
+    nsrun.remove_netns(NS_A, NS_B)
+
+
+def state(dev="vA", ns=NS_A):
+    """Every value the knobs touch, as the kernel shows it (ethtool's own text and sysfs)."""
+    out = {}
+    chans = sh("ethtool", "-l", dev, ns=ns).stdout.split("Current hardware settings:")[1]
+    for line in chans.splitlines():
+        k, _, v = line.partition(":")
+        if k.strip() in ("RX", "TX", "Combined"):
+            out["ch_" + k.strip()] = v.strip()
+    feats = sh("ethtool", "-k", dev, ns=ns).stdout
+    for line in feats.splitlines()[1:]:
+        k, _, v = line.strip().partition(": ")
+        if k in ("generic-receive-offload", "rx-gro-list", "rx-udp-gro-forwarding",
+                 "tx-tcp-segmentation"):
+            out[k] = v
+    for f in ("gro_flush_timeout", "napi_defer_hard_irqs", "threaded"):
+        out[f] = sh("cat", "/sys/class/net/%s/%s" % (dev, f), ns=ns).stdout.strip()
+    out["rx_queues"] = sh("sh", "-c", "ls -d /sys/class/net/%s/queues/rx-* | wc -l" % dev,
+                          ns=ns).stdout.strip()
+    return out
+
+
+APPLIED = {"ch_RX": "2", "ch_TX": "2", "generic-receive-offload": "on", "rx-gro-list": "off",
+           "gro_flush_timeout": "20000", "napi_defer_hard_irqs": "2", "threaded": "1",
+           "rx_queues": "2"}
+
+
+def test_apply_show_restart_drift_revert():
+    """napi-threaded on vA: dry run, apply, show, restart, drift, revert."""
+    tmp = tempfile.mkdtemp(prefix="nm-nic-")
+    os.chmod(tmp, 0o755)
+    d = tp.Daemon(ns=NS_A, tmp=tmp)
+    try:
+        before = state()
+        assert before["ch_RX"] == "4" and before["generic-receive-offload"] == "off", before
+        assert before["threaded"] == "0", before
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", "--dry-run")
+        out = r.stdout
+        assert "dry run: profile napi-threaded on vA" in out, out
+        assert "ethtool vA channels rx: 4 -> 2" in out, out
+        assert "ethtool vA rx-gro: off -> on" in out, out
+        assert "/sys/class/net/vA/threaded: 0 -> 1" in out, out
+        # Channels first, then the features, then NAPI (threaded needs GRO's NAPI).
+        assert out.index("channels rx") < out.index("rx-gro:") < out.index("vA/threaded"), out
+        assert state() == before
+
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA")
+        assert "applied profile napi-threaded on vA" in r.stdout, r.stdout
+        now = state()
+        for k, v in APPLIED.items():
+            assert now[k] == v, (k, now)
+        show = d.json("profile", "show", "vA")
+        assert show["rx_queues"] == 2 and show["tx_queues"] == 2, show
+        assert show["channels"]["rx"] == 2 and show["channels"]["tx"] == 2, show["channels"]
+        assert show["offloads"]["rx-gro"] == {"on": True, "fixed": False}, show["offloads"]
+        assert show["napi"] == {"gro_flush_timeout": 20000, "napi_defer_hard_irqs": 2,
+                                "threaded": 1}, show["napi"]
+        st = d.json("profile", "status")
+        assert st["applied"] and st["profile"] == "napi-threaded" and not st["drift"], st
+
+        # A restart: still applied, no drift.
+        assert d.stop(keep=True) == 0
+        d = tp.Daemon(ns=NS_A, tmp=tmp)
+        st = d.json("profile", "status")
+        assert st["applied"] and st["profile"] == "napi-threaded" and not st["drift"], st
+
+        # Someone else: ethtool -K and a sysfs write.
+        sh("ethtool", "-K", "vA", "rx-gro-list", "on", ns=NS_A)
+        sh("sh", "-c", "echo 0 > /sys/class/net/vA/napi_defer_hard_irqs", ns=NS_A)
+        st = d.json("profile", "status")
+        drifted = {x["path"]: (x["expected"], x["live"]) for x in st["drifted"]}
+        assert st["drift"] and drifted == {
+            "ethtool vA rx-gro-list": ("off", "on"),
+            "/sys/class/net/vA/napi_defer_hard_irqs": ("2", "0")}, st
+
+        r = d.ctl("profile", "revert")
+        assert "reverted profile napi-threaded on vA" in r.stdout, r.stdout
+        after = state()
+        assert after == before, (before, after)
+    finally:
+        d.stop(keep=True)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def test_injected_failure_rolls_back_all():
+    """The last write fails (after it was done): every value goes back, channels included,
+    and nothing is left saved."""
+    d = tp.Daemon(ns=NS_A)
+    os.environ["NETMETRICS_TEST_FAIL_LAST_WRITE"] = "1"
+    try:
+        d.stop(keep=True)
+        d.start()
+    finally:
+        del os.environ["NETMETRICS_TEST_FAIL_LAST_WRITE"]
+    try:
+        before = state()
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", check=False)
+        assert r.returncode == 1, (r.returncode, r.stdout, r.stderr)
+        err = r.stderr
+        assert "write /sys/class/net/vA/threaded: failure injected after the write" in err, err
+        assert "rolled back: 6 values restored, the host is as before" in err, err
+        assert state() == before
+        st = d.json("profile", "status")
+        assert not st["applied"] and st["saved"] == 0, st
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+def test_channels_revert_order():
+    """Revert goes last written, first restored. One profile: its channels come back after
+    its other values. Two applies, XPS on all 4 tx queues then the channels cut to 2: the
+    counts come back first, so tx-2 and tx-3 exist again when their masks are restored
+    (nothing skipped)."""
+    d = tp.Daemon(ns=NS_A)
+    try:
+        before = state()
+        masks = {q: sh("cat", "/sys/class/net/vA/queues/tx-%d/xps_cpus" % q,
+                       ns=NS_A).stdout.strip() for q in range(NQ)}
+        d.ctl("profile", "set", "vA", "xps=0")
+        assert sh("cat", "/sys/class/net/vA/queues/tx-3/xps_cpus",
+                  ns=NS_A).stdout.strip().endswith("1")
+        d.ctl("profile", "set", "vA", "channels=rx2-tx2")
+        assert state()["ch_TX"] == "2" and state()["rx_queues"] == "2"
+        res = d.json("profile", "revert")
+        assert res["reverted"] and res["skipped"] == [], res
+        # 2 counts and tx-0/tx-1's masks restored; tx-2/tx-3 came back with the kernel's
+        # empty mask, which was theirs before: unchanged.
+        assert res["restored"] == 4 and res["unchanged"] == 2, res
+        assert state() == before
+        for q in range(NQ):
+            assert sh("cat", "/sys/class/net/vA/queues/tx-%d/xps_cpus" % q,
+                      ns=NS_A).stdout.strip() == masks[q], q
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+def test_offload_read_back():
+    """A feature the kernel does not turn as asked is a failure naming both values: with
+    scatter-gather off the kernel keeps TSO off (requested on), so tso = on reads back off;
+    the GRO write before it is rolled back. Then TSO asked off and GRO on: the saved TSO
+    value says its request ("off [requested on]"), which revert puts back exactly."""
+    sh("ethtool", "-K", "vA", "sg", "off", ns=NS_A)
+    d = tp.Daemon(ns=NS_A)
+    try:
+        before = state()
+        assert before["tx-tcp-segmentation"] == "off [requested on]", before
+        path = tp.write_profile(d, "tso", "[profile]\ndevice = vA\n[offloads]\ngro = on\n"
+                                "tso = on\n")
+        r = d.ctl("profile", "apply", path, check=False)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert "write ethtool vA tx-tcp-segmentation: wrote \"on\" but it reads back \"off " \
+            "[requested on]\"" in r.stderr, r.stderr
+        # TSO's request was on already: only GRO had changed.
+        assert "rolled back: 1 value restored" in r.stderr, r.stderr
+        assert state() == before
+        r = d.ctl("profile", "set", "vA", "offloads=gro,no-tso", "--dry-run")
+        assert "ethtool vA tx-tcp-segmentation: off [requested on] -> off" in r.stdout, r.stdout
+        d.ctl("profile", "set", "vA", "offloads=gro,no-tso")
+        assert state()["tx-tcp-segmentation"] == "off", state()
+        d.ctl("profile", "revert")
+        assert state() == before
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+def test_tuned_warned():
+    """Another tuning agent: while a process named tuned runs (a copy of sleep here),
+    profile show says so and an apply that changes something warns, naming its profile."""
+    if subprocess.run(["pgrep", "-x", "tuned"], capture_output=True).returncode == 0:
+        raise Skip("a real tuned runs here")
+    tmp = tempfile.mkdtemp(prefix="nm-tuned-")
+    fake = os.path.join(tmp, "tuned")
+    shutil.copy2(shutil.which("sleep"), fake)
+    proc = subprocess.Popen([fake, "60"])
+    d = tp.Daemon(ns=NS_A)
+    try:
+        show = d.json("profile", "show", "vA")
+        assert show["tuned"]["running"] is True, show["tuned"]
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", "--dry-run")
+        assert "warning: tuned is running (profile " in r.stdout, r.stdout
+    finally:
+        proc.kill()
+        proc.wait()
+        shutil.rmtree(tmp, ignore_errors=True)
+        assert d.stop() == 0, "daemon exit status"
+    d = tp.Daemon(ns=NS_A)
+    try:
+        r = d.ctl("profile", "apply", "napi-threaded", "--dev", "vA", "--dry-run")
+        assert "tuned" not in r.stdout, r.stdout
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+def host_nic():
+    """The default route's device of the host, when it is a virtio_net one with NAPI."""
+    with open("/proc/net/route") as f:
+        for line in f.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == "00000000":
+                dev = fields[0]
+                break
+        else:
+            raise Skip("no default route")
+    drv = subprocess.run(["ethtool", "-i", dev], capture_output=True, text=True).stdout
+    if "driver: virtio_net" not in drv:
+        raise Skip("%s is not virtio_net" % dev)
+    try:
+        napigenl.napi_settings(dev)
+    except (OSError, KeyError) as e:
+        raise Skip("no per-NAPI netlink here: %s" % e)
+    return dev
+
+
+def test_napi_queue_on_host_nic():
+    """[napi_queue] on this VM's virtio_net (the host's namespace): defer-hard-irqs and
+    gro-flush-timeout of rx-0's NAPI set through napi-set (by the privileged process),
+    read back equal (by a netlink reader of this test, not the daemon), drift seen, and
+    reverted to the device's values; restored here even when a check fails (through the
+    device-wide sysfs files, which set every NAPI, when they held the same values)."""
+    dev = host_nic()
+    napi, defer0, gft0 = napigenl.napi_settings(dev)
+    wide = [open("/sys/class/net/%s/%s" % (dev, f)).read().strip()
+            for f in ("napi_defer_hard_irqs", "gro_flush_timeout")]
+    if wide != [str(defer0), str(gft0)]:
+        raise Skip("%s's NAPI differs from the device-wide values: cannot restore safely" % dev)
+    want_defer, want_gft = defer0 + 2, gft0 + 20000
+    d = tp.Daemon()
+    try:
+        path = tp.write_profile(d, "napiq", "[profile]\ndevice = %s\n[napi_queue]\n"
+                                "defer_hard_irqs = %d\nrx-0.gro_flush_timeout = %d\n"
+                                % (dev, want_defer, want_gft))
+        r = d.ctl("profile", "apply", path, "--dry-run")
+        assert "napi %s rx-0 defer_hard_irqs: %d -> %d" % (dev, defer0, want_defer) \
+            in r.stdout, r.stdout
+        assert napigenl.napi_settings(dev) == (napi, defer0, gft0)
+        r = d.ctl("profile", "apply", path)
+        assert "applied profile napiq on %s" % dev in r.stdout, r.stdout
+        assert napigenl.napi_settings(dev) == (napi, want_defer, want_gft)
+        st = d.json("profile", "status")
+        assert st["applied"] and not st["drift"], st
+        # The device-wide file overwrites every NAPI: drift, with both values.
+        with open("/sys/class/net/%s/napi_defer_hard_irqs" % dev, "w") as f:
+            f.write("%d\n" % defer0)
+        st = d.json("profile", "status")
+        assert st["drift"] and st["drifted"][0]["path"] == \
+            "napi %s rx-0 defer_hard_irqs" % dev, st
+        assert (st["drifted"][0]["expected"], st["drifted"][0]["live"]) == (
+            str(want_defer), str(defer0)), st
+        r = d.ctl("profile", "revert")
+        assert "reverted profile napiq on %s" % dev in r.stdout, r.stdout
+        assert napigenl.napi_settings(dev) == (napi, defer0, gft0)
+    finally:
+        d.stop()
+        if napigenl.napi_settings(dev)[1:] != (defer0, gft0):
+            for f, v in (("napi_defer_hard_irqs", wide[0]), ("gro_flush_timeout", wide[1])):
+                with open("/sys/class/net/%s/%s" % (dev, f), "w") as fp:
+                    fp.write(v + "\n")
+
+
+TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
+         test_channels_revert_order, test_offload_read_back, test_tuned_warned,
+         test_napi_queue_on_host_nic]
+
+
+def main():
+    return nsrun.run(TESTS, "nic knob", make_pair, remove_pair)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
