@@ -495,7 +495,7 @@ main(int argc, char **argv)
 			c0 = bench_cpu_ns();
 			cs = seriesblock_collect_new(d.sampler, t0, t1);
 			do {
-				done = cs == NULL || seriesblock_collect_step(cs, WINDOW_SLICE_NS,
+				done = cs == NULL || seriesblock_collect_step(cs, DAEMON_SLICE_NS,
 				                                              WINDOW_SLICE_RECORDS);
 				dt = bench_cpu_ns() - c0;
 				total += dt;

@@ -37,6 +37,29 @@ nm_error_set(struct nm_error *err, enum nm_errcode code, const char *fmt, ...)
 	return -1;
 }
 
+/* Prefix err's message with a formatted context and ": ", and set its code; always -1. The
+ * message is copied aside first: it can't be both a source and the destination of one
+ * vsnprintf. */
+int
+nm_error_prefix(struct nm_error *err, enum nm_errcode code, const char *fmt, ...)
+{
+	char msg[NM_ERROR_MSG_MAX];
+	va_list ap;
+	int n;
+
+	if (err == NULL)
+		return -1;
+	memcpy(msg, err->message, sizeof msg);
+	msg[sizeof msg - 1] = '\0';
+	err->code = code;
+	va_start(ap, fmt);
+	n = vsnprintf(err->message, sizeof err->message, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < sizeof err->message)
+		snprintf(err->message + n, sizeof err->message - (size_t)n, ": %s", msg);
+	return -1;
+}
+
 /* Reset err to "no error" with an empty message. */
 void
 nm_error_clear(struct nm_error *err)

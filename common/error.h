@@ -31,6 +31,12 @@ struct nm_error {
  * nm_error_set(...)`. */
 int nm_error_set(struct nm_error *err, enum nm_errcode code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Put context before err's message: the formatted fmt, then ": ", then the message it held
+ * (cut at the end to fit), with code as its code (err->code keeps it). For a caller that
+ * names what failed around an error filled below it: "run %s", "test %s: profile %s".
+ * err may be NULL; returns -1 for `return nm_error_prefix(...)`. */
+int nm_error_prefix(struct nm_error *err, enum nm_errcode code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
 void nm_error_clear(struct nm_error *err);
 /* The wire name of a code ("bad_args"); "internal" for out-of-range values. */
 const char *nm_error_name(enum nm_errcode code);

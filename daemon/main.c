@@ -96,18 +96,6 @@ load_config(struct daemon *d, struct config *cfg, bool must_exist, struct nm_err
 	return 0;
 }
 
-/* Whether two NULL-terminated lists (NULL: empty) hold the same strings. */
-static bool
-strv_equal(char **a, char **b)
-{
-	size_t i = 0;
-
-	for (; a != NULL && b != NULL && a[i] != NULL && b[i] != NULL; i++)
-		if (strcmp(a[i], b[i]) != 0)
-			return false;
-	return (a == NULL || a[i] == NULL) && (b == NULL || b[i] == NULL);
-}
-
 /* Reload the configuration file (SIGHUP); keeps the old one on error. 0 ok, -1 logged. */
 static int
 daemon_reload(struct daemon *d)
@@ -126,7 +114,7 @@ daemon_reload(struct daemon *d)
 	    strcmp(cfg.user, d->config.user) != 0)
 		log_warnx(
 		    "reload: socket, root, state_dir and user changes take effect on restart");
-	if (!strv_equal(cfg.prom_listen, d->config.prom_listen))
+	if (!config_strv_equal(cfg.prom_listen, d->config.prom_listen))
 		log_warnx("reload: [prometheus] listen changes take effect on restart");
 	if ((cfg.work_dir == NULL) != (d->config.work_dir == NULL) ||
 	    (cfg.work_dir != NULL && strcmp(cfg.work_dir, d->config.work_dir) != 0))

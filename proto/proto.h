@@ -16,12 +16,13 @@
  *   1  hello, status, cancel (first version); metrics, now, rates, series, queues, cpu,
  *      softirqs, interrupts, watch added (no bump: additions)
  *      mark-start, mark-stop, windows, window-delete, report, results, result-show,
- *      result-delete, result-export added (no bump: additions)
+ *      result-delete, result-export, compare added (no bump: additions)
  *      profile-show, profile-apply, profile-revert, profile-status, profiles added (no
  *      bump: additions)
  *      test-start, test-status, test-stop, tests, suite-run, suite-status, suite-stop added
  *      (no bump: additions)
  *      trend added (no bump: addition)
+ *      profile-set, profile-save added (no bump: additions)
  */
 #define PROTO_VERSION 1
 

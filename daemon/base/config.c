@@ -118,6 +118,19 @@ config_strv_free(char **v)
 	env_free(v);
 }
 
+/* Whether two NULL-terminated vectors hold the same strings in the same order; NULL is the
+ * empty vector (an unset prom_listen), as config_strv_free takes it. */
+bool
+config_strv_equal(char **a, char **b)
+{
+	size_t i = 0;
+
+	for (; a != NULL && b != NULL && a[i] != NULL && b[i] != NULL; i++)
+		if (strcmp(a[i], b[i]) != 0)
+			return false;
+	return (a == NULL || a[i] == NULL) && (b == NULL || b[i] == NULL);
+}
+
 char **
 config_peer_argv(const struct config_peer *cp)
 {

@@ -112,6 +112,8 @@ struct config_peer {
  * config_strv_free), or NULL on an unterminated quote or more than max words. */
 char **config_split_words(const char *s, size_t max);
 void config_strv_free(char **v);
+/* Whether a and b hold the same words in the same order (NULL: no words). */
+bool config_strv_equal(char **a, char **b);
 #define CONFIG_PEER_PROXY_DEFAULT "netmetricsctl proxy"
 /* The transport's argv of a configured peer: its command, or the ssh command line that
  * runs proxy_command on the other host (NULL-terminated; config_strv_free). The daemon runs

@@ -7,6 +7,12 @@
 
 #include "config.h"
 
+/* The loop time one slice of a long piece of work may take before it gives the loop back:
+ * a reply made over turns of the loop (now, rates, series, rows, trend) and a closing
+ * window's copy out of the ring. 2 ms keeps every client answered and every sample on time
+ * meanwhile. */
+#define DAEMON_SLICE_NS 2000000
+
 struct event_base;
 struct control;
 struct loop;

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "regfile.h"
 #include "statefile.h"
+#include "strutil.h"
 #include "xmalloc.h"
 
 /* Nesting of a stored JSON file accepted on reading. */
@@ -280,15 +281,6 @@ statefile_remove_flags(const char *root, const char *rel, unsigned flags, struct
 	return 0;
 }
 
-/* Does s end with suffix? */
-static bool
-ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
 /* Walk root/rel (rel "" for root itself), level levels deep. */
 static void
 scan_dir(const char *root, char *rel, size_t rel_size, const char *suffix,
@@ -322,13 +314,14 @@ scan_dir(const char *root, char *rel, size_t rel_size, const char *suffix,
 			continue;
 		if (S_ISDIR(st.st_mode) && level < STATEFILE_MAX_LEVELS)
 			scan_dir(root, rel, rel_size, suffix, fn, arg, clean, level + 1);
-		else if (S_ISREG(st.st_mode) && ends_with(de->d_name, STATEFILE_TMP_SUFFIX)) {
+		else if (S_ISREG(st.st_mode) &&
+		         strutil_ends_with(de->d_name, STATEFILE_TMP_SUFFIX)) {
 			if (clean) {
 				log_info("state: removing %s/%s, a write a crash interrupted", root,
 				         rel);
 				unlinkat(dirfd(dir), de->d_name, 0);
 			}
-		} else if (S_ISREG(st.st_mode) && ends_with(de->d_name, suffix))
+		} else if (S_ISREG(st.st_mode) && strutil_ends_with(de->d_name, suffix))
 			fn(rel, &st, arg);
 		rel[base] = '\0';
 	}

@@ -14,8 +14,6 @@
 
 #define NOW_ROW_BYTES 96 /* most bytes of a row besides its name and unit */
 
-#define SLICE_NS 2000000 /* loop time one slice of matching may take */
-
 /* The series of the reply and their raw values: every series' value read when it was
  * asked for, the glob matched a slice at a time before any row is written. */
 struct now_rows {
@@ -42,7 +40,7 @@ now_prep(struct daemon *d, void *arg, json_object *head, size_t *n, struct nm_er
 	struct now_rows *r = arg;
 
 	(void)err;
-	if (!query_matching_step(d->query, &r->m, SLICE_NS))
+	if (!query_matching_step(d->query, &r->m, DAEMON_SLICE_NS))
 		return 0;
 	json_add_uint(head, "count", r->m.n);
 	*n = r->m.n;

@@ -17,8 +17,6 @@
 
 #define RATES_ROW_BYTES 96 /* most bytes of a row besides its name and unit */
 
-#define SLICE_NS 2000000 /* loop time one slice of matching or reading may take */
-
 /* The series of the reply with their deltas and rates over the span, read a slice at a time
  * before any row is written: the glob matched, the span set on a query of the request's
  * own (d->query's is another request's between turns), the values read. */
@@ -62,7 +60,7 @@ rates_prep(struct daemon *d, void *arg, json_object *head, size_t *n, struct nm_
 	size_t nm;
 
 	if (!r->matched) {
-		r->matched = query_matching_step(d->query, &r->m, SLICE_NS);
+		r->matched = query_matching_step(d->query, &r->m, DAEMON_SLICE_NS);
 		return 0; /* the span on the next turn */
 	}
 	nm = r->m.n;
@@ -83,7 +81,7 @@ rates_prep(struct daemon *d, void *arg, json_object *head, size_t *n, struct nm_
 		return 0;
 	}
 	if (!r->spanned) {
-		int rc = query_span_part(r->q, r->e.t0, r->e.t1, start + SLICE_NS, err);
+		int rc = query_span_part(r->q, r->e.t0, r->e.t1, start + DAEMON_SLICE_NS, err);
 		if (rc <= 0)
 			return rc;
 		cmd_span_add(d, r->q, &r->e, head);
@@ -101,7 +99,7 @@ rates_prep(struct daemon *d, void *arg, json_object *head, size_t *n, struct nm_
 			r->span_s[r->shown] = query_seconds(r->q, series_get(reg, id)->source);
 			r->shown++;
 		}
-		if ((r->next & 255) == 0 && time_mono_ns() - start >= SLICE_NS)
+		if ((r->next & 255) == 0 && time_mono_ns() - start >= DAEMON_SLICE_NS)
 			return 0;
 	}
 	json_add_uint(head, "matched", nm);

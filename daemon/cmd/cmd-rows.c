@@ -1,5 +1,5 @@
 /* cmd-rows.c: replies that end in an array of rows, written a part at a time: at most
- * PART_BYTES or SLICE_NS of rows per turn of the loop. */
+ * PART_BYTES or DAEMON_SLICE_NS of rows per turn of the loop. */
 #include <event2/buffer.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +16,7 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
-#define PART_BYTES 65536   /* bytes of the reply written at a time */
-#define SLICE_NS   2000000 /* loop time one part may take */
+#define PART_BYTES 65536 /* bytes of the reply written at a time */
 
 struct rows_job {
 	struct daemon *d;
@@ -124,7 +123,7 @@ rows_estimate(struct rows_job *j, struct nm_error *err)
 
 	while (j->bytes_fn != NULL && j->next < j->n) {
 		j->bytes += j->bytes_fn(j->d, j->next++, j->arg);
-		if ((j->next & 255) == 0 && time_mono_ns() - start >= SLICE_NS)
+		if ((j->next & 255) == 0 && time_mono_ns() - start >= DAEMON_SLICE_NS)
 			return 0;
 	}
 	j->estimated = true;
@@ -188,7 +187,7 @@ rows_produce(struct evbuffer *out, void *arg)
 			strbuf_add(&j->sb, text, len);
 			json_object_put(row);
 		}
-		if (time_mono_ns() - start >= SLICE_NS)
+		if (time_mono_ns() - start >= DAEMON_SLICE_NS)
 			break;
 	}
 	if (j->next == j->n) {

@@ -29,11 +29,10 @@
 #include "window.h"
 #include "xmalloc.h"
 
-#define SLICE_NS    2000000 /* loop time one slice of steps may take */
-#define PART_BYTES  65536   /* bytes of the reply written at a time */
-#define POINT_BYTES 48      /* most bytes of one point: [epoch.ms,value], */
-#define ENTRY_BYTES 512 /* most bytes of a series' members besides name, unit, points (labels) */
-#define HEAD_BYTES  256 /* most bytes of the envelope and from, to, step */
+#define PART_BYTES  65536 /* bytes of the reply written at a time */
+#define POINT_BYTES 48    /* most bytes of one point: [epoch.ms,value], */
+#define ENTRY_BYTES 512   /* most bytes of a series' members besides name, unit, points (labels) */
+#define HEAD_BYTES  256   /* most bytes of the envelope and from, to, step */
 
 /* A series reply being made: the rates of every step first (a slice per turn of the loop),
  * then the text, a part per turn. */
@@ -273,7 +272,7 @@ job_match(struct series_job *j, struct nm_error *err)
 {
 	uint64_t w0 = j->t0, w1 = j->t1;
 
-	if (!query_matching_step(j->q, &j->m, SLICE_NS))
+	if (!query_matching_step(j->q, &j->m, DAEMON_SLICE_NS))
 		return 0;
 	if (j->window && j->m.n == 0 && !j->stored_tried) {
 		/* No series of the ring: a test's own figures, say, are only kept with it: while
@@ -325,7 +324,7 @@ job_estimate(struct series_job *j, struct nm_error *err)
 		const struct series_info *si = series_get(reg, j->ids[j->next++]);
 		j->names +=
 		    ENTRY_BYTES + cmd_json_text_bound(si->name) + cmd_json_text_bound(si->unit);
-		if ((j->next & 255) == 0 && time_mono_ns() - start >= SLICE_NS)
+		if ((j->next & 255) == 0 && time_mono_ns() - start >= DAEMON_SLICE_NS)
 			return 0;
 	}
 	if (over_budget(j->d, j, j->names, err) < 0)
@@ -416,7 +415,7 @@ job_compute(struct series_job *j, struct nm_error *err)
 		uint64_t b = a + j->stepns > j->t1 ? j->t1 : a + j->stepns;
 		/* The cursors forward a part at a time: the first step's walk from a keyframe
 		 * may take more than a slice; the next steps go on from there. */
-		int rc = query_span_part(j->q, a, b, start + SLICE_NS, err);
+		int rc = query_span_part(j->q, a, b, start + DAEMON_SLICE_NS, err);
 		if (rc < 0)
 			return -1;
 		if (rc == 0)
@@ -424,14 +423,14 @@ job_compute(struct series_job *j, struct nm_error *err)
 		j->ts[j->next] = round(cmd_epoch_s(d, b) * 1000) / 1000;
 		take_rates(j, j->next);
 		j->next++;
-		if (time_mono_ns() - start >= SLICE_NS)
+		if (time_mono_ns() - start >= DAEMON_SLICE_NS)
 			return 0;
 	}
 	if (j->next == j->npoints && j->pending && !j->tailed) {
 		/* The last steps had no sample: the span from the last edge to the sample after
 		 * it (the ring holds it: the range was aligned back from the newest). */
-		int rc = query_span_part(j->q, j->t1, j->t1 + longest_interval(j), start + SLICE_NS,
-		                         err);
+		int rc = query_span_part(j->q, j->t1, j->t1 + longest_interval(j),
+		                         start + DAEMON_SLICE_NS, err);
 		if (rc < 0)
 			return -1;
 		if (rc == 0)

@@ -24,8 +24,6 @@
 #include "window.h"
 #include "xmalloc.h"
 
-#define SLICE_NS 2000000 /* loop time one slice of the trend may take */
-
 /* A trend reply made over turns of the loop (dispatch_defer). */
 struct trend_reply {
 	struct trend_job *job;
@@ -61,7 +59,7 @@ reply_produce(struct evbuffer *out, void *arg)
 	json_object *o, *members;
 	size_t len;
 	char *line;
-	int rc = trend_job_step(t->job, SLICE_NS, &err);
+	int rc = trend_job_step(t->job, DAEMON_SLICE_NS, &err);
 
 	if (rc == 0)
 		return 0;

@@ -527,26 +527,21 @@ server_answer(void *arg, const struct peer_answer *a)
 }
 
 int
-peerwin_server_start(struct peerwins *pw, const char *peer, const char *test, const char *driver,
-                     peerwin_fn done, void *arg, struct nm_error *err)
+peerwin_server_start(struct peerwins *pw, const char *peer, const char *test,
+                     const char *const *server_argv, peerwin_fn done, void *arg,
+                     struct nm_error *err)
 {
-	json_object *args = json_object_new_object(), *argv = json_object_new_array();
+	json_object *args, *argv;
 	struct server *sv;
 	char name[256];
 	int rc;
 
-	if (strcmp(driver, "netperf") == 0) {
-		json_object_array_add(argv, json_object_new_string("netserver"));
-		json_object_array_add(argv, json_object_new_string("-D"));
-	} else if (strcmp(driver, "iperf3") == 0) {
-		json_object_array_add(argv, json_object_new_string("iperf3"));
-		json_object_array_add(argv, json_object_new_string("-s"));
-	} else {
-		json_object_put(args);
-		json_object_put(argv);
-		return nm_error_set(err, NM_ERR_BAD_ARGS, "driver %s has no server to start",
-		                    driver);
-	}
+	if (server_argv == NULL || server_argv[0] == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "test %s: no server to start", test);
+	args = json_object_new_object();
+	argv = json_object_new_array();
+	for (const char *const *w = server_argv; *w != NULL; w++)
+		json_object_array_add(argv, json_object_new_string(*w));
 	snprintf(name, sizeof(name), "%s.server", test);
 	json_add_string(args, "driver", "exec");
 	json_add_string(args, "name", name);

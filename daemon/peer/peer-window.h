@@ -70,15 +70,17 @@ void peerwin_finish(struct peerwins *pw, const char *name, json_object *local, j
 /* Forget a window (its local start failed). */
 void peerwin_forget(struct peerwins *pw, const char *name);
 
-/* The benchmark's server on a peer (netserver for netperf, iperf3 -s for iperf3), started
- * through the peer's daemon as an exec test named TEST.server; when one listens already,
- * the new one cannot bind and ends, and the one there serves. done(arg, NULL) runs once
- * the peer answered (or failed: the benchmark then says it cannot connect) and the server
- * had PEERWIN_SERVER_MS to bind. 0, or -1 with err (a driver without a server, unknown
- * peer) and done does not run. */
+/* The benchmark's server on a peer, server_argv (NULL-terminated: the driver's, as the run
+ * layer knows it: netserver -D for netperf, iperf3 -s for iperf3), started through the
+ * peer's daemon as an exec test named TEST.server; when one listens already, the new one
+ * cannot bind and ends, and the one there serves. done(arg, NULL) runs once the peer
+ * answered (or failed: the benchmark then says it cannot connect) and the server had
+ * PEERWIN_SERVER_MS to bind. 0, or -1 with err (no server_argv, unknown peer) and done does
+ * not run. */
 #define PEERWIN_SERVER_MS 300
 int peerwin_server_start(struct peerwins *pw, const char *peer, const char *test,
-                         const char *driver, peerwin_fn done, void *arg, struct nm_error *err);
+                         const char *const *server_argv, peerwin_fn done, void *arg,
+                         struct nm_error *err);
 /* Stop the server peerwin_server_start started (test-stop TEST.server on the peer). */
 void peerwin_server_stop(struct peerwins *pw, const char *peer, const char *test);
 

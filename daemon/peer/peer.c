@@ -66,18 +66,6 @@ struct peers {
 
 static const struct child_ops peer_child_ops;
 
-/* Is a and b the same vector? */
-static bool
-strv_equal(char **a, char **b)
-{
-	size_t i;
-
-	for (i = 0; a[i] != NULL && b[i] != NULL; i++)
-		if (strcmp(a[i], b[i]) != 0)
-			return false;
-	return a[i] == NULL && b[i] == NULL;
-}
-
 /* The peer of that name; a peer whose name is NULL (kept by peer_configure, which moved it
  * to the new table during a reload) is no longer in this table. */
 static struct peer *
@@ -468,7 +456,7 @@ peer_configure(struct peers *ps, const struct config *cfg)
 		char **argv = config_peer_argv(&cfg->peers[i]);
 		struct peer *old = find(ps, cfg->peers[i].name);
 
-		if (old != NULL && strv_equal(old->argv, argv)) {
+		if (old != NULL && config_strv_equal(old->argv, argv)) {
 			/* Unchanged: keep its transport and requests (re-pointed below). */
 			v[i] = *old;
 			old->name = NULL;

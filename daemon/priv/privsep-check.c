@@ -6,30 +6,9 @@
 #include <sys/stat.h>
 
 #include "driver-pktgen.h"
+#include "knob.h"
 #include "privsep-check.h"
 #include "profile.h"
-
-/* s is a decimal number without sign or leading zeros (but "0"), of at most 9 digits;
- * *end gets where it stops. */
-static bool
-number(const char *s, const char **end)
-{
-	size_t n = strspn(s, "0123456789");
-
-	if (n == 0 || n > 9 || (n > 1 && s[0] == '0'))
-		return false;
-	*end = s + n;
-	return true;
-}
-
-/* Every byte of s is in set, and s is 1..max bytes. */
-static bool
-only(const char *s, const char *set, size_t max)
-{
-	size_t n = strlen(s);
-
-	return n > 0 && n <= max && strspn(s, set) == n;
-}
 
 int
 privsep_check_dev(const char *dev, char *why, size_t size)
@@ -48,107 +27,37 @@ bad:
 	return -1;
 }
 
-/* queues/tx-N/xps_cpus, queues/rx-N/rps_cpus, queues/rx-N/rps_flow_cnt with its value. */
-static int
-check_queue(const char *rel, const char *val, char *why, size_t size)
-{
-	const char *p, *end;
-	bool tx;
-
-	if (strncmp(rel, "queues/tx-", 10) == 0)
-		tx = true;
-	else if (strncmp(rel, "queues/rx-", 10) == 0)
-		tx = false;
-	else
-		goto bad;
-	p = rel + 10;
-	if (!number(p, &end) || *end != '/')
-		goto bad;
-	p = end + 1;
-	if (tx ? strcmp(p, "xps_cpus") == 0 : strcmp(p, "rps_cpus") == 0) {
-		if (!only(val, "0123456789abcdefABCDEF,", PRIVSEP_VALUE_MAX) || val[0] == ',')
-			return snprintf(why, size, "%s: not a hex CPU mask", rel), -1;
-		return 0;
-	}
-	if (!tx && strcmp(p, "rps_flow_cnt") == 0) {
-		if (!number(val, &end) || *end != '\0')
-			return snprintf(why, size, "%s: not a decimal number", rel), -1;
-		return 0;
-	}
-bad:
-	snprintf(why, size, "%s: not an allowed queue file", rel);
-	return -1;
-}
-
-/* N/smp_affinity_list with a CPU list. */
-static int
-check_irq(const char *rel, const char *val, char *why, size_t size)
-{
-	const char *end;
-
-	if (!number(rel, &end) || strcmp(end, "/smp_affinity_list") != 0) {
-		snprintf(why, size, "%s: not an allowed IRQ file", rel);
-		return -1;
-	}
-	if (!only(val, "0123456789,-", PRIVSEP_VALUE_MAX) || !isdigit((unsigned char)val[0])) {
-		snprintf(why, size, "%s: not a CPU list", rel);
-		return -1;
-	}
-	return 0;
-}
-
-/* net/... with a one-line value. */
-static int
-check_sysctl(const char *rel, const char *val, char *why, size_t size)
-{
-	static const char name_set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	                               "0123456789_-./";
-	static const char val_set[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	                              "0123456789 \t_.,:-";
-
-	if (strncmp(rel, "net/", 4) != 0 || !only(rel, name_set, PROFILE_SYSCTL_MAX - 1))
-		goto bad;
-	for (const char *p = rel; *p;) {
-		size_t n = strcspn(p, "/");
-		if (n == 0 || (n == 1 && p[0] == '.') || (n == 2 && p[0] == '.' && p[1] == '.'))
-			goto bad;
-		p += n + (p[n] == '/');
-	}
-	if (rel[strlen(rel) - 1] == '/')
-		goto bad;
-	/* The BPF JIT's hardening and kallsyms switches live under net.core. */
-	if (strncmp(rel, "net/core/bpf_", 13) == 0) {
-		snprintf(why, size, "%s: BPF sysctls are not tuning", rel);
-		return -1;
-	}
-	if (!only(val, val_set, PROFILE_VALUE_MAX - 1)) {
-		snprintf(why, size, "%s: the value must be one line of letters, digits and blanks",
-		         rel);
-		return -1;
-	}
-	return 0;
-bad:
-	snprintf(why, size, "sysctl %.128s: not a net.* sysctl name", rel);
-	return -1;
-}
-
+/* A write the knob of rel allows (knob_ops.allow: the allow-list of each knob sits in its
+ * file, next to what it writes); refused with the base's reason when no knob has rel. */
 int
 privsep_check_write(int base, const char *dev, const char *rel, const char *val, char *why,
                     size_t size)
 {
+	if (base == PROFILE_BASE_NETDEV && (dev == NULL || privsep_check_dev(dev, why, size) < 0))
+		return -1;
+	for (size_t i = 0; i < knobs_n; i++) {
+		const struct knob_ops *k = knobs[i];
+		int r;
+		if (k->priv != KNOB_PRIV_WRITE || (int)k->base != base)
+			continue;
+		if ((r = k->allow(rel, val, why, size)) != 0)
+			return r < 0 ? -1 : 0;
+	}
 	switch (base) {
 	case PROFILE_BASE_NETDEV:
-		if (dev == NULL || privsep_check_dev(dev, why, size) < 0)
-			return -1;
-		return check_queue(rel, val, why, size);
+		snprintf(why, size, "%s: not an allowed queue file", rel);
+		break;
 	case PROFILE_BASE_IRQ:
-		return check_irq(rel, val, why, size);
+		snprintf(why, size, "%s: not an allowed IRQ file", rel);
+		break;
 	case PROFILE_BASE_SYSCTL:
-		return check_sysctl(rel, val, why, size);
+		snprintf(why, size, "sysctl %.128s: not a net.* sysctl name", rel);
+		break;
 	default:
 		snprintf(why, size, "not a tuning file");
-		return -1;
+		break;
 	}
+	return -1;
 }
 
 int

@@ -15,12 +15,11 @@
 
 #include "privsep.h" /* PRIVSEP_GROUPS */
 
-#define PRIVSEP_VALUE_MAX 1024 /* bytes of a value written (a mask of 4096 CPUs fits) */
-#define PRIVSEP_ARGV_MAX  256  /* arguments of a spawn */
-#define PRIVSEP_ENV_MAX   256  /* environment entries of a spawn */
+#define PRIVSEP_ARGV_MAX 256 /* arguments of a spawn */
+#define PRIVSEP_ENV_MAX  256 /* environment entries of a spawn */
 
 /* May value be written to rel below base (enum profile_base: NETDEV with dev, IRQ,
- * SYSCTL)? The files:
+ * SYSCTL)? Each knob allows its own files (knob_ops.allow in profile-<knob>.c); today:
  *   NETDEV  queues/tx-N/xps_cpus, queues/rx-N/rps_cpus (hex masks in comma groups),
  *           queues/rx-N/rps_flow_cnt (a decimal)
  *   IRQ     N/smp_affinity_list (a CPU list)

@@ -115,6 +115,8 @@ exec_figures(struct test *t, json_object *figs, json_object *procs, char *why, s
 const struct driver driver_exec = {
     .name = "exec",
     .program = NULL,
+    .args = NULL,
+    .server_argv = NULL,
     .check = exec_check,
     .nprocs = exec_nprocs,
     .argv = exec_argv,

@@ -89,13 +89,6 @@ iperf3_argv(const struct test_spec *s, const char *program, const struct test_pr
 	return runner_strv(w, n);
 }
 
-/* Add a number, or null when NAN. */
-static void
-add_num(json_object *o, const char *key, double v)
-{
-	json_object_object_add(o, key, isnan(v) ? NULL : json_double(v));
-}
-
 /* The figures from the JSON document. */
 static int
 iperf3_figures(struct test *t, json_object *figs, json_object *procs, char *why, size_t size)
@@ -118,21 +111,23 @@ iperf3_figures(struct test *t, json_object *figs, json_object *procs, char *why,
 		snprintf(why, size, "iperf3: %s", out.error);
 		return t->stopping ? 0 : -1;
 	}
-	add_num(figs, "throughput_mbps", out.sent_bps / 1e6);
-	add_num(figs, "received_mbps", out.received_bps / 1e6);
-	add_num(figs, "bytes_sent", out.sent_bytes);
-	add_num(figs, "bytes_received", out.received_bytes);
-	add_num(figs, "retransmits", out.retransmits);
-	add_num(figs, "cpu_local_pct", out.cpu_host_pct);
-	add_num(figs, "cpu_remote_pct", out.cpu_remote_pct);
+	json_add_double(figs, "throughput_mbps", out.sent_bps / 1e6);
+	json_add_double(figs, "received_mbps", out.received_bps / 1e6);
+	json_add_double(figs, "bytes_sent", out.sent_bytes);
+	json_add_double(figs, "bytes_received", out.received_bytes);
+	json_add_double(figs, "retransmits", out.retransmits);
+	json_add_double(figs, "cpu_local_pct", out.cpu_host_pct);
+	json_add_double(figs, "cpu_remote_pct", out.cpu_remote_pct);
 	json_add_uint(figs, "streams", out.streams);
-	add_num(json_object_array_get_idx(procs, 0), "seconds", out.seconds);
+	json_add_double(json_object_array_get_idx(procs, 0), "seconds", out.seconds);
 	return 0;
 }
 
 const struct driver driver_iperf3 = {
     .name = "iperf3",
     .program = "iperf3",
+    .args = NULL,
+    .server_argv = (const char *const[]){"iperf3", "-s", NULL},
     .check = iperf3_check,
     .nprocs = iperf3_nprocs,
     .argv = iperf3_argv,

@@ -297,13 +297,6 @@ netperf_live(const struct test *t, json_object *o)
 	json_add_uint(o, "reporting", n);
 }
 
-/* Add a number, or null when NAN. */
-static void
-add_num(json_object *o, const char *key, double v)
-{
-	json_object_object_add(o, key, isnan(v) ? NULL : json_double(v));
-}
-
 /* UDP_STREAM: what was sent and received, and the loss between (NAN when netperf said
  * nothing of it). */
 struct udp_sum {
@@ -316,12 +309,12 @@ add_udp(json_object *o, const struct udp_sum *u)
 {
 	double lost = u->sent - u->received;
 
-	add_num(o, "sent_datagrams", u->sent);
-	add_num(o, "received_datagrams", u->received);
-	add_num(o, "lost_datagrams", lost);
-	add_num(o, "loss_pct", u->sent > 0 ? 100 * lost / u->sent : NAN);
-	add_num(o, "sent_mbps", u->sent_mbps);
-	add_num(o, "received_mbps", u->received_mbps);
+	json_add_double(o, "sent_datagrams", u->sent);
+	json_add_double(o, "received_datagrams", u->received);
+	json_add_double(o, "lost_datagrams", lost);
+	json_add_double(o, "loss_pct", u->sent > 0 ? 100 * lost / u->sent : NAN);
+	json_add_double(o, "sent_mbps", u->sent_mbps);
+	json_add_double(o, "received_mbps", u->received_mbps);
 }
 
 /* One process's UDP figures into pf, summed into tot. */
@@ -378,52 +371,52 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 		n++;
 		if (rr) {
 			trans += np->transaction_rate;
-			add_num(pf, "transactions_per_s", np->transaction_rate);
-			add_num(pf, "latency_us", 1e6 / np->transaction_rate);
+			json_add_double(pf, "transactions_per_s", np->transaction_rate);
+			json_add_double(pf, "latency_us", 1e6 / np->transaction_rate);
 			if (!isnan(np->mean_latency_us)) {
 				lat += np->mean_latency_us;
 				nlat++;
-				add_num(pf, "mean_latency_us", np->mean_latency_us);
+				json_add_double(pf, "mean_latency_us", np->mean_latency_us);
 			}
 			if (!isnan(np->p99_latency_us) && np->p99_latency_us > p99)
 				p99 = np->p99_latency_us;
 		} else {
 			tput += np->throughput;
-			add_num(pf,
-			        strcmp(np->units, "10^6bits/s") == 0 ? "throughput_mbps"
-			                                             : "throughput",
-			        np->throughput);
+			json_add_double(pf,
+			                strcmp(np->units, "10^6bits/s") == 0 ? "throughput_mbps"
+			                                                     : "throughput",
+			                np->throughput);
 			if (udp)
 				udp_proc(np, pf, &usum);
 		}
 		if (t->spec.cpu_util) {
-			add_num(pf, "local_cpu_pct", np->local_cpu_pct);
-			add_num(pf, "remote_cpu_pct", np->remote_cpu_pct);
+			json_add_double(pf, "local_cpu_pct", np->local_cpu_pct);
+			json_add_double(pf, "remote_cpu_pct", np->remote_cpu_pct);
 			cpu_sum(&lcpu, np->local_cpu_pct);
 			cpu_sum(&rcpu, np->remote_cpu_pct);
 		}
-		add_num(pf, "elapsed_s", np->elapsed_s);
-		add_num(pf, "bytes_sent", np->bytes_sent);
-		add_num(pf, "bytes_recvd", np->bytes_recvd);
+		json_add_double(pf, "elapsed_s", np->elapsed_s);
+		json_add_double(pf, "bytes_sent", np->bytes_sent);
+		json_add_double(pf, "bytes_recvd", np->bytes_recvd);
 	}
 	json_add_uint(figs, "procs_reporting", n);
 	if (n == 0)
 		return t->stopping ? 0 : -1;
 	if (rr) {
-		add_num(figs, "transactions_per_s", trans);
-		add_num(figs, "transactions_per_s_per_proc", trans / n);
+		json_add_double(figs, "transactions_per_s", trans);
+		json_add_double(figs, "transactions_per_s_per_proc", trans / n);
 		/* The kit's figure: one transaction's round trip, from the rate. */
-		add_num(figs, "latency_us", 1e6 / (trans / n));
-		add_num(figs, "mean_latency_us", nlat ? lat / nlat : NAN);
-		add_num(figs, "p99_latency_us_max", nlat ? p99 : NAN);
+		json_add_double(figs, "latency_us", 1e6 / (trans / n));
+		json_add_double(figs, "mean_latency_us", nlat ? lat / nlat : NAN);
+		json_add_double(figs, "p99_latency_us_max", nlat ? p99 : NAN);
 	} else
-		add_num(figs, "throughput_mbps", tput);
+		json_add_double(figs, "throughput_mbps", tput);
 	if (udp)
 		add_udp(figs, &usum);
 	if (t->spec.cpu_util) {
 		/* Each process measured the whole machine's CPUs over the same span: their mean. */
-		add_num(figs, "local_cpu_pct", lcpu.n ? lcpu.sum / lcpu.n : NAN);
-		add_num(figs, "remote_cpu_pct", rcpu.n ? rcpu.sum / rcpu.n : NAN);
+		json_add_double(figs, "local_cpu_pct", lcpu.n ? lcpu.sum / lcpu.n : NAN);
+		json_add_double(figs, "remote_cpu_pct", rcpu.n ? rcpu.sum / rcpu.n : NAN);
 	}
 	return n == t->nprocs || t->stopping ? 0 : -1;
 }
@@ -431,6 +424,8 @@ netperf_figures(struct test *t, json_object *figs, json_object *procs, char *why
 const struct driver driver_netperf = {
     .name = "netperf",
     .program = "netperf",
+    .args = (const char *const[]){"rcvbuf", "cpu_util", NULL},
+    .server_argv = (const char *const[]){"netserver", "-D", NULL},
     .priv_size = sizeof(struct netperf_out),
     .check = netperf_check,
     .nprocs = netperf_nprocs,

@@ -803,21 +803,14 @@ pktgen_argv(const struct test_spec *s, const char *program, const struct test_pr
 
 /* ---- figures ---- */
 
-/* Add a number, or null when not finite. */
-static void
-add_num(json_object *o, const char *key, double v)
-{
-	json_object_object_add(o, key, isfinite(v) ? json_double(v) : NULL);
-}
-
 /* The common figures. */
 static void
 add_totals(json_object *o, uint64_t packets, uint64_t bytes, double elapsed)
 {
 	json_add_uint(o, "packets_sent", packets);
 	json_add_uint(o, "bytes_sent", bytes);
-	add_num(o, "elapsed_s", elapsed);
-	add_num(o, "pps", elapsed > 0 ? (double)packets / elapsed : NAN);
+	json_add_double(o, "elapsed_s", elapsed);
+	json_add_double(o, "pps", elapsed > 0 ? (double)packets / elapsed : NAN);
 }
 
 /* pktgen's results, from netmetrics-pktgen's output. */
@@ -843,8 +836,8 @@ pktgen_results(struct test *t, const char *text, json_object *figs, json_object 
 		json_add_uint(th, "packets_sent", r[i].packets);
 		json_add_uint(th, "errors", r[i].errors);
 		if (r[i].ok) {
-			add_num(th, "elapsed_s", r[i].elapsed_s);
-			add_num(th, "pps", r[i].pps);
+			json_add_double(th, "elapsed_s", r[i].elapsed_s);
+			json_add_double(th, "pps", r[i].pps);
 		} else
 			json_add_string(th, "result", r[i].result);
 		json_object_array_add(threads, th);
@@ -883,7 +876,7 @@ trafgen_results(struct test *t, const char *text, size_t len, json_object *figs,
 		json_object *w = json_object_new_object();
 		json_add_int(w, "cpu", out->worker_cpu[i]);
 		json_add_uint(w, "packets_sent", out->worker_packets[i]);
-		add_num(w, "elapsed_s", out->worker_s[i]);
+		json_add_double(w, "elapsed_s", out->worker_s[i]);
 		json_object_array_add(workers, w);
 	}
 	json_object_object_add(pf, "workers", workers);
@@ -919,6 +912,10 @@ const struct driver driver_pktgen = {
     .name = "pktgen",
     .program = NULL,
     .packet_args = true,
+    .args = (const char *const[]){"generator_on", "dev", "dst_min", "dst_max", "dst_mac", "src",
+                                  "flows", "flowlen", "clone_skb", "delay", "count", "threads",
+                                  "rate", NULL},
+    .server_argv = NULL,
     .privileged = true,
     .until_stopped = true,
     .program_of = pktgen_program,

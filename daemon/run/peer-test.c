@@ -64,14 +64,13 @@ reached(void *arg, const struct nm_error *err)
 	struct test_spec *spec = p->spec;
 	struct nm_error e2;
 
-	/* netperf and iperf3 need their server on the other end: the first peer's. */
-	if (err == NULL && spec->server_peer[0] == '\0' &&
-	    (strcmp(spec->driver->name, "netperf") == 0 ||
-	     strcmp(spec->driver->name, "iperf3") == 0)) {
+	/* A driver with a server (netperf, iperf3: struct driver.server_argv) needs it on the
+	 * other end: the first peer's. */
+	if (err == NULL && spec->server_peer[0] == '\0' && spec->driver->server_argv != NULL) {
 		snprintf(spec->server_peer, sizeof(spec->server_peer), "%s",
 		         json_object_get_string(json_object_array_get_idx(spec->peers, 0)));
-		if (peerwin_server_start(p->pw, spec->server_peer, spec->name, spec->driver->name,
-		                         reached, p, &e2) == 0)
+		if (peerwin_server_start(p->pw, spec->server_peer, spec->name,
+		                         spec->driver->server_argv, reached, p, &e2) == 0)
 			return; /* back here once the server had its time */
 		spec->server_peer[0] = '\0';
 	}

@@ -154,6 +154,22 @@ default_name(const struct test_spec *spec, char *buf, size_t size)
 	         ts + 11, ts + 14, ts + 17);
 }
 
+/* Refuse argument key, given to a driver that does not take it (struct driver.args): "WHAT
+ * is for --driver TAKERS", then hint. WHAT: argument "KEY" unless given. */
+static int
+refuse_arg(const char *key, const char *what, const char *hint, struct nm_error *err)
+{
+	char takers[128], arg[80];
+
+	if (what == NULL) {
+		snprintf(arg, sizeof(arg), "argument \"%s\"", key);
+		what = arg;
+	}
+	return nm_error_set(err, NM_ERR_BAD_ARGS, "%s is for --driver %s%s", what,
+	                    driver_takers(key, " or ", takers, sizeof(takers)),
+	                    hint != NULL ? hint : "");
+}
+
 /* The packet generator's arguments (drivers with packet_args); the driver checks them. */
 static int
 packet_args(json_object *args, struct test_spec *spec, struct nm_error *err)
@@ -162,14 +178,12 @@ packet_args(json_object *args, struct test_spec *spec, struct nm_error *err)
 	                                   "src",   "flows",   "flowlen", "clone_skb",
 	                                   "delay", "count",   "threads", "rate"};
 
-	if (!spec->driver->packet_args) {
-		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-			if (json_object_object_get_ex(args, keys[i], NULL))
-				return nm_error_set(err, NM_ERR_BAD_ARGS,
-				                    "argument \"%s\" is for --driver pktgen",
-				                    keys[i]);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (!driver_takes(spec->driver, keys[i]) &&
+		    json_object_object_get_ex(args, keys[i], NULL))
+			return refuse_arg(keys[i], NULL, NULL, err);
+	if (!spec->driver->packet_args)
 		return 0;
-	}
 	if (copy_arg(args, "dev", spec->dev, sizeof(spec->dev), err) < 0 ||
 	    copy_arg(args, "dst_min", spec->dst_min, sizeof(spec->dst_min), err) < 0 ||
 	    copy_arg(args, "dst_max", spec->dst_max, sizeof(spec->dst_max), err) < 0 ||
@@ -246,11 +260,20 @@ generator_peer(struct test_spec *spec, struct nm_error *err)
 {
 	json_object *peers;
 	bool named = false;
+	char servers[128] = "", hint[200];
+	const struct driver *d;
 
-	if (!spec->driver->packet_args)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "--generator-on is for --driver pktgen (netperf and iperf3 "
-		                    "start their server on the first --peer)");
+	if (!driver_takes(spec->driver, "generator_on")) {
+		/* " (netperf and iperf3 start their server on the first --peer)" */
+		for (size_t i = 0, n = 0; (d = driver_at(i)) != NULL; i++)
+			if (d->server_argv != NULL)
+				snprintf(servers + strlen(servers),
+				         sizeof(servers) - strlen(servers), "%s%s",
+				         n++ ? " and " : "", d->name);
+		snprintf(hint, sizeof(hint), " (%s start their server on the first --peer)",
+		         servers);
+		return refuse_arg("generator_on", "--generator-on", hint, err);
+	}
 	peers = json_object_new_array();
 	for (size_t i = 0; spec->peers != NULL && i < json_object_array_length(spec->peers); i++) {
 		json_object *p = json_object_array_get_idx(spec->peers, i);
@@ -298,15 +321,14 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 		nm_error_set(err, NM_ERR_BAD_ARGS, "--trend-recover is below --trend-threshold");
 		goto fail;
 	}
-	if (spec->rcvbuf && strcmp(spec->driver->name, "netperf") != 0) {
-		nm_error_set(err, NM_ERR_BAD_ARGS, "argument \"rcvbuf\" is for --driver netperf");
+	if (spec->rcvbuf && !driver_takes(spec->driver, "rcvbuf")) {
+		refuse_arg("rcvbuf", NULL, NULL, err);
 		goto fail;
 	}
 	spec->cpu_util = json_get_bool(args, "cpu_util", false);
-	if (spec->cpu_util && strcmp(spec->driver->name, "netperf") != 0) {
-		nm_error_set(err, NM_ERR_BAD_ARGS,
-		             "argument \"cpu_util\" is for --driver netperf (netperf's -c -C; the "
-		             "report's cpu figures cover every driver)");
+	if (spec->cpu_util && !driver_takes(spec->driver, "cpu_util")) {
+		refuse_arg("cpu_util", NULL,
+		           " (netperf's -c -C; the report's cpu figures cover every driver)", err);
 		goto fail;
 	}
 	spec->replace = json_get_bool(args, "replace", false);

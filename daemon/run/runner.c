@@ -507,12 +507,9 @@ profile_put(struct runner *r, struct test *t, struct nm_error *err)
 out_host:
 	profile_host_close(&h);
 	profile_free(&p);
-	if (rc < 0 && err != NULL && strncmp(err->message, "test ", 5) != 0) {
-		char msg[NM_ERROR_MSG_MAX];
-		snprintf(msg, sizeof(msg), "%s", err->message);
-		nm_error_set(err, err->code, "test %s: profile %s: %s", t->spec.name,
-		             t->spec.profile, msg);
-	}
+	if (rc < 0 && err != NULL && strncmp(err->message, "test ", 5) != 0)
+		nm_error_prefix(err, err->code, "test %s: profile %s", t->spec.name,
+		                t->spec.profile);
 	return rc;
 }
 

@@ -182,7 +182,15 @@ struct driver {
 	const char *name;    /* "netperf" */
 	const char *program; /* the binary looked up in PATH; NULL: argv[0] (exec) */
 	size_t priv_size;    /* per-process state the runner allocates (zeroed) */
-	bool packet_args;    /* takes the packet generator's arguments (dev, dst_min, ...) */
+	bool packet_args;    /* fills the packet generator's fields of the spec (dev, dst_min...) */
+	/* The test-start arguments only some drivers take that this one takes ("rcvbuf",
+	 * "cpu_util", the packet generator's "dev", ...), NULL-terminated; NULL: none. A driver
+	 * given one it does not list is refused (runner-spec.c): "argument \"rcvbuf\" is for
+	 * --driver netperf". */
+	const char *const *args;
+	/* The benchmark's server a peer runs for it, NULL-terminated ("netserver", "-D"): started
+	 * on the first --peer as an exec test TEST.server (peer-test.c); NULL: none. */
+	const char *const *server_argv;
 	/* Runs as the daemon (root), not as the client: it drives the kernel itself (pktgen).
 	 * Only admins start tests. */
 	bool privileged;
@@ -226,10 +234,17 @@ struct driver {
 	               size_t size);
 };
 
-/* The drivers: netperf, iperf3, exec, pktgen (driver-<name>.c). NULL when unknown. */
+/* The drivers: netperf, iperf3, exec, pktgen (driver-<name>.c, listed in driver.c's
+ * table). NULL when unknown. */
 const struct driver *driver_find(const char *name);
-/* Their names, for messages: "netperf, iperf3, exec, pktgen". */
+/* The i-th driver of the table, NULL past its end. */
+const struct driver *driver_at(size_t i);
+/* Their names, for messages: "netperf, iperf3, exec, pktgen" (the table's order). */
 const char *driver_names(void);
+/* Whether d lists key among the arguments it takes (struct driver.args). */
+bool driver_takes(const struct driver *d, const char *key);
+/* The names of the drivers that take key ("netperf"), sep between two, into buf. */
+const char *driver_takers(const char *key, const char *sep, char *buf, size_t size);
 /* Helpers the drivers share (runner.c). */
 /* A NULL-terminated argv from a format-free list of words; the caller frees with
  * runner_strv_free. */

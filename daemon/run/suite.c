@@ -382,9 +382,7 @@ build_runs(struct suites *ss, const char *sname, struct parse *p, unsigned iters
 				json_object_object_add(args, "profile_vars", json_object_get(vars));
 			}
 			if (runner_spec_parse(ss->d->runner, args, &spec, err) < 0) {
-				char msg[NM_ERROR_MSG_MAX];
-				snprintf(msg, sizeof(msg), "%s", err->message);
-				nm_error_set(err, NM_ERR_BAD_ARGS, "run %s: %s", name, msg);
+				nm_error_prefix(err, NM_ERR_BAD_ARGS, "run %s", name);
 				json_object_put(vars);
 				json_object_put(args);
 				json_object_put(runs);
@@ -649,11 +647,8 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	if ((r = ini_parse_string(text, ini_cb, &p)) != 0) {
 		if (!p.failed)
 			nm_error_set(err, NM_ERR_BAD_ARGS, "%s: line %d: not INI", file, r);
-		else {
-			char msg[NM_ERROR_MSG_MAX];
-			snprintf(msg, sizeof(msg), "%s", err->message);
-			nm_error_set(err, NM_ERR_BAD_ARGS, "%s: line %d: %s", file, r, msg);
-		}
+		else
+			nm_error_prefix(err, NM_ERR_BAD_ARGS, "%s: line %d", file, r);
 		goto out;
 	}
 	for (size_t i = 0;
@@ -662,9 +657,7 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 		add_peer(p.peers, json_object_get_string(json_object_array_get_idx(peers, i)));
 	/* Only configured peers: checked once here rather than by every run's start. */
 	if (peer_check_names(ss->d->peers, p.peers, err) < 0) {
-		char msg[NM_ERROR_MSG_MAX];
-		snprintf(msg, sizeof(msg), "%s", err->message);
-		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: peer: %s", file, msg);
+		nm_error_prefix(err, NM_ERR_BAD_ARGS, "%s: peer", file);
 		goto out;
 	}
 	sname = name ? name : json_get_string(p.suite, "name", NULL);

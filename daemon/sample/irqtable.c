@@ -2,6 +2,7 @@
  * splits the same way (fields, action names, affinity files), the on-demand reader used
  * while the interrupts source is disabled, copies for window edges and the form stored with
  * results. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -37,6 +38,26 @@ irqtable_find_label(const struct irq_table *t, const char *label)
 			return &t->v[i];
 	}
 	return NULL;
+}
+
+/* Whether an arch line counts inter-processor interrupts: interrupts one CPU sends another.
+ * The kernel's arch lines (6.18, show_interrupts and each arch's arch_show_interrupts):
+ * - x86: RES (rescheduling), CAL (function calls) and TLB (shootdowns received: sent as
+ *   function-call IPIs, so CAL counts them too) are its IPIs, printed under CONFIG_SMP. Not
+ *   IPIs: NMI (mostly perf overflows), LOC (the local timer), SPU, PMI, IWI (irq_work
+ *   raised on this CPU: a self-interrupt; a remote one is sent as a function call, CAL),
+ *   RTR, TRM, THR, DFR, MCE, MCP, ERR, MIS, and KVM's PIN, NPI and PIW (posted-interrupt
+ *   vectors that the IOMMU raises as well as other CPUs: not only IPIs).
+ * - arm64, arm, riscv, loongarch, csky print their IPIs as IPI<n> ("%*s%u:" with "IPI"),
+ *   the kind in the description ("Rescheduling interrupts", "Function call interrupts",
+ *   ...), and arm64's Err line besides. "IPI" followed by anything but a digit is no row
+ *   the kernel prints: not an IPI. */
+bool
+irqtable_is_ipi(const char *label)
+{
+	return strcmp(label, "RES") == 0 || strcmp(label, "CAL") == 0 ||
+	       strcmp(label, "TLB") == 0 ||
+	       (strncmp(label, "IPI", 3) == 0 && isdigit((unsigned char)label[3]));
 }
 
 /* The IRQs whose name stands for a device's queue. */

@@ -98,6 +98,10 @@ struct irq_table {
 const struct irq_info *irqtable_find_irq(const struct irq_table *t, int irq);
 /* The line with this label ("LOC", "45"), or NULL. */
 const struct irq_info *irqtable_find_label(const struct irq_table *t, const char *label);
+/* Whether an arch line's label ("RES", "LOC", "IPI3") names inter-processor interrupts:
+ * x86's RES, CAL and TLB, and IPI<n> (arm64, arm, riscv, loongarch number theirs). The
+ * report's IPI figures and the Prometheus family netmetrics_ipis_total both use it. */
+bool irqtable_is_ipi(const char *label);
 /* The IRQs whose name stands for queue index of device (as parsed: "eth0", "0000:08:00.0",
  * "virtio2"), in file order: up to max of them into out. Returns how many match (may
  * exceed max). A queue may have several IRQs (virtio input.0 and output.0, eth0-rx-3 and

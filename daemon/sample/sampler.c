@@ -688,6 +688,12 @@ sampler_source_at(struct sampler *s, size_t i)
 	return i < NSOURCES ? &s->sources[i] : NULL;
 }
 
+const struct source_ops *
+sampler_table_ops(size_t i)
+{
+	return i < NSOURCES ? all_sources[i] : NULL;
+}
+
 uint64_t
 sampler_raw(const struct sampler *s, series_id id)
 {

@@ -79,6 +79,10 @@ void sampler_irq_refresh_affinity(struct sampler *s);
 int sampler_rootfd(const struct sampler *s);
 size_t sampler_nsources(const struct sampler *s);
 struct source *sampler_source_at(struct sampler *s, size_t i);
+/* The ops of the i-th source of the sampler's table (enum sampler_kind), NULL past its end:
+ * what a source says of itself without a sampler (its Prometheus families, whether results
+ * keep it; test-sampler walks them). */
+const struct source_ops *sampler_table_ops(size_t i);
 /* The last raw reading of a series (what the kernel showed). */
 uint64_t sampler_raw(const struct sampler *s, series_id id);
 /* sampler_raw of ids [0, n) into out[0..n) (a snapshot's copy). */

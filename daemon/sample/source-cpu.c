@@ -385,8 +385,22 @@ cpu_free(struct source *src)
 	src->priv = NULL;
 }
 
+/* Its Prometheus families (serve/prom.c): CPU time per CPU and over all, the other
+ * counters and levels of /proc/stat. */
+static const struct source_family cpu_families[] = {
+    {"netmetrics_cpu_seconds",
+     {.kind = SOURCE_COUNTERS, .mode = SOURCE_HAS, .cpu = SOURCE_HAS},
+     false},
+    {"netmetrics_cpu_all_seconds", {.kind = SOURCE_COUNTERS, .mode = SOURCE_HAS}, false},
+    {"netmetrics_stat_level", {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_stat", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_cpu_ops = {
     .name = "cpu",
+    .prom = cpu_families,
+    .keep = SOURCE_KEPT,
     .description = "CPU time per CPU and mode, context switches, forks (/proc/stat)",
     .configure = NULL,
     .init = cpu_init,

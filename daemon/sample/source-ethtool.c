@@ -329,8 +329,17 @@ eth_describe(struct source *src)
 	return o;
 }
 
+/* Its Prometheus family (serve/prom.c): the counters (the family is opt-in). */
+static const struct source_family ethtool_families[] = {
+    {SOURCE_NO_FAMILY, {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_ethtool", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_ethtool_ops = {
     .name = "ethtool",
+    .prom = ethtool_families,
+    .keep = SOURCE_NOT_KEPT,
     .description = "ethtool -S counters (SIOCETHTOOL)",
     .configure = eth_configure,
     .init = eth_init,

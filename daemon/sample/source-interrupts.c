@@ -944,8 +944,31 @@ interrupts_free(struct source *src)
 	src->priv = NULL;
 }
 
+/* Its Prometheus families (serve/prom.c): the per-IRQ cells and lines (opt-in), the IPIs
+ * (the rows irqtable_is_ipi takes: IPI<n>, RES, CAL, TLB),
+ * the arch interrupts (those but the timer, NMIs and IRQ work opt-in per CPU). */
+static const struct source_family interrupts_families[] = {
+    {SOURCE_NO_FAMILY, {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_irq_interrupts", {.irq = SOURCE_HAS, .cpu = SOURCE_HAS}, false},
+    {"netmetrics_irq_events", {.irq = SOURCE_HAS}, false},
+    {"netmetrics_ipis",
+     {.cpu = SOURCE_HAS, .type = (const char *const[]){"IPI[0-9]*", "RES", "CAL", "TLB", NULL}},
+     false},
+    {"netmetrics_arch_interrupts",
+     {.cpu = SOURCE_HAS, .type = (const char *const[]){"LOC", "NMI", "IWI", NULL}},
+     false},
+    {"netmetrics_arch_interrupts", {.cpu = SOURCE_HAS}, true},
+    {"netmetrics_arch_interrupts", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+/* Results keep the arch lines, not the per-IRQ cells. */
+static const struct source_match interrupts_not_kept = {.irq = SOURCE_HAS};
+
 const struct source_ops source_interrupts_ops = {
     .name = "interrupts",
+    .prom = interrupts_families,
+    .keep = SOURCE_KEPT,
+    .keep_except = &interrupts_not_kept,
     .description = "per-IRQ per-CPU interrupt counts (/proc/interrupts)",
     .after = "cpu", /* its /proc/stat intr line: take_totals */
     .configure = interrupts_configure,

@@ -407,8 +407,27 @@ link_describe(struct source *src)
 	return o;
 }
 
+/* Its Prometheus families (serve/prom.c): bytes, packets, drops, errors and the rest. */
+static const struct source_family link_families[] = {
+    {SOURCE_NO_FAMILY, {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_link_bytes",
+     {.field = (const char *const[]){"rx_bytes", "tx_bytes", NULL}},
+     false},
+    {"netmetrics_link_packets",
+     {.field = (const char *const[]){"rx_packets", "tx_packets", NULL}},
+     false},
+    {"netmetrics_link_drops",
+     {.field = (const char *const[]){"rx_dropped", "tx_dropped", NULL}},
+     false},
+    {"netmetrics_link_errors", {.unit = "errors"}, false},
+    {"netmetrics_link_events", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_link_ops = {
     .name = "link",
+    .prom = link_families,
+    .keep = SOURCE_KEPT,
     .description = "interface statistics (rtnetlink IFLA_STATS64)",
     .configure = NULL,
     .init = link_init,

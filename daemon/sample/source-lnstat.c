@@ -658,8 +658,28 @@ lnstat_free(struct source *src)
 	src->priv = NULL;
 }
 
+/* Its Prometheus families (serve/prom.c): the sums over CPUs, the entries of a table, the
+ * per-CPU cells (opt-in). */
+static const struct source_family lnstat_families[] = {
+    {"netmetrics_lnstat_entries",
+     {.kind = SOURCE_GAUGES,
+      .field = (const char *const[]){"*entries", NULL},
+      .cpu = SOURCE_HAS_NO},
+     false},
+    {SOURCE_NO_FAMILY, {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_lnstat_cpu", {.cpu = SOURCE_HAS}, false},
+    {"netmetrics_lnstat", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+/* Results keep the sums, not the per-CPU cells (by name: a row past CPUSET_MAX_CPUS has no
+ * cpu label). */
+static const struct source_match lnstat_not_kept = {.name = "lnstat.*.cpu[0-9]*"};
+
 const struct source_ops source_lnstat_ops = {
     .name = "lnstat",
+    .prom = lnstat_families,
+    .keep = SOURCE_KEPT,
+    .keep_except = &lnstat_not_kept,
     .description = "per-CPU tables of /proc/net/stat (rt_cache, arp_cache, nf_conntrack...)",
     .configure = NULL,
     .init = lnstat_init,

@@ -1153,8 +1153,19 @@ queues_describe(struct source *src)
 	return o;
 }
 
+/* Its Prometheus families (serve/prom.c): packets, bytes and the other counters by field. */
+static const struct source_family queues_families[] = {
+    {SOURCE_NO_FAMILY, {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_queue_packets", {.field = (const char *const[]){"packets", NULL}}, false},
+    {"netmetrics_queue_bytes", {.field = (const char *const[]){"bytes", NULL}}, false},
+    {"netmetrics_queue_events", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_queues_ops = {
     .name = "queues",
+    .prom = queues_families,
+    .keep = SOURCE_KEPT,
     .description = "per-queue packets and bytes (netdev qstats, ethtool, then mq classes)",
     .configure = queues_configure,
     .init = queues_init,

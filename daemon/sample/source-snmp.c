@@ -491,8 +491,17 @@ snmp_free(struct source *src)
 	src->priv = NULL;
 }
 
+/* Its Prometheus families (serve/prom.c): counters and levels. */
+static const struct source_family snmp_families[] = {
+    {"netmetrics_snmp_level", {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_snmp", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_snmp_ops = {
     .name = "snmp",
+    .prom = snmp_families,
+    .keep = SOURCE_KEPT,
     .description = "protocol counters from /proc/net/snmp, netstat and snmp6",
     .configure = NULL,
     .init = snmp_init,

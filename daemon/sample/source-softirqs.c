@@ -335,8 +335,17 @@ softirqs_free(struct source *src)
 	src->priv = NULL;
 }
 
+/* Its Prometheus family (serve/prom.c): the per-CPU counters; the others are not exported. */
+static const struct source_family softirqs_families[] = {
+    {"netmetrics_softirqs", {.kind = SOURCE_COUNTERS, .cpu = SOURCE_HAS}, false},
+    {SOURCE_NO_FAMILY, {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_softirqs_ops = {
     .name = "softirqs",
+    .prom = softirqs_families,
+    .keep = SOURCE_KEPT,
     .description = "per-type per-CPU softirq counts (/proc/softirqs)",
     .configure = NULL,
     .init = softirqs_init,

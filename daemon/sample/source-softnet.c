@@ -307,8 +307,17 @@ softnet_free(struct source *src)
 	src->priv = NULL;
 }
 
+/* Its Prometheus families (serve/prom.c): counters and levels. */
+static const struct source_family softnet_families[] = {
+    {"netmetrics_softnet_level", {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_softnet", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_softnet_ops = {
     .name = "softnet",
+    .prom = softnet_families,
+    .keep = SOURCE_KEPT,
     .description = "per-CPU packets processed, dropped and squeezed (/proc/net/softnet_stat)",
     .configure = NULL,
     .init = softnet_init,

@@ -511,8 +511,17 @@ sysctl_free(struct source *src)
 	}
 }
 
+/* Its Prometheus families (serve/prom.c): counters and values. */
+static const struct source_family sysctl_families[] = {
+    {"netmetrics_sysctl_level", {.kind = SOURCE_GAUGES}, false},
+    {"netmetrics_sysctl", {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_sysctl_ops = {
     .name = "sysctl",
+    .prom = sysctl_families,
+    .keep = SOURCE_NOT_KEPT,
     .description = "values of sysctls matched by globs",
     .configure = sysctl_configure,
     .init = sysctl_init,

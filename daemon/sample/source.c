@@ -1,6 +1,7 @@
 /* source.c: helpers every source uses to read below the root prefix without copying. */
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -195,4 +196,72 @@ series_atom
 source_atom(struct source *src, const char *s, size_t len)
 {
 	return series_atom_intern(src->reg, s, len);
+}
+
+const struct source_family source_not_exported[] = {{.family = NULL}};
+
+/* Whether s matches one of the NULL-terminated globs. */
+static bool
+glob_any(const char *const *globs, const char *s)
+{
+	for (; *globs != NULL; globs++)
+		if (fnmatch(*globs, s, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Whether a label (set or not) meets a condition. */
+static bool
+label_ok(enum source_label_match m, bool set)
+{
+	return m == SOURCE_ANY_LABEL || (m == SOURCE_HAS) == set;
+}
+
+/* Whether the series si with labels l of reg matches m. */
+static bool
+match_labels(const struct source_match *m, const struct series_registry *reg,
+             const struct series_info *si, const struct series_labels *l)
+{
+	bool gauge = si->kind == SERIES_GAUGE;
+
+	if ((m->kind == SOURCE_COUNTERS && gauge) || (m->kind == SOURCE_GAUGES && !gauge))
+		return false;
+	if (!label_ok(m->cpu, l->cpu >= 0) || !label_ok(m->irq, l->irq >= 0) ||
+	    !label_ok(m->mode, l->mode != SERIES_ATOM_NONE))
+		return false;
+	if (m->field != NULL && !glob_any(m->field, series_atom_str(reg, l->field)))
+		return false;
+	if (m->type != NULL && !glob_any(m->type, series_atom_str(reg, l->type)))
+		return false;
+	if (m->unit != NULL && (si->unit == NULL || strcmp(si->unit, m->unit) != 0))
+		return false;
+	return m->name == NULL || fnmatch(m->name, si->name, 0) == 0;
+}
+
+bool
+source_match(const struct source_match *m, const struct series_registry *reg, series_id id)
+{
+	struct series_labels l = series_labels_of(reg, id);
+
+	return match_labels(m, reg, series_get(reg, id), &l);
+}
+
+const struct source_family *
+source_family_of(const struct source_ops *ops, const struct series_registry *reg, series_id id)
+{
+	const struct series_info *si = series_get(reg, id);
+	struct series_labels l = series_labels_of(reg, id);
+
+	for (const struct source_family *r = ops->prom; r != NULL && r->family != NULL; r++)
+		if (match_labels(&r->match, reg, si, &l))
+			return r->family[0] != '\0' ? r : NULL;
+	return NULL;
+}
+
+bool
+source_keeps(const struct source_ops *ops, const struct series_registry *reg, series_id id)
+{
+	if (ops->keep != SOURCE_KEPT)
+		return false;
+	return ops->keep_except == NULL || !source_match(ops->keep_except, reg, id);
 }

@@ -37,8 +37,57 @@ struct stat_intr {
 	uint64_t read_ns; /* the sample time (source.sample_ns) of that read; 0: none */
 };
 
+/* Which of a source's series a rule takes (struct source_family, source_ops.keep_except):
+ * every condition given must hold; a condition left 0 or NULL takes any series. */
+enum source_kind_match {
+	SOURCE_ANY_KIND = 0,
+	SOURCE_COUNTERS, /* SERIES_COUNTER and SERIES_COUNTER32 */
+	SOURCE_GAUGES,   /* SERIES_GAUGE */
+};
+enum source_label_match {
+	SOURCE_ANY_LABEL = 0,
+	SOURCE_HAS,    /* the label is set */
+	SOURCE_HAS_NO, /* it is not */
+};
+struct source_match {
+	enum source_kind_match kind;
+	enum source_label_match cpu, irq, mode; /* the cpu, irq and mode labels */
+	const char *const *field; /* fnmatch globs, NULL-terminated: the field label matches one */
+	const char *const *type;  /* the same on the type label ("" when the series has none) */
+	const char *unit;         /* the series' unit, equal */
+	const char *name;         /* a glob on the series' name */
+};
+
+/* A Prometheus family a source's series go into (serve/prom.c's family table holds its help
+ * and labels): a series goes into the family of the first rule of its source's list it
+ * matches; one no rule matches is not exported. */
+struct source_family {
+	/* "netmetrics_link_bytes" (a counter's without _total); SOURCE_NO_FAMILY: the series the
+	 * rule matches are not exported; NULL ends the list */
+	const char *family;
+	struct source_match match;
+	bool optin; /* off unless an export line turns it on, although its family is not */
+};
+#define SOURCE_NO_FAMILY ""
+/* The list of a source none of whose series are exported. */
+extern const struct source_family source_not_exported[];
+
+/* Whether the results of a window keep a source's series (seriesblock-collect.c). */
+enum source_keep {
+	SOURCE_KEEP_UNSET = 0, /* no decision: a test fails (test-sampler) */
+	SOURCE_KEPT,           /* kept, but for the series keep_except matches */
+	SOURCE_NOT_KEPT,
+};
+
 struct source_ops {
-	const char *name;        /* "interrupts", the [source.NAME] config section */
+	const char *name; /* "interrupts", the [source.NAME] config section */
+	/* Its Prometheus families, first match wins, ended by an entry with family NULL;
+	 * source_not_exported when none. Never NULL: test-sampler checks every source says. */
+	const struct source_family *prom;
+	/* Whether results keep its series: never SOURCE_KEEP_UNSET (test-sampler). */
+	enum source_keep keep;
+	/* With SOURCE_KEPT: the series left out (the per-IRQ cells), or NULL: none. */
+	const struct source_match *keep_except;
 	const char *description; /* one line for status */
 	/* The source whose reading this one takes a part of (the interrupts source: "cpu", its
 	 * struct stat_intr), or NULL. The sampler samples that one first in a round and arms
@@ -125,6 +174,15 @@ extern const struct source_ops source_lnstat_ops;
 extern const struct source_ops source_sysctl_ops;
 
 /* Helpers every source uses (source.c). */
+
+/* Whether series id of reg matches m. */
+bool source_match(const struct source_match *m, const struct series_registry *reg, series_id id);
+/* The rule of ops->prom that takes series id of reg, or NULL (not exported: no rule, or a
+ * SOURCE_NO_FAMILY rule). */
+const struct source_family *source_family_of(const struct source_ops *ops,
+                                             const struct series_registry *reg, series_id id);
+/* Whether a window's results keep series id of reg (ops->keep and ops->keep_except). */
+bool source_keeps(const struct source_ops *ops, const struct series_registry *reg, series_id id);
 
 /* Labels with none set, for a series src is about to create: records src's name as the
  * "source" label of its series (series_registry_name_source). */

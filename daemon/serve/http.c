@@ -454,9 +454,10 @@ http_prom_input(struct sampler *s, struct prom_source **sources, size_t *cap, st
 	*sources = scratch(*sources, cap, n ? n : 1, sizeof(**sources));
 	for (size_t i = 0; i < n; i++) {
 		struct source *src = sampler_source_at(s, i);
-		(*sources)[i] = (struct prom_source){
-		    src->ops->name, src->index,    src->enabled,      src->healthy,
-		    src->samples,   src->failures, src->last_cost_ns, src->late_last_ns};
+		(*sources)[i] =
+		    (struct prom_source){src->ops->name, src->index,        src->ops,
+		                         src->enabled,   src->healthy,      src->samples,
+		                         src->failures,  src->last_cost_ns, src->late_last_ns};
 	}
 	in->sources = *sources;
 	in->nsources = n;

@@ -12,7 +12,9 @@
 #include "procparse.h"
 #include "prom.h"
 #include "ring.h"
+#include "source.h"
 #include "strbuf.h"
+#include "strutil.h"
 #include "xmalloc.h"
 
 /* Label keys, as a bit per enum series_key. */
@@ -198,6 +200,10 @@ struct prom {
 	size_t max_family;
 	bool sel_fam[NFAM + 1]; /* a selector may name family f (NFAM: queue_irq_info) */
 	bool unmoved_fam[NFAM]; /* a drop_unmoved selector may name family f */
+	/* The source rule family_of matched last and its family: the next series is mostly of
+	 * the same rule (a source's series come in runs), without looking the name up. */
+	const struct source_family *last_rule;
+	int last_fam;
 	/* the roll-ups: members, slots and a hash of the slots' lines (slot + 1, 0 empty) */
 	struct rollent *re;
 	size_t nre, recap;
@@ -420,99 +426,48 @@ prom_content_type(enum prom_format fmt)
 
 /* ---- which family a series is in ---- */
 
-/* Whether an arch interrupt type is an inter-processor interrupt. */
-static bool
-is_ipi(const char *type)
-{
-	return strncmp(type, "IPI", 3) == 0 || strcmp(type, "RES") == 0 ||
-	       strcmp(type, "CAL") == 0 || strcmp(type, "TLB") == 0;
-}
-
-/* Whether s ends with suffix. */
-static bool
-ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && strcmp(s + n - m, suffix) == 0;
-}
-
-/* The family of the link source's series with field f and unit u. */
+/* The family named name (a source's struct source_family), or F_NONE. */
 static int
-link_family(const char *f, const char *u)
+family_named(const char *name)
 {
-	if (strcmp(f, "rx_bytes") == 0 || strcmp(f, "tx_bytes") == 0)
-		return F_LINK_BYTES;
-	if (strcmp(f, "rx_packets") == 0 || strcmp(f, "tx_packets") == 0)
-		return F_LINK_PACKETS;
-	if (strcmp(f, "rx_dropped") == 0 || strcmp(f, "tx_dropped") == 0)
-		return F_LINK_DROPS;
-	if (strcmp(u, "errors") == 0)
-		return F_LINK_ERRORS;
-	return F_LINK_OTHER;
-}
-
-/* Whether an arch interrupt type is one of the default set (the local timer, NMIs, IRQ
- * work); the others (thermal, machine check, ...) are rare and opt-in, as irq.TYPE.cpuN. */
-static bool
-is_default_arch(const char *type)
-{
-	return strcmp(type, "LOC") == 0 || strcmp(type, "NMI") == 0 || strcmp(type, "IWI") == 0;
-}
-
-/* The family of series id from its source and labels; F_NONE: not exported by any. *optin is
- * set when the series is off by default although its family is not. */
-static int
-family_of(const struct series_registry *reg, series_id id, bool *optin)
-{
-	const struct series_info *si = series_get(reg, id);
-	const char *src = series_source_name(reg, id);
-	struct series_labels l = series_labels_of(reg, id);
-	const char *field = series_atom_str(reg, l.field);
-	bool gauge = si->kind == SERIES_GAUGE;
-
-	if (strcmp(src, "link") == 0)
-		return gauge ? F_NONE : link_family(field, si->unit);
-	if (strcmp(src, "queues") == 0) {
-		if (gauge)
-			return F_NONE;
-		if (strcmp(field, "packets") == 0)
-			return F_QUEUE_PACKETS;
-		if (strcmp(field, "bytes") == 0)
-			return F_QUEUE_BYTES;
-		return F_QUEUE_OTHER;
-	}
-	if (strcmp(src, "cpu") == 0) {
-		if (l.mode != SERIES_ATOM_NONE && !gauge)
-			return l.cpu >= 0 ? F_CPU_SECONDS : F_CPU_ALL_SECONDS;
-		return gauge ? F_STAT_LEVEL : F_STAT;
-	}
-	if (strcmp(src, "softirqs") == 0)
-		return l.cpu >= 0 && !gauge ? F_SOFTIRQS : F_NONE;
-	if (strcmp(src, "interrupts") == 0) {
-		if (gauge)
-			return F_NONE;
-		if (l.irq >= 0)
-			return l.cpu >= 0 ? F_IRQ_CELLS : F_IRQ_OTHER;
-		if (l.cpu >= 0 && is_ipi(series_atom_str(reg, l.type)))
-			return F_IPIS;
-		*optin = l.cpu >= 0 && !is_default_arch(series_atom_str(reg, l.type));
-		return F_ARCH_IRQS;
-	}
-	if (strcmp(src, "snmp") == 0)
-		return gauge ? F_SNMP_LEVEL : F_SNMP;
-	if (strcmp(src, "softnet") == 0)
-		return gauge ? F_SOFTNET_LEVEL : F_SOFTNET;
-	if (strcmp(src, "lnstat") == 0) {
-		if (gauge)
-			return ends_with(field, "entries") && l.cpu < 0 ? F_LNSTAT_ENTRIES : F_NONE;
-		return l.cpu >= 0 ? F_LNSTAT_CPU : F_LNSTAT;
-	}
-	if (strcmp(src, "ethtool") == 0)
-		return gauge ? F_NONE : F_ETHTOOL;
-	if (strcmp(src, "sysctl") == 0)
-		return gauge ? F_SYSCTL_LEVEL : F_SYSCTL;
+	for (int f = 0; f < NFAM; f++)
+		if (strcmp(families[f].name, name) == 0)
+			return f;
 	return F_NONE;
+}
+
+bool
+prom_has_family(const char *name)
+{
+	return family_named(name) != F_NONE;
+}
+
+/* The ops of the source with ring source number index, from the caller's sources. */
+static const struct source_ops *
+source_ops_of(const struct prom_input *in, unsigned index)
+{
+	for (size_t i = 0; i < in->nsources; i++)
+		if (in->sources[i].index == index)
+			return in->sources[i].ops;
+	return NULL;
+}
+
+/* The family of series id, as its source's rules say (source_ops.prom); F_NONE: not exported
+ * by any. *optin is set when the series is off by default although its family is not. */
+static int
+family_of(struct prom *p, const struct prom_input *in, series_id id, bool *optin)
+{
+	const struct source_ops *ops = source_ops_of(in, series_get(in->reg, id)->source);
+	const struct source_family *r = ops != NULL ? source_family_of(ops, in->reg, id) : NULL;
+
+	if (r == NULL)
+		return F_NONE;
+	*optin = r->optin;
+	if (r != p->last_rule) {
+		p->last_rule = r;
+		p->last_fam = family_named(r->family);
+	}
+	return p->last_fam;
 }
 
 /* Whether a series of family f named name is exported: the family's default, then every
@@ -717,8 +672,9 @@ add_rollup(struct prom *p, int f, const struct series_registry *reg, series_id i
 /* Classify the series created since the last call into the kept lists, with their line
  * starts. */
 static void
-classify_new(struct prom *p, const struct series_registry *reg)
+classify_new(struct prom *p, const struct prom_input *in)
 {
+	const struct series_registry *reg = in->reg;
 	struct strbuf *out = p->out;
 
 	if (p->reg != reg)
@@ -726,7 +682,7 @@ classify_new(struct prom *p, const struct series_registry *reg)
 	p->reg = reg;
 	for (series_id id = (series_id)p->seen; id < reg->n; id++) {
 		bool optin = false;
-		int f = family_of(reg, id, &optin);
+		int f = family_of(p, in, id, &optin);
 		struct idlist *l;
 
 		struct series_ctx c;
@@ -1331,7 +1287,7 @@ prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt, s
 	p->out = out;
 	p->fmt = fmt;
 	p->written = p->dropped = 0;
-	classify_new(p, in->reg);
+	classify_new(p, in);
 	sum_rollups(p, in);
 	for (int f = 0; f < NFAM; f++) {
 		if (f == F_DEVICE_IRQS)

@@ -20,6 +20,7 @@
 #include "series.h"
 
 struct ring;
+struct source_ops;
 struct strbuf;
 struct irq_table;
 
@@ -31,7 +32,9 @@ enum prom_format {
 /* What a source says of itself (struct source, copied by the caller). */
 struct prom_source {
 	const char *name;
-	unsigned index; /* its ring source number */
+	unsigned index;               /* its ring source number */
+	const struct source_ops *ops; /* its families (source_ops.prom): which of its series
+	                                 go into which family */
 	bool enabled, healthy;
 	uint64_t samples, failures;
 	uint64_t last_cost_ns, late_last_ns;
@@ -122,6 +125,9 @@ int prom_configure_from(struct prom *p, const struct config *c, struct nm_error 
  * call (the per-family lists) or out must grow. */
 void prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt,
                  struct strbuf *out, struct prom_result *res);
+/* Whether the family table has a family named name (a counter's without _total): every
+ * family a source names in source_ops.prom must be there (test-prom). */
+bool prom_has_family(const char *name);
 /* The Content-Type of a format. */
 const char *prom_content_type(enum prom_format fmt);
 /* Append s to out as a label value: \ " and newline escaped. */

@@ -197,11 +197,8 @@ webconfig_load(struct webconfig *w, const char *path, struct nm_error *err)
 	copy = xstrdup(path);
 	dir = dirname(copy);
 	r = top(w, &doc, dir, err);
-	if (r < 0) {
-		char msg[NM_ERROR_MSG_MAX];
-		snprintf(msg, sizeof(msg), "%s", err != NULL ? err->message : "");
-		nm_error_set(err, NM_ERR_BAD_ARGS, "web_config %s: %s", path, msg);
-	}
+	if (r < 0)
+		nm_error_prefix(err, NM_ERR_BAD_ARGS, "web_config %s", path);
 	free(copy);
 	yaml_document_delete(&doc);
 	yaml_parser_delete(&parser);

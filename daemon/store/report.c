@@ -41,9 +41,6 @@ static const char *const softnet_cols[] = {"processed", "dropped", "time_squeeze
 static const char *const drop_words[] = {"drop",          "discard", "missed",
                                          "out_of_buffer", "no_buf",  "no_dma"};
 
-/* The IPI lines of /proc/interrupts: x86 labels, and arm64/riscv IPI<n>. */
-static const char *const ipi_labels[] = {"RES", "CAL", "TLB"};
-
 /* A growable list of series ids. */
 struct idlist {
 	series_id *v;
@@ -717,24 +714,12 @@ cpu_json(struct report *r)
 
 /* ---- interrupts ---- */
 
-/* Is an arch line an IPI line: RES CAL TLB, or IPI<n>? */
-static bool
-is_ipi(const struct irq_info *irq)
-{
-	const char *l = irq->label;
-
-	for (size_t i = 0; i < sizeof(ipi_labels) / sizeof(ipi_labels[0]); i++)
-		if (strcmp(l, ipi_labels[i]) == 0)
-			return true;
-	return strncmp(l, "IPI", 3) == 0 && isdigit((unsigned char)l[3]);
-}
-
 /* Is an arch line the function-call IPI: x86 CAL, arm64's "Function call interrupts"? */
 static bool
 is_cal(const struct irq_info *irq)
 {
 	return strcmp(irq->label, "CAL") == 0 ||
-	       (is_ipi(irq) && strcmp(irq->name, "Function call interrupts") == 0);
+	       (irqtable_is_ipi(irq->label) && strcmp(irq->name, "Function call interrupts") == 0);
 }
 
 /* Is an arch line x86's TLB shootdown line? A shootdown is sent as a function-call IPI,
@@ -830,7 +815,7 @@ interrupts_json(struct report *r)
 		size_t k;
 		json_object *lo;
 		if (irq->irq < 0) {
-			if (!is_ipi(irq))
+			if (!irqtable_is_ipi(irq->label))
 				continue;
 			lo = json_object_new_object();
 			json_add_string(lo, "line", irq->label);

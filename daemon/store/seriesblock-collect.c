@@ -1,5 +1,4 @@
 /* seriesblock-collect.c: a window's series block copied out of the ring (seriesblock.h). */
-#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,27 +11,13 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
-/* The sources kept, and which of their series. */
-static const char *const kept_sources[] = {"link", "queues",  "cpu",    "softirqs",
-                                           "snmp", "softnet", "lnstat", "interrupts"};
-#define LNSTAT_PER_CPU "lnstat.*.cpu[0-9]*"
-
-/* Is series id of the live registry one to keep? */
+/* Is series id of the live registry one to keep? What its source says (source_ops.keep). */
 static bool
-kept(const struct series_registry *reg, series_id id)
+kept(struct sampler *s, const struct series_registry *reg, series_id id)
 {
-	const char *src = series_source_name(reg, id);
-	bool known = false;
+	struct source *so = sampler_source_at(s, series_get(reg, id)->source);
 
-	for (size_t i = 0; i < sizeof(kept_sources) / sizeof(kept_sources[0]); i++)
-		known = known || strcmp(src, kept_sources[i]) == 0;
-	if (!known)
-		return false;
-	if (strcmp(src, "lnstat") == 0)
-		return fnmatch(LNSTAT_PER_CPU, reg->v[id].name, 0) != 0;
-	if (strcmp(src, "interrupts") == 0)
-		return series_labels_of(reg, id).irq < 0;
-	return true;
+	return so != NULL && source_keeps(so->ops, reg, id);
 }
 
 /* Copy the labels of id in reg into the block's registry as labels of its own atoms. */
@@ -165,7 +150,7 @@ collect_select(struct seriesblock_collect *cs, uint64_t start, uint64_t slice_ns
 
 		if ((++done & 255) == 0 && time_mono_ns() - start >= slice_ns)
 			return;
-		if (rs >= RING_MAX_SOURCES || !kept(reg, id))
+		if (rs >= RING_MAX_SOURCES || !kept(cs->s, reg, id))
 			continue;
 		if (cs->bsrc[rs] < 0) {
 			struct source *so = sampler_source_at(cs->s, rs);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "daemon.h"
 #include "error.h"
 #include "irqtable.h"
 #include "jsonutil.h"
@@ -56,7 +57,7 @@ struct windows {
 	uint64_t close_seq;
 	char *root, *state_dir;  /* set: a closing window's result records the tuning */
 	struct event_base *base; /* set: the series of a close are copied over loop turns */
-	uint64_t slice_ns;       /* of a copy's slice (WINDOW_SLICE_NS; tests: smaller) */
+	uint64_t slice_ns;       /* of a copy's slice (DAEMON_SLICE_NS; tests: smaller) */
 	size_t slice_records;
 	unsigned slice_pause_ms; /* between slices (0; tests: more, to let the ring move) */
 };
@@ -315,7 +316,7 @@ window_init(struct sampler *s, struct results *rs, const char *state_dir, struct
 
 	ws->sampler = s;
 	ws->results = rs;
-	ws->slice_ns = WINDOW_SLICE_NS;
+	ws->slice_ns = DAEMON_SLICE_NS;
 	ws->slice_records = WINDOW_SLICE_RECORDS;
 	ws->dir = xasprintf("%s/windows", state_dir);
 	if (statefile_mkdir(ws->dir, err) < 0) {
@@ -352,7 +353,7 @@ pace_hook(struct windows *ws)
 void
 window_set_pace(struct windows *ws, uint64_t slice_ns, size_t records, unsigned pause_ms)
 {
-	ws->slice_ns = slice_ns != 0 ? slice_ns : WINDOW_SLICE_NS;
+	ws->slice_ns = slice_ns != 0 ? slice_ns : DAEMON_SLICE_NS;
 	ws->slice_records = records != 0 ? records : WINDOW_SLICE_RECORDS;
 	ws->slice_pause_ms = pause_ms;
 }

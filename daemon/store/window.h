@@ -23,8 +23,7 @@ struct testseries;
 #define WINDOW_KEEP_MAX   64
 #define WINDOW_KEEP_BYTES (256u << 20)
 /* A close's copy of the series out of the ring (seriesblock_collect_step) is made in slices
- * of at most this much loop time or this many records, one per turn of the loop. */
-#define WINDOW_SLICE_NS      2000000
+ * of at most DAEMON_SLICE_NS of loop time or this many records, one per turn of the loop. */
 #define WINDOW_SLICE_RECORDS 4096
 /* Windows open at once. */
 #define WINDOW_OPEN_MAX 64
@@ -37,14 +36,14 @@ struct windows *window_init(struct sampler *s, struct results *rs, const char *s
  * profile applied in state_dir (tuning.h), as "tuning". */
 void window_record_tuning(struct windows *ws, const char *root, const char *state_dir);
 /* With base set, a close copies its series out of the ring (seriesblock.h) a slice per turn
- * of the loop on base (at most ~2 ms each), the store going on once the copy is over; the
+ * of the loop on base (at most DAEMON_SLICE_NS each), the store going on once the copy is over; the
  * window is "storing" meanwhile. With NULL (the default, and at shutdown once the loop has
  * stopped: before results_stop_thread) copies in progress are finished at once, and from
  * then on a close copies at once. */
 struct event_base;
 void window_set_loop(struct windows *ws, struct event_base *base);
 /* The slices of those copies: at most slice_ns of loop time or records records each (0:
- * the defaults, WINDOW_SLICE_NS and WINDOW_SLICE_RECORDS), pause_ms between them (0: the next
+ * the defaults, DAEMON_SLICE_NS and WINDOW_SLICE_RECORDS), pause_ms between them (0: the next
  * turn). Tests. */
 void window_set_pace(struct windows *ws, uint64_t slice_ns, size_t records, unsigned pause_ms);
 /* Close every open window (closed_by "shutdown", stored) and free the registry. */

@@ -16,14 +16,16 @@
 #include "ethtool.h"
 #include "jsonutil.h"
 #include "privsep.h"
+#include "knob.h"
 #include "profile.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 #define FEATURES_MAX 16384
 #define NTUPLE_LINE  "ntuple-filters:"
 
 /* Take a key of [arfs]. */
-int
+static int
 profile_arfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	if (strcmp(key, "ntuple") == 0)
@@ -32,7 +34,7 @@ profile_arfs_key(struct profile *p, const char *key, const char *val, struct nm_
 }
 
 /* ntuple on needs RFS on. */
-int
+static int
 profile_arfs_check(const struct profile *p, struct nm_error *err)
 {
 	if (p->ntuple == PROFILE_SWITCH_ON && p->rfs != PROFILE_SWITCH_ON)
@@ -42,7 +44,7 @@ profile_arfs_check(const struct profile *p, struct nm_error *err)
 }
 
 /* Plan the ntuple feature of the device. */
-int
+static int
 profile_arfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                   struct nm_error *err)
 {
@@ -285,3 +287,96 @@ profile_arfs_channels(struct profile_host *h, const char *dev)
 	json_add_uint(o, "max_combined", ch.max_combined);
 	return o;
 }
+
+/* ntuple=on|off. */
+static void
+arfs_setting_ini(struct strbuf *sb, const char *v)
+{
+	strbuf_addf(sb, "[arfs]\nntuple = %s\n", v);
+}
+
+static bool
+arfs_present(const struct profile *p)
+{
+	return p->ntuple != PROFILE_SWITCH_UNSET;
+}
+
+/* [arfs] as saved: the ntuple feature (on without RFS: only a comment). */
+static void
+arfs_save(struct profile_host *h, struct strbuf *sb)
+{
+	unsigned long long max, min;
+	unsigned seen;
+	char *nt;
+
+	if ((nt = plan_read_live(h, PLAN_NTUPLE, -1, NULL)) == NULL)
+		return;
+	profile_rfs_counts(h, &seen, &min, &max);
+	if (strcmp(nt, "on") == 0 && (seen == 0 || max == 0))
+		strbuf_addf(sb, "\n# ntuple filters were on, without RFS\n");
+	else
+		strbuf_addf(sb, "\n[arfs]\nntuple = %s\n", nt);
+	free(nt);
+}
+
+/* A feature, not a file. */
+static int
+arfs_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
+{
+	(void)e;
+	(void)base;
+	(void)rel;
+	(void)size;
+	return -1;
+}
+
+static void
+arfs_path(struct plan_entry *e)
+{
+	snprintf(e->path, sizeof(e->path), "ethtool %s ntuple", e->dev);
+}
+
+/* "on" or "off", as ethtool -k says. */
+static char *
+arfs_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+{
+	char v[8];
+
+	if (profile_arfs_get(h, e->dev, v, sizeof(v), err) < 0)
+		return NULL;
+	return xstrdup(v);
+}
+
+/* ETHTOOL_SFLAGS (PS_NTUPLE under privilege separation). */
+static int
+arfs_write(struct profile_host *h, const struct plan_entry *e, const char *val,
+           struct nm_error *err)
+{
+	return profile_arfs_set(h, e->dev, strcmp(val, "on") == 0, err);
+}
+
+const struct knob_ops knob_arfs = {
+    .section = "arfs",
+    .key = profile_arfs_key,
+    .check = profile_arfs_check,
+    .present = arfs_present,
+    .setting = "ntuple",
+    .setting_ini = arfs_setting_ini,
+    .plan = profile_arfs_plan,
+    .plan_order = 60,
+    .save = arfs_save,
+    .kind = PLAN_NTUPLE,
+    .kind_name = "ntuple",
+    .index = KNOB_INDEX_NONE,
+    .on_device = true,
+    .priv = KNOB_PRIV_NTUPLE,
+    .file = arfs_file,
+    .path = arfs_path,
+    .read = arfs_read,
+    .write = arfs_write,
+    .same = knob_same_string,
+    .display = knob_display_asis,
+    .value_on = knob_always_on,
+    .write_hint = knob_hint_default,
+    .readback_hint = "",
+};

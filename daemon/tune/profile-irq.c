@@ -10,17 +10,21 @@
  *
  * A queue's IRQs are found by name in /proc/interrupts (mlx5_comp7@pci:..., eth0-TxRx-7,
  * virtio2-input.0 ...) through the device's name or its parent's, as the queues view does. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
 #include "netdev.h"
+#include "knob.h"
 #include "profile.h"
+#include "strbuf.h"
 #include "xmalloc.h"
 
 /* Take a key of [irq]. */
-int
+static int
 profile_irq_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	static const char *const names[] = {"spread", "all", "default", "explicit", NULL};
@@ -32,7 +36,7 @@ profile_irq_key(struct profile *p, const char *key, const char *val, struct nm_e
 }
 
 /* Check [irq] once all its keys are read. */
-int
+static int
 profile_irq_check(const struct profile *p, struct nm_error *err)
 {
 	const struct profile_knob *k = &p->irq;
@@ -148,7 +152,7 @@ has_queue(const struct profile_irq *irqs, size_t n, unsigned q)
 }
 
 /* Plan the affinity of every queue IRQ the profile names. */
-int
+static int
 profile_irq_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                  struct nm_error *err)
 {
@@ -202,3 +206,129 @@ out:
 	free(irqs);
 	return r;
 }
+
+/* irq=CPUS | spread | all | default. */
+static void
+irq_setting_ini(struct strbuf *sb, const char *v)
+{
+	if (strcmp(v, "spread") == 0 || strcmp(v, "all") == 0)
+		strbuf_addf(sb, "[irq]\npolicy = %s\ncpus = all\n", v);
+	else if (strcmp(v, "default") == 0)
+		strbuf_addf(sb, "[irq]\npolicy = default\n");
+	else
+		strbuf_addf(sb, "[irq]\npolicy = spread\ncpus = %s\n", v);
+}
+
+static bool
+irq_present(const struct profile *p)
+{
+	return p->irq.present;
+}
+
+/* [irq] as saved: the affinity of each queue's first IRQ. */
+static void
+irq_save(struct profile_host *h, struct strbuf *sb)
+{
+	size_t n;
+	struct profile_irq *irqs = profile_irq_list(h, &n);
+	bool header = false;
+	int last = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		char *v;
+		if ((int)irqs[i].queue == last)
+			continue;
+		if ((v = plan_read_live(h, PLAN_IRQ, irqs[i].irq->irq, NULL)) == NULL)
+			continue;
+		if (!header) {
+			strbuf_addf(sb, "\n[irq]\npolicy = explicit\n");
+			header = true;
+		}
+		strbuf_addf(sb, "queue.%u = %s\n", irqs[i].queue, v);
+		last = (int)irqs[i].queue;
+		free(v);
+	}
+	free(irqs);
+}
+
+/* proc/irq/N/smp_affinity_list. */
+static int
+irq_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
+{
+	if (e->index < 0)
+		return -1;
+	*base = PROFILE_BASE_IRQ;
+	snprintf(rel, size, "%d/smp_affinity_list", e->index);
+	return 0;
+}
+
+/* CPU lists by content. */
+static bool
+irq_same(const char *name, const char *a, const char *b)
+{
+	struct cpuset sa, sb;
+
+	if (cpuset_parse_list(&sa, a, NULL) == 0 && cpuset_parse_list(&sb, b, NULL) == 0)
+		return cpuset_equal(&sa, &sb);
+	return knob_same_string(name, a, b);
+}
+
+static const char *
+irq_write_hint(int en)
+{
+	if (en == EIO)
+		return " (a kernel-managed IRQ: its affinity cannot be changed)";
+	if (en == EINVAL)
+		return " (no online CPU in the list, or this IRQ cannot be moved)";
+	return knob_hint_default(en);
+}
+
+/* Free what [irq] owns. */
+static void
+irq_release(struct profile *p)
+{
+	free(p->irq.queues);
+}
+
+/* The privileged process writes N/smp_affinity_list with a CPU list. */
+static int
+irq_allow(const char *rel, const char *val, char *why, size_t size)
+{
+	const char *end;
+
+	if (!knob_allow_number(rel, &end) || strcmp(end, "/smp_affinity_list") != 0)
+		return 0;
+	if (!knob_allow_only(val, "0123456789,-", KNOB_VALUE_MAX) ||
+	    !isdigit((unsigned char)val[0]))
+		return snprintf(why, size, "%s: not a CPU list", rel), -1;
+	return 1;
+}
+
+const struct knob_ops knob_irq = {
+    .section = "irq",
+    .key = profile_irq_key,
+    .check = profile_irq_check,
+    .present = irq_present,
+    .release = irq_release,
+    .setting = "irq",
+    .setting_ini = irq_setting_ini,
+    .plan = profile_irq_plan,
+    .plan_order = 50,
+    .save = irq_save,
+    .kind = PLAN_IRQ,
+    .kind_name = "irq",
+    .index = KNOB_INDEX_IRQ,
+    .on_device = false,
+    .priv = KNOB_PRIV_WRITE,
+    .base = PROFILE_BASE_IRQ,
+    .allow = irq_allow,
+    .file = irq_file,
+    .path = knob_file_path,
+    .read = knob_file_read,
+    .write = knob_file_write,
+    .same = irq_same,
+    .display = knob_display_asis,
+    .value_on = knob_always_on,
+    .write_hint = irq_write_hint,
+    .readback_hint = "",
+};

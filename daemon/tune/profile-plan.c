@@ -3,6 +3,7 @@
  * value, so a missing file, queue or IRQ is found before anything is written. Executing it
  * writes what changes, reads each value back, and on any failure writes the old values back
  * in reverse order. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -11,29 +12,28 @@
 
 #include "error.h"
 #include "jsonutil.h"
+#include "knob.h"
 #include "profile.h"
 #include "xmalloc.h"
 
 #define PLAN_READ_MAX 8192 /* bytes of one value file */
-#define SOCK_SYSCTL   "net.core.rps_sock_flow_entries"
-
-static const char *const kind_names[PLAN_KIND__COUNT] = {"sysctl", "rps", "flow_cnt",
-                                                         "xps",    "irq", "ntuple"};
 
 /* The kind as a word. */
 const char *
 plan_kind_name(enum plan_kind kind)
 {
-	return (unsigned)kind < PLAN_KIND__COUNT ? kind_names[kind] : "unknown";
+	const struct knob_ops *k = knob_of_kind(kind);
+
+	return k != NULL ? k->kind_name : "unknown";
 }
 
 /* A kind from its word, -1 when unknown. */
 int
 plan_kind_parse(const char *s)
 {
-	for (int i = 0; i < PLAN_KIND__COUNT; i++)
-		if (strcmp(s, kind_names[i]) == 0)
-			return i;
+	for (size_t i = 0; i < knobs_n; i++)
+		if (strcmp(s, knobs[i]->kind_name) == 0)
+			return (int)knobs[i]->kind;
 	return -1;
 }
 
@@ -127,45 +127,30 @@ plan_sysctl_rel(const char *name, char *buf, size_t size)
 static int
 entry_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
 {
-	switch (e->kind) {
-	case PLAN_SYSCTL:
-		*base = PROFILE_BASE_SYSCTL;
-		return plan_sysctl_rel(e->name, rel, size);
-	case PLAN_RPS:
-	case PLAN_FLOW_CNT:
-	case PLAN_XPS:
-		if (e->index < 0 || profile_host_check_dev(e->dev, NULL) < 0)
-			return -1;
-		*base = PROFILE_BASE_NETDEV;
-		snprintf(rel, size, "queues/%s-%d/%s", e->kind == PLAN_XPS ? "tx" : "rx", e->index,
-		         e->kind == PLAN_XPS ? "xps_cpus"
-		                             : (e->kind == PLAN_RPS ? "rps_cpus" : "rps_flow_cnt"));
-		return 0;
-	case PLAN_IRQ:
-		if (e->index < 0)
-			return -1;
-		*base = PROFILE_BASE_IRQ;
-		snprintf(rel, size, "%d/smp_affinity_list", e->index);
-		return 0;
-	case PLAN_NTUPLE:
-	case PLAN_KIND__COUNT:
-		break;
-	}
-	return -1;
+	const struct knob_ops *k = knob_of_kind(e->kind);
+
+	return k != NULL ? k->file(e, base, rel, size) : -1;
 }
 
-/* The path people see for an entry, below the root. */
+/* queues/{tx,rx}-N/FILE of the entry's device. */
+int
+knob_queue_file(const struct plan_entry *e, const char *dir, const char *file,
+                enum profile_base *base, char *rel, size_t size)
+{
+	if (e->index < 0 || profile_host_check_dev(e->dev, NULL) < 0)
+		return -1;
+	*base = PROFILE_BASE_NETDEV;
+	snprintf(rel, size, "queues/%s-%d/%s", dir, e->index, file);
+	return 0;
+}
+
+/* The path of a file entry, below the root. */
 void
-plan_entry_path(const struct profile_host *h, struct plan_entry *e)
+knob_file_path(struct plan_entry *e)
 {
 	enum profile_base base;
 	char rel[256];
 
-	(void)h;
-	if (e->kind == PLAN_NTUPLE) {
-		snprintf(e->path, sizeof(e->path), "ethtool %s ntuple", e->dev);
-		return;
-	}
 	if (entry_file(e, &base, rel, sizeof(rel)) < 0) {
 		snprintf(e->path, sizeof(e->path), "(invalid %s entry)", plan_kind_name(e->kind));
 		return;
@@ -184,6 +169,19 @@ plan_entry_path(const struct profile_host *h, struct plan_entry *e)
 		snprintf(e->path, sizeof(e->path), "/%s", rel);
 		break;
 	}
+}
+
+/* The path people see for an entry, below the root. */
+void
+plan_entry_path(const struct profile_host *h, struct plan_entry *e)
+{
+	const struct knob_ops *k = knob_of_kind(e->kind);
+
+	(void)h;
+	if (k == NULL)
+		snprintf(e->path, sizeof(e->path), "(invalid %s entry)", plan_kind_name(e->kind));
+	else
+		k->path(e);
 }
 
 /* The smallest power of two >= v (0 stays 0), as the kernel sizes RFS tables. */
@@ -229,51 +227,61 @@ same_words(const char *a, const char *b)
 	}
 }
 
+/* Values as strings. */
+bool
+knob_same_string(const char *name, const char *a, const char *b)
+{
+	(void)name;
+	return strcmp(a, b) == 0;
+}
+
+/* CPU masks by content. */
+bool
+knob_same_mask(const char *name, const char *a, const char *b)
+{
+	struct cpuset sa, sb;
+
+	if (cpuset_parse_mask(&sa, a, NULL) == 0 && cpuset_parse_mask(&sb, b, NULL) == 0)
+		return cpuset_equal(&sa, &sb);
+	return knob_same_string(name, a, b);
+}
+
+/* Counts as the kernel sizes RFS tables: rounded up to a power of two. */
+bool
+knob_same_count(const char *name, const char *a, const char *b)
+{
+	uint64_t ua, ub;
+
+	if (parse_u64(a, &ua) && parse_u64(b, &ub))
+		return pow2_up(ua) == pow2_up(ub);
+	return knob_same_string(name, a, b);
+}
+
+/* Text word by word (sysctls print tcp_rmem with tabs, take spaces). */
+bool
+knob_same_words(const char *name, const char *a, const char *b)
+{
+	(void)name;
+	return same_words(a, b);
+}
+
 /* Compare two values of a kind as values, not strings. */
 bool
 plan_same(enum plan_kind kind, const char *name, const char *a, const char *b)
 {
-	struct cpuset sa, sb;
-	uint64_t ua, ub;
+	const struct knob_ops *k = knob_of_kind(kind);
 
-	switch (kind) {
-	case PLAN_IRQ:
-		if (cpuset_parse_list(&sa, a, NULL) == 0 && cpuset_parse_list(&sb, b, NULL) == 0)
-			return cpuset_equal(&sa, &sb);
-		break;
-	case PLAN_RPS:
-	case PLAN_XPS:
-		if (cpuset_parse_mask(&sa, a, NULL) == 0 && cpuset_parse_mask(&sb, b, NULL) == 0)
-			return cpuset_equal(&sa, &sb);
-		break;
-	case PLAN_SYSCTL:
-	case PLAN_FLOW_CNT:
-		/* The socket flow table is sized like rps_flow_cnt; other sysctls are text. */
-		if (kind == PLAN_SYSCTL && strcmp(name, SOCK_SYSCTL) != 0)
-			return same_words(a, b);
-		if (parse_u64(a, &ua) && parse_u64(b, &ub))
-			return pow2_up(ua) == pow2_up(ub);
-		break;
-	case PLAN_NTUPLE:
-	case PLAN_KIND__COUNT:
-		break;
-	}
-	return strcmp(a, b) == 0;
+	return k != NULL ? k->same(name, a, b) : strcmp(a, b) == 0;
 }
 
-/* Read the live value of an entry. */
+/* Read a file entry; enoent is said after a missing file's error. */
 char *
-plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+knob_file_read_why(struct profile_host *h, const struct plan_entry *e, const char *enoent,
+                   struct nm_error *err)
 {
 	enum profile_base base;
 	char rel[256], *buf, *back;
 
-	if (e->kind == PLAN_NTUPLE) {
-		char v[8];
-		if (profile_arfs_get(h, e->dev, v, sizeof(v), err) < 0)
-			return NULL;
-		return xstrdup(v);
-	}
 	if (entry_file(e, &base, rel, sizeof(rel)) < 0) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch", e->path);
 		return NULL;
@@ -283,15 +291,33 @@ plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *e
 		int en = errno;
 		nm_error_set(err, en == ENOENT ? NM_ERR_NOT_FOUND : NM_ERR_FAILED,
 		             "cannot read %s: %s%s", e->path, strerror(en),
-		             en == ENOENT && e->kind == PLAN_SYSCTL
-		                 ? " (no such sysctl, or not visible in this network namespace)"
-		                 : "");
+		             en == ENOENT ? enoent : "");
 		free(buf);
 		return NULL;
 	}
 	back = xstrdup(buf);
 	free(buf);
 	return back;
+}
+
+/* Read a file entry. */
+char *
+knob_file_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+{
+	return knob_file_read_why(h, e, "", err);
+}
+
+/* Read the live value of an entry. */
+char *
+plan_read(struct profile_host *h, const struct plan_entry *e, struct nm_error *err)
+{
+	const struct knob_ops *k = knob_of_kind(e->kind);
+
+	if (k == NULL) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch", e->path);
+		return NULL;
+	}
+	return k->read(h, e, err);
 }
 
 /* The live value of h's device's file of kind (queue or IRQ index, sysctl name). */
@@ -309,19 +335,13 @@ plan_read_live(struct profile_host *h, enum plan_kind kind, int index, const cha
 	return plan_read(h, &e, NULL);
 }
 
-/* Why a write with this errno failed, in words that say what to do. */
-static const char *
-write_hint(enum plan_kind kind, int en)
+/* Why a write with this errno failed, in words that say what to do (any kind). */
+const char *
+knob_hint_default(int en)
 {
 	switch (en) {
-	case EIO:
-		return kind == PLAN_IRQ ? " (a kernel-managed IRQ: its affinity cannot be changed)"
-		                        : "";
 	case EINVAL:
-		if (kind == PLAN_IRQ)
-			return " (no online CPU in the list, or this IRQ cannot be moved)";
-		return kind == PLAN_RPS || kind == PLAN_XPS ? " (a CPU is offline or out of range)"
-		                                            : " (the kernel refused the value)";
+		return " (the kernel refused the value)";
 	case ENOSPC:
 		return " (no free interrupt vector left on those CPUs)";
 	case EACCES:
@@ -333,34 +353,47 @@ write_hint(enum plan_kind kind, int en)
 	}
 }
 
+/* Write a file entry (through the privileged process when there is one). */
+int
+knob_file_write(struct profile_host *h, const struct plan_entry *e, const char *val,
+                struct nm_error *err)
+{
+	const struct knob_ops *k = knob_of_kind(e->kind);
+	enum profile_base base;
+	char rel[256];
+
+	if (entry_file(e, &base, rel, sizeof(rel)) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch",
+		                    e->path);
+	if (profile_host_write(h, base, e->dev, rel, val) < 0) {
+		int en = errno;
+		return nm_error_set(err, NM_ERR_FAILED, "write %s: %s%s", e->path, strerror(en),
+		                    k->write_hint(en));
+	}
+	return 0;
+}
+
 /* Write a value and read it back. */
 int
 plan_write_checked(struct profile_host *h, const struct plan_entry *e, const char *val,
                    struct nm_error *err)
 {
-	enum profile_base base;
-	char rel[256], got[128], want[128], *back;
+	const struct knob_ops *k = knob_of_kind(e->kind);
+	char got[128], want[128], *back;
 
-	if (e->kind == PLAN_NTUPLE) {
-		if (profile_arfs_set(h, e->dev, strcmp(val, "on") == 0, err) < 0)
-			return -1;
-	} else {
-		if (entry_file(e, &base, rel, sizeof(rel)) < 0)
-			return nm_error_set(err, NM_ERR_BAD_ARGS,
-			                    "%s: not a file a profile may touch", e->path);
-		if (profile_host_write(h, base, e->dev, rel, val) < 0)
-			return nm_error_set(err, NM_ERR_FAILED, "write %s: %s%s", e->path,
-			                    strerror(errno), write_hint(e->kind, errno));
-	}
+	if (k == NULL)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: not a file a profile may touch",
+		                    e->path);
+	if (k->write(h, e, val, err) < 0)
+		return -1;
 	if ((back = plan_read(h, e, err)) == NULL)
 		return -1;
-	if (!plan_same(e->kind, e->name, val, back)) {
-		plan_display(e->kind, val, want, sizeof(want));
-		plan_display(e->kind, back, got, sizeof(got));
-		nm_error_set(
-		    err, NM_ERR_FAILED, "write %s: wrote \"%s\" but it reads back \"%s\"%s",
-		    e->path, want, got,
-		    e->kind == PLAN_RPS ? " (the kernel drops isolated CPUs from rps_cpus)" : "");
+	if (!k->same(e->name, val, back)) {
+		k->display(val, want, sizeof(want));
+		k->display(back, got, sizeof(got));
+		nm_error_set(err, NM_ERR_FAILED,
+		             "write %s: wrote \"%s\" but it reads back \"%s\"%s", e->path, want,
+		             got, k->readback_hint);
 		free(back);
 		return -1;
 	}
@@ -394,43 +427,61 @@ plan_add(struct plan *pl, struct profile_host *h, enum plan_kind kind, const cha
 	return e;
 }
 
-/* Plan every knob of the profile, in write order. */
+/* Plan every knob of the profile, in write order (each knob's plan_order). */
 int
 plan_build(struct plan *pl, const struct profile *p, struct profile_host *h, struct nm_error *err)
 {
-	if (profile_sysctl_plan(p, h, pl, err) < 0 || profile_rfs_plan(p, h, pl, err) < 0 ||
-	    profile_rps_plan(p, h, pl, err) < 0 || profile_xps_plan(p, h, pl, err) < 0 ||
-	    profile_irq_plan(p, h, pl, err) < 0 || profile_arfs_plan(p, h, pl, err) < 0)
-		return -1;
+	long last = -1;
+
+	/* By plan_order, smallest first (orders are unique: test-knob). */
+	for (size_t n = 0; n < knobs_n; n++) {
+		const struct knob_ops *next = NULL;
+		for (size_t i = 0; i < knobs_n; i++)
+			if ((long)knobs[i]->plan_order > last &&
+			    (next == NULL || knobs[i]->plan_order < next->plan_order))
+				next = knobs[i];
+		if (next == NULL)
+			break;
+		last = (long)next->plan_order;
+		if (next->plan(p, h, pl, err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
 /* Plan the per-queue masks of [xps] or [rps]. */
 int
-plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
-                 const struct profile_knob *k, enum plan_kind kind, unsigned nq,
-                 const char *section, const char *qprefix, struct nm_error *err)
+knob_plan_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
+                const struct profile_knob *k, const struct knob_ops *ko, unsigned nq,
+                const char *qprefix, bool housekeeping, struct nm_error *err)
 {
-	bool for_rps = kind == PLAN_RPS;
+	const char *section = ko->section;
 	struct cpuset list, set;
-	char what[48], mask[2400], rel[64];
+	struct plan_entry e0;
+	enum profile_base base;
+	char what[48], mask[2400], rel[64], config[16];
 
 	if (!k->present)
 		return 0;
 	if (nq == 0)
 		return plan_cannot(pl, p, section, err, "%s has no %s queues", h->dev, qprefix);
-	/* XPS chooses among tx queues: with one there is nothing to choose (and the kernel
-	 * has no xps_cpus to read). RPS is for single-queue devices above all: kept. */
-	if (kind == PLAN_XPS && nq == 1)
-		return plan_cannot(pl, p, section, err,
-		                   "%s has one tx queue: XPS has no queue to choose", h->dev);
-	snprintf(rel, sizeof(rel), "queues/%s0/%s", qprefix, for_rps ? "rps_cpus" : "xps_cpus");
-	if (profile_host_read(h, PROFILE_BASE_NETDEV, h->dev, rel, mask, sizeof(mask)) < 0 &&
-	    errno == ENOENT)
+	/* Queue 0's file tells whether the kernel has the knob at all. */
+	memset(&e0, 0, sizeof(e0));
+	e0.kind = ko->kind;
+	e0.index = 0;
+	snprintf(e0.dev, sizeof(e0.dev), "%s", h->dev);
+	if (ko->file(&e0, &base, rel, sizeof(rel)) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "[%s]: %s is not a device name", section,
+		                    h->dev);
+	/* CONFIG_RPS, CONFIG_XPS */
+	snprintf(config, sizeof(config), "%s", section);
+	for (char *c = config; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	if (profile_host_read(h, base, h->dev, rel, mask, sizeof(mask)) < 0 && errno == ENOENT)
 		return plan_cannot(pl, p, section, err,
 		                   "%s has no %s (a kernel without CONFIG_%s, or a device "
 		                   "without it)",
-		                   h->dev, rel, for_rps ? "RPS" : "XPS");
+		                   h->dev, rel, config);
 	for (size_t i = 0; i < k->nqueues; i++)
 		if (k->queues[i].queue >= nq)
 			return nm_error_set(err, NM_ERR_BAD_ARGS,
@@ -440,7 +491,7 @@ plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *
 	cpuset_zero(&list);
 	if (k->policy == PROFILE_POLICY_ONE_TO_ONE || k->policy == PROFILE_POLICY_CPUS) {
 		snprintf(what, sizeof(what), "[%s] cpus", section);
-		if (profile_host_cpus(h, &k->cpus, for_rps, what, &list, err) < 0)
+		if (profile_host_cpus(h, &k->cpus, housekeeping, what, &list, err) < 0)
 			return -1;
 		if (k->policy == PROFILE_POLICY_ONE_TO_ONE && cpuset_empty(&list))
 			return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: one-to-one needs a CPU",
@@ -451,7 +502,7 @@ plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *
 		cpuset_zero(&set);
 		if (c != NULL) {
 			snprintf(what, sizeof(what), "[%s] %s%u", section, qprefix, q);
-			if (profile_host_cpus(h, c, for_rps, what, &set, err) < 0)
+			if (profile_host_cpus(h, c, housekeeping, what, &set, err) < 0)
 				return -1;
 		} else if (k->policy == PROFILE_POLICY_ONE_TO_ONE)
 			cpuset_add(&set, (unsigned)cpuset_nth(&list, q % cpuset_count(&list)));
@@ -460,7 +511,7 @@ plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *
 		else if (k->policy != PROFILE_POLICY_NONE)
 			continue; /* explicit: the queues not named stay as they are */
 		cpuset_format_mask(&set, h->nr_cpus, mask, sizeof(mask));
-		if (plan_add(pl, h, kind, h->dev, (int)q, NULL, mask, err) == NULL)
+		if (plan_add(pl, h, ko->kind, h->dev, (int)q, NULL, mask, err) == NULL)
 			return -1;
 	}
 	return 0;
@@ -513,7 +564,7 @@ plan_execute(struct plan *pl, struct profile_host *h, struct nm_error *err)
 			continue;
 		/* Marked before the write: a value that reads back wrong was still written. */
 		e->written = true;
-		if (e->kind == PLAN_IRQ)
+		if (knob_of_kind(e->kind) != NULL && knob_of_kind(e->kind)->index == KNOB_INDEX_IRQ)
 			pl->irq_written = true;
 		if (plan_write_checked(h, e, e->new, &werr) == 0)
 			continue;
@@ -542,35 +593,62 @@ plan_undo(struct plan *pl, struct profile_host *h, struct nm_error *err)
 	return -1;
 }
 
+/* Always on: sysctls, IRQ affinities, ntuple. */
+bool
+knob_always_on(const char *val)
+{
+	(void)val;
+	return true;
+}
+
+/* A mask with a CPU. */
+bool
+knob_mask_on(const char *val)
+{
+	struct cpuset set;
+
+	return cpuset_parse_mask(&set, val, NULL) == 0 && !cpuset_empty(&set);
+}
+
 /* Does a value turn its knob on: a mask with a CPU, a flow count above 0? Sysctls, IRQ
  * affinities and ntuple always count as set. */
 bool
 plan_value_on(enum plan_kind kind, const char *val)
 {
+	const struct knob_ops *k = knob_of_kind(kind);
+
+	return k != NULL ? k->value_on(val) : true;
+}
+
+/* A value as it is. */
+void
+knob_display_asis(const char *val, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s", val);
+}
+
+/* A CPU mask as a list ("0-3,72"); not a mask: as it is. */
+void
+knob_display_mask(const char *val, char *buf, size_t size)
+{
 	struct cpuset set;
 
-	switch (kind) {
-	case PLAN_RPS:
-	case PLAN_XPS:
-		return cpuset_parse_mask(&set, val, NULL) == 0 && !cpuset_empty(&set);
-	case PLAN_FLOW_CNT:
-		return strtoull(val, NULL, 10) > 0;
-	default:
-		return true;
-	}
+	if (cpuset_parse_mask(&set, val, NULL) == 0)
+		cpuset_format_list(&set, buf, size);
+	else
+		knob_display_asis(val, buf, size);
 }
 
 /* A value as people read it: masks as lists. */
 void
 plan_display(enum plan_kind kind, const char *val, char *buf, size_t size)
 {
-	struct cpuset set;
+	const struct knob_ops *k = knob_of_kind(kind);
 
-	if ((kind == PLAN_RPS || kind == PLAN_XPS) && cpuset_parse_mask(&set, val, NULL) == 0) {
-		cpuset_format_list(&set, buf, size);
-		return;
-	}
-	snprintf(buf, size, "%s", val);
+	if (k != NULL)
+		k->display(val, buf, size);
+	else
+		knob_display_asis(val, buf, size);
 }
 
 /* How many entries change. */
@@ -603,11 +681,17 @@ plan_changes_json(const struct plan *pl)
 		json_add_string(o, "old", buf);
 		plan_display(e->kind, e->new, buf, sizeof(buf));
 		json_add_string(o, "new", buf);
-		if (e->kind == PLAN_IRQ) {
+		switch (knob_of_kind(e->kind) ? knob_of_kind(e->kind)->index : KNOB_INDEX_NONE) {
+		case KNOB_INDEX_IRQ:
 			json_add_int(o, "irq", e->index);
 			json_add_string(o, "name", e->name);
-		} else if (e->kind != PLAN_SYSCTL && e->kind != PLAN_NTUPLE)
+			break;
+		case KNOB_INDEX_QUEUE:
 			json_add_int(o, "queue", e->index);
+			break;
+		case KNOB_INDEX_NONE:
+			break;
+		}
 		json_object_array_add(arr, o);
 	}
 	return arr;

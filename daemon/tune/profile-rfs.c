@@ -13,15 +13,18 @@
  * for by value, it is left alone with a warning. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "error.h"
+#include "knob.h"
 #include "profile.h"
+#include "strbuf.h"
 
 #define SOCK_SYSCTL "net.core.rps_sock_flow_entries"
 
 /* Take a key of [rfs]. */
-int
+static int
 profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err)
 {
 	enum profile_switch sw;
@@ -61,7 +64,7 @@ profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_e
 }
 
 /* Check [rfs] once all its keys are read. */
-int
+static int
 profile_rfs_check(const struct profile *p, struct nm_error *err)
 {
 	if (p->rfs == PROFILE_SWITCH_ON && p->flow_cnt == 0)
@@ -94,7 +97,7 @@ sock_entries(const struct profile *p, const struct profile_host *h, uint32_t *ou
 }
 
 /* Plan the global socket flow table and every rx queue's flow count. */
-int
+static int
 profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
                  struct nm_error *err)
 {
@@ -137,3 +140,124 @@ profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *p
 			return -1;
 	return 0;
 }
+
+/* rfs=N (flow_cnt) | off | 0. */
+static void
+rfs_setting_ini(struct strbuf *sb, const char *v)
+{
+	if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
+		strbuf_addf(sb, "[rfs]\nenable = off\n");
+	else
+		strbuf_addf(sb, "[rfs]\nflow_cnt = %s\n", v);
+}
+
+static bool
+rfs_present(const struct profile *p)
+{
+	return p->rfs != PROFILE_SWITCH_UNSET;
+}
+
+/* The flow counts of the rx queues: how many read, the least and the most. */
+void
+profile_rfs_counts(struct profile_host *h, unsigned *seen, unsigned long long *min,
+                   unsigned long long *max)
+{
+	char *v;
+
+	*seen = 0;
+	*min = ~0ull;
+	*max = 0;
+	for (unsigned q = 0; q < h->nrx; q++) {
+		if ((v = plan_read_live(h, PLAN_FLOW_CNT, (int)q, NULL)) == NULL)
+			continue;
+		unsigned long long c = strtoull(v, NULL, 10);
+		*max = c > *max ? c : *max;
+		*min = c < *min ? c : *min;
+		(*seen)++;
+		free(v);
+	}
+}
+
+/* [rfs] as saved: the largest flow count, and rps_sock_flow_entries. */
+static void
+rfs_save(struct profile_host *h, struct strbuf *sb)
+{
+	unsigned long long max, min;
+	unsigned seen;
+	char *sock;
+
+	profile_rfs_counts(h, &seen, &min, &max);
+	sock = plan_read_live(h, PLAN_SYSCTL, -1, SOCK_SYSCTL);
+	if (seen > 0) {
+		strbuf_addf(sb, "\n[rfs]\n");
+		if (max == 0)
+			strbuf_addf(sb, "enable = off\n");
+		else {
+			if (min != max)
+				strbuf_addf(sb, "# the rx queues' flow counts were %llu to %llu\n",
+				            min, max);
+			strbuf_addf(sb, "flow_cnt = %llu\n", max);
+		}
+		if (sock != NULL)
+			strbuf_addf(sb, "sock_flow_entries = %s\n", sock);
+		else
+			strbuf_addf(sb, "# rps_sock_flow_entries is not visible here\n"
+			                "sock_flow_entries = keep\n");
+	}
+	free(sock);
+}
+
+/* queues/rx-N/rps_flow_cnt. */
+static int
+rfs_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
+{
+	return knob_queue_file(e, "rx", "rps_flow_cnt", base, rel, size);
+}
+
+/* A flow count above 0. */
+static bool
+rfs_value_on(const char *val)
+{
+	return strtoull(val, NULL, 10) > 0;
+}
+
+/* The privileged process writes queues/rx-N/rps_flow_cnt with a decimal. */
+static int
+rfs_allow(const char *rel, const char *val, char *why, size_t size)
+{
+	const char *end;
+
+	if (!knob_allow_queue_file(rel, "rx", "rps_flow_cnt"))
+		return 0;
+	if (!knob_allow_number(val, &end) || *end != '\0')
+		return snprintf(why, size, "%s: not a decimal number", rel), -1;
+	return 1;
+}
+
+const struct knob_ops knob_rfs = {
+    .section = "rfs",
+    .key = profile_rfs_key,
+    .check = profile_rfs_check,
+    .present = rfs_present,
+    .setting = "rfs",
+    .setting_ini = rfs_setting_ini,
+    .plan = profile_rfs_plan,
+    .plan_order = 20,
+    .save = rfs_save,
+    .kind = PLAN_FLOW_CNT,
+    .kind_name = "flow_cnt",
+    .index = KNOB_INDEX_QUEUE,
+    .on_device = true,
+    .priv = KNOB_PRIV_WRITE,
+    .base = PROFILE_BASE_NETDEV,
+    .allow = rfs_allow,
+    .file = rfs_file,
+    .path = knob_file_path,
+    .read = knob_file_read,
+    .write = knob_file_write,
+    .same = knob_same_count,
+    .display = knob_display_asis,
+    .value_on = rfs_value_on,
+    .write_hint = knob_hint_default,
+    .readback_hint = "",
+};

@@ -15,6 +15,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "knob.h"
 #include "profile.h"
 #include "statefile.h"
 #include "timeutil.h"
@@ -101,6 +102,7 @@ entry_from_json(json_object *o, struct profile_host *h, struct plan_entry *e, co
                 struct nm_error *err)
 {
 	int kind = plan_kind_parse(json_get_string(o, "kind", ""));
+	const struct knob_ops *k;
 	char rel[PROFILE_SYSCTL_MAX];
 
 	memset(e, 0, sizeof(*e));
@@ -111,15 +113,13 @@ entry_from_json(json_object *o, struct profile_host *h, struct plan_entry *e, co
 	e->index = (int)json_get_int(o, "index", -1);
 	snprintf(e->dev, sizeof(e->dev), "%s", json_get_string(o, "dev", ""));
 	snprintf(e->name, sizeof(e->name), "%s", json_get_string(o, "name", ""));
-	if (e->kind != PLAN_SYSCTL && e->kind != PLAN_IRQ &&
-	    profile_host_check_dev(e->dev, err) < 0)
+	k = knob_of_kind(e->kind);
+	if (k->on_device && profile_host_check_dev(e->dev, err) < 0)
 		return -1;
 	if (e->kind == PLAN_SYSCTL && plan_sysctl_rel(e->name, rel, sizeof(rel)) < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "saved sysctl \"%s\" is not a net.* name",
 		                    e->name);
-	if ((e->kind == PLAN_IRQ || e->kind == PLAN_XPS || e->kind == PLAN_RPS ||
-	     e->kind == PLAN_FLOW_CNT) &&
-	    e->index < 0)
+	if (k->index != KNOB_INDEX_NONE && e->index < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "saved %s entry without index",
 		                    plan_kind_name(e->kind));
 	plan_entry_path(h, e);
@@ -133,11 +133,12 @@ same_target(const struct plan_entry *e, json_object *o)
 	if (strcmp(plan_kind_name(e->kind), json_get_string(o, "kind", "")) != 0 ||
 	    e->index != json_get_int(o, "index", -1))
 		return false;
-	if (e->kind == PLAN_SYSCTL)
-		return strcmp(e->name, json_get_string(o, "name", "")) == 0;
-	if (e->kind == PLAN_IRQ)
+	/* A device's file or feature by its device, an IRQ by its number, a sysctl by name. */
+	if (knob_of_kind(e->kind)->on_device)
+		return strcmp(e->dev, json_get_string(o, "dev", "")) == 0;
+	if (knob_of_kind(e->kind)->index == KNOB_INDEX_IRQ)
 		return true;
-	return strcmp(e->dev, json_get_string(o, "dev", "")) == 0;
+	return strcmp(e->name, json_get_string(o, "name", "")) == 0;
 }
 
 /* The entries array of a state object (created when missing). */
@@ -242,7 +243,7 @@ profile_state_applied(const char *state_dir, const struct plan *pl, const struct
 static bool
 device_gone(struct profile_host *h, const struct plan_entry *e)
 {
-	return e->kind != PLAN_SYSCTL && e->kind != PLAN_IRQ && !profile_host_dev_exists(h, e->dev);
+	return knob_of_kind(e->kind)->on_device && !profile_host_dev_exists(h, e->dev);
 }
 
 /* Restore one saved entry. 1 written, 0 already so, 2 gone (a freed IRQ), -1 with err. */
@@ -258,7 +259,8 @@ restore_one(struct profile_host *h, const struct plan_entry *e, const char *valu
 	if (same)
 		return 0;
 	/* An IRQ freed since (its driver reloaded) has nothing left to restore. */
-	if (cur == NULL && e->kind == PLAN_IRQ && rerr.code == NM_ERR_NOT_FOUND)
+	if (cur == NULL && knob_of_kind(e->kind)->index == KNOB_INDEX_IRQ &&
+	    rerr.code == NM_ERR_NOT_FOUND)
 		return 2;
 	return plan_write_checked(h, e, value, err) < 0 ? -1 : 1;
 }

@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "jsonutil.h"
+#include "knob.h"
 #include "profile.h"
 #include "regfile.h"
 #include "strbuf.h"
@@ -31,10 +32,9 @@ profile_init(struct profile *p)
 void
 profile_free(struct profile *p)
 {
-	free(p->irq.queues);
-	free(p->xps.queues);
-	free(p->rps.queues);
-	free(p->sysctls);
+	for (size_t i = 0; i < knobs_n; i++)
+		if (knobs[i]->release != NULL)
+			knobs[i]->release(p);
 	memset(p, 0, sizeof(*p));
 }
 
@@ -252,41 +252,40 @@ profile_key(struct profile *p, const char *key, const char *val, struct nm_error
 	                    key);
 }
 
-/* Route a key to its section. */
+/* Route a key to its section: [profile], or a knob's (knobs[]). */
 static int
 profile_set(struct profile *p, const char *section, const char *key, const char *val,
             struct nm_error *err)
 {
-	static const struct {
-		const char *name;
-		int (*fn)(struct profile *, const char *, const char *, struct nm_error *);
-	} sections[] = {
-	    {"profile", profile_key},       {"irq", profile_irq_key}, {"xps", profile_xps_key},
-	    {"rps", profile_rps_key},       {"rfs", profile_rfs_key}, {"arfs", profile_arfs_key},
-	    {"sysctl", profile_sysctl_key},
-	};
+	const struct knob_ops *k = knob_by_section(section);
+	char list[128];
 
-	for (size_t i = 0; i < sizeof(sections) / sizeof(sections[0]); i++)
-		if (strcmp(section, sections[i].name) == 0)
-			return sections[i].fn(p, key, val, err);
-	return nm_error_set(err, NM_ERR_BAD_ARGS,
-	                    "unknown section [%s] (profile, irq, xps, rps, rfs, arfs, sysctl)",
-	                    section);
+	if (strcmp(section, "profile") == 0)
+		return profile_key(p, key, val, err);
+	if (k != NULL)
+		return k->key(p, key, val, err);
+	knob_list_sections(list, sizeof(list), false);
+	return nm_error_set(err, NM_ERR_BAD_ARGS, "unknown section [%s] (profile, %s)", section,
+	                    list);
 }
 
 /* The checks of every section once all keys are read. */
 static int
 profile_check(const struct profile *p, struct nm_error *err)
 {
-	if (profile_irq_check(p, err) < 0 || profile_xps_check(p, err) < 0 ||
-	    profile_rps_check(p, err) < 0 || profile_rfs_check(p, err) < 0 ||
-	    profile_arfs_check(p, err) < 0 || profile_sysctl_check(p, err) < 0)
-		return -1;
-	if (!p->irq.present && !p->xps.present && !p->rps.present &&
-	    p->rfs == PROFILE_SWITCH_UNSET && p->ntuple == PROFILE_SWITCH_UNSET && p->nsysctls == 0)
+	bool any = false;
+	char list[128];
+
+	for (size_t i = 0; i < knobs_n; i++)
+		if (knobs[i]->check(p, err) < 0)
+			return -1;
+	for (size_t i = 0; i < knobs_n; i++)
+		any = any || knobs[i]->present(p);
+	if (!any) {
+		knob_list_sections(list, sizeof(list), true);
 		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "the profile changes nothing: give at least one of [irq], "
-		                    "[xps], [rps], [rfs], [arfs], [sysctl]");
+		                    "the profile changes nothing: give at least one of %s", list);
+	}
 	return 0;
 }
 
@@ -294,16 +293,11 @@ profile_check(const struct profile *p, struct nm_error *err)
 static int
 label_error(struct nm_error *err, const char *label, int line)
 {
-	char msg[NM_ERROR_MSG_MAX];
-
 	if (err == NULL)
 		return -1;
-	snprintf(msg, sizeof(msg), "%s", err->message);
 	if (line > 0)
-		snprintf(err->message, sizeof(err->message), "%.63s:%d: %.400s", label, line, msg);
-	else
-		snprintf(err->message, sizeof(err->message), "%.63s: %.400s", label, msg);
-	return -1;
+		return nm_error_prefix(err, err->code, "%.63s:%d", label, line);
+	return nm_error_prefix(err, err->code, "%.63s", label);
 }
 
 struct ini_ctx {
@@ -434,63 +428,33 @@ fail:
 	return label_error(err, name, 0);
 }
 
-/* One KNOB=VALUE word as the INI lines of its section, appended to sb: the knob's index,
- * or -1 with err. */
+/* One KNOB=VALUE word as the INI lines of its section, appended to sb: the knob's index in
+ * knobs[], or -1 with err. */
 static int
 setting_ini(struct strbuf *sb, const char *word, struct nm_error *err)
 {
-	static const char *const knobs[] = {"irq", "xps", "rps", "rfs", "ntuple"};
 	const char *eq = strchr(word, '='), *v;
+	char list[128];
 	size_t k, klen;
 
+	knob_list_settings(list, sizeof(list));
 	if (eq == NULL)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "\"%s\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple)", word);
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "\"%s\": give KNOB=VALUE (%s)", word,
+		                    list);
 	v = eq + 1;
 	klen = (size_t)(eq - word);
-	for (k = 0; k < 5; k++)
-		if (strlen(knobs[k]) == klen && strncmp(word, knobs[k], klen) == 0)
+	for (k = 0; k < knobs_n; k++)
+		if (knobs[k]->setting != NULL && strlen(knobs[k]->setting) == klen &&
+		    strncmp(word, knobs[k]->setting, klen) == 0)
 			break;
-	if (k == 5)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "\"%s\": unknown knob (irq, xps, rps, rfs, ntuple)", word);
+	if (k == knobs_n)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "\"%s\": unknown knob (%s)", word, list);
 	/* A value is a word: no INI syntax gets through. */
 	if (*v == '\0' || strspn(v, "abcdefghijklmnopqrstuvwxyz0123456789,-") != strlen(v))
 		return nm_error_set(
 		    err, NM_ERR_BAD_ARGS,
 		    "\"%s\": the value is a CPU list, a hex mask, a number or a word", word);
-	switch (k) {
-	case 0:
-		if (strcmp(v, "spread") == 0 || strcmp(v, "all") == 0)
-			strbuf_addf(sb, "[irq]\npolicy = %s\ncpus = all\n", v);
-		else if (strcmp(v, "default") == 0)
-			strbuf_addf(sb, "[irq]\npolicy = default\n");
-		else
-			strbuf_addf(sb, "[irq]\npolicy = spread\ncpus = %s\n", v);
-		break;
-	case 1:
-		if (strcmp(v, "none") == 0)
-			strbuf_addf(sb, "[xps]\npolicy = none\n");
-		else
-			strbuf_addf(sb, "[xps]\npolicy = one-to-one\ncpus = %s\n",
-			            strcmp(v, "one-to-one") == 0 ? "all" : v);
-		break;
-	case 2:
-		if (strcmp(v, "none") == 0)
-			strbuf_addf(sb, "[rps]\npolicy = none\n");
-		else
-			strbuf_addf(sb, "[rps]\ncpus = %s\n", v);
-		break;
-	case 3:
-		if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0)
-			strbuf_addf(sb, "[rfs]\nenable = off\n");
-		else
-			strbuf_addf(sb, "[rfs]\nflow_cnt = %s\n", v);
-		break;
-	default:
-		strbuf_addf(sb, "[arfs]\nntuple = %s\n", v);
-		break;
-	}
+	knobs[k]->setting_ini(sb, v);
 	return (int)k;
 }
 
@@ -500,18 +464,20 @@ profile_parse_settings(struct profile *p, const char *name, json_object *setting
                        struct nm_error *err)
 {
 	struct strbuf sb = STRBUF_INIT;
-	unsigned seen = 0;
+	unsigned long long seen = 0;
+	char list[128];
 	int r;
 
 	profile_init(p);
+	knob_list_settings(list, sizeof(list));
 	if (!json_object_is_type(settings, json_type_array) ||
 	    json_object_array_length(settings) == 0)
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, ntuple)");
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "give at least one KNOB=VALUE (%s)",
+		                    list);
 	for (size_t i = 0; i < json_object_array_length(settings); i++) {
 		const char *w = json_object_get_string(json_object_array_get_idx(settings, i));
 		int k = w != NULL ? setting_ini(&sb, w, err) : -1;
-		unsigned bit = 1u << (k < 0 ? 0 : k);
+		unsigned long long bit = 1ull << (k < 0 ? 0 : k);
 		if (k < 0) {
 			strbuf_free(&sb);
 			return -1;
@@ -799,24 +765,15 @@ profile_load(struct profile *p, const char *dir, const char *name, char *path, s
 	return profile_load_vars(p, dir, name, NULL, path, size, err);
 }
 
-/* The sections a profile sets, as JSON. */
+/* The sections a profile sets, as JSON, in section order. */
 json_object *
 profile_sections_json(const struct profile *p)
 {
 	json_object *a = json_object_new_array();
 
-	if (p->irq.present)
-		json_object_array_add(a, json_object_new_string("irq"));
-	if (p->xps.present)
-		json_object_array_add(a, json_object_new_string("xps"));
-	if (p->rps.present)
-		json_object_array_add(a, json_object_new_string("rps"));
-	if (p->rfs != PROFILE_SWITCH_UNSET)
-		json_object_array_add(a, json_object_new_string("rfs"));
-	if (p->ntuple != PROFILE_SWITCH_UNSET)
-		json_object_array_add(a, json_object_new_string("arfs"));
-	if (p->nsysctls > 0)
-		json_object_array_add(a, json_object_new_string("sysctl"));
+	for (size_t i = 0; i < knobs_n; i++)
+		if (knobs[i]->present(p))
+			json_object_array_add(a, json_object_new_string(knobs[i]->section));
 	return a;
 }
 

@@ -314,12 +314,6 @@ char *plan_read_live(struct profile_host *h, enum plan_kind kind, int index, con
 /* Write val to e's file (or the ntuple feature) and read it back. 0 or -1 with err. */
 int plan_write_checked(struct profile_host *h, const struct plan_entry *e, const char *val,
                        struct nm_error *err);
-/* Plan the per-queue masks of k (xps_cpus, rps_cpus) for nq queues named QPREFIX<N>: a
- * queue's own key, else the policy (one-to-one: the i-th CPU of cpus; cpus: all of them;
- * none: the empty mask; explicit: untouched). 0 or -1 with err. */
-int plan_queue_masks(struct plan *pl, struct profile_host *h, const struct profile *p,
-                     const struct profile_knob *k, enum plan_kind kind, unsigned nq,
-                     const char *section, const char *qprefix, struct nm_error *err);
 /* A net.* sysctl name as a path below proc/sys ("net.core.x" -> "net/core/x"; a name with
  * '/' is a path already). 0, or -1 when it is not a net.* name or would leave proc/sys. */
 int plan_sysctl_rel(const char *name, char *buf, size_t size);
@@ -338,38 +332,16 @@ json_object *plan_changes_json(const struct plan *pl);
 /* How many entries change. */
 size_t plan_nchanges(const struct plan *pl);
 
-/* ---- the knobs: each parses its section's keys, checks them, plans its writes ---- */
+/* ---- the knobs: each parses its section's keys, checks them, plans its writes, in its
+ * own file profile-<knob>.c, reached through its struct knob_ops (knob.h) ---- */
 
-/* Take one key of the section; 0 ok, -1 with err. */
-int profile_irq_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_xps_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_rps_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_rfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_arfs_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-int profile_sysctl_key(struct profile *p, const char *key, const char *val, struct nm_error *err);
-/* Check the section as a whole once every key is read; 0 or -1 with err. */
-int profile_irq_check(const struct profile *p, struct nm_error *err);
-int profile_xps_check(const struct profile *p, struct nm_error *err);
-int profile_rps_check(const struct profile *p, struct nm_error *err);
-int profile_rfs_check(const struct profile *p, struct nm_error *err);
-int profile_arfs_check(const struct profile *p, struct nm_error *err);
-int profile_sysctl_check(const struct profile *p, struct nm_error *err);
-/* Add the knob's writes to the plan, checking them against the host; 0 or -1 with err. */
-int profile_irq_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_xps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_rps_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_rfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                     struct nm_error *err);
-int profile_arfs_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                      struct nm_error *err);
-int profile_sysctl_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
-                        struct nm_error *err);
-
-/* profile-save.c: the current tuning of h's device (set) as profile text, named name, into
- * sb: [irq] queue.N, [xps] tx-N, [rps] rx-N, [rfs], [arfs] as the kernel has them now,
+/* profile-save.c: the per-queue masks of a knob as [SECTION] policy and QPREFIX<N> keys (nothing
+ * when nq is 0 or no file reads): [xps] and [rps] save so. */
+void profile_save_masks(struct profile_host *h, struct strbuf *sb, enum plan_kind kind, unsigned nq,
+                        const char *section, const char *qprefix);
+/* The current tuning of h's device (set) as profile text, named name, into
+ * sb: each knob's section (knob_ops.save: [irq] queue.N, [xps] tx-N, [rps] rx-N, [rfs],
+ * [arfs]) as the kernel has them now,
  * with comments where a value cannot be said in a profile. 0, or -1 with err. */
 int profile_save_text(struct profile_host *h, const char *name, struct strbuf *sb,
                       struct nm_error *err);
@@ -381,6 +353,9 @@ struct profile_irq {
 /* The queue IRQs of h's device (named by the device or its parent, as the queue views join
  * them), by queue then in /proc/interrupts order; *n gets their number. Caller frees. */
 struct profile_irq *profile_irq_list(struct profile_host *h, size_t *n);
+/* profile-rfs.c: the flow counts of h's rx queues: how many read, the least and the most. */
+void profile_rfs_counts(struct profile_host *h, unsigned *seen, unsigned long long *min,
+                        unsigned long long *max);
 /* profile-arfs.c: the ntuple feature of dev: "on" or "off" into buf (size >= 4). 0 ok; -1
  * with err (NM_ERR_UNSUPPORTED when the device cannot say). */
 int profile_arfs_get(struct profile_host *h, const char *dev, char *buf, size_t size,

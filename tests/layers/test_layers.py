@@ -9,7 +9,12 @@ folders below it, at compile time and at link time.
 - no layer's library calls up: no undefined symbol of libnmL.a is defined by the library of
   a higher layer (nm);
 - every .c and .h of daemon/ is in a layer folder (main.c and pktgen-run.c at the top);
-- the README's layout section names the layers in the same order as daemon/meson.build.
+- the README's layout section names the layers in the same order as daemon/meson.build;
+- the README's "Adding a source / tuning knob / benchmark driver" paragraphs stay true:
+  every file they name exists, every table they name ("`TABLE` in `FILE`") is in that file,
+  and every entry of each of the three tables is defined in the one file the paragraph
+  says (&source_X_ops in sample/source-X.c, &knob_X in tune/profile-X.c, &driver_X in
+  run/driver-X.c, each driver named in test-start's usage).
 
 Usage: test_layers.py BUILD_DIR SOURCE_DIR. Ends with "N passed, M failed".
 """
@@ -130,8 +135,66 @@ def test_readme_names_the_layers_in_order():
     assert found == LAYERS, "README's layout lists %s, daemon/meson.build %s" % (found, LAYERS)
 
 
+def adding_paragraphs():
+    """{"source": text, "tuning knob": text, "benchmark driver": text} from the README."""
+    with open(os.path.join(SRC, "README.md")) as f:
+        text = f.read()
+    out = {}
+    for m in re.finditer(r"\*\*Adding an? ([a-z ]+)\*\*(.*?)(?=\n\n)", text, re.S):
+        out[m.group(1)] = " ".join(m.group(2).split())
+    return out
+
+
+def table_entries(path, table, pattern):
+    """The names in the initializer of table (up to its closing brace) in path."""
+    with open(os.path.join(SRC, path)) as f:
+        text = f.read()
+    start = text.index(table)
+    body = text[text.index("{", start):text.index("};", start)]
+    return re.findall(pattern, body)
+
+
+def test_adding_paragraphs_are_true():
+    paras = adding_paragraphs()
+    assert sorted(paras) == ["benchmark driver", "source", "tuning knob"], sorted(paras)
+    checked = 0
+    for what, text in paras.items():
+        for path in re.findall(r"`((?:daemon|proto|man|tests)/[^`<>]+)`", text):
+            assert os.path.exists(os.path.join(SRC, path)), \
+                "README, adding a %s: %s does not exist" % (what, path)
+            checked += 1
+        for table, path in re.findall(r"`([^`]+)` in `((?:daemon|proto)/[^`]+)`", text):
+            name = re.sub(r"\[\]$", "", table)
+            with open(os.path.join(SRC, path)) as f:
+                body = f.read()
+            assert re.search(r"\b%s\b" % re.escape(name), body), \
+                "README, adding a %s: no %s in %s" % (what, table, path)
+            checked += 1
+    for table, path, pat, file_of in (
+            ("all_sources[]", "daemon/sample/sampler.c", r"&source_([a-z0-9_]+)_ops",
+             "daemon/sample/source-%s.c"),
+            ("knobs[]", "daemon/tune/knob.c", r"&knob_([a-z0-9_]+)", "daemon/tune/profile-%s.c"),
+            ("drivers[]", "daemon/run/driver.c", r"&driver_([a-z0-9_]+)",
+             "daemon/run/driver-%s.c")):
+        names = table_entries(path, table.rstrip("[]") + "[]", pat)
+        assert names, "no entries found in %s of %s" % (table, path)
+        for n in names:
+            f = os.path.join(SRC, file_of % n.replace("_", "-"))
+            assert os.path.exists(f), "%s's %s has no file %s" % (table, n, f)
+            with open(f) as fh:
+                assert re.search(r"^const struct \w+ (source_%s_ops|knob_%s|driver_%s) = "
+                                 % (n, n, n), fh.read(), re.M), "%s does not define %s" % (f, n)
+            checked += 1
+    with open(os.path.join(SRC, "proto", "commands.c")) as f:
+        usage = re.search(r"\[--driver ([a-z0-9|]+)\]", f.read()).group(1).split("|")
+    drivers = table_entries("daemon/run/driver.c", "drivers[]", r"&driver_([a-z0-9_]+)")
+    assert sorted(usage) == sorted(drivers), (usage, drivers)
+    print("%d facts of the README's adding paragraphs checked" % checked)
+
+
 TESTS = [test_upward_include_does_not_compile, test_no_layer_calls_up,
-         test_every_file_in_a_layer, test_readme_names_the_layers_in_order]
+         test_every_file_in_a_layer, test_readme_names_the_layers_in_order,
+         test_adding_paragraphs_are_true]
 
 
 def main():

@@ -12,6 +12,7 @@
 #include "proto.h"
 
 #define PROTOCOL_MD TEST_SRCDIR "/../../proto/PROTOCOL.md"
+#define PROTO_H     TEST_SRCDIR "/../../proto/proto.h"
 
 /* Number of arguments in cmd's schema. */
 static size_t
@@ -182,16 +183,16 @@ test_json(void **state)
 	json_object_put(arr);
 }
 
-/* Read the whole of PROTOCOL.md; the caller frees. */
+/* Read the whole of a file of the source tree; the caller frees. */
 static char *
-read_protocol_md(void)
+read_source_file(const char *path)
 {
-	FILE *f = fopen(PROTOCOL_MD, "r");
+	FILE *f = fopen(path, "r");
 	char *buf;
 	long n;
 
 	if (f == NULL)
-		fail_msg("cannot open %s", PROTOCOL_MD);
+		fail_msg("cannot open %s", path);
 	assert_int_equal(fseek(f, 0, SEEK_END), 0);
 	n = ftell(f);
 	assert_true(n > 0);
@@ -223,7 +224,7 @@ has_line(const char *text, const char *line)
 static void
 test_documented(void **state)
 {
-	char *md = read_protocol_md();
+	char *md = read_source_file(PROTOCOL_MD);
 	char heading[PROTO_MAX_NAME + 8];
 	size_t i;
 
@@ -242,6 +243,35 @@ test_documented(void **state)
 	free(md);
 }
 
+/* Every command in the table is named in proto.h's version history, which says in which
+ * version each came: a word of the comment between "Protocol version history" and
+ * PROTO_VERSION's definition. */
+static void
+test_in_version_history(void **state)
+{
+	char *h = read_source_file(PROTO_H);
+	char *start = strstr(h, "Protocol version history"), *end;
+
+	(void)state;
+	assert_non_null(start);
+	end = strstr(start, "#define PROTO_VERSION");
+	assert_non_null(end);
+	*end = '\0';
+	for (size_t i = 0; i < proto_ncommands; i++) {
+		const char *name = proto_commands[i].name, *p = start;
+		size_t n = strlen(name);
+		bool found = false;
+
+		while (!found && (p = strstr(p, name)) != NULL) {
+			found = p[-1] == ' ' && (p[n] == ',' || p[n] == ' ' || p[n] == ';');
+			p += n;
+		}
+		if (!found)
+			fail_msg("%s: the version history does not name %s", PROTO_H, name);
+	}
+	free(h);
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -253,6 +283,7 @@ main(void)
 	    cmocka_unit_test(test_access),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_documented),
+	    cmocka_unit_test(test_in_version_history),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -305,6 +305,33 @@ test_peers(void **state)
 	assert_null(v);
 }
 
+/* config_strv_equal: same words in the same order; NULL is the empty vector (the reload
+ * compares an unset prom_listen with a set one; peer.c's copy read through NULL). */
+static void
+test_strv_equal(void **state)
+{
+	char **ab = config_split_words("a b", 8), **ab2 = config_split_words("a 'b'", 8);
+	char **a = config_split_words("a", 8), **ba = config_split_words("b a", 8);
+	char **none = config_split_words("", 8);
+
+	(void)state;
+	assert_non_null(none);
+	assert_true(config_strv_equal(ab, ab2));
+	assert_false(config_strv_equal(ab, a));
+	assert_false(config_strv_equal(a, ab));
+	assert_false(config_strv_equal(ab, ba));
+	assert_true(config_strv_equal(NULL, NULL));
+	assert_true(config_strv_equal(NULL, none));
+	assert_true(config_strv_equal(none, NULL));
+	assert_false(config_strv_equal(NULL, a));
+	assert_false(config_strv_equal(a, NULL));
+	config_strv_free(ab);
+	config_strv_free(ab2);
+	config_strv_free(a);
+	config_strv_free(ba);
+	config_strv_free(none);
+}
+
 /* A bad file changes nothing and the message names the key. */
 static void
 test_errors(void **state)
@@ -370,6 +397,7 @@ main(void)
 	    cmocka_unit_test(test_child_keys),
 	    cmocka_unit_test(test_prometheus_keys), /* [prometheus] */
 	    cmocka_unit_test(test_prometheus_selection),
+	    cmocka_unit_test(test_strv_equal),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_peers),
 	};

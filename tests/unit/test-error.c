@@ -106,15 +106,47 @@ test_set_clear(void **state)
 	nm_error_clear(NULL);
 }
 
+/* nm_error_prefix: the context, ": ", the message it held; the code given; the end of the
+ * message cut when the whole does not fit, the context kept; a NULL err ignored. */
+static void
+test_prefix(void **state)
+{
+	struct nm_error e;
+	char long_msg[NM_ERROR_MSG_MAX + 100];
+
+	(void)state;
+	nm_error_set(&e, NM_ERR_NOT_FOUND, "no profile named %s", "rr8");
+	assert_int_equal(nm_error_prefix(&e, e.code, "test %s: profile %s", "t1", "rr8"), -1);
+	assert_int_equal(e.code, NM_ERR_NOT_FOUND);
+	assert_string_equal(e.message, "test t1: profile rr8: no profile named rr8");
+	assert_int_equal(nm_error_prefix(&e, NM_ERR_BAD_ARGS, "run %d", 3), -1);
+	assert_int_equal(e.code, NM_ERR_BAD_ARGS);
+	assert_string_equal(e.message, "run 3: test t1: profile rr8: no profile named rr8");
+
+	memset(long_msg, 'x', sizeof(long_msg) - 1);
+	long_msg[sizeof(long_msg) - 1] = '\0';
+	nm_error_set(&e, NM_ERR_FAILED, "%s", long_msg);
+	nm_error_prefix(&e, e.code, "ctx");
+	assert_int_equal(strlen(e.message), NM_ERROR_MSG_MAX - 1);
+	assert_memory_equal(e.message, "ctx: xxx", 8);
+
+	/* A context that fills the message alone: it is what is kept. */
+	nm_error_set(&e, NM_ERR_FAILED, "m");
+	nm_error_prefix(&e, e.code, "%s", long_msg);
+	assert_int_equal(strlen(e.message), NM_ERROR_MSG_MAX - 1);
+	assert_int_equal(e.message[0], 'x');
+
+	assert_int_equal(nm_error_prefix(NULL, NM_ERR_FAILED, "ctx"), -1);
+}
+
 /* Run every test in this file. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_round_trip),
-	    cmocka_unit_test(test_unknown),
-	    cmocka_unit_test(test_set_clear),
+	    cmocka_unit_test(test_names),   cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_unknown), cmocka_unit_test(test_set_clear),
+	    cmocka_unit_test(test_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -480,6 +480,26 @@ test_napi_apply(void **state)
 	napitable_free(&nt);
 }
 
+/* Which arch lines are IPIs: x86's RES, CAL, TLB and IPI<n> (arm64 and the others), and no
+ * other of the kernel's arch lines; "IPI" without a number is no line the kernel prints
+ * (Prometheus once took any "IPI..." for one, the report only IPI<digit>). */
+static void
+test_is_ipi(void **state)
+{
+	const char *ipi[] = {"RES", "CAL", "TLB", "IPI0", "IPI6", "IPI15"};
+	const char *not_ipi[] = {"NMI", "LOC", "SPU",  "PMI",  "IWI", "RTR", "TRM", "THR",
+	                         "DFR", "MCE", "MCP",  "ERR",  "MIS", "PIN", "NPI", "PIW",
+	                         "Err", "IPI", "IPIx", "IPI:", "45",  "res", ""};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(ipi) / sizeof(ipi[0]); i++)
+		if (!irqtable_is_ipi(ipi[i]))
+			fail_msg("%s is an IPI line", ipi[i]);
+	for (size_t i = 0; i < sizeof(not_ipi) / sizeof(not_ipi[0]); i++)
+		if (irqtable_is_ipi(not_ipi[i]))
+			fail_msg("\"%s\" is not an IPI line", not_ipi[i]);
+}
+
 int
 main(void)
 {
@@ -487,6 +507,7 @@ main(void)
 	    cmocka_unit_test(test_parse_name), cmocka_unit_test(test_split_fields),
 	    cmocka_unit_test(test_read_copy),  cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_napi_apply), cmocka_unit_test(test_irq_name_corpus),
+	    cmocka_unit_test(test_is_ipi),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

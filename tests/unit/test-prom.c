@@ -15,6 +15,7 @@
 #include "error.h"
 #include "prom.h"
 #include "ring.h"
+#include "sampler.h"
 #include "series.h"
 #include "strbuf.h"
 
@@ -24,6 +25,15 @@
 #define TO_REAL ((int64_t)(1700000000 * SEC + 250000000 - T_MONO))
 
 enum { SRC_LINK, SRC_SNMP, SRC_CPU, SRC_INTERRUPTS, NSRC };
+
+/* The sources the registry's series come from, with the daemon's own ops: their families
+ * (source_ops.prom) are what prom.c exports them by. Disabled: no per-source samples. */
+static const struct prom_source fx_sources[NSRC] = {
+    {"link", SRC_LINK, &source_link_ops, false, true, 0, 0, 0, 0},
+    {"snmp", SRC_SNMP, &source_snmp_ops, false, true, 0, 0, 0, 0},
+    {"cpu", SRC_CPU, &source_cpu_ops, false, true, 0, 0, 0, 0},
+    {"interrupts", SRC_INTERRUPTS, &source_interrupts_ops, false, true, 0, 0, 0, 0},
+};
 
 struct fx {
 	struct series_registry reg;
@@ -87,6 +97,8 @@ setup(void **state)
 	f->in.reg = &f->reg;
 	f->in.ring = f->ring;
 	f->in.mono_to_real_ns = TO_REAL;
+	f->in.sources = fx_sources;
+	f->in.nsources = NSRC;
 	f->in.profile_drift = -1;
 	f->in.last_scrape_seconds = -1;
 	*state = f;
@@ -442,7 +454,7 @@ test_own_gauges(void **state)
 	struct fx *f = *state;
 	struct prom_window w = {"run \"1\"", "hand"};
 	struct prom_test te = {"t1", "iperf3"};
-	struct prom_source s = {"link", SRC_LINK, true, false, 10, 2, 1500000, 0};
+	struct prom_source s = {"link", SRC_LINK, &source_link_ops, true, false, 10, 2, 1500000, 0};
 	const char *t;
 
 	f->in.windows = &w;
@@ -501,6 +513,152 @@ test_queue_irq_origin(void **state)
 	f->in.irqtab = NULL;
 }
 
+/* A series of a source and what its source's rules say of it: its family ("": not
+ * exported), opt-in, kept by results. The classification prom.c's strcmp chain over source
+ * names made, and seriesblock-collect.c's kept_sources[], before the sources said it. */
+struct rule_case {
+	const char *source, *name;
+	enum series_kind kind;
+	const char *field, *type, *mode, *unit;
+	int cpu, irq;
+	const char *family;
+	bool optin, kept;
+};
+
+static const struct rule_case rule_cases[] = {
+    {"link", "link.eth0.rx_bytes", SERIES_COUNTER, "rx_bytes", NULL, NULL, "bytes", -1, -1,
+     "netmetrics_link_bytes", false, true},
+    {"link", "link.eth0.tx_packets", SERIES_COUNTER, "tx_packets", NULL, NULL, "packets", -1, -1,
+     "netmetrics_link_packets", false, true},
+    {"link", "link.eth0.tx_dropped", SERIES_COUNTER, "tx_dropped", NULL, NULL, "drops", -1, -1,
+     "netmetrics_link_drops", false, true},
+    {"link", "link.eth0.rx_crc_errors", SERIES_COUNTER, "rx_crc_errors", NULL, NULL, "errors", -1,
+     -1, "netmetrics_link_errors", false, true},
+    {"link", "link.eth0.multicast", SERIES_COUNTER, "multicast", NULL, NULL, "packets", -1, -1,
+     "netmetrics_link_events", false, true},
+    {"link", "link.eth0.mtu", SERIES_GAUGE, "mtu", NULL, NULL, "bytes", -1, -1, "", false, true},
+    {"queues", "queues.eth0.rx0.packets", SERIES_COUNTER, "packets", NULL, NULL, "packets", -1, -1,
+     "netmetrics_queue_packets", false, true},
+    {"queues", "queues.eth0.rx0.bytes", SERIES_COUNTER, "bytes", NULL, NULL, "bytes", -1, -1,
+     "netmetrics_queue_bytes", false, true},
+    {"queues", "queues.eth0.rx0.csum_none", SERIES_COUNTER, "csum_none", NULL, NULL, "packets", -1,
+     -1, "netmetrics_queue_events", false, true},
+    {"queues", "queues.eth0.rx0.depth", SERIES_GAUGE, "depth", NULL, NULL, "packets", -1, -1, "",
+     false, true},
+    {"cpu", "cpu.3.user", SERIES_COUNTER, NULL, NULL, "user", "s", 3, -1, "netmetrics_cpu_seconds",
+     false, true},
+    {"cpu", "cpu.all.user", SERIES_COUNTER, NULL, NULL, "user", "s", -1, -1,
+     "netmetrics_cpu_all_seconds", false, true},
+    {"cpu", "stat.ctxt", SERIES_COUNTER, "ctxt", NULL, NULL, "switches", -1, -1, "netmetrics_stat",
+     false, true},
+    {"cpu", "stat.procs_running", SERIES_GAUGE, "procs_running", NULL, NULL, "tasks", -1, -1,
+     "netmetrics_stat_level", false, true},
+    {"softirqs", "softirqs.NET_RX.cpu0", SERIES_COUNTER, NULL, "NET_RX", NULL, "softirqs", 0, -1,
+     "netmetrics_softirqs", false, true},
+    {"softirqs", "softirqs.NET_RX", SERIES_COUNTER, NULL, "NET_RX", NULL, "softirqs", -1, -1, "",
+     false, true},
+    {"interrupts", "irq.45.cpu3", SERIES_COUNTER32, NULL, NULL, NULL, "interrupts", 3, 45,
+     "netmetrics_irq_interrupts", false, false},
+    {"interrupts", "irq.45.spurious", SERIES_COUNTER, "spurious", NULL, NULL, "interrupts", -1, 45,
+     "netmetrics_irq_events", false, false},
+    {"interrupts", "irq.RES.cpu1", SERIES_COUNTER32, NULL, "RES", NULL, "interrupts", 1, -1,
+     "netmetrics_ipis", false, true},
+    {"interrupts", "irq.IPI3.cpu1", SERIES_COUNTER32, NULL, "IPI3", NULL, "interrupts", 1, -1,
+     "netmetrics_ipis", false, true},
+    {"interrupts", "irq.LOC.cpu0", SERIES_COUNTER32, NULL, "LOC", NULL, "interrupts", 0, -1,
+     "netmetrics_arch_interrupts", false, true},
+    {"interrupts", "irq.MCE.cpu0", SERIES_COUNTER32, NULL, "MCE", NULL, "interrupts", 0, -1,
+     "netmetrics_arch_interrupts", true, true},
+    {"interrupts", "irq.MCE", SERIES_COUNTER, NULL, "MCE", NULL, "interrupts", -1, -1,
+     "netmetrics_arch_interrupts", false, true},
+    {"interrupts", "irq.45.affinity", SERIES_GAUGE, "affinity", NULL, NULL, "cpus", -1, 45, "",
+     false, false},
+    {"snmp", "snmp.Tcp.RetransSegs", SERIES_COUNTER, "RetransSegs", NULL, NULL, "segments", -1, -1,
+     "netmetrics_snmp", false, true},
+    {"snmp", "snmp.Tcp.CurrEstab", SERIES_GAUGE, "CurrEstab", NULL, NULL, "connections", -1, -1,
+     "netmetrics_snmp_level", false, true},
+    {"softnet", "softnet.cpu0.processed", SERIES_COUNTER32, "processed", NULL, NULL, "packets", 0,
+     -1, "netmetrics_softnet", false, true},
+    {"softnet", "softnet.cpu0.backlog", SERIES_GAUGE, "backlog", NULL, NULL, "packets", 0, -1,
+     "netmetrics_softnet_level", false, true},
+    {"lnstat", "lnstat.rt_cache.entries", SERIES_GAUGE, "entries", NULL, NULL, "entries", -1, -1,
+     "netmetrics_lnstat_entries", false, true},
+    {"lnstat", "lnstat.rt_cache.in_hit", SERIES_COUNTER, "in_hit", NULL, NULL, "lookups", -1, -1,
+     "netmetrics_lnstat", false, true},
+    {"lnstat", "lnstat.rt_cache.cpu2.in_hit", SERIES_COUNTER32, "in_hit", NULL, NULL, "lookups", 2,
+     -1, "netmetrics_lnstat_cpu", false, false},
+    /* A row past CPUSET_MAX_CPUS: no cpu label, left out of results by its name. */
+    {"lnstat", "lnstat.rt_cache.cpu9999.in_hit", SERIES_COUNTER32, "in_hit", NULL, NULL, "lookups",
+     -1, -1, "netmetrics_lnstat", false, false},
+    {"ethtool", "ethtool.eth0.rx_cqe_compress", SERIES_COUNTER, "rx_cqe_compress", NULL, NULL,
+     "packets", -1, -1, "netmetrics_ethtool", false, false},
+    {"ethtool", "ethtool.eth0.level", SERIES_GAUGE, "level", NULL, NULL, "packets", -1, -1, "",
+     false, false},
+    {"sysctl", "sysctl.net.core.somaxconn", SERIES_GAUGE, "net.core.somaxconn", NULL, NULL, "value",
+     -1, -1, "netmetrics_sysctl_level", false, false},
+    {"sysctl", "sysctl.net.ipv4.tcp_count", SERIES_COUNTER, "net.ipv4.tcp_count", NULL, NULL,
+     "events", -1, -1, "netmetrics_sysctl", false, false},
+};
+
+/* The sources' rules (source_ops.prom, .keep, .keep_except) classify as before. */
+static void
+test_source_rules(void **state)
+{
+	struct series_registry reg;
+
+	(void)state;
+	series_registry_init(&reg);
+	for (size_t i = 0; i < sizeof(rule_cases) / sizeof(rule_cases[0]); i++) {
+		const struct rule_case *c = &rule_cases[i];
+		struct series_labels l = SERIES_LABELS_NONE;
+		const struct source_ops *ops = NULL;
+		const struct source_family *r;
+		series_id id;
+		size_t k;
+
+		for (k = 0; (ops = sampler_table_ops(k)) != NULL; k++)
+			if (strcmp(ops->name, c->source) == 0)
+				break;
+		assert_non_null(ops);
+		if (c->field != NULL)
+			l.field = series_atom_intern(&reg, c->field, strlen(c->field));
+		if (c->type != NULL)
+			l.type = series_atom_intern(&reg, c->type, strlen(c->type));
+		if (c->mode != NULL)
+			l.mode = series_atom_intern(&reg, c->mode, strlen(c->mode));
+		l.cpu = (int16_t)c->cpu;
+		l.irq = c->irq;
+		id = series_intern(&reg, c->name, strlen(c->name), c->kind, (uint8_t)k, c->unit,
+		                   1.0, &l);
+		r = source_family_of(ops, &reg, id);
+		if (strcmp(r != NULL ? r->family : "", c->family) != 0)
+			fail_msg("%s: family %s, not %s", c->name, r != NULL ? r->family : "none",
+			         c->family);
+		if (r != NULL && r->optin != c->optin)
+			fail_msg("%s: opt-in %d, not %d", c->name, r->optin, c->optin);
+		if (source_keeps(ops, &reg, id) != c->kept)
+			fail_msg("%s: kept %d, not %d", c->name, !c->kept, c->kept);
+	}
+	series_registry_free(&reg);
+}
+
+/* Every family a source of the sampler's table names is one the exposition has: a family
+ * spelt wrong would leave the source's series out silently. */
+static void
+test_source_families_known(void **state)
+{
+	const struct source_ops *ops;
+
+	(void)state;
+	for (size_t i = 0; (ops = sampler_table_ops(i)) != NULL; i++) {
+		assert_non_null(ops->prom);
+		for (const struct source_family *r = ops->prom; r->family != NULL; r++)
+			if (r->family[0] != '\0' && !prom_has_family(r->family))
+				fail_msg("source %s: no family %s", ops->name, r->family);
+	}
+	assert_false(prom_has_family("netmetrics_nonesuch"));
+}
+
 int
 main(void)
 {
@@ -517,6 +675,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_irq_origin, setup, teardown),
+	    cmocka_unit_test(test_source_families_known),
+	    cmocka_unit_test(test_source_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -560,6 +560,36 @@ test_rounds(void **state)
 	assert_int_equal(teardown(state), 0);
 }
 
+/* Every source of the sampler's table says where its series go: its Prometheus families
+ * (a list, source_not_exported when none) and whether results keep it. A source added
+ * without saying fails here rather than being left out of /metrics and of results. */
+static void
+test_sources_say(void **state)
+{
+	const struct source_ops *ops;
+	size_t n = 0;
+
+	(void)state;
+	for (size_t i = 0; (ops = sampler_table_ops(i)) != NULL; i++, n++) {
+		bool named = false;
+		if (ops->prom == NULL)
+			fail_msg("source %s: no Prometheus families (.prom; source_not_exported "
+			         "when none)",
+			         ops->name);
+		if (ops->keep != SOURCE_KEPT && ops->keep != SOURCE_NOT_KEPT)
+			fail_msg("source %s: no decision whether results keep it (.keep)",
+			         ops->name);
+		if (ops->keep_except != NULL && ops->keep != SOURCE_KEPT)
+			fail_msg("source %s: keep_except on a source not kept", ops->name);
+		for (const struct source_family *r = ops->prom; r->family != NULL; r++)
+			named = named || r->family[0] != '\0';
+		if (!named && ops->prom != source_not_exported)
+			fail_msg("source %s: no family (source_not_exported if on purpose)",
+			         ops->name);
+	}
+	assert_int_equal(n, SAMPLER_NSOURCES);
+}
+
 int
 main(void)
 {
@@ -572,6 +602,7 @@ main(void)
 	    cmocka_unit_test(test_rounds),
 	    cmocka_unit_test(test_gauge_fall_and_wrap),
 	    cmocka_unit_test(test_intr_totals),
+	    cmocka_unit_test(test_sources_say),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
