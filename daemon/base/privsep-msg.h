@@ -22,6 +22,7 @@ enum ps_type {
 	PS_BYE,       /* the main process is stopping in order (not a crash) */
 	PS_SAVE,      /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
 	PS_UNLINK,    /* remove the control socket the daemon made (the one of the setup) */
+	PS_BPF,       /* a = program set (bpfset.h); the reply carries the set's fds */
 };
 
 struct ps_hdr {
@@ -41,7 +42,7 @@ struct ps_spawn {
 	uint32_t nproc_max; /* RLIMIT_NPROC of a spawn as a uid other than 0; 0: none */
 };
 
-#define PS_FDS_MAX 4 /* fds with one message */
+#define PS_FDS_MAX 8 /* fds with one message (a BPF set's: BPFSET_FDS_MAX) */
 
 /* One datagram. */
 struct ps_msg {
