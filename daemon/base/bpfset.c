@@ -106,8 +106,8 @@ load_error(struct nm_error *err, const char *step, int e)
 {
 	if (e == EPERM || e == EACCES)
 		return nm_error_set(err, NM_ERR_FAILED,
-		                    "bpf: %s: %s (loading BPF programs needs root: CAP_BPF and "
-		                    "CAP_PERFMON)",
+		                    "bpf: %s: %s (loading BPF programs needs root, or CAP_BPF and "
+		                    "CAP_PERFMON, and bpf() let through by any system call filter)",
 		                    step, strerror(e));
 	return nm_error_set(err, NM_ERR_FAILED, "bpf: %s: %s%s%s", step, strerror(e),
 	                    last_warning[0] ? "; libbpf: " : "", last_warning);

@@ -34,6 +34,7 @@
 #include "bpfset.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "privsep.h"
 #include "procparse.h"
 #include "source-bpf.h"
 #include "source.h"
@@ -64,7 +65,8 @@ struct bpf_priv {
 	bool own_fds;
 	struct bpfset *set; /* loaded here, or NULL */
 	int stats_fd;       /* BPF_ENABLE_STATS fd when loaded here, else -1 */
-	const char *via;    /* "privileged process", "loaded here", "test reader" */
+	bool attached;      /* the fds are there (or the test reader) */
+	const char *via;    /* "privileged process", "loaded here", "test reader", "waiting" */
 	unsigned ncpus;
 	char names[NM_NR_SOFTIRQS][SOURCE_BPF_NAME_MAX];
 	size_t nnames;
@@ -175,6 +177,32 @@ load_here(struct bpf_priv *pv, struct nm_error *err)
 	return 0;
 }
 
+/* Get the set's fds: from the privileged process when the daemon is split, loaded here when
+ * it runs as root without the split (or as a user, who gets the reason). While the split is
+ * coming (the first samples, taken before it) nothing: the programs are not loaded by the
+ * main process as root. 0 (pv->attached says whether they came), or -1 with err. */
+static int
+acquire(struct bpf_priv *pv, struct nm_error *err)
+{
+	if (privsep_on()) {
+		if (privsep_bpf(BPFSET_IRQ, pv->fds, BPFSET_FDS_MAX, &pv->nfds, err) < 0)
+			return -1;
+		pv->own_fds = true;
+		if (pv->nfds != BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS)
+			return nm_error_set(
+			    err, NM_ERR_INTERNAL,
+			    "source bpf: %zu fds from the privileged process, not %d", pv->nfds,
+			    BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
+		pv->via = "privileged process";
+	} else if (privsep_expected()) {
+		pv->via = "waiting";
+		return 0;
+	} else if (load_here(pv, err) < 0)
+		return -1;
+	pv->attached = true;
+	return 0;
+}
+
 /* Allocate the state, learn the types, and get the maps. */
 static int
 bpf_init(struct source *src, struct nm_error *err)
@@ -190,6 +218,7 @@ bpf_init(struct source *src, struct nm_error *err)
 	if (o != NULL && o->reader != NULL) {
 		pv->rd = *o->reader;
 		pv->via = "test reader";
+		pv->attached = true;
 	} else {
 		if (!src->host)
 			return nm_error_set(err, NM_ERR_UNSUPPORTED,
@@ -198,8 +227,7 @@ bpf_init(struct source *src, struct nm_error *err)
 			                    src->root);
 		if (!bpfset_usable(why, sizeof(why)))
 			return nm_error_set(err, NM_ERR_UNSUPPORTED, "source bpf: %s", why);
-		if (load_here(pv, err) < 0)
-			return -1;
+		pv->via = "waiting";
 		pv->rd.ncpus = bpfset_ncpus();
 		pv->rd.read_softirqs = fd_read_softirqs;
 		pv->rd.read_irqs = fd_read_irqs;
@@ -370,6 +398,12 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 {
 	struct bpf_priv *pv = src->priv;
 
+	if (!pv->attached) {
+		if (acquire(pv, err) < 0)
+			return -1;
+		if (!pv->attached)
+			return 0; /* the split is coming: nothing yet */
+	}
 	if (pv->rd.read_softirqs(pv->rd.arg, pv->sbuf) < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read softirq_stats: %s%s",
 		                    strerror(errno),
@@ -451,8 +485,21 @@ bpf_free(struct source *src)
 	src->priv = NULL;
 }
 
+/* Results keep the softirq series and the programs' cost, not the per-IRQ cells (as the
+ * interrupts source's). */
+static const struct source_match bpf_not_kept = {.irq = SOURCE_HAS};
+
 const struct source_ops source_bpf_ops = {
     .name = "bpf",
+    /* Not on /metrics yet (issue 30 asks for it: families for the counts and the times). */
+    .prom = source_not_exported,
+    .keep = SOURCE_KEPT,
+    .keep_except = &bpf_not_kept,
+    /* Right after the softirqs source in a round: the two read the same moment as nearly as
+     * can be, so that their window deltas compare. */
+    .after = "softirqs",
+    /* Off, saying why, where the programs cannot run (not built, no BTF, a fixture root). */
+    .optional = true,
     .description = "softirq and hard IRQ time and counts per CPU (eBPF, program set irq)",
     .configure = NULL,
     .init = bpf_init,

@@ -10,9 +10,6 @@
 
 struct source;
 
-/* The source (until the source table's registration names it). */
-extern const struct source_ops source_bpf_ops;
-
 #define SOURCE_BPF_NAME_MAX 32
 
 /* The softirq types of /proc/softirqs in [buf, buf + len), in row order: the kernel prints
