@@ -5,7 +5,9 @@
  * refused with EPERM and a reason, and the process keeps serving; a spawn it accepts
  * reports the child's pid and, later, its exit. Each spawn comes with its client's socket
  * (accepted on a listener at the path the privileged process was given): one without, one
- * of another socket, a spawn as root or as another uid for a client of uid 65534: refused. */
+ * of another socket, a spawn as root or as another uid for a client of uid 65534: refused.
+ * A BPF program set: a number that is no set refused; set irq (as root, with the programs
+ * built and BTF) loaded once, its six fds handed over twice, the maps read-only. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -24,6 +26,7 @@
 
 #include <cmocka.h>
 
+#include "bpfset.h"
 #include "child.h"
 #include "error.h"
 #include "privsep-parent.h"
@@ -259,6 +262,50 @@ test_spawn_checked(void **state)
 	privsep_release(pid);
 }
 
+/* BPF: only the fixed sets; set irq's fds, the same set for a second request. */
+static void
+test_bpf(void **state)
+{
+	int fds[BPFSET_FDS_MAX], again[BPFSET_FDS_MAX];
+	size_t n = 99, m = 0;
+	struct nm_error err;
+	char why[256];
+	struct nm_softirq_cpu *v;
+
+	(void)state;
+	assert_int_equal(privsep_bpf(0, fds, BPFSET_FDS_MAX, &n, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err.message, "no such BPF program set"));
+	assert_int_equal(privsep_bpf(77, fds, BPFSET_FDS_MAX, &n, &err), -1);
+	if (!bpfset_usable(why, sizeof(why)) || geteuid() != 0) {
+		/* Refused with the reason (not built, or no BTF), and the process lives on. */
+		assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), -1);
+		printf("bpf: %s\n", err.message);
+		return;
+	}
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), 0);
+	assert_int_equal(n, BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
+	/* softirq_stats reads; the fd is read-only (the map is BPF_F_RDONLY). */
+	v = calloc(bpfset_ncpus(), sizeof(*v));
+	assert_int_equal(bpfset_read_softirqs(fds[0], v), 0);
+	assert_int_equal(fcntl(fds[0], F_GETFL) & O_ACCMODE, O_RDONLY);
+	free(v);
+	/* Loaded once: the second request gives the same programs. */
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, again, BPFSET_FDS_MAX, &m, &err), 0);
+	assert_int_equal(m, n);
+	for (size_t i = BPFSET_IRQ_MAPS; i < n; i++) {
+		struct bpfset_prog_stats a, b;
+		assert_int_equal(bpfset_prog_stats(fds[i], &a), 0);
+		assert_int_equal(bpfset_prog_stats(again[i], &b), 0);
+		assert_int_equal(a.id, b.id);
+	}
+	for (size_t i = 0; i < n; i++) {
+		close(fds[i]);
+		close(again[i]);
+	}
+}
+
 int
 main(void)
 {
@@ -266,6 +313,7 @@ main(void)
 	    cmocka_unit_test(test_write_refused),
 	    cmocka_unit_test(test_spawn_checked),
 	    cmocka_unit_test(test_spawn_peer),
+	    cmocka_unit_test(test_bpf),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
