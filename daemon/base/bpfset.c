@@ -91,6 +91,8 @@ libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 	size_t n;
 
 	vsnprintf(line, sizeof(line), fmt, ap);
+	if (strncmp(line, "libbpf: ", 8) == 0)
+		memmove(line, line + 8, strlen(line + 8) + 1);
 	n = strlen(line);
 	while (n > 0 && line[n - 1] == '\n')
 		line[--n] = '\0';

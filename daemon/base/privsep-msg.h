@@ -53,8 +53,9 @@ struct ps_msg {
 /* Send a message with up to PS_FDS_MAX fds. 0 or -1 with errno. */
 int privsep_send_msg(int fd, const struct ps_hdr *h, const void *data, const int *fds, size_t nfds);
 /* Receive one message (payload NUL-terminated), its fds into fds (-1 filled). 1 with a
- * message, 0 at end of file, -1 with errno (EAGAIN with flags MSG_DONTWAIT; EBADMSG for a
- * message of the wrong size). */
+ * message (with no fd at all when they did not all fit: the receiver out of descriptors), 0
+ * at end of file, -1 with errno (EAGAIN with flags MSG_DONTWAIT; EBADMSG for a message of
+ * the wrong size). */
 int privsep_recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags);
 
 #endif

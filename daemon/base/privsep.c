@@ -132,7 +132,7 @@ privsep_recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags)
 					close(got[i]);
 			}
 		}
-	if ((size_t)n < sizeof(msg->h) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if ((size_t)n < sizeof(msg->h) || (m.msg_flags & MSG_TRUNC) ||
 	    msg->h.len != (size_t)n - sizeof(msg->h)) {
 		for (size_t i = 0; i < maxfds; i++)
 			if (fds[i] >= 0)
@@ -140,6 +140,15 @@ privsep_recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags)
 		errno = EBADMSG;
 		return -1;
 	}
+	/* Whole, but its fds cut short (the receiver out of descriptors, or more than it
+	 * takes): the message without any, so that the receiver refuses it or says why rather
+	 * than losing its place in the channel. */
+	if (m.msg_flags & MSG_CTRUNC)
+		for (size_t i = 0; i < maxfds; i++) {
+			if (fds[i] >= 0)
+				close(fds[i]);
+			fds[i] = -1;
+		}
 	msg->data[msg->h.len] = '\0';
 	return 1;
 }
@@ -342,13 +351,16 @@ privsep_bpf(int set, int *fds, size_t max, size_t *n, struct nm_error *err)
 			close(got[i]);
 	}
 	if ((int)*n != count) {
+		size_t got_n = *n;
+
 		for (size_t i = 0; i < *n; i++)
 			close(fds[i]);
 		*n = 0;
-		errno = EPROTO;
-		return nm_error_set(err, NM_ERR_INTERNAL,
-		                    "privsep: bpf set %d: %d fds announced, fewer received", set,
-		                    count);
+		errno = EMFILE;
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "privsep: bpf set %d: %d fds sent, %zu received (out of file "
+		                    "descriptors?)",
+		                    set, count, got_n);
 	}
 	return 0;
 }

@@ -7,7 +7,8 @@
  * (accepted on a listener at the path the privileged process was given): one without, one
  * of another socket, a spawn as root or as another uid for a client of uid 65534: refused.
  * A BPF program set: a number that is no set refused; set irq (as root, with the programs
- * built and BTF) loaded once, its six fds handed over twice, the maps read-only. */
+ * built and BTF) loaded once, its six fds handed over twice, the maps read-only; and when
+ * the main process is out of descriptors for them, the request fails, the channel lives. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
@@ -262,6 +264,35 @@ test_spawn_checked(void **state)
 	privsep_release(pid);
 }
 
+/* Out of descriptors, the reply's fds cannot all come: the request fails saying so, and the
+ * channel goes on (the daemon used to stop: "the privileged process sent a bad message"). */
+static void
+test_bpf_out_of_fds(void)
+{
+	struct rlimit old, low;
+	int fds[BPFSET_FDS_MAX], probe;
+	size_t n = 0;
+	struct nm_error err;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	/* Room for two more descriptors than are open now. */
+	probe = dup(0);
+	assert_true(probe >= 0);
+	close(probe);
+	low.rlim_cur = low.rlim_max = old.rlim_max;
+	low.rlim_cur = (rlim_t)probe + 2;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), -1);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err.message, "out of file descriptors"));
+	/* The channel is in step: the next request is answered. */
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), 0);
+	assert_int_equal(n, BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
 /* BPF: only the fixed sets; set irq's fds, the same set for a second request. */
 static void
 test_bpf(void **state)
@@ -304,6 +335,7 @@ test_bpf(void **state)
 		close(fds[i]);
 		close(again[i]);
 	}
+	test_bpf_out_of_fds();
 }
 
 int
