@@ -96,6 +96,43 @@ load_config(struct daemon *d, struct config *cfg, bool must_exist, struct nm_err
 	return 0;
 }
 
+/* The state directory's file of the 32-bit totals a stop keeps (sampler_wraps_save). */
+#define TOTALS_FILE "totals.json"
+
+/* Take up the totals the last stop kept, once: the file goes, so that a crash later does
+ * not bring back totals older than the cells. */
+static void
+restore_totals(struct daemon *d)
+{
+	struct nm_error err;
+	json_object *saved;
+	size_t n;
+
+	if ((saved = statefile_read_json(d->config.state_dir, TOTALS_FILE, &err)) == NULL)
+		return;
+	n = sampler_wraps_restore(d->sampler, saved);
+	json_object_put(saved);
+	if (n > 0)
+		log_info("%zu 32-bit counters go on from the totals of the last stop", n);
+	if (statefile_remove(d->config.state_dir, TOTALS_FILE, &err) < 0)
+		log_warnx("%s", err.message);
+}
+
+/* Keep the totals of the 32-bit counters past 2^32 for the next start (a clean stop only: a
+ * crash loses them, and those counters start again at their cells, a reset). */
+static void
+save_totals(struct daemon *d)
+{
+	json_object *o = sampler_wraps_save(d->sampler), *series;
+	struct nm_error err;
+
+	if (json_object_object_get_ex(o, "series", &series) &&
+	    json_object_object_length(series) > 0 &&
+	    statefile_write_json(d->config.state_dir, TOTALS_FILE, o, false, &err) < 0)
+		log_warnx("%s", err.message);
+	json_object_put(o);
+}
+
 /* Reload the configuration file (SIGHUP); keeps the old one on error. 0 ok, -1 logged. */
 static int
 daemon_reload(struct daemon *d)
@@ -565,6 +602,7 @@ main(int argc, char **argv)
 	if (http_init(&d, &d.http, &err) < 0)
 		fatalx("%s", err.message);
 	d.query = query_new(d.sampler);
+	restore_totals(&d);
 	sampler_start(d.sampler, d.base);
 	test_hooks();
 	/* Written inline until the writer thread starts, after the split below. */
@@ -626,6 +664,7 @@ main(int argc, char **argv)
 	window_free(d.windows);
 	peerwin_free(d.peerwins);
 	results_close(d.results);
+	save_totals(&d);
 	sampler_free(d.sampler);
 	free(d.ids);
 	loop_free(d.loop);

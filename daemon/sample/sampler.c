@@ -135,6 +135,9 @@ struct sampler {
 	uint64_t *total_base;
 	uint64_t *epoch_ns;
 	size_t cap;
+	/* 32-bit totals a stop of the daemon kept (sampler_wraps_restore): {name: [total, raw]},
+	 * each taken at its series' first reading; NULL: none. */
+	json_object *wraps;
 	int64_t mono_to_real;
 	struct config *cfg; /* a copy of the configuration the sources were built from */
 	uint64_t (*clock)(void *arg);
@@ -196,6 +199,28 @@ new_epoch(struct sink *sink, series_id id, uint64_t raw, bool known)
 	s->epoch_ns[id] = known ? sink->t_ns : 0;
 }
 
+/* A 32-bit counter's first reading, when the daemon's last stop kept its total past 2^32:
+ * the total goes on from there by what the cell moved since (one wrap at most, as
+ * counter_delta takes one); a fall that is no wrap is the kernel's reset, and the total
+ * starts again at the cell. */
+static void
+wraps_take(struct sampler *s, series_id id, uint64_t raw)
+{
+	const char *name = series_get(&s->reg, id)->name;
+	json_object *e;
+	uint64_t total, prev;
+
+	if (!json_object_object_get_ex(s->wraps, name, &e) ||
+	    !json_object_is_type(e, json_type_array) || json_object_array_length(e) != 2)
+		return;
+	total = (uint64_t)json_object_get_int64(json_object_array_get_idx(e, 0));
+	prev = (uint64_t)json_object_get_int64(json_object_array_get_idx(e, 1));
+	if (prev <= UINT32_MAX && total >= prev && !counter_is_reset(SERIES_COUNTER32, prev, raw))
+		s->total_base[id] = total + counter_delta(SERIES_COUNTER32, prev, raw) -
+		                    ring_live_value(s->ring, id);
+	json_object_object_del(s->wraps, name);
+}
+
 /* sink_put for a series whose reading is not a plain next one: its arrays must grow, it has
  * no baseline yet (new, or back after sink_gone), or it fell. */
 static __attribute__((noinline)) void
@@ -225,11 +250,14 @@ sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 	kind = series_get(&s->reg, id)->kind;
 	known = s->seen[id] != SEEN_NEVER || !sink->first;
 	d = kind == SERIES_GAUGE || (s->seen[id] == SEEN_NEVER && !sink->first) ? raw : 0;
+	bool never = s->seen[id] == SEEN_NEVER;
 	s->seen[id] = (uint8_t)(SEEN_LIVE | kind << SEEN_KIND_SHIFT);
 	s->raw[id] = raw;
 	ring_put(s->ring, id, d);
 	if (kind != SERIES_GAUGE)
 		new_epoch(sink, id, raw, known);
+	if (never && kind == SERIES_COUNTER32 && s->wraps != NULL)
+		wraps_take(s, id, raw);
 }
 
 /* The common case, a live series' next reading that did not fall, is a leaf ending in a tail
@@ -626,6 +654,7 @@ sampler_free(struct sampler *s)
 		free(s->cfg);
 	}
 	close(s->rootfd);
+	json_object_put(s->wraps);
 	free(s->raw);
 	free(s->total_base);
 	free(s->epoch_ns);
@@ -811,4 +840,60 @@ sampler_status_json(struct sampler *s)
 	json_object_object_add(o, "sources", arr);
 	json_object_object_add(o, "ring", ring);
 	return o;
+}
+
+/* The kernel's boot id under the root (its fixture's, under --root); "" when none. */
+static void
+boot_id(const struct sampler *s, char *buf, size_t size)
+{
+	int fd = openat(s->rootfd, "proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	buf[n > 0 ? (size_t)n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+json_object *
+sampler_wraps_save(const struct sampler *s)
+{
+	json_object *o = json_object_new_object(), *series = json_object_new_object();
+	char boot[64];
+
+	boot_id(s, boot, sizeof(boot));
+	json_add_string(o, "boot_id", boot);
+	for (size_t id = 0; id < s->cap && id < s->reg.n; id++) {
+		uint64_t total;
+		json_object *e;
+		if ((s->seen[id] & SEEN_STATE) != SEEN_LIVE ||
+		    (s->seen[id] >> SEEN_KIND_SHIFT) != SERIES_COUNTER32)
+			continue;
+		total = ring_live_value(s->ring, (series_id)id) + s->total_base[id];
+		if (total <= UINT32_MAX || total > INT64_MAX)
+			continue;
+		e = json_object_new_array_ext(2);
+		json_object_array_add(e, json_object_new_int64((int64_t)total));
+		json_object_array_add(e, json_object_new_int64((int64_t)s->raw[id]));
+		json_object_object_add(series, s->reg.v[id].name, e);
+	}
+	json_object_object_add(o, "series", series);
+	return o;
+}
+
+size_t
+sampler_wraps_restore(struct sampler *s, json_object *saved)
+{
+	json_object *series;
+	char boot[64];
+
+	json_object_put(s->wraps);
+	s->wraps = NULL;
+	boot_id(s, boot, sizeof(boot));
+	if (strcmp(json_get_string(saved, "boot_id", "-"), boot) != 0 ||
+	    !json_object_object_get_ex(saved, "series", &series) ||
+	    !json_object_is_type(series, json_type_object))
+		return 0;
+	s->wraps = json_object_get(series);
+	return (size_t)json_object_object_length(series);
 }

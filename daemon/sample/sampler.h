@@ -98,6 +98,15 @@ void sampler_raws(const struct sampler *s, uint64_t *out, size_t n);
  * the next sample. */
 void sampler_totals(const struct sampler *s, const uint64_t **base, const uint64_t **epoch_ns,
                     size_t *n);
+/* The totals of the 32-bit counters that went past 2^32 (every kernel cell is 32 bits:
+ * /proc/interrupts, softirqs, softnet), with the boot they belong to: what a stop keeps in
+ * the state directory so that a restart does not take them back to the cell's value (a
+ * reset to Prometheus). New reference. */
+json_object *sampler_wraps_save(const struct sampler *s);
+/* Before the first sample: take up what sampler_wraps_save gave at the last stop, when it
+ * is of this boot; each series goes on from its kept total by what its cell moved since
+ * (a fall that is no wrap is a reset). Returns how many series it holds. */
+size_t sampler_wraps_restore(struct sampler *s, json_object *saved);
 /* Offset to turn CLOCK_MONOTONIC ns into wall-clock ns. */
 int64_t sampler_mono_to_real(const struct sampler *s);
 /* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */

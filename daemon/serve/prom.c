@@ -175,7 +175,8 @@ struct rollslot {
 	uint8_t fam;
 	bool live, drop;
 	uint64_t sum, t;
-	double scale; /* raw to unit, its members' (CPU ticks to seconds) */
+	uint64_t epoch; /* the latest start of a member's count (its _created), 0: none known */
+	double scale;   /* raw to unit, its members' (CPU ticks to seconds) */
 };
 
 /* A member of a roll-up: series id adds to slot. */
@@ -900,22 +901,36 @@ sum_rollups(struct prom *p, const struct prom_input *in)
 	for (size_t k = 0; k < p->nslots; k++) {
 		p->slots[k].sum = 0;
 		p->slots[k].t = 0;
+		p->slots[k].epoch = 0;
 		p->slots[k].live = false;
 	}
+	/* A member that is gone (a CPU offline, an IRQ freed) still adds its counter's last
+	 * total, so that the sum does not fall; a gauge gone is 0. A member whose count starts
+	 * again (back, reset) can make the sum fall: the slot's count starts then too. */
 	for (size_t i = 0; i < p->nre; i++) {
-		const struct series_info *si = series_get(in->reg, p->re[i].id);
+		series_id id = p->re[i].id;
+		const struct series_info *si = series_get(in->reg, id);
 		struct rollslot *sl = &p->slots[p->re[i].slot];
 		uint64_t t = ring_live_time(in->ring, si->source);
-		if (!si->live || t == 0)
+		if (t == 0 || (!si->live && si->kind == SERIES_GAUGE))
 			continue;
-		sl->sum += total_of(in, p->re[i].id);
+		sl->sum += total_of(in, id);
+		if (!si->live)
+			continue;
 		sl->live = true;
 		if (t > sl->t)
 			sl->t = t;
+		if (in->epoch_ns != NULL && id < in->nbase && in->epoch_ns[id] > sl->epoch)
+			sl->epoch = in->epoch_ns[id];
 	}
 }
 
-/* The roll-up samples of family f (the header written when *header is false). */
+static void put_created_at(struct prom *p, const struct prom_input *in, const char *name,
+                           const char *line, size_t len, uint64_t epoch_ns);
+
+/* The roll-up samples of family f (the header written when *header is false); in
+ * OpenMetrics a counter's _created when one of its members' counts started since the
+ * daemon did. */
 static void
 put_rollups(struct prom *p, const struct prom_input *in, int f, bool *header)
 {
@@ -944,27 +959,38 @@ put_rollups(struct prom *p, const struct prom_input *in, int f, bool *header)
 		n += format_time(p, line + n, sl->t, in->mono_to_real_ns);
 		line[n++] = '\n';
 		strbuf_add(p->out, line, n);
+		if (p->fmt == PROM_OPENMETRICS && !fm->gauge)
+			put_created_at(p, in, fm->name, p->pre.buf + sl->off, sl->len, sl->epoch);
 	}
 }
 
 /* OpenMetrics' NAME_created{LABELS} TIME of the counter whose kept line start is
  * line[0..len) (NAME_total{LABELS}), when its count started. */
 static void
-put_created(struct prom *p, const struct prom_input *in, const char *name, const char *line,
-            size_t len, series_id id)
+put_created_at(struct prom *p, const struct prom_input *in, const char *name, const char *line,
+               size_t len, uint64_t epoch_ns)
 {
 	size_t skip = strlen(name) + 6;
 	char ts[32];
 	size_t n;
 
-	if (in->epoch_ns == NULL || id >= in->nbase || in->epoch_ns[id] == 0 || len < skip)
+	if (epoch_ns == 0 || len < skip)
 		return;
 	strbuf_addstr(p->out, name);
 	strbuf_add(p->out, "_created", 8);
 	strbuf_add(p->out, line + skip, len - skip);
-	n = format_time(p, ts, in->epoch_ns[id], in->mono_to_real_ns);
+	n = format_time(p, ts, epoch_ns, in->mono_to_real_ns);
 	strbuf_add(p->out, ts, n);
 	strbuf_addch(p->out, '\n');
+}
+
+/* put_created_at for series id, when its count's start is known. */
+static void
+put_created(struct prom *p, const struct prom_input *in, const char *name, const char *line,
+            size_t len, series_id id)
+{
+	if (in->epoch_ns != NULL && id < in->nbase)
+		put_created_at(p, in, name, line, len, in->epoch_ns[id]);
 }
 
 /* Every live series of family f. */

@@ -26,8 +26,9 @@ figure both export agrees:
 at the first step, at a second step (every counter moved, two 32-bit cells wrapped: there
 netmetrics goes on past 2^32 where the kernel's cell, and node_exporter, start again), and
 after a restart of netmetricsd at that step: no counter of netmetricsd went down across the
-restart except the two wrapped cells, which start again at the kernel's value (a reset
-for Prometheus, as node_exporter's are). Then eth1 leaves /proc/net/dev and comes back
+restart, the wrapped cells included (a stop keeps their totals in the state directory and
+the next start goes on from them); after a restart into another boot (the tree's boot_id
+changed) the wrapped cells start again at the kernel's value, a reset, as node_exporter's. Then eth1 leaves /proc/net/dev and comes back
 re-created: its counters are the kernel's again, with an OpenMetrics _created.
 
 Loopback only: both listen on 127.0.0.1 in a namespace of their own. Needs root (the
@@ -427,11 +428,12 @@ class NodeExporter:
             self.proc.wait(10)
 
 
-def start_daemon(root):
+def start_daemon(root, state=None):
     port = free_port(NS)
     # Every series as the kernel has it: no roll-up, no counter left out at 0.
     d = Daemon(ns=NS, extra="[daemon]\nroot = %s\n[prometheus]\nlisten = 127.0.0.1:%d\n"
-               "export = irq.*\nrollup = none\ndrop_unmoved = none\n" % (root, port))
+               "export = irq.*\nrollup = none\ndrop_unmoved = none\n" % (root, port),
+               state=state)
     d.port = port
     return d
 
@@ -498,8 +500,8 @@ def check_reset(root, d, net):
 
 def test_against_node_exporter():
     """Every figure node_exporter shows of the tree, netmetrics shows the same, at two steps
-    and across a restart; no counter of netmetrics goes down across the restart but the two
-    wrapped 32-bit cells."""
+    and across a restart; no counter of netmetrics goes down across the restart, the wrapped
+    32-bit cells included; across a restart into another boot those start again."""
     if not os.access(NODE_EXPORTER, os.X_OK):
         raise AssertionError("%s is missing: apt-get install prometheus-node-exporter"
                              % NODE_EXPORTER)
@@ -510,9 +512,14 @@ def test_against_node_exporter():
         root = os.path.join(base, "root")
         net = host_net_files()
         write_tree(root, 0, net)
+        boot = os.path.join(root, "proc", "sys", "kernel", "random", "boot_id")
+        os.makedirs(os.path.dirname(boot), exist_ok=True)
+        with open(boot, "w") as f:
+            f.write("5c0ffee0-0000-4000-8000-000000000001\n")
         subprocess.run(["chmod", "-R", "a+rX", root], check=True)
         node = NodeExporter(root)
-        d = start_daemon(root)
+        state = os.path.join(base, "state")
+        d = start_daemon(root, state=state)
         text, ours = scrape_ours(d, 38014093)
         promtool_check(text)
         n = compare(node.scrape(), ours)
@@ -528,7 +535,7 @@ def test_against_node_exporter():
         assert get(ours, "netmetrics_softnet_total", cpu=2, field="processed") == W32 + 3000
         before = counters(ours)
         assert d.stop() == 0, "daemon exit status"
-        d = start_daemon(root)
+        d = start_daemon(root, state=state)
         text, after = scrape_ours(d, 38015093)
         after_c = counters(after)
         wrapped = {("netmetrics_softirqs_total", frozenset({("cpu", "1"), ("type", "NET_RX")})),
@@ -538,15 +545,25 @@ def test_against_node_exporter():
                    ("netmetrics_device_interrupts_total",
                     frozenset({("device", "eth0"), ("cpu", "2")}))}
         down = [(k, before[k], after_c[k]) for k in before
-                if k in after_c and after_c[k] < before[k] and k not in wrapped]
+                if k in after_c and after_c[k] < before[k]]
         missing = [k for k in before if k not in after_c]
         assert not down, "counters went down across the restart: %s" % down[:10]
         assert not missing, "counters gone after the restart: %s" % missing[:10]
         for k in wrapped:
-            assert after_c[k] < W32 <= before[k], (k, before[k], after_c[k])
-        # The wrapped cells fell back to the kernel's cells: node_exporter's.
-        n = compare(nodes, after)
-        print("after a restart: %d figures agree" % n)
+            assert after_c[k] == before[k] >= W32, (k, before[k], after_c[k])
+        n = compare(nodes, after, wrapped=True)
+        print("after a restart: %d figures agree, the wrapped cells still past 2^32" % n)
+        # Another boot: the kept totals are not this kernel's; the cells start again.
+        assert d.stop() == 0, "daemon exit status"
+        with open(boot, "w") as f:
+            f.write("5c0ffee0-0000-4000-8000-000000000002\n")
+        d = start_daemon(root, state=state)
+        text, other = scrape_ours(d, 38015093)
+        other_c = counters(other)
+        for k in wrapped:
+            assert other_c[k] < W32, (k, other_c[k])
+        n = compare(nodes, other)
+        print("after a restart into another boot: %d figures agree with node_exporter" % n)
         check_reset(root, d, net)
     finally:
         if node is not None:

@@ -44,7 +44,8 @@ def env():
 class Daemon:
     """netmetricsd in a namespace (or on the host), with a 500 ms interval."""
 
-    def __init__(self, ns=None, extra="", prefix=()):
+    def __init__(self, ns=None, extra="", prefix=(), state=None):
+        """state: a state directory of the caller's (kept by stop, for a restart)."""
         self.dir = tempfile.mkdtemp(prefix="nm-sampling-")
         os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
@@ -53,7 +54,7 @@ class Daemon:
             f.write("[sampling]\ninterval = 500ms\n" + extra)
         cmd = ([] if ns is None else ["ip", "netns", "exec", ns]) + list(prefix) + [
             NETMETRICSD, "--foreground", "--socket", self.sock, "--state-dir",
-            os.path.join(self.dir, "state"), "--config", conf, "--log-level", "info"]
+            state or os.path.join(self.dir, "state"), "--config", conf, "--log-level", "info"]
         self.log = open(os.path.join(self.dir, "log"), "w")
         self.proc = subprocess.Popen(cmd, stdout=self.log, stderr=subprocess.STDOUT, env=env())
         deadline = time.time() + 20

@@ -431,6 +431,51 @@ test_rollup_drop_cap(void **state)
 	assert_int_equal(f->res.dropped, 4); /* cpu 1-3 user, cpu 9 system */
 }
 
+/* A roll-up does not fall when a member goes (a CPU offline: its counter's last total stays
+ * in the sum, as the member's own series would); when a member's count starts again (back,
+ * reset), the roll-up's starts then too: its _created in OpenMetrics is the latest of its
+ * members'. */
+static void
+test_rollup_member_gone_and_created(void **state)
+{
+	struct fx *f = *state;
+	const char *roll[] = {"cpu_seconds{mode=\"user\"}"};
+	series_id user[4];
+	uint64_t base[4] = {0}, epoch[4] = {0};
+	char name[32];
+	const char *t;
+
+	ring_begin(f->ring, SRC_CPU, T_MONO, 64);
+	for (int c = 0; c < 4; c++) {
+		snprintf(name, sizeof(name), "cpu.%d.user", c);
+		user[c] = add(f, SRC_CPU, name, SERIES_COUNTER, 1.0, NULL, NULL, SERIES_DIR_NONE,
+		              NULL, "user", c, -1);
+		ring_put(f->ring, user[c], (uint64_t)(c + 1));
+	}
+	ring_end(f->ring);
+	f->in.base = base;
+	f->in.epoch_ns = epoch;
+	f->in.nbase = 4;
+	options(f, NULL, 0, roll, 1, NULL, 0, false, 0);
+	t = render(f, PROM_OPENMETRICS);
+	has_line(t, "netmetrics_cpu_seconds_total{mode=\"user\",cpuset=\"all\"} 10 "
+	            "1700000000.250");
+	assert_null(strstr(t, "_created"));
+	/* CPU 3 offline: its series gone, its 4 still counted. */
+	f->reg.v[user[3]].live = false;
+	t = render(f, PROM_OPENMETRICS);
+	has_line(t, "netmetrics_cpu_seconds_total{mode=\"user\",cpuset=\"all\"} 10 "
+	            "1700000000.250");
+	/* CPU 1's count started again 3 s ago (a reset): the roll-up's too. */
+	epoch[user[1]] = T_MONO - 3 * SEC;
+	epoch[user[2]] = T_MONO - 7 * SEC;
+	t = render(f, PROM_OPENMETRICS);
+	has_line(t, "netmetrics_cpu_seconds_created{mode=\"user\",cpuset=\"all\"} "
+	            "1699999997.250");
+	t = render(f, PROM_TEXT);
+	assert_null(strstr(t, "_created"));
+}
+
 /* A bad selector or cpuset is refused with a message, and the options stay unset. */
 static void
 test_bad_options(void **state)
@@ -672,6 +717,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_cap, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_select, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rollup_drop_cap, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rollup_member_gone_and_created, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_irq_origin, setup, teardown),

@@ -283,6 +283,80 @@ test_totals(void **state)
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 13, 14), 5);
 }
 
+/* A restart (a new sampler) goes on from the 32-bit totals the stop kept: the wrapped cell's
+ * total stays past 2^32 and grows by what the cell moved meanwhile, a wrap while stopped
+ * included; the unwrapped are not kept; a save of another boot is not taken up. */
+static void
+test_wraps_across_restart(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",     "snmp",   "link",  "queues",
+	                                     "ethtool",    "softnet", "lnstat", "sysctl"};
+	struct world *w = *state;
+	json_object *saved, *series, *e;
+	uint64_t t;
+
+	w->now = 11 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0 4294967000\n"
+	                  "      NET_RX:        350        200\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 4294967496ull);
+	saved = sampler_wraps_save(w->s);
+	assert_true(json_object_object_get_ex(saved, "series", &series));
+	/* Only the cell past 2^32. */
+	assert_int_equal(json_object_object_length(series), 1);
+	assert_true(json_object_object_get_ex(series, "softirq.NET_RX.cpu1", &e));
+	assert_int_equal(json_object_get_int64(json_object_array_get_idx(e, 0)), 4294967496ll);
+	assert_int_equal(json_object_get_int64(json_object_array_get_idx(e, 1)), 200);
+
+	/* The restart: the cell moved by 300 while the daemon was down. */
+	query_free(w->q);
+	sampler_free(w->s);
+	config_free(&w->cfg);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0         10\n"
+	                  "      NET_RX:        360        500\n");
+	start_sampler(w, others, sizeof(others) / sizeof(others[0])); /* no save taken: as before */
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 500);
+	query_free(w->q);
+	sampler_free(w->s);
+	config_free(&w->cfg);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 1u << 20;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	{
+		struct nm_error err;
+		w->s = sampler_new(&w->cfg, &err);
+		assert_non_null(w->s);
+	}
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	assert_int_equal(sampler_wraps_restore(w->s, saved), 1);
+	w->now = 20 * SEC;
+	sampler_sample_all(w->s);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 4294967796ull);
+	/* Counted since before the daemon: no start time. */
+	assert_int_equal(t, 0);
+	/* HI.cpu1 fell by more than a wrap's worth (4294967000 -> 10) but was never kept: the
+	 * cell. */
+	assert_int_equal(total(w, "softirq.HI.cpu1", &t), 10);
+	/* It goes on as any counter: a wrap of the cell adds to the total. */
+	w->now = 21 * SEC;
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "          HI:          0         10\n"
+	                  "      NET_RX:        360        700\n");
+	sampler_sample_all(w->s);
+	assert_int_equal(total(w, "softirq.NET_RX.cpu1", &t), 4294967996ull);
+
+	/* A save of another boot is not taken up. */
+	json_object_object_add(saved, "boot_id", json_object_new_string("another-boot"));
+	assert_int_equal(sampler_wraps_restore(w->s, saved), 0);
+	json_object_put(saved);
+}
+
 /* query_span_last_src: the span of "the last 3 s" starts and ends on the source's own
  * samples (the one nearest 3 s back), and the delta is the difference of the values at
  * exactly those two samples: before, a cursor at "newest - 3 s" took the sample before it,
@@ -601,6 +675,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_span_last_src, setup, teardown),
 	    cmocka_unit_test(test_rounds),
 	    cmocka_unit_test(test_gauge_fall_and_wrap),
+	    cmocka_unit_test_setup_teardown(test_wraps_across_restart, setup, teardown),
 	    cmocka_unit_test(test_intr_totals),
 	    cmocka_unit_test(test_sources_say),
 	};
