@@ -187,12 +187,18 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 	if (privsep_on()) {
 		if (privsep_bpf(BPFSET_IRQ, pv->fds, BPFSET_FDS_MAX, &pv->nfds, err) < 0)
 			return -1;
-		pv->own_fds = true;
-		if (pv->nfds != BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS)
+		if (pv->nfds != BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS) {
+			size_t n = pv->nfds;
+
+			for (size_t i = 0; i < pv->nfds; i++)
+				close(pv->fds[i]);
+			pv->nfds = 0;
 			return nm_error_set(
 			    err, NM_ERR_INTERNAL,
-			    "source bpf: %zu fds from the privileged process, not %d", pv->nfds,
+			    "source bpf: %zu fds from the privileged process, not %d", n,
 			    BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
+		}
+		pv->own_fds = true;
 		pv->via = "privileged process";
 	} else if (privsep_expected()) {
 		pv->via = "waiting";
