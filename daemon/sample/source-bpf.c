@@ -495,10 +495,19 @@ bpf_free(struct source *src)
  * interrupts source's). */
 static const struct source_match bpf_not_kept = {.irq = SOURCE_HAS};
 
+/* Its Prometheus family (serve/prom.c): the softirq counts; the times, the IRQ cells and the
+ * programs' cost are not exported yet. */
+static const struct source_family bpf_families[] = {
+    {"netmetrics_bpf_softirqs",
+     {.kind = SOURCE_COUNTERS, .cpu = SOURCE_HAS, .irq = SOURCE_HAS_NO, .unit = "softirqs"},
+     false},
+    {SOURCE_NO_FAMILY, {.kind = SOURCE_ANY_KIND}, false},
+    {NULL, {.kind = SOURCE_ANY_KIND}, false},
+};
+
 const struct source_ops source_bpf_ops = {
     .name = "bpf",
-    /* Not on /metrics yet (issue 30 asks for it: families for the counts and the times). */
-    .prom = source_not_exported,
+    .prom = bpf_families,
     .keep = SOURCE_KEPT,
     .keep_except = &bpf_not_kept,
     /* Right after the softirqs source in a round: the two read the same moment as nearly as
