@@ -13,17 +13,16 @@ What is asserted:
 - every softirq type on every CPU: the window delta of bpf.softirq.TYPE.cpuC against
   that of softirq.TYPE.cpuC: never more than 3 over, never short by more than 3 and a
   tenth of the cell, and short in all by at most 10 a second and 0.1 %; the cells equal
-  exactly are counted and the others printed. Not exact:
-  two things keep them from it on this machine: the edges (the two sources read a few
-  microseconds apart, while TIMER, HRTIMER and RCU run thousands of times a second), and a
-  loss measured here that is not the daemon's: with tp_btf, raw_tp and perf tracepoint
-  programs alike (all three lose the same runs), one to a few softirqs a second (TIMER,
-  SCHED, HRTIMER, RCU, BLOCK, NET_RX: 14 of 47,691 NET_RX once under load) reach
-  /proc/softirqs but no BPF program,
-  with no recursion miss counted (ftrace's softirq_entry, bracketed by trace_marker, saw
-  them all in a quiet second). Hard IRQ handler runs are lost the same way (IRQ 36, the
-  disk, short by 2 with its BLOCK softirqs short by the same 2). The test prints every
-  cell that differs;
+  exactly are counted and the others printed. Not exact, for two reasons on this machine:
+  the edges (the two sources read a few microseconds apart, while TIMER, HRTIMER and RCU
+  run thousands of times a second), and a loss measured here that is not the daemon's:
+  tp_btf, raw_tp and perf tracepoint programs attached side by side (and a global atomic
+  counter in the program) miss the very same runs, one to a few softirqs a second of every
+  type, in bursts of up to ~1,000 of a million when other work loads the machine (14 of
+  47,691 NET_RX once), with no recursion miss counted, while ftrace's softirq_entry,
+  bracketed by trace_marker, counts exactly /proc/softirqs' delta. Hard IRQ handler runs
+  are lost the same way (IRQ 36, the disk, short by 2 with its BLOCK softirqs short by the
+  same 2). The test prints every cell that differs;
 - hard IRQs: for each numbered IRQ that fired in the window with a single action (not a
   shared line, whose handlers each count), bpf.irq.N.cpuC against irq.N.cpuC on every CPU:
   never more than 2 over, short by at most half (IRQ 42, virtio3-tx, once lost 5 of 16);
