@@ -55,8 +55,19 @@ nm_error_prefix(struct nm_error *err, enum nm_errcode code, const char *fmt, ...
 	va_start(ap, fmt);
 	n = vsnprintf(err->message, sizeof err->message, fmt, ap);
 	va_end(ap);
-	if (n >= 0 && (size_t)n < sizeof err->message)
-		snprintf(err->message + n, sizeof err->message - (size_t)n, ": %s", msg);
+	if (n >= 0 && (size_t)n < sizeof err->message) {
+		/* ": " and the old message, cut to fit (by hand: gcc's -Wformat-truncation takes
+		 * a snprintf that may cut for a mistake). */
+		size_t len = (size_t)n, room, m;
+		for (const char *sep = ": "; *sep != '\0' && len + 1 < sizeof err->message; sep++)
+			err->message[len++] = *sep;
+		room = sizeof err->message - 1 - len;
+		m = strnlen(msg, sizeof msg);
+		if (m > room)
+			m = room;
+		memcpy(err->message + len, msg, m);
+		err->message[len + m] = '\0';
+	}
 	return -1;
 }
 
