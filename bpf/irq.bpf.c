@@ -70,7 +70,8 @@ vec_index(unsigned int vec)
 }
 
 SEC("tp_btf/softirq_entry")
-int BPF_PROG(nm_softirq_entry, unsigned int vec)
+int
+BPF_PROG(nm_softirq_entry, unsigned int vec)
 {
 	__u32 zero = 0;
 	struct nm_softirq_cpu *s = bpf_map_lookup_elem(&softirq_stats, &zero);
@@ -86,7 +87,8 @@ int BPF_PROG(nm_softirq_entry, unsigned int vec)
 }
 
 SEC("tp_btf/softirq_exit")
-int BPF_PROG(nm_softirq_exit, unsigned int vec)
+int
+BPF_PROG(nm_softirq_exit, unsigned int vec)
 {
 	__u32 zero = 0;
 	struct nm_softirq_cpu *s = bpf_map_lookup_elem(&softirq_stats, &zero);
@@ -104,7 +106,8 @@ int BPF_PROG(nm_softirq_exit, unsigned int vec)
 }
 
 SEC("tp_btf/irq_handler_entry")
-int BPF_PROG(nm_irq_entry, int irq, struct irqaction *action)
+int
+BPF_PROG(nm_irq_entry, int irq, struct irqaction *action)
 {
 	__u32 zero = 0, key = (__u32)irq;
 	struct nm_cpu_state *c = bpf_map_lookup_elem(&cpu_state, &zero);
@@ -127,7 +130,8 @@ int BPF_PROG(nm_irq_entry, int irq, struct irqaction *action)
 }
 
 SEC("tp_btf/irq_handler_exit")
-int BPF_PROG(nm_irq_exit, int irq, struct irqaction *action, int ret)
+int
+BPF_PROG(nm_irq_exit, int irq, struct irqaction *action, int ret)
 {
 	__u32 zero = 0, key = (__u32)irq;
 	struct nm_cpu_state *c = bpf_map_lookup_elem(&cpu_state, &zero);
