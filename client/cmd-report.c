@@ -403,11 +403,60 @@ window_line(json_object *rep, FILE *fp)
 	        json_get_string(w, "state", NULL) ? " (open: live)" : "");
 }
 
+/* A result's manifest (result show --manifest): one table per group of settings, the value
+ * at the end edge, and START -> END for what changed during the window. */
+static void
+render_manifest(json_object *result, FILE *fp)
+{
+	static const char *const hdr[] = {"SETTING", "VALUE", NULL};
+	json_object *m = member(result, "manifest"), *settings = member(m, "settings");
+	char group[32] = "", g[32], val[2200];
+	struct table t;
+	bool open = false;
+
+	fprintf(fp, "manifest of %s\n", json_get_string(result, "name", "?"));
+	if (settings == NULL) {
+		fprintf(fp, "(none: the result was stored without one)\n");
+		return;
+	}
+	json_object_object_foreach(settings, name, s)
+	{
+		const char *a = json_get_string(s, "start", NULL),
+		           *b = json_get_string(s, "end", NULL);
+		const char *row[2];
+		const char *dot = strchr(name, '.');
+		snprintf(g, sizeof(g), "%.*s", dot ? (int)(dot - name) : 31, name);
+		if (strcmp(g, group) != 0) {
+			if (open)
+				section(fp, group, &t);
+			snprintf(group, sizeof(group), "%s", g);
+			table_init(&t, hdr);
+			open = true;
+		}
+		if (json_get_bool(s, "changed", false))
+			snprintf(val, sizeof(val), "%s -> %s (changed during the window)",
+			         a ? a : "(none)", b ? b : "(none)");
+		else
+			snprintf(val, sizeof(val), "%s", b ? b : a ? a : "-");
+		row[0] = name;
+		row[1] = val;
+		table_row(&t, row);
+	}
+	if (open)
+		section(fp, group, &t);
+}
+
 /* Every group of the report as its own table, or CSV through report_to_csv. */
 void
 render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
 	json_object *rep = report_of(result), *f = member(rep, "figures"), *g;
+
+	if (json_object_object_get_ex(result, "manifest", NULL) &&
+	    !json_object_object_get_ex(result, "window", NULL)) {
+		render_manifest(result, fp);
+		return;
+	}
 
 	if (opts->csv) {
 		char *s = report_to_csv(rep);
@@ -637,7 +686,14 @@ judgement(json_object *f, char *buf, size_t size)
 	bool warn = w != NULL && json_object_array_length(w) > 0;
 
 	json_object *ps = member(f, "per_s");
+	const char *nc = json_get_string(f, "not_comparable", NULL);
+	const char *cause = json_get_string(f, "cause", NULL);
 
+	if (nc != NULL) {
+		/* A packet count across an offload that changes packet sizes. */
+		snprintf(buf, size, "%s", nc);
+		return;
+	}
 	if (v != NULL && strcmp(v, "same") == 0)
 		s = NULL;
 	if (ps != NULL) {
@@ -651,8 +707,12 @@ judgement(json_object *f, char *buf, size_t size)
 		         pv ? pv : "");
 		return;
 	}
-	snprintf(buf, size, "%s%s%s%s", v ? v : "", v && s ? ", " : "", s ? s : "",
-	         warn ? " (!)" : "");
+	/* Several settings: named once above the table, counted here. */
+	const char *colon = cause != NULL ? strstr(cause, ": ") : NULL;
+	snprintf(buf, size, "%s%s%s%s%s%.*s", v ? v : "", v && s ? ", " : "", s ? s : "",
+	         warn ? " (!)" : "", cause ? " " : "",
+	         cause ? (colon ? (int)(colon - cause) : (int)strlen(cause)) : 0,
+	         cause ? cause : "");
 }
 
 /* Why the totals of a comparison are not judged, when they are not. */
@@ -668,6 +728,46 @@ compare_windows_note(json_object *cmp, FILE *fp)
 	        "apart, more than %.0f %%; their per-second figures are)\n",
 	        json_get_double(w, "a_span_s", 0), json_get_double(w, "b_span_s", 0),
 	        json_get_double(w, "difference_pct", 0), json_get_double(w, "tolerance_pct", 0));
+}
+
+/* The settings that differ between A and B (from the results' manifests), by group, the
+ * cause in words, and the settings that differ across one side's results. */
+static void
+compare_settings(json_object *result, FILE *fp)
+{
+	json_object *st = member(result, "settings");
+	json_object *d = ctl_array(st, "differences"), *v = ctl_array(st, "varying");
+	const char *group = "", *cause = json_get_string(st, "cause", NULL);
+
+	if (d != NULL && json_object_array_length(d) > 0) {
+		fprintf(fp, "Settings that differ (A -> B):\n");
+		for (size_t i = 0; i < json_object_array_length(d); i++) {
+			json_object *o = json_object_array_get_idx(d, i);
+			const char *g = json_get_string(o, "group", "?");
+			if (strcmp(g, group) != 0)
+				fprintf(fp, "  %s\n", g);
+			group = g;
+			fprintf(fp, "    %s: %s -> %s\n", json_get_string(o, "setting", "?"),
+			        json_get_string(o, "a", "(none)"),
+			        json_get_string(o, "b", "(none)"));
+		}
+		if (cause != NULL)
+			fprintf(fp, "Changes below are %s.\n", cause);
+		fputc('\n', fp);
+	}
+	for (size_t i = 0; v != NULL && i < json_object_array_length(v); i++) {
+		json_object *o = json_object_array_get_idx(v, i), *vals = member(o, "values");
+		fprintf(fp, "(!) %s: %s differs across its results (the runs were not alike):",
+		        json_get_string(o, "side", "?"), json_get_string(o, "setting", "?"));
+		for (size_t k = 0; vals != NULL && k < json_object_array_length(vals); k++) {
+			json_object *x = json_object_array_get_idx(vals, k);
+			fprintf(fp, "%s %s", k ? "," : "",
+			        x ? json_object_get_string(x) : "(none)");
+		}
+		fputc('\n', fp);
+	}
+	if (v != NULL && json_object_array_length(v) > 0)
+		fputc('\n', fp);
 }
 
 /* The warnings of the comparison: each with the figures it goes with. */
@@ -693,7 +793,7 @@ compare_table(json_object *figs, bool many, bool colour, bool summary, FILE *fp)
 	static const char *const hdrn[] = {"FIGURE", "UNIT",    ">A",        ">A SD",   ">A 95% CI",
 	                                   ">B",     ">B SD",   ">B 95% CI", ">CHANGE", ">%",
 	                                   ">P",     "VERDICT", NULL};
-	char sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[96];
+	char sa[3][96], sb[3][96], ch[2][64], tmp[40], pv[40], jd[256];
 	size_t zero = 0;
 	struct table t;
 
@@ -816,6 +916,7 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	side_label(result, "a", la, sizeof(la));
 	side_label(result, "b", lb, sizeof(lb));
 	fprintf(fp, "A: %s\nB: %s\n\n", la, lb);
+	compare_settings(result, fp);
 	compare_table(figs, many, colour, json_get_bool(result, "summary", false), fp);
 	compare_windows_note(result, fp);
 	compare_warnings(result, fp);

@@ -275,6 +275,40 @@ suite_summary(json_object *sum, const struct ctl_opts *opts, FILE *fp)
 	ctl_table_out(&t, opts, fp);
 }
 
+/* --until-ci: what it asked, where it stopped and why, and each interval. */
+static void
+suite_until(json_object *result, FILE *fp)
+{
+	json_object *u, *iv;
+
+	if (!json_object_object_get_ex(result, "until_ci", &u) || u == NULL)
+		return;
+	fprintf(fp, "until the 95%% CI of %s is within %g%% (at most %lld iterations): ",
+	        json_get_string(u, "figure_judged", json_get_string(u, "figure", "the figure")),
+	        json_get_double(u, "pct", 0), (long long)json_get_int(u, "max_iterations", 0));
+	fprintf(
+	    fp, "%s\n",
+	    json_get_string(u, "message", json_get_bool(u, "sure", false) ? "sure" : "not yet"));
+	iv = json_object_object_get(u, "intervals");
+	for (size_t i = 0; iv != NULL && i < json_object_array_length(iv); i++) {
+		json_object *o = json_object_array_get_idx(iv, i);
+		json_object *hp = json_object_object_get(o, "ci95_half_pct");
+		if (json_object_object_get_ex(o, "a", NULL))
+			fprintf(fp, "  %s - %s: %+.4g [%.4g, %.4g], +-%.2f%% of %s's mean\n",
+			        json_get_string(o, "b", "?"), json_get_string(o, "a", "?"),
+			        json_get_double(o, "difference", 0),
+			        json_get_double(o, "ci95_low", 0),
+			        json_get_double(o, "ci95_high", 0),
+			        hp ? json_object_get_double(hp) : -1, json_get_string(o, "a", "?"));
+		else
+			fprintf(fp, "  %s: %.4g [%.4g, %.4g], +-%.2f%%\n",
+			        json_get_string(o, "b", "?"), json_get_double(o, "mean", 0),
+			        json_get_double(o, "ci95_low", 0),
+			        json_get_double(o, "ci95_high", 0),
+			        hp ? json_object_get_double(hp) : -1);
+	}
+}
+
 /* suite run, suite status, suite stop: the record and its tables; or the list. */
 void
 render_suite(json_object *result, const struct ctl_opts *opts, FILE *fp)
@@ -313,6 +347,7 @@ render_suite(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		fprintf(fp, "\n");
 		if (json_object_object_get_ex(result, "reason", NULL))
 			fprintf(fp, "reason: %s\n", json_get_string(result, "reason", ""));
+		suite_until(result, fp);
 	}
 	if (json_object_object_get_ex(result, "runs", &runs)) {
 		if (!opts->csv)

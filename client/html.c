@@ -880,6 +880,52 @@ put_windows_note(FILE *fp, json_object *cmp)
 	        json_get_double(w, "difference_pct", 0), json_get_double(w, "tolerance_pct", 0));
 }
 
+/* The settings that differ between A and B (the results' manifests), by group, and the
+ * cause; settings that differ within a side. */
+static void
+put_settings(FILE *fp, json_object *cmp)
+{
+	json_object *st = NULL, *d, *v;
+	const char *cause;
+
+	if (!json_object_object_get_ex(cmp, "settings", &st) || st == NULL)
+		return;
+	d = ctl_array(st, "differences");
+	v = ctl_array(st, "varying");
+	if (d != NULL && json_object_array_length(d) > 0) {
+		fputs("<h2>Settings that differ</h2>\n<table class=\"settings\"><tr><th>group</th>"
+		      "<th>setting</th><th>A</th><th>B</th></tr>\n",
+		      fp);
+		for (size_t i = 0; i < json_object_array_length(d); i++) {
+			json_object *o = json_object_array_get_idx(d, i);
+			const char *cols[] = {
+			    json_get_string(o, "group", ""), json_get_string(o, "setting", ""),
+			    json_get_string(o, "a", "(none)"), json_get_string(o, "b", "(none)")};
+			fputs("<tr>", fp);
+			for (size_t k = 0; k < 4; k++) {
+				fputs("<td>", fp);
+				html_escape(fp, cols[k]);
+				fputs("</td>", fp);
+			}
+			fputs("</tr>\n", fp);
+		}
+		fputs("</table>\n", fp);
+		if ((cause = json_get_string(st, "cause", NULL)) != NULL) {
+			fputs("<p class=\"note\">Changes below are ", fp);
+			html_escape(fp, cause);
+			fputs(".</p>\n", fp);
+		}
+	}
+	for (size_t i = 0; v != NULL && i < json_object_array_length(v); i++) {
+		json_object *o = json_object_array_get_idx(v, i);
+		fputs("<p class=\"note\">(!) ", fp);
+		html_escape(fp, json_get_string(o, "side", "?"));
+		fputs(": ", fp);
+		html_escape(fp, json_get_string(o, "setting", "?"));
+		fputs(" differs across its results: the runs were not alike.</p>\n", fp);
+	}
+}
+
 int
 html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 {
@@ -907,7 +953,9 @@ html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 	html_escape(fp, a);
 	fputs(" &mdash; B: ", fp);
 	html_escape(fp, b);
-	fputs("</p>\n<table class=\"compare\"><tr><th>figure</th><th>A</th><th>B</th>"
+	fputs("</p>\n", fp);
+	put_settings(fp, cmp);
+	fputs("<table class=\"compare\"><tr><th>figure</th><th>A</th><th>B</th>"
 	      "<th>change</th><th>verdict</th></tr>\n",
 	      fp);
 	figs = ctl_array(cmp, "figures");
@@ -932,6 +980,12 @@ html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 		            ? verdict
 		            : "");
 		html_escape(fp, verdict != NULL ? verdict : "");
+		if (json_get_string(f, "not_comparable", NULL) != NULL)
+			html_escape(fp, json_get_string(f, "not_comparable", ""));
+		else if (verdict != NULL && json_get_string(f, "cause", NULL) != NULL) {
+			fputs(" ", fp);
+			html_escape(fp, json_get_string(f, "cause", ""));
+		}
 		put_per_second(fp, f);
 		fputs("</td></tr>\n", fp);
 	}

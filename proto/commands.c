@@ -399,9 +399,14 @@ const struct proto_command proto_commands[] = {
     {
         .name = "result-show",
         .flags = PROTO_READONLY,
-        .summary = "a stored result, as it is on disk",
-        .usage = "NAME",
-        .args = {ARG_WINDOW_NAME("the result")},
+        .summary = "a stored result, as it is on disk; --manifest: only the host's "
+                   "configuration at its edges",
+        .usage = "NAME [--manifest]",
+        .args = {ARG_WINDOW_NAME("the result"),
+                 {.name = "manifest",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "only its manifest: kernel, devices, CPUs, sysctls and benchmark at "
+                          "both edges of its window, and what changed between them"}},
     },
     {
         .name = "result-delete",
@@ -811,7 +816,8 @@ const struct proto_command proto_commands[] = {
         .flags = PROTO_MUTATING,
         .summary = "run a suite: a matrix of connections x profile values x iterations, in the "
                    "daemon; results SUITE/conns_64_rfs_512_iter_1",
-        .usage = "FILE|NAME [--name NAME] [--peer PEER ...] [--dry-run] [--wait]",
+        .usage = "FILE|NAME [--name NAME] [--peer PEER ...] [--until-ci PCT [--max-iterations N] "
+                 "[--figure GLOB]] [--dry-run] [--wait]",
         .args = {{.name = "file",
                   .type = PROTO_ARG_STRING,
                   .positional = true,
@@ -833,7 +839,24 @@ const struct proto_command proto_commands[] = {
                   .type = PROTO_ARG_STRINGS,
                   .max_len = 32,
                   .help = "every run's window on this configured peer too (repeatable; "
-                          "with the suite file's peer = NAME)"}},
+                          "with the suite file's peer = NAME)"},
+                 {.name = "until_ci",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.001,
+                  .max = 100,
+                  .help = "repeat the points (A B A B ...) until the 95 % CI of the figure's "
+                          "difference from the first point is within PCT % of its mean"},
+                 {.name = "max_iterations",
+                  .type = PROTO_ARG_INT,
+                  .min = 2,
+                  .max = 1000,
+                  .help = "with --until-ci: stop after this many rounds, not sure (default "
+                          "20)"},
+                 {.name = "figure",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 127,
+                  .help = "with --until-ci: the test figure judged, a glob (default "
+                          "throughput_mbps, else transactions_per_s, else the first)"}},
     },
     {
         .name = "suite-status",

@@ -526,3 +526,130 @@ ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 	ec->loaded = true;
 	return skipped;
 }
+
+/* The driver, its version, the firmware and the bus (ETHTOOL_GDRVINFO). */
+int
+ethtool_get_info(int fd, const char *ifname, struct ethtool_info *out)
+{
+	struct ethtool_drvinfo info;
+
+	memset(&info, 0, sizeof(info));
+	info.cmd = ETHTOOL_GDRVINFO;
+	if (ethtool_ioctl(fd, ifname, &info) < 0)
+		return -1;
+	snprintf(out->driver, sizeof(out->driver), "%.*s", (int)sizeof(info.driver), info.driver);
+	snprintf(out->version, sizeof(out->version), "%.*s", (int)sizeof(info.version),
+	         info.version);
+	snprintf(out->firmware, sizeof(out->firmware), "%.*s", (int)sizeof(info.fw_version),
+	         info.fw_version);
+	snprintf(out->bus, sizeof(out->bus), "%.*s", (int)sizeof(info.bus_info), info.bus_info);
+	return 0;
+}
+
+/* Ring sizes (ETHTOOL_GRINGPARAM). */
+int
+ethtool_get_rings(int fd, const char *ifname, struct ethtool_rings *r)
+{
+	struct ethtool_ringparam rp = {.cmd = ETHTOOL_GRINGPARAM};
+
+	if (ethtool_ioctl(fd, ifname, &rp) < 0)
+		return -1;
+	*r = (struct ethtool_rings){rp.rx_pending, rp.tx_pending, rp.rx_max_pending,
+	                            rp.tx_max_pending};
+	return 0;
+}
+
+/* Named features' states from ETHTOOL_GSTRINGS (ETH_SS_FEATURES) and ETHTOOL_GFEATURES. */
+int
+ethtool_get_features(int fd, const char *ifname, const char *const *names, size_t nn, int *state)
+{
+	struct {
+		struct ethtool_sset_info hdr;
+		uint32_t len;
+	} si = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES}};
+	struct ethtool_gstrings *gs = NULL;
+	struct ethtool_gfeatures *gf = NULL;
+	uint32_t n, blocks;
+	int r = -1;
+
+	for (size_t i = 0; i < nn; i++)
+		state[i] = -1;
+	if (ethtool_ioctl(fd, ifname, &si) < 0)
+		return -1;
+	if (!(si.hdr.sset_mask & (1ull << ETH_SS_FEATURES)) || si.len == 0 || si.len > 1024) {
+		errno = EOPNOTSUPP;
+		return -1;
+	}
+	n = si.len;
+	gs = xcalloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN);
+	gs->cmd = ETHTOOL_GSTRINGS;
+	gs->string_set = ETH_SS_FEATURES;
+	gs->len = n;
+	blocks = (n + 31) / 32;
+	gf = xcalloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0]));
+	gf->cmd = ETHTOOL_GFEATURES;
+	gf->size = blocks;
+	if (ethtool_ioctl(fd, ifname, gs) < 0 || ethtool_ioctl(fd, ifname, gf) < 0)
+		goto out;
+	for (uint32_t bit = 0; bit < n; bit++) {
+		const char *s = (const char *)gs->data + (size_t)bit * ETH_GSTRING_LEN;
+		for (size_t i = 0; i < nn; i++)
+			if (strncmp(s, names[i], ETH_GSTRING_LEN) == 0)
+				state[i] = (gf->features[bit / 32].active >> (bit % 32)) & 1u;
+	}
+	r = 0;
+out:
+	free(gs);
+	free(gf);
+	return r;
+}
+
+/* Interrupt coalescing (ETHTOOL_GCOALESCE). */
+int
+ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c)
+{
+	struct ethtool_coalesce ec = {.cmd = ETHTOOL_GCOALESCE};
+
+	if (ethtool_ioctl(fd, ifname, &ec) < 0)
+		return -1;
+	*c = (struct ethtool_coal){ec.rx_coalesce_usecs,
+	                           ec.rx_max_coalesced_frames,
+	                           ec.tx_coalesce_usecs,
+	                           ec.tx_max_coalesced_frames,
+	                           ec.use_adaptive_rx_coalesce != 0,
+	                           ec.use_adaptive_tx_coalesce != 0};
+	return 0;
+}
+
+/* The RSS table and key (ETHTOOL_GRSSH): sizes first, then the contents. */
+int
+ethtool_get_rss(int fd, const char *ifname, uint32_t *indir, uint32_t indir_cap, uint32_t *nindir,
+                uint8_t *key, uint32_t key_cap, uint32_t *nkey, uint8_t *hfunc)
+{
+	struct ethtool_rxfh sz = {.cmd = ETHTOOL_GRSSH}, *r;
+	size_t len;
+
+	if (ethtool_ioctl(fd, ifname, &sz) < 0)
+		return -1;
+	*nindir = sz.indir_size;
+	*nkey = sz.key_size;
+	*hfunc = sz.hfunc;
+	if (sz.indir_size > indir_cap || sz.key_size > key_cap) {
+		errno = EMSGSIZE;
+		return -1;
+	}
+	len = sizeof(*r) + (size_t)sz.indir_size * sizeof(uint32_t) + sz.key_size;
+	r = xcalloc(1, len);
+	r->cmd = ETHTOOL_GRSSH;
+	r->indir_size = sz.indir_size;
+	r->key_size = sz.key_size;
+	if (ethtool_ioctl(fd, ifname, r) < 0) {
+		free(r);
+		return -1;
+	}
+	memcpy(indir, r->rss_config, (size_t)sz.indir_size * sizeof(uint32_t));
+	memcpy(key, (const uint8_t *)(r->rss_config + sz.indir_size), sz.key_size);
+	*hfunc = r->hfunc;
+	free(r);
+	return 0;
+}

@@ -77,4 +77,36 @@ int ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct
  * the name and the parse of its value. */
 size_t ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec);
 
+/* ETHTOOL_GDRVINFO: the driver, its version, the firmware and the bus address, each
+ * NUL-terminated. */
+struct ethtool_info {
+	char driver[33], version[33], firmware[33], bus[33];
+};
+/* 0 with *info, or -1 with errno. */
+int ethtool_get_info(int fd, const char *ifname, struct ethtool_info *info);
+/* Ring sizes (ETHTOOL_GRINGPARAM): rx, tx and their maxima. 0, or -1 with errno
+ * (EOPNOTSUPP when the driver does not say). */
+struct ethtool_rings {
+	uint32_t rx, tx, rx_max, tx_max;
+};
+int ethtool_get_rings(int fd, const char *ifname, struct ethtool_rings *r);
+/* The state of the features named in names[0..n) (ETH_SS_FEATURES names, "rx-gro"):
+ * state[i] is 1 active, 0 off, -1 the device has no such feature. 0, or -1 with errno. */
+int ethtool_get_features(int fd, const char *ifname, const char *const *names, size_t n,
+                         int *state);
+/* Interrupt coalescing (ETHTOOL_GCOALESCE): the usual four and adaptive. 0, or -1 with
+ * errno (EOPNOTSUPP when the driver does not say). */
+struct ethtool_coal {
+	uint32_t rx_usecs, rx_frames, tx_usecs, tx_frames;
+	bool adaptive_rx, adaptive_tx;
+};
+int ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c);
+/* The RSS indirection table and hash key (ETHTOOL_GRSSH, the default context): up to
+ * indir_cap entries into indir and key_cap bytes into key; *nindir, *nkey the sizes the
+ * device has (larger than the caps: -1, EMSGSIZE), *hfunc its hash function bits (1
+ * toeplitz, 2 xor, 4 crc32; 0 unknown). 0, or -1 with errno (EOPNOTSUPP: no RSS). */
+int ethtool_get_rss(int fd, const char *ifname, uint32_t *indir, uint32_t indir_cap,
+                    uint32_t *nindir, uint8_t *key, uint32_t key_cap, uint32_t *nkey,
+                    uint8_t *hfunc);
+
 #endif

@@ -181,3 +181,21 @@ stats_welch(const struct stats_desc *a, const struct stats_desc *b, struct stats
 	w->p = stats_betainc(w->df / 2, 0.5, w->df / (w->df + w->t * w->t));
 	return 0;
 }
+
+/* Welch's interval of the difference of two means. */
+int
+stats_diff_ci95(const struct stats_desc *a, const struct stats_desc *b, double *diff, double *half)
+{
+	struct stats_welch w;
+
+	if (stats_welch(a, b, &w) < 0)
+		return -1;
+	*diff = b->mean - a->mean;
+	if (isnan(w.df)) {
+		*half = 0; /* neither varies */
+		return 0;
+	}
+	*half = stats_t_quantile(0.975, w.df) *
+	        sqrt(a->sd * a->sd / (double)a->n + b->sd * b->sd / (double)b->n);
+	return 0;
+}

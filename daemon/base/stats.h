@@ -43,4 +43,11 @@ int stats_ci(const struct stats_desc *d, double tq, double *lo, double *hi);
  * standard deviations are 0 the test degenerates: p is 1 for equal means, 0 otherwise. */
 int stats_welch(const struct stats_desc *a, const struct stats_desc *b, struct stats_welch *w);
 
+/* The 95 % confidence interval of the difference of the means (b's minus a's), Welch's:
+ * (mean B - mean A) -+ t(0.975, df) sqrt(sd_a^2/n_a + sd_b^2/n_b), df Welch-Satterthwaite's.
+ * *diff the difference, *half the half-width (0 when neither set varies). -1 when either
+ * has fewer than 2 values, else 0. */
+int stats_diff_ci95(const struct stats_desc *a, const struct stats_desc *b, double *diff,
+                    double *half);
+
 #endif

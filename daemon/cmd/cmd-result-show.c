@@ -5,13 +5,27 @@
 #include "jsonutil.h"
 #include "results-reply.h"
 
-/* The reader thread: the result is the reply. */
+/* The reader thread: the result is the reply; with arg (--manifest) only its name and
+ * manifest (null when it was stored without one). */
 static int
 show_work(struct results_load *ld, void *arg, json_object **result, struct nm_error *err)
 {
-	(void)arg;
-	*result = results_load_take(ld, 0, err);
-	return *result != NULL ? 0 : -1;
+	json_object *r = results_load_take(ld, 0, err), *o, *m = NULL, *w;
+
+	if (r == NULL)
+		return -1;
+	if (arg == NULL) {
+		*result = r;
+		return 0;
+	}
+	o = json_object_new_object();
+	if (json_object_object_get_ex(r, "window", &w))
+		json_add_string(o, "name", json_get_string(w, "name", NULL));
+	json_object_object_get_ex(r, "manifest", &m);
+	json_object_object_add(o, "manifest", json_object_get(m));
+	json_object_put(r);
+	*result = o;
+	return 0;
 }
 
 /* result-show: the result args.name. */
@@ -20,8 +34,12 @@ cmd_result_show(struct cmd_ctx *ctx, json_object *args, json_object **result, st
 {
 	struct results_load *ld = results_load_new(ctx->d->results);
 
+	static char only_manifest;
+
 	results_load_add(ld, json_get_string(args, "name", ""), false);
-	return results_load_reply(ctx, ld, show_work, NULL, NULL, NULL, result, err);
+	return results_load_reply(ctx, ld, show_work, NULL,
+	                          json_get_bool(args, "manifest", false) ? &only_manifest : NULL,
+	                          NULL, result, err);
 }
 
 /* Its entry in the command table (built from these lines, tools/gen-cmd-table). */

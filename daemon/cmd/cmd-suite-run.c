@@ -59,6 +59,16 @@ cmd_suite_run(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 	const char *text = json_get_string(args, "text", NULL);
 	const char *file = json_get_string(args, "file", "(text)");
 	char path[4096], *owned = NULL;
+	struct suite_until until = {json_get_double(args, "until_ci", 0),
+	                            (unsigned)json_get_int(args, "max_iterations", 0), ""};
+
+	snprintf(until.figure, sizeof(until.figure), "%s", json_get_string(args, "figure", ""));
+	if (until.pct <= 0 && (json_object_object_get_ex(args, "max_iterations", NULL) ||
+	                       json_object_object_get_ex(args, "figure", NULL))) {
+		clientfd_unref(cred.peer);
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "--max-iterations and --figure go with --until-ci PCT");
+	}
 
 	if (text == NULL) {
 		if (!json_object_object_get_ex(args, "file", NULL)) {
@@ -75,9 +85,10 @@ cmd_suite_run(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 		text = owned;
 		file = path;
 	}
-	*result = suite_run(ctx->d->suites, text, file, json_get_string(args, "name", NULL),
-	                    json_get_bool(args, "dry_run", false),
-	                    json_object_object_get(args, "peer"), &cred, err);
+	*result =
+	    suite_run(ctx->d->suites, text, file, json_get_string(args, "name", NULL),
+	              json_get_bool(args, "dry_run", false), json_object_object_get(args, "peer"),
+	              &cred, until.pct > 0 ? &until : NULL, err);
 	clientfd_unref(cred.peer); /* the suite took its own reference */
 	free(owned);
 	return *result != NULL ? 0 : -1;

@@ -127,6 +127,7 @@ const struct driver driver_iperf3 = {
     .name = "iperf3",
     .program = "iperf3",
     .args = NULL,
+    .version_args = (const char *const[]){"--version", NULL},
     .server_argv = (const char *const[]){"iperf3", "-s", NULL},
     .check = iperf3_check,
     .nprocs = iperf3_nprocs,

@@ -425,6 +425,7 @@ const struct driver driver_netperf = {
     .name = "netperf",
     .program = "netperf",
     .args = (const char *const[]){"rcvbuf", "cpu_util", NULL},
+    .version_args = (const char *const[]){"-V", NULL},
     .server_argv = (const char *const[]){"netserver", "-D", NULL},
     .priv_size = sizeof(struct netperf_out),
     .check = netperf_check,

@@ -235,6 +235,7 @@ test_free(struct test *t)
 		free(t->procs[i].priv);
 	}
 	free(t->procs);
+	child_free(t->version_sp);
 	if (t->ev_warmup)
 		event_free(t->ev_warmup);
 	if (t->ev_cooldown)
@@ -977,6 +978,8 @@ peers_answered(void *arg, const struct nm_error *err)
 	store(arg);
 }
 
+static json_object *bench_json(const struct test *t);
+
 /* Store the test's window with its summary, trend (and peers' parts), then finish. */
 static void
 store(struct test *t)
@@ -1008,6 +1011,7 @@ store(struct test *t)
 			window_test_series(r->d->windows, t->spec.name, t->live_series);
 		}
 		t->live_series = NULL;
+		window_set_benchmark(r->d->windows, t->spec.name, bench_json(t));
 		/* The rest once the result is durable (writer thread): test status says
 		 * "storing" until then, and a suite moves on only after. */
 		t->window_open = false;
@@ -1306,6 +1310,76 @@ cgroup_done(struct test *t, int fd, bool failed)
 	}
 }
 
+/* The version probe's first line of output. */
+static void
+version_line(struct child *sp, const char *line, size_t len, void *arg)
+{
+	struct test *t = arg;
+
+	(void)sp;
+	if (t->version[0] == '\0' && len > 0)
+		snprintf(t->version, sizeof(t->version), "%.*s", (int)len, line);
+}
+
+/* The probe ended: a version that went to stderr only is its last words. */
+static void
+version_done(struct child *sp, void *arg)
+{
+	struct test *t = arg;
+
+	if (t->version[0] == '\0' && child_exit_status(sp) == 0)
+		child_last_words(sp, t->version, sizeof(t->version));
+	child_free(sp);
+	t->version_sp = NULL;
+}
+
+static const struct child_ops version_ops = {version_line, version_done};
+
+/* Ask the benchmark's binary its version (driver.version_args) as its processes run, the
+ * same way and as the same user, outside their cgroup; killed after two seconds. Nothing
+ * happens when it cannot start (the manifest's version is then null). */
+static void
+version_start(struct test *t, const struct child_spawn *procs_how)
+{
+	const char *const *va = t->spec.driver->version_args;
+	struct child_spawn how = *procs_how;
+	char *argv[8];
+	struct nm_error err;
+	size_t n = 0;
+
+	if (va == NULL || t->nprocs == 0)
+		return;
+	argv[n++] = t->program;
+	for (size_t i = 0; va[i] != NULL && n < 7; i++)
+		argv[n++] = (char *)va[i];
+	argv[n] = NULL;
+	how.argv = argv;
+	how.cgroup_fd = -1;
+	how.nproc_max = 0;
+	t->version_sp = child_start(t->runner->cs, &how, &version_ops, t, &err);
+	if (t->version_sp == NULL)
+		log_debug("test %s: version of %s not asked: %s", t->spec.name, t->program,
+		          err.message);
+	else
+		child_set_timeout(t->version_sp, 2000);
+}
+
+/* The benchmark for the manifest: program, version, the first process's argv, the number of
+ * processes. */
+static json_object *
+bench_json(const struct test *t)
+{
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+
+	json_add_string(o, "program", t->program[0] ? t->program : NULL);
+	json_add_string(o, "version", t->version[0] ? t->version : NULL);
+	for (size_t i = 0; t->nprocs > 0 && t->procs[0].argv != NULL && t->procs[0].argv[i]; i++)
+		json_object_array_add(a, json_object_new_string(t->procs[0].argv[i]));
+	json_object_object_add(o, "argv", a);
+	json_add_uint(o, "procs", t->nprocs);
+	return o;
+}
+
 /* Start the processes (in the test's cgroup, as the client, with a clean environment);
  * on failure the ones started are killed. 0 or -1 with err. */
 static int
@@ -1366,6 +1440,7 @@ child_all(struct runner *r, struct test *t, struct nm_error *err)
 			return -1;
 		}
 	}
+	version_start(t, &how);
 	child_env_free(envp);
 	cgroup_done(t, how.cgroup_fd, false);
 	return 0;

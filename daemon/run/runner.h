@@ -171,6 +171,10 @@ struct test {
 	/* Its live figures over time (runner_live_figure), handed to its window when it is
 	 * stored (window_test_series); NULL: none reported. */
 	struct testseries *live_series;
+	/* The benchmark's version, asked of its binary (driver.version_args) beside its
+	 * processes, for the result's manifest: the first line it printed. */
+	struct child *version_sp;
+	char version[256];
 };
 
 /* The end of a driver's asynchronous step (resolve, setup, teardown): rc 0, or -1 with
@@ -197,6 +201,10 @@ struct driver {
 	/* Runs until signalled: at the end of the duration the runner sends SIGTERM, and an
 	 * exit then (status 0, or killed by that SIGTERM) is the normal end. */
 	bool until_stopped;
+	/* The arguments that make the program print its version ("-V"), NULL-terminated; the
+	 * runner runs it beside the test's processes and keeps its first line in the result's
+	 * manifest (benchmark.version). NULL: none asked. */
+	const char *const *version_args;
 	/* The binary when it depends on the spec (NULL: program). */
 	const char *(*program_of)(const struct test_spec *spec);
 	/* Before the processes start: prepare what they need (files, qdiscs) and keep it in

@@ -3,6 +3,7 @@
  * one after another through the runner, with a pause between them; the record on disk
  * follows every step. */
 #include <ctype.h>
+#include <fnmatch.h>
 #include <event2/event.h>
 #include <ini.h>
 #include <math.h>
@@ -22,6 +23,7 @@
 #include "results.h"
 #include "runner.h"
 #include "statefile.h"
+#include "stats.h"
 #include "suite.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -39,7 +41,9 @@ struct suite {
 	char current[201];      /* the running test, "" between runs */
 	struct event *ev_pause;
 	double pause_s;
-	struct test_cred cred; /* who started it: its runs run as them */
+	struct test_cred cred;    /* who started it: its runs run as them */
+	struct suite_until until; /* pct 0: the file's iterations */
+	size_t npoints;           /* of the matrix: a round is this many runs */
 };
 
 struct suites {
@@ -474,6 +478,198 @@ run_record(struct suite *s, size_t i, const char *status, const char *reason, js
 	json_add_uint(s->rec, "runs_done", i + 1);
 }
 
+/* ---- until the answer is sure (--until-ci) ---- */
+
+/* The figure --until-ci judges in a run's figures: the first name matching the glob, else
+ * throughput_mbps, transactions_per_s, else the first number. NULL when none. */
+static const char *
+until_figure(const struct suite *s, json_object *figs)
+{
+	const char *first = NULL;
+
+	if (!json_object_is_type(figs, json_type_object))
+		return NULL;
+	json_object_object_foreach(figs, k, v)
+	{
+		if (!json_object_is_type(v, json_type_int) &&
+		    !json_object_is_type(v, json_type_double))
+			continue;
+		if (s->until.figure[0] && fnmatch(s->until.figure, k, 0) == 0)
+			return k;
+		if (first == NULL)
+			first = k;
+	}
+	if (s->until.figure[0])
+		return NULL;
+	if (json_object_object_get_ex(figs, "throughput_mbps", NULL))
+		return "throughput_mbps";
+	if (json_object_object_get_ex(figs, "transactions_per_s", NULL))
+		return "transactions_per_s";
+	return first;
+}
+
+/* The values of figure of point p over the first rounds (runs that passed). */
+static void
+point_values(const struct suite *s, size_t p, size_t rounds, const char *figure, double *v,
+             struct stats_desc *d)
+{
+	size_t n = 0;
+
+	for (size_t k = 0; k < rounds; k++) {
+		json_object *run = json_object_array_get_idx(s->runs, k * s->npoints + p), *figs,
+		            *x;
+		if (strcmp(json_get_string(run, "status", ""), "passed") != 0 ||
+		    !json_object_object_get_ex(run, "figures", &figs) ||
+		    !json_object_object_get_ex(figs, figure, &x) ||
+		    (!json_object_is_type(x, json_type_int) &&
+		     !json_object_is_type(x, json_type_double)))
+			continue;
+		v[n++] = json_object_get_double(x);
+	}
+	stats_describe(v, n, d);
+}
+
+/* One interval of the record: point b against point a (a NULL: b's own mean). */
+static json_object *
+interval_json(const char *a, const char *b, const struct stats_desc *da,
+              const struct stats_desc *db, double diff, double half, bool have, double ref)
+{
+	json_object *o = json_object_new_object();
+
+	if (a != NULL)
+		json_add_string(o, "a", a);
+	json_add_string(o, "b", b);
+	if (a != NULL) {
+		json_add_uint(o, "n_a", da->n);
+		json_object_object_add(o, "mean_a", da->n ? json_double(da->mean) : NULL);
+	}
+	json_add_uint(o, "n_b", db->n);
+	json_object_object_add(o, "mean_b", db->n ? json_double(db->mean) : NULL);
+	if (!have) {
+		json_object_object_add(o, "ci95_half_pct", NULL);
+		return o;
+	}
+	json_object_object_add(o, a ? "difference" : "mean", json_double(diff));
+	json_object_object_add(o, "ci95_low", json_double(diff - half));
+	json_object_object_add(o, "ci95_high", json_double(diff + half));
+	json_object_object_add(o, "ci95_half_pct",
+	                       ref != 0 ? json_double(100.0 * half / fabs(ref)) : NULL);
+	if (a != NULL)
+		json_object_object_add(o, "difference_pct",
+		                       ref != 0 ? json_double(100.0 * diff / fabs(ref)) : NULL);
+	return o;
+}
+
+/* After a round: each point's interval against the first (one point: its mean's) into the
+ * record's until_ci. True when every interval is sure: its half-width within pct % of the
+ * first point's mean ("within"), or the whole interval beyond +-pct % ("beyond"). */
+static bool
+until_check(struct suite *s, size_t rounds)
+{
+	json_object *u = json_object_object_get(s->rec, "until_ci"), *arr = json_object_new_array();
+	const char *figure = NULL;
+	struct stats_desc d0, dp;
+	double *v0 = xcalloc(rounds + 1, sizeof(double)), *vp = xcalloc(rounds + 1, sizeof(double));
+	bool sure = true;
+
+	for (size_t i = 0; figure == NULL && i < rounds * s->npoints; i++) {
+		json_object *figs = NULL;
+		json_object_object_get_ex(json_object_array_get_idx(s->runs, i), "figures", &figs);
+		figure = until_figure(s, figs);
+	}
+	json_add_uint(u, "iterations", rounds);
+	json_add_string(u, "figure_judged", figure);
+	if (figure == NULL)
+		sure = false;
+	else {
+		const char *p0 =
+		    json_get_string(json_object_array_get_idx(s->runs, 0), "point", "");
+		point_values(s, 0, rounds, figure, v0, &d0);
+		for (size_t p = s->npoints == 1 ? 0 : 1; p < s->npoints; p++) {
+			const char *pn =
+			    json_get_string(json_object_array_get_idx(s->runs, p), "point", "");
+			double diff = 0, half = 0, lo, hi;
+			bool have;
+			json_object *iv;
+			if (s->npoints == 1) {
+				have = stats_ci95(&d0, &lo, &hi) == 0;
+				diff = d0.mean;
+				half = have ? (hi - lo) / 2 : 0;
+				iv = interval_json(NULL, pn, &d0, &d0, diff, half, have, d0.mean);
+			} else {
+				point_values(s, p, rounds, figure, vp, &dp);
+				have = stats_diff_ci95(&d0, &dp, &diff, &half) == 0;
+				iv = interval_json(p0, pn, &d0, &dp, diff, half, have, d0.mean);
+			}
+			/* Sure: the interval is within pct % (the difference is known that
+			 * closely), or all of it lies more than pct % away from no difference
+			 * (a large change needs fewer runs to be sure of). */
+			const char *by = NULL;
+			if (have && d0.mean != 0) {
+				double lo_pct = 100.0 * (diff - half) / fabs(d0.mean);
+				double hi_pct = 100.0 * (diff + half) / fabs(d0.mean);
+				if (100.0 * half / fabs(d0.mean) <= s->until.pct)
+					by = "within";
+				else if (s->npoints > 1 &&
+				         (lo_pct > s->until.pct || hi_pct < -s->until.pct))
+					by = "beyond";
+			}
+			json_add_string(iv, "sure_by", by);
+			json_object_array_add(arr, iv);
+			if (by == NULL)
+				sure = false;
+		}
+	}
+	free(v0);
+	free(vp);
+	json_object_object_add(u, "intervals", arr);
+	json_add_bool(u, "sure", sure);
+	return sure;
+}
+
+/* The runs not needed once the answer is sure: taken out of the record. */
+static void
+until_drop_rest(struct suite *s)
+{
+	size_t total = json_object_array_length(s->runs);
+
+	if (total > s->next)
+		json_object_array_del_idx(s->runs, s->next, total - s->next);
+	json_add_uint(s->rec, "runs_total", s->next);
+}
+
+/* After a round of --until-ci: end the suite when the answer is sure (true), or say it is
+ * not at the cap. */
+static bool
+until_round(struct suites *ss, struct suite *s)
+{
+	json_object *u = json_object_object_get(s->rec, "until_ci");
+	size_t rounds = s->next / s->npoints;
+	char why[200];
+
+	if (s->until.pct <= 0 || s->next % s->npoints != 0 || rounds < SUITE_UNTIL_MIN_ROUNDS)
+		return false;
+	if (until_check(s, rounds)) {
+		json_add_string(u, "stopped_by", "ci");
+		until_drop_rest(s);
+		snprintf(why, sizeof(why),
+		         "sure after %zu iterations: the interval is within %g %%", rounds,
+		         s->until.pct);
+		json_add_string(u, "message", why);
+		suite_end(ss, s, "finished", NULL);
+		return true;
+	}
+	if (s->next >= json_object_array_length(s->runs)) {
+		json_add_string(u, "stopped_by", "max_iterations");
+		snprintf(why, sizeof(why),
+		         "not sure: %zu iterations (the cap) and the interval is still wider than "
+		         "%g %%",
+		         rounds, s->until.pct);
+		json_add_string(u, "message", why);
+	}
+	return false;
+}
+
 /* After a run: the suite ends (stopped, or its last run), or the next run starts after the
  * pause (never at once: the loop may be ending, a peer's transport failing at shutdown). */
 static void
@@ -485,6 +681,8 @@ after_run(struct suites *ss, struct suite *s)
 		suite_end(ss, s, "stopped", "stopped by hand");
 		return;
 	}
+	if (until_round(ss, s))
+		return;
 	if (s->next >= json_object_array_length(s->runs)) {
 		suite_end(ss, s, "finished", NULL);
 		return;
@@ -621,7 +819,8 @@ start_next(struct suites *ss, struct suite *s)
 /* Start a suite from its text. */
 json_object *
 suite_run(struct suites *ss, const char *text, const char *file, const char *name, bool dry,
-          json_object *peers, const struct test_cred *cred, struct nm_error *err)
+          json_object *peers, const struct test_cred *cred, const struct suite_until *until,
+          struct nm_error *err)
 {
 	struct parse p = {json_object_new_object(),
 	                  json_object_new_object(),
@@ -675,6 +874,8 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: [suite] iterations: 1 to 1000", file);
 		goto out;
 	}
+	if (until != NULL)
+		iters = until->max_iterations ? until->max_iterations : SUITE_UNTIL_MAX_DEFAULT;
 	if (config_parse_duration_ms(json_get_string(p.suite, "pause", "5s"), &pause_ms) < 0 ||
 	    pause_ms > 3600000) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "%s: [suite] pause: a duration up to 1h", file);
@@ -740,6 +941,9 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	s->cred = *cred;
 	s->cred.peer = clientfd_ref(cred->peer);
 	s->ev_pause = evtimer_new(ss->d->base, pause_cb, ss);
+	s->npoints = npoints(p.matrix);
+	if (until != NULL)
+		s->until = *until;
 	rec = json_object_new_object();
 	json_add_string(rec, "name", sname);
 	json_add_string(rec, "file", file);
@@ -749,6 +953,14 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	json_add_string(rec, "started", ts);
 	json_add_uint(rec, "iterations", iters);
 	json_object_object_add(rec, "pause_s", json_double(s->pause_s));
+	if (until != NULL) {
+		json_object *u = json_object_new_object();
+		json_object_object_add(u, "pct", json_double(until->pct));
+		json_add_uint(u, "max_iterations", iters);
+		json_add_string(u, "figure", until->figure[0] ? until->figure : NULL);
+		json_add_string(u, "stopped_by", NULL);
+		json_object_object_add(rec, "until_ci", u);
+	}
 	if (profile != NULL)
 		json_add_string(rec, "profile", profile);
 	if (json_object_array_length(p.peers) > 0)

@@ -27,15 +27,31 @@ struct suites *suite_init(struct daemon *d, struct nm_error *err);
  * runner_free, which then ends the suite's test. */
 void suite_free(struct suites *ss);
 
+/* Run until the answer is sure (suite run --until-ci): each round of the points (every
+ * point once, interleaved) ends with the 95 % confidence interval of the difference of the
+ * means of figure between each point and the first (a single point: of its mean), and the
+ * suite stops once every interval is sure (its half-width within pct % of the first point's
+ * mean, or all of it more than pct % away from no difference), or after max_iterations
+ * rounds (then the answer is not sure). */
+struct suite_until {
+	double pct;              /* 0: run the file's iterations */
+	unsigned max_iterations; /* the cap (SUITE_UNTIL_MAX_DEFAULT when 0) */
+	char figure[128];        /* fnmatch(3) glob over the test's figures ("" : the default) */
+};
+#define SUITE_UNTIL_MAX_DEFAULT 20
+#define SUITE_UNTIL_MIN_ROUNDS  2 /* rounds before the first check */
+
 /* Parse suite text (file names the source in messages), check every run's arguments, and
  * start the first run (with dry, only list the runs). name (may be NULL) overrides [suite]
  * name. peers (an array of names, may be NULL) are added to the file's [suite] peer = NAME
  * ones: every run is a multi-host test with them (test start --peer), each a configured
- * peer. Every run's processes run as cred (who started the suite). Returns the suite's
+ * peer. Every run's processes run as cred (who started the suite). With until (may be
+ * NULL; pct > 0) the iterations are until's max_iterations and the suite may stop sooner.
+ * Returns the suite's
  * record (new reference) or NULL with err; nothing is started on error. */
 json_object *suite_run(struct suites *ss, const char *text, const char *file, const char *name,
                        bool dry, json_object *peers, const struct test_cred *cred,
-                       struct nm_error *err);
+                       const struct suite_until *until, struct nm_error *err);
 /* Stop the running suite (name NULL: whichever runs). Returns its record, or NULL with
  * err. */
 json_object *suite_stop(struct suites *ss, const char *name, struct nm_error *err);

@@ -451,6 +451,7 @@ http_prom_input(struct sampler *s, struct prom_source **sources, size_t *cap, st
 		if (t != NULL && irqtable_has_series(t))
 			in->irqtab = t;
 	}
+	in->napitab = sampler_napi_table(s);
 	*sources = scratch(*sources, cap, n ? n : 1, sizeof(**sources));
 	for (size_t i = 0; i < n; i++) {
 		struct source *src = sampler_source_at(s, i);

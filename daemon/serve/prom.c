@@ -9,6 +9,7 @@
 #include "error.h"
 #include "irqtable.h"
 #include "labelsel.h"
+#include "napitable.h"
 #include "procparse.h"
 #include "prom.h"
 #include "ring.h"
@@ -60,6 +61,8 @@ enum fam {
 	F_ETHTOOL,
 	F_SYSCTL,
 	F_SYSCTL_LEVEL,
+	F_ETHTOOL_STD,
+	F_ETHTOOL_RMON,
 	NFAM,
 	F_NONE = 0xff,
 };
@@ -141,6 +144,15 @@ static const struct family families[NFAM] = {
     [F_SYSCTL] = {"netmetrics_sysctl", "Counters read from sysctl files.", false, false, L_FIELD},
     [F_SYSCTL_LEVEL] = {"netmetrics_sysctl_level", "Values read from sysctl files.", true, false,
                         L_FIELD},
+    [F_ETHTOOL_STD] =
+        {"netmetrics_ethtool_std",
+         "Standard ethtool statistics (IEEE 802.3 eth-phy, eth-mac, eth-ctrl; RMON; phydev) "
+         "by group (table) and name (field).",
+         false, false, L_DEV | L_DIR | L_TABLE | L_FIELD},
+    [F_ETHTOOL_RMON] = {"netmetrics_ethtool_rmon_packets",
+                        "Packets by frame size: the RMON histogram buckets of the standard ethtool "
+                        "statistics, the range in octets in field (LOW-HIGH, LOW-max).",
+                        false, false, L_DEV | L_DIR | L_FIELD},
 };
 
 /* A kept list of series ids, each with the start of its sample line (name and labels, the
@@ -203,7 +215,8 @@ struct prom {
 	struct labelsel *unmoved; /* drop_unmoved: the counters left out while at 0 */
 	size_t nunmoved;
 	size_t max_family;
-	bool sel_fam[NFAM + 1]; /* a selector may name family f (NFAM: queue_irq_info) */
+	bool sel_fam[NFAM + 2]; /* a selector may name family f (NFAM: queue_irq_info, NFAM + 1:
+	                           queue_napi_info) */
 	bool unmoved_fam[NFAM]; /* a drop_unmoved selector may name family f */
 	/* The source rule family_of matched last and its family: the next series is mostly of
 	 * the same rule (a source's series come in runs), without looking the name up. */
@@ -358,7 +371,9 @@ parse_sels(const char *const *text, size_t n, const char *const *defs, struct la
 static const char *
 short_name(int f)
 {
-	return f == NFAM ? "queue_irq_info" : families[f].name + 11;
+	return f == NFAM       ? "queue_irq_info"
+	       : f == NFAM + 1 ? "queue_napi_info"
+	                       : families[f].name + 11;
 }
 
 /* Whether selector s may match family f (by its short or its full name). */
@@ -366,7 +381,9 @@ static bool
 sel_names(const struct labelsel *s, int f)
 {
 	return labelsel_name_matches(s, short_name(f)) ||
-	       labelsel_name_matches(s, f == NFAM ? "netmetrics_queue_irq_info" : families[f].name);
+	       labelsel_name_matches(s, f == NFAM       ? "netmetrics_queue_irq_info"
+	                                : f == NFAM + 1 ? "netmetrics_queue_napi_info"
+	                                                : families[f].name);
 }
 
 int
@@ -403,12 +420,12 @@ prom_set_options(struct prom *p, const struct prom_options *o, struct nm_error *
 			cpuset_add(&p->sets[0].set, c);
 		p->nsets = 1;
 	}
-	for (int f = 0; f <= NFAM; f++) {
+	for (int f = 0; f <= NFAM + 1; f++) {
 		p->sel_fam[f] = false;
 		for (size_t i = 0; i < p->nsel; i++)
 			p->sel_fam[f] = p->sel_fam[f] || sel_names(&p->sel[i].s, f);
-		if (f == NFAM)
-			break;
+		if (f >= NFAM)
+			continue;
 		p->unmoved_fam[f] = false;
 		for (size_t i = 0; i < p->nunmoved && !families[f].gauge; i++)
 			p->unmoved_fam[f] = p->unmoved_fam[f] || sel_names(&p->unmoved[i], f);
@@ -1179,6 +1196,63 @@ put_queue_irqs(struct prom *p, const struct prom_input *in)
 	}
 }
 
+/* Each queue's NAPI as the kernel links them (queue-get, napi-get): 1 per queue and
+ * direction linked to one, labelled with the NAPI's id, its IRQ and kthread when it has
+ * them and its settings, origin netlink. */
+static void
+put_queue_napis(struct prom *p, const struct prom_input *in)
+{
+	const struct napi_table *t = in->napitab;
+	bool header = false;
+
+	p->fam_written = 0;
+	for (size_t i = 0; t != NULL && i < t->nq; i++) {
+		const struct napi_queue *q = &t->q[i];
+		const struct napi_entry *e = q->napi_id ? napitable_find_id(t, q->napi_id) : NULL;
+		const char *dir = q->dir == 0 ? "rx" : "tx";
+		char qs[16], ids[16];
+		bool first = true;
+
+		if (e == NULL)
+			continue;
+		snprintf(qs, sizeof(qs), "%u", q->index);
+		snprintf(ids, sizeof(ids), "%u", e->id);
+		struct kv_ctx kv = {
+		    {"device", "queue", "direction", "napi"}, {e->dev, qs, dir, ids}, 4};
+		if (!selected(p, NFAM + 1, true, kv_label, &kv) || !take_one(p))
+			continue;
+		if (!header) {
+			put_header(
+			    p, "netmetrics_queue_napi_info",
+			    "The NAPI instance a device queue is linked to (netdev netlink "
+			    "queue-get, napi-get): its id, IRQ and kthread pid when it has them, "
+			    "its settings (gro_flush_timeout in ns); origin netlink.",
+			    true);
+			header = true;
+		}
+		put_name(p, "netmetrics_queue_napi_info", true);
+		put_label(p, &first, "device", e->dev);
+		put_label_num(p, &first, "queue", (long)q->index);
+		put_label(p, &first, "direction", dir);
+		put_label(p, &first, "napi", ids);
+		if (e->irq >= 0)
+			put_label_num(p, &first, "irq", e->irq);
+		if (e->pid >= 0)
+			put_label_num(p, &first, "pid", e->pid);
+		if (e->threaded >= 0)
+			put_label_num(p, &first, "threaded", e->threaded);
+		if (e->defer_hard_irqs >= 0)
+			put_label_num(p, &first, "defer_hard_irqs", (long)e->defer_hard_irqs);
+		if (e->gro_flush_timeout >= 0)
+			put_label_num(p, &first, "gro_flush_timeout", (long)e->gro_flush_timeout);
+		if (e->irq_suspend_timeout >= 0)
+			put_label_num(p, &first, "irq_suspend_timeout",
+			              (long)e->irq_suspend_timeout);
+		put_label(p, &first, "origin", "netlink");
+		put_value(p, first, "1", 0, 0);
+	}
+}
+
 /* A family of the daemon's own, with one sample per item written by the caller. */
 static void
 own_header(struct prom *p, const char *name, const char *help, bool gauge)
@@ -1326,6 +1400,7 @@ prom_render(struct prom *p, const struct prom_input *in, enum prom_format fmt, s
 			put_family(p, in, f);
 	}
 	put_queue_irqs(p, in);
+	put_queue_napis(p, in);
 	put_own(p, in);
 	own_header(p, "netmetrics_export_series", "Sampled series this scrape shows.", true);
 	snprintf(v, sizeof(v), "%zu", p->written);

@@ -23,6 +23,7 @@ struct ring;
 struct source_ops;
 struct strbuf;
 struct irq_table;
+struct napi_table;
 
 enum prom_format {
 	PROM_TEXT = 0,    /* text/plain; version=0.0.4 */
@@ -56,8 +57,9 @@ struct prom_input {
 	 * at epoch_ns[id] (CLOCK_MONOTONIC, 0: unknown), OpenMetrics' _created. NULL: acc. */
 	const uint64_t *base, *epoch_ns;
 	size_t nbase;
-	const struct irq_table *irqtab; /* for the per-device interrupt sums; NULL: none */
-	int64_t mono_to_real_ns;        /* sample times (CLOCK_MONOTONIC) to wall clock */
+	const struct irq_table *irqtab;   /* for the per-device interrupt sums; NULL: none */
+	const struct napi_table *napitab; /* the queues' NAPIs (netmetrics_queue_napi_info) */
+	int64_t mono_to_real_ns;          /* sample times (CLOCK_MONOTONIC) to wall clock */
 	const struct prom_source *sources;
 	size_t nsources;
 	const struct prom_window *windows;

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare-manifest.h"
 #include "compare-tuning.h"
 #include "compare.h"
 #include "jsonutil.h"
@@ -629,7 +630,10 @@ compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
 {
 	struct figures fs = {.index = json_object_new_object(), .nres = na + nb, .t975 = {0}};
 	json_object *out = json_object_new_object(), *arr = json_object_new_array(), *side;
+	json_object *settings = compare_manifest(a, na, b, nb);
 
+	/* The settings that differ first: what a reader looks for before the figures. */
+	json_object_object_add(out, "settings", settings);
 	spans_of(&fs, a, na, b, nb, out);
 	for (fs.cur = 0; fs.cur < na + nb; fs.cur++)
 		flatten(fs.cur < na ? a[fs.cur] : b[fs.cur - na], collect, &fs);
@@ -643,6 +647,7 @@ compare_with(json_object *const *a, size_t na, json_object *const *b, size_t nb,
 	free(fs.span);
 	json_object_put(fs.index);
 	add_warnings(out, arr, compare_tuning_warnings(a, na, b, nb));
+	compare_manifest_apply(settings, arr);
 	side = json_object_new_object();
 	json_add_uint(side, "n", na);
 	json_object_object_add(out, "a", side);

@@ -183,3 +183,23 @@ tuning_read(const char *root, const char *state_dir, json_object *report)
 	profile_host_close(&h);
 	return o;
 }
+
+/* The queue counts, masks and flow counts of each device of devs[0..n) that exists (as
+ * tuning_read gives them), and whether irqbalance runs; for the manifest (manifest.c). */
+json_object *
+tuning_devices_read(const char *root, const char *const *devs, size_t n, bool *irqbalance)
+{
+	json_object *arr = json_object_new_array();
+	struct profile_host h;
+	struct nm_error err;
+
+	*irqbalance = false;
+	if (profile_host_open(&h, root, &err) < 0)
+		return arr;
+	*irqbalance = profile_host_irqbalance(&h);
+	for (size_t i = 0; i < n; i++)
+		if (profile_host_set_device(&h, devs[i], &err) == 0)
+			json_object_array_add(arr, device_json(&h));
+	profile_host_close(&h);
+	return arr;
+}

@@ -6,6 +6,8 @@
 #define NM_TUNING_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 #define TUNING_MAX_DEVICES    4  /* devices of one result whose queues are read */
 #define TUNING_MAX_CANDIDATES 64 /* devices of a report ranked for that */
@@ -23,5 +25,11 @@
  *                 "xps_queues": tx queues with a non-empty xps_cpus (null: no xps_cpus)}]}
  * Never NULL (a new object); what cannot be read is null or left out. */
 json_object *tuning_read(const char *root, const char *state_dir, json_object *report);
+
+/* The devices' entries of tuning_read's "devices" for each of devs[0..n) that exists below
+ * root (an array, in that order; never NULL), and in *irqbalance whether a process named
+ * irqbalance runs (profile_host_irqbalance). */
+json_object *tuning_devices_read(const char *root, const char *const *devs, size_t n,
+                                 bool *irqbalance);
 
 #endif

@@ -14,6 +14,7 @@
 #include "irqtable.h"
 #include "jsonutil.h"
 #include "log.h"
+#include "manifest.h"
 #include "report.h"
 #include "results.h"
 #include "sampler.h"
@@ -33,6 +34,16 @@
 struct closing;
 static void collect_end(struct closing *c);
 
+/* The manifest's settings at a window's start edge, read on the writer thread
+ * (manifest_job). Held by the window and by the job until its done, then by a closing
+ * until its manifest is built; counted on the loop thread only. Its settings are written
+ * by the job and read by later jobs on the same thread (jobs run in order). */
+struct manifest_edge {
+	unsigned refs;
+	char *root, *state_dir;
+	json_object *settings;
+};
+
 struct window {
 	char *name;
 	char origin[8]; /* "hand" or "test" */
@@ -46,6 +57,8 @@ struct window {
 	struct snapshot start, end;
 	/* A test's live figures, added to its block at the close (window_test_series). */
 	struct testseries *test;
+	struct manifest_edge *mstart; /* the start edge's settings (set: the tuning is recorded) */
+	json_object *bench;           /* the test's benchmark (window_set_benchmark) */
 };
 
 struct windows {
@@ -61,6 +74,34 @@ struct windows {
 	size_t slice_records;
 	unsigned slice_pause_ms; /* between slices (0; tests: more, to let the ring move) */
 };
+
+/* Let go of e (loop thread). */
+static void
+edge_unref(struct manifest_edge *e)
+{
+	if (e == NULL || --e->refs > 0)
+		return;
+	json_object_put(e->settings);
+	free(e->root);
+	free(e->state_dir);
+	free(e);
+}
+
+/* On the writer thread: the host's settings at the start edge. */
+static void
+manifest_job(void *arg)
+{
+	struct manifest_edge *e = arg;
+
+	e->settings = manifest_read(e->root, e->state_dir);
+}
+
+/* Back on the loop: the job's reference goes. */
+static void
+manifest_job_done(void *arg)
+{
+	edge_unref(arg);
+}
 
 /* The index of the window named name, or -1. */
 static ssize_t
@@ -98,6 +139,8 @@ drop(struct windows *ws, size_t i)
 	snapshot_free(&w->start);
 	snapshot_free(&w->end);
 	test_series_drop(w);
+	edge_unref(w->mstart);
+	json_object_put(w->bench);
 	json_object_put(w->opts);
 	free(w->name);
 	free(w);
@@ -398,6 +441,9 @@ struct closing {
 	window_stored_fn done;
 	void *arg;
 	json_object *tuning;             /* read on the writer thread (tuning_job) */
+	json_object *manifest;           /* built there too */
+	struct manifest_edge *mstart;    /* the start edge's settings (a reference) */
+	json_object *bench;              /* the window's benchmark (a reference) */
 	struct seriesblock *blk;         /* the span's per-sample history, stored with the report */
 	struct seriesblock_collect *col; /* blk being copied, a slice a turn (ev) */
 	struct event *ev;
@@ -452,7 +498,13 @@ tuning_job(void *arg)
 {
 	struct closing *c = arg;
 
+	json_object *end;
+
 	c->tuning = tuning_read(c->ws->root, c->ws->state_dir, c->report);
+	/* The end edge's settings, beside the start edge's read by an earlier job. */
+	end = manifest_read(c->ws->root, c->ws->state_dir);
+	c->manifest = manifest_build(c->mstart != NULL ? c->mstart->settings : NULL, end, c->bench);
+	json_object_put(end);
 }
 
 /* Back on the loop: the tuning in its place (the key was added, null, in order), then the
@@ -465,7 +517,13 @@ tuning_done(void *arg)
 	struct nm_error err;
 
 	json_object_object_add(c->report, "tuning", c->tuning);
+	json_object_object_add(c->report, "manifest", c->manifest);
 	c->tuning = NULL;
+	c->manifest = NULL;
+	edge_unref(c->mstart);
+	c->mstart = NULL;
+	json_object_put(c->bench);
+	c->bench = NULL;
 	blk = c->blk;
 	c->blk = NULL;
 	if (results_put_async_series(c->ws->results, c->w->name, c->report, blk, closing_done, c,
@@ -491,6 +549,10 @@ collected(struct closing *c, struct nm_error *err)
 	c->blk = seriesblock_test_add(c->blk, c->w->test, c->w->start.mono_ns, c->w->end.mono_ns,
 	                              sampler_mono_to_real(c->ws->sampler));
 	if (c->reserved) {
+		c->mstart = c->w->mstart;
+		if (c->mstart != NULL)
+			c->mstart->refs++;
+		c->bench = json_object_get(c->w->bench);
 		writer_submit(results_writer(c->ws->results), tuning_job, tuning_done, c);
 		return 0;
 	}
@@ -565,8 +627,10 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	w->closed_by = closed_by;
 	r = build(ws, w, &end, eff, err);
 	/* Its place among the keys now, its value from the writer thread (tuning_job). */
-	if (r != NULL && ws->root != NULL)
+	if (r != NULL && ws->root != NULL) {
 		json_object_object_add(r, "tuning", NULL);
+		json_object_object_add(r, "manifest", NULL);
+	}
 	if (r != NULL) {
 		merge_extra(r, extra);
 		/* The joins of the result, for views of it once its snapshots are gone. */
@@ -582,7 +646,13 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 		return -1;
 	}
 	c = xcalloc(1, sizeof(*c));
-	*c = (struct closing){ws, w, r, eff, closed_by, done, arg, NULL, NULL, NULL, NULL, false};
+	*c = (struct closing){.ws = ws,
+	                      .w = w,
+	                      .report = r,
+	                      .eff = eff,
+	                      .closed_by = closed_by,
+	                      .done = done,
+	                      .arg = arg};
 	w->storing = true;
 	if (ws->root != NULL) {
 		/* The name taken and the report served now, as by results_put_async (what it
@@ -810,6 +880,15 @@ window_start_replace(struct windows *ws, const char *name, const char *origin, b
 		ws->ws = xreallocarray(ws->ws, ws->cap, sizeof(*ws->ws));
 	}
 	ws->ws[ws->n++] = w;
+	if (ws->root != NULL) {
+		/* The manifest's start edge, off the loop (manifest.h). */
+		struct manifest_edge *e = xcalloc(1, sizeof(*e));
+		e->refs = 2;
+		e->root = xstrdup(ws->root);
+		e->state_dir = xstrdup(ws->state_dir);
+		w->mstart = e;
+		writer_submit(results_writer(ws->results), manifest_job, manifest_job_done, e);
+	}
 	json_add_string(o, "state", "open");
 	log_info("window %s opened (%s)", name, origin);
 	return o;
@@ -865,6 +944,20 @@ window_test_series(struct windows *ws, const char *name, struct testseries *ts)
 	}
 	test_series_drop(ws->ws[i]);
 	ws->ws[i]->test = ts;
+	return 0;
+}
+
+int
+window_set_benchmark(struct windows *ws, const char *name, json_object *bench)
+{
+	ssize_t i = find(ws, name);
+
+	if (i < 0 || !ws->ws[i]->open) {
+		json_object_put(bench);
+		return -1;
+	}
+	json_object_put(ws->ws[i]->bench);
+	ws->ws[i]->bench = bench;
 	return 0;
 }
 

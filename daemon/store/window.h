@@ -88,6 +88,10 @@ int window_freeze(struct windows *ws, const char *name, struct nm_error *err);
  * block as the source "test" (seriesblock_test_add); once stored, they are freed. A later
  * call replaces them. 0, or -1 when there is no such open window (ts freed). */
 int window_test_series(struct windows *ws, const char *name, struct testseries *ts);
+/* Give the open window name its benchmark for the manifest (manifest_build's bench:
+ * {"program", "version", "argv", "procs"}; the reference is taken). 0, or -1 when there is
+ * no such open window (bench put). */
+int window_set_benchmark(struct windows *ws, const char *name, json_object *bench);
 /* The CLOCK_REALTIME ns of an open window's end edge once frozen (window_freeze), else of
  * its start edge; 0 when there is no such open window (the edges of multi-host windows). */
 uint64_t window_edge_real_ns(const struct windows *ws, const char *name);

@@ -5,7 +5,11 @@ instances (virtio_net's eth0 here: rx-0 -> NAPI 257), `queues --json`, `profile 
 exactly as queue-get and napi-get give them, read independently (netdev_nl.py, a raw
 netlink socket, none of netmetrics' code), with the origin of each mapping: "netlink" for
 the NAPI, and for the queue's IRQs "netlink" when napi-get names the IRQ, else "irq-name".
-The human tables show the NAPI ids and the origin.
+The human tables show the NAPI ids and the origin, and the Prometheus endpoint's
+netmetrics_queue_napi_info the same NAPIs with their numbers as labels. Then the settings are changed through
+the device's sysfs (napi_defer_hard_irqs 2, gro_flush_timeout 20000 ns, restored after):
+within the NAPI table's refresh (5 s) `queues` and `profile show` show the new values, again
+equal to napi-get's, so the equality is not that of zeros.
 
 Runs the real daemon on the host (root "/", a temporary socket) as root; skipped (77) when
 not root or when no device here links a queue to a NAPI. Environment: NETMETRICSD,
@@ -20,6 +24,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import netdev_nl  # noqa: E402
@@ -82,6 +87,83 @@ def irq_origin_want(row, view, idx):
     return "irq-name" if row.get("irqs") else None
 
 
+PROM_LABELS = {"irq": "irq", "pid": "pid", "threaded": "threaded",
+               "defer_hard_irqs": "defer-hard-irqs", "gro_flush_timeout": "gro-flush-timeout",
+               "irq_suspend_timeout": "irq-suspend-timeout"}
+
+
+def prom_napis(port, dev):
+    """{(dir, index): labels} of dev's netmetrics_queue_napi_info lines."""
+    text = urllib.request.urlopen("http://127.0.0.1:%d/metrics" % port, timeout=10).read()
+    out = {}
+    for line in text.decode().splitlines():
+        if not line.startswith("netmetrics_queue_napi_info{"):
+            continue
+        labels = dict(kv.split("=", 1) for kv in line[line.index("{") + 1:
+                                                      line.rindex("}")].split(","))
+        labels = {k: v.strip('"') for k, v in labels.items()}
+        if labels["device"] == dev:
+            out[(labels["direction"], int(labels["queue"]))] = labels
+    return out
+
+
+def check_prom(port, dev, view):
+    """netmetrics_queue_napi_info of dev against napi-get: a line for each linked queue with
+    the NAPI's id and each number napi-get gives, none for a queue linked to none."""
+    shown = prom_napis(port, dev)
+    for key, want in view.items():
+        where = "prometheus %s %s-%d" % (dev, key[0], key[1])
+        got = shown.get(key)
+        if want is None:
+            check(got is None, "%s: %r, the kernel links none" % (where, got))
+            continue
+        check(got is not None, "%s: no line" % where)
+        if got is None:
+            continue
+        check(got.get("napi") == str(want["id"]) and got.get("origin") == "netlink",
+              "%s: %r" % (where, got))
+        for ours, theirs in PROM_LABELS.items():
+            check(got.get(ours) == (str(want[theirs]) if theirs in want else None),
+                  "%s: %s %r, napi-get %r" % (where, ours, got.get(ours), want.get(theirs)))
+
+
+def sysfs(dev, name, value=None):
+    path = "/sys/class/net/%s/%s" % (dev, name)
+    if value is None:
+        with open(path) as f:
+            return f.read().strip()
+    with open(path, "w") as f:
+        f.write(str(value))
+
+
+def check_settings_change(sock, dev, port):
+    """Write the device's NAPI settings; the views follow within the refresh, as napi-get."""
+    saved = {n: sysfs(dev, n) for n in ("napi_defer_hard_irqs", "gro_flush_timeout")}
+    try:
+        sysfs(dev, "napi_defer_hard_irqs", 2)
+        sysfs(dev, "gro_flush_timeout", 20000)
+        view = kernel_view(dev)
+        want = view.get(("rx", 0))
+        check(want is not None and want.get("defer-hard-irqs") == 2 and
+              want.get("gro-flush-timeout") == 20000, "napi-get after the write: %r" % want)
+        deadline = time.time() + 8
+        row = None
+        while time.time() < deadline:
+            row = json.loads(ctl(sock, "--json", "queues", dev))["devices"][0]["queues"][0]
+            if (row.get("rx_napi") or {}).get("defer_hard_irqs") == 2:
+                break
+            time.sleep(0.5)
+        print("%s rx-0 after the write: %r" % (dev, row.get("rx_napi")), flush=True)
+        check_napi("queues %s rx-0 after the write" % dev, row.get("rx_napi"), want)
+        p = json.loads(ctl(sock, "--json", "profile", "show", dev))
+        check_napi("profile show %s rx-0 after the write" % dev, p["queues"][0].get("rx_napi"),
+                   want)
+        check_prom(port, dev, view)
+    finally:
+        for n, v in saved.items():
+            sysfs(dev, n, v)
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (the daemon reads the host)")
@@ -99,7 +181,13 @@ def main():
     tmp = tempfile.mkdtemp(prefix="nm-napi.")
     sock = os.path.join(tmp, "s.sock")
     log = open(os.path.join(tmp, "log"), "w")
-    proc = subprocess.Popen([NETMETRICSD, "-f", "-u", "root", "-s", sock, "-S",
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with open(os.path.join(tmp, "conf"), "w") as f:
+        f.write("[prometheus]\nlisten = 127.0.0.1:%d\n" % port)
+    proc = subprocess.Popen([NETMETRICSD, "-f", "-u", "root", "-c", os.path.join(tmp, "conf"),
+                             "-s", sock, "-S",
                              os.path.join(tmp, "state"), "-l", "info"], stdout=log,
                             stderr=subprocess.STDOUT)
     try:
@@ -150,6 +238,13 @@ def main():
                                                                                   text))
             text = ctl(sock, "profile", "show", dev)
             check("NAPI" in text and "IRQ FROM" in text, "profile show: no NAPI column")
+            check_prom(port, dev, view)
+        # A setting written since shows, as napi-get gives it.
+        for dev in devs:
+            if kernel_view(dev).get(("rx", 0)) is not None and \
+                    os.path.exists("/sys/class/net/%s/napi_defer_hard_irqs" % dev):
+                check_settings_change(sock, dev, port)
+                break
         # interrupts: an IRQ napi-get names is shown as its queue's, origin netlink.
         napi_irqs = {n["irq"] for n in everything["napis"] if "irq" in n}
         for irq in json.loads(ctl(sock, "--json", "interrupts", "--all"))["irqs"]:

@@ -102,6 +102,7 @@ def build():
         "daemon/sample/source.c", "daemon/sample/series.c", "daemon/base/config.c", "daemon/base/ethtool.c",
         "daemon/sample/qpattern.c", "daemon/sample/devlist.c", "daemon/base/nldump.c",
         "daemon/sample/source-link.c", "daemon/sample/source-queues.c", "daemon/sample/napitable.c", "daemon/sample/source-ethtool.c",
+        "daemon/sample/ethstd.c",
         "tests/netns/nmsample.c")]
     srcs += [os.path.join(TOP, "common", f) for f in sorted(os.listdir(os.path.join(TOP, "common")))
              if f.endswith(".c")]

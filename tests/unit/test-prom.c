@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "irqtable.h"
+#include "napitable.h"
 #include "error.h"
 #include "prom.h"
 #include "ring.h"
@@ -558,6 +559,63 @@ test_queue_irq_origin(void **state)
 	f->in.irqtab = NULL;
 }
 
+/* netmetrics_queue_napi_info: each queue linked to a NAPI, with the NAPI's id, its IRQ and
+ * kthread when it has them and its settings as napi-get gave them, origin netlink; a queue
+ * linked to none has no line. eth0 as virtio_net here after test_napi's write (NAPI 257, no
+ * IRQ, defer 2, gro_flush_timeout 20000); ens5 a threaded mlx5-like NAPI on IRQ 98
+ * serving rx-3 and tx-3, settings not given. */
+static void
+test_queue_napi_info(void **state)
+{
+	struct fx *f = *state;
+	struct napi_table t;
+	struct napi_queue q = {.ifindex = 4, .dir = 0, .index = 0, .napi_id = 257};
+	struct napi_entry *e;
+	const char *text;
+
+	memset(&t, 0, sizeof(t));
+	napitable_begin(&t);
+	napitable_add_queue(&t, &q);
+	q.dir = 1;
+	q.napi_id = 0; /* tx-0: linked to none */
+	napitable_add_queue(&t, &q);
+	q = (struct napi_queue){.ifindex = 5, .dir = 0, .index = 3, .napi_id = 8195};
+	napitable_add_queue(&t, &q);
+	q.dir = 1;
+	napitable_add_queue(&t, &q);
+	e = napitable_add_napi(&t);
+	snprintf(e->dev, sizeof(e->dev), "eth0");
+	e->ifindex = 4;
+	e->id = 257;
+	e->defer_hard_irqs = 2;
+	e->gro_flush_timeout = 20000;
+	e->irq_suspend_timeout = 0;
+	e->threaded = 0;
+	e = napitable_add_napi(&t);
+	snprintf(e->dev, sizeof(e->dev), "ens5");
+	e->ifindex = 5;
+	e->id = 8195;
+	e->irq = 98;
+	e->pid = 1234;
+	e->threaded = 1;
+	napitable_end(&t);
+	f->in.napitab = &t;
+	text = render(f, PROM_TEXT);
+	has_line(text,
+	         "netmetrics_queue_napi_info{device=\"eth0\",queue=\"0\",direction=\"rx\","
+	         "napi=\"257\",threaded=\"0\",defer_hard_irqs=\"2\","
+	         "gro_flush_timeout=\"20000\",irq_suspend_timeout=\"0\",origin=\"netlink\"} 1");
+	has_line(text,
+	         "netmetrics_queue_napi_info{device=\"ens5\",queue=\"3\",direction=\"rx\","
+	         "napi=\"8195\",irq=\"98\",pid=\"1234\",threaded=\"1\",origin=\"netlink\"} 1");
+	has_line(text,
+	         "netmetrics_queue_napi_info{device=\"ens5\",queue=\"3\",direction=\"tx\","
+	         "napi=\"8195\",irq=\"98\",pid=\"1234\",threaded=\"1\",origin=\"netlink\"} 1");
+	assert_null(strstr(text, "device=\"eth0\",queue=\"0\",direction=\"tx\""));
+	f->in.napitab = NULL;
+	napitable_free(&t);
+}
+
 /* A series of a source and what its source's rules say of it: its family ("": not
  * exported), opt-in, kept by results. The classification prom.c's strcmp chain over source
  * names made, and seriesblock-collect.c's kept_sources[], before the sources said it. */
@@ -645,6 +703,14 @@ static const struct rule_case rule_cases[] = {
      -1, -1, "netmetrics_lnstat", false, false},
     {"ethtool", "ethtool.eth0.rx_cqe_compress", SERIES_COUNTER, "rx_cqe_compress", NULL, NULL,
      "packets", -1, -1, "netmetrics_ethtool", false, false},
+    {"ethtool", "ethtool.eth0.std.eth-mac.FramesReceivedOK", SERIES_COUNTER, "FramesReceivedOK",
+     NULL, NULL, "packets", -1, -1, "netmetrics_ethtool_std", false, false},
+    {"ethtool", "ethtool.eth0.std.rmon.etherStatsJabbers", SERIES_COUNTER, "etherStatsJabbers",
+     NULL, NULL, "packets", -1, -1, "netmetrics_ethtool_std", false, false},
+    {"ethtool", "ethtool.eth0.std.rmon.rx.65-127", SERIES_COUNTER, "65-127", NULL, NULL, "packets",
+     -1, -1, "netmetrics_ethtool_rmon_packets", false, false},
+    {"ethtool", "ethtool.eth0.std.rmon.tx.1519-max", SERIES_COUNTER, "1519-max", NULL, NULL,
+     "packets", -1, -1, "netmetrics_ethtool_rmon_packets", false, false},
     {"ethtool", "ethtool.eth0.level", SERIES_GAUGE, "level", NULL, NULL, "packets", -1, -1, "",
      false, false},
     {"sysctl", "sysctl.net.core.somaxconn", SERIES_GAUGE, "net.core.somaxconn", NULL, NULL, "value",
@@ -729,6 +795,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_bad_options, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_irq_origin, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_queue_napi_info, setup, teardown),
 	    cmocka_unit_test(test_source_families_known),
 	    cmocka_unit_test(test_source_rules),
 	};

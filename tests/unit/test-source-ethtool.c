@@ -1,5 +1,6 @@
 /* test-source-ethtool.c: the ethtool source on the fixture drivers, its devices option,
  * repeated and changing names, and on the host a device's counters against ethtool_read. */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,8 +9,13 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <linux/ethtool_netlink.h>
+#include <netlink/attr.h>
+#include <netlink/genl/genl.h>
+#include <netlink/msg.h>
 
 #include "error.h"
+#include "ethstd.h"
 #include "ethtool.h"
 #include "series.h"
 #include "source-harness.h"
@@ -189,15 +195,325 @@ test_host(void **state)
 	harness_free(&w);
 }
 
+/* One ETHTOOL_A_STATS_GRP_STAT nest: counter index of the group's string set = val, as the
+ * kernel's stat_put writes it (with the pad a platform without unaligned access puts). */
+static void
+put_stat(struct nl_msg *m, int index, uint64_t val)
+{
+	struct nlattr *n;
+
+	nla_put(m, ETHTOOL_A_STATS_GRP_PAD, 0, NULL);
+	n = nla_nest_start(m, ETHTOOL_A_STATS_GRP_STAT);
+	nla_put_u64(m, index, val);
+	nla_nest_end(m, n);
+}
+
+/* One histogram bucket nest (attr ETHTOOL_A_STATS_GRP_HIST_RX or _TX). */
+static void
+put_bucket(struct nl_msg *m, int attr, uint32_t low, uint32_t high, uint64_t val)
+{
+	struct nlattr *n = nla_nest_start(m, attr);
+
+	nla_put_u32(m, ETHTOOL_A_STATS_GRP_HIST_BKT_LOW, low);
+	nla_put_u32(m, ETHTOOL_A_STATS_GRP_HIST_BKT_HI, high);
+	nla_put_u64(m, ETHTOOL_A_STATS_GRP_HIST_VAL, val);
+	nla_nest_end(m, n);
+}
+
+/* Open a group nest with its id and string set id, as stats_put_stats does. */
+static struct nlattr *
+open_group(struct nl_msg *m, uint32_t id, uint32_t ss_id)
+{
+	struct nlattr *n = nla_nest_start(m, ETHTOOL_A_STATS_GRP);
+
+	nla_put_u32(m, ETHTOOL_A_STATS_GRP_ID, id);
+	nla_put_u32(m, ETHTOOL_A_STATS_GRP_SS_ID, ss_id);
+	return n;
+}
+
+/* Write to DIR/ethtool/DEV.std the reply the kernel's net/ethtool/stats.c builds for an
+ * mlx5-like device asked for the five groups: eth-phy (group 0, string set 17, as this
+ * kernel numbers them) with its one counter, eth-mac (1, 18) with what mlx5e sets, eth-ctrl
+ * (2, 19) empty, rmon (3, 20) with
+ * ten rx buckets first, then its four counters, and phydev (4, 21) with two counters of a
+ * PHY. rx_frames is eth-mac's FramesReceivedOK
+ * (index 3). With empty, every group is an empty nest: a driver with none. A tx bucket
+ * without an upper bound (high 0) is added, as a driver with tx buckets gives one. */
+static void
+write_reply(struct world *w, const char *dev, uint64_t rx_frames, bool empty)
+{
+	static const uint32_t ranges[10][2] = {
+	    {0, 64},      {65, 127},    {128, 255},   {256, 511},   {512, 1023},
+	    {1024, 1518}, {1519, 2047}, {2048, 4095}, {4096, 8191}, {8192, 10239}};
+	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *n;
+	char path[512];
+	FILE *f;
+
+	assert_non_null(
+	    genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, 0x15, 0, 0, ETHTOOL_MSG_STATS_GET_REPLY, 1));
+	n = nla_nest_start(m, ETHTOOL_A_STATS_HEADER);
+	nla_put_u32(m, ETHTOOL_A_HEADER_DEV_INDEX, 7);
+	nla_put_string(m, ETHTOOL_A_HEADER_DEV_NAME, dev);
+	nla_nest_end(m, n);
+	n = open_group(m, 0, 17);
+	if (!empty)
+		put_stat(m, 0, 7); /* SymbolErrorDuringCarrier */
+	nla_nest_end(m, n);
+	n = open_group(m, 1, 18);
+	if (!empty) {
+		put_stat(m, 0, 5000001);     /* FramesTransmittedOK */
+		put_stat(m, 3, rx_frames);   /* FramesReceivedOK */
+		put_stat(m, 4, 3);           /* FrameCheckSequenceErrors */
+		put_stat(m, 5, 0);           /* AlignmentErrors */
+		put_stat(m, 6, 7500001500);  /* OctetsTransmittedOK */
+		put_stat(m, 12, 6000003000); /* OctetsReceivedOK */
+		put_stat(m, 14, 11);         /* MulticastFramesXmittedOK */
+		put_stat(m, 15, 12);         /* BroadcastFramesXmittedOK */
+		put_stat(m, 17, 21);         /* MulticastFramesReceivedOK */
+		put_stat(m, 18, 22);         /* BroadcastFramesReceivedOK */
+		put_stat(m, 19, 1);          /* InRangeLengthErrors */
+		put_stat(m, 20, 2);          /* OutOfRangeLengthField */
+		put_stat(m, 21, 4);          /* FrameTooLongErrors */
+	}
+	nla_nest_end(m, n);
+	nla_nest_end(m, open_group(m, 2, 19));
+	n = open_group(m, 3, 20);
+	if (!empty) {
+		for (int i = 0; i < 10; i++)
+			put_bucket(m, ETHTOOL_A_STATS_GRP_HIST_RX, ranges[i][0], ranges[i][1],
+			           100 * (uint64_t)(i + 1));
+		put_bucket(m, ETHTOOL_A_STATS_GRP_HIST_TX, 1519, 0, 77);
+		put_stat(m, 0, 1); /* etherStatsUndersizePkts */
+		put_stat(m, 1, 2); /* etherStatsOversizePkts */
+		put_stat(m, 2, 3); /* etherStatsFragments */
+		put_stat(m, 3, 4); /* etherStatsJabbers */
+	}
+	nla_nest_end(m, n);
+	n = open_group(m, 4, 21); /* phydev (6.14): a PHY's own counters */
+	if (!empty) {
+		put_stat(m, 0, 11111); /* RxFrames */
+		put_stat(m, 4, 22222); /* TxOctets */
+	}
+	nla_nest_end(m, n);
+	snprintf(path, sizeof(path), "%s/ethtool/%s.std", w->dir, dev);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(nlmsg_hdr(m), nlmsg_hdr(m)->nlmsg_len, 1, f), 1);
+	fclose(f);
+	nlmsg_free(m);
+}
+
+/* The describe of the source's standard groups: member key as a JSON text. */
+static void
+check_describe(struct world *w, const char *key, const char *want)
+{
+	json_object *o = source_ethtool_ops.describe(&w->src), *v;
+
+	assert_true(json_object_object_get_ex(o, key, &v));
+	assert_string_equal(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN), want);
+	json_object_put(o);
+}
+
+/* The standard groups from a constructed ETHTOOL_MSG_STATS_GET reply: every value as its
+ * series with its group, direction and range; only changed values put again; a device
+ * whose driver gives no group is not asked again until the device list changes. */
+static void
+test_std_groups(void **state)
+{
+	struct world w;
+	size_t n = 0;
+
+	(void)state;
+	harness_init(&w, &source_ethtool_ops, NULL);
+	harness_mkdir(&w, "ethtool");
+	harness_write(&w, "ethtool/mlx5.txt", "NIC statistics:\n     rx0_packets: 5\n");
+	harness_write(&w, "ethtool/plain.txt", "NIC statistics:\n     rx_packets: 9\n");
+	write_reply(&w, "mlx5", 4000002, false);
+	start(&w, NULL);
+	harness_sample(&w);
+	/* 2 ethtool -S counters; 1 eth-phy, 13 eth-mac, 4 rmon counters and 11 buckets, 2 phydev */
+	assert_int_equal(w.sink.nput, 2 + 1 + 13 + 4 + 11 + 2);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.phydev.RxFrames"), 11111);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.phydev.TxOctets"), 22222);
+	harness_labels(&w, "ethtool.mlx5.std.phydev.TxOctets",
+	               "source=ethtool device=mlx5 table=phydev direction=tx field=TxOctets "
+	               "unit=bytes");
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-phy.SymbolErrorDuringCarrier"), 7);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.FramesTransmittedOK"),
+	                 5000001);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.FramesReceivedOK"), 4000002);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.FrameCheckSequenceErrors"), 3);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.AlignmentErrors"), 0);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.OctetsTransmittedOK"),
+	                 7500001500ull);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.OctetsReceivedOK"),
+	                 6000003000ull);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.MulticastFramesXmittedOK"),
+	                 11);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.BroadcastFramesXmittedOK"),
+	                 12);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.MulticastFramesReceivedOK"),
+	                 21);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.BroadcastFramesReceivedOK"),
+	                 22);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.InRangeLengthErrors"), 1);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.OutOfRangeLengthField"), 2);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.FrameTooLongErrors"), 4);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.etherStatsUndersizePkts"), 1);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.etherStatsOversizePkts"), 2);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.etherStatsFragments"), 3);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.etherStatsJabbers"), 4);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.0-64"), 100);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.65-127"), 200);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.128-255"), 300);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.256-511"), 400);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.512-1023"), 500);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.1024-1518"), 600);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.1519-2047"), 700);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.2048-4095"), 800);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.4096-8191"), 900);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.rx.8192-10239"), 1000);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.rmon.tx.1519-max"), 77);
+	harness_labels(&w, "ethtool.mlx5.std.eth-mac.FramesReceivedOK",
+	               "source=ethtool device=mlx5 table=eth-mac direction=rx "
+	               "field=FramesReceivedOK unit=packets");
+	harness_labels(&w, "ethtool.mlx5.std.eth-mac.OctetsTransmittedOK",
+	               "source=ethtool device=mlx5 table=eth-mac direction=tx "
+	               "field=OctetsTransmittedOK unit=bytes");
+	harness_labels(&w, "ethtool.mlx5.std.rmon.rx.65-127",
+	               "source=ethtool device=mlx5 table=rmon direction=rx field=65-127 "
+	               "unit=packets");
+	harness_labels(&w, "ethtool.mlx5.std.rmon.tx.1519-max",
+	               "source=ethtool device=mlx5 table=rmon direction=tx field=1519-max "
+	               "unit=packets");
+	for (size_t id = 0; id < w.reg.n; id++)
+		n += strncmp(w.reg.v[id].name, "ethtool.plain.std.", 18) == 0;
+	assert_int_equal(n, 0);
+	check_describe(&w, "std_groups",
+	               "{\"mlx5\":[\"eth-phy\",\"eth-mac\",\"rmon\",\"phydev\"],\"plain\":[]}");
+	check_describe(&w, "std_kernel_groups",
+	               "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\",\"phydev\"]");
+	check_describe(&w, "std_requests", "2");
+	check_describe(&w, "std_method", "\"DEV.std files\"");
+
+	/* The same reply: nothing put; plain, which gave none, is not asked again. */
+	harness_sample(&w);
+	assert_int_equal(w.sink.nput, 0);
+	check_describe(&w, "std_requests", "3");
+	/* One value moved: only it is put. plain now has groups, but is not asked. */
+	write_reply(&w, "mlx5", 4000010, false);
+	write_reply(&w, "plain", 1, false);
+	harness_sample(&w);
+	assert_int_equal(w.sink.nput, 1);
+	assert_int_equal(harness_value(&w, "ethtool.mlx5.std.eth-mac.FramesReceivedOK"), 4000010);
+	check_describe(&w, "std_requests", "4");
+	assert_false(harness_exists(&w, "ethtool.plain.std.eth-mac.FramesReceivedOK"));
+	/* A device comes: every device is asked again. */
+	harness_write(&w, "ethtool/new0.txt", "NIC statistics:\n     rx_packets: 1\n");
+	harness_sample(&w);
+	check_describe(&w, "std_requests", "7");
+	assert_int_equal(harness_value(&w, "ethtool.plain.std.eth-mac.FramesReceivedOK"), 1);
+	check_describe(&w, "std_groups",
+	               "{\"mlx5\":[\"eth-phy\",\"eth-mac\",\"rmon\",\"phydev\"],"
+	               "\"plain\":[\"eth-phy\",\"eth-mac\",\"rmon\",\"phydev\"],\"new0\":[]}");
+	/* The driver stops giving them: its series go. */
+	write_reply(&w, "mlx5", 0, true);
+	harness_sample(&w);
+	assert_true(w.sink.gone[harness_find(&w, "ethtool.mlx5.std.eth-mac.FramesReceivedOK")]);
+	assert_true(w.sink.gone[harness_find(&w, "ethtool.mlx5.std.rmon.rx.65-127")]);
+	assert_false(w.sink.gone[harness_find(&w, "ethtool.mlx5.rx0_packets")]);
+	harness_free(&w);
+}
+
+/* On the host the request is made and answered: every device listed has an answer (its
+ * groups; virtio_net and veth give none), the kernel knows the groups asked for, and a
+ * device that gave none is not asked again. */
+static void
+test_host_std(void **state)
+{
+	struct world w;
+	json_object *o, *v;
+	int64_t requests;
+
+	(void)state;
+	harness_init(&w, &source_ethtool_ops, "/");
+	start(&w, NULL);
+	harness_sample(&w);
+	o = source_ethtool_ops.describe(&w.src);
+	assert_true(json_object_object_get_ex(o, "std_method", &v));
+	if (strcmp(json_object_get_string(v), "off") == 0) {
+		json_object_put(o);
+		harness_free(&w);
+		skip();
+	}
+	assert_string_equal(json_object_get_string(v), "netlink ETHTOOL_MSG_STATS_GET");
+	/* the four groups of 5.13, and phydev since 6.14 */
+	assert_true(json_object_object_get_ex(o, "std_kernel_groups", &v));
+	assert_true(strcmp(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+	                   "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\",\"phydev\"]") == 0 ||
+	            strcmp(json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN),
+	                   "[\"eth-phy\",\"eth-mac\",\"eth-ctrl\",\"rmon\"]") == 0);
+	assert_true(json_object_object_get_ex(o, "std_requests", &v));
+	requests = json_object_get_int64(v);
+	assert_true(requests > 0);
+	json_object_put(o);
+	harness_sample(&w);
+	o = source_ethtool_ops.describe(&w.src);
+	assert_true(json_object_object_get_ex(o, "std_groups", &v));
+	{
+		int64_t giving = 0;
+		json_object_object_foreach(v, dev, groups)
+		{
+			(void)dev;
+			giving += json_object_array_length(groups) > 0;
+		}
+		assert_true(json_object_object_get_ex(o, "std_requests", &v));
+		/* the second sample asks only the devices that gave groups */
+		assert_int_equal(json_object_get_int64(v), requests + giving);
+	}
+	json_object_put(o);
+	harness_free(&w);
+}
+
+/* A kernel that refuses a group bit it does not know (EINVAL: phydev before 6.14) is asked
+ * for the first four from then on. Provoked here with a sixth bit no kernel knows yet, on
+ * lo: the request falls back, is answered with the four groups' nests, and stays at four. */
+static void
+test_host_fallback(void **state)
+{
+	struct ethstd_sock s;
+	struct ethstd_reply r = {0};
+	struct nm_error err;
+
+	(void)state;
+	if (ethstd_open(&s, &err) < 0)
+		skip();
+	s.ngroups = 6;
+	assert_int_equal(ethstd_request(&s, "lo", &r, &err), 0);
+	assert_int_equal(s.ngroups, ETHSTD_NGROUPS_OLD);
+	assert_int_equal(r.listed, 0xf);
+	assert_int_equal(s.requests, 2);
+	assert_int_equal(ethstd_request(&s, "lo", &r, &err), 0);
+	assert_int_equal(s.requests, 3);
+	/* A device that does not exist: ENODEV, not a fall back. */
+	s.ngroups = ETHSTD_NGROUPS;
+	assert_int_equal(ethstd_request(&s, "nm-no-such0", &r, &err), -1);
+	assert_int_equal(errno, ENODEV);
+	assert_int_equal(s.ngroups, ETHSTD_NGROUPS);
+	ethstd_reply_free(&r);
+	ethstd_close(&s);
+}
+
 /* Run the tests. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixtures),
-	    cmocka_unit_test(test_names_change),
-	    cmocka_unit_test(test_changed_only),
-	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_fixtures),      cmocka_unit_test(test_names_change),
+	    cmocka_unit_test(test_changed_only),  cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_std_groups),    cmocka_unit_test(test_host_std),
+	    cmocka_unit_test(test_host_fallback),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

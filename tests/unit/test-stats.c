@@ -175,13 +175,49 @@ test_welch_degenerate(void **state)
 	assert_int_equal(stats_welch(&da, &db, &w), -1);
 }
 
+/* The interval of the difference of means on Wikipedia's first example: R's
+ * t.test(a2, a1) gives 0.3492 .. 3.9841; the digits below are the t quantile found by
+ * Simpson's rule over the t density (tests/integration/test_compare.py's method). */
+static void
+test_diff_ci(void **state)
+{
+	static const double a1[] = {27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1,
+	                            21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4};
+	static const double a2[] = {27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0,
+	                            24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4};
+	static const double same[] = {5, 5, 5};
+	static const double more[] = {7, 7, 7};
+	struct stats_desc da, db;
+	double diff, half;
+
+	(void)state;
+	stats_describe(a1, 15, &da);
+	stats_describe(a2, 15, &db);
+	assert_int_equal(stats_diff_ci95(&da, &db, &diff, &half), 0);
+	near("diff", diff, 2.1666666666666714, 1e-12);
+	near("half", half, 1.8174296004742267, 1e-8);
+	near("low", diff - half, 0.34923706619244466, 1e-8);
+	near("high", diff + half, 3.984096267140898, 1e-8);
+	near("R low", diff - half, 0.3492, 1e-4);
+	near("R high", diff + half, 3.9841, 1e-4);
+	/* Neither varies: no width. */
+	stats_describe(same, 3, &da);
+	stats_describe(more, 3, &db);
+	assert_int_equal(stats_diff_ci95(&da, &db, &diff, &half), 0);
+	near("diff", diff, 2, 0);
+	near("half", half, 0, 0);
+	/* One value on a side: no interval. */
+	stats_describe(same, 1, &da);
+	assert_int_equal(stats_diff_ci95(&da, &db, &diff, &half), -1);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_betainc),          cmocka_unit_test(test_t_quantiles),
 	    cmocka_unit_test(test_describe_ci),      cmocka_unit_test(test_welch_examples),
-	    cmocka_unit_test(test_welch_degenerate),
+	    cmocka_unit_test(test_welch_degenerate), cmocka_unit_test(test_diff_ci),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

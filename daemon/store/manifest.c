@@ -1,0 +1,620 @@
+/* manifest.c: the host's configuration at a window's edge (manifest_read), and the two
+ * edges of a result put side by side (manifest_build).
+ *
+ * What one edge reads, and why it is bounded: a dozen small /proc and /sys files for the
+ * kernel, the CPUs (three cpufreq files per online CPU: the only part that grows with the
+ * host, ~1 ms on 144 CPUs) and the sysctls; per device (at most MANIFEST_MAX_DEVICES)
+ * eight ethtool ioctls, six small sysfs files and the queue files tuning.c reads (three per
+ * queue); one RTM_GETQDISC dump for all devices. It runs on the results writer thread
+ * (window.c), never on the loop. Values are cut at MANIFEST_VALUE_MAX bytes, so a manifest
+ * stays within tens of kilobytes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <net/if.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpulist.h"
+#include "error.h"
+#include "ethtool.h"
+#include "jsonutil.h"
+#include "manifest.h"
+#include "nldump.h"
+#include "tuning.h"
+#include "xmalloc.h"
+
+/* The net sysctls every manifest records, whatever their value. */
+static const char *const fixed_sysctls[] = {
+    "net.core.rmem_default",
+    "net.core.rmem_max",
+    "net.core.wmem_default",
+    "net.core.wmem_max",
+    "net.core.optmem_max",
+    "net.core.netdev_budget",
+    "net.core.netdev_budget_usecs",
+    "net.core.netdev_max_backlog",
+    "net.core.dev_weight",
+    "net.core.busy_poll",
+    "net.core.busy_read",
+    "net.core.rps_sock_flow_entries",
+    "net.core.default_qdisc",
+    "net.ipv4.tcp_rmem",
+    "net.ipv4.tcp_wmem",
+    "net.ipv4.tcp_mem",
+    "net.ipv4.tcp_congestion_control",
+    "net.ipv4.tcp_mtu_probing",
+    "net.ipv4.tcp_timestamps",
+    "net.ipv4.tcp_sack",
+    "net.ipv4.tcp_window_scaling",
+    "net.ipv4.tcp_autocorking",
+    "net.ipv4.tcp_ecn",
+    "net.ipv4.tcp_limit_output_bytes",
+    "net.ipv4.tcp_notsent_lowat",
+    "net.ipv4.tcp_no_metrics_save",
+    "net.ipv4.udp_mem",
+    "net.ipv4.ip_local_port_range",
+};
+
+/* Offloads by their short name (as `ethtool -K` takes them) and the ETH_SS_FEATURES bit
+ * names that make them up (any on: on). */
+static const struct offload {
+	const char *name;
+	const char *features[3];
+} offloads[] = {
+    {"tso", {"tx-tcp-segmentation", "tx-tcp6-segmentation", NULL}},
+    {"gso", {"tx-generic-segmentation", NULL, NULL}},
+    {"gro", {"rx-gro", NULL, NULL}},
+    {"lro", {"rx-lro", NULL, NULL}},
+    {"gro-hw", {"rx-gro-hw", NULL, NULL}},
+    {"gro-list", {"rx-gro-list", NULL, NULL}},
+    {"uso", {"tx-udp-segmentation", NULL, NULL}},
+    {"sg", {"tx-scatter-gather", NULL, NULL}},
+    {"rx-checksum", {"rx-checksum", NULL, NULL}},
+    {"tx-checksum", {"tx-checksum-ip-generic", "tx-checksum-ipv4", "tx-checksum-ipv6"}},
+    {"rxhash", {"rx-hashing", NULL, NULL}},
+    {"ntuple", {"rx-ntuple-filter", NULL, NULL}},
+};
+#define NOFFLOADS (sizeof(offloads) / sizeof(offloads[0]))
+
+/* Cut trailing whitespace, turn runs of tabs and spaces into one space, cut at the cap. */
+static void
+tidy(char *s)
+{
+	char *w = s;
+	bool space = false;
+
+	for (char *r = s; *r != '\0'; r++) {
+		if (*r == '\t' || *r == ' ' || *r == '\n') {
+			space = true;
+			continue;
+		}
+		if (space && w != s)
+			*w++ = ' ';
+		space = false;
+		*w++ = *r;
+	}
+	*w = '\0';
+}
+
+/* Read ROOT/rel (rel absolute: "/proc/cmdline") into buf, tidied; -1 when it cannot be read.
+ * At most size - 1 bytes: a longer file is cut. */
+static int
+read_small(const char *root, const char *rel, char *buf, size_t size)
+{
+	char path[4096];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s%s", strcmp(root, "/") == 0 ? "" : root, rel);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	tidy(buf);
+	return 0;
+}
+
+/* settings[name] = the file's value, or null. */
+static void
+add_file(json_object *o, const char *name, const char *root, const char *rel)
+{
+	char buf[MANIFEST_VALUE_MAX];
+
+	if (read_small(root, rel, buf, sizeof(buf)) == 0)
+		json_add_string(o, name, buf);
+	else
+		json_object_object_add(o, name, NULL);
+}
+
+/* The kernel: release and command line. */
+static void
+read_kernel(json_object *o, const char *root)
+{
+	add_file(o, "kernel.release", root, "/proc/sys/kernel/osrelease");
+	add_file(o, "kernel.cmdline", root, "/proc/cmdline");
+}
+
+/* The fixed net sysctls. */
+static void
+read_sysctls(json_object *o, const char *root)
+{
+	char rel[256], name[256];
+
+	for (size_t i = 0; i < sizeof(fixed_sysctls) / sizeof(fixed_sysctls[0]); i++) {
+		snprintf(rel, sizeof(rel), "/proc/sys/%s", fixed_sysctls[i]);
+		for (char *p = rel; *p != '\0'; p++)
+			if (*p == '.')
+				*p = '/';
+		snprintf(name, sizeof(name), "sysctl.%s", fixed_sysctls[i]);
+		add_file(o, name, root, rel);
+	}
+}
+
+/* Per-CPU values grouped by value: "performance" when every CPU has it, else
+ * "performance (0-3); powersave (4-7)". */
+#define GROUPS_MAX 16
+struct groups {
+	char *value[GROUPS_MAX];
+	struct cpuset cpus[GROUPS_MAX];
+	size_t n;
+	bool more; /* a value past GROUPS_MAX was left out */
+};
+
+static void
+groups_add(struct groups *g, const char *v, unsigned cpu)
+{
+	size_t i;
+
+	for (i = 0; i < g->n && strcmp(g->value[i], v) != 0; i++)
+		;
+	if (i == g->n) {
+		if (g->n == GROUPS_MAX) {
+			g->more = true;
+			return;
+		}
+		g->value[g->n] = xstrdup(v);
+		cpuset_zero(&g->cpus[g->n]);
+		g->n++;
+	}
+	cpuset_add(&g->cpus[i], cpu);
+}
+
+/* settings[name] = the groups, or null when none; frees them. */
+static void
+groups_put(struct groups *g, json_object *o, const char *name)
+{
+	char out[MANIFEST_VALUE_MAX] = "", cpus[256];
+	size_t len = 0;
+
+	if (g->n == 0) {
+		json_object_object_add(o, name, NULL);
+		return;
+	}
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->n == 1 && !g->more)
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s", g->value[i]);
+		else {
+			cpuset_format_list(&g->cpus[i], cpus, sizeof(cpus));
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s (%s)",
+			                        i ? "; " : "", g->value[i], cpus);
+		}
+		if (len >= sizeof(out))
+			len = sizeof(out) - 1;
+		free(g->value[i]);
+	}
+	if (g->more && len < sizeof(out))
+		snprintf(out + len, sizeof(out) - len, "; ...");
+	json_add_string(o, name, out);
+}
+
+/* The CPUs: model, online set, SMT, and per CPU the cpufreq governor and limits ("cpu.cpufreq"
+ * says "absent" when no CPU has cpufreq: most VMs). */
+static void
+read_cpus(json_object *o, const char *root)
+{
+	static const char *const files[] = {"scaling_governor", "scaling_min_freq",
+	                                    "scaling_max_freq"};
+	static const char *const names[] = {"cpu.governor", "cpu.min_freq_khz", "cpu.max_freq_khz"};
+	char buf[MANIFEST_VALUE_MAX], rel[256];
+	struct groups g[3];
+	struct cpuset online;
+	struct nm_error err;
+	char *info = xmalloc(65536);
+
+	/* Read once per root: reading /proc/cpuinfo makes x86 kernels sample every CPU's
+	 * frequency, which a window's edge should not do to the benchmark it measures. The
+	 * manifest is read on one thread only (the results writer). */
+	static char cached_root[256], cached_model[256];
+	static bool cached;
+
+	json_object_object_add(o, "cpu.model", NULL);
+	if (cached && strcmp(cached_root, root) == 0) {
+		if (cached_model[0])
+			json_add_string(o, "cpu.model", cached_model);
+	} else if (read_small(root, "/proc/cpuinfo", info, 65536) == 0) {
+		/* tidied: "model name : Intel(R) ... stepping : 7" */
+		char *m = strstr(info, "model name : ");
+		if (m != NULL) {
+			char *end = strstr(m + 13, " stepping :");
+			if (end == NULL)
+				end = strstr(m + 13, " microcode :");
+			if (end != NULL)
+				*end = '\0';
+			json_add_string(o, "cpu.model", m + 13);
+		}
+		snprintf(cached_root, sizeof(cached_root), "%s", root);
+		snprintf(cached_model, sizeof(cached_model), "%s", m != NULL ? m + 13 : "");
+		cached = true;
+	}
+	free(info);
+	add_file(o, "cpu.smt", root, "/sys/devices/system/cpu/smt/active");
+	memset(g, 0, sizeof(g));
+	cpuset_zero(&online);
+	if (read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0) {
+		json_add_string(o, "cpu.online", buf);
+		if (cpuset_parse_list(&online, buf, &err) < 0)
+			cpuset_zero(&online);
+	} else
+		json_object_object_add(o, "cpu.online", NULL);
+	for (int c = cpuset_nth(&online, 0), k = 0; c >= 0; c = cpuset_nth(&online, (unsigned)++k))
+		for (size_t f = 0; f < 3; f++) {
+			snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/cpufreq/%s", c,
+			         files[f]);
+			if (read_small(root, rel, buf, sizeof(buf)) == 0)
+				groups_add(&g[f], buf, (unsigned)c);
+		}
+	json_add_string(o, "cpu.cpufreq", g[0].n + g[1].n + g[2].n > 0 ? "present" : "absent");
+	for (size_t f = 0; f < 3; f++)
+		groups_put(&g[f], o, names[f]);
+}
+
+/* The devices of the namespace below root, loopback left out, in ifindex order (on the
+ * host) or name order (a fixture root), at most MANIFEST_MAX_DEVICES; *more counts the
+ * rest. */
+static size_t
+list_devices(const char *root, char names[][IF_NAMESIZE + 1], int *ifindex, size_t *more)
+{
+	size_t n = 0;
+
+	*more = 0;
+	if (strcmp(root, "/") == 0) {
+		struct if_nameindex *ni = if_nameindex(), *p;
+		for (p = ni; p != NULL && p->if_index != 0; p++) {
+			if (strcmp(p->if_name, "lo") == 0)
+				continue;
+			if (n == MANIFEST_MAX_DEVICES) {
+				(*more)++;
+				continue;
+			}
+			snprintf(names[n], IF_NAMESIZE + 1, "%s", p->if_name);
+			ifindex[n++] = (int)p->if_index;
+		}
+		if (ni != NULL)
+			if_freenameindex(ni);
+		return n;
+	}
+	char path[4096];
+	struct dirent **ents;
+	int k;
+
+	snprintf(path, sizeof(path), "%s/sys/class/net", root);
+	k = scandir(path, &ents, NULL, alphasort);
+	for (int i = 0; i < k; i++) {
+		const char *d = ents[i]->d_name;
+		if (d[0] != '.' && strcmp(d, "lo") != 0 && strlen(d) <= IF_NAMESIZE) {
+			if (n < MANIFEST_MAX_DEVICES) {
+				snprintf(names[n], IF_NAMESIZE + 1, "%s", d);
+				ifindex[n++] = 0;
+			} else
+				(*more)++;
+		}
+		free(ents[i]);
+	}
+	if (k >= 0)
+		free(ents);
+	return n;
+}
+
+/* The qdiscs of every device, "kind handle parent" joined by "; ", by ifindex. */
+struct qdiscs {
+	int *ifindex;
+	char (*text)[MANIFEST_VALUE_MAX];
+	unsigned *count;
+	size_t n;
+};
+
+/* One RTM_NEWQDISC of the dump: appended to its device's text (a reply seen twice, after
+ * a retried dump, is appended once). */
+static void
+qdisc_reply(const struct nlmsghdr *h, void *arg)
+{
+	struct qdiscs *q = arg;
+	const struct tcmsg *t = NLMSG_DATA(h);
+	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*t));
+	const char *kind = "?";
+	char item[128], parent[32];
+	size_t i;
+
+	if (h->nlmsg_type != RTM_NEWQDISC || len < 0)
+		return;
+	for (const struct rtattr *a =
+	         (const struct rtattr *)((const char *)t + NLMSG_ALIGN(sizeof(*t)));
+	     RTA_OK(a, len); a = RTA_NEXT(a, len))
+		if (a->rta_type == TCA_KIND)
+			kind = RTA_DATA(a);
+	for (i = 0; i < q->n && q->ifindex[i] != t->tcm_ifindex; i++)
+		;
+	if (i == q->n)
+		return;
+	if (t->tcm_parent == TC_H_ROOT)
+		snprintf(parent, sizeof(parent), "root");
+	else if (t->tcm_parent == TC_H_INGRESS)
+		snprintf(parent, sizeof(parent), "ingress");
+	else
+		snprintf(parent, sizeof(parent), "parent %x:%x", TC_H_MAJ(t->tcm_parent) >> 16,
+		         TC_H_MIN(t->tcm_parent));
+	snprintf(item, sizeof(item), "%.32s %x: %s", kind, TC_H_MAJ(t->tcm_handle) >> 16, parent);
+	if (strstr(q->text[i], item) != NULL)
+		return;
+	if (q->count[i] == MANIFEST_MAX_QDISCS) {
+		if (strstr(q->text[i], "; ...") == NULL)
+			strncat(q->text[i], "; ...", MANIFEST_VALUE_MAX - strlen(q->text[i]) - 1);
+		return;
+	}
+	size_t used = strlen(q->text[i]);
+	snprintf(q->text[i] + used, MANIFEST_VALUE_MAX - used, "%s%s", used ? "; " : "", item);
+	q->count[i]++;
+}
+
+/* Dump the qdiscs of the devices of q; the texts stay empty when the dump fails. */
+static void
+read_qdiscs(struct qdiscs *q)
+{
+	struct {
+		struct nlmsghdr h;
+		struct tcmsg t;
+	} req;
+	struct nldump d;
+	struct nm_error err;
+
+	if (nldump_open(&d, NETLINK_ROUTE, &err) < 0)
+		return;
+	memset(&req, 0, sizeof(req));
+	req.h.nlmsg_len = NLMSG_LENGTH(sizeof(req.t));
+	req.h.nlmsg_type = RTM_GETQDISC;
+	req.t.tcm_family = AF_UNSPEC;
+	(void)nldump_run(&d, &req.h, qdisc_reply, q, &err);
+	nldump_close(&d);
+}
+
+/* One device's driver, channels, coalescing, rings and offloads (ethtool ioctls through
+ * fd). */
+static void
+read_ethtool(json_object *o, int fd, const char *dev)
+{
+	const char *names[NOFFLOADS * 3];
+	int state[NOFFLOADS * 3];
+	struct ethtool_info info;
+	struct ethtool_chan ch;
+	struct ethtool_rings r;
+	struct ethtool_coal co;
+	char key[128], v[160];
+	size_t nn = 0;
+
+	if (fd >= 0 && ethtool_get_info(fd, dev, &info) == 0) {
+		snprintf(key, sizeof(key), "device.%s.driver", dev);
+		json_add_string(o, key, info.driver);
+		snprintf(key, sizeof(key), "device.%s.driver_version", dev);
+		json_add_string(o, key, info.version);
+		snprintf(key, sizeof(key), "device.%s.firmware", dev);
+		json_add_string(o, key, info.firmware);
+	}
+	snprintf(key, sizeof(key), "device.%s.channels", dev);
+	if (fd >= 0 && ethtool_get_channels(fd, dev, &ch) == 0) {
+		snprintf(v, sizeof(v), "rx %u tx %u other %u combined %u", ch.rx, ch.tx, ch.other,
+		         ch.combined);
+		json_add_string(o, key, v);
+	} else
+		json_object_object_add(o, key, NULL);
+	snprintf(key, sizeof(key), "device.%s.coalesce", dev);
+	if (fd >= 0 && ethtool_get_coalesce(fd, dev, &co) == 0) {
+		snprintf(v, sizeof(v),
+		         "rx-usecs %u rx-frames %u tx-usecs %u tx-frames %u adaptive-rx %s "
+		         "adaptive-tx %s",
+		         co.rx_usecs, co.rx_frames, co.tx_usecs, co.tx_frames,
+		         co.adaptive_rx ? "on" : "off", co.adaptive_tx ? "on" : "off");
+		json_add_string(o, key, v);
+	} else
+		json_object_object_add(o, key, NULL);
+	snprintf(key, sizeof(key), "device.%s.rings", dev);
+	if (fd >= 0 && ethtool_get_rings(fd, dev, &r) == 0) {
+		snprintf(v, sizeof(v), "rx %u tx %u", r.rx, r.tx);
+		json_add_string(o, key, v);
+	} else
+		json_object_object_add(o, key, NULL);
+	for (size_t i = 0; i < NOFFLOADS; i++)
+		for (size_t k = 0; k < 3 && offloads[i].features[k] != NULL; k++)
+			names[nn++] = offloads[i].features[k];
+	if (fd < 0 || ethtool_get_features(fd, dev, names, nn, state) < 0)
+		return;
+	nn = 0;
+	for (size_t i = 0; i < NOFFLOADS; i++) {
+		int on = -1;
+		for (size_t k = 0; k < 3 && offloads[i].features[k] != NULL; k++, nn++)
+			if (state[nn] >= 0)
+				on = on > 0 ? on : state[nn];
+		if (on < 0)
+			continue; /* the device has no such feature */
+		snprintf(key, sizeof(key), "device.%s.offload.%s", dev, offloads[i].name);
+		json_add_string(o, key, on ? "on" : "off");
+	}
+}
+
+#define RSS_INDIR_MAX 4096
+#define RSS_KEY_MAX   256
+#define RSS_QUEUES    16 /* queues whose share of the table is listed */
+
+/* FNV-1a of n bytes: a short name for a table or key too long to keep. */
+static uint32_t
+fnv1a(const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 16777619u;
+	return h;
+}
+
+/* The RSS hash function and table in a line: "toeplitz, 128 entries over queues 0-3 (32 32
+ * 32 32), table fnv 1a2b3c4d, key 40 bytes fnv 5e6f7a8b"; null when the device has none. */
+static void
+read_rss(json_object *o, int fd, const char *dev)
+{
+	uint32_t *indir = xcalloc(RSS_INDIR_MAX, sizeof(uint32_t)), n = 0, nk = 0, top = 0;
+	uint8_t key[RSS_KEY_MAX], hf = 0;
+	unsigned count[RSS_QUEUES] = {0};
+	char key_name[128], v[MANIFEST_VALUE_MAX];
+	size_t len;
+
+	snprintf(key_name, sizeof(key_name), "device.%s.rss", dev);
+	if (fd < 0 ||
+	    ethtool_get_rss(fd, dev, indir, RSS_INDIR_MAX, &n, key, RSS_KEY_MAX, &nk, &hf) < 0 ||
+	    n == 0) {
+		json_object_object_add(o, key_name, NULL);
+		free(indir);
+		return;
+	}
+	for (uint32_t i = 0; i < n; i++) {
+		if (indir[i] < RSS_QUEUES)
+			count[indir[i]]++;
+		if (indir[i] > top)
+			top = indir[i];
+	}
+	len = (size_t)snprintf(v, sizeof(v), "%s, %u entries over queues 0-%u (",
+	                       hf & 1   ? "toeplitz"
+	                       : hf & 2 ? "xor"
+	                       : hf & 4 ? "crc32"
+	                                : "unknown hash",
+	                       n, top);
+	for (uint32_t q = 0; q <= top && q < RSS_QUEUES && len < sizeof(v); q++)
+		len += (size_t)snprintf(v + len, sizeof(v) - len, "%s%u", q ? " " : "", count[q]);
+	if (len < sizeof(v))
+		snprintf(v + len, sizeof(v) - len, "%s), table fnv %08x, key %u bytes fnv %08x",
+		         top >= RSS_QUEUES ? " ..." : "", fnv1a(indir, n * sizeof(uint32_t)), nk,
+		         fnv1a(key, nk));
+	json_add_string(o, key_name, v);
+	free(indir);
+}
+
+/* One device's sysfs settings: MTU, NUMA node, NAPI. */
+static void
+read_sysfs(json_object *o, const char *root, const char *dev)
+{
+	static const char *const files[][2] = {
+	    {"mtu", "mtu"},
+	    {"numa_node", "device/numa_node"},
+	    {"napi.gro_flush_timeout", "gro_flush_timeout"},
+	    {"napi.napi_defer_hard_irqs", "napi_defer_hard_irqs"},
+	    {"napi.threaded", "threaded"},
+	};
+	char key[128], rel[256];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(key, sizeof(key), "device.%s.%s", dev, files[i][0]);
+		snprintf(rel, sizeof(rel), "/sys/class/net/%s/%s", dev, files[i][1]);
+		add_file(o, key, root, rel);
+	}
+}
+
+/* The RPS, RFS and XPS of each device as tuning.c records them, and irqbalance. */
+static void
+read_tuning(json_object *o, const char *root, char names[][IF_NAMESIZE + 1], size_t n)
+{
+	const char *devs[MANIFEST_MAX_DEVICES];
+	bool irqbalance = false;
+	json_object *arr;
+	char key[128];
+
+	for (size_t i = 0; i < n; i++)
+		devs[i] = names[i];
+	arr = tuning_devices_read(root, devs, n, &irqbalance);
+	json_add_string(o, "host.irqbalance", irqbalance ? "running" : "not running");
+	for (size_t i = 0; arr != NULL && i < json_object_array_length(arr); i++) {
+		json_object *d = json_object_array_get_idx(arr, i);
+		const char *dev = json_get_string(d, "name", "?");
+		json_object_object_foreach(d, k, v)
+		{
+			if (strcmp(k, "name") == 0)
+				continue;
+			snprintf(key, sizeof(key), "device.%s.%s", dev, k);
+			if (v == NULL)
+				json_object_object_add(o, key, NULL);
+			else
+				json_add_string(o, key, json_object_get_string(v));
+		}
+	}
+	json_object_put(arr);
+}
+
+/* tuned's active profile (its file), or null when tuned is not installed. */
+static void
+read_host(json_object *o, const char *root)
+{
+	add_file(o, "host.tuned_profile", root, "/etc/tuned/active_profile");
+}
+
+json_object *
+manifest_read(const char *root, const char *state_dir)
+{
+	json_object *o = json_object_new_object();
+	char names[MANIFEST_MAX_DEVICES][IF_NAMESIZE + 1];
+	int ifindex[MANIFEST_MAX_DEVICES];
+	unsigned count[MANIFEST_MAX_DEVICES] = {0};
+	char(*text)[MANIFEST_VALUE_MAX];
+	bool host = strcmp(root, "/") == 0;
+	struct nm_error err;
+	size_t n, more;
+	int fd = -1;
+	char key[128];
+
+	(void)state_dir;
+	read_kernel(o, root);
+	read_cpus(o, root);
+	read_sysctls(o, root);
+	read_host(o, root);
+	n = list_devices(root, names, ifindex, &more);
+	if (more > 0)
+		json_add_uint(o, "host.devices_left_out", more);
+	text = xcalloc(MANIFEST_MAX_DEVICES, sizeof(*text));
+	if (host) {
+		struct qdiscs q = {ifindex, text, count, n};
+		fd = ethtool_socket(&err);
+		read_qdiscs(&q);
+	}
+	for (size_t i = 0; i < n; i++) {
+		read_ethtool(o, fd, names[i]);
+		read_rss(o, fd, names[i]);
+		read_sysfs(o, root, names[i]);
+		snprintf(key, sizeof(key), "device.%s.qdisc", names[i]);
+		if (text[i][0] != '\0')
+			json_add_string(o, key, text[i]);
+		else
+			json_object_object_add(o, key, NULL);
+	}
+	free(text);
+	if (fd >= 0)
+		close(fd);
+	read_tuning(o, root, names, n);
+	return o;
+}

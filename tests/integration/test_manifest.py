@@ -1,0 +1,326 @@
+#!/usr/bin/env python3
+"""Experiments that explain themselves (issue 32): the manifest every result keeps, and
+compare naming the setting that differs.
+
+Two namespaces joined by a veth pair (test_sampling.py's make_pair), netmetricsd in the
+sender's (A) and a second netmetricsd in the receiver's (B), each seeing its own end of the
+pair. netperf TCP_STREAM A -> B three times: as set up (org), with `ethtool -K vA tso off
+gso off` on the sender and `ethtool -K vB gro off` on the receiver (new; org runs with vB's GRO turned on,
+as a NIC has it: veth's is off by default), and with only
+`tso off` on vA (one).
+
+- Each result's manifest shows vA's offloads, its qdisc, the fixed sysctls, the kernel and
+  netperf's version and argv, each with its value at both edges; nothing changed during the
+  window.
+- compare org new (on A's daemon) lists vA's tso and gso first, under "device", attributes
+  the throughput's change to them, and calls no packet count or per-packet figure better or
+  worse: they are "not comparable: tso, gso differ". B's daemon, whose windows were marked
+  around the same runs, names vB's gro the same way.
+- compare org one: exactly one setting differs, and the verdict says "after
+  device.vA.offload.tso changed from on to off".
+- A setting changed during a window is flagged "changed" in its manifest.
+
+Needs root (namespaces), netperf and ethtool. Environment: NETMETRICSD, NETMETRICSCTL.
+Ends with "N passed, M failed".
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import nsrun  # noqa: E402
+from test_sampling import ADDR_B, NS_A, NS_B, make_pair, remove_pair, sh  # noqa: E402
+from test_tests import Daemon, Servers, run_test  # noqa: E402
+
+SIZE_OFFLOADS = ("tso", "gso", "gro", "lro", "gro-hw", "gro-list", "uso")
+
+
+def need_tools():
+    for tool in ("netperf", "netserver", "ethtool", "iperf3", "ss"):
+        if shutil.which(tool) is None:
+            raise AssertionError("%s is missing: the dependency installer installs it" % tool)
+
+
+def setting(rep, name):
+    s = rep["manifest"]["settings"]
+    assert name in s, (name, sorted(s))
+    return s[name]
+
+
+def netperf_version():
+    r = subprocess.run(["netperf", "-V"], capture_output=True, text=True)
+    return (r.stdout or r.stderr).strip().splitlines()[0]
+
+
+def stream(d, dB, name):
+    """A netperf TCP_STREAM run from A, B's daemon marking a window of the same name around
+    it; returns A's stored result."""
+    dB.ctl("mark", "start", name)
+    try:
+        return run_test(d, "--driver", "netperf", "--name", name, "--host", ADDR_B,
+                        "--duration", "3", "--warmup", "0.5", "--cooldown", "0.5")
+    finally:
+        dB.ctl("mark", "stop", name)
+
+
+def offloads(ns, dev, *kv):
+    sh("ethtool", "-K", dev, *kv, ns=ns)
+
+
+def restore():
+    """veth's defaults here: TSO and GSO on, GRO off."""
+    offloads(NS_A, "vA", "tso", "on", "gso", "on")
+    offloads(NS_B, "vB", "gro", "off")
+
+
+def check_manifest(rep, tso):
+    """What the brief asks a manifest to show, on a real result."""
+    m = rep["manifest"]
+    assert m["edges"] == ["start", "end"], m["edges"]
+    assert m["changed"] == [], m["changed"]
+    for k in ("tso", "gso", "gro"):
+        s = setting(rep, "device.vA.offload." + k)
+        assert s["changed"] is False and s["start"] == s["end"], s
+    assert setting(rep, "device.vA.offload.tso")["end"] == tso
+    assert setting(rep, "device.vA.driver")["end"] == "veth"
+    assert setting(rep, "device.vA.qdisc")["end"].startswith("noqueue"), \
+        setting(rep, "device.vA.qdisc")
+    assert setting(rep, "device.vA.rx_queues")["end"] == "4"
+    assert setting(rep, "device.vA.channels")["end"] == "rx 4 tx 4 other 0 combined 0"
+    co = subprocess.run(["ip", "netns", "exec", NS_A, "ethtool", "-c", "vA"],
+                        capture_output=True, text=True)
+    assert (setting(rep, "device.vA.coalesce")["end"] is None) == (co.returncode != 0), co
+    rss = subprocess.run(["ip", "netns", "exec", NS_A, "ethtool", "-x", "vA"],
+                         capture_output=True, text=True)
+    assert (setting(rep, "device.vA.rss")["end"] is None) == (rss.returncode != 0), rss
+    assert setting(rep, "device.vA.mtu")["end"] == "1500"
+    with open("/proc/sys/kernel/osrelease") as f:
+        assert setting(rep, "kernel.release")["end"] == f.read().strip()
+    cc = sh("sysctl", "-n", "net.ipv4.tcp_congestion_control", ns=NS_A).stdout.strip()
+    assert setting(rep, "sysctl.net.ipv4.tcp_congestion_control")["end"] == cc
+    rmem = " ".join(sh("sysctl", "-n", "net.ipv4.tcp_rmem", ns=NS_A).stdout.split())
+    assert setting(rep, "sysctl.net.ipv4.tcp_rmem")["end"] == rmem
+    # net.core's host-wide sysctls are not visible in a namespace: null there.
+    for k in ("net.core.busy_poll", "net.core.netdev_budget", "net.ipv4.tcp_mtu_probing"):
+        r = sh("sysctl", "-n", k, ns=NS_A, check=False)
+        want = " ".join(r.stdout.split()) if r.returncode == 0 else None
+        assert setting(rep, "sysctl." + k)["end"] == want, (k, setting(rep, "sysctl." + k))
+    assert setting(rep, "cpu.cpufreq")["end"] in ("present", "absent")
+    assert setting(rep, "host.irqbalance")["end"] in ("running", "not running")
+    assert setting(rep, "benchmark.version")["end"] == netperf_version()
+    argv = setting(rep, "benchmark.argv")["end"]
+    assert argv.startswith(setting(rep, "benchmark.program")["end"] + " "), argv
+    assert "-t TCP_STREAM" in argv and ADDR_B in argv, argv
+    assert setting(rep, "benchmark.program")["end"].endswith("/netperf")
+
+
+def test_manifest_and_compare():
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    dB = Daemon(base=None, ns=NS_B)
+    try:
+        # veth's GRO is off by default (it turns on veth's NAPI): on for org, as a NIC has
+        # it, then off.
+        offloads(NS_B, "vB", "gro", "on")
+        org = stream(d, dB, "org")
+        if os.environ.get("NM_SHOW"):
+            json.dump(org["manifest"], sys.stderr, indent=1)
+            print(d.ctl("result", "show", "org", "--manifest").stdout, file=sys.stderr)
+        check_manifest(org, "on")
+        offloads(NS_A, "vA", "tso", "off", "gso", "off")
+        offloads(NS_B, "vB", "gro", "off")
+        new = stream(d, dB, "new")
+        check_manifest(new, "off")
+        offloads(NS_B, "vB", "gro", "on")
+        offloads(NS_A, "vA", "gso", "on")
+        one = stream(d, dB, "one")
+        check_manifest(one, "off")
+        restore()
+
+        # result show --manifest: the table a person reads.
+        out = d.ctl("result", "show", "org", "--manifest").stdout
+        assert "manifest of org" in out and re.search(r"device\.vA\.offload\.tso +on", out), out
+        assert re.search(r"benchmark\.version +" + re.escape(netperf_version()), out), out
+        only = d.json("result", "show", "org", "--manifest")
+        assert set(only) == {"name", "manifest"} and only["manifest"] == org["manifest"]
+
+        # compare org new: the offloads first, the throughput put down to them.
+        cmp = d.json("compare", "org", "new")
+        assert list(cmp)[0] == "settings", list(cmp)
+        diffs = cmp["settings"]["differences"]
+        names = [x["setting"] for x in diffs]
+        assert names[:2] == ["device.vA.offload.gso", "device.vA.offload.tso"], names
+        assert all(x["group"] == "device" for x in diffs[:2]), diffs
+        assert diffs[1]["a"] == "on" and diffs[1]["b"] == "off", diffs[1]
+        assert cmp["settings"]["size_offloads"] == ["gso", "tso"], cmp["settings"]
+        figs = {f["figure"]: f for f in cmp["figures"]}
+        thr = figs["test.throughput_mbps"]
+        assert thr["verdict"] in ("better", "worse"), thr
+        assert "device.vA.offload.tso" in thr["cause"] and \
+            "device.vA.offload.gso" in thr["cause"], thr
+        judged_packets = [f["figure"] for f in cmp["figures"]
+                          if f.get("not_comparable") is None and f["verdict"] in (
+                              "better", "worse") and (f["unit"].startswith("packets")
+                                                      or "per_packet" in f["figure"])
+                          and not re.search(r"drop", f["figure"])]
+        assert judged_packets == [], judged_packets
+        nc = [f for f in cmp["figures"] if f.get("not_comparable")]
+        assert nc and all(f["not_comparable"] == "not comparable: gso, tso differ"
+                          and f["verdict"] is None for f in nc), nc[:2]
+        assert "cpu.busy_us_per_packet" in {f["figure"] for f in nc} or \
+            "cpu.busy_us_per_packet" not in figs
+        text = d.ctl("compare", "org", "new").stdout
+        if os.environ.get("NM_SHOW"):
+            print(text, d.ctl("compare", "org", "one", "--figures", "test.*").stdout,
+                  file=sys.stderr)
+        lines = text.splitlines()
+        first = next(i for i, x in enumerate(lines) if "FIGURE" in x)
+        head = "\n".join(lines[:first])
+        assert "Settings that differ" in head and "device.vA.offload.tso: on -> off" in head, text
+        assert "not comparable: gso, tso differ" in text, text
+
+        # compare --html shows the same.
+        page = os.path.join(d.dir, "cmp.html")
+        d.ctl("compare", "org", "new", "--html", page)
+        with open(page) as f:
+            html = f.read()
+        assert "<h2>Settings that differ</h2>" in html and \
+            "<td>device.vA.offload.tso</td><td>on</td><td>off</td>" in html, html[:3000]
+        assert html.index("Settings that differ") < html.index('<table class="compare">')
+        assert "not comparable: gso, tso differ" in html
+
+        # B's daemon sees the receiver's GRO.
+        cmpB = dB.json("compare", "org", "new")
+        namesB = [x["setting"] for x in cmpB["settings"]["differences"]]
+        if os.environ.get("NM_SHOW"):
+            for n in ("org", "new"):
+                r = dB.json("result", "show", n)
+                print(n, json.dumps(r.get("manifest", {}).get("settings", {}).get(
+                    "device.vB.offload.gro")), list(r), file=sys.stderr)
+            print(json.dumps(cmpB["settings"]), file=sys.stderr)
+        assert namesB == ["device.vB.offload.gro"], namesB
+        assert cmpB["settings"]["size_offloads"] == ["gro"]
+
+        # compare org one: exactly one setting differs: the verdict names it.
+        cmp1 = d.json("compare", "org", "one")
+        assert [x["setting"] for x in cmp1["settings"]["differences"]] == \
+            ["device.vA.offload.tso"], cmp1["settings"]
+        want = "after device.vA.offload.tso changed from on to off"
+        assert cmp1["settings"]["cause"] == want, cmp1["settings"]
+        thr1 = {f["figure"]: f for f in cmp1["figures"]}["test.throughput_mbps"]
+        if thr1["verdict"] in ("better", "worse"):
+            assert thr1["cause"] == want, thr1
+        assert want in d.ctl("compare", "org", "one").stdout
+
+        # A setting changed during a window is flagged.
+        d.ctl("mark", "start", "mid")
+        time.sleep(0.5)
+        offloads(NS_A, "vA", "gro", "on")
+        d.ctl("mark", "stop", "mid")
+        offloads(NS_A, "vA", "gro", "off")
+        mid = d.json("result", "show", "mid")
+        g = setting(mid, "device.vA.offload.gro")
+        assert g == {"start": "off", "end": "on", "changed": True}, g
+        assert mid["manifest"]["changed"] == ["device.vA.offload.gro"], mid["manifest"]
+        out = d.ctl("result", "show", "mid", "--manifest").stdout
+        assert "off -> on (changed during the window)" in out, out
+    finally:
+        try:
+            restore()
+        finally:
+            d.stop()
+            dB.stop()
+            srv.stop()
+
+
+SUITE = """[suite]
+name = %s
+iterations = 1
+pause = 200ms
+profile = rfs-var
+
+[test]
+driver = netperf
+host = %s
+type = TCP_STREAM
+duration = 2s
+warmup = 500ms
+cooldown = 500ms
+
+[matrix]
+conns = %s
+rfs = %s
+"""
+
+
+def until_suite(d, name, conns, rfs, *args):
+    path = os.path.join(d.dir, name + ".conf")
+    with open(path, "w") as f:
+        f.write(SUITE % (name, ADDR_B, conns, rfs))
+    r = d.ctl("suite", "run", path, "--wait", *args, timeout=300, check=False)
+    assert r.returncode == 0, r.stdout + r.stderr + d.logtext()
+    st = d.json("suite", "status", name)
+    assert st["state"] == "finished", st
+    return st, r.stdout
+
+
+def test_until_ci():
+    """suite run --until-ci: points interleaved A B A B; a large difference (one stream
+    against two, whose figure procs_reporting is 1 against 2, no noise) is sure after the
+    first check; no difference (a flow count that changes nothing) with a cap too small for
+    0.1 % stops at the cap and says the answer is not sure; the intervals are reported."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        st, out = until_suite(d, "big", "1 2", "256", "--until-ci", "2",
+                              "--max-iterations", "5", "--figure", "procs_reporting")
+        u = st["until_ci"]
+        assert u["stopped_by"] == "ci" and u["sure"] is True, u
+        assert u["iterations"] == 2 and st["runs_total"] == 4 and st["runs_done"] == 4, st
+        names = [x["name"] for x in st["runs"]]
+        assert names == ["big/conns_1_rfs_256_iter_1", "big/conns_2_rfs_256_iter_1",
+                         "big/conns_1_rfs_256_iter_2", "big/conns_2_rfs_256_iter_2"], names
+        iv = u["intervals"][0]
+        assert iv["a"] == "conns_1_rfs_256" and iv["b"] == "conns_2_rfs_256", iv
+        assert iv["difference"] == 1 and iv["ci95_low"] == 1 and iv["ci95_high"] == 1, iv
+        assert iv["ci95_half_pct"] == 0 and iv["sure_by"] == "within", iv
+        assert "sure after 2 iterations" in out and "conns_2_rfs_256 - conns_1_rfs_256: +1" \
+            in out, out
+        if os.environ.get("NM_SHOW"):
+            print(out, file=sys.stderr)
+        st, out = until_suite(d, "small", "1", "256 512", "--until-ci", "0.1",
+                              "--max-iterations", "2")
+        if os.environ.get("NM_SHOW"):
+            print(out, file=sys.stderr)
+        u = st["until_ci"]
+        assert u["stopped_by"] == "max_iterations" and u["sure"] is False, u
+        assert u["figure_judged"] == "throughput_mbps", u
+        assert st["runs_total"] == 4 and st["runs_done"] == 4, st
+        iv = u["intervals"][0]
+        assert iv["n_a"] == 2 and iv["n_b"] == 2 and iv["ci95_half_pct"] > 0.1, iv
+        assert iv["ci95_low"] < iv["difference"] < iv["ci95_high"], iv
+        assert "not sure: 2 iterations (the cap)" in out, out
+        # --max-iterations without --until-ci is refused.
+        r = d.ctl("suite", "run", os.path.join(d.dir, "big.conf"), "--name", "x",
+                  "--max-iterations", "3", check=False)
+        assert r.returncode == 2 and "go with --until-ci" in r.stderr, (r.returncode, r.stderr)
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
+def main():
+    if os.geteuid() == 0 and shutil.which("ip") is None:
+        print("ip (iproute2) is missing")
+        return 1
+    return nsrun.run([test_manifest_and_compare, test_until_ci], "manifest test", make_pair, remove_pair)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
