@@ -581,6 +581,9 @@ main(int argc, char **argv)
 	log_setlevel(d.config.log_level);
 	if (privsep_user(&d, &split, &pw) < 0)
 		return 1;
+	/* What the privileged process will do (the bpf source's programs) waits for it. */
+	if (split)
+		privsep_expect();
 	raise_nofile();
 	make_state_dir(d.config.state_dir);
 	if (!foreground && !d.under_systemd)

@@ -27,6 +27,7 @@ enum ps_type {
 	PS_NAPI,      /* a = rx queue, b = value; "dev\0setting\0": netlink napi-set */
 	PS_RINGS,     /* a = 0 rx, 1 tx; b = size; "dev\0": ETHTOOL_SRINGPARAM */
 	PS_COALESCE,  /* a = enum ethtool_coal_param, b = value; "dev\0": ETHTOOL_SCOALESCE */
+	PS_BPF,       /* a = program set (bpfset.h); the reply carries the set's fds */
 };
 
 struct ps_hdr {
@@ -46,7 +47,7 @@ struct ps_spawn {
 	uint32_t nproc_max; /* RLIMIT_NPROC of a spawn as a uid other than 0; 0: none */
 };
 
-#define PS_FDS_MAX 4 /* fds with one message */
+#define PS_FDS_MAX 8 /* fds with one message (a BPF set's: BPFSET_FDS_MAX) */
 
 /* One datagram. */
 struct ps_msg {
@@ -57,8 +58,9 @@ struct ps_msg {
 /* Send a message with up to PS_FDS_MAX fds. 0 or -1 with errno. */
 int privsep_send_msg(int fd, const struct ps_hdr *h, const void *data, const int *fds, size_t nfds);
 /* Receive one message (payload NUL-terminated), its fds into fds (-1 filled). 1 with a
- * message, 0 at end of file, -1 with errno (EAGAIN with flags MSG_DONTWAIT; EBADMSG for a
- * message of the wrong size). */
+ * message (with no fd at all when they did not all fit: the receiver out of descriptors), 0
+ * at end of file, -1 with errno (EAGAIN with flags MSG_DONTWAIT; EBADMSG for a message of
+ * the wrong size). */
 int privsep_recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags);
 
 #endif

@@ -44,12 +44,25 @@ static struct {
 		int status;
 	} exits[PS_EXITS_MAX]; /* arrived during a synchronous wait, delivered after it */
 	size_t nexits;
+	bool expected; /* privsep_expect() was called */
 } ps = {.fd = -1};
 
 bool
 privsep_on(void)
 {
 	return ps.fd >= 0;
+}
+
+void
+privsep_expect(void)
+{
+	ps.expected = true;
+}
+
+bool
+privsep_expected(void)
+{
+	return ps.expected || ps.fd >= 0;
 }
 
 pid_t
@@ -119,7 +132,7 @@ privsep_recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags)
 					close(got[i]);
 			}
 		}
-	if ((size_t)n < sizeof(msg->h) || (m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) ||
+	if ((size_t)n < sizeof(msg->h) || (m.msg_flags & MSG_TRUNC) ||
 	    msg->h.len != (size_t)n - sizeof(msg->h)) {
 		for (size_t i = 0; i < maxfds; i++)
 			if (fds[i] >= 0)
@@ -127,6 +140,15 @@ privsep_recv_msg(int fd, struct ps_msg *msg, int *fds, size_t maxfds, int flags)
 		errno = EBADMSG;
 		return -1;
 	}
+	/* Whole, but its fds cut short (the receiver out of descriptors, or more than it
+	 * takes): the message without any, so that the receiver refuses it or says why rather
+	 * than losing its place in the channel. */
+	if (m.msg_flags & MSG_CTRUNC)
+		for (size_t i = 0; i < maxfds; i++) {
+			if (fds[i] >= 0)
+				close(fds[i]);
+			fds[i] = -1;
+		}
 	msg->data[msg->h.len] = '\0';
 	return 1;
 }
@@ -195,15 +217,20 @@ channel_cb(evutil_socket_t fd, short what, void *arg)
 	}
 }
 
-/* Send a request and wait (at most PRIVSEP_REPLY_MS) for its reply. 0 with *pid, or -1
- * with errno and err. */
+/* Send a request and wait (at most PRIVSEP_REPLY_MS) for its reply. 0 with *pid (and the
+ * reply's fds in rfds[0..rmax), -1 filled), or -1 with errno and err. */
 static int
-call(struct ps_hdr *h, const void *data, const int *fds, size_t nfds, int *pid,
-     struct nm_error *err)
+call_fds(struct ps_hdr *h, const void *data, const int *fds, size_t nfds, int *pid, int *rfds,
+         size_t rmax, struct nm_error *err)
 {
 	static struct ps_msg msg;
 	struct timespec t0, now;
 	int nofds[1];
+
+	if (rfds == NULL) {
+		rfds = nofds;
+		rmax = 0;
+	}
 
 	h->id = ++ps.next_id;
 	if (privsep_send_msg(ps.fd, h, data, fds, nfds) < 0) {
@@ -227,7 +254,7 @@ call(struct ps_hdr *h, const void *data, const int *fds, size_t nfds, int *pid,
 			channel_lost("cannot be polled");
 		if (r <= 0)
 			continue;
-		r = privsep_recv_msg(ps.fd, &msg, nofds, 0, 0);
+		r = privsep_recv_msg(ps.fd, &msg, rfds, rmax, 0);
 		if (r == 0)
 			channel_lost("closed the channel");
 		if (r < 0)
@@ -241,6 +268,9 @@ call(struct ps_hdr *h, const void *data, const int *fds, size_t nfds, int *pid,
 		break;
 	}
 	if (msg.h.a != 0) {
+		for (size_t i = 0; i < rmax; i++)
+			if (rfds[i] >= 0)
+				close(rfds[i]);
 		nm_error_set(err, NM_ERR_FAILED, "%s", msg.data);
 		errno = msg.h.a;
 		return -1;
@@ -248,6 +278,14 @@ call(struct ps_hdr *h, const void *data, const int *fds, size_t nfds, int *pid,
 	if (pid != NULL)
 		*pid = msg.h.b;
 	return 0;
+}
+
+/* call_fds with no fds in the reply. */
+static int
+call(struct ps_hdr *h, const void *data, const int *fds, size_t nfds, int *pid,
+     struct nm_error *err)
+{
+	return call_fds(h, data, fds, nfds, pid, NULL, 0, err);
 }
 
 /* Append s and its NUL to buf (len used of PRIVSEP_MSG_MAX). false when it does not fit. */
@@ -292,6 +330,39 @@ privsep_save_profile(const char *name, const char *text, struct nm_error *err)
 	}
 	h.len = (uint32_t)len;
 	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_bpf(int set, int *fds, size_t max, size_t *n, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_BPF, .a = set};
+	int got[PS_FDS_MAX];
+	int count = 0;
+
+	*n = 0;
+	if (call_fds(&h, NULL, NULL, 0, &count, got, PS_FDS_MAX, err) < 0)
+		return -1;
+	for (size_t i = 0; i < PS_FDS_MAX; i++) {
+		if (got[i] < 0)
+			continue;
+		if (*n < max && (int)*n < count)
+			fds[(*n)++] = got[i];
+		else
+			close(got[i]);
+	}
+	if ((int)*n != count) {
+		size_t got_n = *n;
+
+		for (size_t i = 0; i < *n; i++)
+			close(fds[i]);
+		*n = 0;
+		errno = EMFILE;
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "privsep: bpf set %d: %d fds sent, %zu received (out of file "
+		                    "descriptors?)",
+		                    set, count, got_n);
+	}
+	return 0;
 }
 
 int

@@ -23,6 +23,12 @@
  *           privileged driver as root, its tools only: privsep_check_peer)
  *   KILL    signal the process group of a process it started
  *   RELEASE forget a process it started (killed first when still running)
+ *   BPF     load and attach one of the daemon's eBPF program sets (bpfset.h: a number from
+ *           a fixed list, nothing else from the main process), once: the set stays
+ *           attached until the privileged process ends; the reply carries the set's map and
+ *           program fds (SCM_RIGHTS), the maps read-only. The kernel's BPF run-time
+ *           statistics are switched on there with the first set (BPF_ENABLE_STATS, off
+ *           again when the process ends)
  *
  * and reports, unasked, EXIT (pid and wait status) for each process it reaps. Messages
  * are SOCK_SEQPACKET datagrams: a fixed header and a payload of at most PRIVSEP_MSG_MAX
@@ -125,6 +131,15 @@ int privsep_spawn(const struct child_spawn *how, int outw, int errw, pid_t *pid,
                   struct nm_error *err);
 void privsep_kill(pid_t pid, int sig);
 void privsep_release(pid_t pid);
+/* The fds of BPF program set `set` (bpfset.h), loaded and attached by the privileged process
+ * (once; later calls give the same set again): up to max into fds, their count in *n. The
+ * caller owns them. 0, or -1 with errno and err (the privileged process's reason). */
+int privsep_bpf(int set, int *fds, size_t max, size_t *n, struct nm_error *err);
+/* Say that the split is coming (main.c, before the sampler starts): privsep_expected() is
+ * true from then on, so that what must be done by the privileged process waits for it
+ * rather than being done in place, as root, before the drop. */
+void privsep_expect(void);
+bool privsep_expected(void);
 /* Remove the control socket the daemon made (and had at the split) through the privileged
  * process: its directory may be root's. 0, or -1 with errno and err. */
 int privsep_unlink_socket(struct nm_error *err);

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpfset.h"
 #include "cgroup.h"
 #include "child.h"
 #include "config.h"
@@ -57,6 +58,10 @@ struct ps_parent {
 	size_t nprocs;
 	bool bye; /* the main process said it stops in order */
 	struct ps_msg msg;
+	/* The BPF program sets loaded (by set number: BPFSET_IRQ), attached until the end, and
+	 * the fd that keeps the kernel's BPF statistics on (-1: not yet, or refused). */
+	struct bpfset *bpf[BPFSET_IRQ + 1];
+	int bpf_stats_fd;
 };
 
 #define PS_PROCS_MAX 4096
@@ -70,6 +75,44 @@ reply(struct ps_parent *pp, uint32_t id, int e, pid_t pid, const char *text)
 	h.len = (uint32_t)strlen(text) + 1;
 	if (privsep_send_msg(pp->fd, &h, text, NULL, 0) < 0)
 		log_warn("privsep: reply");
+}
+
+/* Reply to request id with fds and their count as the pid field. */
+static void
+reply_fds(struct ps_parent *pp, uint32_t id, const int *fds, size_t nfds)
+{
+	struct ps_hdr h = {.type = PS_REPLY, .id = id, .b = (int32_t)nfds, .len = 1};
+
+	if (privsep_send_msg(pp->fd, &h, "", fds, nfds) < 0)
+		log_warn("privsep: reply");
+}
+
+/* BPF: one of the fixed program sets, loaded and attached once, its fds handed over. */
+static void
+do_bpf(struct ps_parent *pp)
+{
+	int set = pp->msg.h.a, fds[BPFSET_FDS_MAX];
+	struct nm_error err;
+	size_t n;
+
+	if (pp->msg.h.len != 0 || bpfset_name(set) == NULL ||
+	    set >= (int)(sizeof(pp->bpf) / sizeof(pp->bpf[0]))) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: no such BPF program set");
+		return;
+	}
+	if (pp->bpf[set] == NULL) {
+		if ((pp->bpf[set] = bpfset_load(set, &err)) == NULL) {
+			log_warnx("privsep: %s", err.message);
+			reply(pp, pp->msg.h.id, errno ? errno : EPERM, 0, err.message);
+			return;
+		}
+		log_info("privsep: BPF program set %s loaded and attached", bpfset_name(set));
+		/* The programs' run time: on while this process lives (no sysctl to restore). */
+		if (pp->bpf_stats_fd < 0 && (pp->bpf_stats_fd = bpfset_enable_stats(&err)) < 0)
+			log_warnx("privsep: %s: the programs' run time stays 0", err.message);
+	}
+	n = bpfset_fds(pp->bpf[set], fds, BPFSET_FDS_MAX);
+	reply_fds(pp, pp->msg.h.id, fds, n);
 }
 
 /* The next NUL-terminated string of a payload, or NULL past its end. */
@@ -787,6 +830,9 @@ handle(struct ps_parent *pp, int *fds)
 	case PS_SPAWN:
 		do_spawn_req(pp, fds);
 		break;
+	case PS_BPF:
+		do_bpf(pp);
+		break;
 	case PS_KILL:
 		if ((p = find_proc(pp, pp->msg.h.a)) != NULL && pp->msg.h.b > 0 &&
 		    pp->msg.h.b < NSIG && kill(-p->pid, pp->msg.h.b) < 0 && errno != ESRCH)
@@ -831,6 +877,10 @@ parent_finish(struct ps_parent *pp)
 		unlink(pp->setup->socket_path);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
+	for (size_t i = 0; i < sizeof(pp->bpf) / sizeof(pp->bpf[0]); i++)
+		bpfset_free(pp->bpf[i]);
+	if (pp->bpf_stats_fd >= 0)
+		close(pp->bpf_stats_fd);
 }
 
 /* Close the listening sockets inherited from the main process (the control socket): a
@@ -881,6 +931,7 @@ privsep_parent_run(int fd, const struct privsep_setup *setup)
 	pp.fd = fd;
 	pp.setup = setup;
 	pp.ethfd = -1;
+	pp.bpf_stats_fd = -1;
 	if ((pp.rootfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		fatal("privsep: open /");
 	for (;;) {

@@ -31,6 +31,7 @@ static const struct source_ops *const all_sources[] = {
     [SAMPLER_SOFTNET] = &source_softnet_ops,
     [SAMPLER_LNSTAT] = &source_lnstat_ops,
     [SAMPLER_SYSCTL] = &source_sysctl_ops,
+    [SAMPLER_BPF] = &source_bpf_ops,
 };
 #define NSOURCES (sizeof(all_sources) / sizeof(all_sources[0]))
 _Static_assert(NSOURCES == SAMPLER_NSOURCES, "a source in all_sources without its kind");
@@ -46,7 +47,8 @@ source_index(const char *name)
 	return i;
 }
 
-/* Put source i into the turn order after the source it takes a reading from (.after). */
+/* Put source i into the turn order after the source its .after names, and the sources whose
+ * .after names it right after it. */
 static void
 place_turn(unsigned i, bool *placed, unsigned *order, unsigned *n)
 {
@@ -58,12 +60,16 @@ place_turn(unsigned i, bool *placed, unsigned *order, unsigned *n)
 	if (all_sources[i]->after != NULL && (j = source_index(all_sources[i]->after)) < NSOURCES)
 		place_turn(j, placed, order, n);
 	order[(*n)++] = i;
+	for (j = 0; j < NSOURCES; j++)
+		if (all_sources[j]->after != NULL && source_index(all_sources[j]->after) == i)
+			place_turn(j, placed, order, n);
 }
 
 /* The source sampled k-th in a round, and armed k-th: table order, except that a source
- * comes after the one its .after names (the cpu source before the interrupts source, which
- * takes its intr line). The table order is the sources' index, which series and ring
- * records carry: it stays. */
+ * comes right after the one its .after names (the cpu source, then the interrupts source,
+ * which takes its intr line; the softirqs source, then the bpf source, whose counts compare
+ * with its). The table order is the sources' index, which series and ring records carry: it
+ * stays. */
 static unsigned
 source_turn(unsigned k)
 {
@@ -330,7 +336,23 @@ source_try_init(struct sampler *s, struct source *src)
 		return 0;
 	nm_error_clear(&err);
 	if (src->ops->init != NULL && src->ops->init(src, &err) < 0) {
-		source_fail(src, &err);
+		/* An optional source the host cannot have: off, saying why, not retried. */
+		bool off = src->ops->optional && err.code == NM_ERR_UNSUPPORTED && !src->enable_set;
+
+		if (off) {
+			const char *msg = err.message;
+			size_t plen = strlen(src->ops->name);
+
+			if (strncmp(msg, "source ", 7) == 0 &&
+			    strncmp(msg + 7, src->ops->name, plen) == 0 &&
+			    strncmp(msg + 7 + plen, ": ", 2) == 0)
+				msg += 7 + plen + 2;
+			if (src->healthy || strcmp(src->reason, msg) != 0)
+				log_info("source %s: off: %s", src->ops->name, msg);
+			src->healthy = false;
+			snprintf(src->reason, sizeof(src->reason), "%s", msg);
+		} else
+			source_fail(src, &err);
 		/* free releases priv and opts; options come back from the kept configuration
 		 * so the next try starts clean. */
 		if (src->ops->free != NULL)
@@ -338,6 +360,8 @@ source_try_init(struct sampler *s, struct source *src)
 		src->priv = NULL;
 		src->opts = NULL;
 		configure_source(src, s->cfg, &err);
+		if (off)
+			src->enabled = false;
 		return -1;
 	}
 	src->initialised = true;
@@ -436,6 +460,7 @@ static int
 configure_source(struct source *src, const struct config *cfg, struct nm_error *err)
 {
 	src->enabled = true;
+	src->enable_set = false;
 	src->interval_ms = cfg->sample_interval_ms;
 	for (size_t k = 0; k < cfg->nsource_opts; k++) {
 		const struct config_kv *kv = &cfg->source_opts[k];
@@ -450,6 +475,7 @@ configure_source(struct source *src, const struct config *cfg, struct nm_error *
 				                    "[source.%s] enable: bad value \"%s\"",
 				                    kv->source, kv->val);
 			src->enabled = b;
+			src->enable_set = true;
 		} else if (strcmp(kv->key, "interval") == 0) {
 			if (config_parse_duration_ms(kv->val, &v) < 0 || v < 10 || v > 3600000)
 				return nm_error_set(err, NM_ERR_BAD_ARGS,

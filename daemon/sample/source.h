@@ -90,10 +90,17 @@ struct source_ops {
 	const struct source_match *keep_except;
 	const char *description; /* one line for status */
 	/* The source whose reading this one takes a part of (the interrupts source: "cpu", its
-	 * struct stat_intr), or NULL. The sampler samples that one first in a round and arms
-	 * its timer first, and gives struct stat_intr to the two of them only. The dependency
-	 * is declared here, by the source that takes: the one that gives does not know it. */
+	 * struct stat_intr), or must be read right after (the bpf source: "softirqs", whose
+	 * counts its own compare with), or NULL. The sampler samples that one first in a round,
+	 * this one right after it, arms their timers in that order, and gives struct stat_intr
+	 * to the sources so paired only (the softirqs and bpf sources ignore it). The
+	 * dependency is declared here, by the source that takes: the one that gives does not
+	 * know it. */
 	const char *after;
+	/* An init failing as unsupported (NM_ERR_UNSUPPORTED: the kernel or the build lacks what
+	 * it reads) turns the source off, with the reason in status, unless [source.NAME]
+	 * enable = yes asks for it (it is then unhealthy and retried, as any other). */
+	bool optional;
 	/* Take one option from [source.NAME] (keys other than enable/interval). 0 ok; -1 with
 	 * err naming key and value. Called before init; also by --check-config. May be NULL. */
 	int (*configure)(struct source *src, const char *key, const char *val,
@@ -138,6 +145,7 @@ struct source {
 
 	/* set by the sampler */
 	bool enabled;
+	bool enable_set; /* [source.NAME] enable was given (an optional source then stays on) */
 	uint64_t interval_ms;
 	bool healthy;
 	bool initialised;
@@ -172,6 +180,7 @@ extern const struct source_ops source_ethtool_ops;
 extern const struct source_ops source_softnet_ops;
 extern const struct source_ops source_lnstat_ops;
 extern const struct source_ops source_sysctl_ops;
+extern const struct source_ops source_bpf_ops;
 
 /* Helpers every source uses (source.c). */
 

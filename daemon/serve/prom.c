@@ -45,6 +45,7 @@ enum fam {
 	F_STAT,
 	F_STAT_LEVEL,
 	F_SOFTIRQS,
+	F_BPF_SOFTIRQS,
 	F_IPIS,
 	F_ARCH_IRQS,
 	F_DEVICE_IRQS, /* summed at each scrape from the IRQ table: no series of its own */
@@ -105,6 +106,9 @@ static const struct family families[NFAM] = {
                       false, L_CPU | L_FIELD},
     [F_SOFTIRQS] = {"netmetrics_softirqs", "Softirqs run on each CPU, by type (/proc/softirqs).",
                     false, false, L_CPU | L_TYPE},
+    [F_BPF_SOFTIRQS] = {"netmetrics_bpf_softirqs",
+                        "Softirqs run on each CPU, by type, as eBPF programs counted them.", false,
+                        false, L_CPU | L_TYPE},
     [F_IPIS] = {"netmetrics_ipis",
                 "Inter-processor interrupts received by each CPU, by type (/proc/interrupts).",
                 false, false, L_CPU | L_TYPE},

@@ -5,7 +5,10 @@
  * refused with EPERM and a reason, and the process keeps serving; a spawn it accepts
  * reports the child's pid and, later, its exit. Each spawn comes with its client's socket
  * (accepted on a listener at the path the privileged process was given): one without, one
- * of another socket, a spawn as root or as another uid for a client of uid 65534: refused. */
+ * of another socket, a spawn as root or as another uid for a client of uid 65534: refused.
+ * A BPF program set: a number that is no set refused; set irq (as root, with the programs
+ * built and BTF) loaded once, its six fds handed over twice, the maps read-only; and when
+ * the main process is out of descriptors for them, the request fails, the channel lives. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -16,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/stat.h>
@@ -24,6 +28,7 @@
 
 #include <cmocka.h>
 
+#include "bpfset.h"
 #include "child.h"
 #include "error.h"
 #include "privsep-parent.h"
@@ -288,6 +293,80 @@ test_spawn_checked(void **state)
 	privsep_release(pid);
 }
 
+/* Out of descriptors, the reply's fds cannot all come: the request fails saying so, and the
+ * channel goes on (the daemon used to stop: "the privileged process sent a bad message"). */
+static void
+test_bpf_out_of_fds(void)
+{
+	struct rlimit old, low;
+	int fds[BPFSET_FDS_MAX], probe;
+	size_t n = 0;
+	struct nm_error err;
+
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	/* Room for two more descriptors than are open now. */
+	probe = dup(0);
+	assert_true(probe >= 0);
+	close(probe);
+	low.rlim_cur = low.rlim_max = old.rlim_max;
+	low.rlim_cur = (rlim_t)probe + 2;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &low), 0);
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), -1);
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err.message, "out of file descriptors"));
+	/* The channel is in step: the next request is answered. */
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), 0);
+	assert_int_equal(n, BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
+}
+
+/* BPF: only the fixed sets; set irq's fds, the same set for a second request. */
+static void
+test_bpf(void **state)
+{
+	int fds[BPFSET_FDS_MAX], again[BPFSET_FDS_MAX];
+	size_t n = 99, m = 0;
+	struct nm_error err;
+	char why[256];
+	struct nm_softirq_cpu *v;
+
+	(void)state;
+	assert_int_equal(privsep_bpf(0, fds, BPFSET_FDS_MAX, &n, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(n, 0);
+	assert_non_null(strstr(err.message, "no such BPF program set"));
+	assert_int_equal(privsep_bpf(77, fds, BPFSET_FDS_MAX, &n, &err), -1);
+	if (!bpfset_usable(why, sizeof(why)) || geteuid() != 0) {
+		/* Refused with the reason (not built, or no BTF), and the process lives on. */
+		assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), -1);
+		printf("bpf: %s\n", err.message);
+		return;
+	}
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, fds, BPFSET_FDS_MAX, &n, &err), 0);
+	assert_int_equal(n, BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
+	/* softirq_stats reads; the fd is read-only (the map is BPF_F_RDONLY). */
+	v = calloc(bpfset_ncpus(), sizeof(*v));
+	assert_int_equal(bpfset_read_softirqs(fds[0], v), 0);
+	assert_int_equal(fcntl(fds[0], F_GETFL) & O_ACCMODE, O_RDONLY);
+	free(v);
+	/* Loaded once: the second request gives the same programs. */
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, again, BPFSET_FDS_MAX, &m, &err), 0);
+	assert_int_equal(m, n);
+	for (size_t i = BPFSET_IRQ_MAPS; i < n; i++) {
+		struct bpfset_prog_stats a, b;
+		assert_int_equal(bpfset_prog_stats(fds[i], &a), 0);
+		assert_int_equal(bpfset_prog_stats(again[i], &b), 0);
+		assert_int_equal(a.id, b.id);
+	}
+	for (size_t i = 0; i < n; i++) {
+		close(fds[i]);
+		close(again[i]);
+	}
+	test_bpf_out_of_fds();
+}
+
 int
 main(void)
 {
@@ -295,6 +374,7 @@ main(void)
 	    cmocka_unit_test(test_write_refused),
 	    cmocka_unit_test(test_spawn_checked),
 	    cmocka_unit_test(test_spawn_peer),
+	    cmocka_unit_test(test_bpf),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

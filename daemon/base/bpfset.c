@@ -1,0 +1,307 @@
+/* bpfset.c: the eBPF program sets (bpfset.h): load and attach through the libbpf skeletons
+ * of bpf/, the kernel's BPF stats, and the reads of the maps and programs. Without the
+ * programs built (NM_HAVE_BPF unset) the loading calls fail with the reason and the reading
+ * ones with ENOTSUP. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bpfset.h"
+#include "error.h"
+#include "log.h"
+#include "xmalloc.h"
+
+#ifdef NM_HAVE_BPF
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "irq.skel.h"
+#endif
+
+static const char *const irq_fd_names[] = {
+    "softirq_stats", "irq_stats",         "softirq_entry",
+    "softirq_exit",  "irq_handler_entry", "irq_handler_exit",
+};
+_Static_assert(sizeof(irq_fd_names) / sizeof(irq_fd_names[0]) == BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS,
+               "a name for each fd of set irq");
+
+struct bpfset {
+	int set;
+	int fds[BPFSET_FDS_MAX];
+	size_t nfds;
+#ifdef NM_HAVE_BPF
+	struct nm_irq *irq;
+#endif
+};
+
+bool
+bpfset_built(void)
+{
+#ifdef NM_HAVE_BPF
+	return true;
+#else
+	return false;
+#endif
+}
+
+const char *
+bpfset_name(int set)
+{
+	return set == BPFSET_IRQ ? "irq" : NULL;
+}
+
+const char *const *
+bpfset_fd_names(int set, size_t *n)
+{
+	*n = 0;
+	if (set != BPFSET_IRQ)
+		return NULL;
+	*n = sizeof(irq_fd_names) / sizeof(irq_fd_names[0]);
+	return irq_fd_names;
+}
+
+bool
+bpfset_usable(char *why, size_t size)
+{
+	if (!bpfset_built()) {
+		snprintf(why, size,
+		         "built without the eBPF programs (meson -Dbpf: libbpf, clang, bpftool "
+		         "and the build machine's BTF)");
+		return false;
+	}
+	if (access(BPFSET_BTF_PATH, R_OK) < 0) {
+		snprintf(why, size, "the kernel has no BTF (%s: %s): the programs need it",
+		         BPFSET_BTF_PATH, strerror(errno));
+		return false;
+	}
+	return true;
+}
+
+#ifdef NM_HAVE_BPF
+
+/* libbpf's words: debug lines to the debug log, warnings kept for the next error. */
+static char last_warning[256];
+
+static int
+libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char line[512];
+	size_t n;
+
+	vsnprintf(line, sizeof(line), fmt, ap);
+	if (strncmp(line, "libbpf: ", 8) == 0)
+		memmove(line, line + 8, strlen(line + 8) + 1);
+	n = strlen(line);
+	while (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (level == LIBBPF_WARN)
+		snprintf(last_warning, sizeof(last_warning), "%s", line);
+	log_debug("libbpf: %s", line);
+	return 0;
+}
+
+/* Fill err for a failed step: errno in words, EPERM explained, libbpf's last warning. */
+static int
+load_error(struct nm_error *err, const char *step, int e)
+{
+	if (e == EPERM || e == EACCES)
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "bpf: %s: %s (loading BPF programs needs root, or CAP_BPF and "
+		                    "CAP_PERFMON, and bpf() let through by any system call filter)",
+		                    step, strerror(e));
+	return nm_error_set(err, NM_ERR_FAILED, "bpf: %s: %s%s%s", step, strerror(e),
+	                    last_warning[0] ? "; libbpf: " : "", last_warning);
+}
+
+struct bpfset *
+bpfset_load(int set, struct nm_error *err)
+{
+	struct bpfset *s;
+	char why[256];
+	int e;
+
+	if (set != BPFSET_IRQ) {
+		nm_error_set(err, NM_ERR_BAD_ARGS, "bpf: no program set %d", set);
+		return NULL;
+	}
+	if (!bpfset_usable(why, sizeof(why))) {
+		nm_error_set(err, NM_ERR_UNSUPPORTED, "bpf: %s", why);
+		return NULL;
+	}
+	libbpf_set_print(libbpf_print);
+	last_warning[0] = '\0';
+	s = xcalloc(1, sizeof(*s));
+	s->set = set;
+	if ((s->irq = nm_irq__open_and_load()) == NULL) {
+		e = errno;
+		free(s);
+		load_error(err, "load set irq", e);
+		return NULL;
+	}
+	if (nm_irq__attach(s->irq) < 0) {
+		e = errno;
+		nm_irq__destroy(s->irq);
+		free(s);
+		load_error(err, "attach set irq", e);
+		return NULL;
+	}
+	s->fds[s->nfds++] = bpf_map__fd(s->irq->maps.softirq_stats);
+	s->fds[s->nfds++] = bpf_map__fd(s->irq->maps.irq_stats);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_softirq_entry);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_softirq_exit);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_irq_entry);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_irq_exit);
+	return s;
+}
+
+void
+bpfset_free(struct bpfset *s)
+{
+	if (s == NULL)
+		return;
+	nm_irq__destroy(s->irq);
+	free(s);
+}
+
+int
+bpfset_enable_stats(struct nm_error *err)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	if (fd < 0)
+		return load_error(err, "BPF_ENABLE_STATS", errno);
+	return fd;
+}
+
+unsigned
+bpfset_ncpus(void)
+{
+	static int n;
+
+	if (n <= 0)
+		n = libbpf_num_possible_cpus();
+	return n > 0 ? (unsigned)n : 1;
+}
+
+int
+bpfset_read_softirqs(int fd, struct nm_softirq_cpu *out)
+{
+	uint32_t zero = 0;
+
+	return bpf_map_lookup_elem(fd, &zero, out) < 0 ? -1 : 0;
+}
+
+long
+bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+{
+	unsigned ncpus = bpfset_ncpus();
+	uint32_t in = 0, out = 0;
+	bool first = true;
+	size_t total = 0;
+
+	/* Batches of whole hash buckets; ENOENT says the last one came. */
+	while (total < max) {
+		uint32_t count = (uint32_t)(max - total);
+		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
+		                             vals + total * ncpus, &count, NULL);
+
+		if (r < 0 && errno != ENOENT)
+			return -1;
+		total += count;
+		if (r < 0)
+			break;
+		in = out;
+		first = false;
+	}
+	return (long)total;
+}
+
+int
+bpfset_prog_stats(int fd, struct bpfset_prog_stats *st)
+{
+	struct bpf_prog_info info;
+	uint32_t len = sizeof(info);
+
+	memset(&info, 0, sizeof(info));
+	if (bpf_obj_get_info_by_fd(fd, &info, &len) < 0)
+		return -1;
+	st->id = info.id;
+	snprintf(st->name, sizeof(st->name), "%s", info.name);
+	st->run_time_ns = info.run_time_ns;
+	st->run_cnt = info.run_cnt;
+	st->recursion_misses = info.recursion_misses;
+	return 0;
+}
+
+#else /* !NM_HAVE_BPF */
+
+struct bpfset *
+bpfset_load(int set, struct nm_error *err)
+{
+	char why[256];
+
+	(void)set;
+	bpfset_usable(why, sizeof(why));
+	nm_error_set(err, NM_ERR_UNSUPPORTED, "bpf: %s", why);
+	return NULL;
+}
+
+void
+bpfset_free(struct bpfset *s)
+{
+	free(s);
+}
+
+int
+bpfset_enable_stats(struct nm_error *err)
+{
+	return nm_error_set(err, NM_ERR_UNSUPPORTED, "bpf: built without the eBPF programs");
+}
+
+unsigned
+bpfset_ncpus(void)
+{
+	return 1;
+}
+
+int
+bpfset_read_softirqs(int fd, struct nm_softirq_cpu *out)
+{
+	(void)fd;
+	(void)out;
+	errno = ENOTSUP;
+	return -1;
+}
+
+long
+bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+{
+	(void)fd;
+	(void)keys;
+	(void)vals;
+	(void)max;
+	errno = ENOTSUP;
+	return -1;
+}
+
+int
+bpfset_prog_stats(int fd, struct bpfset_prog_stats *st)
+{
+	(void)fd;
+	(void)st;
+	errno = ENOTSUP;
+	return -1;
+}
+
+#endif
+
+size_t
+bpfset_fds(const struct bpfset *s, int *fds, size_t max)
+{
+	size_t n = s->nfds < max ? s->nfds : max;
+
+	memcpy(fds, s->fds, n * sizeof(*fds));
+	return n;
+}

@@ -1,0 +1,38 @@
+/* source-bpf.h: what the bpf source (source-bpf.c) shows to its tests: the softirq names'
+ * join and a reader that stands in for the kernel's maps. */
+#ifndef NM_SOURCE_BPF_H
+#define NM_SOURCE_BPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bpfset.h"
+
+struct source;
+
+#define SOURCE_BPF_NAME_MAX 32
+
+/* The softirq types of /proc/softirqs in [buf, buf + len), in row order: the kernel prints
+ * softirq_to_name[vec] for vec 0, 1, ..., so row k is the type the programs count at index
+ * k. Up to max names into names (longer ones cut: a row whose name does not fit ends the
+ * list). Returns the count; 0 for a file with no CPU header or no rows. */
+size_t source_bpf_softirq_names(const char *buf, size_t len, char (*names)[SOURCE_BPF_NAME_MAX],
+                                size_t max);
+
+/* Where the source reads its counts: the maps of set irq by default; a test's stand-in. */
+struct source_bpf_reader {
+	unsigned ncpus; /* possible CPUs: values per map element */
+	/* softirq_stats' element for each CPU into out[ncpus]. 0 or -1 with errno. */
+	int (*read_softirqs)(void *arg, struct nm_softirq_cpu *out);
+	/* irq_stats: up to max keys and their values (vals[i * ncpus + cpu]); count or -1. */
+	long (*read_irqs)(void *arg, uint32_t *keys, struct nm_irq_cpu *vals, size_t max);
+	/* Program i's (0 .. BPFSET_IRQ_PROGS-1) statistics. 0 or -1 with errno. */
+	int (*prog_stats)(void *arg, size_t i, struct bpfset_prog_stats *st);
+	void *arg;
+};
+
+/* Make src read through r (which must outlive it) instead of loading the programs; before
+ * init. The source then works on any root. */
+void source_bpf_use_reader(struct source *src, const struct source_bpf_reader *r);
+
+#endif
