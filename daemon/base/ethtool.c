@@ -168,57 +168,6 @@ ethtool_get_ntuple(int fd, const char *ifname, bool *on)
 	return 0;
 }
 
-/* Can the ntuple feature change? ETHTOOL_GFEATURES, with the bit of "rx-ntuple-filter"
- * found in the ETH_SS_FEATURES strings; fixed as ethtool says it: not available, or marked
- * never to change. */
-int
-ethtool_ntuple_fixed(int fd, const char *ifname, bool *fixed)
-{
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t len;
-	} si = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES}};
-	struct ethtool_gstrings *gs = NULL;
-	struct ethtool_gfeatures *gf = NULL;
-	uint32_t n, bit, blocks;
-	int r = -1;
-
-	if (ethtool_ioctl(fd, ifname, &si) < 0)
-		return -1;
-	if (!(si.hdr.sset_mask & (1ull << ETH_SS_FEATURES)) || si.len == 0 || si.len > 1024) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	n = si.len;
-	gs = xcalloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN);
-	gs->cmd = ETHTOOL_GSTRINGS;
-	gs->string_set = ETH_SS_FEATURES;
-	gs->len = n;
-	if (ethtool_ioctl(fd, ifname, gs) < 0)
-		goto out;
-	for (bit = 0; bit < n; bit++)
-		if (strncmp((const char *)gs->data + (size_t)bit * ETH_GSTRING_LEN,
-		            "rx-ntuple-filter", ETH_GSTRING_LEN) == 0)
-			break;
-	if (bit == n) {
-		errno = EOPNOTSUPP;
-		goto out;
-	}
-	blocks = (n + 31) / 32;
-	gf = xcalloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0]));
-	gf->cmd = ETHTOOL_GFEATURES;
-	gf->size = blocks;
-	if (ethtool_ioctl(fd, ifname, gf) < 0)
-		goto out;
-	*fixed = !(gf->features[bit / 32].available & (1u << (bit % 32))) ||
-	         (gf->features[bit / 32].never_changed & (1u << (bit % 32)));
-	r = 0;
-out:
-	free(gs);
-	free(gf);
-	return r;
-}
-
 /* The ETH_SS_FEATURES names of ifname (a new array of *n names, ETH_GSTRING_LEN bytes each;
  * caller frees), or NULL with errno (EOPNOTSUPP: the driver gives none). */
 static struct ethtool_gstrings *
@@ -292,6 +241,23 @@ out:
 	free(gs);
 	free(gf);
 	return r;
+}
+
+/* Can the ntuple feature change? Fixed as ethtool says it: not available, or marked never
+ * to change (ethtool_get_feature's changeable); a driver without the feature says
+ * EOPNOTSUPP. */
+int
+ethtool_ntuple_fixed(int fd, const char *ifname, bool *fixed)
+{
+	struct ethtool_feature f;
+
+	if (ethtool_get_feature(fd, ifname, "rx-ntuple-filter", &f) < 0) {
+		if (errno == ENOENT)
+			errno = EOPNOTSUPP;
+		return -1;
+	}
+	*fixed = !f.changeable;
+	return 0;
 }
 
 /* Request a feature on or off (ETHTOOL_SFEATURES, that bit alone). */
@@ -769,79 +735,35 @@ ethtool_get_info(int fd, const char *ifname, struct ethtool_info *out)
 	return 0;
 }
 
-/* Ring sizes (ETHTOOL_GRINGPARAM). */
-int
-ethtool_get_rings(int fd, const char *ifname, struct ethtool_rings *r)
-{
-	struct ethtool_ringparam rp = {.cmd = ETHTOOL_GRINGPARAM};
-
-	if (ethtool_ioctl(fd, ifname, &rp) < 0)
-		return -1;
-	*r = (struct ethtool_rings){rp.rx_pending, rp.tx_pending, rp.rx_max_pending,
-	                            rp.tx_max_pending};
-	return 0;
-}
-
 /* Named features' states from ETHTOOL_GSTRINGS (ETH_SS_FEATURES) and ETHTOOL_GFEATURES. */
 int
 ethtool_get_features(int fd, const char *ifname, const char *const *names, size_t nn, int *state)
 {
-	struct {
-		struct ethtool_sset_info hdr;
-		uint32_t len;
-	} si = {.hdr = {.cmd = ETHTOOL_GSSET_INFO, .sset_mask = 1ull << ETH_SS_FEATURES}};
-	struct ethtool_gstrings *gs = NULL;
+	struct ethtool_gstrings *gs;
 	struct ethtool_gfeatures *gf = NULL;
 	uint32_t n, blocks;
 	int r = -1;
 
 	for (size_t i = 0; i < nn; i++)
 		state[i] = -1;
-	if (ethtool_ioctl(fd, ifname, &si) < 0)
+	if ((gs = feature_names(fd, ifname, &n)) == NULL)
 		return -1;
-	if (!(si.hdr.sset_mask & (1ull << ETH_SS_FEATURES)) || si.len == 0 || si.len > 1024) {
-		errno = EOPNOTSUPP;
-		return -1;
-	}
-	n = si.len;
-	gs = xcalloc(1, sizeof(*gs) + (size_t)n * ETH_GSTRING_LEN);
-	gs->cmd = ETHTOOL_GSTRINGS;
-	gs->string_set = ETH_SS_FEATURES;
-	gs->len = n;
 	blocks = (n + 31) / 32;
 	gf = xcalloc(1, sizeof(*gf) + blocks * sizeof(gf->features[0]));
 	gf->cmd = ETHTOOL_GFEATURES;
 	gf->size = blocks;
-	if (ethtool_ioctl(fd, ifname, gs) < 0 || ethtool_ioctl(fd, ifname, gf) < 0)
+	if (ethtool_ioctl(fd, ifname, gf) < 0)
 		goto out;
-	for (uint32_t bit = 0; bit < n; bit++) {
-		const char *s = (const char *)gs->data + (size_t)bit * ETH_GSTRING_LEN;
-		for (size_t i = 0; i < nn; i++)
-			if (strncmp(s, names[i], ETH_GSTRING_LEN) == 0)
-				state[i] = (gf->features[bit / 32].active >> (bit % 32)) & 1u;
+	for (size_t i = 0; i < nn; i++) {
+		uint32_t bit = feature_bit(gs, n, names[i]);
+		if (bit < n)
+			state[i] = (gf->features[bit / 32].active >> (bit % 32)) & 1u;
 	}
 	r = 0;
 out:
 	free(gs);
 	free(gf);
 	return r;
-}
-
-/* Interrupt coalescing (ETHTOOL_GCOALESCE). */
-int
-ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c)
-{
-	struct ethtool_coalesce ec = {.cmd = ETHTOOL_GCOALESCE};
-
-	if (ethtool_ioctl(fd, ifname, &ec) < 0)
-		return -1;
-	*c = (struct ethtool_coal){ec.rx_coalesce_usecs,
-	                           ec.rx_max_coalesced_frames,
-	                           ec.tx_coalesce_usecs,
-	                           ec.tx_max_coalesced_frames,
-	                           ec.use_adaptive_rx_coalesce != 0,
-	                           ec.use_adaptive_tx_coalesce != 0};
-	return 0;
 }
 
 /* The RSS table and key (ETHTOOL_GRSSH): sizes first, then the contents. */

@@ -129,23 +129,10 @@ struct ethtool_info {
 };
 /* 0 with *info, or -1 with errno. */
 int ethtool_get_info(int fd, const char *ifname, struct ethtool_info *info);
-/* Ring sizes (ETHTOOL_GRINGPARAM): rx, tx and their maxima. 0, or -1 with errno
- * (EOPNOTSUPP when the driver does not say). */
-struct ethtool_rings {
-	uint32_t rx, tx, rx_max, tx_max;
-};
-int ethtool_get_rings(int fd, const char *ifname, struct ethtool_rings *r);
 /* The state of the features named in names[0..n) (ETH_SS_FEATURES names, "rx-gro"):
  * state[i] is 1 active, 0 off, -1 the device has no such feature. 0, or -1 with errno. */
 int ethtool_get_features(int fd, const char *ifname, const char *const *names, size_t n,
                          int *state);
-/* Interrupt coalescing (ETHTOOL_GCOALESCE): the usual four and adaptive. 0, or -1 with
- * errno (EOPNOTSUPP when the driver does not say). */
-struct ethtool_coal {
-	uint32_t rx_usecs, rx_frames, tx_usecs, tx_frames;
-	bool adaptive_rx, adaptive_tx;
-};
-int ethtool_get_coalesce(int fd, const char *ifname, struct ethtool_coal *c);
 /* The RSS indirection table and hash key (ETHTOOL_GRSSH, the default context): up to
  * indir_cap entries into indir and key_cap bytes into key; *nindir, *nkey the sizes the
  * device has (larger than the caps: -1, EMSGSIZE), *hfunc its hash function bits (1

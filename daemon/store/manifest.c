@@ -406,8 +406,9 @@ read_ethtool(json_object *o, int fd, const char *dev)
 	int state[NOFFLOADS * 3];
 	struct ethtool_info info;
 	struct ethtool_chan ch;
-	struct ethtool_rings r;
-	struct ethtool_coal co;
+	struct ethtool_ring r;
+	uint32_t co[6];
+	bool coal = fd >= 0;
 	char key[128], v[160];
 	size_t nn = 0;
 
@@ -427,12 +428,16 @@ read_ethtool(json_object *o, int fd, const char *dev)
 	} else
 		json_object_object_add(o, key, NULL);
 	snprintf(key, sizeof(key), "device.%s.coalesce", dev);
-	if (fd >= 0 && ethtool_get_coalesce(fd, dev, &co) == 0) {
+	for (int i = ETHTOOL_COAL_RX_USECS; coal && i <= ETHTOOL_COAL_ADAPTIVE_TX; i++)
+		coal = ethtool_get_coalesce(fd, dev, (enum ethtool_coal_param)i, &co[i]) == 0;
+	if (coal) {
 		snprintf(v, sizeof(v),
 		         "rx-usecs %u rx-frames %u tx-usecs %u tx-frames %u adaptive-rx %s "
 		         "adaptive-tx %s",
-		         co.rx_usecs, co.rx_frames, co.tx_usecs, co.tx_frames,
-		         co.adaptive_rx ? "on" : "off", co.adaptive_tx ? "on" : "off");
+		         co[ETHTOOL_COAL_RX_USECS], co[ETHTOOL_COAL_RX_FRAMES],
+		         co[ETHTOOL_COAL_TX_USECS], co[ETHTOOL_COAL_TX_FRAMES],
+		         co[ETHTOOL_COAL_ADAPTIVE_RX] ? "on" : "off",
+		         co[ETHTOOL_COAL_ADAPTIVE_TX] ? "on" : "off");
 		json_add_string(o, key, v);
 	} else
 		json_object_object_add(o, key, NULL);
