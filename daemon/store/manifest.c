@@ -560,7 +560,11 @@ read_tuning(json_object *o, const char *root, char names[][IF_NAMESIZE + 1], siz
 		const char *dev = json_get_string(d, "name", "?");
 		json_object_object_foreach(d, k, v)
 		{
-			if (strcmp(k, "name") == 0)
+			/* The NIC knobs tuning.c records too (channels, offloads, napi) the
+			 * manifest reads itself, setting by setting (read_ethtool, the NAPI files).
+			 */
+			if (strcmp(k, "name") == 0 || strcmp(k, "channels") == 0 ||
+			    strcmp(k, "offloads") == 0 || strcmp(k, "napi") == 0)
 				continue;
 			snprintf(key, sizeof(key), "device.%s.%s", dev, k);
 			if (v == NULL)
