@@ -3,7 +3,8 @@
 made in parts: a request over budget gets too_large saying what would fit; a large reply
 within it is sent as the client reads, without holding the loop or the daemon's memory; and
 2,000 fuzzed read-only requests with extreme arguments from four clients leave a fifth's
-status answered within 100 ms, the RSS under 64 MiB (what the daemon keeps: the daemon runs
+status answered within 100 ms, the RSS grown by less than 48 MiB over what it was before the
+requests (about one reply at its budget and what it is made from: the daemon runs
 without MALLOC_PERTURB_, which meson test sets and with which glibc would make the whole
 64 MiB ring resident at once; see test_control.rss_env) and the daemon alive; and a compare of
 2 x 40 large stored results (read and compared off the loop, on the results' reader
@@ -270,6 +271,7 @@ def test_fuzz_with_status_probe():
         pt = multiprocessing.Process(target=_probe, args=(d.sock, d.pid, done, results))
         pt.start()
         time.sleep(0.3)
+        base_rss = tc.rss_bytes(d.pid)
         workers = [threading.Thread(target=_worker, args=(d.sock, k + 1, 500, commands, stats,
                                                           failures), daemon=True)
                    for k in range(4)]
@@ -293,13 +295,22 @@ def test_fuzz_with_status_probe():
               % (len(lat), lat[len(lat) // 2] * 1000, lat[int(len(lat) * 0.99)] * 1000,
                  lat[-1] * 1000, max(rss) / MiB, ring["used_bytes"] // 1024,
                  ring["capacity_bytes"] // MiB))
+        print("     RSS before the requests %.1f MiB, grown by %.1f MiB at most"
+              % (base_rss / MiB, (max(rss) - base_rss) / MiB))
         slow = [ln for ln in d.logtext().splitlines() if "held the loop" in ln]
         for ln in slow[:20]:
             print("     daemon: " + ln)
         assert not failures, "\n".join(failures[:10])
         assert sum(stats.values()) == 2000, stats
         assert stats.get("too_large", 0) > 0 and stats["ok"] > 0, stats
-        assert max(rss) < 64 * MiB, "RSS reached %d bytes" % max(rss)
+        # What the requests made the daemon hold, over what it held before them: replies
+        # are made one at a time on the loop and sent in parts, so at most about one reply
+        # at its budget (reply_max_bytes, 32 MiB by default) and the JSON it was made from.
+        # (The bound was 64 MiB of RSS in all, which the daemon's own growth in sampled
+        # series, 54 more here with the bpf source, pushed past: 34 MiB before the requests,
+        # 29-34 MiB grown.)
+        assert max(rss) - base_rss < 48 * MiB, \
+            "RSS grew by %d bytes (from %d)" % (max(rss) - base_rss, base_rss)
         assert lat[-1] < 0.1, "a status answer took %.0f ms" % (lat[-1] * 1000)
         assert d.alive(), "the daemon died:\n" + d.logtext()[-3000:]
         assert_ok(setup.call("status", 5), 5)
