@@ -560,11 +560,15 @@ read_tuning(json_object *o, const char *root, char names[][IF_NAMESIZE + 1], siz
 		const char *dev = json_get_string(d, "name", "?");
 		json_object_object_foreach(d, k, v)
 		{
-			/* The NIC knobs tuning.c records too (channels, offloads, napi) the
-			 * manifest reads itself, setting by setting (read_ethtool, the NAPI files).
-			 */
-			if (strcmp(k, "name") == 0 || strcmp(k, "channels") == 0 ||
-			    strcmp(k, "offloads") == 0 || strcmp(k, "napi") == 0)
+			/* Only the queue counts and RPS, RFS, XPS: the NIC knobs tuning.c records
+			 * too (channels, rings, coalesce, offloads, napi) the manifest reads
+			 * itself, setting by setting (read_ethtool, the NAPI files). */
+			static const char *const kept[] = {"rx_queues", "tx_queues", "rps_queues",
+			                                   "flow_cnt", "xps_queues"};
+			bool take = false;
+			for (size_t j = 0; j < sizeof(kept) / sizeof(kept[0]); j++)
+				take = take || strcmp(k, kept[j]) == 0;
+			if (!take)
 				continue;
 			snprintf(key, sizeof(key), "device.%s.%s", dev, k);
 			if (v == NULL)

@@ -91,6 +91,12 @@ def check_manifest(rep, tso):
         setting(rep, "device.vA.qdisc")
     assert setting(rep, "device.vA.rx_queues")["end"] == "4"
     assert setting(rep, "device.vA.channels")["end"] == "rx 4 tx 4 other 0 combined 0"
+    # Every setting is one value as the manifest words it, never a copy of another record's
+    # JSON (the NIC knobs' tuning record once overwrote channels, rings and coalesce).
+    for name, st in m["settings"].items():
+        for edge in ("start", "end"):
+            v = st[edge]
+            assert v is None or not str(v).lstrip().startswith(("{", "[")), (name, v)
     co = subprocess.run(["ip", "netns", "exec", NS_A, "ethtool", "-c", "vA"],
                         capture_output=True, text=True)
     assert (setting(rep, "device.vA.coalesce")["end"] is None) == (co.returncode != 0), co
