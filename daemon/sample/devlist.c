@@ -7,6 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "devlist.h"
@@ -26,6 +30,8 @@ devlist_new(void)
 
 	dl->dirfd = -1;
 	dl->sock = -1;
+	dl->notify = -1;
+	dl->reuse_ns = DEVLIST_REUSE_NS;
 	return dl;
 }
 
@@ -54,7 +60,83 @@ devlist_free(struct devlist *dl)
 		close(dl->dirfd);
 	if (dl->sock >= 0)
 		close(dl->sock);
+	if (dl->notify >= 0)
+		close(dl->notify);
 	free(dl);
+}
+
+/* A non-blocking rtnetlink socket in the link group: any message on it (a device came, went,
+ * was renamed or changed state) means the listing may be stale. -1 when it cannot be had. */
+static int
+link_notify_open(void)
+{
+	struct sockaddr_nl sa = {.nl_family = AF_NETLINK, .nl_groups = RTMGRP_LINK};
+	int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, NETLINK_ROUTE);
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Read whatever the link group said since the last call; true when it said anything (or lost
+ * messages: ENOBUFS), or when there is no socket to ask. */
+static bool
+link_notified(struct devlist *dl)
+{
+	char buf[4096];
+	bool any = false;
+	ssize_t n;
+
+	if (dl->notify < 0)
+		return true;
+	for (;;) {
+		n = recv(dl->notify, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return any || (errno != EAGAIN && errno != EWOULDBLOCK);
+		any = true;
+	}
+}
+
+/* Whether the directory may have changed since the listing (fixture: its mtime moved). */
+static bool
+directory_changed(struct devlist *dl)
+{
+	struct stat st;
+
+	if (!dl->fixture)
+		return link_notified(dl);
+	if (fstat(dl->dirfd, &st) < 0)
+		return true;
+	return st.st_mtim.tv_sec != dl->dir_mtime.tv_sec ||
+	       st.st_mtim.tv_nsec != dl->dir_mtime.tv_nsec;
+}
+
+/* Fixture: note the directory's mtime before a listing; the listing is sure only when that
+ * mtime is more than a few clock ticks old, so that a change in the same tick as the listing
+ * (which may leave the mtime as it was) is not missed: the next sample lists again. */
+static void
+note_directory(struct devlist *dl)
+{
+	struct timespec now;
+	struct stat st;
+
+	dl->listing_sure = false;
+	if (!dl->fixture) {
+		(void)link_notified(dl); /* what it said is older than this listing */
+		dl->listing_sure = dl->notify >= 0;
+		return;
+	}
+	if (fstat(dl->dirfd, &st) < 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return;
+	dl->dir_mtime = st.st_mtim;
+	dl->listing_sure =
+	    now.tv_sec > st.st_mtim.tv_sec + 1 ||
+	    (now.tv_sec - st.st_mtim.tv_sec) * 1000000000ll + (now.tv_nsec - st.st_mtim.tv_nsec) >
+	        50000000ll;
 }
 
 /* Open /sys/class/net and the ethtool socket (host), or DIR/ethtool (fixture root), once. */
@@ -75,6 +157,10 @@ devlist_open(struct devlist *dl, struct source *src, struct nm_error *err)
 		dl->dirfd = -1;
 		return -1;
 	}
+	/* Before the first listing, so that no change after it goes unsaid. Without it every
+	 * sample lists, as before. */
+	if (src->host)
+		dl->notify = link_notify_open();
 	dl->cap = DEVLIST_BUF;
 	dl->buf = xmalloc(dl->cap);
 	dl->opened = true;
@@ -244,6 +330,7 @@ list_directory(struct devlist *dl, uint64_t now, struct nm_error *err)
 
 	dl->listed_ns = 0;
 	dl->nnames = 0;
+	note_directory(dl);
 	if (lseek(dl->dirfd, 0, SEEK_SET) < 0)
 		return nm_error_set(err, NM_ERR_FAILED, "device list: %s", strerror(errno));
 	for (;;) {
@@ -276,7 +363,17 @@ int
 devlist_scan(struct devlist *dl, struct source *src, void (*fn)(const char *name, void *arg),
              void *arg, struct nm_error *err)
 {
-	if (!is_fresh(dl->listed_ns, asked_at(src)) && list_directory(dl, asked_at(src), err) < 0)
+	uint64_t now = asked_at(src);
+
+	if (is_fresh(dl->listed_ns, now))
+		; /* a listing of this round */
+	else if (dl->reuse_ns != 0 && dl->listing_sure && now != 0 && dl->listed_ns != 0 &&
+	         now - dl->listed_ns < dl->reuse_ns && !directory_changed(dl)) {
+		/* The same devices: no getdents64 pass. Idle entries are still dropped. */
+		dl->reused++;
+		dl->listing++;
+		prune_entries(dl, now);
+	} else if (list_directory(dl, now, err) < 0)
 		return -1;
 	for (size_t i = 0; i < dl->nnames; i++)
 		fn(dl->names[i], arg);

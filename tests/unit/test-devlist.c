@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -57,6 +60,7 @@ shared_init(struct shared *t, const char *eth_devices)
 	t->alone_eth.src.index = t->eth.src.index = 6;
 	t->alone_q.src.index = t->q.src.index = 5;
 	t->dl = devlist_new();
+	t->dl->reuse_ns = 0; /* these tests count the listings of each sample time */
 	t->eth.src.devlist = t->dl;
 	t->q.src.devlist = t->dl;
 	if (eth_devices != NULL)
@@ -351,15 +355,77 @@ test_entries(void **state)
 	shared_free(&t);
 }
 
+/* Set the mtime of w's ethtool directory an hour back: a listing made now is sure. */
+static void
+age_directory(struct world *w)
+{
+	struct timespec ts[2];
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/ethtool", w->dir);
+	assert_int_equal(clock_gettime(CLOCK_REALTIME, &ts[0]), 0);
+	ts[0].tv_sec -= 3600;
+	ts[1] = ts[0];
+	assert_int_equal(utimensat(AT_FDCWD, path, ts, 0), 0);
+}
+
+/* At a fine interval a listing stands for later samples while the directory's mtime does not
+ * move (up to DEVLIST_REUSE_NS); a device added, a listing made while the mtime was fresh
+ * and an old listing all list again; the counters are read at every sample either way. */
+static void
+test_listing_reuse(void **state)
+{
+	const uint64_t ms = 1000000;
+	struct shared t;
+
+	(void)state;
+	shared_init(&t, NULL);
+	t.dl->reuse_ns = DEVLIST_REUSE_NS;
+	age_directory(&t.alone_eth);
+	sample_at(&t.q, T0);
+	assert_int_equal(t.dl->scans, 1);
+
+	/* The files change in place, not the directory: no new listing, new values read. */
+	shared_step(&t, 1);
+	age_directory(&t.alone_eth);
+	sample_at(&t.q, T0 + 10 * ms);
+	sample_at(&t.q, T0 + 20 * ms);
+	assert_int_equal(t.dl->scans, 2); /* the step may have touched the directory: once */
+	sample_at(&t.q, T0 + 30 * ms);
+	assert_int_equal(t.dl->scans, 2);
+	assert_true(t.dl->reused >= 2);
+	assert_int_equal(harness_value(&t.q, "queue.eth0.rx1.packets"), rx_packets(0, 1, 1));
+	assert_int_equal(t.dl->reads, 8);
+
+	/* A device added: the mtime moved, listed again; the mtime is fresh then, so the next
+	 * sample lists again too; once it is old, the listing stands. */
+	replace_file(&t.alone_eth, "ethtool/eth2.txt",
+	             "NIC statistics:\n     rx_queue_0_packets: 5\n");
+	sample_at(&t.q, T0 + 40 * ms);
+	assert_int_equal(t.dl->scans, 3);
+	assert_int_equal(t.dl->nnames, 3);
+	sample_at(&t.q, T0 + 50 * ms);
+	assert_int_equal(t.dl->scans, 4);
+	age_directory(&t.alone_eth);
+	sample_at(&t.q, T0 + 60 * ms);
+	assert_int_equal(t.dl->scans, 5); /* the mtime moved (back) */
+	sample_at(&t.q, T0 + 70 * ms);
+	assert_int_equal(t.dl->scans, 5);
+
+	/* A listing older than DEVLIST_REUSE_NS is made again. */
+	sample_at(&t.q, T0 + 60 * ms + DEVLIST_REUSE_NS);
+	assert_int_equal(t.dl->scans, 6);
+	shared_free(&t);
+}
+
 /* Run the tests. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_shared_reads),
-	    cmocka_unit_test(test_round_reads),
-	    cmocka_unit_test(test_missed_read),
-	    cmocka_unit_test(test_entries),
+	    cmocka_unit_test(test_shared_reads),  cmocka_unit_test(test_round_reads),
+	    cmocka_unit_test(test_missed_read),   cmocka_unit_test(test_entries),
+	    cmocka_unit_test(test_listing_reuse),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
