@@ -63,6 +63,10 @@ static const struct qpattern_driver qpattern_drivers[] = {
      "[%u]: rx_ucast_bytes + [%u]: rx_mcast_bytes + [%u]: rx_bcast_bytes",
      "[%u]: tx_ucast_packets + [%u]: tx_mcast_packets + [%u]: tx_bcast_packets",
      "[%u]: tx_ucast_bytes + [%u]: tx_mcast_bytes + [%u]: tx_bcast_bytes", NULL},
+    {"bnx2x", "broadcom/bnx2x/bnx2x_ethtool.c",
+     "[%u]: rx_ucast_packets + [%u]: rx_mcast_packets + [%u]: rx_bcast_packets", "[%u]: rx_bytes",
+     "[%u]: tx_ucast_packets + [%u]: tx_mcast_packets + [%u]: tx_bcast_packets", "[%u]: tx_bytes",
+     NULL}, /* packets as bnxt_en's; bytes one counter per direction (a real capture) */
     {"be2net", "emulex/benet/be_ethtool.c", "rxq%u: rx_pkts", "rxq%u: rx_bytes", "txq%u: tx_pkts",
      "txq%u: tx_bytes", NULL},
     {"mana", "microsoft/mana/mana_ethtool.c", "rx_%u_packets", "rx_%u_bytes", "tx_%u_packets",
