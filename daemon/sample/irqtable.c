@@ -673,6 +673,42 @@ match_nvme(const char *s, const char *e, struct irq_queue *q)
 	return true;
 }
 
+/* Whether [s, e) starts with a PCI address (DDDD:BB:DD.F); its length, or 0. */
+static size_t
+pci_address_len(const char *s, const char *e)
+{
+	static const char form[] = "xxxx:xx:xx.x";
+	size_t n = sizeof(form) - 1;
+
+	if ((size_t)(e - s) < n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (form[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != form[i])
+			return 0;
+	return n;
+}
+
+/* <drv>-<pci address>:<what> (i40e's and ice's "i40e-0000:3b:00.0:misc", ice's
+ * "ice-0000:65:00.0:ctrl-TxRx-0" of its flow director control VSI): the PCI function's own
+ * vector, no queue of a network device (seen in real /proc/interrupts, tests/golden/irq-names). */
+static bool
+match_drv_pci(const char *s, const char *e, struct irq_queue *q)
+{
+	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "idpf-"};
+	size_t dl, al;
+
+	for (size_t d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
+		dl = strlen(drivers[d]);
+		if ((size_t)(e - s) <= dl || memcmp(s, drivers[d], dl) != 0)
+			continue;
+		al = pci_address_len(s + dl, e);
+		if (al == 0 || s + dl + al == e || s[dl + al] != ':')
+			return false;
+		return set_device(q, s + dl, s + dl + al, IRQ_DEV_PCI);
+	}
+	return false;
+}
+
 /* [<drv>-]<dev><infix><N> for the infixes of network drivers. */
 static bool
 match_netdev(const char *s, const char *e, struct irq_queue *q)
@@ -731,7 +767,7 @@ match_ring(const char *s, const char *e, struct irq_queue *q)
 
 /* The patterns in the order they are tried (see irqtable.h). */
 static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
-    match_pci, match_virtio, match_nvme, match_netdev, match_ring,
+    match_pci, match_virtio, match_nvme, match_drv_pci, match_netdev, match_ring,
 };
 
 /* Match action names against the patterns, first name and first pattern winning. */
