@@ -17,6 +17,7 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "netdev.h"
+#include "report-napi.h"
 #include "report.h"
 #include "sampler.h"
 #include "irqtable.h"
@@ -1069,7 +1070,7 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
              const struct report_opts *opts, struct nm_error *err)
 {
 	struct report r = {.s = s, .reg = sampler_registry(s), .a = a, .b = b, .opts = opts};
-	json_object *o, *fig, *queues, *devices, *tcp, *udp;
+	json_object *o, *fig, *queues, *devices, *tcp, *udp, *napi;
 
 	if (b->mono_ns < a->mono_ns) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "report: the window ends before it starts");
@@ -1095,6 +1096,8 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 	if (r.sirq_src >= 0)
 		json_object_object_add(fig, "softirqs", softirqs_json(&r));
 	json_object_object_add(fig, "devices", devices);
+	if ((napi = report_napi_json(a, b, opts->device)) != NULL)
+		json_object_object_add(fig, "napi", napi);
 	if (r.softnet_src >= 0)
 		json_object_object_add(fig, "softnet", softnet_json(&r));
 	if ((tcp = tcp_json(&r)) != NULL)
