@@ -1,4 +1,4 @@
-/* report-napi.c: a window's NAPI figure (report-napi.h). Each edge's NAPI table (queue-get,
+/* report-napi.c: a window's NAPI view (report-napi.h). Each edge's NAPI table (queue-get,
  * napi-get, copied into the snapshot when it was taken) gives a device's queues and their
  * NAPIs; each edge's IRQ table the CPUs of a NAPI's IRQ. The end edge is shown; the start
  * edge too when it shows something else (a device reconfigured during the window renumbers

@@ -1096,8 +1096,6 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 	if (r.sirq_src >= 0)
 		json_object_object_add(fig, "softirqs", softirqs_json(&r));
 	json_object_object_add(fig, "devices", devices);
-	if ((napi = report_napi_json(a, b, opts->device)) != NULL)
-		json_object_object_add(fig, "napi", napi);
 	if (r.softnet_src >= 0)
 		json_object_object_add(fig, "softnet", softnet_json(&r));
 	if ((tcp = tcp_json(&r)) != NULL)
@@ -1107,6 +1105,10 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 	json_object_object_add(fig, "sysctl", sysctl_json(&r));
 	json_object_object_add(fig, "lnstat", lnstat_json(&r));
 	json_object_object_add(o, "figures", fig);
+	/* Beside the figures, not among them: ids, IRQs and settings are labels that compare
+	 * must not diff as figures. */
+	if ((napi = report_napi_json(a, b, opts->device)) != NULL)
+		json_object_object_add(o, "napi", napi);
 	report_free(&r);
 	return o;
 }

@@ -174,11 +174,12 @@ def check_report(sock, devs):
     stop = json.loads(ctl(sock, "--json", "mark", "stop", "napiw"))
     stored = json.loads(ctl(sock, "--json", "report", "napiw"))
     for where, rep in (("mark stop", stop), ("report", stored)):
-        napi = rep.get("figures", {}).get("napi") or {}
+        napi = rep.get("napi") or {}
+        check("napi" not in rep.get("figures", {}), "%s: napi among the figures" % where)
         for dev in devs:
             view = kernel_view(dev)
             d = napi.get(dev)
-            check(d is not None, "%s: figures.napi has no %s: %r" % (where, dev, napi))
+            check(d is not None, "%s: napi has no %s: %r" % (where, dev, napi))
             if d is None:
                 continue
             print("%s %s: %r" % (where, dev, d), flush=True)

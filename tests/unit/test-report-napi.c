@@ -1,4 +1,4 @@
-/* test-report-napi.c: a window's NAPI figure (report-napi.c) from two edge snapshots made by
+/* test-report-napi.c: a window's NAPI view (report-napi.c) from two edge snapshots made by
  * hand: each queue's NAPI, its IRQ and that IRQ's CPUs as the edge's tables have them; the
  * start edge shown beside the end's when the device was renumbered during the window; one
  * device when asked; nothing without a NAPI table. */
