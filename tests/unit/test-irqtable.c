@@ -217,7 +217,7 @@ test_irq_name_corpus(void **state)
 }
 
 /* The real /proc/interrupts excerpts (real-*.in, each with its source): i40e and virtio in
- * a guest, ice with its control and misc vectors, a 4-queue virtio_net. */
+ * a guest, ice with its control and misc vectors, a 4-queue virtio_net, mana on Hyper-V. */
 static void
 test_irq_name_real(void **state)
 {
@@ -225,6 +225,7 @@ test_irq_name_real(void **state)
 	assert_int_equal(check_irq_corpus("real-nemu82"), 12);
 	assert_int_equal(check_irq_corpus("real-metal136"), 5);
 	assert_int_equal(check_irq_corpus("real-kata1195"), 5);
+	assert_int_equal(check_irq_corpus("real-mana0314"), 4);
 }
 
 /* Field for field, but the series. */
