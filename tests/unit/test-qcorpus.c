@@ -237,7 +237,7 @@ test_real_corpus(void **state)
 	    "bnx2x-ethq6",     "be2net-nu208",   "ena-ethq15",   "ena-dd",
 	    "virtio-ethq12",   "virtio-nd17015", "virtio-dd",    "ixgbe-netmap152",
 	    "igb-openwrt",     "mana-lore0314",  "gve-lore2009", "gve-dd",
-	    "hv_netvsc-dd"};
+	    "hv_netvsc-dd",    "vmxnet3-xrdocs", "bnxt-lore0306"};
 	size_t n = sizeof(required) / sizeof(required[0]), seen = 0;
 
 	(void)state;
