@@ -717,9 +717,17 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 		const char *infix;
 		enum irq_queue_kind kind;
 	} infixes[] = {
-	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
-	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
-	    {"-Rx-", IRQ_QUEUE_RX},     {"-Tx-", IRQ_QUEUE_TX}, /* idpf: after -Tx-Rx- */
+	    {"-TxRx-", IRQ_QUEUE_TXRX},
+	    {"-Tx-Rx-", IRQ_QUEUE_TXRX},
+	    {"-txrx-", IRQ_QUEUE_TXRX},
+	    {"-rxtx-", IRQ_QUEUE_TXRX}, /* vmxnet3, thunder's nicvf */
+	    {"-fp-", IRQ_QUEUE_TXRX},
+	    {"-rx-", IRQ_QUEUE_RX},
+	    {"-tx-", IRQ_QUEUE_TX},
+	    {"-Rx-", IRQ_QUEUE_RX},
+	    {"-Tx-", IRQ_QUEUE_TX}, /* idpf: after -Tx-Rx- */
+	    /* vmxnet3's event vector: the device's, no queue (N is the vector's number) */
+	    {"-event-", IRQ_QUEUE_NONE},
 	};
 	/* Drivers that put their name before the device's (idpf-eth0-TxRx-3). */
 	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-", "idpf-"};
@@ -741,6 +749,8 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 		if (!set_device(q, dev, in, IRQ_DEV_NETDEV))
 			continue;
 		q->kind = infixes[i].kind;
+		if (q->kind == IRQ_QUEUE_NONE)
+			q->index = -1;
 		return true;
 	}
 	q->index = -1;

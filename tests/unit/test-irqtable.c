@@ -76,6 +76,9 @@ test_parse_name(void **state)
 	    {"ice-0000:65:00.0:ctrl-TxRx-0", true, "0000:65:00.0", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
 	    {"ice-0000:65:00.1:misc", true, "0000:65:00.1", IRQ_DEV_PCI, IRQ_QUEUE_NONE, -1},
 	    {"ice-0000:65:00.1", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
+	    /* vmxnet3 (drivers/net/vmxnet3/vmxnet3_drv.c): queue and event vectors */
+	    {"ens160-rxtx-3", true, "ens160", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 3},
+	    {"eth0-event-8", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_NONE, -1},
 	    {"eth3", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
 	    {"eth0-TxRx-", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
 	    {"eth0-TxRx-7x", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
@@ -217,7 +220,8 @@ test_irq_name_corpus(void **state)
 }
 
 /* The real /proc/interrupts excerpts (real-*.in, each with its source): i40e and virtio in
- * a guest, ice with its control and misc vectors, a 4-queue virtio_net, mana on Hyper-V. */
+ * a guest, ice with its control and misc vectors, a 4-queue virtio_net, mana on Hyper-V,
+ * vmxnet3's rxtx and event vectors. */
 static void
 test_irq_name_real(void **state)
 {
@@ -226,6 +230,7 @@ test_irq_name_real(void **state)
 	assert_int_equal(check_irq_corpus("real-metal136"), 5);
 	assert_int_equal(check_irq_corpus("real-kata1195"), 5);
 	assert_int_equal(check_irq_corpus("real-mana0314"), 4);
+	assert_int_equal(check_irq_corpus("real-vmxnet3"), 9);
 }
 
 /* Field for field, but the series. */
