@@ -749,8 +749,13 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 		if (!set_device(q, dev, in, IRQ_DEV_NETDEV))
 			continue;
 		q->kind = infixes[i].kind;
-		if (q->kind == IRQ_QUEUE_NONE)
+		/* idpf numbered its names by vector, not queue, until upstream 1500a8662d2d
+		 * (2026, and stable 6.12): idpf-eth1-Tx-5 was tx queue 3. The number says no
+		 * queue on a kernel that cannot be told apart; the kernel's NAPI links do. */
+		if (q->kind == IRQ_QUEUE_NONE || (dev - s == 5 && memcmp(s, "idpf-", 5) == 0)) {
+			q->kind = IRQ_QUEUE_NONE;
 			q->index = -1;
+		}
 		return true;
 	}
 	q->index = -1;

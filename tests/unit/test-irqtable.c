@@ -62,10 +62,15 @@ test_parse_name(void **state)
 	    {"eth2-5", true, "eth2", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 5},
 	    {"ens1f0-11", true, "ens1f0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 11},
 	    {"hpet-5", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
-	    /* idpf (intel/idpf/idpf_txrx.c): the driver's name before the device's */
-	    {"idpf-eth0-TxRx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TXRX, 3},
-	    {"idpf-ens801f0-Tx-4", true, "ens801f0", IRQ_DEV_NETDEV, IRQ_QUEUE_TX, 4},
-	    {"idpf-eth0-Rx-1", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_RX, 1},
+	    /* idpf (intel/idpf/idpf_txrx.c): the driver's name before the device's; the number
+	     * was the vector's before upstream 1500a8662d2d ("idpf: change IRQ naming to match
+	     * netdev and ethtool queue numbering": idpf-eth1-Tx-5 was tx queue 3, as its
+	     * commit message shows): the device, no queue */
+	    {"idpf-eth0-TxRx-3", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_NONE, -1},
+	    {"idpf-ens801f0-Tx-4", true, "ens801f0", IRQ_DEV_NETDEV, IRQ_QUEUE_NONE, -1},
+	    {"idpf-eth0-Rx-1", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_NONE, -1},
+	    {"idpf-eth1-Tx-5", true, "eth1", IRQ_DEV_NETDEV, IRQ_QUEUE_NONE, -1},
+	    {"iavf-eth0-Tx-4", true, "eth0", IRQ_DEV_NETDEV, IRQ_QUEUE_TX, 4},
 	    {"idpf-Mailbox-0", false, "", IRQ_DEV_NONE, IRQ_QUEUE_NONE, -1},
 	    {"nvme12q0", true, "nvme12", IRQ_DEV_BLOCK, IRQ_QUEUE_IO, 0},
 	    /* Shared IRQ: the first name that matches wins. */

@@ -233,11 +233,11 @@ static void
 test_real_corpus(void **state)
 {
 	static const char *const required[] = {
-	    "mlx5_core-ethq8", "mlx4_en-ethq21", "ice-ethq27",   "i40e-rocknsm246",
-	    "bnx2x-ethq6",     "be2net-nu208",   "ena-ethq15",   "ena-dd",
-	    "virtio-ethq12",   "virtio-nd17015", "virtio-dd",    "ixgbe-netmap152",
-	    "igb-openwrt",     "mana-lore0314",  "gve-lore2009", "gve-dd",
-	    "hv_netvsc-dd",    "vmxnet3-xrdocs", "bnxt-lore0306"};
+	    "mlx5_core-ethq8", "mlx4_en-ethq21", "ice-ethq27",    "i40e-rocknsm246",
+	    "bnx2x-ethq6",     "be2net-nu208",   "ena-ethq15",    "ena-dd",
+	    "virtio-ethq12",   "virtio-nd17015", "virtio-dd",     "ixgbe-netmap152",
+	    "igb-openwrt",     "mana-lore0314",  "gve-lore2009",  "gve-dd",
+	    "hv_netvsc-dd",    "vmxnet3-xrdocs", "bnxt-lore0306", "idpf-lore2603"};
 	size_t n = sizeof(required) / sizeof(required[0]), seen = 0;
 
 	(void)state;
