@@ -226,7 +226,7 @@ test_irq_name_corpus(void **state)
 
 /* The real /proc/interrupts excerpts (real-*.in, each with its source): i40e and virtio in
  * a guest, ice with its control and misc vectors, a 4-queue virtio_net, mana on Hyper-V,
- * vmxnet3's rxtx and event vectors. */
+ * vmxnet3's rxtx and event vectors, two mlx5 VFs on a 3.10 kernel. */
 static void
 test_irq_name_real(void **state)
 {
@@ -236,6 +236,7 @@ test_irq_name_real(void **state)
 	assert_int_equal(check_irq_corpus("real-kata1195"), 5);
 	assert_int_equal(check_irq_corpus("real-mana0314"), 4);
 	assert_int_equal(check_irq_corpus("real-vmxnet3"), 9);
+	assert_int_equal(check_irq_corpus("real-mlx5el7"), 31);
 }
 
 /* Field for field, but the series. */
