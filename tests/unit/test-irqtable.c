@@ -154,7 +154,7 @@ static size_t
 check_irq_corpus(const char *name)
 {
 	char path[512], *text, *line, *save = NULL, dev[80], dk[16], qk[16], *r, *wp;
-	struct irq_table t;
+	struct irq_table t = {0}; /* irqtable_read frees it first */
 	struct nm_error err;
 	struct world w;
 	size_t checked = 0;
