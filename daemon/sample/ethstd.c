@@ -6,6 +6,7 @@
  * whose attribute type is the counter's index in the group's string set, from 0), and for
  * rmon one GRP_HIST_RX / GRP_HIST_TX nest per bucket (BKT_LOW, BKT_HI u32, VAL u64). A
  * group the driver does not implement is an empty nest (ID and SS_ID only). */
+#include <ctype.h>
 #include <errno.h>
 #include <linux/ethtool_netlink.h>
 #include <linux/genetlink.h>
@@ -97,11 +98,25 @@ ethstd_group_name(unsigned group)
 	return group < ETHSTD_NGROUPS ? group_names[group] : NULL;
 }
 
+/* The direction a name only the kernel knows says: rx, tx or none. */
+static uint8_t
+dir_of_name(const char *name)
+{
+	if (strncmp(name, "Rx", 2) == 0 || strstr(name, "Received") != NULL ||
+	    strstr(name, "Rcv") != NULL)
+		return SERIES_DIR_RX;
+	if (strncmp(name, "Tx", 2) == 0 || strstr(name, "Transmitted") != NULL ||
+	    strstr(name, "Xmit") != NULL)
+		return SERIES_DIR_TX;
+	return SERIES_DIR_NONE;
+}
+
 void
-ethstd_stat_name(const struct ethstd_stat *s, char *name, size_t size, const char **field,
-                 size_t *fieldlen, uint8_t *dir, const char **unit)
+ethstd_stat_name(const struct ethstd_stat *s, const struct ethstd_names *kn, char *name,
+                 size_t size, const char **field, size_t *fieldlen, uint8_t *dir, const char **unit)
 {
 	const struct std_name *sn = NULL;
+	const char *kname;
 	int n;
 
 	if (s->kind != ETHSTD_STAT) {
@@ -117,9 +132,14 @@ ethstd_stat_name(const struct ethstd_stat *s, char *name, size_t size, const cha
 		*unit = "packets";
 		return;
 	}
-	if (s->group < ETHSTD_NGROUPS && s->index < string_sets[s->group].n)
+	if (s->group < ETHSTD_NGROUPS && s->index < string_sets[s->group].n &&
+	    string_sets[s->group].v[s->index].name != NULL)
 		sn = &string_sets[s->group].v[s->index];
-	if (sn != NULL && sn->name != NULL) {
+	kname = ethstd_names_get(kn, s->group, s->index);
+	if (kname != NULL) {
+		snprintf(name, size, "%s", kname);
+		*dir = sn != NULL ? sn->dir : dir_of_name(kname);
+	} else if (sn != NULL) {
 		snprintf(name, size, "%s", sn->name);
 		*dir = sn->dir;
 	} else {
@@ -199,14 +219,20 @@ parse_group(const struct nlattr *nest, struct ethstd_reply *r)
 	int rem, rem2;
 
 	/* The id comes first in the kernel's replies, but do not count on it. */
+	uint64_t ss = 0;
+
 	nla_for_each_nested(a, nest, rem)
 	{
 		if (nla_type(a) == ETHTOOL_A_STATS_GRP_ID)
 			attr_u(a, &id);
+		else if (nla_type(a) == ETHTOOL_A_STATS_GRP_SS_ID)
+			attr_u(a, &ss);
 	}
 	if (id >= 32)
 		return;
 	r->listed |= 1u << id;
+	if (id < ETHSTD_NGROUPS && ss <= UINT32_MAX)
+		r->ss_id[id] = (uint32_t)ss;
 	nla_for_each_nested(a, nest, rem)
 	{
 		switch (nla_type(a)) {
@@ -246,6 +272,7 @@ ethstd_parse(const struct nlmsghdr *h, struct ethstd_reply *r)
 	r->n = 0;
 	r->listed = r->given = 0;
 	r->ifindex = 0;
+	memset(r->ss_id, 0, sizeof(r->ss_id));
 	if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
 		return -1;
 	nla_for_each_attr(a, nlmsg_attrdata(h, GENL_HDRLEN), nlmsg_attrlen(h, GENL_HDRLEN), rem)
@@ -437,6 +464,225 @@ ethstd_request(struct ethstd_sock *s, const char *dev, struct ethstd_reply *r, s
 	rc = errno;
 	nm_error_set(err, rc == EOPNOTSUPP || rc == EINVAL ? NM_ERR_UNSUPPORTED : NM_ERR_FAILED,
 	             "%s: stats-get: %s", dev, strerror(rc));
+	errno = rc;
+	return -1;
+}
+
+/* ---- the groups' names: ETHTOOL_MSG_STRSET_GET ---- */
+
+const char *
+ethstd_names_get(const struct ethstd_names *names, unsigned group, uint32_t index)
+{
+	if (names == NULL || group >= ETHSTD_NGROUPS || index >= names->count[group] ||
+	    names->off[group] == NULL || names->off[group][index] == 0)
+		return NULL;
+	return names->buf + names->off[group][index] - 1;
+}
+
+void
+ethstd_names_free(struct ethstd_names *names)
+{
+	free(names->buf);
+	for (unsigned g = 0; g < ETHSTD_NGROUPS; g++)
+		free(names->off[g]);
+	memset(names, 0, sizeof(*names));
+}
+
+/* Empty names, keeping its buffer. */
+static void
+names_clear(struct ethstd_names *names)
+{
+	names->len = 0;
+	names->got = 0;
+	for (unsigned g = 0; g < ETHSTD_NGROUPS; g++) {
+		free(names->off[g]);
+		names->off[g] = NULL;
+		names->count[g] = 0;
+	}
+}
+
+/* Keep name v (of at most len bytes, NUL-terminated or not) as index of group g. */
+static void
+names_put(struct ethstd_names *names, unsigned g, uint32_t index, const char *v, size_t len)
+{
+	size_t n = strnlen(v, len);
+
+	if (index >= ETHSTD_MAX_NAMES || n == 0 || n > 63)
+		return;
+	/* It becomes the last part of a series name: letters, digits, '_' and '-' only. */
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)v[i]) && v[i] != '_' && v[i] != '-')
+			return;
+	if (index >= names->count[g]) {
+		names->off[g] = xreallocarray(names->off[g], index + 1, sizeof(uint32_t));
+		memset(names->off[g] + names->count[g], 0,
+		       (index + 1 - names->count[g]) * sizeof(uint32_t));
+		names->count[g] = index + 1;
+	}
+	if (names->len + n + 1 > names->cap) {
+		names->cap = (names->len + n + 1) * 2;
+		names->buf = xreallocarray(names->buf, names->cap, 1);
+	}
+	memcpy(names->buf + names->len, v, n);
+	names->buf[names->len + n] = '\0';
+	names->off[g][index] = (uint32_t)names->len + 1;
+	names->len += n + 1;
+}
+
+/* One ETHTOOL_A_STRINGSETS_STRINGSET nest: its id's group's names. */
+static void
+parse_stringset(const struct nlattr *nest, const uint32_t ss_id[ETHSTD_NGROUPS],
+                struct ethstd_names *names)
+{
+	const struct nlattr *a, *b, *c;
+	uint64_t id = UINT64_MAX, index;
+	unsigned g = ETHSTD_NGROUPS;
+	int rem, rem2, rem3;
+
+	nla_for_each_nested(a, nest, rem)
+	{
+		if (nla_type(a) == ETHTOOL_A_STRINGSET_ID)
+			attr_u(a, &id);
+	}
+	for (unsigned k = 0; k < ETHSTD_NGROUPS && g == ETHSTD_NGROUPS; k++)
+		if (ss_id[k] != 0 && ss_id[k] == id)
+			g = k;
+	if (g == ETHSTD_NGROUPS)
+		return;
+	names->got |= 1u << g;
+	nla_for_each_nested(a, nest, rem)
+	{
+		if (nla_type(a) != ETHTOOL_A_STRINGSET_STRINGS)
+			continue;
+		nla_for_each_nested(b, a, rem2)
+		{
+			const struct nlattr *value = NULL;
+			bool have_index = false;
+			if (nla_type(b) != ETHTOOL_A_STRINGS_STRING)
+				continue;
+			nla_for_each_nested(c, b, rem3)
+			{
+				if (nla_type(c) == ETHTOOL_A_STRING_INDEX)
+					have_index = attr_u(c, &index);
+				else if (nla_type(c) == ETHTOOL_A_STRING_VALUE)
+					value = c;
+			}
+			if (have_index && value != NULL && index < ETHSTD_MAX_NAMES)
+				names_put(names, g, (uint32_t)index, nla_data(value),
+				          (size_t)nla_len(value));
+		}
+	}
+}
+
+int
+ethstd_parse_names(const struct nlmsghdr *h, const uint32_t ss_id[ETHSTD_NGROUPS],
+                   struct ethstd_names *names)
+{
+	const struct nlattr *a, *b;
+	int rem, rem2;
+
+	if (h->nlmsg_len < NLMSG_LENGTH(GENL_HDRLEN))
+		return -1;
+	nla_for_each_attr(a, nlmsg_attrdata(h, GENL_HDRLEN), nlmsg_attrlen(h, GENL_HDRLEN), rem)
+	{
+		if (nla_type(a) != ETHTOOL_A_STRSET_STRINGSETS)
+			continue;
+		nla_for_each_nested(b, a, rem2)
+		{
+			if (nla_type(b) == ETHTOOL_A_STRINGSETS_STRINGSET)
+				parse_stringset(b, ss_id, names);
+		}
+	}
+	return 0;
+}
+
+/* Build the STRSET_GET request for dev and the string sets of ss_id into buf (room checked
+ * by the caller: 16 + 4 + 4+4+16 + 4 + 5 * 12 bytes). Returns its length. */
+static size_t
+build_names_request(struct ethstd_sock *s, const char *dev, const uint32_t ss_id[ETHSTD_NGROUPS],
+                    char *buf)
+{
+	struct nlmsghdr *h = (struct nlmsghdr *)buf;
+	struct genlmsghdr g = {.cmd = ETHTOOL_MSG_STRSET_GET, .version = 1};
+	char *p = buf + NLMSG_HDRLEN, *nest, *set;
+
+	memset(buf, 0, NLMSG_HDRLEN);
+	memcpy(p, &g, sizeof(g));
+	p += GENL_HDRLEN;
+	nest = p;
+	p = put_attr(p, NLA_F_NESTED | ETHTOOL_A_STRSET_HEADER, NULL, 0);
+	p = put_attr(p, ETHTOOL_A_HEADER_DEV_NAME, dev, strlen(dev) + 1);
+	end_nest(nest, p);
+	nest = p;
+	p = put_attr(p, NLA_F_NESTED | ETHTOOL_A_STRSET_STRINGSETS, NULL, 0);
+	for (unsigned k = 0; k < ETHSTD_NGROUPS; k++) {
+		if (ss_id[k] == 0)
+			continue;
+		set = p;
+		p = put_attr(p, NLA_F_NESTED | ETHTOOL_A_STRINGSETS_STRINGSET, NULL, 0);
+		p = put_attr(p, ETHTOOL_A_STRINGSET_ID, &ss_id[k], sizeof(ss_id[k]));
+		end_nest(set, p);
+	}
+	end_nest(nest, p);
+	h->nlmsg_len = (uint32_t)(p - buf);
+	h->nlmsg_type = (uint16_t)s->family;
+	h->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	h->nlmsg_seq = ++s->nl.seq;
+	h->nlmsg_pid = 0;
+	return h->nlmsg_len;
+}
+
+int
+ethstd_request_names(struct ethstd_sock *s, const char *dev, const uint32_t ss_id[ETHSTD_NGROUPS],
+                     struct ethstd_names *names, struct nm_error *err)
+{
+	struct sockaddr_nl kernel = {.nl_family = AF_NETLINK};
+	char req[160];
+	size_t len;
+	ssize_t n;
+	int rc = 0;
+
+	names_clear(names);
+	if (strlen(dev) >= 16) {
+		errno = EINVAL;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "%s: name too long", dev);
+	}
+	len = build_names_request(s, dev, ss_id, req);
+	s->requests++;
+	do {
+		n = sendto(s->nl.fd, req, len, 0, (struct sockaddr *)&kernel, sizeof(kernel));
+	} while (n < 0 && errno == EINTR);
+	while (n >= 0 && rc == 0) {
+		const struct nlmsghdr *h;
+		int rem;
+		n = recv(s->nl.fd, s->nl.buf, s->nl.cap, 0);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n < 0)
+			break;
+		rem = (int)n;
+		for (h = (const struct nlmsghdr *)s->nl.buf; rc == 0 && nlmsg_ok(h, rem);
+		     h = nlmsg_next((struct nlmsghdr *)h, &rem)) {
+			if (h->nlmsg_seq != s->nl.seq || h->nlmsg_pid != s->nl.port)
+				continue;
+			if (h->nlmsg_type == NLMSG_ERROR) {
+				const struct nlmsgerr *e = nlmsg_data(h);
+				rc = h->nlmsg_len < NLMSG_HDRLEN + sizeof(*e) ? -EPROTO
+				     : e->error == 0                          ? 1
+				                                              : e->error;
+			} else if (h->nlmsg_type == s->family)
+				(void)ethstd_parse_names(h, ss_id, names);
+		}
+	}
+	if (rc == 1)
+		return 0;
+	if (n >= 0)
+		errno = -rc;
+	rc = errno;
+	names_clear(names);
+	nm_error_set(err, NM_ERR_FAILED, "%s: strset-get: %s", dev, strerror(rc));
 	errno = rc;
 	return -1;
 }

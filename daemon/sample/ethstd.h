@@ -48,6 +48,21 @@ struct ethstd_reply {
 	uint32_t listed; /* a bit per group the reply has a nest for (asked and known) */
 	uint32_t given;  /* a bit per group with at least one value: what the driver implements */
 	int ifindex;     /* the reply header's, 0 when it has none */
+	uint32_t ss_id[ETHSTD_NGROUPS]; /* each group's string set (GRP_SS_ID); 0: not given */
+};
+
+/* The names of the groups' counters as the kernel gives them: ETHTOOL_MSG_STRSET_GET of the
+ * string sets a reply names (ss_id), asked once per device by the ethtool source; the
+ * built-in table (the kernel's stats_*_names as of 6.18) is the fallback for a group the
+ * kernel gave no set for. Under a fixture root: DIR/ethtool/DEV.strset, one
+ * ETHTOOL_MSG_STRSET_GET_REPLY message. */
+#define ETHSTD_MAX_NAMES 256 /* per group; a larger index is not named from the kernel */
+struct ethstd_names {
+	char *buf; /* every name, NUL-terminated, one after another */
+	size_t len, cap;
+	uint32_t *off[ETHSTD_NGROUPS]; /* [index]: the name's offset in buf + 1; 0: none */
+	uint32_t count[ETHSTD_NGROUPS];
+	uint32_t got; /* a bit per group whose string set the kernel gave */
 };
 
 /* The kept socket on the ethtool family. */
@@ -73,13 +88,30 @@ int ethstd_request(struct ethstd_sock *s, const char *dev, struct ethstd_reply *
 int ethstd_parse(const struct nlmsghdr *h, struct ethstd_reply *r);
 void ethstd_reply_free(struct ethstd_reply *r);
 
+/* Ask for the string sets ss_id names (those not 0) on device dev's behalf and parse them
+ * into names (emptied first). 0, or -1 with err and errno. */
+int ethstd_request_names(struct ethstd_sock *s, const char *dev,
+                         const uint32_t ss_id[ETHSTD_NGROUPS], struct ethstd_names *names,
+                         struct nm_error *err);
+/* Parse one ETHTOOL_MSG_STRSET_GET_REPLY (its generic netlink header after h): each string
+ * set whose id is ss_id[g] gives group g's names. Adds to names. 0, or -1 when h is not a
+ * generic netlink message. */
+int ethstd_parse_names(const struct nlmsghdr *h, const uint32_t ss_id[ETHSTD_NGROUPS],
+                       struct ethstd_names *names);
+/* Counter index of group as the kernel named it, or NULL. names may be NULL. */
+const char *ethstd_names_get(const struct ethstd_names *names, unsigned group, uint32_t index);
+void ethstd_names_free(struct ethstd_names *names);
+
 /* The group's name ("eth-mac", the kernel's stats_std_names), or NULL for an unknown one. */
 const char *ethstd_group_name(unsigned group);
 /* The last part of s's series name and its field label into name: the counter's name in its
- * string set ("FramesTransmittedOK"; "stat7" for one this table does not know), or for a
- * bucket "rx.LOW-HIGH" ("rx.65-127", "tx.1519-max" without an upper bound) with field
- * "LOW-HIGH". Sets *dir to SERIES_DIR_RX/TX/NONE (series.h) and *unit. */
-void ethstd_stat_name(const struct ethstd_stat *s, char *name, size_t size, const char **field,
-                      size_t *fieldlen, uint8_t *dir, const char **unit);
+ * string set as the kernel gave it (kn, may be NULL), else as the built-in table has it
+ * ("FramesTransmittedOK"; "stat7" for one neither knows), or for a bucket "rx.LOW-HIGH"
+ * ("rx.65-127", "tx.1519-max" without an upper bound) with field "LOW-HIGH". Sets *dir to
+ * SERIES_DIR_RX/TX/NONE (series.h: the table's; for a name only the kernel knows, Rx/Tx,
+ * Received/Transmitted or Xmit in it) and *unit. */
+void ethstd_stat_name(const struct ethstd_stat *s, const struct ethstd_names *kn, char *name,
+                      size_t size, const char **field, size_t *fieldlen, uint8_t *dir,
+                      const char **unit);
 
 #endif

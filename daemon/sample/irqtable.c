@@ -673,6 +673,42 @@ match_nvme(const char *s, const char *e, struct irq_queue *q)
 	return true;
 }
 
+/* Whether [s, e) starts with a PCI address (DDDD:BB:DD.F); its length, or 0. */
+static size_t
+pci_address_len(const char *s, const char *e)
+{
+	static const char form[] = "xxxx:xx:xx.x";
+	size_t n = sizeof(form) - 1;
+
+	if ((size_t)(e - s) < n)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (form[i] == 'x' ? !isxdigit((unsigned char)s[i]) : s[i] != form[i])
+			return 0;
+	return n;
+}
+
+/* <drv>-<pci address>:<what> (i40e's and ice's "i40e-0000:3b:00.0:misc", ice's
+ * "ice-0000:65:00.0:ctrl-TxRx-0" of its flow director control VSI): the PCI function's own
+ * vector, no queue of a network device (seen in real /proc/interrupts, tests/golden/irq-names). */
+static bool
+match_drv_pci(const char *s, const char *e, struct irq_queue *q)
+{
+	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "idpf-"};
+	size_t dl, al;
+
+	for (size_t d = 0; d < sizeof(drivers) / sizeof(drivers[0]); d++) {
+		dl = strlen(drivers[d]);
+		if ((size_t)(e - s) <= dl || memcmp(s, drivers[d], dl) != 0)
+			continue;
+		al = pci_address_len(s + dl, e);
+		if (al == 0 || s + dl + al == e || s[dl + al] != ':')
+			return false;
+		return set_device(q, s + dl, s + dl + al, IRQ_DEV_PCI);
+	}
+	return false;
+}
+
 /* [<drv>-]<dev><infix><N> for the infixes of network drivers. */
 static bool
 match_netdev(const char *s, const char *e, struct irq_queue *q)
@@ -681,9 +717,17 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 		const char *infix;
 		enum irq_queue_kind kind;
 	} infixes[] = {
-	    {"-TxRx-", IRQ_QUEUE_TXRX}, {"-Tx-Rx-", IRQ_QUEUE_TXRX}, {"-txrx-", IRQ_QUEUE_TXRX},
-	    {"-fp-", IRQ_QUEUE_TXRX},   {"-rx-", IRQ_QUEUE_RX},      {"-tx-", IRQ_QUEUE_TX},
-	    {"-Rx-", IRQ_QUEUE_RX},     {"-Tx-", IRQ_QUEUE_TX}, /* idpf: after -Tx-Rx- */
+	    {"-TxRx-", IRQ_QUEUE_TXRX},
+	    {"-Tx-Rx-", IRQ_QUEUE_TXRX},
+	    {"-txrx-", IRQ_QUEUE_TXRX},
+	    {"-rxtx-", IRQ_QUEUE_TXRX}, /* vmxnet3, thunder's nicvf */
+	    {"-fp-", IRQ_QUEUE_TXRX},
+	    {"-rx-", IRQ_QUEUE_RX},
+	    {"-tx-", IRQ_QUEUE_TX},
+	    {"-Rx-", IRQ_QUEUE_RX},
+	    {"-Tx-", IRQ_QUEUE_TX}, /* idpf: after -Tx-Rx- */
+	    /* vmxnet3's event vector: the device's, no queue (N is the vector's number) */
+	    {"-event-", IRQ_QUEUE_NONE},
 	};
 	/* Drivers that put their name before the device's (idpf-eth0-TxRx-3). */
 	static const char *const drivers[] = {"i40e-", "ice-", "iavf-", "i40evf-", "idpf-"};
@@ -705,6 +749,13 @@ match_netdev(const char *s, const char *e, struct irq_queue *q)
 		if (!set_device(q, dev, in, IRQ_DEV_NETDEV))
 			continue;
 		q->kind = infixes[i].kind;
+		/* idpf numbered its names by vector, not queue, until upstream 1500a8662d2d
+		 * (2026, and stable 6.12): idpf-eth1-Tx-5 was tx queue 3. The number says no
+		 * queue on a kernel that cannot be told apart; the kernel's NAPI links do. */
+		if (q->kind == IRQ_QUEUE_NONE || (dev - s == 5 && memcmp(s, "idpf-", 5) == 0)) {
+			q->kind = IRQ_QUEUE_NONE;
+			q->index = -1;
+		}
 		return true;
 	}
 	q->index = -1;
@@ -731,7 +782,7 @@ match_ring(const char *s, const char *e, struct irq_queue *q)
 
 /* The patterns in the order they are tried (see irqtable.h). */
 static bool (*const name_patterns[])(const char *, const char *, struct irq_queue *) = {
-    match_pci, match_virtio, match_nvme, match_netdev, match_ring,
+    match_pci, match_virtio, match_nvme, match_drv_pci, match_netdev, match_ring,
 };
 
 /* Match action names against the patterns, first name and first pattern winning. */

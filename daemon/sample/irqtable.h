@@ -144,7 +144,12 @@ void irqtable_split_fields(struct irq_info *info, char **w, const char *t, const
  *   <dev>-Tx-Rx-<N>, -txrx-    ens5-Tx-Rx-7 (ena)              NETDEV <dev>, TXRX N
  *   <dev>-fp-<N>               eth0-fp-3 (bnx2x, qede)         NETDEV <dev>, TXRX N
  *   <dev>-rx-<N>, <dev>-tx-<N> eth0-rx-3, eth0-tx-3            NETDEV <dev>, RX/TX N
- *   [<drv>-]<dev>-Rx-<N>, -Tx- idpf-eth0-Rx-1, idpf-eth0-Tx-4   NETDEV <dev>, RX/TX N
+ *   [<drv>-]<dev>-Rx-<N>, -Tx- eth0-Rx-1, iavf-eth0-Tx-4      NETDEV <dev>, RX/TX N
+ *   <dev>-rxtx-<N>             ens160-rxtx-3 (vmxnet3)         NETDEV <dev>, TXRX N
+ *   <dev>-event-<N>            ens160-event-8 (vmxnet3)        NETDEV <dev>, no queue
+ *   idpf-<dev>-TxRx-<N> ...    idpf-eth1-Tx-5                  NETDEV <dev>, no queue: N
+ *                              was the vector, not the queue, before upstream 1500a8662d2d
+ *   <drv>-<pci addr>:<what>    i40e-0000:3b:00.0:misc          PCI <addr>, no queue
  *   <dev>-<N>, dev eth* or en* eth2-5 (mlx4_en, 3.x kernels)    NETDEV <dev>, TXRX N
  * <drv> is one of the prefixes i40e, ice, iavf, i40evf, idpf. hv_netvsc has no per-queue IRQ
  * lines (its channels interrupt through the HYP line) and so no pattern. Returns whether a

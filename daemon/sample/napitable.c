@@ -100,6 +100,27 @@ napitable_free(struct napi_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
+void
+napitable_copy(struct napi_table *dst, const struct napi_table *src)
+{
+	memset(dst, 0, sizeof(*dst));
+	if (src == NULL)
+		return;
+	*dst = *src;
+	dst->v = NULL;
+	dst->q = NULL;
+	dst->cap = src->n;
+	dst->capq = src->nq;
+	if (src->n > 0) {
+		dst->v = xreallocarray(NULL, src->n, sizeof(*dst->v));
+		memcpy(dst->v, src->v, src->n * sizeof(*dst->v));
+	}
+	if (src->nq > 0) {
+		dst->q = xreallocarray(NULL, src->nq, sizeof(*dst->q));
+		memcpy(dst->q, src->q, src->nq * sizeof(*dst->q));
+	}
+}
+
 const struct napi_entry *
 napitable_find_irq(const struct napi_table *t, int irq)
 {

@@ -60,6 +60,9 @@ struct napi_entry *napitable_add_napi(struct napi_table *t);
  * the contents differ from the last filling's. */
 void napitable_end(struct napi_table *t);
 void napitable_free(struct napi_table *t);
+/* Make dst a copy of src (an empty table when src is NULL); dst's old contents are not
+ * freed. The caller frees dst (napitable_free). */
+void napitable_copy(struct napi_table *dst, const struct napi_table *src);
 
 /* The NAPI whose IRQ is irq, or NULL. t may be NULL. */
 const struct napi_entry *napitable_find_irq(const struct napi_table *t, int irq);

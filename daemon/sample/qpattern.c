@@ -11,6 +11,11 @@
  * counts unicast, multicast and broadcast apart). Terms may contain spaces and colons; they
  * are separated by a '+' with blanks around it.
  *
+ * A term that ends in "#%u" counts occurrences instead: "ucast pkts tx#%u" matches a name that
+ * is "ucast pkts tx" exactly, and the queue is how many names of the same text came before it
+ * in the driver's list (vmxnet3 names every queue's counters the same, after a "Tx Queue#: N"
+ * line, queue after queue in order).
+ *
  * In [source.queues] every `pattern = ...` line is tried before the built-in table below, in
  * the order given; `builtin-patterns = no` drops the built-ins. Examples:
  *
@@ -63,6 +68,10 @@ static const struct qpattern_driver qpattern_drivers[] = {
      "[%u]: rx_ucast_bytes + [%u]: rx_mcast_bytes + [%u]: rx_bcast_bytes",
      "[%u]: tx_ucast_packets + [%u]: tx_mcast_packets + [%u]: tx_bcast_packets",
      "[%u]: tx_ucast_bytes + [%u]: tx_mcast_bytes + [%u]: tx_bcast_bytes", NULL},
+    {"bnx2x", "broadcom/bnx2x/bnx2x_ethtool.c",
+     "[%u]: rx_ucast_packets + [%u]: rx_mcast_packets + [%u]: rx_bcast_packets", "[%u]: rx_bytes",
+     "[%u]: tx_ucast_packets + [%u]: tx_mcast_packets + [%u]: tx_bcast_packets", "[%u]: tx_bytes",
+     NULL}, /* packets as bnxt_en's; bytes one counter per direction (a real capture) */
     {"be2net", "emulex/benet/be_ethtool.c", "rxq%u: rx_pkts", "rxq%u: rx_bytes", "txq%u: tx_pkts",
      "txq%u: tx_bytes", NULL},
     {"mana", "microsoft/mana/mana_ethtool.c", "rx_%u_packets", "rx_%u_bytes", "tx_%u_packets",
@@ -79,6 +88,12 @@ static const struct qpattern_driver qpattern_drivers[] = {
     {"qede", "qlogic/qede/qede_ethtool.c", "%u: rcv_pkts", NULL,
      "%u_0: xmit_pkts + %u_1: xmit_pkts + %u_2: xmit_pkts + %u_3: xmit_pkts", NULL,
      "qede counts packets per queue, not bytes (tx per traffic class, summed)"},
+    {"vmxnet3", "drivers/net/vmxnet3/vmxnet3_ethtool.c",
+     "ucast pkts rx#%u + mcast pkts rx#%u + bcast pkts rx#%u",
+     "ucast bytes rx#%u + mcast bytes rx#%u + bcast bytes rx#%u",
+     "ucast pkts tx#%u + mcast pkts tx#%u + bcast pkts tx#%u",
+     "ucast bytes tx#%u + mcast bytes tx#%u + bcast bytes tx#%u",
+     NULL}, /* the same names per queue: by occurrence; summed as vmxnet3_get_stats64 does */
     {"tg3", "broadcom/tg3.c", NULL, NULL, NULL, NULL,
      "tg3 has no per-queue counters in ethtool -S"},
     {"veth", "drivers/net/veth.c", NULL, NULL, NULL, NULL,
@@ -308,16 +323,49 @@ qpattern_term_match(const char *term, const char *name, uint32_t *queue)
 	return true;
 }
 
-/* The first pattern (and the term in it) that name fits; false when none does. */
+/* Whether term counts occurrences (ends in "#%u"): the length of the name it stands for, or
+ * 0. */
+static size_t
+occurrence_len(const char *term)
+{
+	size_t l = strlen(term);
+
+	return l > 3 && strcmp(term + l - 3, "#%u") == 0 ? l - 3 : 0;
+}
+
+/* Name k of names (stride apart) against an occurrence term of name length ol: true when it is
+ * that name, *queue then how many earlier names are the same. */
 static bool
-match_name(const struct qpattern_table *t, const char *name, size_t *pat, uint32_t *queue)
+occurrence_match(const char *term, size_t ol, const char *names, size_t stride, size_t k,
+                 uint32_t *queue)
+{
+	const char *name = names + k * stride;
+	uint32_t n = 0;
+
+	if (strncmp(term, name, ol) != 0 || name[ol] != '\0')
+		return false;
+	for (size_t j = 0; j < k; j++)
+		if (strcmp(names + j * stride, name) == 0 && ++n > QPATTERN_MAX_QUEUE)
+			return false;
+	*queue = n;
+	return true;
+}
+
+/* The first pattern (and the term in it) that name k fits; false when none does. */
+static bool
+match_name(const struct qpattern_table *t, const char *names, size_t stride, size_t k, size_t *pat,
+           uint32_t *queue)
 {
 	for (size_t i = 0; i < t->n; i++)
-		for (unsigned j = 0; j < t->v[i].nterms; j++)
-			if (qpattern_term_match(t->v[i].terms[j], name, queue)) {
+		for (unsigned j = 0; j < t->v[i].nterms; j++) {
+			const char *term = t->v[i].terms[j];
+			size_t ol = occurrence_len(term);
+			if (ol > 0 ? occurrence_match(term, ol, names, stride, k, queue)
+			           : qpattern_term_match(term, names + k * stride, queue)) {
 				*pat = i;
 				return true;
 			}
+		}
 	return false;
 }
 
@@ -335,7 +383,7 @@ qpattern_map(const struct qpattern_table *t, const char *names, size_t stride, s
 	pats = xreallocarray(NULL, n ? n : 1, sizeof(*pats));
 	for (size_t i = 0; i < n; i++) {
 		const struct qpattern *p;
-		if (!match_name(t, names + i * stride, &pat, &queue))
+		if (!match_name(t, names, stride, i, &pat, &queue))
 			continue;
 		p = &t->v[pat];
 		if (pat < best[p->dir][p->kind])

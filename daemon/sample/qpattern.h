@@ -68,7 +68,8 @@ void qpattern_table_append(struct qpattern_table *t, const struct qpattern_table
  * 0 ok; -1 with err saying what is wrong. */
 int qpattern_table_add(struct qpattern_table *t, const char *spec, struct nm_error *err);
 
-/* Does name match term exactly, with digits where term has "%u"? Sets *queue. */
+/* Does name match term exactly, with digits where term has "%u"? Sets *queue. (An occurrence
+ * term, "NAME#%u", needs the names before it: qpattern_map alone reads those.) */
 bool qpattern_term_match(const char *term, const char *name, uint32_t *queue);
 
 /* Map a device's counter names (n names, name i at names + i * stride, NUL-terminated) to

@@ -26,7 +26,10 @@
  * a bucket without an upper bound). A device whose driver gives none of the groups is not
  * asked again until the list of devices changes. Under a fixture root the reply is the file
  * DIR/ethtool/DEV.std, the bytes of one ETHTOOL_MSG_STATS_GET_REPLY message as the kernel
- * sends it; a device without one gives no group. */
+ * sends it; a device without one gives no group. The counters' names are the kernel's: once
+ * a device gives a group, one ETHTOOL_MSG_STRSET_GET for the string sets its reply names
+ * (DIR/ethtool/DEV.strset under a fixture root); the built-in table (ethstd.c) names a
+ * group the kernel gave no set for. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +69,10 @@ struct eth_dev {
 		series_id id;
 	} * std_v;
 	size_t nstd;
+	/* the groups' counter names as the kernel gives them (STRSET_GET), asked once, when
+	 * the device first gives a group; the built-in table for a group without */
+	struct ethstd_names names;
+	bool names_asked;
 };
 
 struct eth_state {
@@ -200,6 +207,7 @@ drop_dev(struct eth_state *st, struct eth_dev *d)
 	}
 	free(d->ids);
 	free(d->std_v);
+	ethstd_names_free(&d->names);
 	free(d);
 }
 
@@ -295,7 +303,7 @@ intern_std(struct eth_state *st, struct eth_dev *d, const struct ethstd_reply *r
 			snprintf(gbuf, sizeof(gbuf), "group%u", s->group);
 			group = gbuf;
 		}
-		ethstd_stat_name(s, part, sizeof(part), &field, &flen, &l.dir, &unit);
+		ethstd_stat_name(s, &d->names, part, sizeof(part), &field, &flen, &l.dir, &unit);
 		l.device = source_atom(src, d->name, strlen(d->name));
 		l.table = source_atom(src, group, strlen(group));
 		l.field = source_atom(src, field, flen);
@@ -364,6 +372,50 @@ read_std_file(struct eth_state *st, struct eth_dev *d)
 	return ethstd_parse(h, &st->reply) == 0;
 }
 
+/* A fixture's string sets for d: DIR/ethtool/DEV.strset, one ETHTOOL_MSG_STRSET_GET_REPLY;
+ * none (the table then) when it has no such file. */
+static void
+read_names_file(struct eth_state *st, struct eth_dev *d)
+{
+	char path[64];
+	ssize_t n;
+	const struct nlmsghdr *h;
+
+	snprintf(path, sizeof(path), "ethtool/%s.strset", d->name);
+	n = source_read_file(st->src, path, &st->stdbuf, &st->stdcap);
+	if (n < (ssize_t)NLMSG_HDRLEN)
+		return;
+	h = (const struct nlmsghdr *)st->stdbuf;
+	if (h->nlmsg_len >= NLMSG_HDRLEN && h->nlmsg_len <= (size_t)n)
+		(void)ethstd_parse_names(h, st->reply.ss_id, &d->names);
+}
+
+/* The names of the string sets st->reply names, for d, once: from the kernel on the host
+ * (a refusal leaves the table's), from DEV.strset under a fixture root. */
+static void
+ask_names(struct eth_state *st, struct eth_dev *d)
+{
+	struct nm_error e;
+	uint32_t ss[ETHSTD_NGROUPS];
+	bool any = false;
+
+	if (d->names_asked)
+		return;
+	d->names_asked = true;
+	for (unsigned g = 0; g < ETHSTD_NGROUPS; g++) {
+		ss[g] = st->reply.given & (1u << g) ? st->reply.ss_id[g] : 0;
+		any |= ss[g] != 0;
+	}
+	if (!any)
+		return;
+	if (!st->src->host) {
+		read_names_file(st, d);
+		return;
+	}
+	if (ethstd_request_names(&st->std, d->name, ss, &d->names, &e) < 0)
+		log_debug("source ethtool: %s (the built-in names are used)", e.message);
+}
+
 /* Ask for d's standard groups and put what it gives; a device that gives none is left alone
  * from now on (STD_NONE), until the list of devices changes. */
 static void
@@ -400,6 +452,7 @@ sample_std(struct eth_state *st, struct eth_dev *d)
 		d->std = STD_NONE;
 	} else {
 		d->std = STD_GIVES;
+		ask_names(st, d);
 	}
 	put_std(st, d, &st->reply);
 }
@@ -578,6 +631,13 @@ eth_describe(struct source *src)
 			json_object_array_add(devs, json_object_new_string(st->devs[i]->name));
 	json_object_object_add(o, "std_refused", devs);
 	json_object_object_add(o, "std_kernel_groups", groups_json(st ? st->std_listed : 0));
+	/* Whose names each device's groups carry: the kernel's string sets, or the table. */
+	devs = json_object_new_object();
+	for (size_t i = 0; st != NULL && i < st->ndevs; i++)
+		if (st->devs[i]->std == STD_GIVES)
+			json_object_object_add(devs, st->devs[i]->name,
+			                       groups_json(st->devs[i]->names.got));
+	json_object_object_add(o, "std_kernel_names", devs);
 	return o;
 }
 

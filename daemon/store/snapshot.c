@@ -23,6 +23,7 @@ snapshot_copy_live(struct sampler *s, struct snapshot *snap)
 	n = sampler_registry(s)->n;
 	memset(snap, 0, sizeof(*snap));
 	irqtable_copy(&snap->irqs, sampler_irq_table(s, NULL));
+	napitable_copy(&snap->napis, sampler_napi_table(s));
 	snap->mono_ns = ring_live_time(r, 0);
 	for (unsigned i = 0; i < RING_MAX_SOURCES; i++) {
 		snap->src_t[i] = ring_live_time(r, i);
@@ -43,13 +44,16 @@ snapshot_free(struct snapshot *snap)
 	free(snap->acc);
 	free(snap->raw);
 	irqtable_free(&snap->irqs);
+	napitable_free(&snap->napis);
 	memset(snap, 0, sizeof(*snap));
 }
 
 size_t
 snapshot_bytes(const struct snapshot *snap)
 {
-	size_t b = snap->n * 2 * sizeof(uint64_t) + snap->irqs.n * sizeof(struct irq_info);
+	size_t b = snap->n * 2 * sizeof(uint64_t) + snap->irqs.n * sizeof(struct irq_info) +
+	           snap->napis.n * sizeof(struct napi_entry) +
+	           snap->napis.nq * sizeof(struct napi_queue);
 
 	for (size_t i = 0; i < snap->irqs.n; i++)
 		b += snap->irqs.v[i].ncpus * sizeof(series_id) + strlen(snap->irqs.v[i].name) + 32;

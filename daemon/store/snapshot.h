@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "irqtable.h"
+#include "napitable.h"
 #include "ring.h"
 #include "series.h"
 
@@ -23,6 +24,7 @@ struct snapshot {
 	uint64_t src_t[RING_MAX_SOURCES]; /* each source's newest record time (0: none) */
 	struct irq_table irqs;            /* the IRQ table then (owned; empty when it could not be
 	                                     read) */
+	struct napi_table napis;          /* the NAPI table then (owned; empty without one) */
 };
 
 /* Sample every enabled source now, then copy the live state into snap (allocates). */

@@ -6,7 +6,9 @@ exactly as queue-get and napi-get give them, read independently (netdev_nl.py, a
 netlink socket, none of netmetrics' code), with the origin of each mapping: "netlink" for
 the NAPI, and for the queue's IRQs "netlink" when napi-get names the IRQ, else "irq-name".
 The human tables show the NAPI ids and the origin, and the Prometheus endpoint's
-netmetrics_queue_napi_info the same NAPIs with their numbers as labels. Then the settings are changed through
+netmetrics_queue_napi_info the same NAPIs with their numbers as labels. A window's report
+(mark stop's reply and the stored result) lists each device's queues with the same NAPIs,
+their IRQs' affinity as /proc/irq has it. Then the settings are changed through
 the device's sysfs (napi_defer_hard_irqs 2, gro_flush_timeout 20000 ns, restored after):
 within the NAPI table's refresh (5 s) `queues` and `profile show` show the new values, again
 equal to napi-get's, so the equality is not that of zeros.
@@ -164,6 +166,39 @@ def check_settings_change(sock, dev, port):
             sysfs(dev, n, v)
 
 
+def check_report(sock, devs):
+    """A window's report (mark stop's reply, and the stored result that report NAME reads)
+    lists each device's queues with the NAPI napi-get gives, at both edges the same here."""
+    ctl(sock, "mark", "start", "napiw")
+    time.sleep(1.2)
+    stop = json.loads(ctl(sock, "--json", "mark", "stop", "napiw"))
+    stored = json.loads(ctl(sock, "--json", "report", "napiw"))
+    for where, rep in (("mark stop", stop), ("report", stored)):
+        napi = rep.get("napi") or {}
+        check("napi" not in rep.get("figures", {}), "%s: napi among the figures" % where)
+        for dev in devs:
+            view = kernel_view(dev)
+            d = napi.get(dev)
+            check(d is not None, "%s: napi has no %s: %r" % (where, dev, napi))
+            if d is None:
+                continue
+            print("%s %s: %r" % (where, dev, d), flush=True)
+            check(d.get("same_at_start") is True and "start_queues" not in d,
+                  "%s %s: the NAPIs differ between the edges: %r" % (where, dev, d))
+            check(d.get("ifindex") == socket.if_nametoindex(dev),
+                  "%s %s: ifindex %r" % (where, dev, d.get("ifindex")))
+            shown = {(q["dir"], q["queue"]): q["napi"] for q in d.get("queues", [])}
+            check(set(shown) == set(view), "%s %s: queues %s, queue-get %s"
+                  % (where, dev, sorted(shown), sorted(view)))
+            for key, want in view.items():
+                check_napi("%s %s %s-%d" % (where, dev, key[0], key[1]), shown.get(key), want)
+                if want is not None and "irq" in want and shown.get(key):
+                    with open("/proc/irq/%d/smp_affinity_list" % want["irq"]) as f:
+                        aff = f.read().strip()
+                    check(shown[key].get("affinity") == aff, "%s %s: affinity %r, %r"
+                          % (where, dev, shown[key].get("affinity"), aff))
+
+
 def main():
     if os.geteuid() != 0:
         print("SKIP: needs root (the daemon reads the host)")
@@ -239,6 +274,8 @@ def main():
             text = ctl(sock, "profile", "show", dev)
             check("NAPI" in text and "IRQ FROM" in text, "profile show: no NAPI column")
             check_prom(port, dev, view)
+        # A window's report lists the NAPIs of its edges.
+        check_report(sock, devs)
         # A setting written since shows, as napi-get gives it.
         for dev in devs:
             if kernel_view(dev).get(("rx", 0)) is not None and \

@@ -30,6 +30,9 @@
 #ifndef CORPUS_DIR
 #error CORPUS_DIR must name tests/golden/ethtool-drivers
 #endif
+#ifndef REAL_CORPUS_DIR
+#error REAL_CORPUS_DIR must name tests/golden/ethtool-real
+#endif
 
 #define MAX_FILE (1u << 20)
 
@@ -46,6 +49,24 @@ slurp(const char *path)
 	buf[n] = '\0';
 	fclose(f);
 	return buf;
+}
+
+/* Drop the lines that start with '#' (a real capture's header: its source), in place. */
+static void
+strip_comments(char *text)
+{
+	char *r = text, *w = text;
+
+	while (*r != '\0') {
+		char *nl = strchr(r, '\n');
+		size_t len = nl ? (size_t)(nl - r) + 1 : strlen(r);
+		if (*r != '#') {
+			memmove(w, r, len);
+			w += len;
+		}
+		r += len;
+	}
+	*w = '\0';
 }
 
 /* The value of counter name in an ethtool -S text, or -1. */
@@ -85,7 +106,7 @@ make_queues(struct world *w, const char *dev, int nrx, int ntx)
 
 /* One driver of the corpus. */
 static void
-check_driver(const char *drv)
+check_driver(const char *dir_path, const char *drv)
 {
 	char path[512], rel[128], name[160], dir[8], kind[16], tname[128];
 	char *capture, *expect, *line, *save = NULL;
@@ -97,9 +118,10 @@ check_driver(const char *drv)
 	unsigned q;
 	unsigned long long v;
 
-	snprintf(path, sizeof(path), "%s/%s.txt", CORPUS_DIR, drv);
+	snprintf(path, sizeof(path), "%s/%s.txt", dir_path, drv);
 	capture = slurp(path);
-	snprintf(path, sizeof(path), "%s/%s.expect", CORPUS_DIR, drv);
+	strip_comments(capture);
+	snprintf(path, sizeof(path), "%s/%s.expect", dir_path, drv);
 	expect = slurp(path);
 	harness_init(&w, &source_queues_ops, NULL);
 	harness_mkdir(&w, "ethtool");
@@ -165,18 +187,15 @@ check_driver(const char *drv)
 	harness_free(&w);
 }
 
-/* Every driver of the corpus, and at least the ones the issue names. */
-static void
-test_corpus(void **state)
+/* Every capture (NAME.txt with NAME.expect) of directory dir_path; the number checked. For
+ * each of the n names of required, whether a capture of that name was among them. */
+static size_t
+check_dir(const char *dir_path, const char *const *required, size_t n, size_t *seen)
 {
-	static const char *const required[] = {
-	    "mlx5", "mlx4", "ice",        "i40e", "ixgbe", "igb", "bnxt_en", "ena", "gve",
-	    "mana", "idpf", "virtio_net", "sfc",  "hns3",  "nfp", "qede",    "tg3", "veth"};
 	struct dirent *de;
-	DIR *d = opendir(CORPUS_DIR);
-	size_t seen = 0;
+	DIR *d = opendir(dir_path);
+	size_t checked = 0;
 
-	(void)state;
 	assert_non_null(d);
 	while ((de = readdir(d)) != NULL) {
 		size_t l = strlen(de->d_name);
@@ -185,12 +204,45 @@ test_corpus(void **state)
 			continue;
 		memcpy(drv, de->d_name, l - 4);
 		drv[l - 4] = '\0';
-		check_driver(drv);
-		for (size_t i = 0; i < sizeof(required) / sizeof(required[0]); i++)
-			seen += strcmp(required[i], drv) == 0;
+		check_driver(dir_path, drv);
+		checked++;
+		for (size_t i = 0; i < n; i++)
+			*seen += strcmp(required[i], drv) == 0;
 	}
 	closedir(d);
-	assert_int_equal(seen, sizeof(required) / sizeof(required[0]));
+	return checked;
+}
+
+/* Every driver of the constructed corpus, and at least the ones the issue names. */
+static void
+test_corpus(void **state)
+{
+	static const char *const required[] = {
+	    "mlx5", "mlx4", "ice",        "i40e", "ixgbe", "igb", "bnxt_en", "ena", "gve",
+	    "mana", "idpf", "virtio_net", "sfc",  "hns3",  "nfp", "qede",    "tg3", "veth"};
+	size_t n = sizeof(required) / sizeof(required[0]), seen = 0;
+
+	(void)state;
+	check_dir(CORPUS_DIR, required, n, &seen);
+	assert_int_equal(seen, n);
+}
+
+/* Every real capture (tests/golden/ethtool-real: public pastes, each with its source in a
+ * header comment), at least these. */
+static void
+test_real_corpus(void **state)
+{
+	static const char *const required[] = {
+	    "mlx5_core-ethq8", "mlx4_en-ethq21", "ice-ethq27",    "i40e-rocknsm246",
+	    "bnx2x-ethq6",     "be2net-nu208",   "ena-ethq15",    "ena-dd",
+	    "virtio-ethq12",   "virtio-nd17015", "virtio-dd",     "ixgbe-netmap152",
+	    "igb-openwrt",     "mana-lore0314",  "gve-lore2009",  "gve-dd",
+	    "hv_netvsc-dd",    "vmxnet3-xrdocs", "bnxt-lore0306", "idpf-lore2603"};
+	size_t n = sizeof(required) / sizeof(required[0]), seen = 0;
+
+	(void)state;
+	assert_true(check_dir(REAL_CORPUS_DIR, required, n, &seen) >= n);
+	assert_int_equal(seen, n);
 }
 
 int
@@ -198,6 +250,7 @@ main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_corpus),
+	    cmocka_unit_test(test_real_corpus),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

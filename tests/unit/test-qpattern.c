@@ -349,6 +349,49 @@ test_config(void **state)
 	qpattern_table_free(&user);
 }
 
+/* Occurrence terms (vmxnet3: the same names per queue, after a "Tx Queue#: N" line): the
+ * k-th "ucast pkts tx" is tx queue k; a name that only starts or ends like the term is not
+ * one; a configured "NAME#%u" pattern works the same. */
+static void
+test_occurrence(void **state)
+{
+	static const char *const lines[] = {"Tx Queue#",      "ucast pkts tx", "mcast pkts tx",
+	                                    "ucast pkts tx2", "Tx Queue#",     "ucast pkts tx",
+	                                    "mcast pkts tx",  "Rx Queue#",     "ucast pkts rx",
+	                                    "xucast pkts rx", "my rx"};
+	static const uint64_t values[] = {0, 10, 1, 999, 1, 20, 2, 0, 30, 999, 5};
+	struct qpattern_table t;
+	struct counters c;
+	struct sums s;
+	size_t n = sizeof(lines) / sizeof(lines[0]);
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	c.names = calloc(n, sizeof(*c.names));
+	c.values = calloc(n, sizeof(*c.values));
+	for (size_t i = 0; i < n; i++) {
+		snprintf(c.names[i], NAME_LEN, "%s", lines[i]);
+		c.values[i] = values[i];
+	}
+	c.n = n;
+	qpattern_table_init(&t);
+	qpattern_table_add_builtin(&t);
+	map(&t, &c, &s);
+	assert_int_equal(s.v[TX][PK][0], 11);
+	assert_int_equal(s.v[TX][PK][1], 22);
+	assert_int_equal(s.terms[TX][PK][1], 2);
+	assert_int_equal(s.v[RX][PK][0], 30);
+	assert_int_equal(s.nhits, 5);
+	qpattern_table_free(&t);
+	qpattern_table_init(&t);
+	assert_int_equal(qpattern_table_add(&t, "rx bytes my rx#%u", NULL), 0);
+	map(&t, &c, &s);
+	assert_int_equal(s.nhits, 1);
+	assert_int_equal(s.v[RX][BY][0], 5);
+	qpattern_table_free(&t);
+	unload(&c);
+}
+
 /* Run the tests. */
 int
 main(void)
@@ -359,7 +402,7 @@ main(void)
 	    cmocka_unit_test(test_ena),        cmocka_unit_test(test_bnxt),
 	    cmocka_unit_test(test_be2net),     cmocka_unit_test(test_virtio),
 	    cmocka_unit_test(test_term_match), cmocka_unit_test(test_no_double_count),
-	    cmocka_unit_test(test_config),
+	    cmocka_unit_test(test_config),     cmocka_unit_test(test_occurrence),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

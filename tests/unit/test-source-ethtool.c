@@ -315,6 +315,117 @@ check_describe(struct world *w, const char *key, const char *want)
 	json_object_put(o);
 }
 
+/* One string of a string set (ETHTOOL_A_STRINGS_STRING), as strset_fill_string puts it. */
+static void
+put_string(struct nl_msg *m, uint32_t index, const char *value)
+{
+	struct nlattr *n = nla_nest_start(m, ETHTOOL_A_STRINGS_STRING);
+
+	nla_put_u32(m, ETHTOOL_A_STRING_INDEX, index);
+	nla_put_string(m, ETHTOOL_A_STRING_VALUE, value);
+	nla_nest_end(m, n);
+}
+
+/* Write msg to DIR/ethtool/DEV.EXT. */
+static void
+write_msg(struct world *w, const char *dev, const char *ext, struct nl_msg *m)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/ethtool/%s.%s", w->dir, dev, ext);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(fwrite(nlmsg_hdr(m), nlmsg_hdr(m)->nlmsg_len, 1, f), 1);
+	fclose(f);
+}
+
+/* DEV.std: eth-mac (1, string set 18) with counters 0, 3, 5 and 22 (a counter newer than
+ * the built-in table), rmon (3, 20) with its counter 0. */
+static void
+write_newer_reply(struct world *w, const char *dev)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *n;
+
+	assert_non_null(
+	    genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, 0x15, 0, 0, ETHTOOL_MSG_STATS_GET_REPLY, 1));
+	n = open_group(m, 1, 18);
+	put_stat(m, 0, 5);
+	put_stat(m, 3, 6);
+	put_stat(m, 5, 7);
+	put_stat(m, 22, 9);
+	nla_nest_end(m, n);
+	n = open_group(m, 3, 20);
+	put_stat(m, 0, 1);
+	nla_nest_end(m, n);
+	write_msg(w, dev, "std", m);
+	nlmsg_free(m);
+}
+
+/* DEV.strset: the reply of ETHTOOL_MSG_STRSET_GET for string set 18 as a newer kernel would
+ * give it: the names of 0 and 3 as the table has them, 5 renamed, 22 a name the table lacks,
+ * 23 a name that cannot be part of a series name (not kept). No set 20: rmon keeps the
+ * table's names. */
+static void
+write_strset(struct world *w, const char *dev)
+{
+	struct nl_msg *m = nlmsg_alloc();
+	struct nlattr *sets, *set, *strs;
+
+	assert_non_null(
+	    genlmsg_put(m, NL_AUTO_PORT, NL_AUTO_SEQ, 0x15, 0, 0, ETHTOOL_MSG_STRSET_GET_REPLY, 1));
+	sets = nla_nest_start(m, ETHTOOL_A_STRSET_STRINGSETS);
+	set = nla_nest_start(m, ETHTOOL_A_STRINGSETS_STRINGSET);
+	nla_put_u32(m, ETHTOOL_A_STRINGSET_ID, 18);
+	nla_put_u32(m, ETHTOOL_A_STRINGSET_COUNT, 24);
+	strs = nla_nest_start(m, ETHTOOL_A_STRINGSET_STRINGS);
+	put_string(m, 0, "FramesTransmittedOK");
+	put_string(m, 3, "FramesReceivedOK");
+	put_string(m, 5, "AlignmentErrorsKernel");
+	put_string(m, 22, "RxFramesNewer");
+	put_string(m, 23, "bad.name");
+	nla_nest_end(m, strs);
+	nla_nest_end(m, set);
+	nla_nest_end(m, sets);
+	write_msg(w, dev, "strset", m);
+	nlmsg_free(m);
+}
+
+/* The groups' names from the kernel's string sets (DEV.strset) first, the table after:
+ * a counter the table does not know gets its kernel name and direction; without the file,
+ * the table's names ("stat22" for the unknown one). */
+static void
+test_std_kernel_names(void **state)
+{
+	struct world w;
+
+	(void)state;
+	harness_init(&w, &source_ethtool_ops, NULL);
+	harness_mkdir(&w, "ethtool");
+	harness_write(&w, "ethtool/kn.txt", "NIC statistics:\n     rx0_packets: 5\n");
+	harness_write(&w, "ethtool/tb.txt", "NIC statistics:\n     rx0_packets: 5\n");
+	write_newer_reply(&w, "kn");
+	write_strset(&w, "kn");
+	write_newer_reply(&w, "tb");
+	harness_start(&w);
+	harness_sample(&w);
+	assert_int_equal(harness_value(&w, "ethtool.kn.std.eth-mac.RxFramesNewer"), 9);
+	harness_labels(&w, "ethtool.kn.std.eth-mac.RxFramesNewer",
+	               "source=ethtool device=kn table=eth-mac direction=rx field=RxFramesNewer "
+	               "unit=packets");
+	assert_int_equal(harness_value(&w, "ethtool.kn.std.eth-mac.FramesReceivedOK"), 6);
+	assert_int_equal(harness_value(&w, "ethtool.kn.std.eth-mac.FramesTransmittedOK"), 5);
+	assert_int_equal(harness_value(&w, "ethtool.kn.std.eth-mac.AlignmentErrorsKernel"), 7);
+	assert_false(harness_exists(&w, "ethtool.kn.std.eth-mac.AlignmentErrors"));
+	assert_false(harness_exists(&w, "ethtool.kn.std.eth-mac.stat22"));
+	assert_int_equal(harness_value(&w, "ethtool.kn.std.rmon.etherStatsUndersizePkts"), 1);
+	assert_int_equal(harness_value(&w, "ethtool.tb.std.eth-mac.stat22"), 9);
+	assert_int_equal(harness_value(&w, "ethtool.tb.std.eth-mac.AlignmentErrors"), 7);
+	check_describe(&w, "std_kernel_names", "{\"kn\":[\"eth-mac\"],\"tb\":[]}");
+	harness_free(&w);
+}
+
 /* The standard groups from a constructed ETHTOOL_MSG_STATS_GET reply: every value as its
  * series with its group, direction and range; only changed values put again; a device
  * whose driver gives no group is not asked again until the device list changes. */
@@ -505,14 +616,69 @@ test_host_fallback(void **state)
 	ethstd_close(&s);
 }
 
+/* The kernel's string sets of the groups (ETHTOOL_MSG_STRSET_GET, asked on lo's behalf:
+ * they are the same for every device): each group's set is given, and every name the
+ * built-in table has is the kernel's at the same index (the table is the fallback, so it
+ * must agree where both have a name). A kernel without set 21 (phydev, 6.14) is asked for
+ * 17-20. */
+static void
+test_host_names(void **state)
+{
+	struct ethstd_sock s;
+	struct ethstd_names kn = {0};
+	struct nm_error err;
+	uint32_t ss[ETHSTD_NGROUPS] = {17, 18, 19, 20, 21};
+	unsigned ngroups = ETHSTD_NGROUPS, checked = 0;
+
+	(void)state;
+	if (ethstd_open(&s, &err) < 0)
+		skip();
+	if (ethstd_request_names(&s, "lo", ss, &kn, &err) < 0) {
+		assert_int_equal(errno, EINVAL);
+		ss[4] = 0;
+		ngroups = ETHSTD_NGROUPS_OLD;
+		assert_int_equal(ethstd_request_names(&s, "lo", ss, &kn, &err), 0);
+	}
+	assert_int_equal(kn.got, (1u << ngroups) - 1);
+	for (unsigned g = 0; g < ngroups; g++) {
+		assert_true(kn.count[g] > 0);
+		for (uint32_t i = 0; i < kn.count[g] + 4; i++) {
+			struct ethstd_stat st = {
+			    .group = (uint8_t)g, .kind = ETHSTD_STAT, .index = i};
+			char table[64], kernel[64];
+			const char *f, *u;
+			size_t fl;
+			uint8_t d1, d2;
+			ethstd_stat_name(&st, NULL, table, sizeof(table), &f, &fl, &d1, &u);
+			ethstd_stat_name(&st, &kn, kernel, sizeof(kernel), &f, &fl, &d2, &u);
+			if (strncmp(table, "stat", 4) == 0)
+				continue; /* the table has no name there */
+			assert_string_equal(kernel, table);
+			assert_string_equal(ethstd_names_get(&kn, g, i), table);
+			assert_int_equal(d1, d2);
+			checked++;
+		}
+	}
+	/* the table's names: 1 + 22 + 3 + 4 (+ 6 phydev) */
+	assert_int_equal(checked, ngroups == ETHSTD_NGROUPS ? 36 : 30);
+	/* A device that does not exist: ENODEV, names emptied. */
+	assert_int_equal(ethstd_request_names(&s, "nm-no-such0", ss, &kn, &err), -1);
+	assert_int_equal(errno, ENODEV);
+	assert_int_equal(kn.got, 0);
+	assert_null(ethstd_names_get(&kn, 1, 0));
+	ethstd_names_free(&kn);
+	ethstd_close(&s);
+}
+
 /* Run the tests. */
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixtures),      cmocka_unit_test(test_names_change),
-	    cmocka_unit_test(test_changed_only),  cmocka_unit_test(test_host),
-	    cmocka_unit_test(test_std_groups),    cmocka_unit_test(test_host_std),
+	    cmocka_unit_test(test_fixtures),         cmocka_unit_test(test_names_change),
+	    cmocka_unit_test(test_changed_only),     cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_std_groups),       cmocka_unit_test(test_host_std),
+	    cmocka_unit_test(test_std_kernel_names), cmocka_unit_test(test_host_names),
 	    cmocka_unit_test(test_host_fallback),
 	};
 
