@@ -321,11 +321,95 @@ def test_until_ci():
         srv.stop()
 
 
+def exec_run(d, name, path):
+    """An exec test whose figure test.rate is what the file at path says (the same argv
+    every run: only the figure and the host change)."""
+    return run_test(d, "--driver", "exec", "--name", name, "--figure",
+                    "rate=rate=([0-9.]+)", "--", "/bin/cat", path)
+
+
+def test_results_trend():
+    """results trend: eight stored runs whose figure test.rate the test controls (100, 102,
+    98, 101, 99, then 70, 71, 69), net.ipv4.tcp_wmem changed in A (the daemon's namespace)
+    between the fifth and the sixth, restored after. With a rolling baseline (last-4) and
+    with a fixed one (r1..r5) the step is found at r6, below the band, and the settings that
+    differ between r5 and r6 are that sysctl alone, named in the cause."""
+    d = Daemon()
+    path = os.path.join(d.dir, "rate")
+    old = " ".join(sh("sysctl", "-n", "net.ipv4.tcp_wmem", ns=NS_A).stdout.split())
+    lo, mid, hi = old.split()
+    new = "%s %s %d" % (lo, mid, int(hi) // 2)
+    values = [100, 102, 98, 101, 99, 70, 71, 69]
+    try:
+        for i, v in enumerate(values):
+            if i == 5:
+                sh("sysctl", "-w", "net.ipv4.tcp_wmem=" + new, ns=NS_A)
+            with open(path, "w") as f:
+                f.write("rate=%s\n" % v)
+            os.chmod(path, 0o644)
+            rep = exec_run(d, "r%d" % (i + 1), path)
+            assert rep["test"]["figures"]["rate"] == v, rep["test"]
+        sh("sysctl", "-w", "net.ipv4.tcp_wmem=" + old, ns=NS_A)
+        want_cause = "after sysctl.net.ipv4.tcp_wmem changed from %s to %s" % (old, new)
+        for base in ("last-4", "r[1-5]"):
+            tr = d.json("results", "trend", "test.rate", "--origin", "test", "--baseline", base)
+            if os.environ.get("NM_SHOW"):
+                print(json.dumps(tr, indent=1), file=sys.stderr)
+            assert [r["name"] for r in tr["results"]] == ["r%d" % i for i in range(1, 9)], tr
+            assert [r["value"] for r in tr["results"]] == values, tr["results"]
+            pos = [r["position"] for r in tr["results"]]
+            if base == "last-4":
+                assert pos[:5] == ["forming", "forming", "inside", "inside", "inside"], pos
+                assert tr["baseline"] == {"kind": "last", "n": 4}, tr["baseline"]
+                band = tr["results"][5]["band"]
+                # r2..r5: 102, 98, 101, 99: mean 100, sd sqrt(10/3).
+                assert band["n"] == 4 and band["mean"] == 100, band
+                assert abs(band["sd"] - (10 / 3) ** 0.5) < 1e-6, band
+                assert abs(band["low"] - (100 - 3 * (10 / 3) ** 0.5)) < 1e-6, band
+            else:
+                assert pos[:5] == ["baseline"] * 5, pos
+                assert pos[6:] == ["below", "below"], pos
+                band = tr["results"][5]["band"]
+                assert band["n"] == 5 and band["mean"] == 100, band
+                assert abs(band["sd"] - 2.5 ** 0.5) < 1e-6, band
+            assert pos[5] == "below", pos
+            st = tr["step"]
+            assert st["index"] == 5 and st["result"] == "r6" and st["previous"] == "r5", st
+            assert st["value"] == 70 and st["direction"] == "below", st
+            assert abs(st["change_pct"] - (-30.0)) < 1e-6, st
+            diffs = st["settings"]["differences"]
+            assert [(x["setting"], x["group"], x["a"], x["b"]) for x in diffs] == \
+                [("sysctl.net.ipv4.tcp_wmem", "sysctl", old, new)], diffs
+            assert st["settings"]["cause"] == want_cause, st["settings"]
+        out = d.ctl("results", "trend", "test.rate", "--baseline", "last-4").stdout
+        if os.environ.get("NM_SHOW"):
+            print(out, file=sys.stderr)
+        assert re.search(r"^r6 .* 70\.000 .* below *$", out, re.M), out
+        assert "first outside: r6: 70.000 below the band" in out, out
+        assert "settings that differ from r5:" in out, out
+        assert "  sysctl.net.ipv4.tcp_wmem: %s -> %s" % (old, new) in out, out
+        assert "the step came " + want_cause in out, out
+        # Nothing outside in the first five; a figure no result has; a bad last-N.
+        tr = d.json("results", "trend", "test.rate", "--baseline", "r[1-3]")
+        assert tr["step"]["result"] == "r6", tr["step"]
+        r = d.ctl("results", "trend", "test.nope", check=False)
+        assert r.returncode == 1 and "not_found" in r.stderr and "test.nope" in r.stderr, \
+            (r.returncode, r.stderr)
+        r = d.ctl("results", "trend", "test.rate", "--baseline", "last-1", check=False)
+        assert r.returncode == 2 and "last-N" in r.stderr, (r.returncode, r.stderr)
+        r = d.ctl("results", "trend", "test.rate", "--baseline", "zz*", check=False)
+        assert r.returncode == 1 and "zz*" in r.stderr, (r.returncode, r.stderr)
+    finally:
+        sh("sysctl", "-w", "net.ipv4.tcp_wmem=" + old, ns=NS_A)
+        assert d.stop() == 0
+
+
 def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
-    return nsrun.run([test_manifest_and_compare, test_until_ci], "manifest test", make_pair, remove_pair)
+    return nsrun.run([test_manifest_and_compare, test_until_ci, test_results_trend], "manifest test",
+                     make_pair, remove_pair)
 
 
 if __name__ == "__main__":
