@@ -264,10 +264,10 @@ rfs = %s
 """
 
 
-def until_suite(d, name, conns, rfs, *args):
+def until_suite(d, name, conns, rfs, *args, kind="TCP_STREAM"):
     path = os.path.join(d.dir, name + ".conf")
     with open(path, "w") as f:
-        f.write(SUITE % (name, ADDR_B, conns, rfs))
+        f.write((SUITE % (name, ADDR_B, conns, rfs)).replace("TCP_STREAM", kind))
     r = d.ctl("suite", "run", path, "--wait", *args, timeout=300, check=False)
     assert r.returncode == 0, r.stdout + r.stderr + d.logtext()
     st = d.json("suite", "status", name)
@@ -316,6 +316,41 @@ def test_until_ci():
         r = d.ctl("suite", "run", os.path.join(d.dir, "big.conf"), "--name", "x",
                   "--max-iterations", "3", check=False)
         assert r.returncode == 2 and "go with --until-ci" in r.stderr, (r.returncode, r.stderr)
+    finally:
+        assert d.stop() == 0
+        srv.stop()
+
+
+def test_until_ci_rank():
+    """suite run --until-ci on a latency, a skewed figure: one TCP_RR against eight
+    (latency_us, the time of one transaction of one process, several times longer with
+    eight on this machine's two CPUs). The interval of the mean difference lies beyond 2 %
+    from the second round, but for a latency "beyond" needs the Mann-Whitney test to agree
+    (p < 0.05), and an exact rank test of n runs against n cannot go below 2/70 = 0.0286
+    before 4 against 4 (3 against 3: 0.1): the suite is sure after 4 iterations at the
+    soonest (2 without the rank test), and each interval carries the test."""
+    need_tools()
+    srv = Servers()
+    d = Daemon()
+    try:
+        st, out = until_suite(d, "lat", "1 8", "256", "--until-ci", "2",
+                              "--max-iterations", "8", "--figure", "latency_us",
+                              kind="TCP_RR")
+        if os.environ.get("NM_SHOW"):
+            print(out, json.dumps(st["until_ci"], indent=1), file=sys.stderr)
+        u = st["until_ci"]
+        assert u["figure_judged"] == "latency_us", u
+        assert u["stopped_by"] == "ci" and u["sure"] is True, u
+        assert u["iterations"] >= 4, u
+        iv = u["intervals"][0]
+        assert iv["a"] == "conns_1_rfs_256" and iv["b"] == "conns_8_rfs_256", iv
+        assert iv["mean_b"] > 1.5 * iv["mean_a"], iv
+        assert iv["sure_by"] == "beyond", iv
+        rt = iv["rank_test"]
+        assert rt["method"] == "exact" and rt["p"] < 0.05, rt
+        if u["iterations"] == 4:
+            # Every run of B slower than every run of A: W 0 (U of A), p 2/70.
+            assert rt["w"] == 0 and abs(rt["p"] - 2 / 70) < 1e-6, rt
     finally:
         assert d.stop() == 0
         srv.stop()
@@ -408,7 +443,8 @@ def main():
     if os.geteuid() == 0 and shutil.which("ip") is None:
         print("ip (iproute2) is missing")
         return 1
-    return nsrun.run([test_manifest_and_compare, test_until_ci, test_results_trend], "manifest test",
+    return nsrun.run([test_manifest_and_compare, test_until_ci, test_until_ci_rank,
+                      test_results_trend], "manifest test",
                      make_pair, remove_pair)
 
 
