@@ -9,7 +9,7 @@
  * netlink requests per rx queue (at most MANIFEST_MAX_NAPI_QUEUES) for its NAPI; one
  * RTM_GETQDISC dump for all devices (with each qdisc's parameters); the files of
  * /proc/sys/net (at most MANIFEST_SYSCTL_FILES, ~600-1,100 here: a few ms) against this
- * boot's snapshot (STATE_DIR/sysctl-boot.json), at most MANIFEST_SYSCTL_CHANGED listed. It
+ * boot's snapshot (manifest-sysctl.c), at most MANIFEST_SYSCTL_CHANGED listed. It
  * runs on the results writer thread (window.c), never on the loop. Values are cut at
  * MANIFEST_VALUE_MAX bytes, so a manifest stays within tens of kilobytes. */
 #include <dirent.h>
@@ -28,45 +28,12 @@
 #include "error.h"
 #include "ethtool.h"
 #include "jsonutil.h"
-#include "log.h"
+#include "manifest-read.h"
 #include "manifest.h"
 #include "napinl.h"
 #include "nldump.h"
-#include "statefile.h"
 #include "tuning.h"
 #include "xmalloc.h"
-
-/* The net sysctls every manifest records, whatever their value. */
-static const char *const fixed_sysctls[] = {
-    "net.core.rmem_default",
-    "net.core.rmem_max",
-    "net.core.wmem_default",
-    "net.core.wmem_max",
-    "net.core.optmem_max",
-    "net.core.netdev_budget",
-    "net.core.netdev_budget_usecs",
-    "net.core.netdev_max_backlog",
-    "net.core.dev_weight",
-    "net.core.busy_poll",
-    "net.core.busy_read",
-    "net.core.rps_sock_flow_entries",
-    "net.core.default_qdisc",
-    "net.ipv4.tcp_rmem",
-    "net.ipv4.tcp_wmem",
-    "net.ipv4.tcp_mem",
-    "net.ipv4.tcp_congestion_control",
-    "net.ipv4.tcp_mtu_probing",
-    "net.ipv4.tcp_timestamps",
-    "net.ipv4.tcp_sack",
-    "net.ipv4.tcp_window_scaling",
-    "net.ipv4.tcp_autocorking",
-    "net.ipv4.tcp_ecn",
-    "net.ipv4.tcp_limit_output_bytes",
-    "net.ipv4.tcp_notsent_lowat",
-    "net.ipv4.tcp_no_metrics_save",
-    "net.ipv4.udp_mem",
-    "net.ipv4.ip_local_port_range",
-};
 
 /* Offloads by their short name (as `ethtool -K` takes them) and the ETH_SS_FEATURES bit
  * names that make them up (any on: on). */
@@ -111,8 +78,8 @@ tidy(char *s)
 
 /* Read ROOT/rel (rel absolute: "/proc/cmdline") into buf, tidied; -1 when it cannot be read.
  * At most size - 1 bytes: a longer file is cut. */
-static int
-read_small(const char *root, const char *rel, char *buf, size_t size)
+int
+manifest_read_small(const char *root, const char *rel, char *buf, size_t size)
 {
 	char path[4096];
 	ssize_t n;
@@ -132,12 +99,12 @@ read_small(const char *root, const char *rel, char *buf, size_t size)
 }
 
 /* settings[name] = the file's value, or null. */
-static void
-add_file(json_object *o, const char *name, const char *root, const char *rel)
+void
+manifest_add_file(json_object *o, const char *name, const char *root, const char *rel)
 {
 	char buf[MANIFEST_VALUE_MAX];
 
-	if (read_small(root, rel, buf, sizeof(buf)) == 0)
+	if (manifest_read_small(root, rel, buf, sizeof(buf)) == 0)
 		json_add_string(o, name, buf);
 	else
 		json_object_object_add(o, name, NULL);
@@ -147,24 +114,8 @@ add_file(json_object *o, const char *name, const char *root, const char *rel)
 static void
 read_kernel(json_object *o, const char *root)
 {
-	add_file(o, "kernel.release", root, "/proc/sys/kernel/osrelease");
-	add_file(o, "kernel.cmdline", root, "/proc/cmdline");
-}
-
-/* The fixed net sysctls. */
-static void
-read_sysctls(json_object *o, const char *root)
-{
-	char rel[256], name[256];
-
-	for (size_t i = 0; i < sizeof(fixed_sysctls) / sizeof(fixed_sysctls[0]); i++) {
-		snprintf(rel, sizeof(rel), "/proc/sys/%s", fixed_sysctls[i]);
-		for (char *p = rel; *p != '\0'; p++)
-			if (*p == '.')
-				*p = '/';
-		snprintf(name, sizeof(name), "sysctl.%s", fixed_sysctls[i]);
-		add_file(o, name, root, rel);
-	}
+	manifest_add_file(o, "kernel.release", root, "/proc/sys/kernel/osrelease");
+	manifest_add_file(o, "kernel.cmdline", root, "/proc/cmdline");
 }
 
 /* Per-CPU values grouped by value: "performance" when every CPU has it, else
@@ -248,7 +199,7 @@ read_cpus(json_object *o, const char *root)
 	if (cached && strcmp(cached_root, root) == 0) {
 		if (cached_model[0])
 			json_add_string(o, "cpu.model", cached_model);
-	} else if (read_small(root, "/proc/cpuinfo", info, 65536) == 0) {
+	} else if (manifest_read_small(root, "/proc/cpuinfo", info, 65536) == 0) {
 		/* tidied: "model name : Intel(R) ... stepping : 7" */
 		char *m = strstr(info, "model name : ");
 		if (m != NULL) {
@@ -264,10 +215,10 @@ read_cpus(json_object *o, const char *root)
 		cached = true;
 	}
 	free(info);
-	add_file(o, "cpu.smt", root, "/sys/devices/system/cpu/smt/active");
+	manifest_add_file(o, "cpu.smt", root, "/sys/devices/system/cpu/smt/active");
 	memset(g, 0, sizeof(g));
 	cpuset_zero(&online);
-	if (read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0) {
+	if (manifest_read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0) {
 		json_add_string(o, "cpu.online", buf);
 		if (cpuset_parse_list(&online, buf, &err) < 0)
 			cpuset_zero(&online);
@@ -277,7 +228,7 @@ read_cpus(json_object *o, const char *root)
 		for (size_t f = 0; f < 3; f++) {
 			snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/cpufreq/%s", c,
 			         files[f]);
-			if (read_small(root, rel, buf, sizeof(buf)) == 0)
+			if (manifest_read_small(root, rel, buf, sizeof(buf)) == 0)
 				groups_add(&g[f], buf, (unsigned)c);
 		}
 	json_add_string(o, "cpu.cpufreq", g[0].n + g[1].n + g[2].n > 0 ? "present" : "absent");
@@ -702,7 +653,7 @@ read_sysfs(json_object *o, const char *root, const char *dev)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(key, sizeof(key), "device.%s.%s", dev, files[i][0]);
 		snprintf(rel, sizeof(rel), "/sys/class/net/%s/%s", dev, files[i][1]);
-		add_file(o, key, root, rel);
+		manifest_add_file(o, key, root, rel);
 	}
 }
 
@@ -748,7 +699,7 @@ read_tuning(json_object *o, const char *root, char names[][IF_NAMESIZE + 1], siz
 static void
 read_host(json_object *o, const char *root)
 {
-	add_file(o, "host.tuned_profile", root, "/etc/tuned/active_profile");
+	manifest_add_file(o, "host.tuned_profile", root, "/etc/tuned/active_profile");
 }
 
 /* The affinity of a device's IRQs (its MSI vectors: device/msi_irqs, or the parent's for a
@@ -778,7 +729,7 @@ read_irq_affinity(json_object *o, const char *root, const char *dev)
 			if (nirq < MANIFEST_MAX_IRQS && nm[0] >= '0' && nm[0] <= '9' &&
 			    *end == '\0' && irq < CPUSET_MAX_CPUS) {
 				snprintf(rel, sizeof(rel), "/proc/irq/%lu/smp_affinity_list", irq);
-				if (read_small(root, rel, buf, sizeof(buf)) == 0) {
+				if (manifest_read_small(root, rel, buf, sizeof(buf)) == 0) {
 					groups_add(&g, buf, (unsigned)irq);
 					nirq++;
 				}
@@ -858,150 +809,6 @@ read_napi(json_object *o, struct napinl *nl, const char *dev, int ifindex)
 	json_add_string(o, key, out);
 }
 
-/* Should a file of /proc/sys/net be left out of the snapshot: a secret (a key), or a
- * count that moves by itself? */
-static bool
-sysctl_skipped(const char *name)
-{
-	return strstr(name, "_key") != NULL || strstr(name, "nf_conntrack_count") != NULL ||
-	       strcmp(name, "net.ipv4.route.flush") == 0 ||
-	       strcmp(name, "net.ipv6.route.flush") == 0;
-}
-
-/* Every readable file below ROOT/proc/sys/REL (a directory), NAME -> tidied value, at most
- * MANIFEST_SYSCTL_FILES files in all (*count). */
-static void
-walk_sysctls(const char *root, char *rel, size_t len, int depth, json_object *out, size_t *count)
-{
-	char path[4096], buf[MANIFEST_VALUE_MAX], name[512];
-	struct dirent **ents;
-	int k;
-
-	snprintf(path, sizeof(path), "%s/proc/sys/%s", strcmp(root, "/") == 0 ? "" : root, rel);
-	if ((k = scandir(path, &ents, NULL, alphasort)) < 0)
-		return;
-	for (int i = 0; i < k; i++) {
-		const char *e = ents[i]->d_name;
-		size_t n = strlen(e);
-		if (e[0] != '.' && len + 1 + n < 256 && *count < MANIFEST_SYSCTL_FILES) {
-			snprintf(rel + len, 256 - len, "/%s", e);
-			snprintf(path, sizeof(path), "%s/proc/sys/%s",
-			         strcmp(root, "/") == 0 ? "" : root, rel);
-			if (ents[i]->d_type == DT_DIR && depth < 8)
-				walk_sysctls(root, rel, len + 1 + n, depth + 1, out, count);
-			else if (ents[i]->d_type == DT_REG || ents[i]->d_type == DT_UNKNOWN) {
-				snprintf(name, sizeof(name), "%s", rel);
-				for (char *p = name; *p; p++)
-					if (*p == '/')
-						*p = '.';
-				snprintf(path, sizeof(path), "/proc/sys/%s", rel);
-				if (!sysctl_skipped(name) &&
-				    read_small(root, path, buf, sizeof(buf)) == 0) {
-					json_add_string(out, name, buf);
-					(*count)++;
-				}
-			}
-			rel[len] = '\0';
-		}
-		free(ents[i]);
-	}
-	free(ents);
-}
-
-/* The net sysctls below root now: {NAME: VALUE}. */
-static json_object *
-net_sysctls(const char *root)
-{
-	json_object *o = json_object_new_object();
-	char rel[256] = "net";
-	size_t count = 0;
-
-	walk_sysctls(root, rel, 3, 0, o, &count);
-	return o;
-}
-
-int
-manifest_snapshot(const char *root, const char *state_dir)
-{
-	char boot[128] = "";
-	json_object *old, *snap;
-	struct nm_error err;
-	int rc;
-
-	(void)read_small(root, "/proc/sys/kernel/random/boot_id", boot, sizeof(boot));
-	old = statefile_read_json(state_dir, MANIFEST_SNAPSHOT_FILE, &err);
-	if (old != NULL && strcmp(json_get_string(old, "boot_id", ""), boot) == 0) {
-		json_object_put(old);
-		return 0; /* this boot's snapshot is taken */
-	}
-	json_object_put(old);
-	snap = json_object_new_object();
-	json_add_string(snap, "boot_id", boot);
-	json_object_object_add(snap, "values", net_sysctls(root));
-	rc = statefile_write_json(state_dir, MANIFEST_SNAPSHOT_FILE, snap, false, &err);
-	if (rc < 0)
-		log_warnx("manifest: %s: %s", MANIFEST_SNAPSHOT_FILE, err.message);
-	json_object_put(snap);
-	return rc;
-}
-
-/* Is name one of the sysctls every manifest records? */
-static bool
-is_fixed_sysctl(const char *name)
-{
-	for (size_t i = 0; i < sizeof(fixed_sysctls) / sizeof(fixed_sysctls[0]); i++)
-		if (strcmp(fixed_sysctls[i], name) == 0)
-			return true;
-	return false;
-}
-
-/* The net sysctls whose value differs from this boot's snapshot (manifest_snapshot), not the
- * fixed ones (recorded anyway): "sysctl.NAME": "VALUE (boot OLD)", at most
- * MANIFEST_SYSCTL_CHANGED, in name order; the rest counted in host.sysctls_left_out. A name
- * the snapshot lacks (a device's conf made since) is not compared. */
-static void
-read_changed_sysctls(json_object *o, const char *root, const char *state_dir)
-{
-	json_object *snap, *values, *now;
-	struct nm_error err;
-	char key[600], v[MANIFEST_VALUE_MAX * 2 + 16];
-	size_t listed = 0, left = 0;
-
-	if (state_dir == NULL ||
-	    (snap = statefile_read_json(state_dir, MANIFEST_SNAPSHOT_FILE, &err)) == NULL)
-		return;
-	if (!json_object_object_get_ex(snap, "values", &values) ||
-	    !json_object_is_type(values, json_type_object)) {
-		json_object_put(snap);
-		return;
-	}
-	now = net_sysctls(root);
-	json_object_object_foreach(now, name, val)
-	{
-		json_object *was;
-		const char *a = json_object_get_string(val), *b;
-		if (is_fixed_sysctl(name) || !json_object_object_get_ex(values, name, &was) ||
-		    !json_object_is_type(was, json_type_string))
-			continue;
-		b = json_object_get_string(was);
-		if (strcmp(a, b) == 0)
-			continue;
-		if (listed == MANIFEST_SYSCTL_CHANGED) {
-			left++;
-			continue;
-		}
-		snprintf(key, sizeof(key), "sysctl.%s", name);
-		snprintf(v, sizeof(v), "%s (boot %s)", a, b);
-		v[MANIFEST_VALUE_MAX - 1] = '\0';
-		json_add_string(o, key, v);
-		listed++;
-	}
-	if (left > 0)
-		json_add_uint(o, "host.sysctls_left_out", left);
-	json_object_put(now);
-	json_object_put(snap);
-}
-
 json_object *
 manifest_read(const char *root, const char *state_dir)
 {
@@ -1019,8 +826,8 @@ manifest_read(const char *root, const char *state_dir)
 
 	read_kernel(o, root);
 	read_cpus(o, root);
-	read_sysctls(o, root);
-	read_changed_sysctls(o, root, state_dir);
+	manifest_sysctls_fixed(o, root);
+	manifest_sysctls_changed(o, root, state_dir);
 	read_host(o, root);
 	n = list_devices(root, names, ifindex, &more);
 	if (more > 0)
