@@ -443,6 +443,46 @@ def test_manifest_gaps():
         assert d.stop() == 0
 
 
+def test_manifest_peers():
+    """A multi-host result keeps each host's manifest: A marks windows with its peer B (B's
+    daemon reached through netmetricsctl proxy, as test_peers.py does); B's part of the
+    result has B's manifest (vB's offloads), and compare of two such results, with GRO
+    turned on on vB between them (restored after), names vB's gro under host B and nothing
+    under host A."""
+    dB = Daemon(ns=NS_B)
+    d = Daemon(extra="[peer rcv]\ncommand = ip netns exec %s %s -s %s proxy\n" % (
+        NS_B, os.environ["NETMETRICSCTL"], dB.sock))
+    try:
+        gro = sh("ethtool", "-k", "vB", ns=NS_B).stdout
+        was = "on" if "generic-receive-offload: on" in gro else "off"
+        for name, g in (("p1", was), ("p2", "off" if was == "on" else "on")):
+            offloads(NS_B, "vB", "gro", g)
+            d.ctl("mark", "start", name, "--peer", "rcv")
+            time.sleep(0.3)
+            d.ctl("mark", "stop", name)
+        offloads(NS_B, "vB", "gro", was)
+        p1 = d.json("result", "show", "p1")
+        mB = p1["hosts"]["rcv"]["manifest"]
+        assert mB["settings"]["device.vB.offload.gro"]["end"] == was, mB["settings"].get(
+            "device.vB.offload.gro")
+        assert "device.vA.driver" not in mB["settings"], sorted(mB["settings"])[:20]
+        assert p1["manifest"]["settings"]["device.vA.driver"]["end"] == "veth"
+        cmp = d.json("compare", "p1", "p2")
+        if os.environ.get("NM_SHOW"):
+            print(json.dumps({h: c.get("settings") for h, c in cmp["hosts"].items()}),
+                  file=sys.stderr)
+        hosts = cmp["hosts"]
+        rcv = [x["setting"] for x in hosts["rcv"]["settings"]["differences"]]
+        assert rcv == ["device.vB.offload.gro"], hosts["rcv"]["settings"]
+        local = [h for h in hosts if h != "rcv"]
+        assert local and all(hosts[h]["settings"]["differences"] == [] for h in local), \
+            {h: hosts[h]["settings"] for h in local}
+    finally:
+        offloads(NS_B, "vB", "gro", "off")
+        assert d.stop() == 0
+        dB.stop()
+
+
 def host_daemon():
     """netmetricsd on the host (root "/", its own socket and state), for the devices of
     the host's namespace; returns (proc, socket, dir)."""
@@ -628,7 +668,8 @@ def main():
         return 1
     return nsrun.run([test_manifest_and_compare, test_until_ci, test_until_ci_noisy,
                       test_until_ci_rank,
-                      test_manifest_gaps, test_manifest_host_napi_irqs, test_results_trend],
+                      test_manifest_gaps, test_manifest_host_napi_irqs, test_manifest_peers,
+                      test_results_trend],
                      "manifest test", make_pair, remove_pair)
 
 
