@@ -306,6 +306,18 @@ suite_until(json_object *result, FILE *fp)
 			        json_get_double(o, "ci95_low", 0),
 			        json_get_double(o, "ci95_high", 0),
 			        hp ? json_object_get_double(hp) : -1);
+		/* A latency or percentile: the rank test that a "beyond" needs too. */
+		json_object *rt = json_object_object_get(o, "rank_test");
+		if (rt != NULL)
+			fprintf(fp, "    rank test (Mann-Whitney, %s): p %.4g%s\n",
+			        json_get_string(rt, "method", "?"), json_get_double(rt, "p", 1),
+			        json_get_double(rt, "p", 1) < 0.05 ? ", a difference"
+			                                           : ", not sure");
+		if (json_get_string(o, "sure_by", NULL) != NULL)
+			fprintf(fp, "    sure: %s\n",
+			        strcmp(json_get_string(o, "sure_by", ""), "within") == 0
+			            ? "the interval is within the bound"
+			            : "all of the interval lies beyond the bound");
 	}
 }
 

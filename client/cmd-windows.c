@@ -1,5 +1,5 @@
 /* cmd-windows.c: renderers for windows and the results store: mark start, windows, window
- * delete, results, result delete, result export. */
+ * delete, results, results trend, result delete, result export. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,6 +187,102 @@ render_results(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		if (why != NULL)
 			fprintf(fp, "%s: %s\n", json_get_string(r, "name", "?"), why);
 	}
+}
+
+/* A number of the trend for people, three decimals, "-" when null or absent. */
+static void
+trend_num(json_object *o, const char *key, char *buf, size_t size)
+{
+	json_object *v;
+
+	if (o == NULL || !json_object_object_get_ex(o, key, &v) || v == NULL)
+		snprintf(buf, size, "-");
+	else
+		fmt_decimal(json_object_get_double(v), 3, buf, size);
+}
+
+/* The step of a trend: where, how far, and the settings that changed there. */
+static void
+trend_step(json_object *result, FILE *fp)
+{
+	json_object *step = NULL, *st = NULL, *d;
+	char v[64], lo[64], hi[64], pct[64];
+
+	if (!json_object_object_get_ex(result, "step", &step) || step == NULL) {
+		fprintf(fp, "no result outside the baseline's band\n");
+		return;
+	}
+	trend_num(step, "value", v, sizeof(v));
+	trend_num(step, "low", lo, sizeof(lo));
+	trend_num(step, "high", hi, sizeof(hi));
+	fmt_decimal(json_get_double(step, "change_pct", 0), 1, pct, sizeof(pct));
+	fprintf(fp, "first outside: %s: %s %s the band [%s, %s] (%s%s %% from its mean)\n",
+	        json_get_string(step, "result", "?"), v, json_get_string(step, "direction", "?"),
+	        lo, hi, json_get_double(step, "change_pct", 0) > 0 ? "+" : "", pct);
+	if (json_object_object_get_ex(step, "settings_note", NULL)) {
+		fprintf(fp, "%s\n", json_get_string(step, "settings_note", ""));
+		return;
+	}
+	if (!json_object_object_get_ex(step, "settings", &st) || st == NULL)
+		return;
+	d = ctl_array(st, "differences");
+	if (d == NULL || json_object_array_length(d) == 0) {
+		fprintf(fp, "no setting differs from %s\n", json_get_string(step, "previous", "?"));
+		return;
+	}
+	fprintf(fp, "settings that differ from %s:\n", json_get_string(step, "previous", "?"));
+	for (size_t i = 0; i < json_object_array_length(d); i++) {
+		json_object *o = json_object_array_get_idx(d, i);
+		fprintf(fp, "  %s: %s -> %s\n", json_get_string(o, "setting", "?"),
+		        json_get_string(o, "a", "(none)"), json_get_string(o, "b", "(none)"));
+	}
+	if (json_get_string(st, "cause", NULL) != NULL)
+		fprintf(fp, "the step came %s\n", json_get_string(st, "cause", ""));
+}
+
+/* results trend: each result's value and band, oldest first, then the step. */
+void
+render_results_trend(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"RESULT", "START",    ">VALUE", ">LOW",
+	                                  ">HIGH",  "POSITION", NULL};
+	json_object *arr = ctl_array(result, "results"), *b = NULL;
+	struct table t;
+
+	table_init(&t, hdr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *r = json_object_array_get_idx(arr, i), *band = NULL;
+		char v[64], lo[64], hi[64];
+		json_object_object_get_ex(r, "band", &band);
+		trend_num(r, "value", v, sizeof(v));
+		trend_num(band, "low", lo, sizeof(lo));
+		trend_num(band, "high", hi, sizeof(hi));
+		const char *row[] = {
+		    json_get_string(r, "name", ""),    json_get_string(r, "start", ""), v, lo, hi,
+		    json_get_string(r, "position", "")};
+		table_row(&t, row);
+	}
+	json_object_object_get_ex(result, "baseline", &b);
+	if (!opts->csv) {
+		if (json_get_int(b, "n", 0) > 0)
+			fprintf(
+			    fp,
+			    "%s against the last %llu results before each (k %g, at least %g %%)\n",
+			    json_get_string(result, "figure", "?"),
+			    (unsigned long long)json_get_int(b, "n", 0),
+			    json_get_double(result, "k", 0), json_get_double(result, "min_pct", 0));
+		else
+			fprintf(fp, "%s against the results %s (k %g, at least %g %%)\n",
+			        json_get_string(result, "figure", "?"),
+			        json_get_string(b, "results", "?"), json_get_double(result, "k", 0),
+			        json_get_double(result, "min_pct", 0));
+	}
+	ctl_table_out(&t, opts, fp);
+	if (opts->csv)
+		return;
+	if (json_get_bool(result, "more", false))
+		fprintf(fp, "(older results left out: the newest a reply holds)\n");
+	trend_step(result, fp);
 }
 
 /* window delete, result delete: one line. */

@@ -82,6 +82,7 @@ void render_trend(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_mark_start(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_windows(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_results(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_results_trend(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_deleted(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_result_export(json_object *result, const struct ctl_opts *opts, FILE *fp);
 /* cmd-profile.c */

@@ -37,6 +37,7 @@ static const struct ctl_command commands[] = {
     {.name = "windows", .render = render_windows},
     {.name = "window-delete", .render = render_deleted},
     {.name = "results", .render = render_results},
+    {.name = "results-trend", .render = render_results_trend},
     {.name = "result-delete", .render = render_deleted},
     {.name = "result-export", .render = render_result_export},
     {.name = "profile-show", .render = render_profile_show},

@@ -18,6 +18,7 @@
 #include "error.h"
 #include "http.h"
 #include "log.h"
+#include "manifest.h"
 #include "loop.h"
 #include "peer-window.h"
 #include "peer.h"
@@ -612,6 +613,9 @@ main(int argc, char **argv)
 	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
 		fatalx("windows: %s", err.message);
 	window_record_tuning(d.windows, d.config.root, d.config.state_dir);
+	/* The net sysctls as they are at the first start after a boot: a manifest lists those
+	 * that differ from them. */
+	(void)manifest_snapshot(d.config.root, d.config.state_dir);
 	window_set_loop(d.windows, d.base);
 	if ((d.runner = runner_init(&d, &err)) == NULL)
 		fatalx("runner: %s", err.message);

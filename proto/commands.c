@@ -397,6 +397,47 @@ const struct proto_command proto_commands[] = {
                           "('test.*,cpu.all.busy'): one column each"}},
     },
     {
+        .name = "results-trend",
+        .flags = PROTO_READONLY,
+        .summary = "a regression watch: a figure over the stored results, oldest first, "
+                   "against a baseline's noise band; the first outside it and the settings "
+                   "that changed there",
+        .usage = "FIGURE [--suite S] [--origin hand|test] [--baseline NAME|GLOB|last-N] "
+                 "[--k K] [--min-pct P]",
+        .args = {{.name = "figure",
+                  .type = PROTO_ARG_STRING,
+                  .required = true,
+                  .positional = true,
+                  .max_len = 256,
+                  .help = "a flattened figure, as results --figures names it "
+                          "(test.throughput_mbps)"},
+                 {.name = "suite",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 200,
+                  .help = "results of this suite"},
+                 {.name = "origin",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 8,
+                  .help = "hand (mark-start) or test"},
+                 {.name = "baseline",
+                  .type = PROTO_ARG_STRING,
+                  .max_len = 256,
+                  .help = "the results whose values make the band: a name or glob, or "
+                          "last-N: the N results before each one judged (default last-5)"},
+                 {.name = "k",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0.1,
+                  .max = 100,
+                  .help = "the band's half-width in the baseline's standard deviations "
+                          "(default 3)"},
+                 {.name = "min_pct",
+                  .type = PROTO_ARG_NUMBER,
+                  .min = 0,
+                  .max = 1000,
+                  .help = "the least half-width, % of the baseline's mean (default 1): a "
+                          "noise-free baseline's band"}},
+    },
+    {
         .name = "result-show",
         .flags = PROTO_READONLY,
         .summary = "a stored result, as it is on disk; --manifest: only the host's "

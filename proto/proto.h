@@ -23,6 +23,7 @@
  *      (no bump: additions)
  *      trend added (no bump: addition)
  *      profile-set, profile-save added (no bump: additions)
+ *      results-trend added (no bump: addition)
  */
 #define PROTO_VERSION 1
 

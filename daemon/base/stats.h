@@ -1,7 +1,7 @@
 /* stats.h: the statistics compare gives a set of iterations: mean, sample standard
  * deviation, a 95 % confidence interval of the mean from Student's t, and Welch's t-test
  * of two sets, its p-value from the t distribution through the regularized incomplete
- * beta function. Plain C and libm; no allocation. */
+ * beta function; the Mann-Whitney rank test for skewed figures. Plain C and libm. */
 #ifndef NM_STATS_H
 #define NM_STATS_H
 
@@ -49,5 +49,24 @@ int stats_welch(const struct stats_desc *a, const struct stats_desc *b, struct s
  * has fewer than 2 values, else 0. */
 int stats_diff_ci95(const struct stats_desc *a, const struct stats_desc *b, double *diff,
                     double *half);
+
+/* The Mann-Whitney U test (the Wilcoxon rank-sum test) of a against b, for figures whose
+ * distribution is skewed (latency percentiles), where a mean and its t interval mislead.
+ * As R's wilcox.test(a, b) computes it: W is the U of a (pairs with a_i > b_j, a tie
+ * counting one half); without ties and with both sides under STATS_RANK_EXACT_MAX values,
+ * p is exact (the distribution of U counted); else the normal approximation with the tie
+ * correction of the variance and the continuity correction. NAN values are skipped. */
+#define STATS_RANK_EXACT_MAX 50
+struct stats_rank {
+	double w; /* U of a */
+	double z; /* the normal approximation's z (NAN when exact) */
+	double p; /* two-sided; 1 when every value is the same */
+	int exact;
+};
+/* 0, or -1 when a side has no value (or memory runs out). Allocates a little (the pooled
+ * ranks; for the exact p a table of (n_a + 1) * (n_a n_b + 1) doubles), freed before it
+ * returns. */
+int stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb,
+                       struct stats_rank *r);
 
 #endif

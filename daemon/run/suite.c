@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "clientfd.h"
+#include "compare.h"
 #include "daemon.h"
 #include "error.h"
 #include "jsonutil.h"
@@ -560,6 +561,24 @@ interval_json(const char *a, const char *b, const struct stats_desc *da,
 	return o;
 }
 
+/* The rank test of a skewed figure's two points into the interval ("rank_test": {"w", "p",
+ * "method"}); true when it finds a difference (p < COMPARE_ALPHA). */
+static bool
+until_rank(json_object *iv, const double *va, size_t na, const double *vb, size_t nb)
+{
+	struct stats_rank r;
+	json_object *o;
+
+	if (stats_mann_whitney(va, na, vb, nb, &r) < 0)
+		return false;
+	o = json_object_new_object();
+	json_object_object_add(o, "w", json_double(r.w));
+	json_object_object_add(o, "p", json_double(r.p));
+	json_add_string(o, "method", r.exact ? "exact" : "normal");
+	json_object_object_add(iv, "rank_test", o);
+	return r.p < COMPARE_ALPHA;
+}
+
 /* After a round: each point's interval against the first (one point: its mean's) into the
  * record's until_ci. True when every interval is sure: its half-width within pct % of the
  * first point's mean ("within"), or the whole interval beyond +-pct % ("beyond"). */
@@ -603,14 +622,19 @@ until_check(struct suite *s, size_t rounds)
 			}
 			/* Sure: the interval is within pct % (the difference is known that
 			 * closely), or all of it lies more than pct % away from no difference
-			 * (a large change needs fewer runs to be sure of). */
+			 * (a large change needs fewer runs to be sure of). For a skewed figure
+			 * (a latency or percentile) "beyond" needs the rank test to agree too: a
+			 * mean moved by one outlying run is not a change. */
 			const char *by = NULL;
+			bool ranks_agree = true;
+			if (s->npoints > 1 && compare_skewed_figure(figure))
+				ranks_agree = until_rank(iv, v0, d0.n, vp, dp.n);
 			if (have && d0.mean != 0) {
 				double lo_pct = 100.0 * (diff - half) / fabs(d0.mean);
 				double hi_pct = 100.0 * (diff + half) / fabs(d0.mean);
 				if (100.0 * half / fabs(d0.mean) <= s->until.pct)
 					by = "within";
-				else if (s->npoints > 1 &&
+				else if (s->npoints > 1 && ranks_agree &&
 				         (lo_pct > s->until.pct || hi_pct < -s->until.pct))
 					by = "beyond";
 			}
@@ -653,8 +677,9 @@ until_round(struct suites *ss, struct suite *s)
 		json_add_string(u, "stopped_by", "ci");
 		until_drop_rest(s);
 		snprintf(why, sizeof(why),
-		         "sure after %zu iterations: the interval is within %g %%", rounds,
-		         s->until.pct);
+		         "sure after %zu iterations: each interval is within %g %% or lies beyond "
+		         "it",
+		         rounds, s->until.pct);
 		json_add_string(u, "message", why);
 		suite_end(ss, s, "finished", NULL);
 		return true;

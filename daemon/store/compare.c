@@ -344,6 +344,47 @@ add_welch(json_object *o, const struct stats_desc *sa, const struct stats_desc *
 	json_add_string(o, "significance", w.p < COMPARE_ALPHA ? "significant" : "within noise");
 }
 
+bool
+compare_skewed_figure(const char *path)
+{
+	if (strstr(path, "latency") != NULL || strstr(path, "percentile") != NULL)
+		return true;
+	/* A word pNN: starts the path or follows '.' or '_', ends it or comes before one. */
+	for (const char *p = path; (p = strchr(p, 'p')) != NULL; p++) {
+		const char *q = p + 1;
+		if (p != path && p[-1] != '.' && p[-1] != '_')
+			continue;
+		while (*q >= '0' && *q <= '9')
+			q++;
+		if (q - p >= 3 && (*q == '\0' || *q == '.' || *q == '_'))
+			return true;
+	}
+	return false;
+}
+
+/* The rank test of the two sides for a skewed figure (compare_skewed_figure): "rank_test"
+ * {"w", "p", "method"}, and its p decides "significance" instead of Welch's; with fewer
+ * than 2 values on a side nothing. */
+static void
+add_rank(json_object *o, const double *v, const struct stats_desc *sa, size_t na,
+         const struct stats_desc *sb, size_t nb)
+{
+	struct stats_rank r;
+	json_object *rt;
+	char text[32];
+
+	if (sa->n < 2 || sb->n < 2 || stats_mann_whitney(v, na, v + na, nb, &r) < 0)
+		return;
+	rt = json_object_new_object();
+	json_add_double(rt, "w", r.w);
+	snprintf(text, sizeof(text), "%.6g", r.p);
+	json_object_object_add(rt, "p", json_object_new_double_s(r.p, text));
+	json_add_string(rt, "method", r.exact ? "exact" : "normal");
+	json_object_object_add(o, "rank_test", rt);
+	json_add_string(o, "significance", r.p < COMPARE_ALPHA ? "significant" : "within noise");
+	json_add_string(o, "significance_by", "rank test");
+}
+
 /* The % change from a to b: null (NAN) when a is 0 and b is not. */
 static double
 change_pct(double a, double change)
@@ -426,6 +467,8 @@ figure_json(struct figures *fs, struct figure *f, size_t na, size_t nb)
 		json_object_object_add(o, "per_s", per_second_json(fs, f, k, na, nb));
 	}
 	add_welch(o, &sa, &sb);
+	if (compare_skewed_figure(f->path))
+		add_rank(o, f->v, &sa, na, &sb, nb);
 	return o;
 }
 

@@ -5,6 +5,7 @@
 #define NM_COMPARE_H
 
 #include <json-c/json.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define COMPARE_MAX_RESULTS  256  /* results on one side */
@@ -19,6 +20,11 @@
  * way is better ("higher", "lower", or NULL when it depends on the load). Never NULL
  * unit. */
 void compare_figure_kind(const char *path, const char **unit, const char **better);
+
+/* Is the figure at path one whose distribution over runs is skewed, a latency or a
+ * percentile ("latency" or "percentile" in its name, or a word pNN: p50, p99, p999 between
+ * '.' or '_'), so that a rank test judges it (stats_mann_whitney) rather than Welch's t? */
+bool compare_skewed_figure(const char *path);
 
 /* Flatten a result's "figures" (and its "span_s") to paths: "tcp.retrans_segs",
  * "queues.ratio.by_irq_cpu", "queues.devices.eth0.queues.7.rx_pps" (array elements are

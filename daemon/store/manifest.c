@@ -5,9 +5,13 @@
  * kernel, the CPUs (three cpufreq files per online CPU: the only part that grows with the
  * host, ~1 ms on 144 CPUs) and the sysctls; per device (at most MANIFEST_MAX_DEVICES)
  * eight ethtool ioctls, six small sysfs files and the queue files tuning.c reads (three per
- * queue); one RTM_GETQDISC dump for all devices. It runs on the results writer thread
- * (window.c), never on the loop. Values are cut at MANIFEST_VALUE_MAX bytes, so a manifest
- * stays within tens of kilobytes. */
+ * queue), the affinity file of each of its IRQs (at most MANIFEST_MAX_IRQS), three netdev
+ * netlink requests per rx queue (at most MANIFEST_MAX_NAPI_QUEUES) for its NAPI; one
+ * RTM_GETQDISC dump for all devices (with each qdisc's parameters); the files of
+ * /proc/sys/net (at most MANIFEST_SYSCTL_FILES, ~600-1,100 here: a few ms) against this
+ * boot's snapshot (manifest-sysctl.c), at most MANIFEST_SYSCTL_CHANGED listed. It
+ * runs on the results writer thread (window.c), never on the loop. Values are cut at
+ * MANIFEST_VALUE_MAX bytes, so a manifest stays within tens of kilobytes. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,42 +28,12 @@
 #include "error.h"
 #include "ethtool.h"
 #include "jsonutil.h"
+#include "manifest-read.h"
 #include "manifest.h"
+#include "napinl.h"
 #include "nldump.h"
 #include "tuning.h"
 #include "xmalloc.h"
-
-/* The net sysctls every manifest records, whatever their value. */
-static const char *const fixed_sysctls[] = {
-    "net.core.rmem_default",
-    "net.core.rmem_max",
-    "net.core.wmem_default",
-    "net.core.wmem_max",
-    "net.core.optmem_max",
-    "net.core.netdev_budget",
-    "net.core.netdev_budget_usecs",
-    "net.core.netdev_max_backlog",
-    "net.core.dev_weight",
-    "net.core.busy_poll",
-    "net.core.busy_read",
-    "net.core.rps_sock_flow_entries",
-    "net.core.default_qdisc",
-    "net.ipv4.tcp_rmem",
-    "net.ipv4.tcp_wmem",
-    "net.ipv4.tcp_mem",
-    "net.ipv4.tcp_congestion_control",
-    "net.ipv4.tcp_mtu_probing",
-    "net.ipv4.tcp_timestamps",
-    "net.ipv4.tcp_sack",
-    "net.ipv4.tcp_window_scaling",
-    "net.ipv4.tcp_autocorking",
-    "net.ipv4.tcp_ecn",
-    "net.ipv4.tcp_limit_output_bytes",
-    "net.ipv4.tcp_notsent_lowat",
-    "net.ipv4.tcp_no_metrics_save",
-    "net.ipv4.udp_mem",
-    "net.ipv4.ip_local_port_range",
-};
 
 /* Offloads by their short name (as `ethtool -K` takes them) and the ETH_SS_FEATURES bit
  * names that make them up (any on: on). */
@@ -104,8 +78,8 @@ tidy(char *s)
 
 /* Read ROOT/rel (rel absolute: "/proc/cmdline") into buf, tidied; -1 when it cannot be read.
  * At most size - 1 bytes: a longer file is cut. */
-static int
-read_small(const char *root, const char *rel, char *buf, size_t size)
+int
+manifest_read_small(const char *root, const char *rel, char *buf, size_t size)
 {
 	char path[4096];
 	ssize_t n;
@@ -125,12 +99,12 @@ read_small(const char *root, const char *rel, char *buf, size_t size)
 }
 
 /* settings[name] = the file's value, or null. */
-static void
-add_file(json_object *o, const char *name, const char *root, const char *rel)
+void
+manifest_add_file(json_object *o, const char *name, const char *root, const char *rel)
 {
 	char buf[MANIFEST_VALUE_MAX];
 
-	if (read_small(root, rel, buf, sizeof(buf)) == 0)
+	if (manifest_read_small(root, rel, buf, sizeof(buf)) == 0)
 		json_add_string(o, name, buf);
 	else
 		json_object_object_add(o, name, NULL);
@@ -140,24 +114,8 @@ add_file(json_object *o, const char *name, const char *root, const char *rel)
 static void
 read_kernel(json_object *o, const char *root)
 {
-	add_file(o, "kernel.release", root, "/proc/sys/kernel/osrelease");
-	add_file(o, "kernel.cmdline", root, "/proc/cmdline");
-}
-
-/* The fixed net sysctls. */
-static void
-read_sysctls(json_object *o, const char *root)
-{
-	char rel[256], name[256];
-
-	for (size_t i = 0; i < sizeof(fixed_sysctls) / sizeof(fixed_sysctls[0]); i++) {
-		snprintf(rel, sizeof(rel), "/proc/sys/%s", fixed_sysctls[i]);
-		for (char *p = rel; *p != '\0'; p++)
-			if (*p == '.')
-				*p = '/';
-		snprintf(name, sizeof(name), "sysctl.%s", fixed_sysctls[i]);
-		add_file(o, name, root, rel);
-	}
+	manifest_add_file(o, "kernel.release", root, "/proc/sys/kernel/osrelease");
+	manifest_add_file(o, "kernel.cmdline", root, "/proc/cmdline");
 }
 
 /* Per-CPU values grouped by value: "performance" when every CPU has it, else
@@ -241,7 +199,7 @@ read_cpus(json_object *o, const char *root)
 	if (cached && strcmp(cached_root, root) == 0) {
 		if (cached_model[0])
 			json_add_string(o, "cpu.model", cached_model);
-	} else if (read_small(root, "/proc/cpuinfo", info, 65536) == 0) {
+	} else if (manifest_read_small(root, "/proc/cpuinfo", info, 65536) == 0) {
 		/* tidied: "model name : Intel(R) ... stepping : 7" */
 		char *m = strstr(info, "model name : ");
 		if (m != NULL) {
@@ -257,10 +215,10 @@ read_cpus(json_object *o, const char *root)
 		cached = true;
 	}
 	free(info);
-	add_file(o, "cpu.smt", root, "/sys/devices/system/cpu/smt/active");
+	manifest_add_file(o, "cpu.smt", root, "/sys/devices/system/cpu/smt/active");
 	memset(g, 0, sizeof(g));
 	cpuset_zero(&online);
-	if (read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0) {
+	if (manifest_read_small(root, "/sys/devices/system/cpu/online", buf, sizeof(buf)) == 0) {
 		json_add_string(o, "cpu.online", buf);
 		if (cpuset_parse_list(&online, buf, &err) < 0)
 			cpuset_zero(&online);
@@ -270,7 +228,7 @@ read_cpus(json_object *o, const char *root)
 		for (size_t f = 0; f < 3; f++) {
 			snprintf(rel, sizeof(rel), "/sys/devices/system/cpu/cpu%d/cpufreq/%s", c,
 			         files[f]);
-			if (read_small(root, rel, buf, sizeof(buf)) == 0)
+			if (manifest_read_small(root, rel, buf, sizeof(buf)) == 0)
 				groups_add(&g[f], buf, (unsigned)c);
 		}
 	json_add_string(o, "cpu.cpufreq", g[0].n + g[1].n + g[2].n > 0 ? "present" : "absent");
@@ -333,6 +291,157 @@ struct qdiscs {
 	size_t n;
 };
 
+/* A qdisc parameter the manifest words: its netlink attribute within TCA_OPTIONS, its
+ * name as tc(8) shows it, and how its u32 reads: 'u' a number, 'p' packets ("10240p"), 't'
+ * microseconds ("5ms", "250us"), 'b' on/off, 'r' a rate in bytes/s (~0: "unlimited"), 'l'
+ * a log2 ("1024" for 10). */
+struct qopt {
+	unsigned short type;
+	const char *name;
+	char how;
+};
+
+/* The parameters of the qdiscs a benchmark host tunes; any other kind with options gets a
+ * digest of them, so that a change is still seen. */
+static const struct {
+	const char *kind;
+	struct qopt opts[10];
+} qdisc_params[] = {
+    {"fq_codel",
+     {{TCA_FQ_CODEL_LIMIT, "limit", 'p'},
+      {TCA_FQ_CODEL_FLOWS, "flows", 'u'},
+      {TCA_FQ_CODEL_TARGET, "target", 't'},
+      {TCA_FQ_CODEL_INTERVAL, "interval", 't'},
+      {TCA_FQ_CODEL_QUANTUM, "quantum", 'u'},
+      {TCA_FQ_CODEL_ECN, "ecn", 'b'},
+      {TCA_FQ_CODEL_CE_THRESHOLD, "ce_threshold", 't'},
+      {TCA_FQ_CODEL_DROP_BATCH_SIZE, "drop_batch", 'u'},
+      {TCA_FQ_CODEL_MEMORY_LIMIT, "memory_limit", 'u'}}},
+    {"fq",
+     {{TCA_FQ_PLIMIT, "limit", 'p'},
+      {TCA_FQ_FLOW_PLIMIT, "flow_limit", 'p'},
+      {TCA_FQ_BUCKETS_LOG, "buckets", 'l'},
+      {TCA_FQ_QUANTUM, "quantum", 'u'},
+      {TCA_FQ_INITIAL_QUANTUM, "initial_quantum", 'u'},
+      {TCA_FQ_FLOW_MAX_RATE, "maxrate", 'r'},
+      {TCA_FQ_RATE_ENABLE, "pacing", 'b'},
+      {TCA_FQ_CE_THRESHOLD, "ce_threshold", 't'},
+      {TCA_FQ_HORIZON, "horizon", 't'},
+      {TCA_FQ_HORIZON_DROP, "horizon_drop", 'b'}}},
+};
+
+/* One parameter's value as tc words it, into buf. */
+static void
+qopt_format(char how, uint32_t v, char *buf, size_t size)
+{
+	switch (how) {
+	case 'p':
+		snprintf(buf, size, "%up", v);
+		break;
+	case 't':
+		if (v % 1000 == 0)
+			snprintf(buf, size, "%ums", v / 1000);
+		else
+			snprintf(buf, size, "%uus", v);
+		break;
+	case 'b':
+		snprintf(buf, size, "%s", v ? "on" : "off");
+		break;
+	case 'r':
+		if (v == UINT32_MAX)
+			snprintf(buf, size, "unlimited");
+		else
+			snprintf(buf, size, "%ubit", v * 8);
+		break;
+	case 'l':
+		snprintf(buf, size, "%u", v < 32 ? 1u << v : v);
+		break;
+	default:
+		snprintf(buf, size, "%u", v);
+	}
+}
+
+static uint32_t fnv1a(const void *p, size_t n);
+
+/* The options of the qdiscs that send a struct rather than attributes, and tbf's: pfifo and
+ * bfifo ("limit 1000p", "limit 10000b"), pfifo_fast ("bands 3 priomap 1 2 2 2 ..."), tbf
+ * ("rate 1000000000bit limit 32768b", and a digest of all its options, its burst being in
+ * scheduler ticks). True when kind is one of them. */
+static bool
+qdisc_struct_options(const char *kind, const struct rtattr *opt, char *out, size_t size)
+{
+	const void *p = RTA_DATA(opt);
+	size_t n = RTA_PAYLOAD(opt), used;
+
+	if ((strcmp(kind, "pfifo") == 0 || strcmp(kind, "bfifo") == 0) &&
+	    n >= sizeof(struct tc_fifo_qopt)) {
+		snprintf(out, size, "limit %u%c", ((const struct tc_fifo_qopt *)p)->limit,
+		         kind[0] == 'p' ? 'p' : 'b');
+		return true;
+	}
+	if (strcmp(kind, "pfifo_fast") == 0 && n >= sizeof(struct tc_prio_qopt)) {
+		const struct tc_prio_qopt *q = p;
+		used = (size_t)snprintf(out, size, "bands %d priomap", q->bands);
+		for (int i = 0; i <= TC_PRIO_MAX && used < size; i++)
+			used += (size_t)snprintf(out + used, size - used, " %u", q->priomap[i]);
+		return true;
+	}
+	if (strcmp(kind, "tbf") == 0) {
+		const struct tc_tbf_qopt *q = NULL;
+		uint64_t rate64 = 0;
+		int len = (int)n;
+		for (const struct rtattr *a = p; RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+			if (a->rta_type == TCA_TBF_PARMS && RTA_PAYLOAD(a) >= sizeof(*q))
+				q = RTA_DATA(a);
+			else if (a->rta_type == TCA_TBF_RATE64 && RTA_PAYLOAD(a) >= 8)
+				memcpy(&rate64, RTA_DATA(a), 8);
+		}
+		used = 0;
+		if (q != NULL)
+			used = (size_t)snprintf(
+			    out, size, "rate %llubit limit %ub ",
+			    (unsigned long long)(rate64 ? rate64 : q->rate.rate) * 8, q->limit);
+		if (used < size)
+			snprintf(out + used, size - used, "options fnv %08x", fnv1a(p, n));
+		return true;
+	}
+	return false;
+}
+
+/* The parameters in a qdisc's TCA_OPTIONS (opt) into out: "limit 10240p flows 1024 ...",
+ * in qdisc_params' order whatever order the kernel sends them in; a kind not in
+ * qdisc_params: "options fnv 1a2b3c4d"; no options: "". */
+static void
+qdisc_options(const char *kind, const struct rtattr *opt, char *out, size_t size)
+{
+	size_t used = 0, k, nk = sizeof(qdisc_params) / sizeof(qdisc_params[0]);
+
+	out[0] = '\0';
+	if (opt == NULL || RTA_PAYLOAD(opt) == 0)
+		return;
+	if (qdisc_struct_options(kind, opt, out, size))
+		return;
+	for (k = 0; k < nk && strcmp(qdisc_params[k].kind, kind) != 0; k++)
+		;
+	if (k == nk) {
+		snprintf(out, size, "options fnv %08x", fnv1a(RTA_DATA(opt), RTA_PAYLOAD(opt)));
+		return;
+	}
+	for (size_t i = 0; i < 10 && qdisc_params[k].opts[i].name != NULL && used < size; i++) {
+		const struct qopt *q = &qdisc_params[k].opts[i];
+		int len = (int)RTA_PAYLOAD(opt);
+		for (const struct rtattr *a = RTA_DATA(opt); RTA_OK(a, len); a = RTA_NEXT(a, len)) {
+			char v[32];
+			if ((a->rta_type & NLA_TYPE_MASK) != q->type || RTA_PAYLOAD(a) < 4)
+				continue;
+			qopt_format(q->how, *(const uint32_t *)RTA_DATA(a), v, sizeof(v));
+			used += (size_t)snprintf(out + used, size - used, "%s%s %s",
+			                         used ? " " : "", q->name, v);
+			break;
+		}
+	}
+}
+
 /* One RTM_NEWQDISC of the dump: appended to its device's text (a reply seen twice, after
  * a retried dump, is appended once). */
 static void
@@ -342,16 +451,20 @@ qdisc_reply(const struct nlmsghdr *h, void *arg)
 	const struct tcmsg *t = NLMSG_DATA(h);
 	int len = (int)h->nlmsg_len - (int)NLMSG_LENGTH(sizeof(*t));
 	const char *kind = "?";
-	char item[128], parent[32];
+	const struct rtattr *opt = NULL;
+	char item[400], parent[32], params[300] = "";
 	size_t i;
 
 	if (h->nlmsg_type != RTM_NEWQDISC || len < 0)
 		return;
 	for (const struct rtattr *a =
 	         (const struct rtattr *)((const char *)t + NLMSG_ALIGN(sizeof(*t)));
-	     RTA_OK(a, len); a = RTA_NEXT(a, len))
+	     RTA_OK(a, len); a = RTA_NEXT(a, len)) {
 		if (a->rta_type == TCA_KIND)
 			kind = RTA_DATA(a);
+		else if (a->rta_type == TCA_OPTIONS)
+			opt = a;
+	}
 	for (i = 0; i < q->n && q->ifindex[i] != t->tcm_ifindex; i++)
 		;
 	if (i == q->n)
@@ -363,7 +476,9 @@ qdisc_reply(const struct nlmsghdr *h, void *arg)
 	else
 		snprintf(parent, sizeof(parent), "parent %x:%x", TC_H_MAJ(t->tcm_parent) >> 16,
 		         TC_H_MIN(t->tcm_parent));
-	snprintf(item, sizeof(item), "%.32s %x: %s", kind, TC_H_MAJ(t->tcm_handle) >> 16, parent);
+	qdisc_options(kind, opt, params, sizeof(params));
+	snprintf(item, sizeof(item), "%.32s %x: %s%s%s%s", kind, TC_H_MAJ(t->tcm_handle) >> 16,
+	         parent, params[0] ? " (" : "", params, params[0] ? ")" : "");
 	if (strstr(q->text[i], item) != NULL)
 		return;
 	if (q->count[i] == MANIFEST_MAX_QDISCS) {
@@ -538,7 +653,7 @@ read_sysfs(json_object *o, const char *root, const char *dev)
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		snprintf(key, sizeof(key), "device.%s.%s", dev, files[i][0]);
 		snprintf(rel, sizeof(rel), "/sys/class/net/%s/%s", dev, files[i][1]);
-		add_file(o, key, root, rel);
+		manifest_add_file(o, key, root, rel);
 	}
 }
 
@@ -584,7 +699,114 @@ read_tuning(json_object *o, const char *root, char names[][IF_NAMESIZE + 1], siz
 static void
 read_host(json_object *o, const char *root)
 {
-	add_file(o, "host.tuned_profile", root, "/etc/tuned/active_profile");
+	manifest_add_file(o, "host.tuned_profile", root, "/etc/tuned/active_profile");
+}
+
+/* The affinity of a device's IRQs (its MSI vectors: device/msi_irqs, or the parent's for a
+ * virtio device), grouped by value: "0-1" when all share it, else "0 (irqs 24-25); 1 (irqs
+ * 26-27)"; null when the device lists none (veth). At most MANIFEST_MAX_IRQS IRQs. */
+static void
+read_irq_affinity(json_object *o, const char *root, const char *dev)
+{
+	static const char *const dirs[] = {"device/msi_irqs", "device/../msi_irqs"};
+	char path[4096], key[128], rel[128], buf[MANIFEST_VALUE_MAX];
+	struct groups g = {0};
+	size_t nirq = 0;
+
+	snprintf(key, sizeof(key), "device.%s.irq_affinity", dev);
+	for (size_t d = 0; d < 2 && nirq == 0; d++) {
+		struct dirent **ents;
+		int k;
+		snprintf(path, sizeof(path), "%s/sys/class/net/%s/%s",
+		         strcmp(root, "/") == 0 ? "" : root, dev, dirs[d]);
+		/* In name order: the groups come out the same way each time. */
+		if ((k = scandir(path, &ents, NULL, alphasort)) < 0)
+			continue;
+		for (int i = 0; i < k; i++) {
+			char *end;
+			const char *nm = ents[i]->d_name;
+			unsigned long irq = strtoul(nm, &end, 10);
+			if (nirq < MANIFEST_MAX_IRQS && nm[0] >= '0' && nm[0] <= '9' &&
+			    *end == '\0' && irq < CPUSET_MAX_CPUS) {
+				snprintf(rel, sizeof(rel), "/proc/irq/%lu/smp_affinity_list", irq);
+				if (manifest_read_small(root, rel, buf, sizeof(buf)) == 0) {
+					groups_add(&g, buf, (unsigned)irq);
+					nirq++;
+				}
+			}
+			free(ents[i]);
+		}
+		free(ents);
+	}
+	/* groups_put words the members as CPUs: here they are IRQs. */
+	if (g.n <= 1) {
+		groups_put(&g, o, key);
+		return;
+	}
+	char out[MANIFEST_VALUE_MAX] = "", irqs[256];
+	size_t len = 0;
+	for (size_t i = 0; i < g.n; i++) {
+		cpuset_format_list(&g.cpus[i], irqs, sizeof(irqs));
+		if (len < sizeof(out))
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s (irqs %s)",
+			                        i ? "; " : "", g.value[i], irqs);
+		free(g.value[i]);
+	}
+	if (g.more && len < sizeof(out))
+		snprintf(out + len, sizeof(out) - len, "; ...");
+	json_add_string(o, key, out);
+}
+
+/* The settings of the NAPI instances polling a device's rx queues (netdev netlink queue-get
+ * and napi-get, kernel 6.13+), grouped by value: "defer-hard-irqs 0 gro-flush-timeout 0 (rx
+ * 0-3)", groups joined by "; "; null when no rx queue is linked to a NAPI (veth without
+ * GRO, a driver that links none, an older kernel). At most MANIFEST_MAX_NAPI_QUEUES rx
+ * queues (those of /sys/class/net/DEV/queues). */
+static void
+read_napi(json_object *o, struct napinl *nl, const char *dev, int ifindex)
+{
+	char path[300], key[128], v[128], out[MANIFEST_VALUE_MAX] = "", qs[256];
+	struct groups g = {0};
+	struct dirent **ents;
+	struct nm_error err;
+	unsigned nq = 0;
+	size_t len = 0;
+	int k;
+
+	snprintf(key, sizeof(key), "device.%s.napi_instances", dev);
+	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", dev);
+	if ((k = scandir(path, &ents, NULL, NULL)) >= 0) {
+		for (int i = 0; i < k; i++) {
+			nq += strncmp(ents[i]->d_name, "rx-", 3) == 0;
+			free(ents[i]);
+		}
+		free(ents);
+	}
+	for (unsigned q = 0; nl != NULL && q < nq && q < MANIFEST_MAX_NAPI_QUEUES; q++) {
+		uint32_t id;
+		uint64_t defer, gro;
+		if (napinl_rx_napi(nl, ifindex, q, &id, &err) < 0 ||
+		    napinl_get(nl, id, NAPINL_DEFER_HARD_IRQS, &defer, &err) < 0 ||
+		    napinl_get(nl, id, NAPINL_GRO_FLUSH_TIMEOUT, &gro, &err) < 0)
+			continue;
+		snprintf(v, sizeof(v), "defer-hard-irqs %llu gro-flush-timeout %llu",
+		         (unsigned long long)defer, (unsigned long long)gro);
+		groups_add(&g, v, q);
+	}
+	if (g.n == 0) {
+		json_object_object_add(o, key, NULL);
+		return;
+	}
+	for (size_t i = 0; i < g.n; i++) {
+		cpuset_format_list(&g.cpus[i], qs, sizeof(qs));
+		if (len < sizeof(out))
+			len += (size_t)snprintf(out + len, sizeof(out) - len, "%s%s (rx %s)",
+			                        i ? "; " : "", g.value[i], qs);
+		free(g.value[i]);
+	}
+	if (g.more && len < sizeof(out))
+		snprintf(out + len, sizeof(out) - len, "; ...");
+	json_add_string(o, key, out);
 }
 
 json_object *
@@ -600,11 +822,12 @@ manifest_read(const char *root, const char *state_dir)
 	size_t n, more;
 	int fd = -1;
 	char key[128];
+	struct napinl napi, *nl = NULL;
 
-	(void)state_dir;
 	read_kernel(o, root);
 	read_cpus(o, root);
-	read_sysctls(o, root);
+	manifest_sysctls_fixed(o, root);
+	manifest_sysctls_changed(o, root, state_dir);
 	read_host(o, root);
 	n = list_devices(root, names, ifindex, &more);
 	if (more > 0)
@@ -614,11 +837,16 @@ manifest_read(const char *root, const char *state_dir)
 		struct qdiscs q = {ifindex, text, count, n};
 		fd = ethtool_socket(&err);
 		read_qdiscs(&q);
+		if (napinl_open(&napi, &err) == 0)
+			nl = &napi;
 	}
 	for (size_t i = 0; i < n; i++) {
 		read_ethtool(o, fd, names[i]);
 		read_rss(o, fd, names[i]);
 		read_sysfs(o, root, names[i]);
+		read_irq_affinity(o, root, names[i]);
+		if (host)
+			read_napi(o, nl, names[i], ifindex[i]);
 		snprintf(key, sizeof(key), "device.%s.qdisc", names[i]);
 		if (text[i][0] != '\0')
 			json_add_string(o, key, text[i]);
@@ -628,6 +856,8 @@ manifest_read(const char *root, const char *state_dir)
 	free(text);
 	if (fd >= 0)
 		close(fd);
+	if (nl != NULL)
+		napinl_close(nl);
 	read_tuning(o, root, names, n);
 	return o;
 }

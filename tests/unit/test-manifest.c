@@ -404,6 +404,71 @@ test_read_fixture(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The affinity of a device's IRQs (its msi_irqs), grouped by value; a device without any
+ * (veth) null. The net sysctls that differ from this boot's snapshot: listed with the boot's
+ * value, the fixed ones not twice, one snapshot per boot. */
+static void
+test_irqs_and_snapshot(void **state)
+{
+	char root[] = "/tmp/nm-test-manifest-XXXXXX", sd[300], cmd[400];
+	json_object *o;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(sd, sizeof(sd), "%s/state", root);
+	assert_int_equal(mkdir(sd, 0755), 0);
+	put(root, "sys/class/net/eth0/mtu", "1500\n");
+	put(root, "sys/class/net/eth0/device/msi_irqs/24", "msix\n");
+	put(root, "sys/class/net/eth0/device/msi_irqs/25", "msix\n");
+	put(root, "sys/class/net/eth0/device/msi_irqs/26", "msix\n");
+	put(root, "sys/class/net/eth1/mtu", "1500\n");
+	put(root, "sys/class/net/eth1/device/msi_irqs/30", "msix\n");
+	put(root, "sys/class/net/veth0/mtu", "1500\n");
+	put(root, "proc/irq/24/smp_affinity_list", "0-1\n");
+	put(root, "proc/irq/25/smp_affinity_list", "0-1\n");
+	put(root, "proc/irq/26/smp_affinity_list", "3\n");
+	put(root, "proc/irq/30/smp_affinity_list", "2\n");
+	put(root, "proc/sys/kernel/random/boot_id", "boot-1\n");
+	put(root, "proc/sys/net/ipv4/tcp_slow_start_after_idle", "1\n");
+	put(root, "proc/sys/net/ipv4/tcp_rmem", "4096 131072 6291456\n");
+	put(root, "proc/sys/net/core/somaxconn", "4096\n");
+	put(root, "proc/sys/net/core/netdev_rss_key", "aa:bb\n");
+	assert_int_equal(manifest_snapshot(root, sd), 0);
+	put(root, "proc/sys/net/ipv4/tcp_slow_start_after_idle", "0\n");
+	put(root, "proc/sys/net/ipv4/tcp_rmem", "4096 131072 16777216\n");
+	put(root, "proc/sys/net/core/netdev_rss_key", "cc:dd\n");
+	put(root, "proc/sys/net/ipv4/conf/new0/forwarding", "1\n");
+	o = manifest_read(root, sd);
+	assert_string_equal(str(o, "device.eth0.irq_affinity"), "0-1 (irqs 24-25); 3 (irqs 26)");
+	assert_string_equal(str(o, "device.eth1.irq_affinity"), "2");
+	assert_null(str(o, "device.veth0.irq_affinity"));
+	assert_string_equal(str(o, "sysctl.net.ipv4.tcp_slow_start_after_idle"), "0 (boot 1)");
+	assert_string_equal(str(o, "sysctl.net.ipv4.tcp_rmem"), "4096 131072 16777216");
+	assert_false(json_object_object_get_ex(o, "sysctl.net.core.somaxconn", NULL));
+	assert_false(json_object_object_get_ex(o, "sysctl.net.core.netdev_rss_key", NULL));
+	assert_false(json_object_object_get_ex(o, "sysctl.net.ipv4.conf.new0.forwarding", NULL));
+	json_object_put(o);
+	/* The same boot: the snapshot stays; without a state directory nothing is listed. */
+	put(root, "proc/sys/net/core/somaxconn", "1024\n");
+	assert_int_equal(manifest_snapshot(root, sd), 0);
+	o = manifest_read(root, sd);
+	assert_string_equal(str(o, "sysctl.net.core.somaxconn"), "1024 (boot 4096)");
+	json_object_put(o);
+	o = manifest_read(root, NULL);
+	assert_false(json_object_object_get_ex(o, "sysctl.net.core.somaxconn", NULL));
+	json_object_put(o);
+	/* A new boot: a new snapshot, nothing differs. */
+	put(root, "proc/sys/kernel/random/boot_id", "boot-2\n");
+	assert_int_equal(manifest_snapshot(root, sd), 0);
+	o = manifest_read(root, sd);
+	assert_false(json_object_object_get_ex(o, "sysctl.net.core.somaxconn", NULL));
+	assert_false(
+	    json_object_object_get_ex(o, "sysctl.net.ipv4.tcp_slow_start_after_idle", NULL));
+	json_object_put(o);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int
 main(void)
 {
@@ -411,7 +476,7 @@ main(void)
 	    cmocka_unit_test(test_build),           cmocka_unit_test(test_compare_offloads),
 	    cmocka_unit_test(test_compare_one),     cmocka_unit_test(test_compare_same),
 	    cmocka_unit_test(test_compare_varying), cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_read_fixture),
+	    cmocka_unit_test(test_read_fixture),    cmocka_unit_test(test_irqs_and_snapshot),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

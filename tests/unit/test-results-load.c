@@ -3,8 +3,8 @@
  * the file has then; a result being stored is served from a deep copy that outlives its
  * pending entry; broken files ([1,2], 5, bytes that are not UTF-8) are errors, not
  * aborts; the read and the work run on the reader thread, the done half on the loop; reads
- * do not wait behind the writer's fsyncs; and result show, result export and compare answer
- * through it without a client. */
+ * do not wait behind the writer's fsyncs; and result show, result export, compare and
+ * results trend answer through it without a client. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -311,6 +311,9 @@ run(struct fixture *f, const char *name, const char *args_json, struct cmd_ctx *
 	int rc;
 
 	d.results = f->rs;
+	/* The reply budget a listing is cut to (the configuration's defaults' order). */
+	d.config.reply_max_points = 1000000;
+	d.config.reply_max_bytes = 32u << 20;
 	*ctx = (struct cmd_ctx){.d = &d};
 	*res = NULL;
 	rc = dispatch_handler_find(name)(ctx, args, res, err);
@@ -376,6 +379,31 @@ test_commands(void **state)
 	                 0);
 	assert_non_null(strstr(json_get_string(res, "csv", ""), "40"));
 	json_object_put(res);
+
+	/* The index built (inline, no event base): results trend reads its figures. */
+	assert_int_equal(results_start(f->rs, NULL, &err), 0);
+	/* results trend: x against the band of it/a_iter_* (10, 20: mean 15, sd 7.07, k 3);
+	 * it/b_iter_1's 40 is above it, and the two results have no manifest to compare. */
+	if (run(f, "results-trend", "{\"figure\":\"x\",\"baseline\":\"it/a_iter_*\"}", &ctx, &res,
+	        &err) != 0)
+		fail_msg("results-trend: %s", err.message);
+	assert_true(ctx.loaded);
+	figs = json_object_object_get(res, "step");
+	assert_non_null(figs);
+	assert_string_equal(json_get_string(figs, "result", ""), "it/b_iter_1");
+	assert_string_equal(json_get_string(figs, "direction", ""), "above");
+	assert_string_equal(json_get_string(figs, "previous", ""), "it/a_iter_2");
+	assert_non_null(strstr(json_get_string(figs, "settings_note", ""), "without a manifest"));
+	assert_int_equal(json_get_int(res, "count", 0), 3);
+	json_object_put(res);
+	/* Nothing outside (every result the baseline): step null, nothing loaded. */
+	assert_int_equal(
+	    run(f, "results-trend", "{\"figure\":\"x\",\"baseline\":\"it/*\"}", &ctx, &res, &err),
+	    0);
+	assert_true(json_object_object_get_ex(res, "step", &figs) && figs == NULL);
+	json_object_put(res);
+	assert_int_equal(run(f, "results-trend", "{\"figure\":\"nope\"}", &ctx, &res, &err), -1);
+	assert_int_equal(err.code, NM_ERR_NOT_FOUND);
 }
 
 int
