@@ -768,8 +768,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct source *src = arg;
 	struct sampler *s =
 	    (struct sampler *)((char *)(src - src->index) - offsetof(struct sampler, sources));
-	uint64_t cpu = 0, now = time_mono_ns(),
-	         due = src->last_fire_ns + src->interval_ms * 1000000;
+	uint64_t now = time_mono_ns(), due = src->last_fire_ns + src->interval_ms * 1000000;
 
 	(void)fd;
 	(void)what;
@@ -783,12 +782,22 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			         src->ops->name, (double)src->late_last_ns / 1e6);
 	}
 	src->last_fire_ns = now;
+	sampler_beat(s, src->index);
+}
+
+void
+sampler_beat(struct sampler *s, enum sampler_kind kind)
+{
+	uint64_t cpu = 0;
+
+	if (kind >= NSOURCES)
+		return;
 	/* A window may have opened or closed since: fine sampling follows (a cheap look). */
 	sampler_fine_update(s);
 	/* While fine sampling is on, its ticks make a fine source's records. */
-	if (s->fine_on && s->fine_set[src->index])
+	if (s->fine_on && s->fine_set[kind])
 		return;
-	sample_and_record(s, src->index, &cpu, true);
+	sample_and_record(s, kind, &cpu, true);
 }
 
 uint64_t

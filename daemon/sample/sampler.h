@@ -144,6 +144,10 @@ void sampler_set_fine_wanted(struct sampler *s, bool (*wanted)(void *arg), void 
 /* Turn fine sampling on or off as the configuration and wanted say, now (a window has opened
  * or closed). Returns whether it is on. */
 bool sampler_fine_update(struct sampler *s);
+/* What the timer of the source of kind does at each of its intervals (tests drive it with a
+ * driven clock): sample it and make its record, unless fine sampling is on and it is a fine
+ * source (the fine ticks make its records then). */
+void sampler_beat(struct sampler *s, enum sampler_kind kind);
 /* What the fine timer does at each fine interval (tests drive it with a driven clock): one
  * sample of each fine source, and its normal-cadence record when due. Nothing when off. */
 void sampler_fine_tick(struct sampler *s);

@@ -664,6 +664,183 @@ test_sources_say(void **state)
 	assert_int_equal(n, SAMPLER_NSOURCES);
 }
 
+/* proc/net/dev with eth0 at rx packets p (its bytes 100 p) and proc/net/softnet_stat with two
+ * CPUs that processed p and 2 p. */
+static void
+write_fine_files(const char *root, uint64_t p)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+	         "Inter-|   Receive                                                |  Transmit\n"
+	         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    "
+	         "packets errs drop fifo colls carrier compressed\n"
+	         "  eth0: %llu %llu 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+	         (unsigned long long)(100 * p), (unsigned long long)p);
+	write_file(root, "proc/net/dev", buf);
+	snprintf(buf, sizeof(buf),
+	         "%08llx 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	         "00000000 00000000 00000000 00000000 00000000\n"
+	         "%08llx 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	         "00000000 00000000 00000000 00000000 00000001\n",
+	         (unsigned long long)(p & 0xffffffffu), (unsigned long long)(2 * p & 0xffffffffu));
+	write_file(root, "proc/net/softnet_stat", buf);
+}
+
+/* The acc of series name at the main ring's state at t. */
+static uint64_t
+ring_value_at(struct world *w, const char *name, uint64_t t)
+{
+	struct ring_cursor *c = ring_cursor_new(sampler_ring(w->s));
+	series_id id = series_find(sampler_registry(w->s), name);
+	uint64_t v;
+
+	assert_int_not_equal(id, SERIES_NONE);
+	assert_int_equal(ring_cursor_seek(c, t), 0);
+	v = ring_cursor_value(c, id);
+	ring_cursor_free(c);
+	return v;
+}
+
+/* An hour of fine sampling at 10 ms on a driven clock (link and softnet fine, softirqs at
+ * 1 s): the main ring and the fine ring together stay within ring_memory, the fine ring
+ * keeps fine_keep; the fine sources still have one record a second in the main ring, each
+ * within a fine interval of its beat, and the 1 s source one at each beat; the main ring's
+ * sums are the files' counts; a 10 ms burst shows in the peak series of its second at its
+ * rate long after the fine ring has let it go; ticks late by 13 ms show as lateness and are
+ * no burst. */
+static void
+test_fine_hour(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",    "snmp",  "queues",
+	                                     "ethtool",    "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct ring_stats mst, fst;
+	struct nm_error err;
+	const uint64_t t0 = 10 * SEC, ms = 1000000ull, steps = 360000;
+	uint64_t p = 1000, times[4000];
+	char path[128];
+	size_t n;
+	json_object *st, *srcs;
+
+	(void)state;
+	new_root(w);
+	snprintf(path, sizeof(path), "%s/proc/net", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "      NET_RX:        100        200\n");
+	write_fine_files(w->root, p);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 4u << 20;
+	w->cfg.fine_when = CONFIG_FINE_ALWAYS;
+	w->cfg.fine_keep_ms = 10000;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	assert_non_null(sampler_fine_ring(w->s));
+	assert_true(sampler_fine_source(w->s, SAMPLER_LINK));
+	assert_true(sampler_fine_source(w->s, SAMPLER_SOFTNET));
+	assert_false(sampler_fine_source(w->s, SAMPLER_SOFTIRQS));
+	w->now = t0;
+	sampler_sample_all(w->s);
+	for (uint64_t k = 1; k <= steps; k++) {
+		/* Every tenth tick 13 ms late (it moves nothing: no burst); the files move by
+		 * 500 packets every 500 ms, and by 50,000 more once, in the second from 1800 s. */
+		w->now = t0 + k * 10 * ms + (k % 10 == 5 ? 13 * ms : 0);
+		if (k % 50 == 0) {
+			p += 500 + (k == 180050 ? 50000 : 0);
+			write_fine_files(w->root, p);
+		}
+		sampler_fine_tick(w->s);
+		if (k % 100 == 0) {
+			sampler_beat(w->s, SAMPLER_SOFTIRQS);
+			sampler_beat(w->s, SAMPLER_LINK); /* fine: the ticks record it */
+			sampler_beat(w->s, SAMPLER_SOFTNET);
+		}
+	}
+	/* Bytes: the two rings share ring_memory and hold no more. */
+	ring_get_stats(sampler_ring(w->s), &mst);
+	ring_get_stats(sampler_fine_ring(w->s), &fst);
+	assert_int_equal(mst.capacity + fst.capacity, w->cfg.ring_memory);
+	assert_true(mst.used <= mst.capacity);
+	assert_true(fst.used <= fst.capacity);
+	assert_true(fst.evicted_segments > 0);
+	/* The fine ring holds fine_keep, give or take a segment (a quarter of it). */
+	assert_true(fst.oldest_ns >= w->now - 10 * SEC - 3 * SEC);
+	assert_true(fst.oldest_ns <= w->now - 10 * SEC + 3 * SEC);
+	/* The main ring kept the whole hour: one record of each source a second. */
+	assert_true(mst.oldest_ns <= t0);
+	n = ring_src_times(sampler_ring(w->s), SAMPLER_SOFTIRQS, w->now, times, 4000);
+	assert_int_equal(n, 3601);
+	for (size_t i = 0; i + 1 < n; i++)
+		assert_int_equal(times[i] - times[i + 1], SEC);
+	n = ring_src_times(sampler_ring(w->s), SAMPLER_LINK, w->now, times, 4000);
+	assert_int_equal(n, 3601);
+	for (size_t i = 0; i + 1 < n; i++) {
+		assert_true(times[i] - times[i + 1] >= SEC - 10 * ms);
+		assert_true(times[i] - times[i + 1] <= SEC + 10 * ms);
+		assert_int_equal((times[i] - t0) % SEC, 0); /* each at its beat */
+	}
+	/* The main ring's sums are the files' counts. */
+	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets", w->now) -
+	                     ring_value_at(w, "link.eth0.rx_packets", t0),
+	                 7200 * 500 + 50000);
+	assert_int_equal(ring_value_at(w, "softnet.cpu1.processed", w->now) -
+	                     ring_value_at(w, "softnet.cpu1.processed", t0),
+	                 2 * (7200 * 500 + 50000));
+	/* Peaks: 500 packets in a 10 ms interval is 50,000/s (the mean is 1,000/s); the burst's
+	 * second 5,050,000/s; an hour on, from the main ring alone. */
+	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets.peak_rate", t0 + 1800 * SEC),
+	                 50000);
+	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets.peak_rate", t0 + 1801 * SEC),
+	                 5050000);
+	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets.peak_rate", t0 + 1802 * SEC),
+	                 50000);
+	assert_int_equal(ring_value_at(w, "link.eth0.rx_bytes.peak_rate", t0 + 1801 * SEC),
+	                 505000000);
+	assert_int_equal(ring_value_at(w, "softnet.cpu1.processed.peak_rate", t0 + 1801 * SEC),
+	                 10100000);
+	assert_int_equal(
+	    sampler_peak_of(w->s, series_find(sampler_registry(w->s), "link.eth0.rx_packets")),
+	    series_find(sampler_registry(w->s), "link.eth0.rx_packets.peak_rate"));
+	assert_true(sampler_registry(w->s)
+	                ->v[series_find(sampler_registry(w->s), "link.eth0.rx_packets.peak_rate")]
+	                .peak);
+	/* status: the late ticks, 13 ms late, are the largest lateness; most ticks were on time.
+	 */
+	st = sampler_status_json(w->s);
+	assert_true(json_object_object_get_ex(st, "sources", &srcs));
+	for (size_t i = 0; i < json_object_array_length(srcs); i++) {
+		json_object *so = json_object_array_get_idx(srcs, i), *f;
+		const char *name = json_object_get_string(json_object_object_get(so, "name"));
+
+		if (strcmp(name, "link") != 0 && strcmp(name, "softnet") != 0) {
+			assert_false(json_object_object_get_ex(so, "fine", &f));
+			continue;
+		}
+		assert_true(json_object_object_get_ex(so, "fine", &f));
+		assert_true(json_object_get_boolean(json_object_object_get(f, "on")));
+		assert_int_equal(json_object_get_int64(json_object_object_get(f, "samples")),
+		                 steps);
+		assert_true(json_object_get_double(json_object_object_get(f, "late_max_ms")) >
+		            12.99);
+		assert_true(json_object_get_double(json_object_object_get(f, "late_max_ms")) <
+		            13.01);
+		assert_true(json_object_get_double(json_object_object_get(f, "late_median_ms")) <
+		            0.01);
+		assert_int_equal(json_object_get_int64(json_object_object_get(f, "late_samples")),
+		                 steps / 10);
+	}
+	json_object_put(st);
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+}
+
 int
 main(void)
 {
@@ -678,6 +855,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_wraps_across_restart, setup, teardown),
 	    cmocka_unit_test(test_intr_totals),
 	    cmocka_unit_test(test_sources_say),
+	    cmocka_unit_test(test_fine_hour),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
