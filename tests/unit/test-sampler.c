@@ -20,6 +20,46 @@
 
 #define SEC 1000000000ull
 
+/* Counting wrappers around glibc's allocator, for the check that fine sampling allocates
+ * nothing once warm; not under ASan, whose own allocator must stay in place. */
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNT_ALLOCS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COUNT_ALLOCS 0
+#endif
+#endif
+#ifndef COUNT_ALLOCS
+#define COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static unsigned long nallocs;
+
+void *
+malloc(size_t n)
+{
+	nallocs++;
+	return __libc_malloc(n);
+}
+
+void *
+calloc(size_t a, size_t b)
+{
+	nallocs++;
+	return __libc_calloc(a, b);
+}
+
+void *
+realloc(void *p, size_t n)
+{
+	nallocs++;
+	return __libc_realloc(p, n);
+}
+#else
+static unsigned long nallocs;
+#endif
+
 struct world {
 	char root[64];
 	struct config cfg;
@@ -719,6 +759,7 @@ test_fine_hour(void **state)
 	struct nm_error err;
 	const uint64_t t0 = 10 * SEC, ms = 1000000ull, steps = 360000;
 	uint64_t p = 1000, times[4000];
+	unsigned long n0, warm_allocs = 0;
 	char path[128];
 	size_t n;
 	json_object *st, *srcs;
@@ -756,12 +797,19 @@ test_fine_hour(void **state)
 			p += 500 + (k == 180050 ? 50000 : 0);
 			write_fine_files(w->root, p);
 		}
+		n0 = nallocs;
 		sampler_fine_tick(w->s);
 		if (k % 100 == 0) {
 			sampler_beat(w->s, SAMPLER_SOFTIRQS);
 			sampler_beat(w->s, SAMPLER_LINK); /* fine: the ticks record it */
 			sampler_beat(w->s, SAMPLER_SOFTNET);
 		}
+		if (k > 6000) /* warm after a minute: sampling allocates nothing */
+			warm_allocs += nallocs - n0;
+	}
+	if (COUNT_ALLOCS) {
+		assert_true(nallocs > 0); /* the wrappers count: sampler_new allocated */
+		assert_int_equal(warm_allocs, 0);
 	}
 	/* Bytes: the two rings share ring_memory and hold no more. */
 	ring_get_stats(sampler_ring(w->s), &mst);
