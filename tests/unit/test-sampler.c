@@ -859,6 +859,24 @@ test_fine_hour(void **state)
 	assert_true(sampler_registry(w->s)
 	                ->v[series_find(sampler_registry(w->s), "link.eth0.rx_packets.peak_rate")]
 	                .peak);
+	/* Not exported on /metrics (the softnet source's gauge rule would take it), kept by
+	 * results as its counter is. */
+	{
+		const struct series_registry *reg = sampler_registry(w->s);
+		series_id c = series_find(reg, "softnet.cpu1.processed"),
+		          pk = series_find(reg, "softnet.cpu1.processed.peak_rate");
+		const struct source_ops *ops = sampler_table_ops(SAMPLER_SOFTNET);
+		struct series_labels l = series_labels_of(reg, pk);
+
+		assert_non_null(source_family_of(ops, reg, c));
+		assert_null(source_family_of(ops, reg, pk));
+		assert_true(source_keeps(ops, reg, c));
+		assert_true(source_keeps(ops, reg, pk));
+		assert_string_equal(series_atom_str(reg, l.field), "processed.peak_rate");
+		assert_int_equal(l.cpu, 1);
+		assert_string_equal(series_get(reg, pk)->unit, "packets/s");
+		assert_int_equal(series_get(reg, pk)->kind, SERIES_GAUGE);
+	}
 	/* status: the late ticks, 13 ms late, are the largest lateness; most ticks were on time.
 	 */
 	st = sampler_status_json(w->s);
