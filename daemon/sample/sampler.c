@@ -996,7 +996,9 @@ sampler_reconfigure(struct sampler *s, const struct config *cfg, struct nm_error
 		fresh[i].failures = s->sources[i].failures;
 		source_release(&s->sources[i]);
 		s->sources[i] = fresh[i];
-		event_free(s->timers[i]);
+		/* A source disabled at start has no timer (sampler_start arms the enabled). */
+		if (s->timers[i] != NULL)
+			event_free(s->timers[i]);
 		s->timers[i] = event_new(s->base, -1, EV_PERSIST, timer_cb, &s->sources[i]);
 		if (s->sources[i].enabled)
 			source_try_init(s, &s->sources[i]);

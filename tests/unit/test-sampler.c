@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
 
 #include "config.h"
 #include "error.h"
@@ -907,6 +908,91 @@ test_fine_hour(void **state)
 	assert_int_equal(teardown(state), 0);
 }
 
+/* A wanted() for sampler_set_fine_wanted: the bool arg points at. */
+static bool
+bool_arg(void *arg)
+{
+	return *(bool *)arg;
+}
+
+/* Fine sampling follows a reloaded configuration: fine_when, the fine set, a disabled
+ * source; a window wanted or not (fine_when = window); status says why. */
+static void
+test_fine_reconfigure(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",    "snmp",  "queues",
+	                                     "ethtool",    "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct config cfg;
+	struct nm_error err;
+	bool window = false;
+	struct event_base *base;
+	json_object *st, *fine;
+	char path[128];
+
+	(void)state;
+	new_root(w);
+	snprintf(path, sizeof(path), "%s/proc/net", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "      NET_RX:        100        200\n");
+	write_fine_files(w->root, 1000);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 4u << 20;
+	w->cfg.fine_when = CONFIG_FINE_ALWAYS;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	w->now = 10 * SEC;
+	base = event_base_new();
+	sampler_start(w->s, base); /* reconfigure re-arms timers: a loop is needed */
+	assert_true(sampler_fine_update(w->s));
+
+	config_copy(&cfg, &w->cfg);
+	cfg.fine_when = CONFIG_FINE_NEVER;
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_update(w->s));
+	st = sampler_status_json(w->s);
+	assert_true(json_object_object_get_ex(st, "fine", &fine));
+	assert_string_equal(json_object_get_string(json_object_object_get(fine, "why")),
+	                    "fine_when = never");
+	json_object_put(st);
+
+	/* fine_when = window: on while the daemon says a window is open. */
+	cfg.fine_when = CONFIG_FINE_WINDOW;
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_update(w->s));
+	sampler_set_fine_wanted(w->s, bool_arg, &window);
+	assert_false(sampler_fine_update(w->s));
+	window = true;
+	assert_true(sampler_fine_update(w->s));
+	assert_true(sampler_fine_source(w->s, SAMPLER_LINK));
+
+	/* link disabled: softnet alone; fine = none: off, saying why. */
+	config_add_source_opt(&cfg, "link", "enable", "no");
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_source(w->s, SAMPLER_LINK));
+	assert_true(sampler_fine_source(w->s, SAMPLER_SOFTNET));
+	assert_true(sampler_fine_update(w->s));
+	cfg.fine_sources = 0;
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_update(w->s));
+	st = sampler_status_json(w->s);
+	assert_true(json_object_object_get_ex(st, "fine", &fine));
+	assert_string_equal(json_object_get_string(json_object_object_get(fine, "why")),
+	                    "no enabled source is in [sampling] fine");
+	json_object_put(st);
+	config_free(&cfg);
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+	event_base_free(base);
+}
+
 int
 main(void)
 {
@@ -922,6 +1008,7 @@ main(void)
 	    cmocka_unit_test(test_intr_totals),
 	    cmocka_unit_test(test_sources_say),
 	    cmocka_unit_test(test_fine_hour),
+	    cmocka_unit_test(test_fine_reconfigure),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
