@@ -505,8 +505,8 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	src->reason[0] = '\0';
 }
 
-/* The peak-rate series of counter id (its name and field with ".peak_rate", its labels, a
- * gauge in the counter's unit per second), created at its first peak. */
+/* The peak-rate series of counter id ("peak." and its name, its labels with ".peak_rate"
+ * after the field, a gauge in the counter's unit per second), created at its first peak. */
 static series_id
 peak_series(struct sampler *s, series_id id)
 {
@@ -533,7 +533,7 @@ peak_series(struct sampler *s, series_id id)
 	source = si->source;
 	unit = fine_peak_unit(si->unit);
 	scale = si->scale;
-	snprintf(name, sizeof(name), "%s.peak_rate", si->name);
+	snprintf(name, sizeof(name), "peak.%s", si->name);
 	lab = series_labels_of(&s->reg, id);
 	snprintf(field, sizeof(field), "%s%speak_rate", series_atom_str(&s->reg, lab.field),
 	         lab.field != SERIES_ATOM_NONE ? "." : "");

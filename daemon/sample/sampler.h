@@ -130,13 +130,13 @@ void sampler_format_mono(const struct sampler *s, uint64_t mono_ns, char *buf, s
  * times both hold a record of the source. Before that span, or without a fine ring, the
  * main ring's records and the peak series.
  *
- * Peaks: each counter of a fine source that moved gets a gauge series "NAME.peak_rate" (field
- * "FIELD.peak_rate", the counter's other labels, unit "packets/s" for "packets"...,
- * series_info.peak set; sampler_peak_of finds it): in each normal-cadence record, the highest
- * rate per second over the intervals between the samples inside it, each over its real gap
- * (a late sample gives its rate over its real gap: not a burst; fine.h). While fine sampling
- * is off the one interval is the record's own: the peak is the mean. Peak series are not
- * exported on /metrics; results keep them with their source's series. */
+ * Peaks: each counter of a fine source that moved gets a gauge series "peak.NAME" (a prefix:
+ * a glob of the counters does not take it; field "FIELD.peak_rate", the counter's other labels,
+ * unit "packets/s" for "packets"..., series_info.peak set; sampler_peak_of finds it): in each
+ * normal-cadence record, the highest rate per second over the intervals between the samples inside
+ * it, each over its real gap (a late sample gives its rate over its real gap: not a burst; fine.h).
+ * While fine sampling is off the one interval is the record's own: the peak is the mean. Peak
+ * series are not exported on /metrics; results keep them with their source's series. */
 
 /* Whether a window or a test is open (fine_when = window asks it at each source's beat and
  * at sampler_fine_update). */

@@ -34,8 +34,9 @@ SCRUB = ("NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "WATCHDOG_USEC", "JOURNAL_
 BURSTS = 6
 
 # Sends BURSTS bursts of 20 ms, each starting 0.3 s past a second of the wall clock, as fast
-# as one socket can; prints [[start_epoch_s, packets, seconds], ...] (the burst's own rate
-# is packets / seconds, measured around the sends).
+# as one socket can; prints [[start_epoch_s, packets, seconds, max_10ms_rate], ...]: the
+# burst's mean rate is packets / seconds; max_10ms_rate is its highest rate over any 10 ms
+# of it (the clock read every 32 sends), what a receiver's 10 ms interval may see at most.
 SENDER = r"""
 import json, socket, sys, time
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
@@ -50,6 +51,7 @@ for i in range(int(sys.argv[2])):
     t0 = time.perf_counter()
     w0 = time.time()
     end = t0 + 0.020
+    marks = [(t0, 0)]
     while True:
         for _ in range(32):
             try:
@@ -57,9 +59,18 @@ for i in range(int(sys.argv[2])):
                 n += 1
             except OSError:
                 pass
-        if time.perf_counter() >= end:
+        now = time.perf_counter()
+        marks.append((now, n))
+        if now >= end:
             break
-    out.append([w0, n, time.perf_counter() - t0])
+    best, j = 0.0, 0
+    for i in range(len(marks)):
+        while j < len(marks) and marks[j][0] - marks[i][0] < 0.010:
+            j += 1
+        if j == len(marks):
+            break
+        best = max(best, (marks[j][1] - marks[i][1]) / (marks[j][0] - marks[i][0]))
+    out.append([w0, n, marks[-1][0] - t0, best])
 print(json.dumps(out))
 """
 
@@ -155,30 +166,32 @@ def fine_of(status):
 
 
 def check_peaks(result, bursts, what):
-    """Each burst shows in the peak series of its second at about the sender's rate, and
-    far above the per-second mean."""
-    mean = points(result, "link.vB.rx_packets")
-    peak = points(result, "link.vB.rx_packets.peak_rate")
+    """Each burst shows in the peak series of its second at the sender's rate (between its
+    mean over the burst and its highest over 10 ms), far above the per-second mean."""
+    mean = dict(points(result, "link.vB.rx_packets"))
+    peak = points(result, "peak.link.vB.rx_packets")
     got = []
-    for w0, n, secs in bursts:
+    for w0, n, secs, max10 in bursts:
         rate = n / secs
-        # The steps (t - 1, t] that hold a part of the burst [w0, w0 + 0.02], not the next
-        # burst's (a point is stamped at its step's end).
-        near = [v for t, v in peak if w0 < t < w0 + 1.0]
-        means = [v for t, v in mean if w0 < t < w0 + 1.0]
-        assert near, "%s: no peak point near the burst at %.2f" % (what, w0)
-        p = max(near)
-        got.append((rate, p, max(means) if means else 0))
-        print("  %s: burst %.2f: sender %.0f packets/s, peak %.0f/s (%.2f), "
-              "per-second mean at most %.0f/s (peak/mean %.1f)"
-              % (what, w0, rate, p, p / rate, got[-1][2], p / max(got[-1][2], 1)))
-    # A loaded host may make one tick late (the burst then spread over a longer gap): most,
-    # not every, burst within 25 % of the sender's rate; every one far above the mean.
-    close = [g for g in got if 0.75 * g[0] <= g[1] <= 1.25 * g[0]]
-    assert len(close) >= len(got) - 2, "%s: peaks vs sender rates: %s" % (what, got)
-    for rate, p, m in got:
+        # A point at t is its step (t - 1, t], whose edges fall half an interval after the
+        # samples (PROTOCOL.md, series): its value is the sample at about t - 0.5's, which
+        # covers (t - 1.5, t - 0.5]. The one whose sample covers the burst's middle.
+        near = [(t, v) for t, v in peak if t - 1.5 < w0 + 0.01 <= t - 0.5]
+        assert len(near) == 1, "%s: no peak point for the burst at %.2f" % (what, w0)
+        t, p = near[0]
+        m = mean.get(t, 0)
+        got.append((rate, max10, p, m))
+        print("  %s: burst %.2f: sender %.0f packets/s (%.0f at most over 10 ms), peak %.0f/s "
+              "(%.2f of the sender's mean), per-second mean %.0f/s (peak/mean %.1f)"
+              % (what, w0, rate, max10, p, p / rate, m, p / max(m, 1)))
+    # The daemon's 10 ms intervals are not the sender's: a peak lies between the burst's mean
+    # and its highest 10 ms (15 % either way for the clocks). A loaded host may make a tick
+    # late, spreading one burst over a longer gap: one burst may fall short.
+    close = [g for g in got if 0.85 * g[0] <= g[2] <= 1.15 * g[1]]
+    assert len(close) >= len(got) - 1, "%s: peaks vs sender rates: %s" % (what, got)
+    for rate, max10, p, m in got:
         assert p > 10 * m, "%s: peak %.0f is not far above the mean %.0f" % (what, p, m)
-    return [g[1] for g in got]
+    return [g[2] for g in got]
 
 
 def test_burst_peaks():
@@ -207,14 +220,14 @@ def test_burst_peaks():
         d.ctl("mark", "stop", "fineburst")
         st = d.json("status")
         assert st["fine"]["on"] is False, st["fine"]
-        live = d.json("series", "link.vB.rx_packets*", "--window", "fineburst")
+        live = d.json("series", "*link.vB.rx_packets", "--window", "fineburst")
         peaks = check_peaks(live, bursts, "from the ring")
     finally:
         assert d.stop() == 0
     # A restart: the ring and the fine history are gone; the stored series answer.
     d = Daemon(state)
     try:
-        stored = d.json("series", "link.vB.rx_packets*", "--window", "fineburst")
+        stored = d.json("series", "*link.vB.rx_packets", "--window", "fineburst")
         again = check_peaks(stored, bursts, "stored")
         assert again == peaks, (again, peaks)
     finally:

@@ -844,28 +844,28 @@ test_fine_hour(void **state)
 	                 2 * (7200 * 500 + 50000));
 	/* Peaks: 500 packets in a 10 ms interval is 50,000/s (the mean is 1,000/s); the burst's
 	 * second 5,050,000/s; an hour on, from the main ring alone. */
-	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets.peak_rate", t0 + 1800 * SEC),
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1800 * SEC),
 	                 50000);
-	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets.peak_rate", t0 + 1801 * SEC),
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1801 * SEC),
 	                 5050000);
-	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets.peak_rate", t0 + 1802 * SEC),
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1802 * SEC),
 	                 50000);
-	assert_int_equal(ring_value_at(w, "link.eth0.rx_bytes.peak_rate", t0 + 1801 * SEC),
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_bytes", t0 + 1801 * SEC),
 	                 505000000);
-	assert_int_equal(ring_value_at(w, "softnet.cpu1.processed.peak_rate", t0 + 1801 * SEC),
+	assert_int_equal(ring_value_at(w, "peak.softnet.cpu1.processed", t0 + 1801 * SEC),
 	                 10100000);
 	assert_int_equal(
 	    sampler_peak_of(w->s, series_find(sampler_registry(w->s), "link.eth0.rx_packets")),
-	    series_find(sampler_registry(w->s), "link.eth0.rx_packets.peak_rate"));
+	    series_find(sampler_registry(w->s), "peak.link.eth0.rx_packets"));
 	assert_true(sampler_registry(w->s)
-	                ->v[series_find(sampler_registry(w->s), "link.eth0.rx_packets.peak_rate")]
+	                ->v[series_find(sampler_registry(w->s), "peak.link.eth0.rx_packets")]
 	                .peak);
 	/* Not exported on /metrics (the softnet source's gauge rule would take it), kept by
 	 * results as its counter is. */
 	{
 		const struct series_registry *reg = sampler_registry(w->s);
 		series_id c = series_find(reg, "softnet.cpu1.processed"),
-		          pk = series_find(reg, "softnet.cpu1.processed.peak_rate");
+		          pk = series_find(reg, "peak.softnet.cpu1.processed");
 		const struct source_ops *ops = sampler_table_ops(SAMPLER_SOFTNET);
 		struct series_labels l = series_labels_of(reg, pk);
 
