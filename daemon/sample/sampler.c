@@ -641,7 +641,8 @@ sampler_fine_tick(struct sampler *s)
 		struct source *src = &s->sources[i];
 		uint64_t prev = src->last_sample_mono_ns, c0 = cost_clock_ns();
 
-		if (!s->fine_set[i])
+		/* A source not initialised is retried by its own timer, not 100 times a second. */
+		if (!s->fine_set[i] || !src->initialised)
 			continue;
 		s->fine_ticked[i] = true;
 		sample_and_record(s, i, &cpu, false);
@@ -794,8 +795,9 @@ sampler_beat(struct sampler *s, enum sampler_kind kind)
 		return;
 	/* A window may have opened or closed since: fine sampling follows (a cheap look). */
 	sampler_fine_update(s);
-	/* While fine sampling is on, its ticks make a fine source's records. */
-	if (s->fine_on && s->fine_set[kind])
+	/* While fine sampling is on, its ticks make a fine source's records (once it is
+	 * initialised: its own beat retries that). */
+	if (s->fine_on && s->fine_set[kind] && s->sources[kind].initialised)
 		return;
 	sample_and_record(s, kind, &cpu, true);
 }

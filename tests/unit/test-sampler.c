@@ -844,14 +844,10 @@ test_fine_hour(void **state)
 	                 2 * (7200 * 500 + 50000));
 	/* Peaks: 500 packets in a 10 ms interval is 50,000/s (the mean is 1,000/s); the burst's
 	 * second 5,050,000/s; an hour on, from the main ring alone. */
-	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1800 * SEC),
-	                 50000);
-	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1801 * SEC),
-	                 5050000);
-	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1802 * SEC),
-	                 50000);
-	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_bytes", t0 + 1801 * SEC),
-	                 505000000);
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1800 * SEC), 50000);
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1801 * SEC), 5050000);
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1802 * SEC), 50000);
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_bytes", t0 + 1801 * SEC), 505000000);
 	assert_int_equal(ring_value_at(w, "peak.softnet.cpu1.processed", t0 + 1801 * SEC),
 	                 10100000);
 	assert_int_equal(
@@ -904,6 +900,67 @@ test_fine_hour(void **state)
 		                 steps / 10);
 	}
 	json_object_put(st);
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+}
+
+/* A fine source that cannot initialise (no proc/net/softnet_stat) is retried at its own
+ * beat, not at every fine tick; the others are sampled fine meanwhile, and once its file is
+ * there it is sampled fine too. */
+static void
+test_fine_init_retry(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",    "snmp",  "queues",
+	                                     "ethtool",    "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct source *sn, *ln;
+	struct nm_error err;
+	char path[128];
+
+	(void)state;
+	new_root(w);
+	snprintf(path, sizeof(path), "%s/proc/net", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "      NET_RX:        100        200\n");
+	write_fine_files(w->root, 1000);
+	snprintf(path, sizeof(path), "%s/proc/net/softnet_stat", w->root);
+	assert_int_equal(unlink(path), 0);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 4u << 20;
+	w->cfg.fine_when = CONFIG_FINE_ALWAYS;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	w->now = 10 * SEC;
+	sampler_sample_all(w->s);
+	sn = sampler_source_of(w->s, SAMPLER_SOFTNET);
+	ln = sampler_source_of(w->s, SAMPLER_LINK);
+	assert_false(sn->initialised);
+	assert_int_equal(sn->failures, 1);
+	for (uint64_t k = 1; k <= 200; k++) {
+		w->now = 10 * SEC + k * 10000000ull;
+		sampler_fine_tick(w->s);
+		if (k % 100 == 0) {
+			sampler_beat(w->s, SAMPLER_LINK);
+			sampler_beat(w->s, SAMPLER_SOFTNET);
+		}
+		if (k == 150)
+			write_fine_files(w->root, 2000);
+	}
+	/* Tried at the two beats only; the second found the file. */
+	assert_int_equal(sn->failures, 2);
+	assert_true(sn->initialised);
+	assert_int_equal(ln->samples, 201);
+	assert_int_equal(sn->samples, 1); /* the beat at 2 s; no tick since */
+	w->now += 10000000ull;
+	sampler_fine_tick(w->s);
+	assert_int_equal(sn->samples, 2);
 	*state = w;
 	assert_int_equal(teardown(state), 0);
 }
@@ -1009,6 +1066,7 @@ main(void)
 	    cmocka_unit_test(test_sources_say),
 	    cmocka_unit_test(test_fine_hour),
 	    cmocka_unit_test(test_fine_reconfigure),
+	    cmocka_unit_test(test_fine_init_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
