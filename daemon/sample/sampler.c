@@ -610,23 +610,19 @@ fine_record(struct sampler *s, unsigned i, uint64_t t)
 	s->peak_nz_next = tmp;
 }
 
-/* One sample of source i in a round, and its normal-cadence record when it is sampled fine
- * (with record, or when its interval is due: fine ticks make the records of their sources). */
+/* One sample of source i in a round, and, for a source sampled fine, its normal-cadence
+ * record with record (its own timer's beat, a synchronous sample) or when it has none yet:
+ * a fine tick's sample only adds to the next. The records stay on the source's beat. */
 static void
 sample_and_record(struct sampler *s, unsigned i, uint64_t *cpu, bool record)
 {
 	struct source *src = &s->sources[i];
-	uint64_t t, last;
 
 	sample_source(s, i, cpu);
 	if (!src->initialised || !fine_styled(s, i))
 		return;
-	t = src->last_sample_mono_ns;
-	last = ring_live_time(s->ring, i);
-	/* Due within half a fine interval: the tick nearest the beat makes the record. */
-	if (record || last == 0 || t < last ||
-	    t - last + fine_ns(s) / 2 >= src->interval_ms * 1000000ull)
-		fine_record(s, i, t);
+	if (record || ring_live_time(s->ring, i) == 0)
+		fine_record(s, i, src->last_sample_mono_ns);
 }
 
 void
@@ -795,10 +791,8 @@ sampler_beat(struct sampler *s, enum sampler_kind kind)
 		return;
 	/* A window may have opened or closed since: fine sampling follows (a cheap look). */
 	sampler_fine_update(s);
-	/* While fine sampling is on, its ticks make a fine source's records (once it is
-	 * initialised: its own beat retries that). */
-	if (s->fine_on && s->fine_set[kind] && s->sources[kind].initialised)
-		return;
+	/* A fine source too: a sample at its beat makes its record, as without fine sampling
+	 * (one right after a fine tick's gives no rate of its own: fine.h). */
 	sample_and_record(s, kind, &cpu, true);
 }
 

@@ -115,10 +115,10 @@ void sampler_format_mono(const struct sampler *s, uint64_t mono_ns, char *buf, s
 /* ---- fine sampling ----
  * [sampling] fine names the sources (link, queues, softnet by default) that are also
  * sampled every fine_interval while fine sampling is on (fine_when: while a window or a test
- * is open, always, never). While on, one fine timer samples them and their normal-cadence
- * records are made by the fine tick nearest each beat: the main ring still holds one record
- * per interval of each source, the sum of its fine samples, stamped with the real time of
- * the sample that ends it. Every sample of a fine source (fine ticks, its own beats while
+ * is open, always, never). While on, one fine timer samples them besides their own timers:
+ * the main ring still holds one record per interval of each source, made at its timer's beat
+ * by a sample then, the sum of its samples since the record before, stamped with the real
+ * time of that sample. Every sample of a fine source (fine ticks, its own beats while
  * fine sampling is off, synchronous samples) also goes, as its own record stamped with its
  * real time, into the fine ring: a second struct ring of fine_memory bytes (within
  * ring_memory: both together never hold more), same record format, same series ids and
@@ -145,11 +145,10 @@ void sampler_set_fine_wanted(struct sampler *s, bool (*wanted)(void *arg), void 
  * or closed). Returns whether it is on. */
 bool sampler_fine_update(struct sampler *s);
 /* What the timer of the source of kind does at each of its intervals (tests drive it with a
- * driven clock): sample it and make its record, unless fine sampling is on and it is a fine
- * source (the fine ticks make its records then). */
+ * driven clock): sample it and make its record (a fine source's too). */
 void sampler_beat(struct sampler *s, enum sampler_kind kind);
 /* What the fine timer does at each fine interval (tests drive it with a driven clock): one
- * sample of each fine source, and its normal-cadence record when due. Nothing when off. */
+ * sample of each fine source (its record waits for its beat). Nothing when off. */
 void sampler_fine_tick(struct sampler *s);
 /* The fine history, or NULL when there is none (fine_memory 0, fine_when never, no fine
  * source). Owned by the sampler. */
