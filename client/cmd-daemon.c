@@ -33,6 +33,39 @@ render_hello(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	table_free(&t);
 }
 
+/* The fine sampling lines of status: on or off and why; each fine source's lateness and
+ * cost; the fine history. */
+static void
+render_fine(json_object *result, FILE *fp)
+{
+	json_object *fine = NULL, *arr = ctl_array(result, "sources"), *ring = NULL;
+
+	if (!json_object_object_get_ex(result, "fine", &fine) || fine == NULL)
+		return;
+	fprintf(fp, "fine: %s every %lldms (%s)\n", json_get_bool(fine, "on", false) ? "on" : "off",
+	        (long long)json_get_int(fine, "interval_ms", 0), json_get_string(fine, "why", ""));
+	for (size_t i = 0; arr != NULL && i < json_object_array_length(arr); i++) {
+		json_object *s = json_object_array_get_idx(arr, i), *f = NULL;
+
+		if (!json_object_object_get_ex(s, "fine", &f) || f == NULL)
+			continue;
+		fprintf(
+		    fp,
+		    "  %-8s %lld fine samples, late %.2f ms median, %.2f ms max, %.0f us each\n",
+		    json_get_string(s, "name", "?"), (long long)json_get_int(f, "samples", 0),
+		    json_get_double(f, "late_median_ms", 0), json_get_double(f, "late_max_ms", 0),
+		    json_get_double(f, "cost_us", 0));
+	}
+	if (json_object_object_get_ex(fine, "ring", &ring) && ring != NULL) {
+		char used[32], cap[32];
+		fmt_bytes(json_get_double(ring, "used_bytes", 0), used, sizeof(used));
+		fmt_bytes(json_get_double(ring, "capacity_bytes", 0), cap, sizeof(cap));
+		fprintf(fp, "  history  %s of %s used, %lld records, oldest %.0f s ago\n", used,
+		        cap, (long long)json_get_int(ring, "records", 0),
+		        json_get_double(ring, "oldest_age_s", 0));
+	}
+}
+
 /* The sources table and the ring line of status. */
 static void
 render_sources(json_object *result, const struct ctl_opts *opts, FILE *fp)
@@ -76,6 +109,7 @@ render_sources(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		fprintf(fp, "\nring: %s of %s used, %s series, %s/s, holds %s since %s\n", used,
 		        cap, ns, bps, span, json_get_string(ring, "oldest", "-"));
 	}
+	render_fine(result, fp);
 }
 
 /* How a test's processes are kept: their group, their number's limit, where they start. */

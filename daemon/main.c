@@ -97,6 +97,15 @@ load_config(struct daemon *d, struct config *cfg, bool must_exist, struct nm_err
 	return 0;
 }
 
+/* Whether fine sampling is wanted (fine_when = window): a window, or a test's, is open. */
+static bool
+fine_wanted(void *arg)
+{
+	struct daemon *d = arg;
+
+	return d->windows != NULL && window_open_count(d->windows) > 0;
+}
+
 /* The state directory's file of the 32-bit totals a stop keeps (sampler_wraps_save). */
 #define TOTALS_FILE "totals.json"
 
@@ -617,6 +626,7 @@ main(int argc, char **argv)
 	 * that differ from them. */
 	(void)manifest_snapshot(d.config.root, d.config.state_dir);
 	window_set_loop(d.windows, d.base);
+	sampler_set_fine_wanted(d.sampler, fine_wanted, &d);
 	if ((d.runner = runner_init(&d, &err)) == NULL)
 		fatalx("runner: %s", err.message);
 	if ((d.suites = suite_init(&d, &err)) == NULL)
@@ -665,6 +675,7 @@ main(int argc, char **argv)
 	runner_free(d.runner);
 	query_free(d.query);
 	/* Before the sampler goes: open windows are closed with a last sample. */
+	sampler_set_fine_wanted(d.sampler, NULL, NULL);
 	window_free(d.windows);
 	peerwin_free(d.peerwins);
 	results_close(d.results);

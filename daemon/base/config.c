@@ -280,6 +280,11 @@ config_defaults(struct config *cfg)
 	cfg->ring_memory = 64u << 20;
 	cfg->sample_interval_ms = 1000;
 	cfg->keyframe_interval_ms = 600000;
+	cfg->fine_sources = CONFIG_FINE_DEFAULT;
+	cfg->fine_interval_ms = 10;
+	cfg->fine_when = CONFIG_FINE_WINDOW;
+	cfg->fine_keep_ms = 300000;
+	cfg->fine_memory = 0;
 	cfg->prom_max_series = 20000;
 	cfg->prom_max_family_series = 5000;
 	cfg->prom_max_connections = 8;
@@ -612,6 +617,117 @@ set_limits_key(struct config *cfg, const char *key, const char *val)
 	return 1;
 }
 
+const char *const config_fine_names[] = {"link", "queues", "softnet", NULL};
+
+/* [sampling] fine: names of config_fine_names separated by spaces or commas, or "none". 0 with
+ * the bits in *out, -1 with the word that is none of them in bad[]. */
+static int
+parse_fine_sources(const char *val, unsigned *out, char *bad, size_t badsize)
+{
+	unsigned bits = 0;
+	const char *p = val;
+
+	while (*p != '\0') {
+		size_t len = strcspn(p, " \t,");
+		unsigned i = 0;
+
+		if (len == 0) {
+			p++;
+			continue;
+		}
+		while (config_fine_names[i] != NULL && (strlen(config_fine_names[i]) != len ||
+		                                        strncmp(config_fine_names[i], p, len) != 0))
+			i++;
+		if (config_fine_names[i] != NULL)
+			bits |= 1u << i;
+		else if (!(len == 4 && strncmp(p, "none", 4) == 0)) {
+			snprintf(bad, badsize, "%.*s", (int)len, p);
+			return -1;
+		}
+		p += len;
+	}
+	*out = bits;
+	return 0;
+}
+
+uint64_t
+config_fine_memory(const struct config *cfg)
+{
+	uint64_t m = cfg->fine_memory;
+
+	if (cfg->fine_when == CONFIG_FINE_NEVER || cfg->fine_sources == 0 ||
+	    m == CONFIG_FINE_MEMORY_NONE)
+		return 0;
+	if (m == 0) {
+		m = cfg->ring_memory / 8;
+		if (m < (1u << 20))
+			m = 1u << 20;
+		if (cfg->ring_memory < m + (1u << 20))
+			return 0;
+	}
+	return m;
+}
+
+/* Set one [sampling] fine_* key (clear errors: the values each takes). 1 handled, 0 unknown
+ * key, -1 with err. */
+static int
+set_fine_key(struct config *cfg, const char *key, const char *val, struct nm_error *err)
+{
+	uint64_t v;
+	char bad[64];
+
+	if (strcmp(key, "fine") == 0) {
+		if (parse_fine_sources(val, &cfg->fine_sources, bad, sizeof(bad)) < 0) {
+			nm_error_set(err, NM_ERR_BAD_ARGS,
+			             "[sampling] fine: \"%s\" cannot be sampled fine "
+			             "(link, queues, softnet can; or none)",
+			             bad);
+			return -1;
+		}
+	} else if (strcmp(key, "fine_interval") == 0) {
+		if (config_parse_duration_ms(val, &v) < 0 || v < 10 || v > 1000) {
+			nm_error_set(err, NM_ERR_BAD_ARGS,
+			             "[sampling] fine_interval: \"%s\" is not a duration from 10ms "
+			             "to 1s",
+			             val);
+			return -1;
+		}
+		cfg->fine_interval_ms = v;
+	} else if (strcmp(key, "fine_when") == 0) {
+		if (strcmp(val, "window") == 0)
+			cfg->fine_when = CONFIG_FINE_WINDOW;
+		else if (strcmp(val, "always") == 0)
+			cfg->fine_when = CONFIG_FINE_ALWAYS;
+		else if (strcmp(val, "never") == 0)
+			cfg->fine_when = CONFIG_FINE_NEVER;
+		else {
+			nm_error_set(err, NM_ERR_BAD_ARGS,
+			             "[sampling] fine_when: \"%s\" is not window, always or never",
+			             val);
+			return -1;
+		}
+	} else if (strcmp(key, "fine_keep") == 0) {
+		if (config_parse_duration_ms(val, &v) < 0 || v < 10000 || v > 3600000) {
+			nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "[sampling] fine_keep: \"%s\" is not a duration from 10s to 1h", val);
+			return -1;
+		}
+		cfg->fine_keep_ms = v;
+	} else if (strcmp(key, "fine_memory") == 0) {
+		if (config_parse_size(val, &v) < 0 || (v != 0 && v < (1u << 20))) {
+			nm_error_set(err, NM_ERR_BAD_ARGS,
+			             "[sampling] fine_memory: \"%s\" is not 0 (no fine history) or "
+			             "a size of 1M or more",
+			             val);
+			return -1;
+		}
+		cfg->fine_memory = v == 0 ? CONFIG_FINE_MEMORY_NONE : v;
+	} else
+		return 0;
+	return 1;
+}
+
 /* Set one [sampling] key. 1 handled, 0 unknown key, -1 bad value. */
 static int
 set_sampling_key(struct config *cfg, const char *key, const char *val)
@@ -855,7 +971,13 @@ ini_line_cb(void *user, const char *section, const char *key, const char *val)
 		r = set_daemon_key(lc->cfg, key, val);
 	else if (strcmp(section, "limits") == 0)
 		r = set_limits_key(lc->cfg, key, val);
-	else if (strcmp(section, "sampling") == 0)
+	else if (strcmp(section, "sampling") == 0 && strncmp(key, "fine", 4) == 0) {
+		if ((r = set_fine_key(lc->cfg, key, val, lc->err)) < 0) {
+			nm_error_prefix(lc->err, NM_ERR_BAD_ARGS, "%s", lc->path);
+			lc->failed = 1;
+			return 0;
+		}
+	} else if (strcmp(section, "sampling") == 0)
 		r = set_sampling_key(lc->cfg, key, val);
 	else if (strcmp(section, "prometheus") == 0)
 		r = set_prometheus_key(lc->cfg, key, val);
@@ -911,6 +1033,15 @@ config_load(struct config *cfg, const char *path, bool must_exist, struct nm_err
 	}
 	if (r == 0 && check_peers(&tmp, path, err) < 0)
 		r = -1;
+	if (r == 0 && tmp.fine_memory != 0 && tmp.fine_memory != CONFIG_FINE_MEMORY_NONE &&
+	    tmp.fine_memory + (1u << 20) > tmp.ring_memory) {
+		nm_error_set(err, NM_ERR_BAD_ARGS,
+		             "%s: [sampling] fine_memory (%llu bytes) must leave at least 1M of "
+		             "ring_memory (%llu bytes) to the main history",
+		             path, (unsigned long long)tmp.fine_memory,
+		             (unsigned long long)tmp.ring_memory);
+		r = -1;
+	}
 	if (r != 0) {
 		config_free(&tmp);
 		return -1;
@@ -960,6 +1091,21 @@ config_to_json(const struct config *cfg)
 	json_add_uint(o, "ring_memory", cfg->ring_memory);
 	json_add_uint(o, "sample_interval_ms", cfg->sample_interval_ms);
 	json_add_uint(o, "keyframe_interval_ms", cfg->keyframe_interval_ms);
+	{
+		json_object *fine = json_object_new_array();
+		for (unsigned i = 0; config_fine_names[i] != NULL; i++)
+			if (cfg->fine_sources & (1u << i))
+				json_object_array_add(fine,
+				                      json_object_new_string(config_fine_names[i]));
+		json_object_object_add(o, "fine", fine);
+	}
+	json_add_uint(o, "fine_interval_ms", cfg->fine_interval_ms);
+	json_add_string(o, "fine_when",
+	                cfg->fine_when == CONFIG_FINE_ALWAYS  ? "always"
+	                : cfg->fine_when == CONFIG_FINE_NEVER ? "never"
+	                                                      : "window");
+	json_add_uint(o, "fine_keep_ms", cfg->fine_keep_ms);
+	json_add_uint(o, "fine_memory", config_fine_memory(cfg));
 	{
 		json_object *pr = json_object_new_object(), *l = json_object_new_array(),
 		            *e = json_object_new_array();

@@ -55,6 +55,16 @@ struct config {
 	uint64_t ring_memory;          /* bytes of history kept in memory */
 	uint64_t sample_interval_ms;   /* default interval of every source */
 	uint64_t keyframe_interval_ms; /* full state stored this often */
+	/* Fine sampling (sampler.h): the sources sampled at fine_interval_ms besides their own
+	 * cadence, a bit per name of config_fine_names (CONFIG_FINE_DEFAULT: link queues
+	 * softnet); when (enum config_fine_when); how long and in how many bytes of ring_memory
+	 * their fine records are kept (fine_memory 0: ring_memory / 8, at least 1 MiB, when that
+	 * leaves the main ring 1 MiB; CONFIG_FINE_MEMORY_NONE: no fine history, peaks only). */
+	unsigned fine_sources;
+	uint64_t fine_interval_ms;
+	int fine_when;
+	uint64_t fine_keep_ms;
+	uint64_t fine_memory;
 
 	/* [prometheus]: the HTTP endpoint (daemon/http.c, daemon/prom.c) */
 	char **prom_listen;       /* HOST:PORT lines, NULL-terminated; NULL: no endpoint */
@@ -137,7 +147,19 @@ json_object *config_to_json(const struct config *cfg);
 
 /* Parsers for the value forms, shared with the sources' options. 0 ok, -1 on bad input. */
 int config_parse_bool(const char *s, bool *out);
-int config_parse_size(const char *s, uint64_t *out);        /* 64M, 512k, 1G, 4096 */
+int config_parse_size(const char *s, uint64_t *out); /* 64M, 512k, 1G, 4096 */
+/* The sources [sampling] fine may name, a bit each in config.fine_sources (bit i: name i). */
+extern const char *const config_fine_names[];
+#define CONFIG_FINE_DEFAULT 7u /* link queues softnet */
+enum config_fine_when {
+	CONFIG_FINE_WINDOW = 0, /* while a window or a test is open */
+	CONFIG_FINE_ALWAYS,
+	CONFIG_FINE_NEVER,
+};
+#define CONFIG_FINE_MEMORY_NONE UINT64_MAX
+/* The bytes of ring_memory the fine history takes (0: none: fine_when = never, no fine
+ * sources, fine_memory = 0, or a ring_memory too small to share). */
+uint64_t config_fine_memory(const struct config *cfg);
 int config_parse_duration_ms(const char *s, uint64_t *out); /* 10ms, 1s, 1.5s, 2m */
 
 #endif

@@ -358,7 +358,12 @@ take_rates(struct series_job *j, size_t k)
 			}
 			continue;
 		}
-		v = query_delta_scaled(j->q, j->ids[i]) / secs;
+		/* A peak series (sampler.h) is a level, the peak of the sample it ends at: its
+		 * value, not its change. */
+		if (series_get(reg, j->ids[i])->peak)
+			v = query_value_end(j->q, j->ids[i]);
+		else
+			v = query_delta_scaled(j->q, j->ids[i]) / secs;
 		if (k < j->npoints)
 			r[k] = v;
 		for (size_t m = k; m-- > 0 && isnan(r[m]);)
@@ -406,7 +411,10 @@ job_compute(struct series_job *j, struct nm_error *err)
 		j->ts[0] = round(cmd_epoch_s(d, j->t0) * 1000) / 1000;
 		j->ts[1] = round(cmd_epoch_s(d, j->t1) * 1000) / 1000;
 		for (size_t i = 0; i < j->n; i++)
-			j->rates[i * 2] = j->rates[i * 2 + 1] = query_rate(j->q, j->ids[i]);
+			j->rates[i * 2] = j->rates[i * 2 + 1] =
+			    series_get(query_registry(j->q), j->ids[i])->peak
+			        ? query_value_end(j->q, j->ids[i])
+			        : query_rate(j->q, j->ids[i]);
 		j->next = 2;
 		return 1;
 	}

@@ -55,6 +55,8 @@ cmd_status(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 		json_object_object_add(o, "sources", json_object_get(v));
 		json_object_object_get_ex(smp, "ring", &v);
 		json_object_object_add(o, "ring", json_object_get(v));
+		json_object_object_get_ex(smp, "fine", &v);
+		json_object_object_add(o, "fine", json_object_get(v));
 		json_object_put(smp);
 	}
 	*result = o;

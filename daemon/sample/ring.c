@@ -740,6 +740,18 @@ ring_get_stats(const struct ring *r, struct ring_stats *st)
 	}
 }
 
+size_t
+ring_evict_before(struct ring *r, uint64_t t_ns)
+{
+	size_t n = 0;
+
+	while (r->nseg > 1 && seg_at(r, 0)->last_t < t_ns) {
+		evict_oldest(r);
+		n++;
+	}
+	return n;
+}
+
 /* ---- readers ---- */
 
 struct ring_cursor *

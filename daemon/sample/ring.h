@@ -69,6 +69,9 @@ void ring_live_values(const struct ring *r, uint64_t *out, size_t n);
 /* The time of src's newest record (0: none). */
 uint64_t ring_live_time(const struct ring *r, unsigned src);
 void ring_get_stats(const struct ring *r, struct ring_stats *st);
+/* Evict the oldest segments whose newest record is older than t_ns, never the newest segment
+ * (a history kept by age: the fine ring). Returns how many went. */
+size_t ring_evict_before(struct ring *r, uint64_t t_ns);
 /* The time of src's first record since the daemon started (0: none). A cursor placed before
  * it has no record of src; every series of src was at its baseline there. */
 uint64_t ring_first_time(const struct ring *r, unsigned src);

@@ -12,6 +12,7 @@
 #include "counter.h"
 #include "devlist.h"
 #include "error.h"
+#include "fine.h"
 #include "irqtable.h"
 #include "jsonutil.h"
 #include "log.h"
@@ -111,6 +112,9 @@ struct sink {
 	unsigned src;
 	bool first;    /* the source's first sample: readings are baselines */
 	uint64_t t_ns; /* the sample's time */
+	/* A source sampled fine: increments go to the fine ring (when there is one) and to
+	 * struct fine, whose sum the next normal-cadence record takes (fine_record). */
+	bool fine;
 };
 
 struct sampler {
@@ -144,7 +148,45 @@ struct sampler {
 	void *clock_arg;
 	/* The round under way (source.round_ns) and when its last sample ended. */
 	uint64_t round_ns, round_end_ns;
+
+	/* Fine sampling (sampler.h). */
+	struct fine fine;
+	struct ring *fring;         /* the fine history; NULL: none (fine_memory 0) */
+	bool fine_set[NSOURCES];    /* in [sampling] fine, and enabled */
+	bool fine_on;               /* the fine timer runs */
+	bool fine_beat[NSOURCES];   /* the last sample was a fine tick's: lateness counts */
+	bool fine_ticked[NSOURCES]; /* a fine tick sampled it since its last record */
+	char fine_why[96];          /* why on or off, for status */
+	struct event *fine_timer;
+	bool (*fine_wanted)(void *arg); /* is a window or a test open? */
+	void *fine_wanted_arg;
+	struct fine_late fine_late[NSOURCES];
+	uint64_t fine_cost_ns[NSOURCES], fine_samples[NSOURCES];
+	/* By counter id: its peak-rate series, SERIES_NONE when it has none (yet). */
+	series_id *peak_id;
+	size_t peak_cap;
+	/* By peak series id: the record that last set it; per source, its peak series whose
+	 * level is not 0 (the next record puts 0 to those it does not set). */
+	uint32_t *peak_gen;
+	size_t peak_gen_cap;
+	uint32_t gen;
+	struct fine_ids peak_nz[NSOURCES], peak_nz_next;
 };
+
+/* Whether source i's samples go through struct fine: it is sampled fine, or it was and its
+ * last increments are not recorded yet. */
+static bool
+fine_styled(const struct sampler *s, unsigned i)
+{
+	return s->fine_set[i] || s->fine.src[i].touched.n > 0;
+}
+
+/* The fine interval, ns. */
+static uint64_t
+fine_ns(const struct sampler *s)
+{
+	return s->cfg->fine_interval_ms * 1000000ull;
+}
 
 /* A sample that starts within this of the end of the one before joins its round: timers
  * that fire in one loop iteration, and sampler_sample_all, sample back to back. */
@@ -186,6 +228,34 @@ sampler_reserve(struct sampler *s, size_t n)
 	s->cap = cap;
 }
 
+/* Where one increment of series id goes: the open record of the main ring, or, for a source
+ * sampled fine, the fine ring's record and the sum the next main record takes. With rate, it
+ * counts towards the series' peak rate (not for gauges, nor a series counted from zero as it
+ * appears). */
+static inline void
+sink_emit(struct sink *sink, series_id id, uint64_t d, bool rate)
+{
+	struct sampler *s = sink->s;
+
+	if (!sink->fine) {
+		ring_put(s->ring, id, d);
+		return;
+	}
+	if (s->fring != NULL)
+		ring_put(s->fring, id, d);
+	fine_add(&s->fine, sink->src, id, d, rate);
+}
+
+/* The series' acc as the main ring will hold it once the increments of this sample are
+ * recorded. */
+static uint64_t
+live_acc(const struct sink *sink, series_id id)
+{
+	uint64_t v = ring_live_value(sink->s->ring, id);
+
+	return sink->fine ? v + fine_pending(&sink->s->fine, id) : v;
+}
+
 /* A counter's total is raw from this sample on: after its put, acc + base is raw (a first
  * reading, a return, a reset by the kernel). Its count started at this sample when it did
  * so since the daemon has been watching (a reset, a return, a series new since the first
@@ -195,7 +265,7 @@ new_epoch(struct sink *sink, series_id id, uint64_t raw, bool known)
 {
 	struct sampler *s = sink->s;
 
-	s->total_base[id] = raw - ring_live_value(s->ring, id);
+	s->total_base[id] = raw - live_acc(sink, id);
 	s->epoch_ns[id] = known ? sink->t_ns : 0;
 }
 
@@ -204,8 +274,9 @@ new_epoch(struct sink *sink, series_id id, uint64_t raw, bool known)
  * counter_delta takes one); a fall that is no wrap is the kernel's reset, and the total
  * starts again at the cell. */
 static void
-wraps_take(struct sampler *s, series_id id, uint64_t raw)
+wraps_take(struct sink *sink, series_id id, uint64_t raw)
 {
+	struct sampler *s = sink->s;
 	const char *name = series_get(&s->reg, id)->name;
 	json_object *e;
 	uint64_t total, prev;
@@ -216,8 +287,8 @@ wraps_take(struct sampler *s, series_id id, uint64_t raw)
 	total = (uint64_t)json_object_get_int64(json_object_array_get_idx(e, 0));
 	prev = (uint64_t)json_object_get_int64(json_object_array_get_idx(e, 1));
 	if (prev <= UINT32_MAX && total >= prev && !counter_is_reset(SERIES_COUNTER32, prev, raw))
-		s->total_base[id] = total + counter_delta(SERIES_COUNTER32, prev, raw) -
-		                    ring_live_value(s->ring, id);
+		s->total_base[id] =
+		    total + counter_delta(SERIES_COUNTER32, prev, raw) - live_acc(sink, id);
 	json_object_object_del(s->wraps, name);
 }
 
@@ -238,7 +309,7 @@ sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 		kind = s->seen[id] >> SEEN_KIND_SHIFT;
 		d = counter_delta(kind, prev, raw);
 		s->raw[id] = raw;
-		ring_put(s->ring, id, d);
+		sink_emit(sink, id, d, kind != SERIES_GAUGE);
 		if (counter_is_reset(kind, prev, raw))
 			new_epoch(sink, id, raw, true);
 		return;
@@ -253,11 +324,11 @@ sink_put_slow(struct sink *sink, series_id id, uint64_t raw)
 	bool never = s->seen[id] == SEEN_NEVER;
 	s->seen[id] = (uint8_t)(SEEN_LIVE | kind << SEEN_KIND_SHIFT);
 	s->raw[id] = raw;
-	ring_put(s->ring, id, d);
+	sink_emit(sink, id, d, false);
 	if (kind != SERIES_GAUGE)
 		new_epoch(sink, id, raw, known);
 	if (never && kind == SERIES_COUNTER32 && s->wraps != NULL)
-		wraps_take(s, id, raw);
+		wraps_take(sink, id, raw);
 }
 
 /* The common case, a live series' next reading that did not fall, is a leaf ending in a tail
@@ -275,7 +346,11 @@ sink_put(struct sink *sink, series_id id, uint64_t raw)
 		return;
 	}
 	s->raw[id] = raw;
-	ring_put(s->ring, id, counter_delta(seen >> SEEN_KIND_SHIFT, prev, raw));
+	if (!sink->fine)
+		ring_put(s->ring, id, counter_delta(seen >> SEEN_KIND_SHIFT, prev, raw));
+	else
+		sink_emit(sink, id, counter_delta(seen >> SEEN_KIND_SHIFT, prev, raw),
+		          (seen >> SEEN_KIND_SHIFT) != SERIES_GAUGE);
 }
 
 void
@@ -288,7 +363,7 @@ sink_gone(struct sink *sink, series_id id)
 	s->reg.v[id].live = false;
 	/* A gauge that disappears drops to zero; a counter simply stops moving. */
 	if (id < s->cap && series_get(&s->reg, id)->kind == SERIES_GAUGE) {
-		ring_put(s->ring, id, 0 - s->raw[id]);
+		sink_emit(sink, id, 0 - s->raw[id], false);
 		s->raw[id] = 0;
 	}
 }
@@ -375,7 +450,7 @@ static void
 sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 {
 	struct source *src = &s->sources[i];
-	struct sink sink = {s, i, src->samples == 0, 0};
+	struct sink sink = {s, i, src->samples == 0, 0, fine_styled(s, i)};
 	bool ready = src->initialised;
 	struct nm_error err;
 	uint64_t t, c0, c1;
@@ -396,9 +471,23 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	    src->round_ns == s->round_ns)
 		s->round_ns = t;
 	src->round_ns = s->round_ns;
-	ring_begin(s->ring, i, t, s->reg.n);
+	if (!sink.fine)
+		ring_begin(s->ring, i, t, s->reg.n);
+	else if (s->fring != NULL)
+		ring_begin(s->fring, i, t, s->reg.n);
 	r = src->ops->sample(src, &sink, &err);
-	ring_end(s->ring);
+	if (!sink.fine)
+		ring_end(s->ring);
+	else {
+		if (s->fring != NULL) {
+			ring_end(s->fring);
+			if (t > s->cfg->fine_keep_ms * 1000000ull)
+				ring_evict_before(s->fring, t - s->cfg->fine_keep_ms * 1000000ull);
+		}
+		/* A sample less than half a fine interval after the one before gives no rate
+		 * of its own (fine.h). */
+		fine_end(&s->fine, i, t, fine_ns(s) / 2);
+	}
 	s->round_end_ns = s->clock(s->clock_arg);
 	c1 = cost_clock_ns();
 	src->last_cost_ns = c1 - c0;
@@ -416,6 +505,256 @@ sample_source(struct sampler *s, unsigned i, uint64_t *cpu)
 	src->reason[0] = '\0';
 }
 
+/* The peak-rate series of counter id ("peak." and its name, its labels with ".peak_rate"
+ * after the field, a gauge in the counter's unit per second), created at its first peak. */
+static series_id
+peak_series(struct sampler *s, series_id id)
+{
+	struct series_labels lab;
+	char field[160], name[512];
+	const struct series_info *si;
+	uint8_t source;
+	const char *unit;
+	double scale;
+	series_id pid;
+
+	if (id >= s->peak_cap) {
+		size_t cap = s->peak_cap ? s->peak_cap : 1024;
+
+		while (cap <= id)
+			cap *= 2;
+		s->peak_id = xreallocarray(s->peak_id, cap, sizeof(*s->peak_id));
+		memset(s->peak_id + s->peak_cap, 0xff, (cap - s->peak_cap) * sizeof(*s->peak_id));
+		s->peak_cap = cap;
+	}
+	if (s->peak_id[id] != SERIES_NONE)
+		return s->peak_id[id];
+	si = series_get(&s->reg, id);
+	source = si->source;
+	unit = fine_peak_unit(si->unit);
+	scale = si->scale;
+	snprintf(name, sizeof(name), "peak.%s", si->name);
+	lab = series_labels_of(&s->reg, id);
+	snprintf(field, sizeof(field), "%s%speak_rate", series_atom_str(&s->reg, lab.field),
+	         lab.field != SERIES_ATOM_NONE ? "." : "");
+	lab.field = series_atom_intern(&s->reg, field, strlen(field));
+	pid = series_intern(&s->reg, name, strlen(name), SERIES_GAUGE, source, unit, scale, &lab);
+	s->reg.v[pid].peak = true;
+	s->peak_id[id] = pid;
+	if (pid >= s->peak_gen_cap) {
+		size_t cap = s->peak_gen_cap ? s->peak_gen_cap : 1024;
+
+		while (cap <= pid)
+			cap *= 2;
+		s->peak_gen = xreallocarray(s->peak_gen, cap, sizeof(*s->peak_gen));
+		memset(s->peak_gen + s->peak_gen_cap, 0,
+		       (cap - s->peak_gen_cap) * sizeof(*s->peak_gen));
+		s->peak_gen_cap = cap;
+	}
+	return pid;
+}
+
+/* Append id to l. */
+static void
+ids_add(struct fine_ids *l, series_id id)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? l->cap * 2 : 64;
+		l->v = xreallocarray(l->v, l->cap, sizeof(*l->v));
+	}
+	l->v[l->n++] = id;
+}
+
+/* The normal-cadence record of source i, at t (its last sample's time): the sum of the
+ * increments of its samples since the record before, and each counter's peak rate over them
+ * in its peak series (0 for one that did not move). A counter gets its peak series at its
+ * first peak in a record with fine samples: without fine sampling the peak is the mean, and
+ * the daemon keeps no second copy of it (the series, once made, goes on with it). */
+static void
+fine_record(struct sampler *s, unsigned i, uint64_t t)
+{
+	const series_id *ids;
+	size_t n = fine_touched(&s->fine, i, &ids);
+	struct fine_ids *nz = &s->peak_nz[i], tmp;
+
+	/* A series is created before the record opens: the record must know every id. */
+	for (size_t k = 0; s->fine_ticked[i] && k < n; k++)
+		if (fine_peak(&s->fine, ids[k]) != 0 && !s->reg.v[ids[k]].peak)
+			peak_series(s, ids[k]);
+	s->fine_ticked[i] = false;
+	ring_begin(s->ring, i, t, s->reg.n);
+	if (++s->gen == 0)
+		s->gen = 1;
+	s->peak_nz_next.n = 0;
+	for (size_t k = 0; k < n; k++) {
+		series_id id = ids[k], pid;
+		uint64_t level;
+
+		ring_put(s->ring, id, fine_pending(&s->fine, id));
+		if (id >= s->peak_cap || (pid = s->peak_id[id]) == SERIES_NONE)
+			continue;
+		level = fine_peak(&s->fine, id);
+		ring_put(s->ring, pid, level - ring_live_value(s->ring, pid));
+		s->peak_gen[pid] = s->gen;
+		if (level != 0)
+			ids_add(&s->peak_nz_next, pid);
+	}
+	/* A peak series whose counter was not put since moved at 0. */
+	for (size_t k = 0; k < nz->n; k++)
+		if (s->peak_gen[nz->v[k]] != s->gen)
+			ring_put(s->ring, nz->v[k], 0 - ring_live_value(s->ring, nz->v[k]));
+	ring_end(s->ring);
+	fine_take_done(&s->fine, i);
+	tmp = *nz;
+	*nz = s->peak_nz_next;
+	s->peak_nz_next = tmp;
+}
+
+/* One sample of source i in a round, and, for a source sampled fine, its normal-cadence
+ * record with record (its own timer's beat, a synchronous sample) or when it has none yet:
+ * a fine tick's sample only adds to the next. The records stay on the source's beat. */
+static void
+sample_and_record(struct sampler *s, unsigned i, uint64_t *cpu, bool record)
+{
+	struct source *src = &s->sources[i];
+
+	sample_source(s, i, cpu);
+	if (!src->initialised || !fine_styled(s, i))
+		return;
+	if (record || ring_live_time(s->ring, i) == 0)
+		fine_record(s, i, src->last_sample_mono_ns);
+}
+
+void
+sampler_fine_tick(struct sampler *s)
+{
+	uint64_t cpu = 0;
+
+	if (!s->fine_on)
+		return;
+	for (unsigned k = 0; k < NSOURCES; k++) {
+		unsigned i = source_turn(k);
+		struct source *src = &s->sources[i];
+		uint64_t prev = src->last_sample_mono_ns, c0 = cost_clock_ns();
+
+		/* A source not initialised is retried by its own timer, not 100 times a second. */
+		if (!s->fine_set[i] || !src->initialised)
+			continue;
+		s->fine_ticked[i] = true;
+		sample_and_record(s, i, &cpu, false);
+		if (!src->initialised)
+			continue;
+		s->fine_cost_ns[i] += cost_clock_ns() - c0;
+		s->fine_samples[i]++;
+		if (s->fine_beat[i] && src->last_sample_mono_ns >= prev)
+			fine_late_add(&s->fine_late[i], src->last_sample_mono_ns - prev,
+			              fine_ns(s));
+		s->fine_beat[i] = true;
+	}
+}
+
+/* The fine timer fired. */
+static void
+fine_timer_cb(evutil_socket_t fd, short what, void *arg)
+{
+	(void)fd;
+	(void)what;
+	sampler_fine_tick(arg);
+}
+
+/* (Re)arm the fine timer while fine sampling is on; stop it when off. */
+static void
+arm_fine_timer(struct sampler *s)
+{
+	struct timeval tv = {0, (suseconds_t)s->cfg->fine_interval_ms * 1000};
+	const struct timeval *common;
+
+	if (s->base == NULL)
+		return;
+	if (s->fine_timer == NULL)
+		s->fine_timer = event_new(s->base, -1, EV_PERSIST, fine_timer_cb, s);
+	event_del(s->fine_timer);
+	if (!s->fine_on)
+		return;
+	if (s->cfg->fine_interval_ms >= 1000)
+		tv = (struct timeval){1, 0};
+	common = event_base_init_common_timeout(s->base, &tv);
+	event_add(s->fine_timer, common != NULL ? common : &tv);
+}
+
+void
+sampler_set_fine_wanted(struct sampler *s, bool (*wanted)(void *arg), void *arg)
+{
+	s->fine_wanted = wanted;
+	s->fine_wanted_arg = arg;
+	sampler_fine_update(s);
+}
+
+bool
+sampler_fine_update(struct sampler *s)
+{
+	bool any = false, on;
+	const char *why;
+
+	for (unsigned i = 0; i < NSOURCES; i++)
+		any |= s->fine_set[i];
+	if (!any) {
+		on = false;
+		why = "no enabled source is in [sampling] fine";
+	} else if (s->cfg->fine_when == CONFIG_FINE_NEVER) {
+		on = false;
+		why = "fine_when = never";
+	} else if (s->cfg->fine_when == CONFIG_FINE_ALWAYS) {
+		on = true;
+		why = "fine_when = always";
+	} else if (s->fine_wanted != NULL && s->fine_wanted(s->fine_wanted_arg)) {
+		on = true;
+		why = "a window or a test is open (fine_when = window)";
+	} else {
+		on = false;
+		why = "no window or test is open (fine_when = window)";
+	}
+	snprintf(s->fine_why, sizeof(s->fine_why), "%s", why);
+	if (on == s->fine_on)
+		return on;
+	s->fine_on = on;
+	log_info("fine sampling %s: %s", on ? "on" : "off", why);
+	memset(s->fine_beat, 0, sizeof(s->fine_beat));
+	arm_fine_timer(s);
+	return on;
+}
+
+bool
+sampler_fine_source(const struct sampler *s, enum sampler_kind kind)
+{
+	return kind < NSOURCES && s->fine_set[kind];
+}
+
+struct ring *
+sampler_fine_ring(struct sampler *s)
+{
+	return s->fring;
+}
+
+series_id
+sampler_peak_of(const struct sampler *s, series_id id)
+{
+	return id < s->peak_cap ? s->peak_id[id] : SERIES_NONE;
+}
+
+/* [sampling] fine: which of the enabled sources are sampled fine. */
+static void
+fine_set_from(struct sampler *s, const struct config *cfg)
+{
+	memset(s->fine_set, 0, sizeof(s->fine_set));
+	for (unsigned b = 0; config_fine_names[b] != NULL; b++) {
+		unsigned i = source_index(config_fine_names[b]);
+
+		if ((cfg->fine_sources & (1u << b)) && i < NSOURCES && s->sources[i].enabled)
+			s->fine_set[i] = true;
+	}
+}
+
 /* A timer this much late is logged. */
 #define SAMPLER_LATE_LOG_NS 100000000ull
 
@@ -426,8 +765,7 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 	struct source *src = arg;
 	struct sampler *s =
 	    (struct sampler *)((char *)(src - src->index) - offsetof(struct sampler, sources));
-	uint64_t cpu = 0, now = time_mono_ns(),
-	         due = src->last_fire_ns + src->interval_ms * 1000000;
+	uint64_t now = time_mono_ns(), due = src->last_fire_ns + src->interval_ms * 1000000;
 
 	(void)fd;
 	(void)what;
@@ -441,7 +779,21 @@ timer_cb(evutil_socket_t fd, short what, void *arg)
 			         src->ops->name, (double)src->late_last_ns / 1e6);
 	}
 	src->last_fire_ns = now;
-	sample_source(s, src->index, &cpu);
+	sampler_beat(s, src->index);
+}
+
+void
+sampler_beat(struct sampler *s, enum sampler_kind kind)
+{
+	uint64_t cpu = 0;
+
+	if (kind >= NSOURCES)
+		return;
+	/* A window may have opened or closed since: fine sampling follows (a cheap look). */
+	sampler_fine_update(s);
+	/* A fine source too: a sample at its beat makes its record, as without fine sampling
+	 * (one right after a fine tick's gives no rate of its own: fine.h). */
+	sample_and_record(s, kind, &cpu, true);
 }
 
 uint64_t
@@ -451,7 +803,7 @@ sampler_sample_all(struct sampler *s)
 
 	for (unsigned k = 0; k < NSOURCES; k++)
 		if (s->sources[source_turn(k)].enabled)
-			sample_source(s, source_turn(k), &cpu);
+			sample_and_record(s, source_turn(k), &cpu, true);
 	return t;
 }
 
@@ -563,7 +915,21 @@ sampler_new(const struct config *cfg, struct nm_error *err)
 	s->clock = mono_clock;
 	s->cfg = xcalloc(1, sizeof(*s->cfg));
 	config_copy(s->cfg, cfg);
-	s->ring = ring_new(cfg->ring_memory, NSOURCES, cfg->keyframe_interval_ms * 1000000ull);
+	{
+		/* The fine history's bytes are ring_memory's: the two never hold more. */
+		uint64_t fine_mem = config_fine_memory(cfg),
+		         kf = cfg->fine_keep_ms / 4 < cfg->keyframe_interval_ms
+		                  ? cfg->fine_keep_ms / 4
+		                  : cfg->keyframe_interval_ms;
+
+		s->ring = ring_new(cfg->ring_memory - fine_mem, NSOURCES,
+		                   cfg->keyframe_interval_ms * 1000000ull);
+		if (fine_mem != 0)
+			s->fring = ring_new(fine_mem, NSOURCES, kf * 1000000ull);
+	}
+	fine_init(&s->fine);
+	fine_set_from(s, cfg);
+	sampler_fine_update(s);
 	s->mono_to_real = (int64_t)(time_real_ns() - time_mono_ns());
 	return s;
 }
@@ -601,6 +967,7 @@ sampler_start(struct sampler *s, struct event_base *base)
 	}
 	/* A first sample of everything, so rates are available after one interval. */
 	sampler_sample_all(s);
+	arm_fine_timer(s);
 }
 
 int
@@ -616,6 +983,7 @@ sampler_reconfigure(struct sampler *s, const struct config *cfg, struct nm_error
 	}
 	config_free(s->cfg);
 	config_copy(s->cfg, cfg);
+	/* The fine history's size stays what it was at start (the rings are allocated once). */
 	for (unsigned k = 0; k < NSOURCES; k++) {
 		unsigned i = source_turn(k);
 
@@ -624,11 +992,21 @@ sampler_reconfigure(struct sampler *s, const struct config *cfg, struct nm_error
 		fresh[i].failures = s->sources[i].failures;
 		source_release(&s->sources[i]);
 		s->sources[i] = fresh[i];
-		event_free(s->timers[i]);
+		/* A source disabled at start has no timer (sampler_start arms the enabled). */
+		if (s->timers[i] != NULL)
+			event_free(s->timers[i]);
 		s->timers[i] = event_new(s->base, -1, EV_PERSIST, timer_cb, &s->sources[i]);
 		if (s->sources[i].enabled)
 			source_try_init(s, &s->sources[i]);
 		arm_timer(s, i);
+	}
+	fine_set_from(s, cfg);
+	{
+		bool was = s->fine_on;
+
+		/* A change re-arms the timer; no change: re-arm at the interval now in force. */
+		if (sampler_fine_update(s) == was)
+			arm_fine_timer(s);
 	}
 	return 0;
 }
@@ -643,8 +1021,18 @@ sampler_free(struct sampler *s)
 			event_free(s->timers[i]);
 		source_release(&s->sources[i]);
 	}
+	if (s->fine_timer)
+		event_free(s->fine_timer);
 	if (s->ring)
 		ring_free(s->ring);
+	if (s->fring)
+		ring_free(s->fring);
+	fine_free(&s->fine);
+	free(s->peak_id);
+	free(s->peak_gen);
+	for (unsigned i = 0; i < NSOURCES; i++)
+		free(s->peak_nz[i].v);
+	free(s->peak_nz_next.v);
 	devlist_free(s->devlist); /* after the sources that use it */
 	napitable_free(&s->napitab);
 	irqtable_free(&s->irqread);
@@ -785,6 +1173,63 @@ sampler_format_mono(const struct sampler *s, uint64_t mono_ns, char *buf, size_t
 	time_format_rfc3339((uint64_t)((int64_t)mono_ns + s->mono_to_real), buf, size);
 }
 
+/* status: a fine source's fine sampling (new reference). */
+static json_object *
+fine_source_json(struct sampler *s, unsigned i)
+{
+	json_object *o = json_object_new_object();
+	const struct fine_late *l = &s->fine_late[i];
+
+	json_add_bool(o, "on", s->fine_on);
+	json_add_string(o, "why", s->fine_why);
+	json_add_uint(o, "interval_ms", s->cfg->fine_interval_ms);
+	json_add_uint(o, "samples", s->fine_samples[i]);
+	json_add_double(o, "late_median_ms", (double)fine_late_median(l) / 1e6);
+	json_add_double(o, "late_max_ms", (double)l->max_ns / 1e6);
+	json_add_uint(o, "late_samples", l->late);
+	json_add_double(o, "cost_us",
+	                s->fine_samples[i]
+	                    ? (double)s->fine_cost_ns[i] / 1e3 / (double)s->fine_samples[i]
+	                    : 0.0);
+	return o;
+}
+
+/* status: fine sampling and the fine history (new reference). */
+static json_object *
+fine_status_json(struct sampler *s, uint64_t now)
+{
+	json_object *o = json_object_new_object(), *srcs = json_object_new_array();
+	struct ring_stats st;
+
+	json_add_bool(o, "on", s->fine_on);
+	json_add_string(o, "why", s->fine_why);
+	json_add_uint(o, "interval_ms", s->cfg->fine_interval_ms);
+	json_add_string(o, "when",
+	                s->cfg->fine_when == CONFIG_FINE_ALWAYS  ? "always"
+	                : s->cfg->fine_when == CONFIG_FINE_NEVER ? "never"
+	                                                         : "window");
+	for (unsigned i = 0; i < NSOURCES; i++)
+		if (s->fine_set[i])
+			json_object_array_add(srcs, json_object_new_string(all_sources[i]->name));
+	json_object_object_add(o, "sources", srcs);
+	json_add_double(o, "keep_s", (double)s->cfg->fine_keep_ms / 1e3);
+	if (s->fring != NULL) {
+		json_object *r = json_object_new_object();
+
+		ring_get_stats(s->fring, &st);
+		json_add_uint(r, "capacity_bytes", st.capacity);
+		json_add_uint(r, "used_bytes", st.used);
+		json_add_uint(r, "segments", st.segments);
+		json_add_uint(r, "records", st.records);
+		json_add_double(
+		    r, "oldest_age_s",
+		    st.oldest_ns && now > st.oldest_ns ? (double)(now - st.oldest_ns) / 1e9 : 0.0);
+		json_object_object_add(o, "ring", r);
+	} else
+		json_object_object_add(o, "ring", NULL);
+	return o;
+}
+
 json_object *
 sampler_status_json(struct sampler *s)
 {
@@ -819,6 +1264,8 @@ sampler_status_json(struct sampler *s)
 		    src->last_sample_mono_ns ? (double)(now - src->last_sample_mono_ns) / 1e9 : -1);
 		if (src->ops->describe != NULL && src->initialised)
 			json_object_object_add(so, "details", src->ops->describe(src));
+		if (s->fine_set[i])
+			json_object_object_add(so, "fine", fine_source_json(s, i));
 		json_object_array_add(arr, so);
 	}
 	ring_get_stats(s->ring, &st);
@@ -839,6 +1286,7 @@ sampler_status_json(struct sampler *s)
 	json_add_uint(ring, "series", s->reg.n);
 	json_object_object_add(o, "sources", arr);
 	json_object_object_add(o, "ring", ring);
+	json_object_object_add(o, "fine", fine_status_json(s, now));
 	return o;
 }
 

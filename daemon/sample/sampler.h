@@ -112,6 +112,53 @@ int64_t sampler_mono_to_real(const struct sampler *s);
 /* Wall-clock RFC 3339 of a CLOCK_MONOTONIC time. */
 void sampler_format_mono(const struct sampler *s, uint64_t mono_ns, char *buf, size_t size);
 
+/* ---- fine sampling ----
+ * [sampling] fine names the sources (link, queues, softnet by default) that are also
+ * sampled every fine_interval while fine sampling is on (fine_when: while a window or a test
+ * is open, always, never). While on, one fine timer samples them besides their own timers:
+ * the main ring still holds one record per interval of each source, made at its timer's beat
+ * by a sample then, the sum of its samples since the record before, stamped with the real
+ * time of that sample. Every sample of a fine source (fine ticks, its own beats while
+ * fine sampling is off, synchronous samples) also goes, as its own record stamped with its
+ * real time, into the fine ring: a second struct ring of fine_memory bytes (within
+ * ring_memory: both together never hold more), same record format, same series ids and
+ * source indices, whose oldest segments go by bytes and once older than fine_keep.
+ *
+ * A source's finest records: sampler_fine_ring(s) when it is not NULL and
+ * sampler_fine_source(s, kind) is true, over the span the fine ring still holds
+ * (ring_get_stats: oldest_ns); a cursor there gives the same acc as the main ring's at the
+ * times both hold a record of the source. Before that span, or without a fine ring, the
+ * main ring's records and the peak series.
+ *
+ * Peaks: each counter of a fine source that moved gets a gauge series "peak.NAME" (a prefix:
+ * a glob of the counters does not take it; field "FIELD.peak_rate", the counter's other labels,
+ * unit "packets/s" for "packets"..., series_info.peak set; sampler_peak_of finds it): in each
+ * normal-cadence record, the highest rate per second over the intervals between the samples inside
+ * it, each over its real gap (a late sample gives its rate over its real gap: not a burst; fine.h).
+ * While fine sampling is off the one interval is the record's own: the peak is the mean. Peak
+ * series are not exported on /metrics; results keep them with their source's series. */
+
+/* Whether a window or a test is open (fine_when = window asks it at each source's beat and
+ * at sampler_fine_update). */
+void sampler_set_fine_wanted(struct sampler *s, bool (*wanted)(void *arg), void *arg);
+/* Turn fine sampling on or off as the configuration and wanted say, now (a window has opened
+ * or closed). Returns whether it is on. */
+bool sampler_fine_update(struct sampler *s);
+/* What the timer of the source of kind does at each of its intervals (tests drive it with a
+ * driven clock): sample it and make its record (a fine source's too). */
+void sampler_beat(struct sampler *s, enum sampler_kind kind);
+/* What the fine timer does at each fine interval (tests drive it with a driven clock): one
+ * sample of each fine source (its record waits for its beat). Nothing when off. */
+void sampler_fine_tick(struct sampler *s);
+/* The fine history, or NULL when there is none (fine_memory 0, fine_when never, no fine
+ * source). Owned by the sampler. */
+struct ring *sampler_fine_ring(struct sampler *s);
+/* Whether the source of kind is sampled fine ([sampling] fine, and enabled). */
+bool sampler_fine_source(const struct sampler *s, enum sampler_kind kind);
+/* The peak-rate series of counter id, SERIES_NONE when it has none (it never moved while
+ * its source was sampled fine, or it is no fine source's counter). */
+series_id sampler_peak_of(const struct sampler *s, series_id id);
+
 /* status: sources and ring (new reference). */
 json_object *sampler_status_json(struct sampler *s);
 

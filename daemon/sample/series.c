@@ -179,6 +179,7 @@ series_intern(struct series_registry *reg, const char *name, size_t len, enum se
 	si->kind = (uint8_t)kind;
 	si->source = source;
 	si->live = true;
+	si->peak = false;
 	si->scale = scale;
 	si->unit = unit ? unit : "";
 	reg->hash[slot] = (uint32_t)reg->n + 1;

@@ -27,6 +27,7 @@ struct series_info {
 	uint8_t kind;     /* enum series_kind */
 	uint8_t source;   /* index of the source that reports it */
 	bool live;        /* reported by its source now */
+	bool peak;        /* a peak-rate gauge the sampler derives from a counter (sampler.h) */
 	double scale;     /* raw units -> unit: 1/USER_HZ for CPU ticks, else 1 */
 	const char *unit; /* "packets", "bytes", "s" ... (static string; every source sets one) */
 };

@@ -367,6 +367,9 @@ parse(struct seriesblock *b, struct rd *r, int64_t m2r, struct nm_error *err)
 		    scale, &l);
 		if (id != b->reg.n - 1 || b->v[id] != NULL)
 			return bad(b, err, "a series twice");
+		/* The block keeps no flag for a peak series (sampler.h): its field says it. */
+		b->reg.v[id].peak = kind == SERIES_GAUGE && strlen(field) >= 9 &&
+		                    strcmp(field + strlen(field) - 9, "peak_rate") == 0;
 		b->v[id] = xreallocarray(NULL, b->src[src].n ? b->src[src].n : 1, sizeof(uint64_t));
 		for (size_t k = 0; k < b->src[src].n; k++) {
 			uint64_t u = get_uv(r), d;

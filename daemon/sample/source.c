@@ -252,6 +252,10 @@ source_family_of(const struct source_ops *ops, const struct series_registry *reg
 	const struct series_info *si = series_get(reg, id);
 	struct series_labels l = series_labels_of(reg, id);
 
+	/* The sampler's peak-rate gauges (sampler.h) are not exported: a family as large as the
+	 * counters they come from, whose value a scrape every 15 s would sample, not keep. */
+	if (si->peak)
+		return NULL;
 	for (const struct source_family *r = ops->prom; r != NULL && r->family != NULL; r++)
 		if (match_labels(&r->match, reg, si, &l))
 			return r->family[0] != '\0' ? r : NULL;

@@ -173,6 +173,7 @@ collect_select(struct seriesblock_collect *cs, uint64_t start, uint64_t slice_ns
 		}
 		gr->ids[gr->n] = series_intern(&b->reg, si->name, strlen(si->name), si->kind,
 		                               (uint8_t)cs->bsrc[rs], si->unit, si->scale, &l);
+		b->reg.v[gr->ids[gr->n]].peak = si->peak;
 		gr->live[gr->n++] = id;
 		cs->nids++;
 	}

@@ -477,7 +477,8 @@ closing_done(void *arg, const struct nm_error *err)
 		log_warnx("window %s: %s", w->name, e.message);
 	w->open = false;
 	w->frozen = false;
-	test_series_drop(w); /* in the stored block now */
+	sampler_fine_update(ws->sampler); /* fine sampling stops with the last window */
+	test_series_drop(w);              /* in the stored block now */
 	w->closed_by = c->closed_by;
 	w->opts = c->eff;
 	w->close_seq = ++ws->close_seq;
@@ -778,6 +779,12 @@ count_open(const struct windows *ws)
 	return n;
 }
 
+size_t
+window_open_count(const struct windows *ws)
+{
+	return count_open(ws);
+}
+
 /* Refuse a name in use by a window or a stored result; with replace only an open window or
  * one being stored (what --replace cannot take away). The hint names the one step that
  * frees the name: --replace, which removes the kept window and the stored result both. */
@@ -880,6 +887,7 @@ window_start_replace(struct windows *ws, const char *name, const char *origin, b
 		ws->ws = xreallocarray(ws->ws, ws->cap, sizeof(*ws->ws));
 	}
 	ws->ws[ws->n++] = w;
+	sampler_fine_update(ws->sampler); /* fine sampling while a window is open */
 	if (ws->root != NULL) {
 		/* The manifest's start edge, off the loop (manifest.h). */
 		struct manifest_edge *e = xcalloc(1, sizeof(*e));

@@ -98,6 +98,8 @@ uint64_t window_edge_real_ns(const struct windows *ws, const char *name);
 /* Is there a window named name in memory (open, or closed and kept)? Stored results are
  * the results module's to answer (results_exists). Nothing is read or sampled. */
 bool window_exists(const struct windows *ws, const char *name);
+/* How many windows are open (fine sampling runs while one is: sampler.h). */
+size_t window_open_count(const struct windows *ws);
 /* Is there an open window named name? */
 bool window_is_open(const struct windows *ws, const char *name);
 /* The report of a window: live (start to now) for an open one; the stored result when args

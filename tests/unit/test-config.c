@@ -333,6 +333,54 @@ test_strv_equal(void **state)
 }
 
 /* A bad file changes nothing and the message names the key. */
+/* [sampling] fine and its keys: defaults, values, and the fine history's share of
+ * ring_memory. */
+static void
+test_fine_keys(void **state)
+{
+	struct config cfg;
+	struct nm_error err;
+	const char *p;
+
+	(void)state;
+	config_defaults(&cfg);
+	assert_int_equal(cfg.fine_sources, CONFIG_FINE_DEFAULT);
+	assert_int_equal(cfg.fine_interval_ms, 10);
+	assert_int_equal(cfg.fine_when, CONFIG_FINE_WINDOW);
+	assert_int_equal(cfg.fine_keep_ms, 300000);
+	assert_int_equal(config_fine_memory(&cfg), 8u << 20); /* 64M / 8 */
+	cfg.ring_memory = 4u << 20;
+	assert_int_equal(config_fine_memory(&cfg), 1u << 20); /* at least 1M */
+	cfg.ring_memory = 1u << 20;
+	assert_int_equal(config_fine_memory(&cfg), 0); /* no room: no fine history */
+	config_free(&cfg);
+
+	p = write_conf("[sampling]\nfine = softnet, link\nfine_interval = 20ms\n"
+	               "fine_when = always\nfine_keep = 2m\nring_memory = 16M\n"
+	               "fine_memory = 3M\n");
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_int_equal(cfg.fine_sources, 1u | 4u); /* link, softnet */
+	assert_int_equal(cfg.fine_interval_ms, 20);
+	assert_int_equal(cfg.fine_when, CONFIG_FINE_ALWAYS);
+	assert_int_equal(cfg.fine_keep_ms, 120000);
+	assert_int_equal(config_fine_memory(&cfg), 3u << 20);
+	config_free(&cfg);
+	unlink(p);
+
+	p = write_conf("[sampling]\nfine = none\nfine_when = never\nfine_memory = 0\n");
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_int_equal(cfg.fine_sources, 0);
+	assert_int_equal(cfg.fine_when, CONFIG_FINE_NEVER);
+	assert_int_equal(config_fine_memory(&cfg), 0);
+	cfg.fine_sources = CONFIG_FINE_DEFAULT;
+	cfg.fine_when = CONFIG_FINE_WINDOW;
+	assert_int_equal(config_fine_memory(&cfg), 0); /* fine_memory = 0: peaks only */
+	config_free(&cfg);
+	unlink(p);
+}
+
 static void
 test_errors(void **state)
 {
@@ -366,6 +414,17 @@ test_errors(void **state)
 	    {"[prometheus]\nmax_series = 0\n", "max_series"},
 	    {"[prometheus]\ntimeout = 10ms\n", "timeout"},
 	    {"[prometheus]\nlistn = 127.0.0.1:1\n", "listn"},
+	    {"[sampling]\nfine = link cpu\n", "fine: \"cpu\" cannot be sampled fine (link, queues"},
+	    {"[sampling]\nfine_interval = 5ms\n",
+	     "fine_interval: \"5ms\" is not a duration from 10ms to 1s"},
+	    {"[sampling]\nfine_interval = 2s\n", "from 10ms to 1s"},
+	    {"[sampling]\nfine_when = sometimes\n",
+	     "fine_when: \"sometimes\" is not window, always or never"},
+	    {"[sampling]\nfine_keep = 1s\n", "fine_keep: \"1s\" is not a duration from 10s to 1h"},
+	    {"[sampling]\nfine_memory = 1000\n", "fine_memory: \"1000\" is not 0"},
+	    {"[sampling]\nring_memory = 8M\nfine_memory = 8M\n",
+	     "must leave at least 1M of ring_memory"},
+	    {"[sampling]\nfine_sources = link\n", "unknown key \"fine_sources\""},
 	};
 	struct config cfg;
 	struct nm_error err;
@@ -398,6 +457,7 @@ main(void)
 	    cmocka_unit_test(test_prometheus_keys), /* [prometheus] */
 	    cmocka_unit_test(test_prometheus_selection),
 	    cmocka_unit_test(test_strv_equal),
+	    cmocka_unit_test(test_fine_keys),
 	    cmocka_unit_test(test_errors),
 	    cmocka_unit_test(test_peers),
 	};

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <event2/event.h>
 
 #include "config.h"
 #include "error.h"
@@ -19,6 +20,46 @@
 #include "sampler.h"
 
 #define SEC 1000000000ull
+
+/* Counting wrappers around glibc's allocator, for the check that fine sampling allocates
+ * nothing once warm; not under ASan, whose own allocator must stay in place. */
+#if defined(__SANITIZE_ADDRESS__)
+#define COUNT_ALLOCS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define COUNT_ALLOCS 0
+#endif
+#endif
+#ifndef COUNT_ALLOCS
+#define COUNT_ALLOCS 1
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+static unsigned long nallocs;
+
+void *
+malloc(size_t n)
+{
+	nallocs++;
+	return __libc_malloc(n);
+}
+
+void *
+calloc(size_t a, size_t b)
+{
+	nallocs++;
+	return __libc_calloc(a, b);
+}
+
+void *
+realloc(void *p, size_t n)
+{
+	nallocs++;
+	return __libc_realloc(p, n);
+}
+#else
+static unsigned long nallocs;
+#endif
 
 struct world {
 	char root[64];
@@ -664,6 +705,348 @@ test_sources_say(void **state)
 	assert_int_equal(n, SAMPLER_NSOURCES);
 }
 
+/* proc/net/dev with eth0 at rx packets p (its bytes 100 p) and proc/net/softnet_stat with two
+ * CPUs that processed p and 2 p. */
+static void
+write_fine_files(const char *root, uint64_t p)
+{
+	char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+	         "Inter-|   Receive                                                |  Transmit\n"
+	         " face |bytes    packets errs drop fifo frame compressed multicast|bytes    "
+	         "packets errs drop fifo colls carrier compressed\n"
+	         "  eth0: %llu %llu 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n",
+	         (unsigned long long)(100 * p), (unsigned long long)p);
+	write_file(root, "proc/net/dev", buf);
+	snprintf(buf, sizeof(buf),
+	         "%08llx 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	         "00000000 00000000 00000000 00000000 00000000\n"
+	         "%08llx 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	         "00000000 00000000 00000000 00000000 00000001\n",
+	         (unsigned long long)(p & 0xffffffffu), (unsigned long long)(2 * p & 0xffffffffu));
+	write_file(root, "proc/net/softnet_stat", buf);
+}
+
+/* The acc of series name at the main ring's state at t. */
+static uint64_t
+ring_value_at(struct world *w, const char *name, uint64_t t)
+{
+	struct ring_cursor *c = ring_cursor_new(sampler_ring(w->s));
+	series_id id = series_find(sampler_registry(w->s), name);
+	uint64_t v;
+
+	assert_int_not_equal(id, SERIES_NONE);
+	assert_int_equal(ring_cursor_seek(c, t), 0);
+	v = ring_cursor_value(c, id);
+	ring_cursor_free(c);
+	return v;
+}
+
+/* An hour of fine sampling at 10 ms on a driven clock (link and softnet fine, softirqs at
+ * 1 s): the main ring and the fine ring together stay within ring_memory, the fine ring
+ * keeps fine_keep; the fine sources still have one record a second in the main ring, each
+ * at its timer's beat, as the 1 s source has; the main ring's
+ * sums are the files' counts; a 10 ms burst shows in the peak series of its second at its
+ * rate long after the fine ring has let it go; ticks late by 13 ms show as lateness and are
+ * no burst. */
+static void
+test_fine_hour(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",    "snmp",  "queues",
+	                                     "ethtool",    "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct ring_stats mst, fst;
+	struct nm_error err;
+	const uint64_t t0 = 10 * SEC, ms = 1000000ull, steps = 360000;
+	uint64_t p = 1000, times[4000];
+	unsigned long n0, warm_allocs = 0;
+	char path[128];
+	size_t n;
+	json_object *st, *srcs;
+
+	(void)state;
+	new_root(w);
+	snprintf(path, sizeof(path), "%s/proc/net", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "      NET_RX:        100        200\n");
+	write_fine_files(w->root, p);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 4u << 20;
+	w->cfg.fine_when = CONFIG_FINE_ALWAYS;
+	w->cfg.fine_keep_ms = 10000;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	assert_non_null(sampler_fine_ring(w->s));
+	assert_true(sampler_fine_source(w->s, SAMPLER_LINK));
+	assert_true(sampler_fine_source(w->s, SAMPLER_SOFTNET));
+	assert_false(sampler_fine_source(w->s, SAMPLER_SOFTIRQS));
+	w->now = t0;
+	sampler_sample_all(w->s);
+	for (uint64_t k = 1; k <= steps; k++) {
+		/* Every tenth tick 13 ms late (it moves nothing: no burst); the files move by
+		 * 500 packets every 500 ms, and by 50,000 more once, in the second from 1800 s. */
+		w->now = t0 + k * 10 * ms + (k % 10 == 5 ? 13 * ms : 0);
+		if (k % 50 == 0) {
+			p += 500 + (k == 180050 ? 50000 : 0);
+			write_fine_files(w->root, p);
+		}
+		n0 = nallocs;
+		sampler_fine_tick(w->s);
+		if (k % 100 == 0) {
+			sampler_beat(w->s, SAMPLER_SOFTIRQS);
+			sampler_beat(w->s, SAMPLER_LINK); /* fine: the ticks record it */
+			sampler_beat(w->s, SAMPLER_SOFTNET);
+		}
+		if (k > 6000) /* warm after a minute: sampling allocates nothing */
+			warm_allocs += nallocs - n0;
+	}
+	if (COUNT_ALLOCS) {
+		assert_true(nallocs > 0); /* the wrappers count: sampler_new allocated */
+		assert_int_equal(warm_allocs, 0);
+	}
+	/* Bytes: the two rings share ring_memory and hold no more. */
+	ring_get_stats(sampler_ring(w->s), &mst);
+	ring_get_stats(sampler_fine_ring(w->s), &fst);
+	assert_int_equal(mst.capacity + fst.capacity, w->cfg.ring_memory);
+	assert_true(mst.used <= mst.capacity);
+	assert_true(fst.used <= fst.capacity);
+	assert_true(fst.evicted_segments > 0);
+	/* The fine ring holds fine_keep, give or take a segment (a quarter of it). */
+	assert_true(fst.oldest_ns >= w->now - 10 * SEC - 3 * SEC);
+	assert_true(fst.oldest_ns <= w->now - 10 * SEC + 3 * SEC);
+	/* The main ring kept the whole hour: one record of each source a second. */
+	assert_true(mst.oldest_ns <= t0);
+	n = ring_src_times(sampler_ring(w->s), SAMPLER_SOFTIRQS, w->now, times, 4000);
+	assert_int_equal(n, 3601);
+	for (size_t i = 0; i + 1 < n; i++)
+		assert_int_equal(times[i] - times[i + 1], SEC);
+	n = ring_src_times(sampler_ring(w->s), SAMPLER_LINK, w->now, times, 4000);
+	assert_int_equal(n, 3601);
+	for (size_t i = 0; i + 1 < n; i++)
+		assert_int_equal(times[i] - times[i + 1], SEC); /* each at its beat */
+	/* The main ring's sums are the files' counts. */
+	assert_int_equal(ring_value_at(w, "link.eth0.rx_packets", w->now) -
+	                     ring_value_at(w, "link.eth0.rx_packets", t0),
+	                 7200 * 500 + 50000);
+	assert_int_equal(ring_value_at(w, "softnet.cpu1.processed", w->now) -
+	                     ring_value_at(w, "softnet.cpu1.processed", t0),
+	                 2 * (7200 * 500 + 50000));
+	/* Peaks: 500 packets in a 10 ms interval is 50,000/s (the mean is 1,000/s); the burst's
+	 * second 5,050,000/s; an hour on, from the main ring alone. */
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1800 * SEC), 50000);
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1801 * SEC), 5050000);
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_packets", t0 + 1802 * SEC), 50000);
+	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_bytes", t0 + 1801 * SEC), 505000000);
+	assert_int_equal(ring_value_at(w, "peak.softnet.cpu1.processed", t0 + 1801 * SEC),
+	                 10100000);
+	assert_int_equal(
+	    sampler_peak_of(w->s, series_find(sampler_registry(w->s), "link.eth0.rx_packets")),
+	    series_find(sampler_registry(w->s), "peak.link.eth0.rx_packets"));
+	assert_true(sampler_registry(w->s)
+	                ->v[series_find(sampler_registry(w->s), "peak.link.eth0.rx_packets")]
+	                .peak);
+	/* Not exported on /metrics (the softnet source's gauge rule would take it), kept by
+	 * results as its counter is. */
+	{
+		const struct series_registry *reg = sampler_registry(w->s);
+		series_id c = series_find(reg, "softnet.cpu1.processed"),
+		          pk = series_find(reg, "peak.softnet.cpu1.processed");
+		const struct source_ops *ops = sampler_table_ops(SAMPLER_SOFTNET);
+		struct series_labels l = series_labels_of(reg, pk);
+
+		assert_non_null(source_family_of(ops, reg, c));
+		assert_null(source_family_of(ops, reg, pk));
+		assert_true(source_keeps(ops, reg, c));
+		assert_true(source_keeps(ops, reg, pk));
+		assert_string_equal(series_atom_str(reg, l.field), "processed.peak_rate");
+		assert_int_equal(l.cpu, 1);
+		assert_string_equal(series_get(reg, pk)->unit, "packets/s");
+		assert_int_equal(series_get(reg, pk)->kind, SERIES_GAUGE);
+	}
+	/* status: the late ticks, 13 ms late, are the largest lateness; most ticks were on time.
+	 */
+	st = sampler_status_json(w->s);
+	assert_true(json_object_object_get_ex(st, "sources", &srcs));
+	for (size_t i = 0; i < json_object_array_length(srcs); i++) {
+		json_object *so = json_object_array_get_idx(srcs, i), *f;
+		const char *name = json_object_get_string(json_object_object_get(so, "name"));
+
+		if (strcmp(name, "link") != 0 && strcmp(name, "softnet") != 0) {
+			assert_false(json_object_object_get_ex(so, "fine", &f));
+			continue;
+		}
+		assert_true(json_object_object_get_ex(so, "fine", &f));
+		assert_true(json_object_get_boolean(json_object_object_get(f, "on")));
+		assert_int_equal(json_object_get_int64(json_object_object_get(f, "samples")),
+		                 steps);
+		assert_true(json_object_get_double(json_object_object_get(f, "late_max_ms")) >
+		            12.99);
+		assert_true(json_object_get_double(json_object_object_get(f, "late_max_ms")) <
+		            13.01);
+		assert_true(json_object_get_double(json_object_object_get(f, "late_median_ms")) <
+		            0.01);
+		assert_int_equal(json_object_get_int64(json_object_object_get(f, "late_samples")),
+		                 steps / 10);
+	}
+	json_object_put(st);
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+}
+
+/* A fine source that cannot initialise (no proc/net/softnet_stat) is retried at its own
+ * beat, not at every fine tick; the others are sampled fine meanwhile, and once its file is
+ * there it is sampled fine too. */
+static void
+test_fine_init_retry(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",    "snmp",  "queues",
+	                                     "ethtool",    "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct source *sn, *ln;
+	struct nm_error err;
+	char path[128];
+
+	(void)state;
+	new_root(w);
+	snprintf(path, sizeof(path), "%s/proc/net", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "      NET_RX:        100        200\n");
+	write_fine_files(w->root, 1000);
+	snprintf(path, sizeof(path), "%s/proc/net/softnet_stat", w->root);
+	assert_int_equal(unlink(path), 0);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 4u << 20;
+	w->cfg.fine_when = CONFIG_FINE_ALWAYS;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	w->now = 10 * SEC;
+	sampler_sample_all(w->s);
+	sn = sampler_source_of(w->s, SAMPLER_SOFTNET);
+	ln = sampler_source_of(w->s, SAMPLER_LINK);
+	assert_false(sn->initialised);
+	assert_int_equal(sn->failures, 1);
+	for (uint64_t k = 1; k <= 200; k++) {
+		w->now = 10 * SEC + k * 10000000ull;
+		sampler_fine_tick(w->s);
+		if (k % 100 == 0) {
+			sampler_beat(w->s, SAMPLER_LINK);
+			sampler_beat(w->s, SAMPLER_SOFTNET);
+		}
+		if (k == 150)
+			write_fine_files(w->root, 2000);
+	}
+	/* Tried at the two beats only; the second found the file. */
+	assert_int_equal(sn->failures, 2);
+	assert_true(sn->initialised);
+	assert_int_equal(ln->samples, 1 + 200 + 2); /* the first, the ticks, the beats */
+	assert_int_equal(sn->samples, 1);           /* the beat at 2 s; no tick since */
+	w->now += 10000000ull;
+	sampler_fine_tick(w->s);
+	assert_int_equal(sn->samples, 2);
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+}
+
+/* A wanted() for sampler_set_fine_wanted: the bool arg points at. */
+static bool
+bool_arg(void *arg)
+{
+	return *(bool *)arg;
+}
+
+/* Fine sampling follows a reloaded configuration: fine_when, the fine set, a disabled
+ * source; a window wanted or not (fine_when = window); status says why. */
+static void
+test_fine_reconfigure(void **state)
+{
+	static const char *const others[] = {"interrupts", "cpu",    "snmp",  "queues",
+	                                     "ethtool",    "lnstat", "sysctl"};
+	struct world *w = calloc(1, sizeof(*w));
+	struct config cfg;
+	struct nm_error err;
+	bool window = false;
+	struct event_base *base;
+	json_object *st, *fine;
+	char path[128];
+
+	(void)state;
+	new_root(w);
+	snprintf(path, sizeof(path), "%s/proc/net", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	write_softirqs(w, "                    CPU0       CPU1\n"
+	                  "      NET_RX:        100        200\n");
+	write_fine_files(w->root, 1000);
+	config_defaults(&w->cfg);
+	free(w->cfg.root);
+	w->cfg.root = strdup(w->root);
+	w->cfg.ring_memory = 4u << 20;
+	w->cfg.fine_when = CONFIG_FINE_ALWAYS;
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
+		config_add_source_opt(&w->cfg, others[i], "enable", "no");
+	w->s = sampler_new(&w->cfg, &err);
+	assert_non_null(w->s);
+	sampler_set_clock(w->s, fake_clock, w);
+	w->q = query_new(w->s);
+	w->now = 10 * SEC;
+	base = event_base_new();
+	sampler_start(w->s, base); /* reconfigure re-arms timers: a loop is needed */
+	assert_true(sampler_fine_update(w->s));
+
+	config_copy(&cfg, &w->cfg);
+	cfg.fine_when = CONFIG_FINE_NEVER;
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_update(w->s));
+	st = sampler_status_json(w->s);
+	assert_true(json_object_object_get_ex(st, "fine", &fine));
+	assert_string_equal(json_object_get_string(json_object_object_get(fine, "why")),
+	                    "fine_when = never");
+	json_object_put(st);
+
+	/* fine_when = window: on while the daemon says a window is open. */
+	cfg.fine_when = CONFIG_FINE_WINDOW;
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_update(w->s));
+	sampler_set_fine_wanted(w->s, bool_arg, &window);
+	assert_false(sampler_fine_update(w->s));
+	window = true;
+	assert_true(sampler_fine_update(w->s));
+	assert_true(sampler_fine_source(w->s, SAMPLER_LINK));
+
+	/* link disabled: softnet alone; fine = none: off, saying why. */
+	config_add_source_opt(&cfg, "link", "enable", "no");
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_source(w->s, SAMPLER_LINK));
+	assert_true(sampler_fine_source(w->s, SAMPLER_SOFTNET));
+	assert_true(sampler_fine_update(w->s));
+	cfg.fine_sources = 0;
+	assert_int_equal(sampler_reconfigure(w->s, &cfg, &err), 0);
+	assert_false(sampler_fine_update(w->s));
+	st = sampler_status_json(w->s);
+	assert_true(json_object_object_get_ex(st, "fine", &fine));
+	assert_string_equal(json_object_get_string(json_object_object_get(fine, "why")),
+	                    "no enabled source is in [sampling] fine");
+	json_object_put(st);
+	config_free(&cfg);
+	*state = w;
+	assert_int_equal(teardown(state), 0);
+	event_base_free(base);
+}
+
 int
 main(void)
 {
@@ -678,6 +1061,9 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_wraps_across_restart, setup, teardown),
 	    cmocka_unit_test(test_intr_totals),
 	    cmocka_unit_test(test_sources_say),
+	    cmocka_unit_test(test_fine_hour),
+	    cmocka_unit_test(test_fine_reconfigure),
+	    cmocka_unit_test(test_fine_init_retry),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
