@@ -7,15 +7,20 @@ window. The window's stored report must show, for the receiving device vB (rx_pa
 for the CPU that received them (softnet processed, CPU 0: veth hands a packet to the backlog
 of the CPU that sent it), a peak within 15 % of the rate the sender measured in that burst,
 at the sender's burst times (each burst listed starts within one sampled interval of a
-sender's burst start), and peak-to-mean about 50. veth has no per-queue receive counters
+sender's burst start), and for vB peak-to-mean about 50 (not for the CPU: softnet_stat is
+the host's, and other traffic on the machine counts in its mean). veth has no per-queue receive counters
 (no qstats; its ethtool queue counters are XDP-only: KERNEL-NOTES), so no queue is checked
 here; the queue series go through the same code (tests/unit/test-bursts.c).
 
 The bound on peak-to-mean: the mean is the packets of 5 bursts over the window's seconds T
 (about 5 s: 0.5 s before the first burst, 0.5 s after the last), the peak the burst rate, so
-peak/mean = T / (5 x 0.02 s) = 10 T, about 50; the peak is within 15 % of the burst rate and
-T is within a few tens of ms of 5 s, so it is asserted in [40, 60], and within 15 % of what
-the sender's own counts give (its burst rate x T / the packets vB received).
+peak/mean = T / (5 x 0.02 s) = 10 T, about 50; the bursts are placed from the window's
+start edge and the stop follows the last by 0.5 s, so T is 5 s and what the stop takes (tens
+of ms); the peak is within 15 % of the burst rate. The sender's bursts are not equal on a
+loaded machine (rates 20-25 % apart seen), and the peak is the fastest one's, so the ratio
+is normalised by the sender's spread (x the bursts' mean rate / the peak burst's rate) and
+that is asserted in [40, 60]; the raw ratio within 15 % of what the sender's own counts give
+(its peak burst's rate x T / the packets vB received).
 
 Run under `flock /tmp/nm-netns.lock` (namespaces). Needs root; cleans up even on failure.
 """
@@ -38,6 +43,13 @@ FINE = ("[source.link]\ninterval = 10ms\n[source.softnet]\ninterval = 10ms\n"
 PORT = 9099
 NBURSTS, PERIOD, BURST, LEAD = 5, 1.0, 0.020, 0.5
 MS = 1000000
+# The daemon at a real-time priority where allowed: on a shared, loaded machine its 10 ms
+# timer is otherwise starved for tens of ms at a time (seen: 348 intervals in 6.8 s), and a
+# late sample hides the burst it covers (by design: it is not a burst). The figures are what
+# this test checks, not the scheduler.
+RT = (("chrt", "-f", "5")
+      if subprocess.run(["chrt", "-f", "5", "true"], capture_output=True).returncode == 0
+      else ())
 
 
 def rfc3339_ns(s):
@@ -47,14 +59,15 @@ def rfc3339_ns(s):
     return (calendar.timegm(t) * 1000 + int(frac)) * MS
 
 
-def send_bursts():
-    """Run the sender in A on CPU 0 (SCHED_FIFO when allowed: the machine is shared, a
-    preemption inside a burst would make its rate uneven); its bursts."""
+def send_bursts(first_ns):
+    """Run the sender in A on CPU 0, its first burst at first_ns (CLOCK_REALTIME), with
+    SCHED_FIFO when allowed (the machine is shared: a preemption inside a burst would make
+    its rate uneven); its bursts."""
     cmd = ["ip", "netns", "exec", ts.NS_A, "taskset", "-c", "0"]
     if subprocess.run(["chrt", "-f", "10", "true"], capture_output=True).returncode == 0:
         cmd += ["chrt", "-f", "10"]
     cmd += [sys.executable, SENDER, ts.ADDR_B, str(PORT), str(NBURSTS), str(PERIOD),
-            str(BURST), str(LEAD)]
+            str(BURST), str(first_ns)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True)
     return json.loads(r.stdout)["bursts"]
 
@@ -75,8 +88,9 @@ def near(sent, t_ns, slack_ns):
     return None
 
 
-def check_series(e, sent, window_s, received):
-    """e's peak, its time, its bursts and its ratio against the sender's bursts."""
+def check_series(e, sent, window_s, received, ratio=True):
+    """e's peak, its time, its bursts and (ratio) its peak-to-mean against the sender's
+    bursts."""
     iv = e["interval_ms"] * MS
     assert e["interval_ms"] == 10, e
     # The peak interval lies in a burst: it starts at most one interval before the burst
@@ -90,16 +104,28 @@ def check_series(e, sent, window_s, received):
                                                   (e["peak"], rate), e, sent)
     # Every burst listed is one of the sender's, at its time (the run's first interval
     # starts within one interval of the burst's first send; +1 ms: the report's times are
-    # whole milliseconds).
-    assert len(e["bursts"]) >= 3, e
+    # whole milliseconds), and every sender's burst at 90 % of the peak or more is listed
+    # (the threshold is 80 %; the sender's rates vary by up to 25 % from burst to burst on
+    # the loaded machine, so a weaker burst may rightly be below it).
     for r in e["bursts"]:
         assert near(sent, rfc3339_ns(r["start"]), iv + MS) is not None, (r, sent)
         assert 0.005 <= r["duration_s"] <= 0.045, r
+    starts = [rfc3339_ns(r["start"]) for r in e["bursts"]]
+    for b in sent:
+        if b["rate"] >= 0.9 * e["peak"]:
+            assert any(abs(t - b["start_ns"]) <= iv + MS for t in starts), (b, e)
+    assert e["late"] <= e["intervals"] // 10, e
+    if not ratio:
+        return
+    # peak/mean = 10 T x (the peak burst's rate / the bursts' mean rate): normalised by
+    # the sender's own spread, about 50.
     ratio = e["peak_to_mean"]
-    assert 40 <= ratio <= 60, ("peak-to-mean %.1f" % ratio, e)
+    mean_rate = sum(x["rate"] for x in sent) / len(sent)
+    normalised = ratio * mean_rate / rate
+    assert 40 <= normalised <= 60, ("peak-to-mean %.1f, normalised %.1f" % (ratio, normalised),
+                                    e, sent)
     predicted = rate * window_s / received
     assert abs(ratio - predicted) <= 0.15 * predicted, (ratio, predicted, e)
-    assert e["late"] <= e["intervals"] // 10, e
 
 
 def test_bursts():
@@ -109,12 +135,15 @@ def test_bursts():
     sink = subprocess.Popen(["ip", "netns", "exec", ts.NS_B, sys.executable, "-c",
                              "import socket,time; s=socket.socket(2,2); "
                              "s.bind(('%s',%d)); time.sleep(60)" % (ts.ADDR_B, PORT)])
-    d = ts.Daemon(ns=ts.NS_B, extra=FINE, state=state)
+    d = ts.Daemon(ns=ts.NS_B, extra=FINE, state=state, prefix=RT)
     try:
         time.sleep(0.5)
-        d.ctl("mark", "start", "bursts")
-        sent = send_bursts()
-        time.sleep(LEAD)
+        # The bursts at fixed times from the window's start edge, and the stop LEAD after the
+        # last: the window's span is NBURSTS x PERIOD, plus what the stop takes.
+        start = rfc3339_ns(d.json("mark", "start", "bursts")["start"])
+        sent = send_bursts(start + int(LEAD * 1e9))
+        time.sleep(max(0, (start + int((LEAD + (NBURSTS - 1) * PERIOD + LEAD) * 1e9) -
+                           time.time_ns()) / 1e9))
         d.ctl("mark", "stop", "bursts")
         rep = d.json("report", "bursts")
         window_s = rep["window"]["duration_s"]
@@ -129,11 +158,15 @@ def test_bursts():
         bursts = rep["bursts"]
         for name in ("link.vB.rx_packets", "softnet.cpu0.processed"):
             e = entry(bursts, name)
-            sys.stderr.write("%s: peak %.0f at %s, mean %.0f, ratio %.1f, bursts %s\n" %
+            sys.stderr.write("%s: peak %.0f at %s, mean %.0f, ratio %.1f, late %d/%d, "
+                             "bursts %s\n" %
                              (name, e["peak"], e["peak_at"], e["mean"], e["peak_to_mean"],
+                              e["late"], e["intervals"],
                               [(r["start"], r["duration_s"], round(r["peak"]))
                                for r in e["bursts"]]))
-            check_series(e, sent, window_s, received)
+            # softnet_stat is the host's, not the namespace's: other traffic on the machine
+            # counts in CPU 0's mean, so its ratio is not the sender's to predict.
+            check_series(e, sent, window_s, received, ratio=name.startswith("link."))
         top = bursts["top"]
         assert 1 <= len(top) <= 5, top
         assert all(near(sent, rfc3339_ns(t["start"]), 11 * MS) for t in top), (top, sent)
@@ -144,7 +177,7 @@ def test_bursts():
         assert "Top bursts of the window" in text, text
         # Stored with the result: the same after a restart.
         assert d.stop() == 0
-        d = ts.Daemon(ns=ts.NS_B, extra=FINE, state=state)
+        d = ts.Daemon(ns=ts.NS_B, extra=FINE, state=state, prefix=RT)
         again = d.json("report", "bursts")
         assert again["bursts"] == bursts
     finally:
