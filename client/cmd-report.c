@@ -468,6 +468,40 @@ bursts_table(json_object *b, FILE *fp)
 	section(fp, "Top bursts of the window (by peak over the series' mean)", &t);
 }
 
+/* See ctl.h. */
+void
+render_watch_bursts(json_object *view, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"SERIES",    ">MEAN/S",    ">PEAK/S", "PEAK AT",
+	                                  ">INTERVAL", ">PEAK/MEAN", ">LATE",   NULL};
+	json_object *series = member(view, "series");
+	char label[128], c[6][40], title[160];
+	struct table t;
+
+	(void)opts;
+	table_init(&t, hdr);
+	for (size_t i = 0; series && i < json_object_array_length(series); i++) {
+		json_object *e = json_object_array_get_idx(series, i);
+		burst_label(e, label, sizeof(label));
+		snprintf(c[3], sizeof(c[3]), "%s", time_of_day(json_get_string(e, "peak_at", "?")));
+		snprintf(c[4], sizeof(c[4]), "%.1f ms", json_get_double(e, "peak_interval_ms", 0));
+		const char *row[] = {label,
+		                     num(e, "mean", c[0], sizeof(c[0])),
+		                     num(e, "peak", c[1], sizeof(c[1])),
+		                     c[3],
+		                     c[4],
+		                     num(e, "peak_to_mean", c[2], sizeof(c[2])),
+		                     num(e, "late", c[5], sizeof(c[5]))};
+		table_row(&t, row);
+	}
+	fmt_span(json_get_double(view, "span_s", 0), c[0], sizeof(c[0]));
+	snprintf(title, sizeof(title), "last %s to %s: mean and peak over one sampled interval",
+	         c[0], time_of_day(json_get_string(view, "to", "?")));
+	if (t.nrows == 0)
+		fprintf(fp, "\n%s\n(nothing moved)\n", title);
+	section(fp, title, &t);
+}
+
 static json_object *
 report_of(json_object *result)
 {

@@ -103,19 +103,17 @@ bursts_series(const uint64_t *t, const uint64_t *v, size_t n, uint64_t interval_
 		run_end(f, &run);
 }
 
-/* What a series is to the burst figures, from its source and labels: "device", "queue",
- * "cpu", or NULL (not one of them). */
-static const char *
-series_kind_of(const struct seriesblock *b, series_id id, const char **what)
+/* See bursts.h. */
+const char *
+bursts_kind(const struct series_registry *reg, series_id id, const char **what)
 {
-	const struct series_info *si = series_get(&b->reg, id);
-	struct series_labels l = series_labels_of(&b->reg, id);
-	const char *src, *field = series_atom_str(&b->reg, l.field);
+	const struct series_info *si = series_get(reg, id);
+	struct series_labels l = series_labels_of(reg, id);
+	const char *src = series_source_name(reg, id), *field = series_atom_str(reg, l.field);
 
-	if (si->source >= b->nsrc || si->kind == SERIES_GAUGE)
-		return NULL;
-	src = b->src[si->source].name;
 	*what = field;
+	if (si->kind == SERIES_GAUGE)
+		return NULL;
 	if (strcmp(src, "link") == 0)
 		return strcmp(field, "rx_packets") == 0 || strcmp(field, "tx_packets") == 0 ||
 		               strcmp(field, "rx_bytes") == 0 || strcmp(field, "tx_bytes") == 0
@@ -126,7 +124,7 @@ series_kind_of(const struct seriesblock *b, series_id id, const char **what)
 	if (strcmp(src, "softnet") == 0)
 		return strcmp(field, "processed") == 0 && l.cpu >= 0 ? "cpu" : NULL;
 	if (strcmp(src, "softirqs") == 0) {
-		*what = series_atom_str(&b->reg, l.type);
+		*what = series_atom_str(reg, l.type);
 		return strcmp(*what, "NET_RX") == 0 && l.cpu >= 0 ? "cpu" : NULL;
 	}
 	return NULL;
@@ -248,14 +246,14 @@ bursts_json(const struct seriesblock *b, uint64_t t0, uint64_t t1, double thresh
 	arr = json_object_new_array();
 	for (series_id id = 0; id < b->reg.n; id++) {
 		const struct series_info *si = series_get(&b->reg, id);
-		const char *what = "", *kind = series_kind_of(b, id, &what);
+		const char *what = "", *kind = bursts_kind(&b->reg, id, &what);
 		const struct seriesblock_source *so;
 		struct bursts_figures f;
 		ssize_t i0, i1;
 		json_object *e;
 		uint64_t iv;
 
-		if (kind == NULL || b->v[id] == NULL)
+		if (kind == NULL || si->source >= b->nsrc || b->v[id] == NULL)
 			continue;
 		so = &b->src[si->source];
 		i0 = seriesblock_at(b, si->source, t0);

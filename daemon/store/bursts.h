@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "series.h"
+
 struct seriesblock;
 
 #define BURSTS_THRESHOLD   0.8 /* of the series' peak */
@@ -46,6 +48,12 @@ struct bursts_figures {
  * threshold a fraction of the peak (0 < threshold <= 1). */
 void bursts_series(const uint64_t *t, const uint64_t *v, size_t n, uint64_t interval_ns,
                    double scale, double threshold, struct bursts_figures *f);
+
+/* What series id of reg is to the burst figures, from its source's name and its labels:
+ * "device" (link rx/tx packets and bytes), "queue" (queues packets), "cpu" (softnet
+ * processed, NET_RX softirqs), or NULL (none of them); *what is its field ("rx_packets",
+ * "packets", "processed") or softirq type ("NET_RX"). */
+const char *bursts_kind(const struct series_registry *reg, series_id id, const char **what);
 
 /* The "bursts" object of a report of the span [t0, t1] (CLOCK_MONOTONIC ns) from block b:
  * {"threshold", "late_factor", "series": [...], "top": [...]} (proto/PROTOCOL.md, report);

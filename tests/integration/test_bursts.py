@@ -128,6 +128,39 @@ def check_series(e, sent, window_s, received, ratio=True):
     assert abs(ratio - predicted) <= 0.15 * predicted, (ratio, predicted, e)
 
 
+def check_watch(views, sent):
+    """The watch's views: one a second, each over the last second; a view whose second held
+    a whole burst shows vB's rx peak within 15 % of that burst's rate, and a mean of the
+    burst's packets over the view's span (within 15 %: a few packets of the next or last
+    burst at most); CPUs are in the view (dev filters devices and queues only), tx of vB
+    that did not move is not (nor other devices)."""
+    assert len(views) >= 4, views
+    checked = 0
+    for i, v in enumerate(views):
+        assert v["what"] == "bursts", v
+        view = v["view"]
+        # The first view may be shorter: the ring holds less than a second yet.
+        assert view["span_s"] <= 1.1 and (i == 0 or view["span_s"] >= 0.9), view
+        names = [e["series"] for e in view["series"]]
+        assert all(not n.startswith("link.") or n.startswith("link.vB.") for n in names), names
+        t1 = rfc3339_ns(view["to"])
+        t0 = t1 - int(view["span_s"] * 1e9)
+        inside = [b for b in sent
+                  if t0 + 10 * MS <= b["start_ns"] and b["end_ns"] <= t1 - 10 * MS]
+        if len(inside) != 1:
+            continue
+        b = inside[0]
+        e = [e for e in view["series"] if e["series"] == "link.vB.rx_packets"]
+        assert e, view
+        e = e[0]
+        assert abs(e["peak"] - b["rate"]) <= 0.15 * b["rate"], (e, b)
+        mean = b["packets"] / view["span_s"]
+        assert abs(e["mean"] - mean) <= 0.15 * mean, (e, b, view["span_s"])
+        assert any(n.startswith("softnet.cpu0.") for n in names), names
+        checked += 1
+    assert checked >= 2, (checked, views, sent)
+
+
 def test_bursts():
     """5 bursts of 20 ms once a second: peaks, times and ratios of vB and CPU 0."""
     state = tempfile.mkdtemp(prefix="nm-bursts-state-")
@@ -141,10 +174,17 @@ def test_bursts():
         # The bursts at fixed times from the window's start edge, and the stop LEAD after the
         # last: the window's span is NBURSTS x PERIOD, plus what the stop takes.
         start = rfc3339_ns(d.json("mark", "start", "bursts")["start"])
+        # watch bursts vB meanwhile: a view a second, JSON lines.
+        watch = subprocess.Popen([ts.NETMETRICSCTL, "--socket", d.sock, "--json", "watch",
+                                  "bursts", "vB"], stdout=subprocess.PIPE, text=True,
+                                 env=ts.env())
         sent = send_bursts(start + int(LEAD * 1e9))
         time.sleep(max(0, (start + int((LEAD + (NBURSTS - 1) * PERIOD + LEAD) * 1e9) -
                            time.time_ns()) / 1e9))
         d.ctl("mark", "stop", "bursts")
+        watch.terminate()
+        views = [json.loads(x) for x in watch.communicate(timeout=10)[0].splitlines() if x]
+        check_watch(views, sent)
         rep = d.json("report", "bursts")
         window_s = rep["window"]["duration_s"]
         devs = {x["name"]: x for x in rep["figures"]["devices"]}
