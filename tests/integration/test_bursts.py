@@ -27,6 +27,7 @@ Run under `flock /tmp/nm-netns.lock` (namespaces). Needs root; cleans up even on
 import calendar
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -161,6 +162,43 @@ def check_watch(views, sent):
     assert checked >= 2, (checked, views, sent)
 
 
+def burst_rects(path):
+    """The burst marks of an HTML page: each rect's data-* members as a dict."""
+    with open(path) as f:
+        page = f.read()
+    return [dict(re.findall(r'data-([a-z]+)="([^"]*)"', m))
+            for m in re.findall(r'<rect class="burst"[^>]*>', page)]
+
+
+def check_html(d, top, rep):
+    """report --html marks the window's top bursts on the time series at their times (epoch
+    s), compare --html on each run's overlaid line (seconds from its first point)."""
+    out = tempfile.mkdtemp(prefix="nm-bursts-html-")
+    try:
+        page = os.path.join(out, "r.html")
+        d.ctl("report", "bursts", "--html", page)
+        marks = burst_rects(page)
+        assert len(marks) == len(top), (marks, top)
+        for m, t in zip(marks, top):
+            assert m["series"] == t["series"], (m, t)
+            assert abs(float(m["start"]) - rfc3339_ns(t["start"]) / 1e9) < 0.002, (m, t)
+            assert abs(float(m["duration"]) - t["duration_s"]) < 1e-3, (m, t)
+        page = os.path.join(out, "c.html")
+        d.ctl("compare", "bursts", "bursts", "--html", page)
+        marks = burst_rects(page)
+        assert [m["run"] for m in marks] == ["A"] * len(top) + ["B"] * len(top), marks
+        # Seconds from each run's first point (a series step of 1 s after the window's
+        # start, give or take the steps' alignment to the samples, query_align): the same
+        # shift from the bursts' offsets in the window for every mark.
+        for run in ("A", "B"):
+            shift = [float(m["start"]) - t["offset_s"]
+                     for m, t in zip([m for m in marks if m["run"] == run], top)]
+            assert all(abs(x - shift[0]) < 0.002 for x in shift), (shift, marks, top)
+            assert -1.1 <= shift[0] <= 0.001, (shift, marks, top)
+    finally:
+        shutil.rmtree(out, ignore_errors=True)
+
+
 def test_bursts():
     """5 bursts of 20 ms once a second: peaks, times and ratios of vB and CPU 0."""
     state = tempfile.mkdtemp(prefix="nm-bursts-state-")
@@ -215,6 +253,7 @@ def test_bursts():
         assert "\nBursts (peak: the highest rate over one sampled interval" in text, text
         assert "vB rx_packets" in text and "cpu0 processed" in text, text
         assert "Top bursts of the window" in text, text
+        check_html(d, top, rep)
         # Stored with the result: the same after a restart.
         assert d.stop() == 0
         d = ts.Daemon(ns=ts.NS_B, extra=FINE, state=state, prefix=RT)
