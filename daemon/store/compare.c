@@ -126,9 +126,7 @@ static const struct figure_kind kinds[] = {
      * burstier, neither better nor worse (bursts are the load's as much as the tuning's) */
     {"bursts.*.peak_to_mean", "ratio", NULL, true},
     {"bursts.*.peak_per_s", "/s", NULL, true},
-    {"bursts.*.mean_per_s", "/s", NULL, true},
     {"bursts.*.longest_run_s", "s", NULL, true},
-    {"bursts.*.runs", "bursts", NULL, true},
     /* multi-host results' cross-host figures, "SENDER>RECEIVER.FIELD" (compare-hosts.c) */
     {"*>*.loss_ratio", "ratio", LO, true},
     {"*>*.bytes_ratio", "ratio", NULL, true}, /* not bounded by the skew: no verdict */
@@ -231,15 +229,14 @@ walk(json_object *v, char *path, size_t len, const char *skip,
 }
 
 /* The burst figures of a result's "bursts" (bursts.h) as "bursts.SERIES.peak_to_mean",
- * ".peak_per_s", ".mean_per_s", ".longest_run_s", ".runs": one set per series. */
+ * ".peak_per_s", ".longest_run_s": one set per series (the mean is the report's rates
+ * again; the number of runs grows with the window). */
 static void
 bursts_flatten(json_object *series, void (*fn)(const char *, double, void *), void *arg)
 {
 	static const char *const keys[][2] = {{"peak_to_mean", "peak_to_mean"},
 	                                      {"peak", "peak_per_s"},
-	                                      {"mean", "mean_per_s"},
-	                                      {"longest_run_s", "longest_run_s"},
-	                                      {"runs", "runs"}};
+	                                      {"longest_run_s", "longest_run_s"}};
 	char path[PATH_MAX_LEN];
 
 	for (size_t i = 0; i < json_object_array_length(series); i++) {
