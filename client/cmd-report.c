@@ -428,7 +428,7 @@ bursts_table(json_object *b, FILE *fp)
 	static const char *const thdr[] = {"SERIES",  "START",      ">DURATION",
 	                                   ">PEAK/S", ">PEAK/MEAN", NULL};
 	json_object *series = member(b, "series"), *top = member(b, "top");
-	char label[128], c[8][40], title[160];
+	char label[128], c[8][40], title[256];
 	struct table t;
 
 	table_init(&t, hdr);
@@ -451,7 +451,8 @@ bursts_table(json_object *b, FILE *fp)
 	}
 	snprintf(title, sizeof(title),
 	         "Bursts (peak: the highest rate over one sampled interval; a run: intervals at "
-	         "or above %.0f %% of the peak; a late interval, over %dx the source's, is none)",
+	         "or above %.0f %% of the peak; a late interval, over %dx the source's, is no "
+	         "burst)",
 	         json_get_double(b, "threshold", 0.8) * 100,
 	         (int)json_get_int(b, "late_factor", 2));
 	section(fp, title, &t);
@@ -465,7 +466,7 @@ bursts_table(json_object *b, FILE *fp)
 		                     num(e, "peak_to_mean", c[3], sizeof(c[3]))};
 		table_row(&t, row);
 	}
-	section(fp, "Top bursts of the window (by peak over the series' mean)", &t);
+	section(fp, "Top bursts of the window (the highest packet rates)", &t);
 }
 
 /* See ctl.h. */
