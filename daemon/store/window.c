@@ -499,9 +499,19 @@ static json_object *
 closing_bursts(const struct closing *c)
 {
 	const struct seriesblock *b = bursts_src_finest(c->blk);
+	uint64_t t = time_mono_ns();
+	json_object *j, *ser;
 
+	if (b == NULL)
+		return NULL;
 	/* The block's span is the window's (or ends where eviction cut the copy). */
-	return b != NULL ? bursts_json(b, b->t0, b->t1, BURSTS_THRESHOLD) : NULL;
+	j = bursts_json(b, b->t0, b->t1, BURSTS_THRESHOLD);
+	log_info("window %s: bursts of %zu series in %.1f ms", c->w->name,
+	         j != NULL && json_object_object_get_ex(j, "series", &ser)
+	             ? json_object_array_length(ser)
+	             : (size_t)0,
+	         (double)(time_mono_ns() - t) / 1e6);
+	return j;
 }
 
 /* On the writer thread: the host's tuning for the report (tens of sysfs files per queue of a
