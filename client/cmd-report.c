@@ -375,6 +375,134 @@ deltas_table(json_object *o, const char *title, FILE *fp)
 }
 
 /* The report itself: the result, or its "report" member. */
+/* The label of a burst figures' series: "vB rx packets", "vB rx-2 packets", "cpu1 processed". */
+static void
+burst_label(json_object *e, char *buf, size_t size)
+{
+	const char *kind = json_get_string(e, "kind", ""),
+	           *dir = json_get_string(e, "direction", "");
+
+	if (strcmp(kind, "queue") == 0)
+		snprintf(buf, size, "%s %s-%d packets", json_get_string(e, "device", "?"), dir,
+		         (int)json_get_int(e, "queue", -1));
+	else if (strcmp(kind, "cpu") == 0)
+		snprintf(buf, size, "cpu%d %s", (int)json_get_int(e, "cpu", -1),
+		         json_get_string(e, "what", "?"));
+	else
+		snprintf(buf, size, "%s %s", json_get_string(e, "device", "?"),
+		         json_get_string(e, "what", "?"));
+}
+
+/* A short span for people: "20 ms" under a second, else as fmt_seconds. */
+static void
+fmt_span(double s, char *buf, size_t size)
+{
+	if (s < 1)
+		snprintf(buf, size, "%.0f ms", s * 1000);
+	else
+		fmt_seconds(s, buf, size);
+}
+
+/* The time of day of an RFC 3339 time ("12:00:03.410"), or the whole text. */
+static const char *
+time_of_day(const char *rfc3339)
+{
+	const char *t = strchr(rfc3339, 'T');
+	static char buf[16];
+
+	if (t == NULL || strlen(t + 1) < 12)
+		return rfc3339;
+	snprintf(buf, sizeof(buf), "%.12s", t + 1);
+	return buf;
+}
+
+/* The burst figures: per series its mean and peak rate (one sampled interval), the peak's
+ * time, the ratio, the longest run above the threshold and how many; then the window's top
+ * bursts. */
+static void
+bursts_table(json_object *b, FILE *fp)
+{
+	static const char *const hdr[] = {"SERIES",    ">MEAN/S",    ">PEAK/S",      "PEAK AT",
+	                                  ">INTERVAL", ">PEAK/MEAN", ">LONGEST RUN", ">BURSTS",
+	                                  ">LATE",     NULL};
+	static const char *const thdr[] = {"SERIES",  "START",      ">DURATION",
+	                                   ">PEAK/S", ">PEAK/MEAN", NULL};
+	json_object *series = member(b, "series"), *top = member(b, "top");
+	char label[128], c[8][40], title[256];
+	struct table t;
+
+	table_init(&t, hdr);
+	for (size_t i = 0; series && i < json_object_array_length(series); i++) {
+		json_object *e = json_object_array_get_idx(series, i);
+		burst_label(e, label, sizeof(label));
+		snprintf(c[3], sizeof(c[3]), "%s", time_of_day(json_get_string(e, "peak_at", "?")));
+		snprintf(c[4], sizeof(c[4]), "%.1f ms", json_get_double(e, "peak_interval_ms", 0));
+		fmt_span(json_get_double(e, "longest_run_s", 0), c[5], sizeof(c[5]));
+		const char *row[] = {label,
+		                     num(e, "mean", c[0], sizeof(c[0])),
+		                     num(e, "peak", c[1], sizeof(c[1])),
+		                     c[3],
+		                     c[4],
+		                     num(e, "peak_to_mean", c[2], sizeof(c[2])),
+		                     c[5],
+		                     num(e, "runs", c[6], sizeof(c[6])),
+		                     num(e, "late", c[7], sizeof(c[7]))};
+		table_row(&t, row);
+	}
+	snprintf(title, sizeof(title),
+	         "Bursts (peak: the highest rate over one sampled interval; a run: intervals at "
+	         "or above %.0f %% of the peak; a late interval, over %dx the source's, is no "
+	         "burst)",
+	         json_get_double(b, "threshold", 0.8) * 100,
+	         (int)json_get_int(b, "late_factor", 2));
+	section(fp, title, &t);
+	table_init(&t, thdr);
+	for (size_t i = 0; top && i < json_object_array_length(top); i++) {
+		json_object *e = json_object_array_get_idx(top, i);
+		snprintf(c[0], sizeof(c[0]), "%s", time_of_day(json_get_string(e, "start", "?")));
+		fmt_span(json_get_double(e, "duration_s", 0), c[1], sizeof(c[1]));
+		const char *row[] = {json_get_string(e, "series", "?"), c[0], c[1],
+		                     num(e, "peak", c[2], sizeof(c[2])),
+		                     num(e, "peak_to_mean", c[3], sizeof(c[3]))};
+		table_row(&t, row);
+	}
+	section(fp, "Top bursts of the window (the highest packet rates)", &t);
+}
+
+/* See ctl.h. */
+void
+render_watch_bursts(json_object *view, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"SERIES",    ">MEAN/S",    ">PEAK/S", "PEAK AT",
+	                                  ">INTERVAL", ">PEAK/MEAN", ">LATE",   NULL};
+	json_object *series = member(view, "series");
+	char label[128], c[6][40], title[160];
+	struct table t;
+
+	(void)opts;
+	table_init(&t, hdr);
+	for (size_t i = 0; series && i < json_object_array_length(series); i++) {
+		json_object *e = json_object_array_get_idx(series, i);
+		burst_label(e, label, sizeof(label));
+		snprintf(c[3], sizeof(c[3]), "%s", time_of_day(json_get_string(e, "peak_at", "?")));
+		snprintf(c[4], sizeof(c[4]), "%.1f ms", json_get_double(e, "peak_interval_ms", 0));
+		const char *row[] = {label,
+		                     num(e, "mean", c[0], sizeof(c[0])),
+		                     num(e, "peak", c[1], sizeof(c[1])),
+		                     c[3],
+		                     c[4],
+		                     num(e, "peak_to_mean", c[2], sizeof(c[2])),
+		                     num(e, "late", c[5], sizeof(c[5]))};
+		table_row(&t, row);
+	}
+	fmt_span(json_get_double(view, "span_s", 0), c[0], sizeof(c[0]));
+	snprintf(title, sizeof(title), "last %s to %s: mean and peak over one sampled interval",
+	         c[0], time_of_day(json_get_string(view, "to", "?")));
+	if (t.nrows == 0)
+		fprintf(fp, "\n%s\n(nothing moved)\n", title);
+	section(fp, title, &t);
+}
+
 static json_object *
 report_of(json_object *result)
 {
@@ -502,6 +630,8 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		deltas_table(g, "Sysctl counters", fp);
 	if ((g = member(f, "lnstat")) != NULL)
 		deltas_table(g, "lnstat (what moved)", fp);
+	if ((g = member(rep, "bursts")) != NULL && json_object_is_type(g, json_type_object))
+		bursts_table(g, fp);
 }
 
 /* ---- compare ---- */

@@ -98,6 +98,9 @@ int ctl_profile_args(json_object *args);
 
 /* cmd-report.c: report, result-show and mark-stop replies; compare. */
 void render_report(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* A `watch bursts` view: per queue, device and CPU that moved, the last interval's mean
+ * and peak rate (cmd-report.c, beside the report's bursts table). */
+void render_watch_bursts(json_object *view, const struct ctl_opts *opts, FILE *fp);
 void render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp);
 
 /* cmd-test.c: tests and suites. */

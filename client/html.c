@@ -85,10 +85,19 @@ struct line {
 	double *t, *v;
 };
 
-/* What the trend marks on its metric's chart (NAN: none). */
+/* A burst marked on a chart: from t for d seconds (the chart's axis), its peak rate. */
+#define MAX_BURST_MARKS 10
+struct burst_mark {
+	double t, d, peak;
+	const char *series, *run;
+};
+
+/* What the trend marks on its metric's chart (NAN: none), and the window's top bursts. */
 struct marks {
 	double plateau_start, plateau_end, plateau, onset, onset_level;
 	const char *verdict;
+	struct burst_mark b[MAX_BURST_MARKS];
+	size_t nb;
 };
 
 static void
@@ -151,6 +160,11 @@ svg_chart(FILE *fp, const char *id, const char *title, const struct line *l, siz
 			vmin = fmin(vmin, l[i].v[k]);
 			vmax = fmax(vmax, l[i].v[k]);
 		}
+	/* The bursts are in the window, whose edges the points may not reach (a step's). */
+	for (size_t i = 0; m != NULL && n > 0 && i < m->nb; i++) {
+		tmin = fmin(tmin, m->b[i].t);
+		tmax = fmax(tmax, m->b[i].t + m->b[i].d);
+	}
 	if (!(tmax > tmin)) {
 		tmin = 0;
 		tmax = 1;
@@ -198,6 +212,37 @@ svg_chart(FILE *fp, const char *id, const char *title, const struct line *l, siz
 		html_escape(fp, m->verdict);
 		fputs(")</text>\n", fp);
 	}
+	for (size_t i = 0; m != NULL && i < m->nb; i++) {
+		const struct burst_mark *b = &m->b[i];
+		double bs = fmax(b->t, tmin), be = fmin(b->t + b->d, tmax);
+		/* A burst of 20 ms on a chart of seconds: at least 2 px, so it shows. */
+		fprintf(fp,
+		        "<rect class=\"burst\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+		        "height=\"%.0f\" fill=\"#ff7f0e\" fill-opacity=\"0.45\" data-series=\"",
+		        X(bs), MARGIN_T, fmax(X(be) - X(bs), 2.0), ph);
+		html_escape(fp, b->series);
+		if (b->run != NULL) {
+			fputs("\" data-run=\"", fp);
+			html_escape(fp, b->run);
+		}
+		/* Epoch seconds need their milliseconds: not put_num's 6 digits. */
+		fprintf(fp, "\" data-start=\"%.3f\" data-duration=\"%.6f", b->t, b->d);
+		fputs("\" data-peak=\"", fp);
+		put_num(fp, b->peak);
+		fputs("\"><title>burst: ", fp);
+		if (b->run != NULL) {
+			html_escape(fp, b->run);
+			fputs(": ", fp);
+		}
+		html_escape(fp, b->series);
+		plot_fmt_si(b->peak, buf, sizeof(buf));
+		fprintf(fp, " peaked at %s/s for %.0f ms</title></rect>\n", buf, b->d * 1000);
+	}
+	if (m != NULL && m->nb > 0)
+		fprintf(fp,
+		        "<text x=\"%.0f\" y=\"%d\" class=\"mark\" text-anchor=\"end\">"
+		        "bursts: the window's top %zu (orange)</text>\n",
+		        MARGIN_L + pw, MARGIN_T + 12, m->nb);
 	/* Axes: the range of values, and of time. */
 	fprintf(fp,
 	        "<line x1=\"%d\" x2=\"%d\" y1=\"%d\" y2=\"%.0f\" stroke=\"#888\"/>"
@@ -695,6 +740,53 @@ irq_heatmap(FILE *fp, json_object *ir, const char *note)
 	free(v);
 }
 
+/* No marks yet. */
+static void
+marks_init(struct marks *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->plateau_start = m->plateau_end = m->onset = NAN;
+	m->verdict = "";
+}
+
+/* The top bursts of a report (its "bursts": bursts.h) as marks of run (NULL: the only
+ * one), times in epoch seconds less rel0. Added after those m has, up to MAX_BURST_MARKS. */
+static void
+burst_marks(json_object *rep, const char *run, double rel0, struct marks *m)
+{
+	json_object *b = NULL, *top;
+
+	if (rep == NULL || !json_object_object_get_ex(rep, "bursts", &b) || b == NULL ||
+	    (top = ctl_array(b, "top")) == NULL)
+		return;
+	for (size_t i = 0; i < json_object_array_length(top) && m->nb < MAX_BURST_MARKS; i++) {
+		json_object *e = json_object_array_get_idx(top, i);
+		double t = rfc3339_s(json_get_string(e, "start", NULL));
+		if (!isfinite(t))
+			continue;
+		m->b[m->nb++] = (struct burst_mark){.t = t - rel0,
+		                                    .d = json_get_double(e, "duration_s", 0),
+		                                    .peak = json_get_double(e, "peak", 0),
+		                                    .series = json_get_string(e, "series", ""),
+		                                    .run = run};
+	}
+}
+
+/* The time of the first point of a series reply (epoch s; NAN when none): what lines_from
+ * makes 0 on a chart of times from each run's start. */
+static double
+first_point_t(json_object *sr)
+{
+	json_object *ser = ctl_array(sr, "series"), *pts;
+
+	if (ser == NULL || json_object_array_length(ser) == 0 ||
+	    (pts = ctl_array(json_object_array_get_idx(ser, 0), "points")) == NULL ||
+	    json_object_array_length(pts) == 0)
+		return NAN;
+	return json_object_get_double(
+	    json_object_array_get_idx(json_object_array_get_idx(pts, 0), 0));
+}
+
 /* The trend's marks, times in epoch seconds (or from the window's start when rel0 set). */
 static void
 trend_marks(json_object *tr, double rel0, struct marks *m)
@@ -767,11 +859,13 @@ time_series(FILE *fp, const struct ctl_opts *opts, const char *name, json_object
 		json_object *a = win_args(name, "metric", json_get_string(t, "metric", ""));
 		tr = quiet_call(opts, "trend", a, note, sizeof(note));
 	}
+	marks_init(&m);
 	if (tr != NULL)
 		trend_marks(tr, 0, &m);
+	burst_marks(rep, NULL, 0, &m);
 	snprintf(title, sizeof(title), "%s per second%s%s", glob, tr ? ", trend: " : "",
 	         tr ? json_get_string(tr, "verdict", "") : "");
-	svg_chart(fp, "rates", title, l, n, tr ? &m : NULL, false);
+	svg_chart(fp, "rates", title, l, n, tr != NULL || m.nb > 0 ? &m : NULL, false);
 	lines_free(l, n);
 	json_object_put(sr);
 	json_object_put(tr);
@@ -929,7 +1023,7 @@ put_settings(FILE *fp, json_object *cmp)
 int
 html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 {
-	json_object *args = json_object_new_object(), *cmp = NULL, *figs, *ra, *rb;
+	json_object *args = json_object_new_object(), *cmp = NULL, *figs, *ra, *rb, *repa, *repb;
 	const char *a = json_get_string(cargs, "a", ""), *b = json_get_string(cargs, "b", "");
 	struct line l[MAX_LINES] = {{0}};
 	char note[512], glob[300];
@@ -994,18 +1088,25 @@ html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 	/* Both runs over time, from their own starts: when each side is one result. */
 	args = json_object_new_object();
 	json_add_string(args, "name", a);
-	ra = quiet_call(opts, "report", args, note, sizeof(note));
-	dev = ra != NULL ? busiest_device(ra) : NULL;
+	repa = quiet_call(opts, "report", args, note, sizeof(note));
+	args = json_object_new_object();
+	json_add_string(args, "name", b);
+	repb = quiet_call(opts, "report", args, note, sizeof(note));
+	dev = repa != NULL ? busiest_device(repa) : NULL;
 	snprintf(glob, sizeof(glob), "link.%s.tx_packets", dev != NULL ? dev : "*");
-	json_object_put(ra);
 	fputs("<h2>Both runs over time</h2>\n", fp);
 	if ((ra = quiet_call(opts, "series", win_args(a, "glob", glob), note, sizeof(note))) !=
 	        NULL &&
 	    (rb = quiet_call(opts, "series", win_args(b, "glob", glob), note, sizeof(note))) !=
 	        NULL) {
+		struct marks m;
 		lines_from(ra, "A", true, l, &n, MAX_LINES / 2);
 		lines_from(rb, "B", true, l, &n, MAX_LINES);
-		svg_chart(fp, "overlay", glob, l, n, NULL, true);
+		/* Each run's top bursts, from its own start as its line is. */
+		marks_init(&m);
+		burst_marks(repa, "A", first_point_t(ra), &m);
+		burst_marks(repb, "B", first_point_t(rb), &m);
+		svg_chart(fp, "overlay", glob, l, n, m.nb > 0 ? &m : NULL, true);
 		lines_free(l, n);
 		json_object_put(rb);
 	} else {
@@ -1014,6 +1115,8 @@ html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 		fputs("</p>\n", fp);
 	}
 	json_object_put(ra);
+	json_object_put(repa);
+	json_object_put(repb);
 	fputs("</body></html>\n", fp);
 	json_object_put(cmp);
 	return close_out(fp, path);

@@ -65,7 +65,9 @@ ctl_watch(const struct ctl_opts *opts, json_object *args)
 			if (tty)
 				fputs("\033[H\033[2J", stdout);
 			fprintf(stdout, "netmetricsctl watch %s (Ctrl-C to stop)\n", what);
-			if (render)
+			if (strcmp(what, "bursts") == 0)
+				render_watch_bursts(view, opts, stdout);
+			else if (render)
 				render(view, opts, stdout);
 			else
 				render_json(view, stdout);

@@ -122,6 +122,11 @@ static const struct figure_kind kinds[] = {
     {"udp.no_ports", "datagrams", LO, false},
     {"udp.*_per_s", "datagrams/s", NULL, false},
     {"udp.*", "datagrams", NULL, false},
+    /* the burst figures (bursts.h), "bursts.SERIES.FIGURE": a higher peak-to-mean is
+     * burstier, neither better nor worse (bursts are the load's as much as the tuning's) */
+    {"bursts.*.peak_to_mean", "ratio", NULL, true},
+    {"bursts.*.peak_per_s", "/s", NULL, true},
+    {"bursts.*.longest_run_s", "s", NULL, true},
     /* multi-host results' cross-host figures, "SENDER>RECEIVER.FIELD" (compare-hosts.c) */
     {"*>*.loss_ratio", "ratio", LO, true},
     {"*>*.bytes_ratio", "ratio", NULL, true}, /* not bounded by the skew: no verdict */
@@ -223,7 +228,35 @@ walk(json_object *v, char *path, size_t len, const char *skip,
 	path[len] = '\0';
 }
 
-/* span_s first, then every figure in the report's order. */
+/* The burst figures of a result's "bursts" (bursts.h) as "bursts.SERIES.peak_to_mean",
+ * ".peak_per_s", ".longest_run_s": one set per series (the mean is the report's rates
+ * again; the number of runs grows with the window). */
+static void
+bursts_flatten(json_object *series, void (*fn)(const char *, double, void *), void *arg)
+{
+	static const char *const keys[][2] = {{"peak_to_mean", "peak_to_mean"},
+	                                      {"peak", "peak_per_s"},
+	                                      {"longest_run_s", "longest_run_s"}};
+	char path[PATH_MAX_LEN];
+
+	for (size_t i = 0; i < json_object_array_length(series); i++) {
+		json_object *e = json_object_array_get_idx(series, i), *name, *v;
+		if (!json_object_object_get_ex(e, "series", &name) ||
+		    !json_object_is_type(name, json_type_string))
+			continue;
+		for (size_t k = 0; k < sizeof(keys) / sizeof(keys[0]); k++) {
+			if (!json_object_object_get_ex(e, keys[k][0], &v) ||
+			    (!json_object_is_type(v, json_type_double) &&
+			     !json_object_is_type(v, json_type_int)))
+				continue;
+			snprintf(path, sizeof(path), "bursts.%s.%s", json_object_get_string(name),
+			         keys[k][1]);
+			fn(path, json_object_get_double(v), arg);
+		}
+	}
+}
+
+/* span_s first, then every figure in the report's order, the burst figures last. */
 void
 compare_flatten(json_object *result, void (*fn)(const char *path, double v, void *arg), void *arg)
 {
@@ -241,6 +274,9 @@ compare_flatten(json_object *result, void (*fn)(const char *path, double v, void
 		snprintf(path, sizeof(path), "test");
 		walk(v, path, strlen(path), NULL, fn, arg);
 	}
+	if (json_object_object_get_ex(result, "bursts", &v) &&
+	    json_object_object_get_ex(v, "series", &v) && json_object_is_type(v, json_type_array))
+		bursts_flatten(v, fn, arg);
 }
 
 /* One figure: its values in every result of both sides. */

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "bursts-src.h"
+#include "bursts.h"
 #include "daemon.h"
 #include "error.h"
 #include "irqtable.h"
@@ -442,6 +444,7 @@ struct closing {
 	void *arg;
 	json_object *tuning;             /* read on the writer thread (tuning_job) */
 	json_object *manifest;           /* built there too */
+	json_object *bursts;             /* the span's burst figures (bursts.h), built there too */
 	struct manifest_edge *mstart;    /* the start edge's settings (a reference) */
 	json_object *bench;              /* the window's benchmark (a reference) */
 	struct seriesblock *blk;         /* the span's per-sample history, stored with the report */
@@ -490,6 +493,28 @@ closing_done(void *arg, const struct nm_error *err)
 	trim(ws);
 }
 
+/* The burst figures of the window's span from the finest records of it (bursts-src.h), off
+ * the loop: on the writer thread, before the block is downsampled for the disk. NULL when
+ * the block has none of their series. */
+static json_object *
+closing_bursts(const struct closing *c)
+{
+	const struct seriesblock *b = bursts_src_finest(c->blk);
+	uint64_t t = time_mono_ns();
+	json_object *j, *ser;
+
+	if (b == NULL)
+		return NULL;
+	/* The block's span is the window's (or ends where eviction cut the copy). */
+	j = bursts_json(b, b->t0, b->t1, BURSTS_THRESHOLD);
+	log_info("window %s: bursts of %zu series in %.1f ms", c->w->name,
+	         j != NULL && json_object_object_get_ex(j, "series", &ser)
+	             ? json_object_array_length(ser)
+	             : (size_t)0,
+	         (double)(time_mono_ns() - t) / 1e6);
+	return j;
+}
+
 /* On the writer thread: the host's tuning for the report (tens of sysfs files per queue of a
  * device: up to ~13 ms on 144-queue devices, too long for the loop). Touches c->report only
  * to read it: until tuning_done the loop only reads it too (results_get's copy of the
@@ -506,6 +531,7 @@ tuning_job(void *arg)
 	end = manifest_read(c->ws->root, c->ws->state_dir);
 	c->manifest = manifest_build(c->mstart != NULL ? c->mstart->settings : NULL, end, c->bench);
 	json_object_put(end);
+	c->bursts = closing_bursts(c);
 }
 
 /* Back on the loop: the tuning in its place (the key was added, null, in order), then the
@@ -519,6 +545,9 @@ tuning_done(void *arg)
 
 	json_object_object_add(c->report, "tuning", c->tuning);
 	json_object_object_add(c->report, "manifest", c->manifest);
+	if (c->bursts != NULL)
+		json_object_object_add(c->report, "bursts", c->bursts);
+	c->bursts = NULL;
 	c->tuning = NULL;
 	c->manifest = NULL;
 	edge_unref(c->mstart);
@@ -557,6 +586,11 @@ collected(struct closing *c, struct nm_error *err)
 		writer_submit(results_writer(c->ws->results), tuning_job, tuning_done, c);
 		return 0;
 	}
+	/* Without a tuning job (no root: tests), the burst figures are made here. */
+	c->bursts = closing_bursts(c);
+	if (c->bursts != NULL)
+		json_object_object_add(c->report, "bursts", c->bursts);
+	c->bursts = NULL;
 	blk = c->blk;
 	c->blk = NULL;
 	if (results_put_async_series(c->ws->results, c->w->name, c->report, blk, closing_done, c,

@@ -46,7 +46,8 @@ REFUSED_ON_VETH = {
         "no IRQ in /proc/interrupts names device eth0",
 }
 # Run until interrupted: each must print for 3 s and still be running.
-UNTIL_INTERRUPTED = ("sudo build/client/netmetricsctl watch queues",)
+UNTIL_INTERRUPTED = ("sudo build/client/netmetricsctl watch queues",
+                     "sudo build/client/netmetricsctl watch bursts eth0")
 
 
 def tour_lines(path=README):

@@ -256,6 +256,9 @@ test_kinds(void **state)
 	    {"test.sent_datagrams", "", NULL},
 	    {"sysctl.net.core.arfs_add", "", NULL},
 	    {"lnstat.rt_cache.in_hit", "", NULL},
+	    {"bursts.link.vB.rx_packets.peak_to_mean", "ratio", NULL},
+	    {"bursts.softnet.cpu0.processed.peak_per_s", "/s", NULL},
+	    {"bursts.queue.eth0.rx7.packets.longest_run_s", "s", NULL},
 	};
 	const char *unit, *better;
 
@@ -805,6 +808,58 @@ test_verdicts(void **state)
 }
 
 /* Run every test in this file. */
+/* A result with the burst figures of one series (bursts.h). */
+static json_object *
+bursts_result(double ptm, double peak, double mean)
+{
+	char text[512];
+
+	snprintf(text, sizeof(text),
+	         "{\"window\":{\"name\":\"b\"},\"span_s\":5,\"figures\":{},"
+	         "\"bursts\":{\"threshold\":0.8,\"series\":[{\"series\":\"link.vB.rx_packets\","
+	         "\"kind\":\"device\",\"peak_to_mean\":%g,\"peak\":%g,\"mean\":%g,"
+	         "\"longest_run_s\":0.02,\"runs\":5,\"peak_at\":\"x\"}],\"top\":[]}}",
+	         ptm, peak, mean);
+	return parse(text);
+}
+
+/* compare's burst figures: each series' peak-to-mean, peak and longest run,
+ * with no better direction (a higher peak-to-mean is burstier: no verdict); a result
+ * without bursts has them missing, not 0. */
+static void
+test_bursts(void **state)
+{
+	json_object *a = bursts_result(50, 700000, 14000), *b = bursts_result(25, 350000, 14000);
+	json_object *none = parse(result_a), *cmp, *f;
+
+	(void)state;
+	cmp = compare_results(&a, 1, &b, 1);
+	check(cmp, "bursts.link.vB.rx_packets.peak_to_mean", 50, 25, -25, -50, NULL);
+	check(cmp, "bursts.link.vB.rx_packets.peak_per_s", 700000, 350000, -350000, -50, NULL);
+	check(cmp, "bursts.link.vB.rx_packets.longest_run_s", 0.02, 0.02, 0, 0, NULL);
+	/* The mean (the report's rates again) and the runs (more in a longer window) are not
+	 * compared. */
+	for (size_t i = 0; i < json_object_array_length(json_object_object_get(cmp, "figures"));
+	     i++) {
+		const char *p = json_object_get_string(json_object_object_get(
+		    json_object_array_get_idx(json_object_object_get(cmp, "figures"), i),
+		    "figure"));
+		assert_null(strstr(p, ".mean_per_s"));
+		assert_null(strstr(p, ".runs"));
+	}
+	f = figure(cmp, "bursts.link.vB.rx_packets.peak_to_mean");
+	assert_string_equal(json_object_get_string(json_object_object_get(f, "unit")), "ratio");
+	assert_null(json_object_object_get(f, "verdict"));
+	json_object_put(cmp);
+	cmp = compare_results(&none, 1, &a, 1);
+	f = figure(cmp, "bursts.link.vB.rx_packets.peak_to_mean");
+	assert_true(isnan(num(f, "a.mean")));
+	json_object_put(cmp);
+	json_object_put(a);
+	json_object_put(b);
+	json_object_put(none);
+}
+
 int
 main(void)
 {
@@ -818,6 +873,7 @@ main(void)
 	    cmocka_unit_test(test_tuning_warnings),
 	    cmocka_unit_test(test_unequal_windows),
 	    cmocka_unit_test(test_verdicts),
+	    cmocka_unit_test(test_bursts),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,302 @@
+/* bursts.c: the burst figures of a window (bursts.h). */
+#include "bursts.h"
+
+#include <math.h>
+#include <sys/types.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "jsonutil.h"
+#include "series.h"
+#include "seriesblock.h"
+#include "timeutil.h"
+
+/* Keep run r among f's top bursts (the highest peaks; an earlier one wins a tie). */
+static void
+top_add(struct bursts_figures *f, const struct bursts_run *r)
+{
+	size_t low = 0;
+
+	if (f->ntop < BURSTS_TOP) {
+		f->top[f->ntop++] = *r;
+		return;
+	}
+	for (size_t i = 1; i < f->ntop; i++)
+		if (f->top[i].peak < f->top[low].peak)
+			low = i;
+	if (r->peak <= f->top[low].peak)
+		return;
+	/* Out goes the lowest; the rest keep their time order, r (the newest) goes last. */
+	memmove(&f->top[low], &f->top[low + 1], (f->ntop - low - 1) * sizeof(f->top[0]));
+	f->top[f->ntop - 1] = *r;
+}
+
+/* The run just ended: the longest so far? among the top? */
+static void
+run_end(struct bursts_figures *f, const struct bursts_run *r)
+{
+	f->nruns++;
+	if (r->t1 - r->t0 > f->longest.t1 - f->longest.t0)
+		f->longest = *r;
+	top_add(f, r);
+}
+
+/* The rate of interval i (records i-1 to i) in the unit per second; -1 when it is late or
+ * has no length. */
+static double
+rate_at(const uint64_t *t, const uint64_t *v, size_t i, uint64_t interval_ns, double scale)
+{
+	uint64_t dt = t[i] - t[i - 1];
+
+	if (dt == 0 || (interval_ns > 0 && dt > BURSTS_LATE_FACTOR * interval_ns))
+		return -1;
+	return (double)(v[i] - v[i - 1]) * scale * 1e9 / (double)dt;
+}
+
+/* See bursts.h. Two passes: the peak, then the runs above threshold x peak. */
+void
+bursts_series(const uint64_t *t, const uint64_t *v, size_t n, uint64_t interval_ns, double scale,
+              double threshold, struct bursts_figures *f)
+{
+	struct bursts_run run;
+	bool in_run = false;
+
+	memset(f, 0, sizeof(*f));
+	if (n < 2)
+		return;
+	f->intervals = n - 1;
+	if (t[n - 1] > t[0])
+		f->mean = (double)(v[n - 1] - v[0]) * scale * 1e9 / (double)(t[n - 1] - t[0]);
+	for (size_t i = 1; i < n; i++) {
+		double r = rate_at(t, v, i, interval_ns, scale);
+		if (r < 0) {
+			f->late += t[i] > t[i - 1];
+			continue;
+		}
+		if (r > f->peak) {
+			f->peak = r;
+			f->peak_t0 = t[i - 1];
+			f->peak_t1 = t[i];
+		}
+	}
+	if (f->peak <= 0)
+		return;
+	f->threshold = threshold * f->peak;
+	for (size_t i = 1; i < n; i++) {
+		double r = rate_at(t, v, i, interval_ns, scale);
+		if (r >= f->threshold && r > 0) {
+			if (!in_run)
+				run = (struct bursts_run){.t0 = t[i - 1], .peak = -1};
+			in_run = true;
+			run.t1 = t[i];
+			if (r > run.peak) {
+				run.peak = r;
+				run.peak_t = t[i - 1];
+			}
+			continue;
+		}
+		if (in_run)
+			run_end(f, &run);
+		in_run = false;
+	}
+	if (in_run)
+		run_end(f, &run);
+}
+
+/* See bursts.h. */
+const char *
+bursts_kind(const struct series_registry *reg, series_id id, const char **what)
+{
+	const struct series_info *si = series_get(reg, id);
+	struct series_labels l = series_labels_of(reg, id);
+	const char *src = series_source_name(reg, id), *field = series_atom_str(reg, l.field);
+
+	*what = field;
+	if (si->kind == SERIES_GAUGE)
+		return NULL;
+	if (strcmp(src, "link") == 0)
+		return strcmp(field, "rx_packets") == 0 || strcmp(field, "tx_packets") == 0 ||
+		               strcmp(field, "rx_bytes") == 0 || strcmp(field, "tx_bytes") == 0
+		           ? "device"
+		           : NULL;
+	if (strcmp(src, "queues") == 0)
+		return strcmp(field, "packets") == 0 && l.queue >= 0 ? "queue" : NULL;
+	if (strcmp(src, "softnet") == 0)
+		return strcmp(field, "processed") == 0 && l.cpu >= 0 ? "cpu" : NULL;
+	if (strcmp(src, "softirqs") == 0) {
+		*what = series_atom_str(reg, l.type);
+		return strcmp(*what, "NET_RX") == 0 && l.cpu >= 0 ? "cpu" : NULL;
+	}
+	return NULL;
+}
+
+/* A wall-clock member key: mono ns t as RFC 3339 with milliseconds. */
+static void
+add_time(json_object *o, const char *key, const struct seriesblock *b, uint64_t t)
+{
+	char buf[40];
+
+	time_format_rfc3339((uint64_t)((int64_t)t + b->mono_to_real), buf, sizeof(buf));
+	json_add_string(o, key, buf);
+}
+
+/* Seconds from the span's start t0 to t (negative before it). */
+static double
+offset_s(uint64_t t, uint64_t t0)
+{
+	return ((double)t - (double)t0) / 1e9;
+}
+
+/* One burst as JSON. */
+static json_object *
+run_json(const struct seriesblock *b, const struct bursts_run *r, uint64_t t0)
+{
+	json_object *o = json_object_new_object();
+
+	add_time(o, "start", b, r->t0);
+	json_add_double(o, "offset_s", offset_s(r->t0, t0));
+	json_add_double(o, "duration_s", (double)(r->t1 - r->t0) / 1e9);
+	json_add_double(o, "peak", r->peak);
+	add_time(o, "peak_at", b, r->peak_t);
+	json_add_double(o, "peak_offset_s", offset_s(r->peak_t, t0));
+	return o;
+}
+
+/* The entry of series id (of kind, what) with figures f. */
+static json_object *
+series_json(const struct seriesblock *b, series_id id, const char *kind, const char *what,
+            const struct bursts_figures *f, uint64_t interval_ns, uint64_t t0)
+{
+	const struct series_info *si = series_get(&b->reg, id);
+	struct series_labels l = series_labels_of(&b->reg, id);
+	json_object *o = json_object_new_object(), *a;
+
+	json_add_string(o, "series", si->name);
+	json_add_string(o, "kind", kind);
+	if (l.device != SERIES_ATOM_NONE)
+		json_add_string(o, "device", series_atom_str(&b->reg, l.device));
+	if (l.queue >= 0)
+		json_add_int(o, "queue", l.queue);
+	if (l.dir != SERIES_DIR_NONE)
+		json_add_string(o, "direction", l.dir == SERIES_DIR_RX ? "rx" : "tx");
+	if (l.cpu >= 0)
+		json_add_int(o, "cpu", l.cpu);
+	json_add_string(o, "what", what);
+	json_add_string(o, "unit", si->unit);
+	json_add_double(o, "interval_ms", (double)interval_ns / 1e6);
+	json_add_uint(o, "intervals", f->intervals);
+	json_add_uint(o, "late", f->late);
+	json_add_double(o, "mean", f->mean);
+	json_add_double(o, "peak", f->peak);
+	add_time(o, "peak_at", b, f->peak_t0);
+	json_add_double(o, "peak_offset_s", offset_s(f->peak_t0, t0));
+	json_add_double(o, "peak_interval_ms", (double)(f->peak_t1 - f->peak_t0) / 1e6);
+	json_add_double(o, "peak_to_mean", f->mean > 0 ? f->peak / f->mean : 0);
+	json_add_double(o, "threshold", f->threshold);
+	json_add_double(o, "longest_run_s", (double)(f->longest.t1 - f->longest.t0) / 1e9);
+	add_time(o, "longest_run_at", b, f->longest.t0);
+	json_add_double(o, "longest_run_offset_s", offset_s(f->longest.t0, t0));
+	json_add_uint(o, "runs", f->nruns);
+	a = json_object_new_array();
+	for (size_t i = 0; i < f->ntop; i++)
+		json_object_array_add(a, run_json(b, &f->top[i], t0));
+	json_object_object_add(o, "bursts", a);
+	return o;
+}
+
+/* A candidate for the window's top: a burst of a series counted in packets (a device's,
+ * a queue's, a CPU's softnet processed), ranked by its peak rate: "queue 7 peaked at 9.8
+ * Mpps". Bytes and softirqs are left out (another unit), and so is a ranking by
+ * peak-to-mean, which puts a quiet counter's two ARP packets first. */
+struct top_entry {
+	double peak, ratio;
+	json_object *burst; /* borrowed from its series' entry */
+	const char *series;
+};
+
+/* Keep e among the window's BURSTS_TOP highest peaks, highest first (an earlier one wins a
+ * tie). */
+static void
+window_top_add(struct top_entry *top, size_t *n, const struct top_entry *e)
+{
+	size_t i = *n < BURSTS_TOP ? (*n)++ : BURSTS_TOP;
+
+	if (i == BURSTS_TOP) {
+		if (e->peak <= top[BURSTS_TOP - 1].peak)
+			return;
+		i = BURSTS_TOP - 1;
+	}
+	while (i > 0 && top[i - 1].peak < e->peak) {
+		top[i] = top[i - 1];
+		i--;
+	}
+	top[i] = *e;
+}
+
+/* See bursts.h. */
+json_object *
+bursts_json(const struct seriesblock *b, uint64_t t0, uint64_t t1, double threshold)
+{
+	json_object *out, *arr, *tarr;
+	struct top_entry top[BURSTS_TOP];
+	size_t ntop = 0, nseries = 0;
+
+	if (b == NULL)
+		return NULL;
+	arr = json_object_new_array();
+	for (series_id id = 0; id < b->reg.n; id++) {
+		const struct series_info *si = series_get(&b->reg, id);
+		const char *what = "", *kind = bursts_kind(&b->reg, id, &what);
+		const struct seriesblock_source *so;
+		struct bursts_figures f;
+		ssize_t i0, i1;
+		json_object *e;
+		uint64_t iv;
+
+		if (kind == NULL || si->source >= b->nsrc || b->v[id] == NULL)
+			continue;
+		so = &b->src[si->source];
+		i0 = seriesblock_at(b, si->source, t0);
+		i1 = seriesblock_at(b, si->source, t1);
+		if (i0 < 0)
+			i0 = 0;
+		if (i1 <= i0)
+			continue;
+		/* A block kept every step_k-th record: its interval is that of the records. */
+		iv = (uint64_t)so->interval_ms * 1000000u;
+		bursts_series(so->t + i0, b->v[id] + i0, (size_t)(i1 - i0 + 1), iv, si->scale,
+		              threshold, &f);
+		if (f.peak <= 0)
+			continue;
+		e = series_json(b, id, kind, what, &f, iv, t0);
+		json_object_array_add(arr, e);
+		nseries++;
+		for (size_t k = 0; k < f.ntop && strcmp(si->unit, "packets") == 0; k++) {
+			struct top_entry te = {.peak = f.top[k].peak,
+			                       .ratio = f.mean > 0 ? f.top[k].peak / f.mean : 0,
+			                       .burst = json_object_array_get_idx(
+			                           json_object_object_get(e, "bursts"), k),
+			                       .series = si->name};
+			window_top_add(top, &ntop, &te);
+		}
+	}
+	if (nseries == 0) {
+		json_object_put(arr);
+		return NULL;
+	}
+	out = json_object_new_object();
+	json_add_double(out, "threshold", threshold);
+	json_add_int(out, "late_factor", BURSTS_LATE_FACTOR);
+	json_object_object_add(out, "series", arr);
+	tarr = json_object_new_array();
+	for (size_t i = 0; i < ntop; i++) {
+		json_object *o = json_object_new_object();
+		json_add_string(o, "series", top[i].series);
+		json_object_object_foreach(top[i].burst, k, v)
+		    json_object_object_add(o, k, json_object_get(v));
+		json_add_double(o, "peak_to_mean", top[i].ratio);
+		json_object_array_add(tarr, o);
+	}
+	json_object_object_add(out, "top", tarr);
+	return out;
+}

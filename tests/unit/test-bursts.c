@@ -1,0 +1,334 @@
+/* test-bursts.c: the burst figures (bursts.c) on known series: a steady rate (peak = mean,
+ * one run over the whole span); a 20 ms burst at 100x the background (its peak, time,
+ * length and peak-to-mean); the real sample times used, not the nominal step; a late
+ * sample that is not a burst (out of peaks and runs, in the mean, ending a run); the top
+ * bursts (the highest peaks, in time order); and the report's "bursts" object from a block
+ * (only the device, queue and CPU series that burst figures cover, with wall-clock times; the
+ * window's top bursts those counted in packets, by peak). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+
+#include <cmocka.h>
+
+#include "bursts-src.h"
+#include "bursts.h"
+#include "jsonutil.h"
+#include "series.h"
+#include "seriesblock.h"
+#include "xmalloc.h"
+
+#define MS   1000000ull
+#define SEC  1000000000ull
+#define BASE (1000 * SEC)
+#define M2R  1700000000000000000ll /* mono -> epoch ns: BASE is 2023-11-14T22:30:00Z */
+
+/* n records every step ns from BASE; v[i] the sum of d[1..i] (d[0] unused). */
+static void
+make(uint64_t *t, uint64_t *v, const uint64_t *d, size_t n, uint64_t step)
+{
+	for (size_t i = 0; i < n; i++) {
+		t[i] = BASE + i * step;
+		v[i] = i == 0 ? 1000 : v[i - 1] + d[i];
+	}
+}
+
+/* 100 pkts every 10 ms: 10,000/s mean and peak, ratio 1, one run over the whole second. */
+static void
+test_steady(void **state)
+{
+	uint64_t t[101], v[101], d[101];
+	struct bursts_figures f;
+
+	(void)state;
+	for (size_t i = 0; i < 101; i++)
+		d[i] = 100;
+	make(t, v, d, 101, 10 * MS);
+	bursts_series(t, v, 101, 10 * MS, 1.0, BURSTS_THRESHOLD, &f);
+	assert_int_equal(f.intervals, 100);
+	assert_int_equal(f.late, 0);
+	assert_float_equal(f.mean, 10000, 1e-6);
+	assert_float_equal(f.peak, 10000, 1e-6);
+	assert_int_equal(f.peak_t0, BASE); /* the first of equal peaks */
+	assert_float_equal(f.threshold, 8000, 1e-6);
+	assert_int_equal(f.nruns, 1);
+	assert_int_equal(f.longest.t0, BASE);
+	assert_int_equal(f.longest.t1, BASE + SEC);
+	assert_int_equal(f.ntop, 1);
+}
+
+/* One second at 1 pkt per 10 ms, but intervals 31 and 32 (t 300-320 ms) carry 1,000 each:
+ * a 20 ms burst at 100,000/s over a mean of (98 + 2,000) / 1 s = 2,098/s. */
+static void
+test_one_burst(void **state)
+{
+	uint64_t t[101], v[101], d[101];
+	struct bursts_figures f;
+
+	(void)state;
+	for (size_t i = 0; i < 101; i++)
+		d[i] = i == 31 || i == 32 ? 1000 : 1;
+	make(t, v, d, 101, 10 * MS);
+	bursts_series(t, v, 101, 10 * MS, 1.0, BURSTS_THRESHOLD, &f);
+	assert_float_equal(f.mean, 2098, 1e-6);
+	assert_float_equal(f.peak, 100000, 1e-6);
+	assert_int_equal(f.peak_t0, BASE + 300 * MS);
+	assert_int_equal(f.peak_t1, BASE + 310 * MS);
+	assert_float_equal(f.peak / f.mean, 100000.0 / 2098, 1e-9);
+	assert_int_equal(f.nruns, 1);
+	assert_int_equal(f.longest.t0, BASE + 300 * MS);
+	assert_int_equal(f.longest.t1, BASE + 320 * MS);
+	assert_int_equal(f.ntop, 1);
+	assert_float_equal(f.top[0].peak, 100000, 1e-6);
+	/* A scale (bytes -> bits, ticks -> s) scales every rate. */
+	bursts_series(t, v, 101, 10 * MS, 8.0, BURSTS_THRESHOLD, &f);
+	assert_float_equal(f.peak, 800000, 1e-6);
+	assert_float_equal(f.mean, 8 * 2098, 1e-6);
+}
+
+/* Samples 8 and 12 ms apart (a timer's jitter) with 80 and 96 pkts: the rates are 10,000/s
+ * and 8,000/s at the real times; at a nominal 10 ms they would be 8,000 and 9,600. */
+static void
+test_real_times(void **state)
+{
+	uint64_t t[5] = {BASE, BASE + 8 * MS, BASE + 20 * MS, BASE + 28 * MS, BASE + 40 * MS};
+	uint64_t v[5] = {0, 80, 176, 256, 352};
+	struct bursts_figures f;
+
+	(void)state;
+	bursts_series(t, v, 5, 10 * MS, 1.0, 0.9, &f);
+	assert_float_equal(f.peak, 10000, 1e-6);
+	assert_int_equal(f.peak_t0, BASE);
+	assert_int_equal(f.peak_t1, BASE + 8 * MS);
+	assert_float_equal(f.mean, 352 * 1e9 / (40 * MS), 1e-6);
+	/* Above 9,000/s: the two 8 ms intervals, apart: two runs of 8 ms. */
+	assert_int_equal(f.nruns, 2);
+	assert_int_equal(f.longest.t1 - f.longest.t0, 8 * MS);
+}
+
+/* A sample 50 ms late (over 2x the 10 ms interval) carrying 5,000 pkts (100,000/s over
+ * it): not a peak, not a run; it counts in the mean and ends the run it falls in. */
+static void
+test_late(void **state)
+{
+	uint64_t t[8], v[8];
+	uint64_t dt[8] = {0, 10, 10, 10, 50, 10, 10, 10};
+	uint64_t d[8] = {0, 100, 100, 100, 5000, 100, 100, 100};
+	struct bursts_figures f;
+
+	(void)state;
+	t[0] = BASE;
+	v[0] = 0;
+	for (size_t i = 1; i < 8; i++) {
+		t[i] = t[i - 1] + dt[i] * MS;
+		v[i] = v[i - 1] + d[i];
+	}
+	bursts_series(t, v, 8, 10 * MS, 1.0, BURSTS_THRESHOLD, &f);
+	assert_int_equal(f.late, 1);
+	assert_float_equal(f.peak, 10000, 1e-6);
+	assert_float_equal(f.mean, 5600 * 1e9 / (110 * MS), 1e-6);
+	/* Two runs of 30 ms each side of the late interval, not one of 110 ms. */
+	assert_int_equal(f.nruns, 2);
+	assert_int_equal(f.longest.t1 - f.longest.t0, 30 * MS);
+	assert_int_equal(f.longest.t0, BASE);
+	/* Without an interval (0), nothing is late: the 50 ms one is the peak. */
+	bursts_series(t, v, 8, 0, 1.0, BURSTS_THRESHOLD, &f);
+	assert_int_equal(f.late, 0);
+	assert_float_equal(f.peak, 100000, 1e-6);
+	assert_int_equal(f.peak_t0, BASE + 30 * MS);
+}
+
+/* Seven one-interval bursts with peaks 90, 100, 85, 95, 99, 81, 98 (x 1,000/s) over a
+ * background of 100/s: all above 80 %; the top 5 are 90, 100, 95, 99, 98, in time order.
+ * A series that never moves has no peak and no run. */
+static void
+test_top(void **state)
+{
+	uint64_t t[71], v[71], d[71];
+	const uint64_t peaks[7] = {900, 1000, 850, 950, 990, 810, 980};
+	struct bursts_figures f;
+
+	(void)state;
+	for (size_t i = 0; i < 71; i++)
+		d[i] = i % 10 == 5 ? peaks[i / 10] : 1;
+	make(t, v, d, 71, 10 * MS);
+	bursts_series(t, v, 71, 10 * MS, 1.0, BURSTS_THRESHOLD, &f);
+	assert_int_equal(f.nruns, 7);
+	assert_int_equal(f.ntop, 5);
+	assert_float_equal(f.top[0].peak, 90000, 1e-6);
+	assert_float_equal(f.top[1].peak, 100000, 1e-6);
+	assert_float_equal(f.top[2].peak, 95000, 1e-6);
+	assert_float_equal(f.top[3].peak, 99000, 1e-6);
+	assert_float_equal(f.top[4].peak, 98000, 1e-6);
+	assert_int_equal(f.top[4].t0, BASE + 640 * MS);
+	for (size_t i = 0; i < 71; i++)
+		v[i] = 7;
+	bursts_series(t, v, 71, 10 * MS, 1.0, BURSTS_THRESHOLD, &f);
+	assert_float_equal(f.peak, 0, 0);
+	assert_int_equal(f.nruns, 0);
+	assert_int_equal(f.ntop, 0);
+}
+
+/* A series of a block: name, source index, kind, unit, labels. */
+static void
+add_series(struct seriesblock *b, const char *name, unsigned src, const char *unit,
+           const char *device, const char *field, const char *type, int queue, int cpu, int dir,
+           const uint64_t *vals)
+{
+	struct series_labels l = SERIES_LABELS_NONE;
+	series_id id;
+
+	if (device != NULL)
+		l.device = series_atom_intern(&b->reg, device, strlen(device));
+	if (field != NULL)
+		l.field = series_atom_intern(&b->reg, field, strlen(field));
+	if (type != NULL)
+		l.type = series_atom_intern(&b->reg, type, strlen(type));
+	l.queue = queue;
+	l.cpu = (int16_t)cpu;
+	l.dir = (uint8_t)dir;
+	id =
+	    series_intern(&b->reg, name, strlen(name), SERIES_COUNTER, (uint8_t)src, unit, 1.0, &l);
+	b->v = xreallocarray(b->v, b->reg.n, sizeof(*b->v));
+	b->v[id] = xmalloc(b->src[src].n * sizeof(uint64_t));
+	memcpy(b->v[id], vals, b->src[src].n * sizeof(uint64_t));
+}
+
+/* A block of sources link, queues, softnet, softirqs, snmp, 101 records each every 10 ms:
+ * vB rx 1 pkt per 10 ms with a 20 ms burst of 1,000 per 10 ms at 300 ms; its queue 2 the
+ * same; CPU 1's softnet and NET_RX the same; a link error counter and an SNMP counter that
+ * move (not burst figures' series); tx that never moves (left out). */
+static struct seriesblock *
+make_block(void)
+{
+	static const char *const names[] = {"link", "queues", "softnet", "softirqs", "snmp"};
+	struct seriesblock *b = xcalloc(1, sizeof(*b));
+	uint64_t v[101], zero[101] = {0}, d[101];
+
+	series_registry_init(&b->reg);
+	b->t0 = BASE;
+	b->t1 = BASE + SEC;
+	b->mono_to_real = M2R;
+	b->nsrc = 5;
+	b->src = xcalloc(5, sizeof(*b->src));
+	for (size_t s = 0; s < 5; s++) {
+		b->src[s].name = xstrdup(names[s]);
+		b->src[s].interval_ms = 10;
+		b->src[s].step_k = 1;
+		b->src[s].n = 101;
+		b->src[s].t = xmalloc(101 * sizeof(uint64_t));
+		for (size_t i = 0; i < 101; i++)
+			b->src[s].t[i] = BASE + i * 10 * MS;
+		series_registry_name_source(&b->reg, (uint8_t)s, names[s]);
+	}
+	for (size_t i = 0; i < 101; i++)
+		d[i] = i == 31 || i == 32 ? 1000 : 1;
+	make(b->src[0].t, v, d, 101, 10 * MS);
+	add_series(b, "link.vB.rx_packets", 0, "packets", "vB", "rx_packets", NULL, -1, -1,
+	           SERIES_DIR_RX, v);
+	add_series(b, "link.vB.tx_packets", 0, "packets", "vB", "tx_packets", NULL, -1, -1,
+	           SERIES_DIR_TX, zero);
+	add_series(b, "link.vB.rx_errors", 0, "errors", "vB", "rx_errors", NULL, -1, -1,
+	           SERIES_DIR_RX, v);
+	add_series(b, "queue.vB.rx2.packets", 1, "packets", "vB", "packets", NULL, 2, -1,
+	           SERIES_DIR_RX, v);
+	add_series(b, "softnet.cpu1.processed", 2, "packets", NULL, "processed", NULL, -1, 1, 0, v);
+	add_series(b, "softirq.NET_RX.cpu1", 3, "softirqs", NULL, NULL, "NET_RX", -1, 1, 0, v);
+	add_series(b, "softirq.TIMER.cpu1", 3, "softirqs", NULL, NULL, "TIMER", -1, 1, 0, v);
+	add_series(b, "snmp.Udp.InDatagrams", 4, "packets", NULL, "InDatagrams", NULL, -1, -1, 0,
+	           v);
+	return b;
+}
+
+/* The member key of o as a string ("" when absent). */
+static const char *
+str(json_object *o, const char *key)
+{
+	return json_get_string(o, key, "");
+}
+
+/* The report's object from the block: four series (device, queue, two CPU), each with its
+ * peak, its time in wall-clock and from the start, its ratio and its burst; the window's
+ * top with their series; nothing for a block without such series. */
+static void
+test_json(void **state)
+{
+	struct seriesblock *b = make_block();
+	json_object *j, *series, *e, *top, *bu;
+
+	(void)state;
+	assert_ptr_equal(bursts_src_finest(b), b);
+	j = bursts_json(bursts_src_finest(b), b->t0, b->t1, BURSTS_THRESHOLD);
+	assert_non_null(j);
+	assert_float_equal(json_get_double(j, "threshold", 0), 0.8, 1e-12);
+	assert_int_equal(json_get_int(j, "late_factor", 0), 2);
+	series = json_object_object_get(j, "series");
+	assert_int_equal(json_object_array_length(series), 4);
+	e = json_object_array_get_idx(series, 0);
+	assert_string_equal(str(e, "series"), "link.vB.rx_packets");
+	assert_string_equal(str(e, "kind"), "device");
+	assert_string_equal(str(e, "device"), "vB");
+	assert_string_equal(str(e, "direction"), "rx");
+	assert_string_equal(str(e, "what"), "rx_packets");
+	assert_float_equal(json_get_double(e, "peak", 0), 100000, 1e-6);
+	assert_float_equal(json_get_double(e, "mean", 0), 2098, 1e-6);
+	assert_float_equal(json_get_double(e, "peak_to_mean", 0), 100000.0 / 2098, 1e-9);
+	assert_string_equal(str(e, "peak_at"), "2023-11-14T22:30:00.300Z");
+	assert_float_equal(json_get_double(e, "peak_offset_s", 0), 0.3, 1e-9);
+	assert_float_equal(json_get_double(e, "peak_interval_ms", 0), 10, 1e-9);
+	assert_float_equal(json_get_double(e, "longest_run_s", 0), 0.02, 1e-9);
+	assert_float_equal(json_get_double(e, "interval_ms", 0), 10, 1e-9);
+	assert_int_equal(json_get_int(e, "intervals", 0), 100);
+	assert_int_equal(json_get_int(e, "late", -1), 0);
+	bu = json_object_object_get(e, "bursts");
+	assert_int_equal(json_object_array_length(bu), 1);
+	assert_string_equal(str(json_object_array_get_idx(bu, 0), "start"),
+	                    "2023-11-14T22:30:00.300Z");
+	assert_float_equal(json_get_double(json_object_array_get_idx(bu, 0), "duration_s", 0), 0.02,
+	                   1e-9);
+	e = json_object_array_get_idx(series, 1);
+	assert_string_equal(str(e, "kind"), "queue");
+	assert_int_equal(json_get_int(e, "queue", -1), 2);
+	e = json_object_array_get_idx(series, 2);
+	assert_string_equal(str(e, "series"), "softnet.cpu1.processed");
+	assert_string_equal(str(e, "kind"), "cpu");
+	assert_int_equal(json_get_int(e, "cpu", -1), 1);
+	e = json_object_array_get_idx(series, 3);
+	assert_string_equal(str(e, "what"), "NET_RX");
+	/* The top: the packets' bursts (not NET_RX's softirqs), by peak; equal peaks in the
+	 * order of the series. */
+	top = json_object_object_get(j, "top");
+	assert_int_equal(json_object_array_length(top), 3);
+	assert_string_equal(str(json_object_array_get_idx(top, 1), "series"),
+	                    "queue.vB.rx2.packets");
+	assert_string_equal(str(json_object_array_get_idx(top, 2), "series"),
+	                    "softnet.cpu1.processed");
+	assert_string_equal(str(json_object_array_get_idx(top, 0), "series"), "link.vB.rx_packets");
+	assert_float_equal(json_get_double(json_object_array_get_idx(top, 0), "peak_to_mean", 0),
+	                   100000.0 / 2098, 1e-9);
+	json_object_put(j);
+	/* Over the first 200 ms only, the burst is not in the span. */
+	j = bursts_json(b, b->t0, BASE + 200 * MS, BURSTS_THRESHOLD);
+	e = json_object_array_get_idx(json_object_object_get(j, "series"), 0);
+	assert_float_equal(json_get_double(e, "peak", 0), 100, 1e-6);
+	assert_float_equal(json_get_double(e, "peak_to_mean", 0), 1, 1e-9);
+	json_object_put(j);
+	assert_null(bursts_json(NULL, 0, 0, BURSTS_THRESHOLD));
+	seriesblock_free(b);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_steady),     cmocka_unit_test(test_one_burst),
+	    cmocka_unit_test(test_real_times), cmocka_unit_test(test_late),
+	    cmocka_unit_test(test_top),        cmocka_unit_test(test_json),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
