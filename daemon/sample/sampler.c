@@ -154,6 +154,7 @@ struct sampler {
 	struct ring *fring;         /* the fine history; NULL: none (fine_memory 0) */
 	bool fine_set[NSOURCES];    /* in [sampling] fine, and enabled */
 	bool fine_on;               /* the fine timer runs */
+	uint64_t fine_off_ns;       /* when it last stopped (the sampler's clock; 0: never) */
 	bool fine_beat[NSOURCES];   /* the last sample was a fine tick's: lateness counts */
 	bool fine_ticked[NSOURCES]; /* a fine tick sampled it since its last record */
 	char fine_why[96];          /* why on or off, for status */
@@ -186,6 +187,24 @@ static uint64_t
 fine_ns(const struct sampler *s)
 {
 	return s->cfg->fine_interval_ms * 1000000ull;
+}
+
+bool
+sampler_fine_on(const struct sampler *s)
+{
+	return s->fine_on;
+}
+
+bool
+sampler_fine_since(const struct sampler *s, uint64_t t)
+{
+	return s->fine_on || (s->fine_off_ns != 0 && s->fine_off_ns > t);
+}
+
+uint32_t
+sampler_fine_interval_ms(const struct sampler *s)
+{
+	return (uint32_t)s->cfg->fine_interval_ms;
 }
 
 /* A sample that starts within this of the end of the one before joins its round: timers
@@ -718,6 +737,8 @@ sampler_fine_update(struct sampler *s)
 	if (on == s->fine_on)
 		return on;
 	s->fine_on = on;
+	if (!on)
+		s->fine_off_ns = s->clock(s->clock_arg);
 	log_info("fine sampling %s: %s", on ? "on" : "off", why);
 	memset(s->fine_beat, 0, sizeof(s->fine_beat));
 	arm_fine_timer(s);

@@ -153,6 +153,12 @@ void sampler_fine_tick(struct sampler *s);
 /* The fine history, or NULL when there is none (fine_memory 0, fine_when never, no fine
  * source). Owned by the sampler. */
 struct ring *sampler_fine_ring(struct sampler *s);
+/* Whether fine sampling is on now (the fine timer runs). */
+bool sampler_fine_on(const struct sampler *s);
+/* Whether it was on at some time after t (the sampler's clock): on now, or stopped since. */
+bool sampler_fine_since(const struct sampler *s, uint64_t t);
+/* The fine interval ([sampling] fine_interval), ms. */
+uint32_t sampler_fine_interval_ms(const struct sampler *s);
 /* Whether the source of kind is sampled fine ([sampling] fine, and enabled). */
 bool sampler_fine_source(const struct sampler *s, enum sampler_kind kind);
 /* The peak-rate series of counter id, SERIES_NONE when it has none (it never moved while

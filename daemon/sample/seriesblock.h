@@ -84,6 +84,11 @@ struct seriesblock_collect_cost {
 	bool cut;                      /* the block ends before the span did (evicted) */
 };
 struct seriesblock_collect *seriesblock_collect_new(struct sampler *s, uint64_t t0, uint64_t t1);
+/* The same copy out of the fine history (sampler_fine_ring): the counters of the fine
+ * sources (their peak series left out), each source's interval the fine interval. NULL when
+ * there is no fine history or it no longer holds t0. */
+struct seriesblock_collect *seriesblock_collect_new_fine(struct sampler *s, uint64_t t0,
+                                                         uint64_t t1);
 int seriesblock_collect_step(struct seriesblock_collect *cs, uint64_t slice_ns, size_t max_records);
 struct seriesblock *seriesblock_collect_finish(struct seriesblock_collect *cs);
 const struct seriesblock_collect_cost *

@@ -1,5 +1,5 @@
 /* bursts-src.c: the finest records of a window's span for the burst figures, and a live
- * walk of them for `watch bursts` (bursts-src.h). Today both read the main ring. */
+ * walk of them for `watch bursts` (bursts-src.h). */
 #include "bursts-src.h"
 
 #include <stdlib.h>
@@ -14,11 +14,18 @@
 #include "source.h"
 #include "xmalloc.h"
 
-/* The block the burst figures read: the main ring's copy (see bursts-src.h). */
-const struct seriesblock *
-bursts_src_finest(const struct seriesblock *main)
+/* The blocks the burst figures read, finest first (see bursts-src.h). */
+size_t
+bursts_src_blocks(const struct seriesblock *main, const struct seriesblock *fine,
+                  const struct seriesblock *out[2])
 {
-	return main;
+	size_t n = 0;
+
+	if (fine != NULL)
+		out[n++] = fine;
+	if (main != NULL)
+		out[n++] = main;
+	return n;
 }
 
 /* The series of one source of the walk. */
@@ -32,6 +39,9 @@ struct live_group {
 
 struct bursts_live {
 	struct sampler *s;
+	struct ring *r; /* the fine history when there is one (its fine sources), else the ring */
+	bool fine_ring; /* r is the fine history */
+	bool fine;      /* the block's intervals are the fine interval */
 	char *dev;
 	struct seriesblock *b;
 	struct live_group *g; /* [b->nsrc] */
@@ -94,6 +104,9 @@ live_select(struct bursts_live *lv)
 
 		if (!si->live || rs >= RING_MAX_SOURCES || bursts_kind(reg, id, &what) == NULL)
 			continue;
+		if (lv->fine_ring &&
+		    (si->peak || !sampler_fine_source(lv->s, (enum sampler_kind)rs)))
+			continue;
 		l = series_labels_of(reg, id);
 		if (lv->dev != NULL && l.cpu < 0 &&
 		    strcmp(series_atom_str(reg, l.device), lv->dev) != 0)
@@ -103,7 +116,9 @@ live_select(struct bursts_live *lv)
 			b->src = xreallocarray(b->src, b->nsrc + 1, sizeof(*b->src));
 			memset(&b->src[b->nsrc], 0, sizeof(*b->src));
 			b->src[b->nsrc].name = xstrdup(series_source_name(reg, id));
-			b->src[b->nsrc].interval_ms = so != NULL ? (uint32_t)so->interval_ms : 0;
+			b->src[b->nsrc].interval_ms = lv->fine     ? sampler_fine_interval_ms(lv->s)
+			                              : so != NULL ? (uint32_t)so->interval_ms
+			                                           : 0;
 			b->src[b->nsrc].step_k = 1;
 			series_registry_name_source(&b->reg, (uint8_t)b->nsrc,
 			                            b->src[b->nsrc].name);
@@ -185,12 +200,30 @@ bursts_src_live_new(struct sampler *s, const char *dev)
 const struct seriesblock *
 bursts_src_live_step(struct bursts_live *lv, uint64_t span_ns)
 {
-	struct ring *r = sampler_ring(lv->s);
+	struct ring *r;
 	struct ring_stats st;
 	uint64_t t1, t0;
 	int src;
+	bool fine;
 
-	ring_get_stats(r, &st);
+	/* The fine history when there is one (its fine sources: it holds their every sample),
+	 * else the ring. The intervals are the fine one while fine sampling was on in the span
+	 * (its samples after it stopped come at the sources' own intervals: late, so mean
+	 * only), else the sources' own. */
+	if (lv->r == NULL) {
+		lv->r = sampler_fine_ring(lv->s);
+		lv->fine_ring = lv->r != NULL;
+		if (lv->r == NULL)
+			lv->r = sampler_ring(lv->s);
+	}
+	ring_get_stats(lv->r, &st);
+	fine = lv->fine_ring && st.newest_ns != 0 &&
+	       sampler_fine_since(lv->s, st.newest_ns > span_ns ? st.newest_ns - span_ns : 0);
+	if (fine != lv->fine) {
+		live_clear(lv); /* the block's intervals change */
+		lv->fine = fine;
+	}
+	r = lv->r;
 	if (st.newest_ns == 0)
 		return NULL;
 	t1 = st.newest_ns;

@@ -234,50 +234,77 @@ window_top_add(struct top_entry *top, size_t *n, const struct top_entry *e)
 }
 
 /* See bursts.h. */
+/* Whether a block before bv[k] has records of the source named name. */
+static bool
+source_before(const struct seriesblock *const *bv, size_t k, const char *name)
+{
+	for (size_t j = 0; j < k; j++)
+		for (size_t i = 0; bv[j] != NULL && i < bv[j]->nsrc; i++)
+			if (bv[j]->src[i].n > 0 && strcmp(bv[j]->src[i].name, name) == 0)
+				return true;
+	return false;
+}
+
 json_object *
 bursts_json(const struct seriesblock *b, uint64_t t0, uint64_t t1, double threshold)
 {
-	json_object *out, *arr, *tarr;
+	return bursts_json_blocks(&b, 1, t0, t1, threshold);
+}
+
+json_object *
+bursts_json_blocks(const struct seriesblock *const *bv, size_t nb, uint64_t t0, uint64_t t1,
+                   double threshold)
+{
+	json_object *out, *arr;
+	json_object *tarr;
 	struct top_entry top[BURSTS_TOP];
 	size_t ntop = 0, nseries = 0;
 
-	if (b == NULL)
-		return NULL;
 	arr = json_object_new_array();
-	for (series_id id = 0; id < b->reg.n; id++) {
-		const struct series_info *si = series_get(&b->reg, id);
-		const char *what = "", *kind = bursts_kind(&b->reg, id, &what);
-		const struct seriesblock_source *so;
-		struct bursts_figures f;
-		ssize_t i0, i1;
-		json_object *e;
-		uint64_t iv;
+	for (size_t k = 0; k < nb; k++) {
+		const struct seriesblock *b = bv[k];
 
-		if (kind == NULL || si->source >= b->nsrc || b->v[id] == NULL)
+		if (b == NULL)
 			continue;
-		so = &b->src[si->source];
-		i0 = seriesblock_at(b, si->source, t0);
-		i1 = seriesblock_at(b, si->source, t1);
-		if (i0 < 0)
-			i0 = 0;
-		if (i1 <= i0)
-			continue;
-		/* A block kept every step_k-th record: its interval is that of the records. */
-		iv = (uint64_t)so->interval_ms * 1000000u;
-		bursts_series(so->t + i0, b->v[id] + i0, (size_t)(i1 - i0 + 1), iv, si->scale,
-		              threshold, &f);
-		if (f.peak <= 0)
-			continue;
-		e = series_json(b, id, kind, what, &f, iv, t0);
-		json_object_array_add(arr, e);
-		nseries++;
-		for (size_t k = 0; k < f.ntop && strcmp(si->unit, "packets") == 0; k++) {
-			struct top_entry te = {.peak = f.top[k].peak,
-			                       .ratio = f.mean > 0 ? f.top[k].peak / f.mean : 0,
-			                       .burst = json_object_array_get_idx(
-			                           json_object_object_get(e, "bursts"), k),
-			                       .series = si->name};
-			window_top_add(top, &ntop, &te);
+		for (series_id id = 0; id < b->reg.n; id++) {
+			const struct series_info *si = series_get(&b->reg, id);
+			const char *what = "", *kind = bursts_kind(&b->reg, id, &what);
+			const struct seriesblock_source *so;
+			struct bursts_figures f;
+			ssize_t i0, i1;
+			json_object *e;
+			uint64_t iv;
+
+			if (kind == NULL || si->source >= b->nsrc || b->v[id] == NULL)
+				continue;
+			so = &b->src[si->source];
+			if (source_before(bv, k, so->name))
+				continue; /* a finer block had it */
+			i0 = seriesblock_at(b, si->source, t0);
+			i1 = seriesblock_at(b, si->source, t1);
+			if (i0 < 0)
+				i0 = 0;
+			if (i1 <= i0)
+				continue;
+			/* A block kept every step_k-th record: its interval is that of the
+			 * records. */
+			iv = (uint64_t)so->interval_ms * 1000000u;
+			bursts_series(so->t + i0, b->v[id] + i0, (size_t)(i1 - i0 + 1), iv,
+			              si->scale, threshold, &f);
+			if (f.peak <= 0)
+				continue;
+			e = series_json(b, id, kind, what, &f, iv, t0);
+			json_object_array_add(arr, e);
+			nseries++;
+			for (size_t m = 0; m < f.ntop && strcmp(si->unit, "packets") == 0; m++) {
+				struct top_entry te = {.peak = f.top[m].peak,
+				                       .ratio =
+				                           f.mean > 0 ? f.top[m].peak / f.mean : 0,
+				                       .burst = json_object_array_get_idx(
+				                           json_object_object_get(e, "bursts"), m),
+				                       .series = si->name};
+				window_top_add(top, &ntop, &te);
+			}
 		}
 	}
 	if (nseries == 0) {

@@ -61,5 +61,10 @@ const char *bursts_kind(const struct series_registry *reg, series_id id, const c
  * (devices', queues', softnet's), highest first;
  * NULL when b has none of the series. New reference. Pure: any thread. */
 json_object *bursts_json(const struct seriesblock *b, uint64_t t0, uint64_t t1, double threshold);
+/* The same over several blocks of the span, finest first: a source a block before has
+ * records of is not taken from a later one (the fine history's link, queues and softnet, then
+ * the main ring's copy for the others). NULL entries are skipped. */
+json_object *bursts_json_blocks(const struct seriesblock *const *bv, size_t nb, uint64_t t0,
+                                uint64_t t1, double threshold);
 
 #endif

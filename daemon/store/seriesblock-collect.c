@@ -107,6 +107,7 @@ struct seriesblock_collect {
 	int bsrc[RING_MAX_SOURCES]; /* ring source -> block source, -1: not kept */
 	struct group g[RING_MAX_SOURCES];
 	uint64_t t0, t1;
+	bool fine; /* out of the fine history: only the fine sources' counters */
 	/* choose the series; make room for their records; place the cursor at the keyframe
 	 * before t0 (a slice of its own: it loads every series); walk from the keyframe before t0
 	 * to t0; the state at t0; copy */
@@ -152,12 +153,18 @@ collect_select(struct seriesblock_collect *cs, uint64_t start, uint64_t slice_ns
 			return;
 		if (rs >= RING_MAX_SOURCES || !kept(cs->s, reg, id))
 			continue;
+		/* From the fine history: the fine sources' counters (not their peaks, which
+		 * the fine records are the detail of). */
+		if (cs->fine && (si->peak || !sampler_fine_source(cs->s, (enum sampler_kind)rs)))
+			continue;
 		if (cs->bsrc[rs] < 0) {
 			struct source *so = sampler_source_at(cs->s, rs);
 			b->src = xreallocarray(b->src, b->nsrc + 1, sizeof(*b->src));
 			memset(&b->src[b->nsrc], 0, sizeof(*b->src));
 			b->src[b->nsrc].name = xstrdup(series_source_name(reg, id));
-			b->src[b->nsrc].interval_ms = so != NULL ? (uint32_t)so->interval_ms : 0;
+			b->src[b->nsrc].interval_ms = cs->fine     ? sampler_fine_interval_ms(cs->s)
+			                              : so != NULL ? (uint32_t)so->interval_ms
+			                                           : 0;
 			b->src[b->nsrc].step_k = 1;
 			b->src[b->nsrc].first_t = ring_first_time(cs->r, rs);
 			series_registry_name_source(&b->reg, (uint8_t)b->nsrc,
@@ -316,20 +323,22 @@ collect_copy(struct seriesblock_collect *cs, uint64_t start, uint64_t slice_ns, 
 	}
 }
 
-struct seriesblock_collect *
-seriesblock_collect_new(struct sampler *s, uint64_t t0, uint64_t t1)
+/* A copy of [t0, t1] out of ring r (the main one, or with fine the fine history). */
+static struct seriesblock_collect *
+collect_new(struct sampler *s, struct ring *r, bool fine, uint64_t t0, uint64_t t1)
 {
 	struct seriesblock_collect *cs;
 	struct ring_cursor *c;
 
-	if (t1 <= t0)
+	if (t1 <= t0 || r == NULL)
 		return NULL;
-	if (ring_segment_first(sampler_ring(s), t0) == 0)
+	if (ring_segment_first(r, t0) == 0)
 		return NULL;
-	c = ring_cursor_new(sampler_ring(s));
+	c = ring_cursor_new(r);
 	cs = xcalloc(1, sizeof(*cs));
 	cs->s = s;
-	cs->r = sampler_ring(s);
+	cs->r = r;
+	cs->fine = fine;
 	cs->c = c;
 	cs->t0 = t0;
 	cs->t1 = t1;
@@ -342,6 +351,18 @@ seriesblock_collect_new(struct sampler *s, uint64_t t0, uint64_t t1)
 	for (size_t i = 0; i < RING_MAX_SOURCES; i++)
 		cs->bsrc[i] = -1;
 	return cs;
+}
+
+struct seriesblock_collect *
+seriesblock_collect_new(struct sampler *s, uint64_t t0, uint64_t t1)
+{
+	return collect_new(s, sampler_ring(s), false, t0, t1);
+}
+
+struct seriesblock_collect *
+seriesblock_collect_new_fine(struct sampler *s, uint64_t t0, uint64_t t1)
+{
+	return collect_new(s, sampler_fine_ring(s), true, t0, t1);
 }
 
 int

@@ -449,6 +449,9 @@ struct closing {
 	json_object *bench;              /* the window's benchmark (a reference) */
 	struct seriesblock *blk;         /* the span's per-sample history, stored with the report */
 	struct seriesblock_collect *col; /* blk being copied, a slice a turn (ev) */
+	bool col_done;                   /* col copied: fcol's turn */
+	struct seriesblock *fblk;        /* the span out of the fine history, for the bursts */
+	struct seriesblock_collect *fcol; /* fblk being copied, after col */
 	struct event *ev;
 	bool reserved; /* results_reserve'd: the tuning is read before the put */
 };
@@ -497,16 +500,20 @@ closing_done(void *arg, const struct nm_error *err)
  * the loop: on the writer thread, before the block is downsampled for the disk. NULL when
  * the block has none of their series. */
 static json_object *
-closing_bursts(const struct closing *c)
+closing_bursts(struct closing *c)
 {
-	const struct seriesblock *b = bursts_src_finest(c->blk);
+	const struct seriesblock *bv[2], *b;
+	size_t nb = bursts_src_blocks(c->blk, c->fblk, bv);
 	uint64_t t = time_mono_ns();
 	json_object *j, *ser;
 
-	if (b == NULL)
+	if (nb == 0)
 		return NULL;
-	/* The block's span is the window's (or ends where eviction cut the copy). */
-	j = bursts_json(b, b->t0, b->t1, BURSTS_THRESHOLD);
+	/* The main block's span is the window's (or ends where eviction cut the copy). */
+	b = c->blk != NULL ? c->blk : c->fblk;
+	j = bursts_json_blocks(bv, nb, b->t0, b->t1, BURSTS_THRESHOLD);
+	seriesblock_free(c->fblk); /* only the bursts read it */
+	c->fblk = NULL;
 	log_info("window %s: bursts of %zu series in %.1f ms", c->w->name,
 	         j != NULL && json_object_object_get_ex(j, "series", &ser)
 	             ? json_object_array_length(ser)
@@ -575,6 +582,11 @@ collected(struct closing *c, struct nm_error *err)
 		seriesblock_collect_free(c->col);
 		c->col = NULL;
 	}
+	if (c->fcol != NULL) {
+		c->fblk = seriesblock_collect_finish(c->fcol);
+		seriesblock_collect_free(c->fcol);
+		c->fcol = NULL;
+	}
 	/* A test's own figures over the span: a source of the block the ring has not. */
 	c->blk = seriesblock_test_add(c->blk, c->w->test, c->w->start.mono_ns, c->w->end.mono_ns,
 	                              sampler_mono_to_real(c->ws->sampler));
@@ -632,9 +644,15 @@ collect_cb(evutil_socket_t fd, short what, void *arg)
 {
 	struct closing *c = arg;
 
+	struct seriesblock_collect *cs = !c->col_done ? c->col : c->fcol;
+	int done;
+
 	(void)fd;
 	(void)what;
-	if (seriesblock_collect_step(c->col, c->ws->slice_ns, c->ws->slice_records) == 0)
+	done = seriesblock_collect_step(cs, c->ws->slice_ns, c->ws->slice_records);
+	if (cs == c->col && done)
+		c->col_done = true; /* then the fine history's copy, when there is one */
+	if (!done || (cs == c->col && c->fcol != NULL))
 		collect_again(c);
 	else
 		collect_end(c);
@@ -706,7 +724,11 @@ close_window(struct windows *ws, struct window *w, json_object *args, const char
 	 * copied out of the ring now, at once without a loop, else a slice per turn of the
 	 * loop (collect_cb); encoded and written on the writer thread. */
 	c->col = seriesblock_collect_new(ws->sampler, w->start.mono_ns, end.mono_ns);
-	if (c->col != NULL && ws->base != NULL) {
+	c->col_done = c->col == NULL;
+	/* The bursts read the fine sources' records out of the fine history (bursts-src.h),
+	 * copied after the main ring's, in slices too. */
+	c->fcol = seriesblock_collect_new_fine(ws->sampler, w->start.mono_ns, end.mono_ns);
+	if ((c->col != NULL || c->fcol != NULL) && ws->base != NULL) {
 		c->ev = evtimer_new(ws->base, collect_cb, c);
 		w->collecting = c;
 		collect_again(c);

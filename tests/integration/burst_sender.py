@@ -4,7 +4,10 @@
 seconds. Prints one JSON object:
 {"bursts": [{"start_ns", "end_ns", "packets", "rate"}, ...]}, times CLOCK_REALTIME ns of the
 first send of each burst and of the end of its last, rate = packets / (end - start) per second (the rate
-the sender measured: packets sent from its first send to the end of its last)."""
+the sender measured: packets sent from its first send to the end of its last), and "marks":
+[[t_ns, packets sent by then], ...] every 64 datagrams, so that its rate over any part of
+the burst can be told (a burst's rate is not even: a shorter interval inside it may be
+faster than its mean)."""
 import json
 import socket
 import sys
@@ -29,12 +32,16 @@ def main():
         stop = start + int(burst * 1e9)
         count = 0
         t = start
+        marks = [[start, 0]]
         while t < stop:
             send(payload)
             count += 1
             t = now()
+            if count & 63 == 0:
+                marks.append([t, count])
+        marks.append([t, count])
         out.append({"start_ns": start, "end_ns": t, "packets": count,
-                    "rate": count * 1e9 / (t - start)})
+                    "rate": count * 1e9 / (t - start), "marks": marks})
     print(json.dumps({"bursts": out}))
 
 

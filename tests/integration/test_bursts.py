@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Bursts inside the second on the real kernel (issue 33): two namespaces joined by a veth
-pair (test_sampling's), netmetricsd in the receiver's namespace B with link, softnet and
-softirqs sampled every 10 ms, and a sender in A (burst_sender.py, pinned to CPU 0) that
+pair (test_sampling's), netmetricsd in the receiver's namespace B with fine sampling as it
+ships (link, queues and softnet every 10 ms while the window is open, into the fine history), and a sender in A (burst_sender.py, pinned to CPU 0) that
 sends 20 ms bursts of UDP datagrams at its full rate once a second, 5 of them, inside a
 window. The window's stored report must show, for the receiving device vB (rx_packets) and
 for the CPU that received them (softnet processed, CPU 0: veth hands a packet to the backlog
@@ -39,8 +39,9 @@ import nsrun  # noqa: E402
 import test_sampling as ts  # noqa: E402
 
 SENDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "burst_sender.py")
-FINE = ("[source.link]\ninterval = 10ms\n[source.softnet]\ninterval = 10ms\n"
-        "[source.softirqs]\ninterval = 10ms\n")
+# Fine sampling as it ships ([sampling] fine = link queues softnet every 10 ms while a window
+# is open): the window's figures come out of the fine history; every source keeps its 1 s.
+FINE = "[sampling]\nfine_when = window\nfine_interval = 10ms\n"
 PORT = 9099
 NBURSTS, PERIOD, BURST, LEAD = 5, 1.0, 0.020, 0.5
 MS = 1000000
@@ -70,7 +71,14 @@ def send_bursts(first_ns):
     cmd += [sys.executable, SENDER, ts.ADDR_B, str(PORT), str(NBURSTS), str(PERIOD),
             str(BURST), str(first_ns)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True)
-    return json.loads(r.stdout)["bursts"]
+    return [Burst(b) for b in json.loads(r.stdout)["bursts"]]
+
+
+class Burst(dict):
+    """A sender's burst; shown without its marks (hundreds of them) in a failure."""
+
+    def __repr__(self):
+        return repr({k: v for k, v in self.items() if k != "marks"})
 
 
 def entry(bursts, series):
@@ -89,6 +97,29 @@ def near(sent, t_ns, slack_ns):
     return None
 
 
+def fastest(b, length_ns):
+    """The sender's highest rate over any length_ns of burst b (its marks), per second: what
+    a sampled interval of that length inside the burst may rightly show; at least the
+    burst's mean rate."""
+    m, best, j = b["marks"], b["rate"], 0
+    for i in range(len(m)):
+        while j < len(m) and m[j][0] - m[i][0] < length_ns:
+            j += 1
+        if j == len(m):
+            break
+        best = max(best, (m[j][1] - m[i][1]) * 1e9 / (m[j][0] - m[i][0]))
+    return best
+
+
+def peak_ok(e, b):
+    """e's peak against burst b: not under 85 % of the burst's mean rate, not over 115 % of
+    the sender's fastest rate over an interval as long as the peak's (a burst is not even:
+    the sender stalls on a loaded machine, and an interval inside the burst then rightly
+    shows more than the burst's mean)."""
+    top = fastest(b, int(e["peak_interval_ms"] * MS))
+    return 0.85 * b["rate"] <= e["peak"] <= 1.15 * top, (e["peak"], b["rate"], top)
+
+
 def check_series(e, sent, window_s, received, ratio=True):
     """e's peak, its time, its bursts and (ratio) its peak-to-mean against the sender's
     bursts."""
@@ -101,8 +132,8 @@ def check_series(e, sent, window_s, received, ratio=True):
     b = [b for b in sent if b["start_ns"] - iv - MS <= p0 and p1 <= b["end_ns"] + iv + MS]
     assert b, ("peak at %s not in a burst" % e["peak_at"], e, sent)
     rate = b[0]["rate"]
-    assert abs(e["peak"] - rate) <= 0.15 * rate, ("peak %.0f vs the sender's %.0f/s" %
-                                                  (e["peak"], rate), e, sent)
+    ok, why = peak_ok(e, b[0])
+    assert ok, ("peak vs the sender's mean and fastest rate", why, e)
     # Every burst listed is one of the sender's, at its time (the run's first interval
     # starts within one interval of the burst's first send; +1 ms: the report's times are
     # whole milliseconds), and every sender's burst at 90 % of the peak or more is listed
@@ -154,7 +185,8 @@ def check_watch(views, sent):
         e = [e for e in view["series"] if e["series"] == "link.vB.rx_packets"]
         assert e, view
         e = e[0]
-        assert abs(e["peak"] - b["rate"]) <= 0.15 * b["rate"], (e, b)
+        ok, why = peak_ok(e, b)
+        assert ok, (why, e)
         mean = b["packets"] / view["span_s"]
         assert abs(e["mean"] - mean) <= 0.15 * mean, (e, b, view["span_s"])
         assert any(n.startswith("softnet.cpu0.") for n in names), names
@@ -188,13 +220,14 @@ def check_html(d, top, rep):
         marks = burst_rects(page)
         assert [m["run"] for m in marks] == ["A"] * len(top) + ["B"] * len(top), marks
         # Seconds from each run's first point (a series step of 1 s after the window's
-        # start, give or take the steps' alignment to the samples, query_align): the same
-        # shift from the bursts' offsets in the window for every mark.
+        # start, give or take the steps' alignment to the 1 s samples' beat, query_align: up
+        # to one more step): the same shift from the bursts' offsets in the window for every
+        # mark.
         for run in ("A", "B"):
             shift = [float(m["start"]) - t["offset_s"]
                      for m, t in zip([m for m in marks if m["run"] == run], top)]
             assert all(abs(x - shift[0]) < 0.002 for x in shift), (shift, marks, top)
-            assert -1.1 <= shift[0] <= 0.001, (shift, marks, top)
+            assert -2.1 <= shift[0] <= 0.001, (shift, marks, top)
     finally:
         shutil.rmtree(out, ignore_errors=True)
 
@@ -254,9 +287,11 @@ def test_bursts():
             check_series(e, sent, window_s, received, ratio=name.startswith("link."))
         top = bursts["top"]
         assert 1 <= len(top) <= 5, top
-        # (CPU 0's may be another test's: softnet_stat is the host's.)
+        # (CPU 0's may be another test's: softnet_stat is the host's; and with fewer than
+        # five bursts over 80 % of the peak, as when the sender slows on a loaded machine,
+        # a blip of another series, an ARP reply on vB's tx, rightly fills the top.)
         assert all(near(sent, rfc3339_ns(t["start"]), 11 * MS) for t in top
-                   if t["series"].startswith("link.")), (top, sent)
+                   if t["series"] == "link.vB.rx_packets"), (top, sent)
         # The table.
         text = d.ctl("report", "bursts").stdout
         assert "\nBursts (peak: the highest rate over one sampled interval" in text, text

@@ -260,10 +260,13 @@ test_json(void **state)
 {
 	struct seriesblock *b = make_block();
 	json_object *j, *series, *e, *top, *bu;
+	const struct seriesblock *bv[2];
 
 	(void)state;
-	assert_ptr_equal(bursts_src_finest(b), b);
-	j = bursts_json(bursts_src_finest(b), b->t0, b->t1, BURSTS_THRESHOLD);
+
+	assert_int_equal(bursts_src_blocks(b, NULL, bv), 1);
+	assert_ptr_equal(bv[0], b);
+	j = bursts_json_blocks(bv, 1, b->t0, b->t1, BURSTS_THRESHOLD);
 	assert_non_null(j);
 	assert_float_equal(json_get_double(j, "threshold", 0), 0.8, 1e-12);
 	assert_int_equal(json_get_int(j, "late_factor", 0), 2);
@@ -322,13 +325,55 @@ test_json(void **state)
 	seriesblock_free(b);
 }
 
+/* The fine history's block first, the main ring's for what it lacks: each series once, a
+ * fine source's from the fine block (its 10 ms interval, not the main block's 1 s), a source
+ * the fine block has no records of (softirqs) from the main block. */
+static void
+test_blocks_finest_first(void **state)
+{
+	struct seriesblock *main = make_block(), *fine = make_block();
+	const struct seriesblock *bv[2];
+	json_object *j, *series;
+	size_t n;
+	bool net_rx = false;
+
+	(void)state;
+	for (size_t s = 0; s < main->nsrc; s++)
+		main->src[s].interval_ms = 1000;
+	fine->src[3].n = 0; /* softirqs: not a fine source */
+	assert_int_equal(bursts_src_blocks(main, fine, bv), 2);
+	assert_ptr_equal(bv[0], fine);
+	assert_ptr_equal(bv[1], main);
+	j = bursts_json_blocks(bv, 2, main->t0, main->t1, BURSTS_THRESHOLD);
+	assert_non_null(j);
+	series = json_object_object_get(j, "series");
+	n = json_object_array_length(series);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		json_object *e = json_object_array_get_idx(series, i);
+		if (strcmp(str(e, "series"), "softirq.NET_RX.cpu1") == 0) {
+			net_rx = true;
+			assert_float_equal(json_get_double(e, "interval_ms", 0), 1000, 1e-9);
+		} else
+			assert_float_equal(json_get_double(e, "interval_ms", 0), 10, 1e-9);
+	}
+	assert_true(net_rx);
+	json_object_put(j);
+	seriesblock_free(main);
+	seriesblock_free(fine);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_steady),     cmocka_unit_test(test_one_burst),
-	    cmocka_unit_test(test_real_times), cmocka_unit_test(test_late),
-	    cmocka_unit_test(test_top),        cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_steady),
+	    cmocka_unit_test(test_one_burst),
+	    cmocka_unit_test(test_real_times),
+	    cmocka_unit_test(test_late),
+	    cmocka_unit_test(test_top),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_blocks_finest_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
