@@ -64,6 +64,7 @@ nic_json(struct profile_host *h, json_object *o)
 	json_object_object_add(o, "channels", profile_arfs_channels(h, h->dev));
 	json_object_object_add(o, "rings", profile_rings_json(h));
 	json_object_object_add(o, "coalesce", profile_coalesce_json(h));
+	json_object_object_add(o, "rss", profile_rss_json(h));
 	json_object_object_foreach(feats, name, f)
 	{
 		json_object *on = NULL;

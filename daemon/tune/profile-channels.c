@@ -177,13 +177,14 @@ profile_channels_plan(const struct profile *p, struct profile_host *h, struct pl
 			    chan_names[w], want, h->dev, max, h->dev);
 		changes = changes || want != count_of(&ch, w, false);
 	}
-	if (changes &&
-	    (p->irq.present || p->xps.present || p->rps.present || p->rfs != PROFILE_SWITCH_UNSET))
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "[channels] changes %s's queues, which the per-queue sections "
-		                    "([irq], [xps], [rps], [rfs]) plan on: apply the channels in a "
-		                    "profile of their own first",
-		                    h->dev);
+	if (changes && (p->irq.present || p->xps.present || p->rps.present ||
+	                p->rfs != PROFILE_SWITCH_UNSET || profile_rss_sets_table(p)))
+		return nm_error_set(
+		    err, NM_ERR_BAD_ARGS,
+		    "[channels] changes %s's queues, which the per-queue sections "
+		    "([irq], [xps], [rps], [rfs], [rss] table) plan on: apply the channels in a "
+		    "profile of their own first",
+		    h->dev);
 	for (int w = 0; w < 3; w++) {
 		if (*field(&pc, w) == 0)
 			continue;

@@ -34,6 +34,8 @@ struct sampler;
 #define PROFILE_MAX_OFFLOADS  64
 #define PROFILE_MAX_NAPIQ     512
 #define PROFILE_COAL_N        6 /* [coalesce] parameters */
+#define PROFILE_RSS_FLOWS     8 /* [rss] fields.FLOW flow types */
+#define PROFILE_RSS_KEY_MAX   256
 #define PROFILE_DEFAULT_ROUTE "default-route"
 #define PROFILE_FLOW_CNT_MAX  (1u << 22) /* rps_flow_cnt of one rx queue */
 #define PROFILE_SOCK_MAX      (1u << 29) /* rps_sock_flow_entries (the kernel's limit) */
@@ -123,6 +125,21 @@ struct profile_channels {
 	uint32_t rx, tx, combined;
 };
 
+/* [rss]: the indirection table (one of equal, weights, table), the hash function, key and
+ * each flow type's hash fields (profile-rss.c). */
+struct profile_rss {
+	uint32_t equal;    /* spread over queues 0..equal-1; 0: not given */
+	uint32_t *weights; /* per queue; owned, NULL: not given */
+	size_t nweights;
+	uint32_t *table; /* the whole table; owned, NULL: not given */
+	size_t ntable;
+	uint8_t hfunc; /* 1 toeplitz, 2 xor, 4 crc32; 0: not given */
+	uint8_t key[PROFILE_RSS_KEY_MAX];
+	size_t nkey;                        /* 0: not given */
+	uint32_t fields[PROFILE_RSS_FLOWS]; /* RXH_* bits, has_fields: given */
+	bool has_fields[PROFILE_RSS_FLOWS];
+};
+
 /* One feature of [offloads]. */
 struct profile_offload {
 	char name[32]; /* the kernel's name: "rx-gro" */
@@ -150,6 +167,7 @@ struct profile {
 	/* [coalesce]: enum ethtool_coal_param order (adaptive ones 0/1); has_coal: given */
 	uint32_t coal[PROFILE_COAL_N];
 	bool has_coal[PROFILE_COAL_N];
+	struct profile_rss rss;
 	struct profile_napiq napiq;
 	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
 	size_t noffloads;
@@ -313,6 +331,7 @@ enum plan_kind {
 	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
 	PLAN_NAPI_QUEUE, /* a setting of rx queue N's NAPI (netlink napi-set; name: the setting) */
 	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
+	PLAN_RSS,        /* a part of the device's RSS (name: indir, hkey, hfunc, fields.FLOW) */
 	PLAN_KIND__COUNT
 };
 
@@ -436,6 +455,12 @@ json_object *profile_rings_json(struct profile_host *h);
 /* profile-coalesce.c: the coalescing of h's device ({"rx-usecs":8,...,"adaptive-rx":true},
  * the parameters it has; new reference), or NULL when it has none. */
 json_object *profile_coalesce_json(struct profile_host *h);
+/* profile-rss.c: the RSS of h's device ({"rings", "entries", "queues": [entries per rx
+ * queue], "equal": N or null, "hfunc", "hkey", "fields": {"tcp4": "sdfn", ...}}; new
+ * reference), or NULL when it has none. */
+json_object *profile_rss_json(struct profile_host *h);
+/* Does p set the indirection table (equal, weights or table)? */
+bool profile_rss_sets_table(const struct profile *p);
 
 /* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
 

@@ -309,9 +309,50 @@ def test_napi_queue_on_host_nic():
                     fp.write(v + "\n")
 
 
+def rss_text(dev, ns=None):
+    """`ethtool -x` and the tcp4/udp4 hash fields of dev, as ethtool prints them."""
+    return "".join(sh("ethtool", *a, check=False, ns=ns).stdout + "|" for a in (
+        ("-x", dev), ("-n", dev, "rx-flow-hash", "tcp4"), ("-n", dev, "rx-flow-hash", "udp4")))
+
+
+def test_rss_not_supported():
+    """[rss] on devices without RSS set: the veth (no RSS at all) and this VM's virtio_net
+    (a hash function but no indirection table or key, and no RSS feature to set them):
+    the dry run skips the section saying why, strict = yes refuses it with the driver's
+    "not supported", and "ethtool -x" shows the same before and after. The write paths
+    themselves are tested on a fixture (test-profile test_rss) and in the privileged process
+    (test-privsep: lo answers EOPNOTSUPP)."""
+    cases = [("vA", NS_A)]
+    try:
+        cases.append((host_nic(), None))
+    except Skip:
+        pass
+    for dev, ns in cases:
+        before = rss_text(dev, ns)
+        d = tp.Daemon(ns=ns)
+        try:
+            body = "[rss]\nequal = 1\nhfunc = xor\nfields.tcp4 = sd\n"
+            path = tp.write_profile(d, "rss", "[profile]\ndevice = %s\n%s" % (dev, body))
+            r = d.ctl("profile", "apply", path, "--dry-run")
+            assert "[rss] skipped: ethtool %s rss: not supported by the driver" % dev \
+                in r.stdout, r.stdout
+            strict = tp.write_profile(d, "rss-strict", "[profile]\ndevice = %s\nstrict = yes\n"
+                                      "%s" % (dev, body))
+            r = d.ctl("profile", "apply", strict, check=False)
+            assert r.returncode == 1, (r.stdout, r.stderr)
+            assert "[rss]: ethtool %s rss: not supported by the driver" % dev in r.stderr, \
+                r.stderr
+            assert rss_text(dev, ns) == before, (before, rss_text(dev, ns))
+            st = d.json("profile", "status")
+            assert not st["applied"], st
+        finally:
+            assert d.stop() == 0, "daemon exit status"
+        assert rss_text(dev, ns) == before
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
          test_channels_revert_order, test_offload_read_back, test_tuned_warned,
-         test_napi_queue_on_host_nic]
+         test_napi_queue_on_host_nic, test_rss_not_supported]
 
 
 def main():

@@ -1046,6 +1046,122 @@ test_coalesce(void **state)
 	run("rm -f %s/ethtool/eth0.coalesce %s/ethtool/eth0.coalesce", w->root, w->orig);
 }
 
+/* [rss] on a fixture's `ethtool -x` text: weights make the table, the hash function, key
+ * and a flow type's fields are one entry each (hfunc, hkey, indir, fields: written in that
+ * order); applied (the file as ethtool prints it), saved, drift seen, reverted byte for
+ * byte; sizes and queues the device does not have are refused before anything is written;
+ * a driver that ignores the hash function reads back the old one: a failure naming both,
+ * rolled back; a channel count change with a table is refused. */
+static void
+test_rss(void **state)
+{
+	static const char rss[] =
+	    "RX flow hash indirection table for eth0 with 4 RX ring(s):\n"
+	    "    0:      0     1     2     3     0     1     2     3\n"
+	    "    8:      0     1     2     3     0     1     2     3\n"
+	    "RSS hash key:\n6d:5a:56:da\nRSS hash function:\n    toeplitz: on\n    xor: off\n"
+	    "    crc32: off\nrx-flow-hash tcp4: sdfn\nrx-flow-hash udp4: sd\n";
+	static const char text[] = "[rss]\nweights = 1,3\nhfunc = xor\nhkey = 01:02:03:04\n"
+	                           "fields.udp4 = sdfn\n";
+	static const char both[] = "[rss]\nequal = 2\nweights = 1,1\n";
+	struct profile p;
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	json_object *st, *d, *ch;
+	char *t;
+
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	    "[rss] skipped: eth0: RSS unknown (no ethtool/eth0.rss under the root)");
+	plan_free(&pl);
+	put_both(w, "ethtool/eth0.rss", rss);
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 4);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 rss hfunc");
+	assert_string_equal(pl.e[0].old, "toeplitz");
+	assert_string_equal(pl.e[0].new, "xor");
+	assert_string_equal(pl.e[1].path, "ethtool eth0 rss hkey");
+	assert_string_equal(pl.e[1].old, "6d:5a:56:da");
+	assert_string_equal(pl.e[1].new, "01:02:03:04");
+	assert_string_equal(pl.e[2].path, "ethtool eth0 rss indir");
+	assert_string_equal(pl.e[2].old, "0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3");
+	assert_string_equal(pl.e[2].new, "0 0 0 0 1 1 1 1 1 1 1 1 1 1 1 1");
+	assert_string_equal(pl.e[3].path, "ethtool eth0 rss fields.udp4");
+	assert_string_equal(pl.e[3].old, "sd");
+	assert_string_equal(pl.e[3].new, "sdfn");
+	ch = plan_changes_json(&pl);
+	assert_string_equal(json_get_string(json_object_array_get_idx(ch, 2), "old", ""),
+	                    "equal 4 (16 entries)");
+	json_object_put(ch);
+	plan_free(&pl);
+
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "ethtool/eth0.rss"),
+	                    "RX flow hash indirection table for eth0 with 4 RX ring(s):\n"
+	                    "    0:      0     0     0     0     1     1     1     1\n"
+	                    "    8:      1     1     1     1     1     1     1     1\n"
+	                    "RSS hash key:\n01:02:03:04\nRSS hash function:\n    toeplitz: off\n"
+	                    "    xor: on\n    crc32: off\nrx-flow-hash tcp4: sdfn\n"
+	                    "rx-flow-hash udp4: sdfn\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	json_object_put(st);
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[rss]\ntable = 0 0 0 0 1 1 1 1 1 1 1 1 1 1 1 1\nhfunc = xor\n"
+	                   "hkey = 01:02:03:04\nfields.tcp4 = sdfn\nfields.udp4 = sdfn\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	/* Someone else spreads the table evenly again: drift names the part, both values. */
+	t = xasprintf("RX flow hash indirection table for eth0 with 4 RX ring(s):\n"
+	              "    0:      0     1     2     3     0     1     2     3\n"
+	              "    8:      0     1     2     3     0     1     2     3\n"
+	              "RSS hash key:\n01:02:03:04\nRSS hash function:\n    toeplitz: off\n"
+	              "    xor: on\n    crc32: off\nrx-flow-hash tcp4: sdfn\n"
+	              "rx-flow-hash udp4: sdfn\n");
+	put(w, "ethtool/eth0.rss", t);
+	free(t);
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	d = json_object_array_get_idx(json_object_object_get(st, "drifted"), 0);
+	assert_string_equal(json_get_string(d, "path", ""), "ethtool eth0 rss indir");
+	assert_string_equal(json_get_string(d, "live", ""), "equal 4 (16 entries)");
+	json_object_put(st);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	/* What the device does not have: refused, nothing written. */
+	assert_int_equal(apply_text(w, "[rss]\nequal = 5\n", &err), -1);
+	assert_string_equal(err.message, "[rss] equal: needs 5 rx queues, eth0 has 4 (\"ethtool -x "
+	                                 "eth0\")");
+	assert_int_equal(apply_text(w, "[rss]\ntable = 0 1 2 3\n", &err), -1);
+	assert_string_equal(err.message, "[rss] table: 4 entries, eth0's indirection table has 16");
+	assert_int_equal(apply_text(w, "[rss]\nhkey = 01:02\n", &err), -1);
+	assert_string_equal(err.message,
+	                    "[rss] hkey: 2 bytes, eth0's key has 4 (\"ethtool -x eth0\")");
+	assert_int_equal(profile_parse_ini(&p, "t", both, strlen(both), &err), -1);
+	assert_non_null(strstr(err.message, "give one"));
+	assert_int_equal(apply_text(w, "[channels]\ncombined = 2\n[rss]\nequal = 2\n", &err), -1);
+	assert_non_null(strstr(err.message, "[rss] table"));
+	assert_true(tree_same(w));
+
+	/* A driver that ignores the hash function: read back, rolled back. */
+	t = xasprintf("%s# ignores hfunc\n", rss);
+	put_both(w, "ethtool/eth0.rss", t);
+	free(t);
+	assert_int_equal(apply_text(w, "[rss]\nequal = 2\nhfunc = crc32\n", &err), -1);
+	if (strstr(err.message, "write ethtool eth0 rss hfunc: wrote \"crc32\" but it reads back "
+	                        "\"toeplitz\"") == NULL ||
+	    strstr(err.message, "rolled back") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	run("rm -f %s/ethtool/eth0.rss %s/ethtool/eth0.rss", w->root, w->orig);
+}
+
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
  * applies (the dry run's plan has no ntuple change to promise); strict = yes refuses the
  * profile before anything is written; a fixed feature already as asked is no change. */
@@ -1301,6 +1417,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_channels, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rss, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_napi_queue, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),

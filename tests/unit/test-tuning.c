@@ -152,6 +152,11 @@ test_nic_knobs(void **state)
 	    "Current hardware settings:\nRX:\t\t4096\nTX:\t\t1024\n");
 	put(w->root, "ethtool/eth0.coalesce",
 	    "Coalesce parameters for eth0:\nAdaptive RX: off  TX: on\n\nrx-usecs: 8\n");
+	put(w->root, "ethtool/eth0.rss",
+	    "RX flow hash indirection table for eth0 with 2 RX ring(s):\n"
+	    "    0:      0     0     0     1     0     0     0     1\n"
+	    "RSS hash key:\n01:02\nRSS hash function:\n    toeplitz: off\n    xor: on\n"
+	    "    crc32: off\nrx-flow-hash tcp4: sdfn\n");
 	put(w->root, "sys/class/net/eth0/gro_flush_timeout", "20000\n");
 	put(w->root, "sys/class/net/eth0/napi_defer_hard_irqs", "2\n");
 	put(w->root, "sys/class/net/eth0/threaded", "1\n");
@@ -168,6 +173,17 @@ test_nic_knobs(void **state)
 	assert_int_equal(get(t, "devices.0.napi.gro_flush_timeout"), 20000);
 	assert_int_equal(get(t, "devices.0.napi.napi_defer_hard_irqs"), 2);
 	assert_int_equal(get(t, "devices.0.napi.threaded"), 1);
+	assert_int_equal(get(t, "devices.0.rss.entries"), 8);
+	assert_int_equal(get(t, "devices.0.rss.queues.0"), 6);
+	assert_int_equal(get(t, "devices.0.rss.queues.1"), 2);
+	assert_int_equal(get(t, "devices.0.rss.equal"), -1);
+	off = json_object_object_get(
+	    json_object_array_get_idx(json_object_object_get(t, "devices"), 0), "rss");
+	assert_string_equal(json_object_get_string(json_object_object_get(off, "hfunc")), "xor");
+	assert_string_equal(json_object_get_string(json_object_object_get(off, "hkey")), "01:02");
+	assert_string_equal(json_object_get_string(json_object_object_get(
+	                        json_object_object_get(off, "fields"), "tcp4")),
+	                    "sdfn");
 	off = json_object_object_get(
 	    json_object_array_get_idx(json_object_object_get(t, "devices"), 0), "offloads");
 	assert_string_equal(json_object_to_json_string_ext(off, JSON_C_TO_STRING_PLAIN),
