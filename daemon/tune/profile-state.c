@@ -232,7 +232,8 @@ profile_state_applied(const char *state_dir, const struct plan *pl, const struct
 	json_add_uint(a, "uid", o->uid);
 	json_add_int(a, "pid", o->pid);
 	for (size_t i = 0; i < pl->n; i++)
-		json_object_array_add(arr, entry_json(&pl->e[i], pl->e[i].new));
+		if (!pl->e[i].keep)
+			json_object_array_add(arr, entry_json(&pl->e[i], pl->e[i].new));
 	json_object_object_add(a, "entries", arr);
 	/* The sections the device could not have ("[xps] skipped: ..."): asked for, not done. */
 	json_object_object_add(a, "skipped", json_object_get(pl->skipped));
@@ -289,15 +290,20 @@ profile_state_revert(const char *state_dir, struct profile_host *h, struct nm_er
 	skipped = json_object_new_array();
 	arr = entries_of(saved);
 	n = json_object_array_length(arr);
-	/* Last written first: a plan writes [channels] first, so its counts come back after
-	 * everything that hangs on the queues; a later apply's channels come back before the
-	 * values an earlier apply saved for the queues they changed. */
-	for (size_t i = n; i-- > 0;) {
+	/* The channel counts first (last saved first), then everything else last written
+	 * first: a count change resets the values that hang on the queues (and the queues
+	 * above the new counts are gone), so those come back once the queues are. */
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = n - 1 - k % n;
+		json_object *je = json_object_array_get_idx(arr, i);
+		bool chan = strcmp(json_get_string(je, "kind", ""), "channels") == 0;
 		struct plan_entry e;
 		struct nm_error e2;
 		const char *value;
 		int r;
-		if (entry_from_json(json_object_array_get_idx(arr, i), h, &e, &value, &e2) < 0)
+		if (chan != (k < n))
+			continue;
+		if (entry_from_json(je, h, &e, &value, &e2) < 0)
 			r = -1;
 		else if (device_gone(h, &e)) {
 			json_object_array_add(skipped, json_object_new_string(e.path));
@@ -462,6 +468,34 @@ still_written(const struct plan *pl)
 	return false;
 }
 
+/* A plan in two stages: the channel counts, then, planned again on the device as it is
+ * now, the rest (its new targets saved too). */
+static int
+execute_staged(const char *state_dir, struct plan *pl, struct profile_host *h, struct nm_error *err)
+{
+	json_object *prev2 = NULL;
+	struct nm_error e2;
+
+	if (plan_execute_range(pl, h, 0, pl->stage2, err) < 0)
+		return -1;
+	if (plan_replan(pl, h, err) < 0 ||
+	    profile_state_save(state_dir, pl, h->root, &prev2, err) < 0) {
+		json_object_put(prev2);
+		if (plan_undo(pl, h, &e2) < 0)
+			return nm_error_set(err, NM_ERR_FAILED,
+			                    "%s (planned again after the channel writes); rollback "
+			                    "FAILED (first: %s); saved state kept: try \"profile "
+			                    "revert\"",
+			                    err->message, e2.message);
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "%s (planned again after the channel writes); rolled back, the "
+		                    "host is as before",
+		                    err->message);
+	}
+	json_object_put(prev2);
+	return plan_execute_range(pl, h, pl->stage2, pl->n, err);
+}
+
 /* Save, write and record a plan; the host is as before on any failure. */
 int
 profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
@@ -473,7 +507,12 @@ profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
 
 	if (profile_state_save(state_dir, pl, h->root, &prev, err) < 0)
 		goto out;
-	if (plan_execute(pl, h, err) < 0) {
+	if (pl->replan != NULL && execute_staged(state_dir, pl, h, err) < 0) {
+		if (!still_written(pl) && profile_state_restore_saved(state_dir, prev, &e2) < 0)
+			log_warnx("profile %s: %s", o->profile, e2.message);
+		goto out;
+	}
+	if (pl->replan == NULL && plan_execute(pl, h, err) < 0) {
 		/* A failed rollback keeps the saved values, for profile revert. */
 		if (!still_written(pl) && profile_state_restore_saved(state_dir, prev, &e2) < 0)
 			log_warnx("profile %s: %s", o->profile, e2.message);

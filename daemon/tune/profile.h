@@ -261,7 +261,8 @@ struct profile_host {
 	int ethfd;                   /* ethtool socket (real only), -1 until needed; owned */
 	const struct irq_info *irqs; /* the IRQ table (sampler_irq_table; borrowed), or NULL */
 	size_t nirqs;
-	char irq_reason[128]; /* why irqs is NULL */
+	char irq_reason[128];    /* why irqs is NULL */
+	struct sampler *sampler; /* where irqs came from (profile_host_open_sampled), or NULL */
 	/* set by profile_host_set_device */
 	char dev[PROFILE_DEV_MAX];
 	bool dev_from_route;
@@ -281,6 +282,9 @@ int profile_host_open(struct profile_host *h, const char *root, struct nm_error 
 int profile_host_open_sampled(struct profile_host *h, const char *root, struct sampler *s,
                               struct nm_error *err);
 void profile_host_close(struct profile_host *h);
+/* Take the sampler's IRQ table again (nothing without one): its last sample's, or read now
+ * while the interrupts source is disabled. */
+void profile_host_refresh_irqs(struct profile_host *h);
 /* Check a device name as the kernel does (1-15 bytes, no '/', ':', whitespace, not "." or
  * ".."). 0 or -1 with err. */
 int profile_host_check_dev(const char *dev, struct nm_error *err);
@@ -345,6 +349,10 @@ struct plan_entry {
 	char *new;                     /* the value to write; owned */
 	bool change;                   /* old and new differ (as values, not strings) */
 	bool written;
+	/* Not written: a queue value as it was before [channels] changed the queue counts
+	 * (which resets it), saved so that a rollback or revert puts it back once the counts
+	 * are back; not in applied.json (its queue may be gone). */
+	bool keep;
 };
 
 struct plan {
@@ -353,6 +361,14 @@ struct plan {
 	json_object *warnings; /* array of strings; owned */
 	json_object *skipped;  /* sections the device cannot have, why (strings); owned */
 	bool irq_written;      /* an IRQ affinity was written (views need a refresh) */
+	/* [channels] changes the queue counts and later sections hang on the queues: the
+	 * entries from stage2 on were planned on the layout the counts will give (nrx, ntx
+	 * below) and are planned again, on the device as it is then, after the channel writes
+	 * (plan_replan; profile_apply does it). replan is the profile (borrowed: it outlives
+	 * the apply); NULL when nothing waits on the channels. */
+	const struct profile *replan;
+	size_t stage2;
+	unsigned layout_nrx, layout_ntx;
 };
 
 void plan_init(struct plan *pl);
@@ -373,6 +389,14 @@ struct plan_entry *plan_add(struct plan *pl, struct profile_host *h, enum plan_k
  * err and nothing written. */
 int plan_build(struct plan *pl, const struct profile *p, struct profile_host *h,
                struct nm_error *err);
+/* Entries [from, to) of plan_execute; a failure rolls back every entry written before
+ * too (from 0), then puts back the keep entries. */
+int plan_execute_range(struct plan *pl, struct profile_host *h, size_t from, size_t to,
+                       struct nm_error *err);
+/* After the channel writes of a plan with replan: count the device's queues again, take
+ * the IRQ table again (h->sampler), drop the entries from stage2 on and plan the sections
+ * after [channels] again on the device as it is now. 0 or -1 with err. */
+int plan_replan(struct plan *pl, struct profile_host *h, struct nm_error *err);
 /* Write every entry that changes, in order, reading each back. On a failure, restore what
  * was written in reverse order; err says which write failed, why, and how the rollback went.
  * 0 ok; -1 with err. */
@@ -459,6 +483,12 @@ json_object *profile_coalesce_json(struct profile_host *h);
  * queue], "equal": N or null, "hfunc", "hkey", "fields": {"tcp4": "sdfn", ...}}; new
  * reference), or NULL when it has none. */
 json_object *profile_rss_json(struct profile_host *h);
+/* profile-channels.c: does p's [channels] change h's channel counts? Then *nrx and *ntx
+ * get the rx and tx queue counts the device will have (rx or tx + combined). */
+bool profile_channels_change(const struct profile *p, struct profile_host *h, unsigned *nrx,
+                             unsigned *ntx);
+/* Does p plan on the queues ([irq], [xps], [rps], [rfs], [rss] table, [napi_queue])? */
+bool profile_channels_dependents(const struct profile *p);
 /* Does p set the indirection table (equal, weights or table)? */
 bool profile_rss_sets_table(const struct profile *p);
 

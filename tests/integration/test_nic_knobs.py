@@ -159,8 +159,8 @@ def test_injected_failure_rolls_back_all():
 
 
 def test_channels_revert_order():
-    """Revert goes last written, first restored. One profile: its channels come back after
-    its other values. Two applies, XPS on all 4 tx queues then the channels cut to 2: the
+    """Revert restores the channel counts first, then the rest last written first. Two
+    applies, XPS on all 4 tx queues then the channels cut to 2: the
     counts come back first, so tx-2 and tx-3 exist again when their masks are restored
     (nothing skipped)."""
     d = tp.Daemon(ns=NS_A)
@@ -350,9 +350,63 @@ def test_rss_not_supported():
         assert rss_text(dev, ns) == before
 
 
+def queue_masks():
+    """Every queue's xps_cpus and rps_cpus on vA (absent queues: None)."""
+    out = {}
+    for kind, f in (("tx", "xps_cpus"), ("rx", "rps_cpus")):
+        for q in range(NQ):
+            r = sh("cat", "/sys/class/net/vA/queues/%s-%d/%s" % (kind, q, f), check=False,
+                   ns=NS_A)
+            out["%s-%d" % (kind, q)] = r.stdout.strip() if r.returncode == 0 else None
+    return out
+
+
+def test_channels_then_queue_sections():
+    """One profile cuts the channels 4 -> 2 and sets XPS and RPS on the 2 queues left: the
+    dry run plans the masks on the new counts (tx-0/tx-1, rx-0/rx-1, nothing of tx-2 and
+    up) and says the sections are planned again after the channel writes; apply writes the
+    counts, counts the queues again and writes the masks; revert restores the counts first,
+    then every mask, those of tx-2 and rx-3 too, which the kernel reset when the cut
+    removed their queues."""
+    sh("sh", "-c", "echo 2 > /sys/class/net/vA/queues/tx-2/xps_cpus", ns=NS_A)
+    sh("sh", "-c", "echo 1 > /sys/class/net/vA/queues/rx-3/rps_cpus", ns=NS_A)
+    d = tp.Daemon(ns=NS_A)
+    try:
+        before, masks = state(), queue_masks()
+        assert masks["tx-2"].endswith("2") and masks["rx-3"].endswith("1"), masks
+        path = tp.write_profile(d, "cut", "[profile]\ndevice = vA\n[channels]\nrx = 2\n"
+                                "tx = 2\n[xps]\npolicy = one-to-one\ncpus = 0-1\n[rps]\n"
+                                "cpus = 0-1\n")
+        r = d.ctl("profile", "apply", path, "--dry-run")
+        assert "[channels] changes vA's queues (rx 4 -> 2, tx 4 -> 2)" in r.stdout, r.stdout
+        for q in ("tx-0/xps_cpus", "tx-1/xps_cpus", "rx-0/rps_cpus", "rx-1/rps_cpus"):
+            assert "queues/" + q in r.stdout, (q, r.stdout)
+        for q in ("tx-2/", "tx-3/", "rx-2/", "rx-3/"):
+            assert "queues/" + q not in r.stdout, (q, r.stdout)
+        assert state() == before and queue_masks() == masks
+        r = d.ctl("profile", "apply", path)
+        assert "applied profile cut on vA" in r.stdout, r.stdout
+        now = queue_masks()
+        assert state()["ch_TX"] == "2" and state()["rx_queues"] == "2", state()
+        assert int(now["tx-0"].replace(",", ""), 16) == 1, now
+        assert int(now["tx-1"].replace(",", ""), 16) == 2, now
+        assert int(now["rx-0"].replace(",", ""), 16) == 3, now
+        assert int(now["rx-1"].replace(",", ""), 16) == 3, now
+        assert now["tx-2"] is None and now["rx-3"] is None, now
+        st = d.json("profile", "status")
+        assert st["applied"] and not st["drift"], st
+        res = d.json("profile", "revert")
+        assert res["reverted"] and res["skipped"] == [], res
+        assert state() == before
+        assert queue_masks() == masks, (queue_masks(), masks)
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
          test_channels_revert_order, test_offload_read_back, test_tuned_warned,
-         test_napi_queue_on_host_nic, test_rss_not_supported]
+         test_napi_queue_on_host_nic, test_rss_not_supported,
+         test_channels_then_queue_sections]
 
 
 def main():
