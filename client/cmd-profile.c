@@ -285,14 +285,21 @@ render_profile_status(json_object *result, const struct ctl_opts *opts, FILE *fp
 			fprintf(fp, "DRIFTED: %zu values changed since:\n",
 			        json_object_array_length(d));
 		for (size_t i = 0; d && i < json_object_array_length(d); i++) {
-			json_object *x = json_object_array_get_idx(d, i);
+			json_object *x = json_object_array_get_idx(d, i),
+			            *who = ctl_array(x, "who");
 			const char *live = json_get_string(x, "live", NULL);
-			fprintf(fp, "  %s: applied %s, now %s\n", json_get_string(x, "path", "?"),
+			fprintf(fp, "  %s: applied %s, now %s", json_get_string(x, "path", "?"),
 			        *json_get_string(x, "expected", "")
 			            ? json_get_string(x, "expected", "")
 			            : "(none)",
 			        live == NULL ? "unreadable" : (*live ? live : "(none)"));
+			for (size_t k = 0; who && k < json_object_array_length(who); k++)
+				fprintf(fp, "%s%s", k ? ", " : " (could have been: ",
+				        json_object_get_string(json_object_array_get_idx(who, k)));
+			fprintf(fp, "%s\n", who && json_object_array_length(who) ? ")" : "");
 		}
+		if (json_object_object_get_ex(result, "lock", NULL))
+			fprintf(fp, "%s\n", json_get_string(result, "lock", ""));
 	}
 	if (json_get_bool(result, "irqbalance", false))
 		fprintf(fp, "irqbalance is running: it rewrites IRQ affinities\n");

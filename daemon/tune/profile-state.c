@@ -346,12 +346,15 @@ profile_state_revert(const char *state_dir, struct profile_host *h, struct nm_er
 		json_object_put(res);
 		return NULL;
 	}
+	if (h->real)
+		profile_agents_unlock();
 	return res;
 }
 
-/* The entries of applied whose live value differs from what was written. */
+/* The entries of applied whose live value differs from what was written, each with who
+ * of agents could have changed it. */
 static json_object *
-drift(json_object *applied, struct profile_host *h)
+drift(json_object *applied, struct profile_host *h, json_object *agents)
 {
 	json_object *arr = entries_of(applied), *out = json_object_new_array();
 	char want[1024], got[1024];
@@ -378,6 +381,7 @@ drift(json_object *applied, struct profile_host *h)
 			json_add_string(d, "live", got);
 		} else
 			json_add_string(d, "live", NULL);
+		json_object_object_add(d, "who", profile_agents_who(agents, e.kind));
 		free(live);
 		json_object_array_add(out, d);
 	}
@@ -423,8 +427,8 @@ profile_state_applied_brief(const char *state_dir)
 json_object *
 profile_state_status(const char *state_dir, struct profile_host *h)
 {
-	json_object *res = json_object_new_object(), *applied, *saved, *d;
-	struct nm_error err;
+	json_object *res = json_object_new_object(), *applied, *saved, *d, *agents;
+	struct nm_error err, lerr;
 	bool missing;
 
 	applied = load_json(state_dir, STATE_APPLIED, &missing, &err);
@@ -448,14 +452,39 @@ profile_state_status(const char *state_dir, struct profile_host *h)
 		json_add_int(res, "uid", json_get_int(applied, "uid", -1));
 		json_add_int(res, "pid", json_get_int(applied, "pid", -1));
 		json_add_uint(res, "entries", json_object_array_length(entries_of(applied)));
-		d = drift(applied, h);
+		/* After a restart the lock is taken again here (and at the next apply). */
+		if (h->real &&
+		    profile_agents_lock(json_get_string(applied, "device", ""), &lerr) < 0)
+			json_add_string(res, "lock", lerr.message);
+	}
+	agents = profile_agents_json(h, applied != NULL ? json_get_string(applied, "device", NULL)
+	                                                : NULL);
+	if (applied != NULL) {
+		d = drift(applied, h, agents);
 		json_add_bool(res, "drift", json_object_array_length(d) > 0);
 		json_object_object_add(res, "drifted", d);
 	}
 	json_add_bool(res, "irqbalance", profile_host_irqbalance(h));
+	json_object_object_add(res, "agents", agents);
 	json_object_put(applied);
 	json_object_put(saved);
 	return res;
+}
+
+/* At start: the lock of the device of the profile recorded as applied (the real root only). */
+void
+profile_state_hold(const char *state_dir, const char *root)
+{
+	json_object *applied;
+	struct nm_error err;
+	bool missing;
+
+	if (strcmp(root, "/") != 0 ||
+	    (applied = load_json(state_dir, STATE_APPLIED, &missing, NULL)) == NULL)
+		return;
+	if (profile_agents_lock(json_get_string(applied, "device", ""), &err) < 0)
+		log_warnx("profile %s: %s", json_get_string(applied, "profile", "?"), err.message);
+	json_object_put(applied);
 }
 
 /* Is any entry still written after a rollback (which then failed)? */
@@ -505,6 +534,10 @@ profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
 	struct nm_error e2;
 	int r = -1;
 
+	/* Another daemon applying to the same device would overwrite these values and save
+	 * ours as its "before": refused (a fixture root has no lock). */
+	if (h->real && profile_agents_lock(h->dev, err) < 0)
+		return -1;
 	if (profile_state_save(state_dir, pl, h->root, &prev, err) < 0)
 		goto out;
 	if (pl->replan != NULL && execute_staged(state_dir, pl, h, err) < 0) {
@@ -529,6 +562,9 @@ profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
 	}
 	r = 0;
 out:
+	/* Nothing applied before and nothing now: the lock goes too. */
+	if (r < 0 && prev == NULL && h->real)
+		profile_agents_unlock();
 	json_object_put(prev);
 	return r;
 }

@@ -492,6 +492,29 @@ bool profile_channels_dependents(const struct profile *p);
 /* Does p set the indirection table (equal, weights or table)? */
 bool profile_rss_sets_table(const struct profile *p);
 
+/* ---- profile-agents.c: the other agents that change what a profile sets ---- */
+
+/* Take (or keep) the lock of dev that says this daemon holds a profile applied to it (an
+ * abstract Unix socket, per network namespace; dropped by the kernel when the daemon
+ * exits). 0, or -1 with err (busy: another netmetricsd holds it, its pid named). */
+int profile_agents_lock(const char *dev, struct nm_error *err);
+/* Let it go. */
+void profile_agents_unlock(void);
+/* The pid of another daemon holding dev's lock: 0 none, -1 held but the pid unknown. */
+int profile_agents_holder(const char *dev);
+/* The netmetricsd processes below h's root that are not this daemon's (nor its privileged
+ * parent or children), sorted, up to max into pids; how many. */
+size_t profile_agents_daemons(struct profile_host *h, long *pids, size_t max);
+/* {"irqbalance": BOOL, "tuned": {"running": BOOL, "profile": NAME|null}, "netmetricsd":
+ * [other daemons' pids], "holder": the pid holding dev's lock when another daemon's, else
+ * null} (new reference). */
+json_object *profile_agents_json(struct profile_host *h, const char *dev);
+/* Who of agents (profile_agents_json) could have changed a value of kind: "irqbalance"
+ * (IRQ affinities), "tuned (profile NAME)" (sysctls, IRQs, channels, rings, coalescing,
+ * offloads: its sysctl, irq and net plugins), "netmetricsd pid N" (anything); a new array,
+ * empty when none of them runs. */
+json_object *profile_agents_who(json_object *agents, enum plan_kind kind);
+
 /* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
 
 /* Who applied what, for applied.json. */
@@ -526,6 +549,9 @@ json_object *profile_state_revert(const char *state_dir, struct profile_host *h,
 /* What is applied, by whom, when, and which of its values have drifted since (new
  * reference). */
 json_object *profile_state_status(const char *state_dir, struct profile_host *h);
+/* At start: take the lock (profile_agents_lock) of the device of the profile recorded as
+ * applied, when root is "/"; a warning when another daemon holds it. */
+void profile_state_hold(const char *state_dir, const char *root);
 /* The applied profile in brief, {"name", "device", "kinds": [the kinds of value it turned
  * on (plan_value_on: a mask with a CPU, a flow count above 0; any sysctl), in order, once
  * each]}, or NULL when none is recorded (or the record cannot be read). */

@@ -403,10 +403,56 @@ def test_channels_then_queue_sections():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_second_daemon():
+    """Two netmetricsd in one namespace, one device: the one that applied a profile holds
+    the device (an abstract socket lock), also after a restart; the other is refused before
+    it writes anything (busy, naming the holder's pid), and is listed, with its pid, among
+    the agents that could have changed a drifted value."""
+    a = tp.Daemon(ns=NS_A)
+    b = None
+    try:
+        before = state()
+        a.ctl("profile", "set", "vA", "offloads=gro")
+        b = tp.Daemon(ns=NS_A)
+        for d in (a, b):
+            # After a restart the lock is held again, before any request.
+            d.stop(keep=True)
+            d.start()
+            r = b.ctl("profile", "set", "vA", "offloads=no-gro", check=False)
+            assert r.returncode == 1, (r.stdout, r.stderr)
+            assert "another netmetricsd (pid " in r.stderr, r.stderr
+            assert "holds a profile applied to vA: revert it there first" in r.stderr, r.stderr
+            pid = int(r.stderr.split("another netmetricsd (pid ")[1].split(")")[0])
+            with open("/proc/%d/comm" % pid) as f:
+                assert f.read().strip() == "netmetricsd"
+            assert state()["generic-receive-offload"] == "on", state()
+            assert not b.json("profile", "status")["applied"]
+        # Someone turns GRO off: drift, and the other daemon is among who could have.
+        sh("ethtool", "-K", "vA", "gro", "off", ns=NS_A)
+        st = a.json("profile", "status")
+        assert st["drift"], st
+        others = st["agents"]["netmetricsd"]
+        assert pid not in others and len(others) >= 1, st
+        who = st["drifted"][0]["who"]
+        assert who == ["netmetricsd pid %d" % p for p in others], st
+        r = a.ctl("profile", "status")
+        assert "(could have been: netmetricsd pid" in r.stdout, r.stdout
+        a.ctl("profile", "revert")
+        assert state() == before
+        # Reverted: the device is free for the other one.
+        b.ctl("profile", "set", "vA", "offloads=no-gro")
+        b.ctl("profile", "revert")
+        assert state() == before
+    finally:
+        for d in (a, b):
+            if d is not None:
+                d.stop()
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
          test_channels_revert_order, test_offload_read_back, test_tuned_warned,
          test_napi_queue_on_host_nic, test_rss_not_supported,
-         test_channels_then_queue_sections]
+         test_channels_then_queue_sections, test_second_daemon]
 
 
 def main():

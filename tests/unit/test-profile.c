@@ -1419,6 +1419,94 @@ test_tuned(void **state)
 	assert_false(profile_host_irqbalance(&w->h));
 }
 
+/* Competing agents: other netmetricsd processes (not this daemon's family), irqbalance and
+ * tuned are listed in status, and a drifted value says which of them could have changed
+ * it: an IRQ affinity irqbalance, tuned (its irq plugin) and the other daemon; an XPS mask
+ * only the other daemon. */
+static void
+test_agents(void **state)
+{
+	static const char text[] = "[irq]\npolicy = all\ncpus = 0\n[xps]\npolicy = none\n";
+	struct world *w = *state;
+	struct nm_error err;
+	json_object *st, *d, *who, *ag;
+	char path[256], rel[64];
+	struct plan pl;
+	long pids[4];
+	int irq = -1;
+
+	assert_int_equal(profile_agents_daemons(&w->h, pids, 4), 0);
+	for (int i = 0; i < 3; i++) {
+		static const char *const comm[] = {"netmetricsd\n", "netmetricsd\n",
+		                                   "irqbalance\n"};
+		static const int pid[] = {5151, 77, 4040};
+		snprintf(path, sizeof(path), "%s/proc/%d", w->root, pid[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+		snprintf(rel, sizeof(rel), "proc/%d/comm", pid[i]);
+		put(w, rel, comm[i]);
+	}
+	put(w, "proc/77/status", "Name:\tnetmetricsd\nPPid:\t1\n");
+	assert_int_equal(profile_agents_daemons(&w->h, pids, 4), 2);
+	assert_int_equal(pids[0], 77);
+	assert_int_equal(pids[1], 5151);
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	ag = json_object_object_get(st, "agents");
+	assert_true(json_get_bool(ag, "irqbalance", false));
+	assert_string_equal(json_object_to_json_string_ext(
+	                        json_object_object_get(ag, "netmetricsd"), JSON_C_TO_STRING_PLAIN),
+	                    "[77,5151]");
+	json_object_put(st);
+	/* Someone rewrites an IRQ's affinity and a queue's XPS mask. */
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	for (size_t i = 0; i < pl.n && irq < 0; i++)
+		if (pl.e[i].kind == PLAN_IRQ)
+			irq = pl.e[i].index;
+	plan_free(&pl);
+	snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", irq);
+	put(w, rel, "1\n");
+	put(w, "sys/class/net/eth0/queues/tx-0/xps_cpus", "1\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	d = json_object_object_get(st, "drifted");
+	for (size_t i = 0; i < json_object_array_length(d); i++) {
+		json_object *x = json_object_array_get_idx(d, i);
+		who = json_object_object_get(x, "who");
+		if (strcmp(json_get_string(x, "kind", ""), "irq") == 0)
+			assert_string_equal(
+			    json_object_to_json_string_ext(who, JSON_C_TO_STRING_PLAIN),
+			    "[\"irqbalance\",\"netmetricsd pid 77\",\"netmetricsd "
+			    "pid 5151\"]");
+		else
+			assert_string_equal(
+			    json_object_to_json_string_ext(who, JSON_C_TO_STRING_PLAIN),
+			    "[\"netmetricsd pid 77\",\"netmetricsd pid 5151\"]");
+	}
+	if (json_object_array_length(d) != 2)
+		fail_msg("%s", json_object_to_json_string(d));
+	json_object_put(st);
+	/* tuned running: named with its profile for the IRQ, not for XPS. */
+	snprintf(path, sizeof(path), "%s/proc/4343", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put(w, "proc/4343/comm", "tuned\n");
+	run("mkdir -p %s/etc/tuned", w->root);
+	put(w, "etc/tuned/active_profile", "latency-performance\n");
+	ag = profile_agents_json(&w->h, "eth0");
+	who = profile_agents_who(ag, PLAN_IRQ);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(who, 1)),
+	                    "tuned (profile latency-performance)");
+	json_object_put(who);
+	who = profile_agents_who(ag, PLAN_XPS);
+	assert_int_equal(json_object_array_length(who), 2);
+	json_object_put(who);
+	json_object_put(ag);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	run("rm -rf %s/proc/5151 %s/proc/77 %s/proc/4040 %s/proc/4343 %s/etc/tuned", w->root,
+	    w->root, w->root, w->root, w->root);
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -1438,6 +1526,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_rings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_agents, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_napi_queue, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),
