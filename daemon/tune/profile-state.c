@@ -388,6 +388,41 @@ drift(json_object *applied, struct profile_host *h, json_object *agents)
 	return out;
 }
 
+/* Every value the applied profile wrote, as the host has it now. */
+json_object *
+profile_state_values(const char *state_dir, struct profile_host *h)
+{
+	json_object *applied, *arr, *o, *vals;
+	char buf[1024];
+	bool missing;
+
+	if ((applied = load_json(state_dir, STATE_APPLIED, &missing, NULL)) == NULL)
+		return NULL;
+	o = json_object_new_object();
+	json_add_string(o, "profile", json_get_string(applied, "profile", NULL));
+	json_add_string(o, "device", json_get_string(applied, "device", NULL));
+	json_add_string(o, "time", json_get_string(applied, "time", NULL));
+	vals = json_object_new_object();
+	arr = entries_of(applied);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct plan_entry e;
+		const char *value;
+		char *live;
+		if (entry_from_json(json_object_array_get_idx(arr, i), h, &e, &value, NULL) < 0)
+			continue;
+		live = device_gone(h, &e) ? NULL : plan_read(h, &e, NULL);
+		if (live != NULL) {
+			plan_display(e.kind, live, buf, sizeof(buf));
+			json_add_string(vals, e.path, buf);
+		} else
+			json_object_object_add(vals, e.path, NULL);
+		free(live);
+	}
+	json_object_object_add(o, "values", vals);
+	json_object_put(applied);
+	return o;
+}
+
 /* The applied profile in brief: its name, device, the kinds of value it turned on and the
  * sections it skipped. */
 json_object *

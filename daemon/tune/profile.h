@@ -549,6 +549,10 @@ json_object *profile_state_revert(const char *state_dir, struct profile_host *h,
 /* What is applied, by whom, when, and which of its values have drifted since (new
  * reference). */
 json_object *profile_state_status(const char *state_dir, struct profile_host *h);
+/* Every value the applied profile wrote, read now: {"profile", "device", "time" (of the
+ * apply), "values": {PATH: the live value as shown (CPU masks as lists), null when it
+ * cannot be read}} (new reference), or NULL when none is recorded. */
+json_object *profile_state_values(const char *state_dir, struct profile_host *h);
 /* At start: take the lock (profile_agents_lock) of the device of the profile recorded as
  * applied, when root is "/"; a warning when another daemon holds it. */
 void profile_state_hold(const char *state_dir, const char *root);

@@ -20,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import nsrun  # noqa: E402
@@ -449,10 +450,44 @@ def test_second_daemon():
                 d.stop()
 
 
+def test_result_knobs_both_edges():
+    """A window under a profile records every value the profile set at its open and at its
+    close: unchanged, nothing is flagged; a value someone changes during the window (GRO
+    turned off by ethtool) is listed with both edges' values."""
+    d = tp.Daemon(ns=NS_A)
+    try:
+        before = state()
+        d.ctl("profile", "set", "vA", "offloads=gro", "napi=defer-2")
+        for name, change in (("k/quiet", False), ("k/moved", True)):
+            d.ctl("mark", "start", name)
+            time.sleep(0.3)
+            if change:
+                sh("ethtool", "-K", "vA", "gro", "off", ns=NS_A)
+            d.ctl("mark", "stop", name)
+            k = d.json("result", "show", name)["tuning"]["knobs"]
+            assert k["open"]["profile"] == d.json("profile", "status")["profile"], k
+            assert k["close"]["time"] == k["open"]["time"], k
+            assert k["profile_changed"] is False, k
+            vo, vc = k["open"]["values"], k["close"]["values"]
+            assert vo["ethtool vA rx-gro"] == "on", vo
+            assert vo["/sys/class/net/vA/napi_defer_hard_irqs"] == "2", vo
+            if change:
+                assert k["changed"] == [{"path": "ethtool vA rx-gro", "open": "on",
+                                         "close": "off"}], k
+                assert vc["ethtool vA rx-gro"] == "off", vc
+            else:
+                assert k["changed"] == [] and vc == vo, k
+        d.ctl("profile", "revert")
+        assert state() == before
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
          test_channels_revert_order, test_offload_read_back, test_tuned_warned,
          test_napi_queue_on_host_nic, test_rss_not_supported,
-         test_channels_then_queue_sections, test_second_daemon]
+         test_channels_then_queue_sections, test_second_daemon,
+         test_result_knobs_both_edges]
 
 
 def main():
