@@ -483,11 +483,91 @@ def test_result_knobs_both_edges():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_napi_queue_word_and_save():
+    """napi_queue=defer-N,flush-N on this VM's virtio_net (the veth links no NAPI to its
+    queues: the section is skipped there, saying so): the dry run plans every rx queue's
+    NAPI; profile save writes [napi_queue] as the NAPI has it, before and after an apply
+    of the word; revert restores the values (here too when a check fails)."""
+    d = tp.Daemon(ns=NS_A)
+    try:
+        r = d.ctl("profile", "set", "vA", "napi_queue=defer-3", "--dry-run")
+        assert "[napi_queue] skipped: rx-0 is polled by no NAPI instance the kernel names" \
+            in r.stdout, r.stdout
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+    dev = host_nic()
+    napi, defer0, gft0 = napigenl.napi_settings(dev)
+    wide = [open("/sys/class/net/%s/%s" % (dev, f)).read().strip()
+            for f in ("napi_defer_hard_irqs", "gro_flush_timeout")]
+    if wide != [str(defer0), str(gft0)]:
+        raise Skip("%s's NAPI differs from the device-wide values: cannot restore safely" % dev)
+    d = tp.Daemon()
+    try:
+        r = d.ctl("profile", "save", dev, "now", "--dry-run")
+        assert "\n[napi_queue]\ndefer_hard_irqs = %d\ngro_flush_timeout = %d\n" % (
+            defer0, gft0) in r.stdout, r.stdout
+        word = "napi_queue=defer-%d,flush-%d" % (defer0 + 3, gft0 + 30000)
+        r = d.ctl("profile", "set", dev, word, "--dry-run")
+        assert "napi %s rx-0 defer_hard_irqs: %d -> %d" % (dev, defer0, defer0 + 3) \
+            in r.stdout, r.stdout
+        d.ctl("profile", "set", dev, word)
+        assert napigenl.napi_settings(dev) == (napi, defer0 + 3, gft0 + 30000)
+        r = d.ctl("profile", "save", dev, "now", "--dry-run")
+        assert "\n[napi_queue]\ndefer_hard_irqs = %d\ngro_flush_timeout = %d\n" % (
+            defer0 + 3, gft0 + 30000) in r.stdout, r.stdout
+        d.ctl("profile", "revert")
+        assert napigenl.napi_settings(dev) == (napi, defer0, gft0)
+    finally:
+        d.stop()
+        if napigenl.napi_settings(dev)[1:] != (defer0, gft0):
+            for f, v in (("napi_defer_hard_irqs", wide[0]), ("gro_flush_timeout", wide[1])):
+                with open("/sys/class/net/%s/%s" % (dev, f), "w") as fp:
+                    fp.write(v + "\n")
+
+
+def test_shipped_nic_profiles():
+    """The shipped throughput, latency and many-flows profiles on the veth: each applies
+    (the sections a veth cannot have skipped, each saying why), sets what it says, and
+    reverts every value exactly."""
+    d = tp.Daemon(ns=NS_A)
+    try:
+        before, masks = state(), queue_masks()
+        want = {
+            "throughput": (["[coalesce] skipped", "[rings] skipped"],
+                           {"generic-receive-offload": "on", "gro_flush_timeout": "50000",
+                            "napi_defer_hard_irqs": "4"}),
+            "latency": (["[coalesce] skipped"],
+                        {"generic-receive-offload": "on", "gro_flush_timeout": "200000",
+                         "napi_defer_hard_irqs": "2", "threaded": "0"}),
+            "many-flows": (["[rss] skipped: ethtool vA rss: not supported by the driver"],
+                           {"ch_RX": "4", "ch_TX": "4", "rx_queues": "4"}),
+        }
+        for name, (skips, values) in want.items():
+            r = d.ctl("profile", "apply", name, "--dev", "vA", "--dry-run")
+            for sk in skips:
+                assert sk in r.stdout, (name, sk, r.stdout)
+            assert state() == before and queue_masks() == masks, name
+            d.ctl("profile", "apply", name, "--dev", "vA")
+            now = state()
+            for k, v in values.items():
+                assert now[k] == v, (name, k, now)
+            if name == "many-flows":
+                m = queue_masks()
+                assert all(int(m["rx-%d" % q].replace(",", ""), 16) != 0 for q in range(NQ)), m
+                assert int(m["tx-1"].replace(",", ""), 16) == 2, m
+            assert not d.json("profile", "status")["drift"], name
+            d.ctl("profile", "revert")
+            assert state() == before and queue_masks() == masks, name
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
          test_channels_revert_order, test_offload_read_back, test_tuned_warned,
          test_napi_queue_on_host_nic, test_rss_not_supported,
          test_channels_then_queue_sections, test_second_daemon,
-         test_result_knobs_both_edges]
+         test_result_knobs_both_edges, test_napi_queue_word_and_save,
+         test_shipped_nic_profiles]
 
 
 def main():

@@ -255,8 +255,8 @@ test_messages(void **state)
 	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], "
 	                         "[rings], [coalesce], [offloads], [rss], [napi], [napi_queue]");
 	knob_list_settings(buf, sizeof(buf));
-	assert_string_equal(buf,
-	                    "irq, xps, rps, rfs, ntuple, channels, rings, offloads, rss, napi");
+	assert_string_equal(
+	    buf, "irq, xps, rps, rfs, ntuple, channels, rings, offloads, rss, napi, napi_queue");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
 	assert_non_null(
 	    strstr(err.message,
@@ -270,18 +270,19 @@ test_messages(void **state)
 	           "[channels], [rings], [coalesce], [offloads], [rss], [napi], [napi_queue]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message, "give at least one KNOB=VALUE (irq, xps, rps, rfs, "
-	                                 "ntuple, channels, rings, offloads, rss, napi)");
+	assert_string_equal(err.message,
+	                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, "
+	                    "ntuple, channels, rings, offloads, rss, napi, napi_queue)");
 	json_object_array_add(w, json_object_new_string("foo=1"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message, "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, "
-	                                 "channels, rings, offloads, rss, napi)");
+	                                 "channels, rings, offloads, rss, napi, napi_queue)");
 	json_object_put(w);
 	w = json_object_new_array();
 	json_object_array_add(w, json_object_new_string("rps"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message, "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, "
-	                                 "channels, rings, offloads, rss, napi)");
+	                                 "channels, rings, offloads, rss, napi, napi_queue)");
 	json_object_put(w);
 	/* Every KNOB=VALUE knob once, each to its section, in table order. */
 	w = json_object_new_array();
@@ -295,6 +296,7 @@ test_messages(void **state)
 	json_object_array_add(w, json_object_new_string("channels=rx4-tx2"));
 	json_object_array_add(w, json_object_new_string("rings=rx1024-tx512"));
 	json_object_array_add(w, json_object_new_string("rss=1,1,2"));
+	json_object_array_add(w, json_object_new_string("napi_queue=defer-3,flush-1000"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), 0);
 	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
 	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
@@ -307,6 +309,8 @@ test_messages(void **state)
 	assert_int_equal(p.rss.nweights, 3);
 	assert_int_equal(p.rss.weights[2], 2);
 	assert_int_equal(p.rss.equal, 0);
+	assert_true(p.napiq.has_all[0] && p.napiq.all[0] == 3);
+	assert_true(p.napiq.has_all[1] && p.napiq.all[1] == 1000);
 	assert_int_equal(p.noffloads, 3);
 	assert_string_equal(p.offloads[0].name, "rx-gro");
 	assert_true(p.offloads[0].on);
@@ -317,12 +321,18 @@ test_messages(void **state)
 	json_object *a = profile_sections_json(&p);
 	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
 	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"channels\",\"rings\","
-	                    "\"offloads\",\"rss\",\"napi\"]");
+	                    "\"offloads\",\"rss\",\"napi\",\"napi_queue\"]");
 	json_object_put(a);
 	profile_free(&p);
 	json_object_array_add(w, json_object_new_string("xps=0"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message, "\"xps=0\": that knob is given twice");
+	json_object_put(w);
+	w = json_object_new_array();
+	json_object_array_add(w, json_object_new_string("napi_queue=defer-2,busy"));
+	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
+	if (strstr(err.message, "[napi_queue]: unknown key \"busy\"") == NULL)
+		fail_msg("%s", err.message);
 	json_object_put(w);
 }
 

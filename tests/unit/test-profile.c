@@ -262,8 +262,9 @@ static void
 test_shipped_profiles(void **state)
 {
 	json_object *list = profile_list_json(PROFILES_DIR), *o;
-	static const char *const want[] = {"arfs-1024", "arfs-512", "defaults",     "example-eth0",
-	                                   "rps-all",   "spread",   "napi-threaded"};
+	static const char *const want[] = {
+	    "arfs-1024", "arfs-512",      "defaults",   "example-eth0", "rps-all",
+	    "spread",    "napi-threaded", "throughput", "latency",      "many-flows"};
 	struct profile p;
 	struct nm_error err;
 	char path[4096];
