@@ -562,12 +562,41 @@ def test_shipped_nic_profiles():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_channels_staged_failure_rolls_back():
+    """The channel cut with XPS and RPS, its last write failing (after it was done): the
+    masks written on the new queues, the counts, and the masks of the queues the cut
+    removed (kept before the cut) all come back."""
+    sh("sh", "-c", "echo 2 > /sys/class/net/vA/queues/tx-2/xps_cpus", ns=NS_A)
+    d = tp.Daemon(ns=NS_A)
+    os.environ["NETMETRICS_TEST_FAIL_LAST_WRITE"] = "1"
+    try:
+        d.stop(keep=True)
+        d.start()
+    finally:
+        del os.environ["NETMETRICS_TEST_FAIL_LAST_WRITE"]
+    try:
+        before, masks = state(), queue_masks()
+        path = tp.write_profile(d, "cut", "[profile]\ndevice = vA\n[channels]\nrx = 2\n"
+                                "tx = 2\n[xps]\npolicy = one-to-one\ncpus = 0-1\n[rps]\n"
+                                "cpus = 0-1\n")
+        r = d.ctl("profile", "apply", path, check=False)
+        assert r.returncode == 1, (r.stdout, r.stderr)
+        assert "failure injected after the write" in r.stderr, r.stderr
+        assert "the host is as before" in r.stderr, r.stderr
+        assert state() == before
+        assert queue_masks() == masks, (queue_masks(), masks)
+        st = d.json("profile", "status")
+        assert not st["applied"] and st["saved"] == 0, st
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
          test_channels_revert_order, test_offload_read_back, test_tuned_warned,
          test_napi_queue_on_host_nic, test_rss_not_supported,
          test_channels_then_queue_sections, test_second_daemon,
          test_result_knobs_both_edges, test_napi_queue_word_and_save,
-         test_shipped_nic_profiles]
+         test_shipped_nic_profiles, test_channels_staged_failure_rolls_back]
 
 
 def main():
