@@ -591,12 +591,50 @@ def test_channels_staged_failure_rolls_back():
         assert d.stop() == 0, "daemon exit status"
 
 
+def test_rss_on_fixture_root():
+    """[rss] end to end through the daemon on a fixture root (gen-host.py's 8-queue eth0
+    with an `ethtool -x` file): profile show prints the RSS line, profile set rss=1,3
+    applies the table (weights) and revert puts the file back byte for byte."""
+    import test_windows as tw
+    root = tempfile.mkdtemp(prefix="nm-rss-root-")
+    d = None
+    try:
+        tw.gen_host(root, 1)
+        rss = ("RX flow hash indirection table for eth0 with 4 RX ring(s):\n"
+               "    0:      0     1     2     3     0     1     2     3\n"
+               "RSS hash key:\n6d:5a:56:da\nRSS hash function:\n    toeplitz: on\n"
+               "    xor: off\n    crc32: off\nrx-flow-hash tcp4: sdfn\n")
+        os.makedirs(os.path.join(root, "ethtool"), exist_ok=True)
+        path = os.path.join(root, "ethtool", "eth0.rss")
+        with open(path, "w") as f:
+            f.write(rss)
+        os.chmod(root, 0o755)
+        # No privilege separation: a fixture root's files are the test's, written as root.
+        d = tw.Daemon(root=root, conf="[source.interrupts]\nenable = no\n[daemon]\nuser = root\n")
+        r = d.ctl("profile", "show", "eth0")
+        assert "rss: toeplitz; 8 entries over 4 rx rings: equal 4 (2 2 2 2); key " \
+            "6d:5a:56:da; fields tcp4 sdfn\n" in r.stdout, r.stdout
+        r = d.ctl("profile", "set", "eth0", "rss=1,3")
+        assert "ethtool eth0 rss indir: equal 4 (8 entries) -> 0 0 1 1 1 1 1 1" in r.stdout, \
+            r.stdout
+        with open(path) as f:
+            assert "    0:      0     0     1     1     1     1     1     1\n" in f.read()
+        d.ctl("profile", "revert")
+        with open(path) as f:
+            assert f.read() == rss
+    finally:
+        if d is not None:
+            d.cleanup()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 TESTS = [test_apply_show_restart_drift_revert, test_injected_failure_rolls_back_all,
          test_channels_revert_order, test_offload_read_back, test_tuned_warned,
          test_napi_queue_on_host_nic, test_rss_not_supported,
          test_channels_then_queue_sections, test_second_daemon,
          test_result_knobs_both_edges, test_napi_queue_word_and_save,
-         test_shipped_nic_profiles, test_channels_staged_failure_rolls_back]
+         test_shipped_nic_profiles, test_channels_staged_failure_rolls_back,
+         test_rss_on_fixture_root]
 
 
 def main():
