@@ -72,6 +72,35 @@ cpus_cell(json_object *o, const char *key)
 	return *json_object_get_string(v) ? json_object_get_string(v) : "-";
 }
 
+/* profile show's RSS line: "rss: toeplitz; 128 entries over 4 rx rings: equal 4 (32 32 32
+ * 32); key 6d:5a:...; fields tcp4 sdfn, udp4 sd". */
+static void
+show_rss(json_object *v, FILE *fp)
+{
+	json_object *q = ctl_array(v, "queues"), *f = NULL, *x = NULL;
+	const char *sep = "; fields";
+
+	fprintf(fp, "rss: %s; %lld entries over %lld rx rings: ", json_get_string(v, "hfunc", "?"),
+	        (long long)json_get_int(v, "entries", 0), (long long)json_get_int(v, "rings", 0));
+	if (json_object_object_get_ex(v, "equal", &x) && x != NULL)
+		fprintf(fp, "equal %lld (", (long long)json_object_get_int64(x));
+	else
+		fprintf(fp, "per queue (");
+	for (size_t i = 0; q && i < json_object_array_length(q); i++)
+		fprintf(fp, "%s%lld", i ? " " : "",
+		        (long long)json_object_get_int64(json_object_array_get_idx(q, i)));
+	fprintf(fp, "); key %s",
+	        json_get_string(v, "hkey", NULL) ? json_get_string(v, "hkey", "") : "none");
+	if (json_object_object_get_ex(v, "fields", &f) && f != NULL) {
+		json_object_object_foreach(f, flow, letters)
+		{
+			fprintf(fp, "%s %s %s", sep, flow, json_object_get_string(letters));
+			sep = ",";
+		}
+	}
+	fputc('\n', fp);
+}
+
 /* The header lines of profile show. */
 static void
 show_header(json_object *r, FILE *fp)
@@ -110,6 +139,8 @@ show_header(json_object *r, FILE *fp)
 		}
 		fputc('\n', fp);
 	}
+	if (json_object_object_get_ex(r, "rss", &v) && v != NULL)
+		show_rss(v, fp);
 	if (json_object_object_get_ex(r, "napi", &v) && v != NULL) {
 		json_object *t = NULL, *g = NULL, *d = NULL;
 		json_object_object_get_ex(v, "threaded", &t);
@@ -285,14 +316,21 @@ render_profile_status(json_object *result, const struct ctl_opts *opts, FILE *fp
 			fprintf(fp, "DRIFTED: %zu values changed since:\n",
 			        json_object_array_length(d));
 		for (size_t i = 0; d && i < json_object_array_length(d); i++) {
-			json_object *x = json_object_array_get_idx(d, i);
+			json_object *x = json_object_array_get_idx(d, i),
+			            *who = ctl_array(x, "who");
 			const char *live = json_get_string(x, "live", NULL);
-			fprintf(fp, "  %s: applied %s, now %s\n", json_get_string(x, "path", "?"),
+			fprintf(fp, "  %s: applied %s, now %s", json_get_string(x, "path", "?"),
 			        *json_get_string(x, "expected", "")
 			            ? json_get_string(x, "expected", "")
 			            : "(none)",
 			        live == NULL ? "unreadable" : (*live ? live : "(none)"));
+			for (size_t k = 0; who && k < json_object_array_length(who); k++)
+				fprintf(fp, "%s%s", k ? ", " : " (could have been: ",
+				        json_object_get_string(json_object_array_get_idx(who, k)));
+			fprintf(fp, "%s\n", who && json_object_array_length(who) ? ")" : "");
 		}
+		if (json_object_object_get_ex(result, "lock", NULL))
+			fprintf(fp, "%s\n", json_get_string(result, "lock", ""));
 	}
 	if (json_get_bool(result, "irqbalance", false))
 		fprintf(fp, "irqbalance is running: it rewrites IRQ affinities\n");

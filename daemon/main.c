@@ -24,6 +24,7 @@
 #include "peer.h"
 #include "privsep-parent.h"
 #include "privsep.h"
+#include "profile.h"
 #include "proto.h"
 #include "query.h"
 #include "results-load.h"
@@ -639,6 +640,8 @@ main(int argc, char **argv)
 	 * place in detach(): the privileged process forked here inherits it.) */
 	if (split)
 		privsep_split(&d, &pw, ready_fd);
+	/* A profile applied before a restart is held again (by this, the main process). */
+	profile_state_hold(d.config.state_dir, d.config.root);
 	/* Threads only now: the privileged process is forked from a single-threaded process,
 	 * and the writer thread runs as the user, without the capabilities (which are per
 	 * thread) that a thread started before the drop would keep. */

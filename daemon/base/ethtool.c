@@ -798,3 +798,66 @@ ethtool_get_rss(int fd, const char *ifname, uint32_t *indir, uint32_t indir_cap,
 	free(r);
 	return 0;
 }
+
+/* The number of rx rings RSS spreads over (ETHTOOL_GRXRINGS). */
+int
+ethtool_get_rxrings(int fd, const char *ifname, uint32_t *n)
+{
+	struct ethtool_rxnfc nfc = {.cmd = ETHTOOL_GRXRINGS};
+
+	if (ethtool_ioctl(fd, ifname, &nfc) < 0)
+		return -1;
+	*n = (uint32_t)nfc.data;
+	return 0;
+}
+
+/* Set one part of the default RSS context with ETHTOOL_SRSSH, the others marked unchanged. */
+int
+ethtool_set_rss(int fd, const char *ifname, const uint32_t *indir, uint32_t nindir,
+                const uint8_t *key, uint32_t nkey, uint8_t hfunc)
+{
+	struct ethtool_rxfh *r;
+	size_t len = sizeof(*r) + (size_t)nindir * sizeof(uint32_t) + nkey;
+	int rc;
+
+	if (nindir > ETHTOOL_RSS_TABLE_MAX || nkey > ETHTOOL_RSS_KEY_MAX ||
+	    (nindir == 0 && nkey == 0 && hfunc == 0)) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = xcalloc(1, len);
+	r->cmd = ETHTOOL_SRSSH;
+	r->indir_size = nindir > 0 ? nindir : ETH_RXFH_INDIR_NO_CHANGE;
+	r->key_size = nkey;
+	r->hfunc = hfunc;
+	/* input_xfrm (6.8+; rsvd8[0] in older headers): RXH_XFRM_NO_CHANGE, as ethtool sends. */
+	r->rsvd8[0] = 0xff;
+	if (nindir > 0)
+		memcpy(r->rss_config, indir, (size_t)nindir * sizeof(uint32_t));
+	if (nkey > 0)
+		memcpy((uint8_t *)(r->rss_config + nindir), key, nkey);
+	rc = ethtool_ioctl(fd, ifname, r);
+	free(r);
+	return rc < 0 ? -1 : 0;
+}
+
+/* The hash fields of a flow type (ETHTOOL_GRXFH). */
+int
+ethtool_get_rxfh_fields(int fd, const char *ifname, uint32_t flow_type, uint64_t *fields)
+{
+	struct ethtool_rxnfc nfc = {.cmd = ETHTOOL_GRXFH, .flow_type = flow_type};
+
+	if (ethtool_ioctl(fd, ifname, &nfc) < 0)
+		return -1;
+	*fields = nfc.data;
+	return 0;
+}
+
+/* Set them (ETHTOOL_SRXFH). */
+int
+ethtool_set_rxfh_fields(int fd, const char *ifname, uint32_t flow_type, uint64_t fields)
+{
+	struct ethtool_rxnfc nfc = {.cmd = ETHTOOL_SRXFH, .flow_type = flow_type, .data = fields};
+
+	return ethtool_ioctl(fd, ifname, &nfc) < 0 ? -1 : 0;
+}

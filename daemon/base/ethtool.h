@@ -140,5 +140,28 @@ int ethtool_get_features(int fd, const char *ifname, const char *const *names, s
 int ethtool_get_rss(int fd, const char *ifname, uint32_t *indir, uint32_t indir_cap,
                     uint32_t *nindir, uint8_t *key, uint32_t key_cap, uint32_t *nkey,
                     uint8_t *hfunc);
+/* The most entries of an indirection table and bytes of a hash key netmetrics handles
+ * (drivers have 128 to 2048 entries, 40 or 52 bytes). */
+#define ETHTOOL_RSS_TABLE_MAX 4096u
+#define ETHTOOL_RSS_KEY_MAX   256u
+/* The parts of RSS a profile sets, one write each. */
+enum ethtool_rss_part {
+	ETHTOOL_RSS_INDIR = 0, /* the indirection table */
+	ETHTOOL_RSS_KEY,       /* the hash key */
+	ETHTOOL_RSS_HFUNC,     /* the hash function */
+	ETHTOOL_RSS_FIELDS,    /* the hash fields of one flow type (rx-flow-hash) */
+};
+/* The rx rings RSS spreads over (ETHTOOL_GRXRINGS). 0 with *n, or -1 with errno. */
+int ethtool_get_rxrings(int fd, const char *ifname, uint32_t *n);
+/* Set the default RSS context's indirection table (nindir entries; 0: keep it), hash key
+ * (nkey bytes; 0: keep it) or hash function (1 toeplitz, 2 xor, 4 crc32; 0: keep it) with
+ * ETHTOOL_SRSSH. 0, or -1 with errno (EOPNOTSUPP: the driver cannot; EINVAL: a size that
+ * is not the device's, a queue it does not have). */
+int ethtool_set_rss(int fd, const char *ifname, const uint32_t *indir, uint32_t nindir,
+                    const uint8_t *key, uint32_t nkey, uint8_t hfunc);
+/* The fields a flow type's hash covers (ETHTOOL_GRXFH; flow_type TCP_V4_FLOW...; fields
+ * RXH_* bits), and set them (ETHTOOL_SRXFH). 0, or -1 with errno. */
+int ethtool_get_rxfh_fields(int fd, const char *ifname, uint32_t flow_type, uint64_t *fields);
+int ethtool_set_rxfh_fields(int fd, const char *ifname, uint32_t flow_type, uint64_t fields);
 
 #endif

@@ -28,6 +28,9 @@ enum ps_type {
 	PS_RINGS,     /* a = 0 rx, 1 tx; b = size; "dev\0": ETHTOOL_SRINGPARAM */
 	PS_COALESCE,  /* a = enum ethtool_coal_param, b = value; "dev\0": ETHTOOL_SCOALESCE */
 	PS_BPF,       /* a = program set (bpfset.h); the reply carries the set's fds */
+	PS_RSS,       /* a = enum ethtool_rss_part, b = hash function or flow type; "dev\0" then
+	                 the table (u32s), the key (bytes) or the fields (one u32): ETHTOOL_SRSSH,
+	                 ETHTOOL_SRXFH */
 };
 
 struct ps_hdr {

@@ -23,10 +23,12 @@
 #include <unistd.h>
 
 #include "child.h"
+#include "ethtool.h"
 #include "error.h"
 #include "log.h"
 #include "privsep-msg.h"
 #include "privsep.h"
+#include "xmalloc.h"
 
 #define PS_EXITS_MAX 1024 /* EXIT reports kept while a reply is awaited */
 
@@ -657,4 +659,26 @@ privsep_coalesce(const char *dev, int param, uint32_t value, struct nm_error *er
 	snprintf(buf, sizeof(buf), "%s", dev);
 	h.len = (uint32_t)strlen(buf) + 1;
 	return call(&h, buf, NULL, 0, NULL, err);
+}
+
+int
+privsep_rss(const char *dev, int part, int32_t b, const void *data, size_t n, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_RSS, .a = part, .b = b};
+	size_t unit = part == ETHTOOL_RSS_KEY ? 1 : 4, dl = strnlen(dev, IFNAMSIZ);
+	char *buf;
+	int r;
+
+	if (n > ETHTOOL_RSS_TABLE_MAX || dl >= IFNAMSIZ) {
+		errno = ERANGE;
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "privsep: rss: request too large");
+	}
+	buf = xcalloc(1, dl + 1 + n * unit);
+	memcpy(buf, dev, dl);
+	if (n > 0)
+		memcpy(buf + dl + 1, data, n * unit);
+	h.len = (uint32_t)(dl + 1 + n * unit);
+	r = call(&h, buf, NULL, 0, NULL, err);
+	free(buf);
+	return r;
 }

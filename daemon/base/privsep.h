@@ -13,6 +13,8 @@
  *   NAPI    set one setting of an rx queue's NAPI ([napi_queue]: netlink napi-set)
  *   RINGS   set a device's rx or tx ring size ([rings]: ETHTOOL_SRINGPARAM)
  *   COALESCE set one interrupt coalescing parameter ([coalesce]: ETHTOOL_SCOALESCE)
+ *   RSS     set a device's RSS indirection table, hash key, hash function or one flow
+ *           type's hash fields ([rss]: ETHTOOL_SRSSH, ETHTOOL_SRXFH)
  *   SAVE    write a new profile file NAME.conf in the profile directory (profile save)
  *   SPAWN   start a process (benchmark or tool: ip, tc, netmetrics-pktgen) as a given uid
  *           and groups in a test cgroup, its stdout and stderr the pipe ends passed with
@@ -122,6 +124,14 @@ int privsep_rings(const char *dev, bool tx, uint32_t size, struct nm_error *err)
  * ETHTOOL_SCOALESCE, the others kept). The privileged process checks the device name, the
  * parameter and the value (0 to 999999999; adaptive ones 0 or 1). */
 int privsep_coalesce(const char *dev, int param, uint32_t value, struct nm_error *err);
+/* RSS: set one part of dev's RSS (part: enum ethtool_rss_part): the indirection table
+ * (n u32 queue numbers in data), the hash key (n bytes), the hash function (b: 1 toeplitz,
+ * 2 xor, 4 crc32) or a flow type's hash fields (b: the flow type, data one u32 of RXH_*
+ * bits). The privileged process checks the device name and the request against the device
+ * (privsep_check_rss: the table's size and queues, the key's size, one known function, a
+ * known flow type and fields). */
+int privsep_rss(const char *dev, int part, int32_t b, const void *data, size_t n,
+                struct nm_error *err);
 /* A new profile file NAME.conf in the profile directory given at start (never replacing
  * one), from text. */
 int privsep_save_profile(const char *name, const char *text, struct nm_error *err);

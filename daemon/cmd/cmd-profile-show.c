@@ -157,6 +157,7 @@ cmd_profile_show(struct cmd_ctx *ctx, json_object *args, json_object **result, s
 	json_object_object_add(o, "channels", profile_arfs_channels(&h, h.dev));
 	json_object_object_add(o, "rings", profile_rings_json(&h));
 	json_object_object_add(o, "coalesce", profile_coalesce_json(&h));
+	json_object_object_add(o, "rss", profile_rss_json(&h));
 	json_object_object_add(o, "offloads", profile_offloads_json(&h));
 	json_object_object_add(o, "napi", napi_json(&h));
 	json_add_bool(o, "irqbalance", profile_host_irqbalance(&h));

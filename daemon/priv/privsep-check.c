@@ -1,11 +1,14 @@
 /* privsep-check.c: the privileged process's allow-list, on the request's text alone. */
 #include <arpa/inet.h>
 #include <ctype.h>
+#include <linux/ethtool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "driver-pktgen.h"
+#include "ethtool.h"
 #include "knob.h"
 #include "privsep-check.h"
 #include "profile.h"
@@ -483,4 +486,57 @@ privsep_check_feature(const char *name, char *why, size_t size)
 		return -1;
 	}
 	return 0;
+}
+
+/* The flow types and hash fields [rss] sets (ethtool's rx-flow-hash names). */
+#define RSS_FLOW_TYPES_OK(t)                                                                       \
+	((t) == TCP_V4_FLOW || (t) == UDP_V4_FLOW || (t) == SCTP_V4_FLOW || (t) == TCP_V6_FLOW ||  \
+	 (t) == UDP_V6_FLOW || (t) == SCTP_V6_FLOW || (t) == IPV4_FLOW || (t) == IPV6_FLOW)
+#define RSS_FIELDS_ALL                                                                             \
+	(RXH_L2DA | RXH_VLAN | RXH_L3_PROTO | RXH_IP_SRC | RXH_IP_DST | RXH_L4_B_0_1 |             \
+	 RXH_L4_B_2_3 | RXH_DISCARD)
+
+/* An RSS request against the device's sizes. */
+int
+privsep_check_rss(int part, int32_t b, const void *data, size_t len, uint32_t nindir,
+                  uint32_t nrings, uint32_t nkey, char *why, size_t size)
+{
+	uint32_t v;
+
+	switch (part) {
+	case ETHTOOL_RSS_INDIR:
+		if (nindir == 0 || len != (size_t)nindir * 4)
+			return snprintf(why, size,
+			                "the indirection table has %u entries, the request %zu",
+			                nindir, len / 4),
+			       -1;
+		for (uint32_t i = 0; i < nindir; i++) {
+			memcpy(&v, (const char *)data + (size_t)i * 4, 4);
+			if (v >= nrings)
+				return snprintf(why, size,
+				                "entry %u is queue %u: the device has %u rx rings",
+				                i, v, nrings),
+				       -1;
+		}
+		return 0;
+	case ETHTOOL_RSS_KEY:
+		if (nkey == 0 || len != nkey)
+			return snprintf(why, size, "the hash key has %u bytes, the request %zu",
+			                nkey, len),
+			       -1;
+		return 0;
+	case ETHTOOL_RSS_HFUNC:
+		if (len != 0 || (b != 1 && b != 2 && b != 4))
+			return snprintf(why, size, "not a hash function (toeplitz, xor, crc32)"),
+			       -1;
+		return 0;
+	case ETHTOOL_RSS_FIELDS:
+		if (len != 4 || !RSS_FLOW_TYPES_OK((uint32_t)b))
+			return snprintf(why, size, "not a flow type and its fields"), -1;
+		memcpy(&v, data, 4);
+		if ((v & ~(uint32_t)RSS_FIELDS_ALL) != 0)
+			return snprintf(why, size, "not hash fields (mvtsdfnr)"), -1;
+		return 0;
+	}
+	return snprintf(why, size, "not a part of RSS"), -1;
 }

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 
@@ -31,6 +32,12 @@ int privsep_check_write(int base, const char *dev, const char *rel, const char *
                         size_t size);
 /* A network device name as the kernel's dev_valid_name() takes it. 0 or -1 with why. */
 int privsep_check_dev(const char *dev, char *why, size_t size);
+/* An RSS request (privsep_rss; part: enum ethtool_rss_part, len: its data's bytes) against
+ * the device's table entries nindir, rx rings nrings and key bytes nkey: a table of nindir
+ * queues below nrings, a key of nkey bytes, one hash function (1, 2, 4), a known flow type
+ * with RXH_* fields. 0 or -1 with why. */
+int privsep_check_rss(int part, int32_t b, const void *data, size_t len, uint32_t nindir,
+                      uint32_t nrings, uint32_t nkey, char *why, size_t size);
 /* An ethtool feature name as the kernel spells them ("rx-gro-hw"): 1 to 31 bytes of
  * lowercase letters, digits and '-'. 0 or -1 with why. */
 int privsep_check_feature(const char *name, char *why, size_t size);

@@ -418,6 +418,92 @@ do_coalesce(struct ps_parent *pp)
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
+/* The device's RSS sizes for a check: table entries, rx rings, key bytes. 0, or -1 with
+ * errno (EOPNOTSUPP: no RSS). */
+static int
+rss_sizes(int fd, const char *dev, uint32_t *nindir, uint32_t *nrings, uint32_t *nkey)
+{
+	uint32_t *indir = xcalloc(ETHTOOL_RSS_TABLE_MAX, sizeof(uint32_t));
+	uint8_t key[ETHTOOL_RSS_KEY_MAX], hfunc;
+	int r = ethtool_get_rss(fd, dev, indir, ETHTOOL_RSS_TABLE_MAX, nindir, key, sizeof(key),
+	                        nkey, &hfunc);
+
+	free(indir);
+	if (r == 0 && *nindir == 0 && *nkey == 0)
+		errno = EOPNOTSUPP, r = -1; /* the driver has neither (virtio_net without RSS) */
+	if (r == 0 && *nindir > 0 && ethtool_get_rxrings(fd, dev, nrings) < 0)
+		r = -1;
+	return r;
+}
+
+/* RSS: the device name, then the request checked against the device (privsep_check_rss),
+ * then ETHTOOL_SRSSH or ETHTOOL_SRXFH. */
+static void
+do_rss(struct ps_parent *pp)
+{
+	const char *dev = pp->msg.data;
+	size_t dl = strnlen(dev, pp->msg.h.len), len;
+	uint32_t nindir = 0, nrings = 0, nkey = 0, fields = 0;
+	int32_t part = pp->msg.h.a, b = pp->msg.h.b;
+	const char *data;
+	char why[256];
+	int r, e;
+
+	if (dl >= pp->msg.h.len || privsep_check_dev(dev, why, sizeof(why)) < 0) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: rss: not a device");
+		return;
+	}
+	data = dev + dl + 1;
+	len = pp->msg.h.len - dl - 1;
+	if (pp->ethfd < 0 && (pp->ethfd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0)) < 0) {
+		reply(pp, pp->msg.h.id, errno, 0, "privsep: ethtool socket");
+		return;
+	}
+	if ((part == ETHTOOL_RSS_INDIR || part == ETHTOOL_RSS_KEY) &&
+	    rss_sizes(pp->ethfd, dev, &nindir, &nrings, &nkey) < 0) {
+		e = errno;
+		snprintf(why, sizeof(why), "ethtool %s rss: %s", dev,
+		         e == EOPNOTSUPP ? "not supported by the driver" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	if (privsep_check_rss(part, b, data, len, nindir, nrings, nkey, why, sizeof(why)) < 0) {
+		char msg[320];
+		snprintf(msg, sizeof(msg), "privsep: rss: %s: %s", dev, why);
+		reply(pp, pp->msg.h.id, EINVAL, 0, msg);
+		return;
+	}
+	switch (part) {
+	case ETHTOOL_RSS_INDIR: {
+		uint32_t *indir = xcalloc(nindir, sizeof(uint32_t)); /* data is not aligned */
+		memcpy(indir, data, len);
+		r = ethtool_set_rss(pp->ethfd, dev, indir, nindir, NULL, 0, 0);
+		e = errno;
+		free(indir);
+		errno = e;
+		break;
+	}
+	case ETHTOOL_RSS_KEY:
+		r = ethtool_set_rss(pp->ethfd, dev, NULL, 0, (const uint8_t *)data, nkey, 0);
+		break;
+	case ETHTOOL_RSS_HFUNC:
+		r = ethtool_set_rss(pp->ethfd, dev, NULL, 0, NULL, 0, (uint8_t)b);
+		break;
+	default:
+		memcpy(&fields, data, 4);
+		r = ethtool_set_rxfh_fields(pp->ethfd, dev, (uint32_t)b, fields);
+		break;
+	}
+	if (r < 0) {
+		e = errno;
+		snprintf(why, sizeof(why), "ethtool %s rss: %s", dev,
+		         e == EOPNOTSUPP ? "not supported by the driver" : strerror(e));
+		reply(pp, pp->msg.h.id, e, 0, why);
+		return;
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
 /* The cgroup.procs passed with a spawn: it must be DIR/test-N/cgroup.procs of the tree the
  * privileged process was given; opened again here, as root (the kernel checks a move
  * with the credentials the file was opened with). The new fd, or -1 with why. */
@@ -820,6 +906,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_COALESCE:
 		do_coalesce(pp);
+		break;
+	case PS_RSS:
+		do_rss(pp);
 		break;
 	case PS_SAVE:
 		do_save(pp);

@@ -64,6 +64,7 @@ nic_json(struct profile_host *h, json_object *o)
 	json_object_object_add(o, "channels", profile_arfs_channels(h, h->dev));
 	json_object_object_add(o, "rings", profile_rings_json(h));
 	json_object_object_add(o, "coalesce", profile_coalesce_json(h));
+	json_object_object_add(o, "rss", profile_rss_json(h));
 	json_object_object_foreach(feats, name, f)
 	{
 		json_object *on = NULL;
@@ -238,4 +239,68 @@ tuning_devices_read(const char *root, const char *const *devs, size_t n, bool *i
 			json_object_array_add(arr, device_json(&h));
 	profile_host_close(&h);
 	return arr;
+}
+
+/* The applied profile's values now (profile_state_values), or null. */
+json_object *
+tuning_knobs_read(const char *root, const char *state_dir)
+{
+	struct profile_host h;
+	struct nm_error err;
+	json_object *o;
+
+	if (profile_host_open(&h, root, &err) < 0)
+		return NULL;
+	o = profile_state_values(state_dir, &h);
+	profile_host_close(&h);
+	return o;
+}
+
+/* The same profile (name and apply time) at both edges? */
+static bool
+same_profile(json_object *a, json_object *b)
+{
+	const char *na = json_get_string(a, "profile", ""), *nb = json_get_string(b, "profile", "");
+	const char *ta = json_get_string(a, "time", ""), *tb = json_get_string(b, "time", "");
+
+	return strcmp(na, nb) == 0 && strcmp(ta, tb) == 0;
+}
+
+/* "knobs" in tuning: both edges' values and what changed between them. */
+void
+tuning_knobs_edges(json_object *tuning, bool have_open, json_object *open, json_object *close)
+{
+	json_object *k = json_object_new_object(), *changed = json_object_new_array(), *vo = NULL,
+	            *vc = NULL;
+
+	json_object_object_get_ex(open, "values", &vo);
+	json_object_object_get_ex(close, "values", &vc);
+	json_object_object_add(k, "open", open ? json_object_get(open) : NULL);
+	json_object_object_add(k, "close", close ? json_object_get(close) : NULL);
+	if (have_open)
+		json_add_bool(k, "profile_changed",
+		              (open == NULL) != (close == NULL) ||
+		                  (open != NULL && !same_profile(open, close)));
+	else
+		json_object_object_add(k, "profile_changed", NULL);
+	if (vc != NULL && vo != NULL) {
+		json_object_object_foreach(vc, path, v)
+		{
+			json_object *ov = NULL, *c;
+			const char *a, *b;
+			if (!json_object_object_get_ex(vo, path, &ov))
+				continue;
+			a = ov ? json_object_get_string(ov) : NULL;
+			b = v ? json_object_get_string(v) : NULL;
+			if ((a == NULL) == (b == NULL) && (a == NULL || strcmp(a, b) == 0))
+				continue;
+			c = json_object_new_object();
+			json_add_string(c, "path", path);
+			json_add_string(c, "open", a);
+			json_add_string(c, "close", b);
+			json_object_array_add(changed, c);
+		}
+	}
+	json_object_object_add(k, "changed", changed);
+	json_object_object_add(tuning, "knobs", k);
 }

@@ -32,4 +32,16 @@ json_object *tuning_read(const char *root, const char *state_dir, json_object *r
 json_object *tuning_devices_read(const char *root, const char *const *devs, size_t n,
                                  bool *irqbalance);
 
+/* The values the applied profile wrote, read now below root ({"profile", "device",
+ * "time", "values": {PATH: value|null}}: profile_state_values), or NULL when none is
+ * applied. A window reads it at its open and at its close. */
+json_object *tuning_knobs_read(const char *root, const char *state_dir);
+/* Add to tuning "knobs": {"open": the record at the window's open or null, "close": at its
+ * close or null, "profile_changed": BOOL (applied, reverted or another applied between the
+ * edges; null when the open edge was not read: have_open false, a window recovered after a
+ * restart), "changed": [{"path", "open", "close"}: a value the profile set that differs
+ * between the edges (someone changed it during the window)]}. open and close are
+ * borrowed (references taken). */
+void tuning_knobs_edges(json_object *tuning, bool have_open, json_object *open, json_object *close);
+
 #endif

@@ -44,6 +44,7 @@ struct manifest_edge {
 	unsigned refs;
 	char *root, *state_dir;
 	json_object *settings;
+	json_object *knobs; /* the applied profile's values at the edge (tuning_knobs_read) */
 };
 
 struct window {
@@ -84,6 +85,7 @@ edge_unref(struct manifest_edge *e)
 	if (e == NULL || --e->refs > 0)
 		return;
 	json_object_put(e->settings);
+	json_object_put(e->knobs);
 	free(e->root);
 	free(e->state_dir);
 	free(e);
@@ -96,6 +98,7 @@ manifest_job(void *arg)
 	struct manifest_edge *e = arg;
 
 	e->settings = manifest_read(e->root, e->state_dir);
+	e->knobs = tuning_knobs_read(e->root, e->state_dir);
 }
 
 /* Back on the loop: the job's reference goes. */
@@ -531,9 +534,14 @@ tuning_job(void *arg)
 {
 	struct closing *c = arg;
 
-	json_object *end;
+	json_object *end, *knobs;
 
 	c->tuning = tuning_read(c->ws->root, c->ws->state_dir, c->report);
+	/* Every value the profile set at both edges: the open edge's read by an earlier job. */
+	knobs = tuning_knobs_read(c->ws->root, c->ws->state_dir);
+	tuning_knobs_edges(c->tuning, c->mstart != NULL,
+	                   c->mstart != NULL ? c->mstart->knobs : NULL, knobs);
+	json_object_put(knobs);
 	/* The end edge's settings, beside the start edge's read by an earlier job. */
 	end = manifest_read(c->ws->root, c->ws->state_dir);
 	c->manifest = manifest_build(c->mstart != NULL ? c->mstart->settings : NULL, end, c->bench);

@@ -6,12 +6,13 @@
 
 /* Each defined in its file, profile-<knob>.c. */
 extern const struct knob_ops knob_irq, knob_xps, knob_rps, knob_rfs, knob_arfs, knob_sysctl,
-    knob_napi, knob_offloads, knob_channels, knob_napi_queue, knob_rings, knob_coalesce;
+    knob_napi, knob_offloads, knob_channels, knob_napi_queue, knob_rings, knob_coalesce, knob_rss;
 
 /* In section order: messages, sections lists and saved profiles name them so. */
 const struct knob_ops *const knobs[] = {
-    &knob_irq,      &knob_xps,   &knob_rps,      &knob_rfs,      &knob_arfs, &knob_sysctl,
-    &knob_channels, &knob_rings, &knob_coalesce, &knob_offloads, &knob_napi, &knob_napi_queue,
+    &knob_irq,    &knob_xps,      &knob_rps,        &knob_rfs,      &knob_arfs,
+    &knob_sysctl, &knob_channels, &knob_rings,      &knob_coalesce, &knob_offloads,
+    &knob_rss,    &knob_napi,     &knob_napi_queue,
 };
 const size_t knobs_n = sizeof(knobs) / sizeof(knobs[0]);
 

@@ -1,9 +1,9 @@
 /* knob.h: the tuning knobs as one table, as sources have source_ops and drivers struct driver.
  *
  * A knob owns one section of a profile ([irq], [xps], [rps], [rfs], [arfs], [sysctl],
- * [channels], [rings], [coalesce], [offloads], [napi], [napi_queue]) and the one kind of
+ * [channels], [rings], [coalesce], [offloads], [rss], [napi], [napi_queue]) and the one kind of
  * plan entry it writes (irq, xps, rps, flow_cnt, ntuple, sysctl, channels, rings,
- * coalesce, offload, napi, napi_queue). Its
+ * coalesce, offload, rss, napi, napi_queue). Its
  * struct knob_ops, defined in its own file (profile-<knob>.c), says everything the rest of
  * tune/ asks of it: the section's keys, the checks, its writes in a plan, and how a value of
  * its kind is read, written (through which privileged operation), compared, shown and
@@ -54,6 +54,7 @@ enum knob_priv {
 	KNOB_PRIV_NAPI,      /* PS_NAPI (netlink napi-set: [napi_queue]) */
 	KNOB_PRIV_RINGS,     /* PS_RINGS (a ring size: [rings]) */
 	KNOB_PRIV_COALESCE,  /* PS_COALESCE (a coalescing parameter: [coalesce]) */
+	KNOB_PRIV_RSS,       /* PS_RSS (a part of RSS: [rss]) */
 };
 
 /* What a plan entry's index is. */
@@ -82,8 +83,8 @@ struct knob_ops {
 	int (*plan)(const struct profile *p, struct profile_host *h, struct plan *pl,
 	            struct nm_error *err);
 	/* When it is written, smallest first, unique: channels 1, rings 2, coalesce 3,
-	 * offloads 4, napi 6, napi_queue 7, sysctl 10, rfs 20, rps 30, xps 40, irq 50, arfs 60
-	 * (a knob between two takes a number between theirs). */
+	 * offloads 4, rss 5, napi 6, napi_queue 7, sysctl 10, rfs 20, rps 30, xps 40, irq 50, arfs
+	 * 60 (a knob between two takes a number between theirs). */
 	unsigned plan_order;
 	/* The section as the host has it now, appended to sb (profile save); NULL: not saved. */
 	void (*save)(struct profile_host *h, struct strbuf *sb);

@@ -8,12 +8,15 @@
  * Changing the counts renumbers the queues, their IRQs and NAPI instances and resets what
  * hangs on them (XPS, RPS, RFS tables, IRQ affinity): [channels] is written first of all
  * knobs (plan_order 1), the device's queues are counted again after each write, and revert
- * (last written, first restored) restores the counts last, after everything that depends
- * on them; the counts a later apply changed come back before an earlier apply's queue
- * values. A plan is made before
- * anything is written, so a profile whose [channels] would change a count cannot also plan
- * per-queue sections ([irq], [xps], [rps], [rfs]) on queues that do not exist yet: it is
- * refused, saying to apply the channels on their own first.
+ * restores the counts first (every apply's, last first), then the values that hang on the
+ * queues, which a count change resets on most drivers. A profile whose [channels] changes a count
+ * and that also plans on the queues
+ * ([irq], [xps], [rps], [rfs], the [rss] table, [napi_queue]) is planned in two stages
+ * (plan_build): the counts first; the rest on the layout the counts will give (the dry run
+ * shows that), and, when applied, planned again after the channel writes on the device as
+ * it is then (plan_replan: queues counted, IRQs and NAPI read again). The queue values the
+ * change resets are saved beforehand (keep entries), so that a rollback or revert, which
+ * restores the counts first, puts them back too.
  *
  * Each count is one plan entry (name rx, tx or combined) written with ETHTOOL_SCHANNELS,
  * the other counts kept, by the privileged process (PS_CHANNELS), and read back: a driver
@@ -146,6 +149,33 @@ count_of(const struct ethtool_chan *ch, int which, bool max)
 	return max ? ch->max_combined : ch->combined;
 }
 
+/* Does p's [channels] change h's counts; the queue counts after. */
+bool
+profile_channels_change(const struct profile *p, struct profile_host *h, unsigned *nrx,
+                        unsigned *ntx)
+{
+	struct ethtool_chan ch;
+	uint32_t rx, tx, comb;
+
+	if (!channels_present(p) || chan_get(h, h->dev, &ch, NULL) < 0)
+		return false;
+	rx = p->channels.rx ? p->channels.rx : ch.rx;
+	tx = p->channels.tx ? p->channels.tx : ch.tx;
+	comb = p->channels.combined ? p->channels.combined : ch.combined;
+	*nrx = rx + comb;
+	*ntx = tx + comb;
+	return rx != ch.rx || tx != ch.tx || comb != ch.combined;
+}
+
+/* Does p plan on the queues, their IRQs or NAPI instances? */
+bool
+profile_channels_dependents(const struct profile *p)
+{
+	return p->irq.present || p->xps.present || p->rps.present ||
+	       p->rfs != PROFILE_SWITCH_UNSET || profile_rss_sets_table(p) || p->napiq.has_all[0] ||
+	       p->napiq.has_all[1] || p->napiq.n > 0;
+}
+
 /* Plan the counts the profile gives, checked against the device's maxima. */
 static int
 profile_channels_plan(const struct profile *p, struct profile_host *h, struct plan *pl,
@@ -154,7 +184,6 @@ profile_channels_plan(const struct profile *p, struct profile_host *h, struct pl
 	struct profile pc = *p;
 	struct ethtool_chan ch;
 	struct nm_error e;
-	bool changes = false;
 	char val[16];
 
 	if (!channels_present(p))
@@ -175,15 +204,7 @@ profile_channels_plan(const struct profile *p, struct profile_host *h, struct pl
 			    err, NM_ERR_BAD_ARGS,
 			    "[channels] %s = %u: %s has at most %u (\"ethtool -l %s\")",
 			    chan_names[w], want, h->dev, max, h->dev);
-		changes = changes || want != count_of(&ch, w, false);
 	}
-	if (changes &&
-	    (p->irq.present || p->xps.present || p->rps.present || p->rfs != PROFILE_SWITCH_UNSET))
-		return nm_error_set(err, NM_ERR_BAD_ARGS,
-		                    "[channels] changes %s's queues, which the per-queue sections "
-		                    "([irq], [xps], [rps], [rfs]) plan on: apply the channels in a "
-		                    "profile of their own first",
-		                    h->dev);
 	for (int w = 0; w < 3; w++) {
 		if (*field(&pc, w) == 0)
 			continue;

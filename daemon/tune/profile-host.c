@@ -298,11 +298,25 @@ profile_host_open_sampled(struct profile_host *h, const char *root, struct sampl
 		snprintf(h->irq_reason, sizeof(h->irq_reason), "%.120s", e.message);
 		return 0;
 	}
+	h->sampler = s;
 	h->irqs = t->v;
 	h->nirqs = t->n;
 	if (h->irqs == NULL)
 		snprintf(h->irq_reason, sizeof(h->irq_reason), "/proc/interrupts lists no IRQ");
 	return 0;
+}
+
+/* Take the sampler's IRQ table again (after a channel change renumbered the IRQs). */
+void
+profile_host_refresh_irqs(struct profile_host *h)
+{
+	const struct irq_table *t;
+	struct nm_error e;
+
+	if (h->sampler == NULL || (t = sampler_irq_table(h->sampler, &e)) == NULL)
+		return;
+	h->irqs = t->v;
+	h->nirqs = t->n;
 }
 
 /* Close the root and the ethtool socket. */

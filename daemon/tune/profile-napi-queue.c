@@ -186,6 +186,77 @@ profile_napiq_plan(const struct profile *p, struct profile_host *h, struct plan 
 	return 0;
 }
 
+/* napi_queue=off | ITEM,ITEM...: defer-N, flush-N (every rx queue's NAPI); an item it does
+ * not know becomes a key [napi_queue] refuses, naming it. */
+static void
+napiq_setting_ini(struct strbuf *sb, const char *v)
+{
+	char *copy = xstrdup(v), *save = NULL;
+
+	strbuf_addf(sb, "[napi_queue]\n");
+	if (strcmp(v, "off") == 0) {
+		strbuf_addf(sb, "defer_hard_irqs = 0\ngro_flush_timeout = 0\n");
+		free(copy);
+		return;
+	}
+	for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (strncmp(w, "defer-", 6) == 0)
+			strbuf_addf(sb, "defer_hard_irqs = %s\n", w + 6);
+		else if (strncmp(w, "flush-", 6) == 0)
+			strbuf_addf(sb, "gro_flush_timeout = %s\n", w + 6);
+		else
+			strbuf_addf(sb, "%s = (napi_queue=%s: not defer-N, flush-N or off)\n", w,
+			            w);
+	}
+	free(copy);
+}
+
+/* [napi_queue] as saved (the host only: netlink): every rx queue's NAPI settings, as one
+ * pair of keys when all queues with a NAPI agree, else per queue; queues without a NAPI
+ * (a veth without GRO) are said in a comment. */
+static void
+napiq_save(struct profile_host *h, struct strbuf *sb)
+{
+	struct napinl n;
+	uint64_t v[PROFILE_MAX_NAPIQ][2];
+	bool has[PROFILE_MAX_NAPIQ], same = true;
+	unsigned nq = h->nrx < PROFILE_MAX_NAPIQ ? h->nrx : PROFILE_MAX_NAPIQ, first = nq,
+	         without = 0;
+	uint32_t id;
+
+	if (!h->real || napinl_open(&n, NULL) < 0)
+		return;
+	for (unsigned q = 0; q < nq; q++) {
+		has[q] = napi_of(&n, h->dev, q, &id, NULL) == 0 &&
+		         napinl_get(&n, id, attr_ids[0], &v[q][0], NULL) == 0 &&
+		         napinl_get(&n, id, attr_ids[1], &v[q][1], NULL) == 0;
+		if (!has[q]) {
+			without++;
+			continue;
+		}
+		if (first == nq)
+			first = q;
+		same = same && v[q][0] == v[first][0] && v[q][1] == v[first][1];
+	}
+	napinl_close(&n);
+	if (first == nq)
+		return;
+	strbuf_addf(sb, "\n[napi_queue]\n");
+	if (without > 0)
+		strbuf_addf(sb, "# %u of %u rx queues have no NAPI instance now: left out\n",
+		            without, nq);
+	if (same) {
+		strbuf_addf(sb, "defer_hard_irqs = %llu\ngro_flush_timeout = %llu\n",
+		            (unsigned long long)v[first][0], (unsigned long long)v[first][1]);
+		return;
+	}
+	for (unsigned q = 0; q < nq; q++)
+		if (has[q])
+			strbuf_addf(
+			    sb, "rx-%u.defer_hard_irqs = %llu\nrx-%u.gro_flush_timeout = %llu\n", q,
+			    (unsigned long long)v[q][0], q, (unsigned long long)v[q][1]);
+}
+
 static int
 napiq_file(const struct plan_entry *e, enum profile_base *base, char *rel, size_t size)
 {
@@ -276,8 +347,11 @@ const struct knob_ops knob_napi_queue = {
     .check = profile_napiq_check,
     .present = napiq_present,
     .release = napiq_release,
+    .setting = "napi_queue",
+    .setting_ini = napiq_setting_ini,
     .plan = profile_napiq_plan,
     .plan_order = 7,
+    .save = napiq_save,
     .kind = PLAN_NAPI_QUEUE,
     .kind_name = "napi_queue",
     .index = KNOB_INDEX_QUEUE,

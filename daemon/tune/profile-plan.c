@@ -427,26 +427,106 @@ plan_add(struct plan *pl, struct profile_host *h, enum plan_kind kind, const cha
 	return e;
 }
 
-/* Plan every knob of the profile, in write order (each knob's plan_order). */
+/* The next knob in plan order after order last (-1: the first), or NULL. */
+static const struct knob_ops *
+next_knob(long last)
+{
+	const struct knob_ops *next = NULL;
+
+	/* By plan_order, smallest first (orders are unique: test-knob). */
+	for (size_t i = 0; i < knobs_n; i++)
+		if ((long)knobs[i]->plan_order > last &&
+		    (next == NULL || knobs[i]->plan_order < next->plan_order))
+			next = knobs[i];
+	return next;
+}
+
+/* Plan the knobs after plan order last. */
+static int
+plan_knobs_after(struct plan *pl, const struct profile *p, struct profile_host *h, long last,
+                 struct nm_error *err)
+{
+	for (const struct knob_ops *k = next_knob(last); k != NULL;
+	     k = next_knob((long)k->plan_order))
+		if (k->plan(p, h, pl, err) < 0)
+			return -1;
+	return 0;
+}
+
+/* Keep entries: the old value of every queue file of kind on nq queues (index 0..nq-1). */
+static int
+plan_keep(struct plan *pl, struct profile_host *h, enum plan_kind kind, unsigned nq,
+          struct nm_error *err)
+{
+	for (unsigned q = 0; q < nq; q++) {
+		struct plan_entry *e = plan_add(pl, h, kind, h->dev, (int)q, NULL, "", err);
+		if (e == NULL)
+			return -1;
+		free(e->new);
+		e->new = xstrdup(e->old);
+		e->change = false;
+		e->keep = true;
+	}
+	return 0;
+}
+
+/* Plan every knob of the profile, in write order (each knob's plan_order). When [channels]
+ * changes the counts and later sections hang on the queues, the queue values the change
+ * resets are kept, and the later sections are planned on the layout the counts will give
+ * (plan_replan plans them again once the counts are written). */
 int
 plan_build(struct plan *pl, const struct profile *p, struct profile_host *h, struct nm_error *err)
 {
-	long last = -1;
+	const struct knob_ops *ch = knob_of_kind(PLAN_CHANNELS);
+	unsigned nrx, ntx, was_rx = h->nrx, was_tx = h->ntx;
+	int r;
 
-	/* By plan_order, smallest first (orders are unique: test-knob). */
-	for (size_t n = 0; n < knobs_n; n++) {
-		const struct knob_ops *next = NULL;
-		for (size_t i = 0; i < knobs_n; i++)
-			if ((long)knobs[i]->plan_order > last &&
-			    (next == NULL || knobs[i]->plan_order < next->plan_order))
-				next = knobs[i];
-		if (next == NULL)
-			break;
-		last = (long)next->plan_order;
-		if (next->plan(p, h, pl, err) < 0)
+	if (!profile_channels_change(p, h, &nrx, &ntx) || !profile_channels_dependents(p))
+		return plan_knobs_after(pl, p, h, -1, err);
+	for (const struct knob_ops *k = next_knob(-1); k != NULL && k->plan_order <= ch->plan_order;
+	     k = next_knob((long)k->plan_order))
+		if (k->plan(p, h, pl, err) < 0)
 			return -1;
+	if ((p->xps.present && plan_keep(pl, h, PLAN_XPS, h->ntx, err) < 0) ||
+	    (p->rps.present && plan_keep(pl, h, PLAN_RPS, h->nrx, err) < 0) ||
+	    (p->rfs != PROFILE_SWITCH_UNSET && plan_keep(pl, h, PLAN_FLOW_CNT, h->nrx, err) < 0))
+		return -1;
+	pl->replan = p;
+	pl->stage2 = pl->n;
+	pl->layout_nrx = nrx;
+	pl->layout_ntx = ntx;
+	plan_warn(pl,
+	          "[channels] changes %s's queues (rx %u -> %u, tx %u -> %u): the sections that "
+	          "hang on them are planned here on the new counts, and planned again after the "
+	          "channel writes on the device as it is then (queues, IRQs, NAPI); revert "
+	          "restores the counts first, then the queue values",
+	          h->dev, h->nrx, nrx, h->ntx, ntx);
+	/* The dry run's picture: queues above the new counts are gone. */
+	h->nrx = nrx < h->nrx ? nrx : h->nrx;
+	h->ntx = ntx < h->ntx ? ntx : h->ntx;
+	r = plan_knobs_after(pl, p, h, (long)ch->plan_order, err);
+	h->nrx = was_rx;
+	h->ntx = was_tx;
+	return r;
+}
+
+/* Plan the sections after [channels] again, on the device as it is now. */
+int
+plan_replan(struct plan *pl, struct profile_host *h, struct nm_error *err)
+{
+	const struct knob_ops *ch = knob_of_kind(PLAN_CHANNELS);
+	char dev[PROFILE_DEV_MAX];
+
+	for (size_t i = pl->stage2; i < pl->n; i++) {
+		free(pl->e[i].old);
+		free(pl->e[i].new);
 	}
-	return 0;
+	pl->n = pl->stage2;
+	snprintf(dev, sizeof(dev), "%s", h->dev);
+	if (profile_host_set_device(h, dev, err) < 0)
+		return -1;
+	profile_host_refresh_irqs(h);
+	return plan_knobs_after(pl, pl->replan, h, (long)ch->plan_order, err);
 }
 
 /* Plan the per-queue masks of [xps] or [rps]. */
@@ -548,6 +628,26 @@ rollback(struct plan *pl, struct profile_host *h, size_t upto, size_t *restored,
 		e->written = false;
 		(*restored)++;
 	}
+	/* With the counts back, the queue values the count change reset. */
+	for (size_t i = 0; i <= upto && i < pl->n; i++) {
+		struct plan_entry *e = &pl->e[i];
+		struct nm_error e2;
+		char *cur;
+		if (!e->keep)
+			continue;
+		cur = plan_read(h, e, NULL);
+		if (cur != NULL && plan_same(e->kind, e->name, cur, e->old)) {
+			free(cur);
+			continue;
+		}
+		free(cur);
+		if (plan_write_checked(h, e, e->old, &e2) < 0) {
+			if (failed++ == 0 && err)
+				*err = e2;
+			continue;
+		}
+		(*restored)++;
+	}
 	return failed;
 }
 
@@ -560,13 +660,21 @@ rollback(struct plan *pl, struct profile_host *h, size_t upto, size_t *restored,
 int
 plan_execute(struct plan *pl, struct profile_host *h, struct nm_error *err)
 {
+	return plan_execute_range(pl, h, 0, pl->n, err);
+}
+
+/* Entries [from, to); the rollback of a failure covers every entry written before. */
+int
+plan_execute_range(struct plan *pl, struct profile_host *h, size_t from, size_t to,
+                   struct nm_error *err)
+{
 	const char *inject = getenv(TEST_FAIL_LAST_ENV);
 	size_t last = pl->n;
 
 	for (size_t i = 0; i < pl->n; i++)
 		if (pl->e[i].change)
 			last = i;
-	for (size_t i = 0; i < pl->n; i++) {
+	for (size_t i = from; i < to && i < pl->n; i++) {
 		struct plan_entry *e = &pl->e[i];
 		struct nm_error werr, rerr;
 		size_t restored, failed;

@@ -232,7 +232,8 @@ profile_state_applied(const char *state_dir, const struct plan *pl, const struct
 	json_add_uint(a, "uid", o->uid);
 	json_add_int(a, "pid", o->pid);
 	for (size_t i = 0; i < pl->n; i++)
-		json_object_array_add(arr, entry_json(&pl->e[i], pl->e[i].new));
+		if (!pl->e[i].keep)
+			json_object_array_add(arr, entry_json(&pl->e[i], pl->e[i].new));
 	json_object_object_add(a, "entries", arr);
 	/* The sections the device could not have ("[xps] skipped: ..."): asked for, not done. */
 	json_object_object_add(a, "skipped", json_object_get(pl->skipped));
@@ -289,15 +290,20 @@ profile_state_revert(const char *state_dir, struct profile_host *h, struct nm_er
 	skipped = json_object_new_array();
 	arr = entries_of(saved);
 	n = json_object_array_length(arr);
-	/* Last written first: a plan writes [channels] first, so its counts come back after
-	 * everything that hangs on the queues; a later apply's channels come back before the
-	 * values an earlier apply saved for the queues they changed. */
-	for (size_t i = n; i-- > 0;) {
+	/* The channel counts first (last saved first), then everything else last written
+	 * first: a count change resets the values that hang on the queues (and the queues
+	 * above the new counts are gone), so those come back once the queues are. */
+	for (size_t k = 0; k < 2 * n; k++) {
+		size_t i = n - 1 - k % n;
+		json_object *je = json_object_array_get_idx(arr, i);
+		bool chan = strcmp(json_get_string(je, "kind", ""), "channels") == 0;
 		struct plan_entry e;
 		struct nm_error e2;
 		const char *value;
 		int r;
-		if (entry_from_json(json_object_array_get_idx(arr, i), h, &e, &value, &e2) < 0)
+		if (chan != (k < n))
+			continue;
+		if (entry_from_json(je, h, &e, &value, &e2) < 0)
 			r = -1;
 		else if (device_gone(h, &e)) {
 			json_object_array_add(skipped, json_object_new_string(e.path));
@@ -340,12 +346,15 @@ profile_state_revert(const char *state_dir, struct profile_host *h, struct nm_er
 		json_object_put(res);
 		return NULL;
 	}
+	if (h->real)
+		profile_agents_unlock();
 	return res;
 }
 
-/* The entries of applied whose live value differs from what was written. */
+/* The entries of applied whose live value differs from what was written, each with who
+ * of agents could have changed it. */
 static json_object *
-drift(json_object *applied, struct profile_host *h)
+drift(json_object *applied, struct profile_host *h, json_object *agents)
 {
 	json_object *arr = entries_of(applied), *out = json_object_new_array();
 	char want[1024], got[1024];
@@ -372,10 +381,46 @@ drift(json_object *applied, struct profile_host *h)
 			json_add_string(d, "live", got);
 		} else
 			json_add_string(d, "live", NULL);
+		json_object_object_add(d, "who", profile_agents_who(agents, e.kind));
 		free(live);
 		json_object_array_add(out, d);
 	}
 	return out;
+}
+
+/* Every value the applied profile wrote, as the host has it now. */
+json_object *
+profile_state_values(const char *state_dir, struct profile_host *h)
+{
+	json_object *applied, *arr, *o, *vals;
+	char buf[1024];
+	bool missing;
+
+	if ((applied = load_json(state_dir, STATE_APPLIED, &missing, NULL)) == NULL)
+		return NULL;
+	o = json_object_new_object();
+	json_add_string(o, "profile", json_get_string(applied, "profile", NULL));
+	json_add_string(o, "device", json_get_string(applied, "device", NULL));
+	json_add_string(o, "time", json_get_string(applied, "time", NULL));
+	vals = json_object_new_object();
+	arr = entries_of(applied);
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct plan_entry e;
+		const char *value;
+		char *live;
+		if (entry_from_json(json_object_array_get_idx(arr, i), h, &e, &value, NULL) < 0)
+			continue;
+		live = device_gone(h, &e) ? NULL : plan_read(h, &e, NULL);
+		if (live != NULL) {
+			plan_display(e.kind, live, buf, sizeof(buf));
+			json_add_string(vals, e.path, buf);
+		} else
+			json_object_object_add(vals, e.path, NULL);
+		free(live);
+	}
+	json_object_object_add(o, "values", vals);
+	json_object_put(applied);
+	return o;
 }
 
 /* The applied profile in brief: its name, device, the kinds of value it turned on and the
@@ -417,8 +462,8 @@ profile_state_applied_brief(const char *state_dir)
 json_object *
 profile_state_status(const char *state_dir, struct profile_host *h)
 {
-	json_object *res = json_object_new_object(), *applied, *saved, *d;
-	struct nm_error err;
+	json_object *res = json_object_new_object(), *applied, *saved, *d, *agents;
+	struct nm_error err, lerr;
 	bool missing;
 
 	applied = load_json(state_dir, STATE_APPLIED, &missing, &err);
@@ -442,14 +487,39 @@ profile_state_status(const char *state_dir, struct profile_host *h)
 		json_add_int(res, "uid", json_get_int(applied, "uid", -1));
 		json_add_int(res, "pid", json_get_int(applied, "pid", -1));
 		json_add_uint(res, "entries", json_object_array_length(entries_of(applied)));
-		d = drift(applied, h);
+		/* After a restart the lock is taken again here (and at the next apply). */
+		if (h->real &&
+		    profile_agents_lock(json_get_string(applied, "device", ""), &lerr) < 0)
+			json_add_string(res, "lock", lerr.message);
+	}
+	agents = profile_agents_json(h, applied != NULL ? json_get_string(applied, "device", NULL)
+	                                                : NULL);
+	if (applied != NULL) {
+		d = drift(applied, h, agents);
 		json_add_bool(res, "drift", json_object_array_length(d) > 0);
 		json_object_object_add(res, "drifted", d);
 	}
 	json_add_bool(res, "irqbalance", profile_host_irqbalance(h));
+	json_object_object_add(res, "agents", agents);
 	json_object_put(applied);
 	json_object_put(saved);
 	return res;
+}
+
+/* At start: the lock of the device of the profile recorded as applied (the real root only). */
+void
+profile_state_hold(const char *state_dir, const char *root)
+{
+	json_object *applied;
+	struct nm_error err;
+	bool missing;
+
+	if (strcmp(root, "/") != 0 ||
+	    (applied = load_json(state_dir, STATE_APPLIED, &missing, NULL)) == NULL)
+		return;
+	if (profile_agents_lock(json_get_string(applied, "device", ""), &err) < 0)
+		log_warnx("profile %s: %s", json_get_string(applied, "profile", "?"), err.message);
+	json_object_put(applied);
 }
 
 /* Is any entry still written after a rollback (which then failed)? */
@@ -462,6 +532,34 @@ still_written(const struct plan *pl)
 	return false;
 }
 
+/* A plan in two stages: the channel counts, then, planned again on the device as it is
+ * now, the rest (its new targets saved too). */
+static int
+execute_staged(const char *state_dir, struct plan *pl, struct profile_host *h, struct nm_error *err)
+{
+	json_object *prev2 = NULL;
+	struct nm_error e2;
+
+	if (plan_execute_range(pl, h, 0, pl->stage2, err) < 0)
+		return -1;
+	if (plan_replan(pl, h, err) < 0 ||
+	    profile_state_save(state_dir, pl, h->root, &prev2, err) < 0) {
+		json_object_put(prev2);
+		if (plan_undo(pl, h, &e2) < 0)
+			return nm_error_set(err, NM_ERR_FAILED,
+			                    "%s (planned again after the channel writes); rollback "
+			                    "FAILED (first: %s); saved state kept: try \"profile "
+			                    "revert\"",
+			                    err->message, e2.message);
+		return nm_error_set(err, NM_ERR_FAILED,
+		                    "%s (planned again after the channel writes); rolled back, the "
+		                    "host is as before",
+		                    err->message);
+	}
+	json_object_put(prev2);
+	return plan_execute_range(pl, h, pl->stage2, pl->n, err);
+}
+
 /* Save, write and record a plan; the host is as before on any failure. */
 int
 profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
@@ -471,9 +569,18 @@ profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
 	struct nm_error e2;
 	int r = -1;
 
+	/* Another daemon applying to the same device would overwrite these values and save
+	 * ours as its "before": refused (a fixture root has no lock). */
+	if (h->real && profile_agents_lock(h->dev, err) < 0)
+		return -1;
 	if (profile_state_save(state_dir, pl, h->root, &prev, err) < 0)
 		goto out;
-	if (plan_execute(pl, h, err) < 0) {
+	if (pl->replan != NULL && execute_staged(state_dir, pl, h, err) < 0) {
+		if (!still_written(pl) && profile_state_restore_saved(state_dir, prev, &e2) < 0)
+			log_warnx("profile %s: %s", o->profile, e2.message);
+		goto out;
+	}
+	if (pl->replan == NULL && plan_execute(pl, h, err) < 0) {
 		/* A failed rollback keeps the saved values, for profile revert. */
 		if (!still_written(pl) && profile_state_restore_saved(state_dir, prev, &e2) < 0)
 			log_warnx("profile %s: %s", o->profile, e2.message);
@@ -490,6 +597,9 @@ profile_apply(const char *state_dir, struct plan *pl, struct profile_host *h,
 	}
 	r = 0;
 out:
+	/* Nothing applied before and nothing now: the lock goes too. */
+	if (r < 0 && prev == NULL && h->real)
+		profile_agents_unlock();
 	json_object_put(prev);
 	return r;
 }

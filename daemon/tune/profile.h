@@ -34,6 +34,8 @@ struct sampler;
 #define PROFILE_MAX_OFFLOADS  64
 #define PROFILE_MAX_NAPIQ     512
 #define PROFILE_COAL_N        6 /* [coalesce] parameters */
+#define PROFILE_RSS_FLOWS     8 /* [rss] fields.FLOW flow types */
+#define PROFILE_RSS_KEY_MAX   256
 #define PROFILE_DEFAULT_ROUTE "default-route"
 #define PROFILE_FLOW_CNT_MAX  (1u << 22) /* rps_flow_cnt of one rx queue */
 #define PROFILE_SOCK_MAX      (1u << 29) /* rps_sock_flow_entries (the kernel's limit) */
@@ -123,6 +125,21 @@ struct profile_channels {
 	uint32_t rx, tx, combined;
 };
 
+/* [rss]: the indirection table (one of equal, weights, table), the hash function, key and
+ * each flow type's hash fields (profile-rss.c). */
+struct profile_rss {
+	uint32_t equal;    /* spread over queues 0..equal-1; 0: not given */
+	uint32_t *weights; /* per queue; owned, NULL: not given */
+	size_t nweights;
+	uint32_t *table; /* the whole table; owned, NULL: not given */
+	size_t ntable;
+	uint8_t hfunc; /* 1 toeplitz, 2 xor, 4 crc32; 0: not given */
+	uint8_t key[PROFILE_RSS_KEY_MAX];
+	size_t nkey;                        /* 0: not given */
+	uint32_t fields[PROFILE_RSS_FLOWS]; /* RXH_* bits, has_fields: given */
+	bool has_fields[PROFILE_RSS_FLOWS];
+};
+
 /* One feature of [offloads]. */
 struct profile_offload {
 	char name[32]; /* the kernel's name: "rx-gro" */
@@ -150,6 +167,7 @@ struct profile {
 	/* [coalesce]: enum ethtool_coal_param order (adaptive ones 0/1); has_coal: given */
 	uint32_t coal[PROFILE_COAL_N];
 	bool has_coal[PROFILE_COAL_N];
+	struct profile_rss rss;
 	struct profile_napiq napiq;
 	struct profile_offload *offloads; /* [offloads], by kernel name; owned */
 	size_t noffloads;
@@ -243,7 +261,8 @@ struct profile_host {
 	int ethfd;                   /* ethtool socket (real only), -1 until needed; owned */
 	const struct irq_info *irqs; /* the IRQ table (sampler_irq_table; borrowed), or NULL */
 	size_t nirqs;
-	char irq_reason[128]; /* why irqs is NULL */
+	char irq_reason[128];    /* why irqs is NULL */
+	struct sampler *sampler; /* where irqs came from (profile_host_open_sampled), or NULL */
 	/* set by profile_host_set_device */
 	char dev[PROFILE_DEV_MAX];
 	bool dev_from_route;
@@ -263,6 +282,9 @@ int profile_host_open(struct profile_host *h, const char *root, struct nm_error 
 int profile_host_open_sampled(struct profile_host *h, const char *root, struct sampler *s,
                               struct nm_error *err);
 void profile_host_close(struct profile_host *h);
+/* Take the sampler's IRQ table again (nothing without one): its last sample's, or read now
+ * while the interrupts source is disabled. */
+void profile_host_refresh_irqs(struct profile_host *h);
 /* Check a device name as the kernel does (1-15 bytes, no '/', ':', whitespace, not "." or
  * ".."). 0 or -1 with err. */
 int profile_host_check_dev(const char *dev, struct nm_error *err);
@@ -313,6 +335,7 @@ enum plan_kind {
 	PLAN_OFFLOAD,    /* an ethtool feature of the device (name: its kernel name): on|off */
 	PLAN_NAPI_QUEUE, /* a setting of rx queue N's NAPI (netlink napi-set; name: the setting) */
 	PLAN_NAPI,       /* sys/class/net/DEV/{gro_flush_timeout,napi_defer_hard_irqs,threaded} */
+	PLAN_RSS,        /* a part of the device's RSS (name: indir, hkey, hfunc, fields.FLOW) */
 	PLAN_KIND__COUNT
 };
 
@@ -326,6 +349,10 @@ struct plan_entry {
 	char *new;                     /* the value to write; owned */
 	bool change;                   /* old and new differ (as values, not strings) */
 	bool written;
+	/* Not written: a queue value as it was before [channels] changed the queue counts
+	 * (which resets it), saved so that a rollback or revert puts it back once the counts
+	 * are back; not in applied.json (its queue may be gone). */
+	bool keep;
 };
 
 struct plan {
@@ -334,6 +361,14 @@ struct plan {
 	json_object *warnings; /* array of strings; owned */
 	json_object *skipped;  /* sections the device cannot have, why (strings); owned */
 	bool irq_written;      /* an IRQ affinity was written (views need a refresh) */
+	/* [channels] changes the queue counts and later sections hang on the queues: the
+	 * entries from stage2 on were planned on the layout the counts will give (nrx, ntx
+	 * below) and are planned again, on the device as it is then, after the channel writes
+	 * (plan_replan; profile_apply does it). replan is the profile (borrowed: it outlives
+	 * the apply); NULL when nothing waits on the channels. */
+	const struct profile *replan;
+	size_t stage2;
+	unsigned layout_nrx, layout_ntx;
 };
 
 void plan_init(struct plan *pl);
@@ -354,6 +389,14 @@ struct plan_entry *plan_add(struct plan *pl, struct profile_host *h, enum plan_k
  * err and nothing written. */
 int plan_build(struct plan *pl, const struct profile *p, struct profile_host *h,
                struct nm_error *err);
+/* Entries [from, to) of plan_execute; a failure rolls back every entry written before
+ * too (from 0), then puts back the keep entries. */
+int plan_execute_range(struct plan *pl, struct profile_host *h, size_t from, size_t to,
+                       struct nm_error *err);
+/* After the channel writes of a plan with replan: count the device's queues again, take
+ * the IRQ table again (h->sampler), drop the entries from stage2 on and plan the sections
+ * after [channels] again on the device as it is now. 0 or -1 with err. */
+int plan_replan(struct plan *pl, struct profile_host *h, struct nm_error *err);
 /* Write every entry that changes, in order, reading each back. On a failure, restore what
  * was written in reverse order; err says which write failed, why, and how the rollback went.
  * 0 ok; -1 with err. */
@@ -436,6 +479,41 @@ json_object *profile_rings_json(struct profile_host *h);
 /* profile-coalesce.c: the coalescing of h's device ({"rx-usecs":8,...,"adaptive-rx":true},
  * the parameters it has; new reference), or NULL when it has none. */
 json_object *profile_coalesce_json(struct profile_host *h);
+/* profile-rss.c: the RSS of h's device ({"rings", "entries", "queues": [entries per rx
+ * queue], "equal": N or null, "hfunc", "hkey", "fields": {"tcp4": "sdfn", ...}}; new
+ * reference), or NULL when it has none. */
+json_object *profile_rss_json(struct profile_host *h);
+/* profile-channels.c: does p's [channels] change h's channel counts? Then *nrx and *ntx
+ * get the rx and tx queue counts the device will have (rx or tx + combined). */
+bool profile_channels_change(const struct profile *p, struct profile_host *h, unsigned *nrx,
+                             unsigned *ntx);
+/* Does p plan on the queues ([irq], [xps], [rps], [rfs], [rss] table, [napi_queue])? */
+bool profile_channels_dependents(const struct profile *p);
+/* Does p set the indirection table (equal, weights or table)? */
+bool profile_rss_sets_table(const struct profile *p);
+
+/* ---- profile-agents.c: the other agents that change what a profile sets ---- */
+
+/* Take (or keep) the lock of dev that says this daemon holds a profile applied to it (an
+ * abstract Unix socket, per network namespace; dropped by the kernel when the daemon
+ * exits). 0, or -1 with err (busy: another netmetricsd holds it, its pid named). */
+int profile_agents_lock(const char *dev, struct nm_error *err);
+/* Let it go. */
+void profile_agents_unlock(void);
+/* The pid of another daemon holding dev's lock: 0 none, -1 held but the pid unknown. */
+int profile_agents_holder(const char *dev);
+/* The netmetricsd processes below h's root that are not this daemon's (nor its privileged
+ * parent or children), sorted, up to max into pids; how many. */
+size_t profile_agents_daemons(struct profile_host *h, long *pids, size_t max);
+/* {"irqbalance": BOOL, "tuned": {"running": BOOL, "profile": NAME|null}, "netmetricsd":
+ * [other daemons' pids], "holder": the pid holding dev's lock when another daemon's, else
+ * null} (new reference). */
+json_object *profile_agents_json(struct profile_host *h, const char *dev);
+/* Who of agents (profile_agents_json) could have changed a value of kind: "irqbalance"
+ * (IRQ affinities), "tuned (profile NAME)" (sysctls, IRQs, channels, rings, coalescing,
+ * offloads: its sysctl, irq and net plugins), "netmetricsd pid N" (anything); a new array,
+ * empty when none of them runs. */
+json_object *profile_agents_who(json_object *agents, enum plan_kind kind);
 
 /* ---- profile-state.c: what was saved and applied, in STATE_DIR/profile/ ---- */
 
@@ -471,6 +549,13 @@ json_object *profile_state_revert(const char *state_dir, struct profile_host *h,
 /* What is applied, by whom, when, and which of its values have drifted since (new
  * reference). */
 json_object *profile_state_status(const char *state_dir, struct profile_host *h);
+/* Every value the applied profile wrote, read now: {"profile", "device", "time" (of the
+ * apply), "values": {PATH: the live value as shown (CPU masks as lists), null when it
+ * cannot be read}} (new reference), or NULL when none is recorded. */
+json_object *profile_state_values(const char *state_dir, struct profile_host *h);
+/* At start: take the lock (profile_agents_lock) of the device of the profile recorded as
+ * applied, when root is "/"; a warning when another daemon holds it. */
+void profile_state_hold(const char *state_dir, const char *root);
 /* The applied profile in brief, {"name", "device", "kinds": [the kinds of value it turned
  * on (plan_value_on: a mask with a CPU, a flow count above 0; any sysctl), in order, once
  * each]}, or NULL when none is recorded (or the record cannot be read). */

@@ -58,7 +58,7 @@ complete(const struct knob_ops *k, char *why, size_t size)
 	if (k->priv != KNOB_PRIV_WRITE && k->priv != KNOB_PRIV_NTUPLE &&
 	    k->priv != KNOB_PRIV_FEATURE && k->priv != KNOB_PRIV_CHANNELS &&
 	    k->priv != KNOB_PRIV_NAPI && k->priv != KNOB_PRIV_RINGS &&
-	    k->priv != KNOB_PRIV_COALESCE) {
+	    k->priv != KNOB_PRIV_COALESCE && k->priv != KNOB_PRIV_RSS) {
 		snprintf(why, size, "[%s]: no privileged op", k->section);
 		return false;
 	}
@@ -143,8 +143,8 @@ test_names_unique(void **state)
 		snprintf(order + strlen(order), sizeof(order) - strlen(order), "%zu=%s ", before,
 		         knobs[i]->section);
 	}
-	assert_string_equal(order, "10=irq 9=xps 8=rps 7=rfs 11=arfs 6=sysctl 0=channels 1=rings "
-	                           "2=coalesce 3=offloads 4=napi 5=napi_queue ");
+	assert_string_equal(order, "11=irq 10=xps 9=rps 8=rfs 12=arfs 7=sysctl 0=channels 1=rings "
+	                           "2=coalesce 3=offloads 4=rss 5=napi 6=napi_queue ");
 	assert_null(knob_by_section("profile"));
 	assert_int_equal(plan_kind_parse("nope"), -1);
 	assert_string_equal(plan_kind_name(PLAN_KIND__COUNT), "unknown");
@@ -166,6 +166,7 @@ test_sections_are_the_files(void **state)
 	                          "[rings]\nrx = 512\n"
 	                          "[coalesce]\nrx-usecs = 8\n"
 	                          "[offloads]\ngro = on\n"
+	                          "[rss]\nequal = 2\n"
 	                          "[napi]\nthreaded = on\n"
 	                          "[napi_queue]\nrx-0.defer_hard_irqs = 2\n";
 	struct profile p;
@@ -249,35 +250,39 @@ test_messages(void **state)
 	(void)state;
 	knob_list_sections(buf, sizeof(buf), false);
 	assert_string_equal(buf, "irq, xps, rps, rfs, arfs, sysctl, channels, rings, coalesce, "
-	                         "offloads, napi, napi_queue");
+	                         "offloads, rss, napi, napi_queue");
 	knob_list_sections(buf, sizeof(buf), true);
 	assert_string_equal(buf, "[irq], [xps], [rps], [rfs], [arfs], [sysctl], [channels], "
-	                         "[rings], [coalesce], [offloads], [napi], [napi_queue]");
+	                         "[rings], [coalesce], [offloads], [rss], [napi], [napi_queue]");
 	knob_list_settings(buf, sizeof(buf));
-	assert_string_equal(buf, "irq, xps, rps, rfs, ntuple, channels, rings, offloads, napi");
+	assert_string_equal(
+	    buf, "irq, xps, rps, rfs, ntuple, channels, rings, offloads, rss, napi, napi_queue");
 	assert_int_equal(profile_parse_ini(&p, "t", bad, strlen(bad), &err), -1);
-	assert_non_null(strstr(
-	    err.message, "unknown section [nope] (profile, irq, xps, rps, rfs, "
-	                 "arfs, sysctl, channels, rings, coalesce, offloads, napi, napi_queue)"));
+	assert_non_null(
+	    strstr(err.message,
+	           "unknown section [nope] (profile, irq, xps, rps, rfs, "
+	           "arfs, sysctl, channels, rings, coalesce, offloads, rss, napi, napi_queue)"));
 	assert_int_equal(profile_parse_ini(&p, "t", empty, strlen(empty), &err), -1);
-	assert_non_null(strstr(
-	    err.message, "the profile changes nothing: give at least one of "
-	                 "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
-	                 "[channels], [rings], [coalesce], [offloads], [napi], [napi_queue]"));
+	assert_non_null(
+	    strstr(err.message,
+	           "the profile changes nothing: give at least one of "
+	           "[irq], [xps], [rps], [rfs], [arfs], [sysctl], "
+	           "[channels], [rings], [coalesce], [offloads], [rss], [napi], [napi_queue]"));
 	w = json_object_new_array();
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
-	assert_string_equal(err.message, "give at least one KNOB=VALUE (irq, xps, rps, rfs, "
-	                                 "ntuple, channels, rings, offloads, napi)");
+	assert_string_equal(err.message,
+	                    "give at least one KNOB=VALUE (irq, xps, rps, rfs, "
+	                    "ntuple, channels, rings, offloads, rss, napi, napi_queue)");
 	json_object_array_add(w, json_object_new_string("foo=1"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message, "\"foo=1\": unknown knob (irq, xps, rps, rfs, ntuple, "
-	                                 "channels, rings, offloads, napi)");
+	                                 "channels, rings, offloads, rss, napi, napi_queue)");
 	json_object_put(w);
 	w = json_object_new_array();
 	json_object_array_add(w, json_object_new_string("rps"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message, "\"rps\": give KNOB=VALUE (irq, xps, rps, rfs, ntuple, "
-	                                 "channels, rings, offloads, napi)");
+	                                 "channels, rings, offloads, rss, napi, napi_queue)");
 	json_object_put(w);
 	/* Every KNOB=VALUE knob once, each to its section, in table order. */
 	w = json_object_new_array();
@@ -290,6 +295,8 @@ test_messages(void **state)
 	json_object_array_add(w, json_object_new_string("offloads=gro,no-lro,rx-gro-hw"));
 	json_object_array_add(w, json_object_new_string("channels=rx4-tx2"));
 	json_object_array_add(w, json_object_new_string("rings=rx1024-tx512"));
+	json_object_array_add(w, json_object_new_string("rss=1,1,2"));
+	json_object_array_add(w, json_object_new_string("napi_queue=defer-3,flush-1000"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), 0);
 	assert_true(p.napi.has_defer_hard_irqs && p.napi.defer_hard_irqs == 2);
 	assert_true(p.napi.has_gro_flush_timeout && p.napi.gro_flush_timeout == 20000);
@@ -299,6 +306,11 @@ test_messages(void **state)
 	assert_int_equal(p.channels.combined, 0);
 	assert_int_equal(p.rings[0], 1024);
 	assert_int_equal(p.rings[1], 512);
+	assert_int_equal(p.rss.nweights, 3);
+	assert_int_equal(p.rss.weights[2], 2);
+	assert_int_equal(p.rss.equal, 0);
+	assert_true(p.napiq.has_all[0] && p.napiq.all[0] == 3);
+	assert_true(p.napiq.has_all[1] && p.napiq.all[1] == 1000);
 	assert_int_equal(p.noffloads, 3);
 	assert_string_equal(p.offloads[0].name, "rx-gro");
 	assert_true(p.offloads[0].on);
@@ -309,12 +321,18 @@ test_messages(void **state)
 	json_object *a = profile_sections_json(&p);
 	assert_string_equal(json_object_to_json_string_ext(a, JSON_C_TO_STRING_PLAIN),
 	                    "[\"irq\",\"xps\",\"rps\",\"rfs\",\"arfs\",\"channels\",\"rings\","
-	                    "\"offloads\",\"napi\"]");
+	                    "\"offloads\",\"rss\",\"napi\",\"napi_queue\"]");
 	json_object_put(a);
 	profile_free(&p);
 	json_object_array_add(w, json_object_new_string("xps=0"));
 	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
 	assert_string_equal(err.message, "\"xps=0\": that knob is given twice");
+	json_object_put(w);
+	w = json_object_new_array();
+	json_object_array_add(w, json_object_new_string("napi_queue=defer-2,busy"));
+	assert_int_equal(profile_parse_settings(&p, "t", w, &err), -1);
+	if (strstr(err.message, "[napi_queue]: unknown key \"busy\"") == NULL)
+		fail_msg("%s", err.message);
 	json_object_put(w);
 }
 

@@ -6,10 +6,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <linux/ethtool.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "ethtool.h"
 #include "privsep-check.h"
 #include "profile.h"
 
@@ -62,6 +64,47 @@ test_feature_names(void **state)
 	assert_int_equal(privsep_check_feature("../rx", why, sizeof(why)), -1);
 	assert_int_equal(
 	    privsep_check_feature("a-name-that-is-longer-than-31-by", why, sizeof(why)), -1);
+}
+
+/* RSS requests are checked against the device: the table's size and queues, the key's
+ * size, one hash function, a known flow type and fields. */
+static void
+test_rss(void **state)
+{
+	uint32_t t[4] = {0, 1, 0, 1}, bad[4] = {0, 1, 4, 1}, f = RXH_IP_SRC | RXH_IP_DST;
+	uint8_t key[4] = {1, 2, 3, 4};
+	char why[128];
+
+	(void)state;
+	assert_int_equal(privsep_check_rss(ETHTOOL_RSS_INDIR, 0, t, 16, 4, 2, 40, why, sizeof(why)),
+	                 0);
+	assert_int_equal(privsep_check_rss(ETHTOOL_RSS_INDIR, 0, t, 12, 4, 2, 40, why, sizeof(why)),
+	                 -1);
+	assert_string_equal(why, "the indirection table has 4 entries, the request 3");
+	assert_int_equal(
+	    privsep_check_rss(ETHTOOL_RSS_INDIR, 0, bad, 16, 4, 4, 40, why, sizeof(why)), -1);
+	assert_string_equal(why, "entry 2 is queue 4: the device has 4 rx rings");
+	assert_int_equal(privsep_check_rss(ETHTOOL_RSS_KEY, 0, key, 4, 4, 4, 4, why, sizeof(why)),
+	                 0);
+	assert_int_equal(privsep_check_rss(ETHTOOL_RSS_KEY, 0, key, 4, 4, 4, 40, why, sizeof(why)),
+	                 -1);
+	assert_string_equal(why, "the hash key has 40 bytes, the request 4");
+	assert_int_equal(
+	    privsep_check_rss(ETHTOOL_RSS_HFUNC, 2, NULL, 0, 0, 0, 0, why, sizeof(why)), 0);
+	assert_int_equal(
+	    privsep_check_rss(ETHTOOL_RSS_HFUNC, 3, NULL, 0, 0, 0, 0, why, sizeof(why)), -1);
+	assert_int_equal(
+	    privsep_check_rss(ETHTOOL_RSS_FIELDS, TCP_V4_FLOW, &f, 4, 0, 0, 0, why, sizeof(why)),
+	    0);
+	assert_int_equal(
+	    privsep_check_rss(ETHTOOL_RSS_FIELDS, 99, &f, 4, 0, 0, 0, why, sizeof(why)), -1);
+	f = 1; /* not an RXH_ bit */
+	assert_int_equal(
+	    privsep_check_rss(ETHTOOL_RSS_FIELDS, TCP_V4_FLOW, &f, 4, 0, 0, 0, why, sizeof(why)),
+	    -1);
+	assert_string_equal(why, "not hash fields (mvtsdfnr)");
+	assert_int_equal(privsep_check_rss(7, 0, NULL, 0, 0, 0, 0, why, sizeof(why)), -1);
+	assert_string_equal(why, "not a part of RSS");
 }
 
 /* Crafted requests: every one refused, with a reason. */
@@ -244,10 +287,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_allowed),       cmocka_unit_test(test_refused),
-	    cmocka_unit_test(test_exec),          cmocka_unit_test(test_groups),
-	    cmocka_unit_test(test_strv),          cmocka_unit_test(test_peer),
-	    cmocka_unit_test(test_feature_names),
+	    cmocka_unit_test(test_allowed), cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_rss),     cmocka_unit_test(test_exec),
+	    cmocka_unit_test(test_groups),  cmocka_unit_test(test_strv),
+	    cmocka_unit_test(test_peer),    cmocka_unit_test(test_feature_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
  * the main process is out of descriptors for them, the request fails, the channel lives. */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/ethtool.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -168,6 +169,22 @@ test_write_refused(void **state)
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(privsep_coalesce("lo", ETHTOOL_COAL_ADAPTIVE_RX, 2, &err), -1);
 	assert_int_equal(errno, EINVAL);
+	{
+		uint32_t t[2] = {0, 1}, f = 1;
+		assert_int_equal(privsep_rss("../x", ETHTOOL_RSS_HFUNC, 2, NULL, 0, &err), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_int_equal(privsep_rss("lo", ETHTOOL_RSS_HFUNC, 3, NULL, 0, &err), -1);
+		assert_int_equal(errno, EINVAL);
+		assert_int_equal(privsep_rss("lo", ETHTOOL_RSS_FIELDS, TCP_V4_FLOW, &f, 1, &err),
+		                 -1);
+		assert_int_equal(errno, EINVAL);
+		assert_int_equal(privsep_rss("lo", 9, 0, NULL, 0, &err), -1);
+		assert_int_equal(errno, EINVAL);
+		/* lo has no RSS: the driver's answer, said so. */
+		assert_int_equal(privsep_rss("lo", ETHTOOL_RSS_INDIR, 0, t, 2, &err), -1);
+		assert_int_equal(errno, EOPNOTSUPP);
+		assert_non_null(strstr(err.message, "ethtool lo rss: not supported by the driver"));
+	}
 	assert_int_equal(privsep_napi("lo", 0, "threaded", 1, &err), -1);
 	assert_int_equal(errno, EINVAL);
 	assert_int_equal(privsep_napi("../x", 0, "defer_hard_irqs", 1, &err), -1);

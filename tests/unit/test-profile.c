@@ -262,8 +262,9 @@ static void
 test_shipped_profiles(void **state)
 {
 	json_object *list = profile_list_json(PROFILES_DIR), *o;
-	static const char *const want[] = {"arfs-1024", "arfs-512", "defaults",     "example-eth0",
-	                                   "rps-all",   "spread",   "napi-threaded"};
+	static const char *const want[] = {
+	    "arfs-1024", "arfs-512",      "defaults",   "example-eth0", "rps-all",
+	    "spread",    "napi-threaded", "throughput", "latency",      "many-flows"};
 	struct profile p;
 	struct nm_error err;
 	char path[4096];
@@ -859,11 +860,33 @@ test_channels(void **state)
 	                    "[channels] skipped: eth0 has no separate rx channel count (\"ethtool "
 	                    "-l eth0\" shows n/a)");
 	plan_free(&pl);
+	/* A count change with a queue section: two stages. The counts; the XPS masks of every
+	 * queue now, kept for a revert; the masks planned on the 72 queues there will be. */
 	assert_int_equal(
-	    plan_text(w, "[channels]\ncombined = 72\n[xps]\npolicy = none\n", &pl, &err), -1);
-	if (strstr(err.message, "apply the channels in a profile of their own first") == NULL)
-		fail_msg("%s", err.message);
+	    plan_text(w, "[channels]\ncombined = 72\n[xps]\npolicy = none\n", &pl, &err), 0);
+	assert_non_null(pl.replan);
+	assert_int_equal(pl.layout_ntx, 72);
+	assert_int_equal(pl.stage2, 1 + NQ);
+	assert_int_equal(pl.n, 1 + NQ + 72);
+	assert_true(pl.e[0].change && !pl.e[0].keep);
+	assert_true(pl.e[1].keep && !pl.e[1].change && pl.e[1].kind == PLAN_XPS);
+	assert_int_equal(pl.e[NQ].index, NQ - 1);
+	assert_true(pl.e[1 + NQ].kind == PLAN_XPS && !pl.e[1 + NQ].keep);
+	assert_int_equal(pl.e[pl.n - 1].index, 71);
+	if (strstr(json_object_get_string(json_object_array_get_idx(pl.warnings, 0)),
+	           "[channels] changes eth0's queues (rx 144 -> 72, tx 144 -> 72): the sections "
+	           "that hang on them are planned here on the new counts, and planned again "
+	           "after the channel writes") == NULL)
+		fail_msg("%s", json_object_to_json_string(pl.warnings));
 	plan_free(&pl);
+	/* Applied in two stages (the fixture's queue directories stay: 144 planned again),
+	 * reverted counts first, byte for byte. */
+	if (apply_text(w, "[channels]\ncombined = 72\n[xps]\npolicy = none\n", &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "sys/class/net/eth0/queues/tx-100/xps_cpus"),
+	                    "0000,00000000,00000000,00000000,00000000\n");
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
 
 	if (apply_text(w, "[channels]\ncombined = 72\n", &err) < 0)
 		fail_msg("%s", err.message);
@@ -1044,6 +1067,120 @@ test_coalesce(void **state)
 		fail_msg("%s", err.message);
 	assert_true(tree_same(w));
 	run("rm -f %s/ethtool/eth0.coalesce %s/ethtool/eth0.coalesce", w->root, w->orig);
+}
+
+/* [rss] on a fixture's `ethtool -x` text: weights make the table, the hash function, key
+ * and a flow type's fields are one entry each (hfunc, hkey, indir, fields: written in that
+ * order); applied (the file as ethtool prints it), saved, drift seen, reverted byte for
+ * byte; sizes and queues the device does not have are refused before anything is written;
+ * a driver that ignores the hash function reads back the old one: a failure naming both,
+ * rolled back; a channel count change with a table is refused. */
+static void
+test_rss(void **state)
+{
+	static const char rss[] =
+	    "RX flow hash indirection table for eth0 with 4 RX ring(s):\n"
+	    "    0:      0     1     2     3     0     1     2     3\n"
+	    "    8:      0     1     2     3     0     1     2     3\n"
+	    "RSS hash key:\n6d:5a:56:da\nRSS hash function:\n    toeplitz: on\n    xor: off\n"
+	    "    crc32: off\nrx-flow-hash tcp4: sdfn\nrx-flow-hash udp4: sd\n";
+	static const char text[] = "[rss]\nweights = 1,3\nhfunc = xor\nhkey = 01:02:03:04\n"
+	                           "fields.udp4 = sdfn\n";
+	static const char both[] = "[rss]\nequal = 2\nweights = 1,1\n";
+	struct profile p;
+	struct world *w = *state;
+	struct strbuf sb = STRBUF_INIT;
+	struct nm_error err;
+	struct plan pl;
+	json_object *st, *d, *ch;
+	char *t;
+
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 0);
+	assert_string_equal(
+	    json_object_get_string(json_object_array_get_idx(pl.skipped, 0)),
+	    "[rss] skipped: eth0: RSS unknown (no ethtool/eth0.rss under the root)");
+	plan_free(&pl);
+	put_both(w, "ethtool/eth0.rss", rss);
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	assert_int_equal(pl.n, 4);
+	assert_string_equal(pl.e[0].path, "ethtool eth0 rss hfunc");
+	assert_string_equal(pl.e[0].old, "toeplitz");
+	assert_string_equal(pl.e[0].new, "xor");
+	assert_string_equal(pl.e[1].path, "ethtool eth0 rss hkey");
+	assert_string_equal(pl.e[1].old, "6d:5a:56:da");
+	assert_string_equal(pl.e[1].new, "01:02:03:04");
+	assert_string_equal(pl.e[2].path, "ethtool eth0 rss indir");
+	assert_string_equal(pl.e[2].old, "0 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3");
+	assert_string_equal(pl.e[2].new, "0 0 0 0 1 1 1 1 1 1 1 1 1 1 1 1");
+	assert_string_equal(pl.e[3].path, "ethtool eth0 rss fields.udp4");
+	assert_string_equal(pl.e[3].old, "sd");
+	assert_string_equal(pl.e[3].new, "sdfn");
+	ch = plan_changes_json(&pl);
+	assert_string_equal(json_get_string(json_object_array_get_idx(ch, 2), "old", ""),
+	                    "equal 4 (16 entries)");
+	json_object_put(ch);
+	plan_free(&pl);
+
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	assert_string_equal(slurp(w, "ethtool/eth0.rss"),
+	                    "RX flow hash indirection table for eth0 with 4 RX ring(s):\n"
+	                    "    0:      0     0     0     0     1     1     1     1\n"
+	                    "    8:      1     1     1     1     1     1     1     1\n"
+	                    "RSS hash key:\n01:02:03:04\nRSS hash function:\n    toeplitz: off\n"
+	                    "    xor: on\n    crc32: off\nrx-flow-hash tcp4: sdfn\n"
+	                    "rx-flow-hash udp4: sdfn\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	json_object_put(st);
+	assert_int_equal(profile_save_text(&w->h, "now", &sb, &err), 0);
+	if (strstr(sb.buf, "\n[rss]\ntable = 0 0 0 0 1 1 1 1 1 1 1 1 1 1 1 1\nhfunc = xor\n"
+	                   "hkey = 01:02:03:04\nfields.tcp4 = sdfn\nfields.udp4 = sdfn\n") == NULL)
+		fail_msg("%s", sb.buf);
+	strbuf_free(&sb);
+	/* Someone else spreads the table evenly again: drift names the part, both values. */
+	t = xasprintf("RX flow hash indirection table for eth0 with 4 RX ring(s):\n"
+	              "    0:      0     1     2     3     0     1     2     3\n"
+	              "    8:      0     1     2     3     0     1     2     3\n"
+	              "RSS hash key:\n01:02:03:04\nRSS hash function:\n    toeplitz: off\n"
+	              "    xor: on\n    crc32: off\nrx-flow-hash tcp4: sdfn\n"
+	              "rx-flow-hash udp4: sdfn\n");
+	put(w, "ethtool/eth0.rss", t);
+	free(t);
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	d = json_object_array_get_idx(json_object_object_get(st, "drifted"), 0);
+	assert_string_equal(json_get_string(d, "path", ""), "ethtool eth0 rss indir");
+	assert_string_equal(json_get_string(d, "live", ""), "equal 4 (16 entries)");
+	json_object_put(st);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	assert_true(tree_same(w));
+
+	/* What the device does not have: refused, nothing written. */
+	assert_int_equal(apply_text(w, "[rss]\nequal = 5\n", &err), -1);
+	assert_string_equal(err.message, "[rss] equal: needs 5 rx queues, eth0 has 4 (\"ethtool -x "
+	                                 "eth0\")");
+	assert_int_equal(apply_text(w, "[rss]\ntable = 0 1 2 3\n", &err), -1);
+	assert_string_equal(err.message, "[rss] table: 4 entries, eth0's indirection table has 16");
+	assert_int_equal(apply_text(w, "[rss]\nhkey = 01:02\n", &err), -1);
+	assert_string_equal(err.message,
+	                    "[rss] hkey: 2 bytes, eth0's key has 4 (\"ethtool -x eth0\")");
+	assert_int_equal(profile_parse_ini(&p, "t", both, strlen(both), &err), -1);
+	assert_non_null(strstr(err.message, "give one"));
+	assert_true(tree_same(w));
+
+	/* A driver that ignores the hash function: read back, rolled back. */
+	t = xasprintf("%s# ignores hfunc\n", rss);
+	put_both(w, "ethtool/eth0.rss", t);
+	free(t);
+	assert_int_equal(apply_text(w, "[rss]\nequal = 2\nhfunc = crc32\n", &err), -1);
+	if (strstr(err.message, "write ethtool eth0 rss hfunc: wrote \"crc32\" but it reads back "
+	                        "\"toeplitz\"") == NULL ||
+	    strstr(err.message, "rolled back") == NULL)
+		fail_msg("%s", err.message);
+	assert_true(tree_same(w));
+	run("rm -f %s/ethtool/eth0.rss %s/ethtool/eth0.rss", w->root, w->orig);
 }
 
 /* A device whose ntuple feature is fixed: [arfs] is skipped, with the reason, and the rest
@@ -1283,6 +1420,94 @@ test_tuned(void **state)
 	assert_false(profile_host_irqbalance(&w->h));
 }
 
+/* Competing agents: other netmetricsd processes (not this daemon's family), irqbalance and
+ * tuned are listed in status, and a drifted value says which of them could have changed
+ * it: an IRQ affinity irqbalance, tuned (its irq plugin) and the other daemon; an XPS mask
+ * only the other daemon. */
+static void
+test_agents(void **state)
+{
+	static const char text[] = "[irq]\npolicy = all\ncpus = 0\n[xps]\npolicy = none\n";
+	struct world *w = *state;
+	struct nm_error err;
+	json_object *st, *d, *who, *ag;
+	char path[256], rel[64];
+	struct plan pl;
+	long pids[4];
+	int irq = -1;
+
+	assert_int_equal(profile_agents_daemons(&w->h, pids, 4), 0);
+	for (int i = 0; i < 3; i++) {
+		static const char *const comm[] = {"netmetricsd\n", "netmetricsd\n",
+		                                   "irqbalance\n"};
+		static const int pid[] = {5151, 77, 4040};
+		snprintf(path, sizeof(path), "%s/proc/%d", w->root, pid[i]);
+		assert_int_equal(mkdir(path, 0755), 0);
+		snprintf(rel, sizeof(rel), "proc/%d/comm", pid[i]);
+		put(w, rel, comm[i]);
+	}
+	put(w, "proc/77/status", "Name:\tnetmetricsd\nPPid:\t1\n");
+	assert_int_equal(profile_agents_daemons(&w->h, pids, 4), 2);
+	assert_int_equal(pids[0], 77);
+	assert_int_equal(pids[1], 5151);
+	if (apply_text(w, text, &err) < 0)
+		fail_msg("%s", err.message);
+	st = profile_state_status(w->state, &w->h);
+	assert_false(json_get_bool(st, "drift", true));
+	ag = json_object_object_get(st, "agents");
+	assert_true(json_get_bool(ag, "irqbalance", false));
+	assert_string_equal(json_object_to_json_string_ext(
+	                        json_object_object_get(ag, "netmetricsd"), JSON_C_TO_STRING_PLAIN),
+	                    "[77,5151]");
+	json_object_put(st);
+	/* Someone rewrites an IRQ's affinity and a queue's XPS mask. */
+	assert_int_equal(plan_text(w, text, &pl, &err), 0);
+	for (size_t i = 0; i < pl.n && irq < 0; i++)
+		if (pl.e[i].kind == PLAN_IRQ)
+			irq = pl.e[i].index;
+	plan_free(&pl);
+	snprintf(rel, sizeof(rel), "proc/irq/%d/smp_affinity_list", irq);
+	put(w, rel, "1\n");
+	put(w, "sys/class/net/eth0/queues/tx-0/xps_cpus", "1\n");
+	st = profile_state_status(w->state, &w->h);
+	assert_true(json_get_bool(st, "drift", false));
+	d = json_object_object_get(st, "drifted");
+	for (size_t i = 0; i < json_object_array_length(d); i++) {
+		json_object *x = json_object_array_get_idx(d, i);
+		who = json_object_object_get(x, "who");
+		if (strcmp(json_get_string(x, "kind", ""), "irq") == 0)
+			assert_string_equal(
+			    json_object_to_json_string_ext(who, JSON_C_TO_STRING_PLAIN),
+			    "[\"irqbalance\",\"netmetricsd pid 77\",\"netmetricsd "
+			    "pid 5151\"]");
+		else
+			assert_string_equal(
+			    json_object_to_json_string_ext(who, JSON_C_TO_STRING_PLAIN),
+			    "[\"netmetricsd pid 77\",\"netmetricsd pid 5151\"]");
+	}
+	if (json_object_array_length(d) != 2)
+		fail_msg("%s", json_object_to_json_string(d));
+	json_object_put(st);
+	/* tuned running: named with its profile for the IRQ, not for XPS. */
+	snprintf(path, sizeof(path), "%s/proc/4343", w->root);
+	assert_int_equal(mkdir(path, 0755), 0);
+	put(w, "proc/4343/comm", "tuned\n");
+	run("mkdir -p %s/etc/tuned", w->root);
+	put(w, "etc/tuned/active_profile", "latency-performance\n");
+	ag = profile_agents_json(&w->h, "eth0");
+	who = profile_agents_who(ag, PLAN_IRQ);
+	assert_string_equal(json_object_get_string(json_object_array_get_idx(who, 1)),
+	                    "tuned (profile latency-performance)");
+	json_object_put(who);
+	who = profile_agents_who(ag, PLAN_XPS);
+	assert_int_equal(json_object_array_length(who), 2);
+	json_object_put(who);
+	json_object_put(ag);
+	json_object_put(profile_state_revert(w->state, &w->h, &err));
+	run("rm -rf %s/proc/5151 %s/proc/77 %s/proc/4040 %s/proc/4343 %s/etc/tuned", w->root,
+	    w->root, w->root, w->root, w->root);
+}
+
 /* Run every test in this file. */
 int
 main(void)
@@ -1301,6 +1526,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_channels, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_coalesce, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rss, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_agents, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_napi_queue, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skip_what_the_device_lacks, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_save_round_trip, setup, teardown),

@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <json-c/json.h>
 
+#include "jsonutil.h"
 #include "tuning.h"
 
 struct world {
@@ -152,6 +153,11 @@ test_nic_knobs(void **state)
 	    "Current hardware settings:\nRX:\t\t4096\nTX:\t\t1024\n");
 	put(w->root, "ethtool/eth0.coalesce",
 	    "Coalesce parameters for eth0:\nAdaptive RX: off  TX: on\n\nrx-usecs: 8\n");
+	put(w->root, "ethtool/eth0.rss",
+	    "RX flow hash indirection table for eth0 with 2 RX ring(s):\n"
+	    "    0:      0     0     0     1     0     0     0     1\n"
+	    "RSS hash key:\n01:02\nRSS hash function:\n    toeplitz: off\n    xor: on\n"
+	    "    crc32: off\nrx-flow-hash tcp4: sdfn\n");
 	put(w->root, "sys/class/net/eth0/gro_flush_timeout", "20000\n");
 	put(w->root, "sys/class/net/eth0/napi_defer_hard_irqs", "2\n");
 	put(w->root, "sys/class/net/eth0/threaded", "1\n");
@@ -168,6 +174,17 @@ test_nic_knobs(void **state)
 	assert_int_equal(get(t, "devices.0.napi.gro_flush_timeout"), 20000);
 	assert_int_equal(get(t, "devices.0.napi.napi_defer_hard_irqs"), 2);
 	assert_int_equal(get(t, "devices.0.napi.threaded"), 1);
+	assert_int_equal(get(t, "devices.0.rss.entries"), 8);
+	assert_int_equal(get(t, "devices.0.rss.queues.0"), 6);
+	assert_int_equal(get(t, "devices.0.rss.queues.1"), 2);
+	assert_int_equal(get(t, "devices.0.rss.equal"), -1);
+	off = json_object_object_get(
+	    json_object_array_get_idx(json_object_object_get(t, "devices"), 0), "rss");
+	assert_string_equal(json_object_get_string(json_object_object_get(off, "hfunc")), "xor");
+	assert_string_equal(json_object_get_string(json_object_object_get(off, "hkey")), "01:02");
+	assert_string_equal(json_object_get_string(json_object_object_get(
+	                        json_object_object_get(off, "fields"), "tcp4")),
+	                    "sdfn");
 	off = json_object_object_get(
 	    json_object_array_get_idx(json_object_object_get(t, "devices"), 0), "offloads");
 	assert_string_equal(json_object_to_json_string_ext(off, JSON_C_TO_STRING_PLAIN),
@@ -233,6 +250,60 @@ test_tuned(void **state)
 	json_object_put(r);
 }
 
+/* The values the applied profile set, read at both edges of a window: unchanged ones are
+ * not flagged, one changed between the edges is, with both values (masks as CPU lists);
+ * without a profile at the open, the profile changed; an open edge never read says
+ * nothing about it. */
+static void
+test_knobs_edges(void **state)
+{
+	struct world *w = *state;
+	json_object *open, *close, *t;
+
+	assert_null(tuning_knobs_read(w->root, w->state));
+	put(w->root, "sys/class/net/eth0/queues/tx-1/xps_cpus", "0f\n");
+	put(w->root, "sys/class/net/eth0/queues/rx-0/rps_cpus", "3\n");
+	put(w->state, "profile/applied.json",
+	    "{\"version\":1,\"profile\":\"p\",\"device\":\"eth0\",\"time\":\"T1\",\"entries\":["
+	    "{\"kind\":\"xps\",\"dev\":\"eth0\",\"index\":1,\"value\":\"0f\"},"
+	    "{\"kind\":\"rps\",\"dev\":\"eth0\",\"index\":0,\"value\":\"3\"}]}");
+	open = tuning_knobs_read(w->root, w->state);
+	assert_non_null(open);
+	assert_string_equal(json_object_to_json_string_ext(json_object_object_get(open, "values"),
+	                                                   JSON_C_TO_STRING_PLAIN),
+	                    "{\"\\/sys\\/class\\/net\\/eth0\\/queues\\/tx-1\\/xps_cpus\":\"0-3\","
+	                    "\"\\/sys\\/class\\/net\\/eth0\\/queues\\/rx-0\\/rps_cpus\":\"0-1\"}");
+	put(w->root, "sys/class/net/eth0/queues/tx-1/xps_cpus", "01\n");
+	close = tuning_knobs_read(w->root, w->state);
+	t = json_object_new_object();
+	tuning_knobs_edges(t, true, open, close);
+	assert_string_equal(
+	    json_object_to_json_string_ext(
+	        json_object_object_get(json_object_object_get(t, "knobs"), "changed"),
+	        JSON_C_TO_STRING_PLAIN),
+	    "[{\"path\":\"\\/sys\\/class\\/net\\/eth0\\/queues\\/tx-1\\/xps_cpus\","
+	    "\"open\":\"0-3\",\"close\":\"0\"}]");
+	assert_false(json_get_bool(json_object_object_get(t, "knobs"), "profile_changed", true));
+	json_object_put(t);
+	t = json_object_new_object();
+	tuning_knobs_edges(t, true, NULL, close);
+	assert_true(json_get_bool(json_object_object_get(t, "knobs"), "profile_changed", false));
+	json_object_put(t);
+	t = json_object_new_object();
+	tuning_knobs_edges(t, true, open, NULL); /* reverted during the window */
+	assert_true(json_get_bool(json_object_object_get(t, "knobs"), "profile_changed", false));
+	assert_int_equal(json_object_array_length(
+	                     json_object_object_get(json_object_object_get(t, "knobs"), "changed")),
+	                 0);
+	json_object_put(t);
+	t = json_object_new_object();
+	tuning_knobs_edges(t, false, NULL, close);
+	assert_null(json_object_object_get(json_object_object_get(t, "knobs"), "profile_changed"));
+	json_object_put(t);
+	json_object_put(open);
+	json_object_put(close);
+}
+
 /* The busiest devices of the report first, at most TUNING_MAX_DEVICES, the profile's
  * device before them all. */
 static void
@@ -276,6 +347,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_pristine, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nic_knobs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tuned, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_knobs_edges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_busiest, setup, teardown),
 	};
 
