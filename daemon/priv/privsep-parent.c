@@ -58,9 +58,9 @@ struct ps_parent {
 	size_t nprocs;
 	bool bye; /* the main process said it stops in order */
 	struct ps_msg msg;
-	/* The BPF program sets loaded (by set number: BPFSET_IRQ), attached until the end, and
-	 * the fd that keeps the kernel's BPF statistics on (-1: not yet, or refused). */
-	struct bpfset *bpf[BPFSET_IRQ + 1];
+	/* The BPF program sets loaded (by set number: BPFSET_IRQ, BPFSET_DROP), attached until the
+	 * end, and the fd that keeps the kernel's BPF statistics on (-1: not yet, or refused). */
+	struct bpfset *bpf[BPFSET_MAX + 1];
 	int bpf_stats_fd;
 };
 

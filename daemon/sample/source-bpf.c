@@ -11,8 +11,20 @@
  *   bpf.irq_time.<N>.cpu<C>         ns         irq, cpu, field "time": handler time
  *   bpf.prog.<PROG>.run_time        ns         table <PROG>, field "run_time": the programs'
  *   bpf.prog.<PROG>.runs            runs       table <PROG>, field "run_cnt":  own cost
+ *   bpf.drop.<REASON>               packets    table "drop", field <REASON>: packets freed
+ *                                              as dropped for that reason (skb:kfree_skb,
+ *                                              program set "drop"), every namespace's
+ *   bpf.drop.<REASON>.<DEV>         packets    the same and device <DEV>: the part of them
+ *                                              whose skb had device DEV of the daemon's
+ *                                              network namespace
  * Softirq series exist for every type and every possible CPU (as /proc/softirqs lists them);
  * an IRQ's series for a CPU once it ran a handler there.
+ *
+ * A reason's name is the kernel's (enum skb_drop_reason in its BTF, read at init, without
+ * the SKB_DROP_REASON_ prefix: the numbering changes between kernels); a number it does not
+ * name counts under OTHER. Reasons' series appear with their first drop (from zero), as do
+ * devices'. The drop set is loaded apart from set irq: a kernel that refuses it (no reason
+ * argument before 5.17) keeps the softirq and IRQ series, and status says why ("drops").
  *
  * The type of softirq index k is row k of /proc/softirqs (the kernel prints
  * softirq_to_name[] in index order), read once at init; the names are the ones the softirqs
@@ -24,9 +36,11 @@
  * or a program's statistics by fd needs no capability (kernels since 6.5; before, with
  * kernel.unprivileged_bpf_disabled set, the reads fail with EPERM and status says so). */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -40,7 +54,8 @@
 #include "source.h"
 #include "xmalloc.h"
 
-#define BPF_IRQS_START 64 /* IRQ slots read at first; doubled when full */
+#define BPF_IRQS_START  64 /* IRQ slots read at first; doubled when full */
+#define BPF_DROPS_START 64 /* (reason, device) slots read at first; doubled when full */
 
 /* The types the kernel has had since 2.6.34, for a root without /proc/softirqs. */
 static const char *const default_names[] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
@@ -50,6 +65,13 @@ static const char *const default_names[] = {"HI",       "TIMER",   "NET_TX", "NE
 struct bpf_irq {
 	uint32_t irq;
 	series_id *count, *time; /* [ncpus] */
+};
+
+/* One (reason, device) of the daemon's namespace: its series. */
+struct bpf_drop_dev {
+	uint32_t reason, ifindex; /* reason slot (nreasons: OTHER, the unnamed ones) */
+	series_id id;
+	uint64_t sum; /* this sample's: the unnamed reasons share one entry */
 };
 
 struct bpf_opts {
@@ -81,6 +103,27 @@ struct bpf_priv {
 	struct bpfset_prog_stats progs[BPFSET_IRQ_PROGS];
 	bool have_progs;
 	size_t irqs_read; /* in the last sample */
+
+	/* Set drop: its fds (drop_stats, kfree_skb), owned as the irq set's are. */
+	int dfds[BPFSET_FDS_MAX];
+	size_t ndfds;
+	struct bpfset *dset;               /* loaded here, or NULL */
+	bool drops_on;                     /* the drop fds are there (or the test reader's) */
+	char drops_why[NM_ERROR_MSG_MAX];  /* why not, for status */
+	char (*rnames)[BPFSET_REASON_LEN]; /* [nreasons + 1]: the last is OTHER */
+	size_t nreasons;
+	series_id *r_id;           /* [nreasons + 1] */
+	uint64_t *r_sum;           /* [nreasons + 1], this sample's */
+	uint32_t netns;            /* the daemon's network namespace (inode) */
+	struct nm_drop_key *dkeys; /* [dcap] */
+	uint64_t *dvals;           /* [dcap * ncpus] */
+	size_t dcap;
+	struct bpf_drop_dev *ddev; /* sorted by (reason, ifindex) */
+	size_t nddev, ddevcap;
+	series_id dprog_time, dprog_runs;
+	struct bpfset_prog_stats dprog;
+	bool have_dprog;
+	size_t drops_read; /* keys in the last sample */
 };
 
 size_t
@@ -143,6 +186,22 @@ fd_prog_stats(void *arg, size_t i, struct bpfset_prog_stats *st)
 	return bpfset_prog_stats(pv->fds[BPFSET_IRQ_MAPS + i], st);
 }
 
+static long
+fd_read_drops(void *arg, struct nm_drop_key *keys, uint64_t *vals, size_t max)
+{
+	struct bpf_priv *pv = arg;
+
+	return bpfset_read_drops(pv->dfds[0], keys, vals, max);
+}
+
+static int
+fd_drop_prog_stats(void *arg, struct bpfset_prog_stats *st)
+{
+	struct bpf_priv *pv = arg;
+
+	return bpfset_prog_stats(pv->dfds[BPFSET_DROP_MAPS], st);
+}
+
 /* The softirq types: /proc/softirqs below the root, else the kernel's usual ten. */
 static void
 read_names(struct source *src, struct bpf_priv *pv)
@@ -177,6 +236,38 @@ load_here(struct bpf_priv *pv, struct nm_error *err)
 	return 0;
 }
 
+/* Get set drop's fds, as set irq's (acquire); a failure is kept for status, not returned:
+ * the softirq and IRQ series go on without. */
+static void
+acquire_drops(struct bpf_priv *pv)
+{
+	struct nm_error err;
+
+	if (privsep_on()) {
+		if (privsep_bpf(BPFSET_DROP, pv->dfds, BPFSET_FDS_MAX, &pv->ndfds, &err) < 0) {
+			snprintf(pv->drops_why, sizeof(pv->drops_why), "%s", err.message);
+			return;
+		}
+		if (pv->ndfds != BPFSET_DROP_MAPS + BPFSET_DROP_PROGS) {
+			for (size_t i = 0; i < pv->ndfds; i++)
+				close(pv->dfds[i]);
+			snprintf(pv->drops_why, sizeof(pv->drops_why),
+			         "%zu fds from the privileged process, not %d", pv->ndfds,
+			         BPFSET_DROP_MAPS + BPFSET_DROP_PROGS);
+			pv->ndfds = 0;
+			return;
+		}
+	} else {
+		if ((pv->dset = bpfset_load(BPFSET_DROP, &err)) == NULL) {
+			snprintf(pv->drops_why, sizeof(pv->drops_why), "%s", err.message);
+			return;
+		}
+		pv->ndfds = bpfset_fds(pv->dset, pv->dfds, BPFSET_FDS_MAX);
+	}
+	pv->drops_why[0] = '\0';
+	pv->drops_on = true;
+}
+
 /* Get the set's fds: from the privileged process when the daemon is split, loaded here when
  * it runs as root without the split (or as a user, who gets the reason). While the split is
  * coming (the first samples, taken before it) nothing: the programs are not loaded by the
@@ -206,7 +297,46 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 	} else if (load_here(pv, err) < 0)
 		return -1;
 	pv->attached = true;
+	if (pv->nreasons > 0)
+		acquire_drops(pv);
 	return 0;
+}
+
+/* The drop reasons' names (the reader's, or the kernel's BTF) and the state for them; the
+ * reason for none in drops_why. */
+static void
+init_drops(struct bpf_priv *pv)
+{
+	struct nm_error err;
+	struct stat st;
+	long n;
+
+	pv->rnames = xcalloc(BPFSET_REASONS_MAX + 1, sizeof(*pv->rnames));
+	if (pv->rd.reasons != NULL) {
+		n = (long)(pv->rd.nreasons < BPFSET_REASONS_MAX ? pv->rd.nreasons
+		                                                : BPFSET_REASONS_MAX);
+		memcpy(pv->rnames, pv->rd.reasons, (size_t)n * sizeof(*pv->rnames));
+	} else if ((n = bpfset_drop_reasons(pv->rnames, BPFSET_REASONS_MAX, &err)) < 0) {
+		snprintf(pv->drops_why, sizeof(pv->drops_why), "%s", err.message);
+		n = 0;
+	} else if (n == 0)
+		snprintf(pv->drops_why, sizeof(pv->drops_why),
+		         "the kernel's enum skb_drop_reason names no reason");
+	pv->nreasons = (size_t)n;
+	snprintf(pv->rnames[pv->nreasons], BPFSET_REASON_LEN, "OTHER");
+	pv->r_id = xreallocarray(NULL, pv->nreasons + 1, sizeof(*pv->r_id));
+	pv->r_sum = xcalloc(pv->nreasons + 1, sizeof(*pv->r_sum));
+	for (size_t i = 0; i <= pv->nreasons; i++)
+		pv->r_id[i] = SERIES_NONE;
+	pv->dcap = BPF_DROPS_START;
+	pv->dkeys = xreallocarray(NULL, pv->dcap, sizeof(*pv->dkeys));
+	pv->dvals = xreallocarray(NULL, pv->dcap * pv->ncpus, sizeof(*pv->dvals));
+	pv->dprog_time = pv->dprog_runs = SERIES_NONE;
+	pv->netns = pv->rd.netns;
+	if (pv->netns == 0 && stat("/proc/self/ns/net", &st) == 0)
+		pv->netns = (uint32_t)st.st_ino;
+	if (pv->rd.read_drops != NULL && pv->nreasons > 0)
+		pv->drops_on = true; /* the test reader's */
 }
 
 /* Allocate the state, learn the types, and get the maps. */
@@ -220,7 +350,7 @@ bpf_init(struct source *src, struct nm_error *err)
 	src->priv = pv;
 	pv->stats_fd = -1;
 	for (size_t i = 0; i < BPFSET_FDS_MAX; i++)
-		pv->fds[i] = -1;
+		pv->fds[i] = pv->dfds[i] = -1;
 	if (o != NULL && o->reader != NULL) {
 		pv->rd = *o->reader;
 		pv->via = "test reader";
@@ -238,6 +368,8 @@ bpf_init(struct source *src, struct nm_error *err)
 		pv->rd.read_softirqs = fd_read_softirqs;
 		pv->rd.read_irqs = fd_read_irqs;
 		pv->rd.prog_stats = fd_prog_stats;
+		pv->rd.read_drops = fd_read_drops;
+		pv->rd.drop_prog_stats = fd_drop_prog_stats;
 		pv->rd.arg = pv;
 	}
 	read_names(src, pv);
@@ -252,6 +384,9 @@ bpf_init(struct source *src, struct nm_error *err)
 	pv->kcap = BPF_IRQS_START;
 	pv->keys = xreallocarray(NULL, pv->kcap, sizeof(*pv->keys));
 	pv->vals = xreallocarray(NULL, pv->kcap * pv->ncpus, sizeof(*pv->vals));
+	init_drops(pv);
+	if (o == NULL || o->reader == NULL)
+		pv->drops_on = false; /* until acquire gets the fds */
 	return 0;
 }
 
@@ -396,6 +531,140 @@ put_progs(struct source *src, struct bpf_priv *pv, struct sink *sink)
 	}
 }
 
+/* The entry of (reason slot r, ifindex), made when new (kept sorted). */
+static struct bpf_drop_dev *
+drop_dev(struct bpf_priv *pv, uint32_t r, uint32_t ifindex)
+{
+	size_t lo = 0, hi = pv->nddev;
+	struct bpf_drop_dev *e;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct bpf_drop_dev *m = &pv->ddev[mid];
+
+		if (m->reason < r || (m->reason == r && m->ifindex < ifindex))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pv->nddev && pv->ddev[lo].reason == r && pv->ddev[lo].ifindex == ifindex)
+		return &pv->ddev[lo];
+	if (pv->nddev == pv->ddevcap) {
+		pv->ddevcap = pv->ddevcap ? pv->ddevcap * 2 : 16;
+		pv->ddev = xreallocarray(pv->ddev, pv->ddevcap, sizeof(*pv->ddev));
+	}
+	memmove(&pv->ddev[lo + 1], &pv->ddev[lo], (pv->nddev - lo) * sizeof(*pv->ddev));
+	pv->nddev++;
+	e = &pv->ddev[lo];
+	*e = (struct bpf_drop_dev){.reason = r, .ifindex = ifindex, .id = SERIES_NONE, .sum = 0};
+	return e;
+}
+
+/* A device's name from its ifindex in the daemon's namespace: the reader's, or the kernel's
+ * (if_indextoname: an ioctl, no capability); "if<N>" for one gone meanwhile. */
+static void
+drop_ifname(struct bpf_priv *pv, uint32_t ifindex, char *buf, size_t size)
+{
+	char name[IF_NAMESIZE];
+
+	if (pv->rd.ifname != NULL) {
+		if (pv->rd.ifname(pv->rd.arg, ifindex, buf, size) == 0)
+			return;
+	} else if (if_indextoname(ifindex, name) != NULL) {
+		snprintf(buf, size, "%s", name);
+		return;
+	}
+	snprintf(buf, size, "if%u", ifindex);
+}
+
+/* The series of reason slot r, on device ifindex (0: every device and none). */
+static series_id
+drop_series(struct source *src, struct bpf_priv *pv, uint32_t r, uint32_t ifindex)
+{
+	struct series_labels l = source_labels(src);
+	const char *reason = pv->rnames[r];
+	char dev[IF_NAMESIZE + 8];
+
+	l.table = source_atom(src, "drop", 4);
+	l.field = source_atom(src, reason, strlen(reason));
+	if (ifindex == 0)
+		return series_internf(src->reg, SERIES_COUNTER, src->index, "packets", 1.0, &l,
+		                      "bpf.drop.%s", reason);
+	drop_ifname(pv, ifindex, dev, sizeof(dev));
+	l.device = source_atom(src, dev, strlen(dev));
+	return series_internf(src->reg, SERIES_COUNTER, src->index, "packets", 1.0, &l,
+	                      "bpf.drop.%s.%s", reason, dev);
+}
+
+/* Every reason that dropped, in all, and on each device of the daemon's namespace; the
+ * program's own cost. 0 or -1 with err. */
+static int
+put_drops(struct source *src, struct bpf_priv *pv, struct sink *sink, struct nm_error *err)
+{
+	long n;
+
+	while ((n = pv->rd.read_drops(pv->rd.arg, pv->dkeys, pv->dvals, pv->dcap)) >= 0 &&
+	       (size_t)n == pv->dcap && pv->dcap < NM_DROP_KEYS_MAX) {
+		pv->dcap *= 2;
+		pv->dkeys = xreallocarray(pv->dkeys, pv->dcap, sizeof(*pv->dkeys));
+		pv->dvals = xreallocarray(pv->dvals, pv->dcap * pv->ncpus, sizeof(*pv->dvals));
+	}
+	if (n < 0)
+		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read drop_stats: %s",
+		                    strerror(errno));
+	pv->drops_read = (size_t)n;
+	memset(pv->r_sum, 0, (pv->nreasons + 1) * sizeof(*pv->r_sum));
+	for (size_t i = 0; i < pv->nddev; i++)
+		pv->ddev[i].sum = 0;
+	for (size_t i = 0; i < (size_t)n; i++) {
+		const struct nm_drop_key *k = &pv->dkeys[i];
+		uint32_t r = k->reason < pv->nreasons && pv->rnames[k->reason][0] != '\0'
+		                 ? k->reason
+		                 : (uint32_t)pv->nreasons;
+		uint64_t sum = 0;
+
+		for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
+			sum += pv->dvals[i * pv->ncpus + cpu];
+		pv->r_sum[r] += sum;
+		if (k->ifindex != 0 && k->netns == pv->netns) {
+			struct bpf_drop_dev *e = drop_dev(pv, r, k->ifindex);
+
+			if (e->id == SERIES_NONE)
+				e->id = drop_series(src, pv, r, k->ifindex);
+			e->sum += sum;
+		}
+	}
+	for (size_t i = 0; i < pv->nddev; i++)
+		sink_put(sink, pv->ddev[i].id, pv->ddev[i].sum);
+	/* Unnamed reasons share OTHER: sum their devices' too, put once each. */
+	for (size_t r = 0; r <= pv->nreasons; r++) {
+		if (pv->r_id[r] == SERIES_NONE) {
+			if (pv->r_sum[r] == 0)
+				continue;
+			pv->r_id[r] = drop_series(src, pv, (uint32_t)r, 0);
+		}
+		sink_put(sink, pv->r_id[r], pv->r_sum[r]);
+	}
+	pv->have_dprog =
+	    pv->rd.drop_prog_stats != NULL && pv->rd.drop_prog_stats(pv->rd.arg, &pv->dprog) == 0;
+	if (pv->have_dprog) {
+		if (pv->dprog_time == SERIES_NONE) {
+			struct series_labels l = source_labels(src);
+
+			l.table = source_atom(src, "kfree_skb", 9);
+			l.field = source_atom(src, "run_time", 8);
+			pv->dprog_time = series_internf(src->reg, SERIES_COUNTER, src->index, "ns",
+			                                1.0, &l, "bpf.prog.kfree_skb.run_time");
+			l.field = source_atom(src, "run_cnt", 7);
+			pv->dprog_runs = series_internf(src->reg, SERIES_COUNTER, src->index,
+			                                "runs", 1.0, &l, "bpf.prog.kfree_skb.runs");
+		}
+		sink_put(sink, pv->dprog_time, pv->dprog.run_time_ns);
+		sink_put(sink, pv->dprog_runs, pv->dprog.run_cnt);
+	}
+	return 0;
+}
+
 /* Read the maps once: softirqs first (the sampler puts this source right after the softirqs
  * source, so that the two read the same moment as nearly as can be), then the IRQs and the
  * programs' statistics. */
@@ -420,6 +689,8 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	if (put_irqs(src, pv, sink, err) < 0)
 		return -1;
 	put_progs(src, pv, sink);
+	if (pv->drops_on && put_drops(src, pv, sink, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -440,6 +711,11 @@ bpf_describe(struct source *src)
 	json_add_uint(o, "cpus", pv->ncpus);
 	json_add_uint(o, "softirq_types", pv->nnames);
 	json_add_uint(o, "irqs", pv->nirqs);
+	json_add_bool(o, "drops", pv->drops_on);
+	if (!pv->drops_on && pv->drops_why[0] != '\0')
+		json_add_string(o, "drops_reason", pv->drops_why);
+	json_add_uint(o, "drop_reasons", pv->nreasons);
+	json_add_uint(o, "drop_keys", pv->drops_read);
 	if (!pv->have_progs)
 		return o;
 	progs = json_object_new_array();
@@ -448,6 +724,19 @@ bpf_describe(struct source *src)
 		json_object *p = json_object_new_object();
 
 		json_add_string(p, "name", names[BPFSET_IRQ_MAPS + i]);
+		json_add_uint(p, "id", st->id);
+		json_add_uint(p, "run_cnt", st->run_cnt);
+		json_add_uint(p, "run_time_ns", st->run_time_ns);
+		json_add_uint(p, "recursion_misses", st->recursion_misses);
+		json_add_double(p, "ns_per_run",
+		                st->run_cnt ? (double)st->run_time_ns / (double)st->run_cnt : 0.0);
+		json_object_array_add(progs, p);
+	}
+	if (pv->have_dprog) {
+		const struct bpfset_prog_stats *st = &pv->dprog;
+		json_object *p = json_object_new_object();
+
+		json_add_string(p, "name", "kfree_skb");
 		json_add_uint(p, "id", st->id);
 		json_add_uint(p, "run_cnt", st->run_cnt);
 		json_add_uint(p, "run_time_ns", st->run_time_ns);
@@ -475,6 +764,17 @@ bpf_free(struct source *src)
 			if (pv->fds[i] >= 0)
 				close(pv->fds[i]);
 	bpfset_free(pv->set);
+	if (pv->dset == NULL)
+		for (size_t i = 0; i < pv->ndfds; i++)
+			if (pv->dfds[i] >= 0)
+				close(pv->dfds[i]);
+	bpfset_free(pv->dset);
+	free(pv->rnames);
+	free(pv->r_id);
+	free(pv->r_sum);
+	free(pv->dkeys);
+	free(pv->dvals);
+	free(pv->ddev);
 	if (pv->stats_fd >= 0)
 		close(pv->stats_fd);
 	for (size_t i = 0; i < pv->nirqs; i++) {
@@ -515,7 +815,8 @@ const struct source_ops source_bpf_ops = {
     .after = "softirqs",
     /* Off, saying why, where the programs cannot run (not built, no BTF, a fixture root). */
     .optional = true,
-    .description = "softirq and hard IRQ time and counts per CPU (eBPF, program set irq)",
+    .description = "softirq and hard IRQ time and counts per CPU, drops per reason (eBPF, "
+                   "program sets irq and drop)",
     .configure = NULL,
     .init = bpf_init,
     .sample = bpf_sample,

@@ -1,5 +1,5 @@
 /* source-bpf.h: what the bpf source (source-bpf.c) shows to its tests: the softirq names'
- * join and a reader that stands in for the kernel's maps. */
+ * join and a reader that stands in for the kernel's maps (those of sets irq and drop). */
 #ifndef NM_SOURCE_BPF_H
 #define NM_SOURCE_BPF_H
 
@@ -29,6 +29,18 @@ struct source_bpf_reader {
 	/* Program i's (0 .. BPFSET_IRQ_PROGS-1) statistics. 0 or -1 with errno. */
 	int (*prog_stats)(void *arg, size_t i, struct bpfset_prog_stats *st);
 	void *arg;
+	/* The drop set (optional: NULL read_drops, no drops). drop_stats: up to max keys and
+	 * their values (vals[i * ncpus + cpu]); count or -1. */
+	long (*read_drops)(void *arg, struct nm_drop_key *keys, uint64_t *vals, size_t max);
+	/* Program kfree_skb's statistics. 0 or -1 with errno. */
+	int (*drop_prog_stats)(void *arg, struct bpfset_prog_stats *st);
+	/* The reasons' names (reasons[v] for reason v, "" unnamed), or NULL: the kernel's BTF. */
+	const char (*reasons)[BPFSET_REASON_LEN];
+	size_t nreasons;
+	/* The network namespace (inode) whose devices get series of their own, 0: the daemon's;
+	 * a device's name from its ifindex (NULL: if_indextoname). */
+	uint32_t netns;
+	int (*ifname)(void *arg, uint32_t ifindex, char *buf, size_t size);
 };
 
 /* Make src read through r (which must outlive it) instead of loading the programs; before

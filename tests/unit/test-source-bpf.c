@@ -112,7 +112,11 @@ static void
 test_series(void **state)
 {
 	static struct fake f;
-	struct source_bpf_reader rd = {2, fake_softirqs, fake_irqs, fake_progs, &f};
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs,
+	                               .read_irqs = fake_irqs,
+	                               .prog_stats = fake_progs,
+	                               .arg = &f};
 	struct world w;
 
 	(void)state;
@@ -188,7 +192,11 @@ many_irqs(void *arg, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
 static void
 test_many_irqs(void **state)
 {
-	struct source_bpf_reader rd = {2, fake_softirqs, many_irqs, fake_progs, &many};
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs,
+	                               .read_irqs = many_irqs,
+	                               .prog_stats = fake_progs,
+	                               .arg = &many};
 	struct world w;
 
 	(void)state;
@@ -200,6 +208,133 @@ test_many_irqs(void **state)
 	harness_check(&w, "bpf.irq.1199.cpu0", 200, SERIES_COUNTER);
 	harness_check(&w, "bpf.softirq.RCU.cpu1", 0, SERIES_COUNTER);
 	assert_true(many.irq_reads >= 2);
+	harness_free(&w);
+}
+
+/* The drop set's stand-in: keys and per-CPU values set by the test, 2 CPUs; namespace 77 is
+ * the daemon's, device 3 is "vA" there. */
+struct fake_drops {
+	struct fake f;
+	struct nm_drop_key keys[8];
+	uint64_t vals[8 * 2];
+	size_t n;
+	struct bpfset_prog_stats prog;
+};
+
+static long
+fake_read_drops(void *arg, struct nm_drop_key *keys, uint64_t *vals, size_t max)
+{
+	struct fake_drops *d = arg;
+	size_t n = d->n < max ? d->n : max;
+
+	memcpy(keys, d->keys, n * sizeof(*keys));
+	memcpy(vals, d->vals, n * 2 * sizeof(*vals));
+	return (long)n;
+}
+
+static int
+fake_drop_prog(void *arg, struct bpfset_prog_stats *st)
+{
+	struct fake_drops *d = arg;
+
+	*st = d->prog;
+	return 0;
+}
+
+static int
+fake_ifname(void *arg, uint32_t ifindex, char *buf, size_t size)
+{
+	(void)arg;
+	if (ifindex != 3)
+		return -1;
+	snprintf(buf, size, "vA");
+	return 0;
+}
+
+static int
+fake_softirqs_d(void *arg, struct nm_softirq_cpu *out)
+{
+	return fake_softirqs(&((struct fake_drops *)arg)->f, out);
+}
+
+static long
+fake_irqs_d(void *arg, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+{
+	return fake_irqs(&((struct fake_drops *)arg)->f, keys, vals, max);
+}
+
+static int
+fake_progs_d(void *arg, size_t i, struct bpfset_prog_stats *st)
+{
+	return fake_progs(&((struct fake_drops *)arg)->f, i, st);
+}
+
+/* Drops: per reason in all (every namespace, with or without a device), per device of the
+ * daemon's namespace by name; a number the kernel's enum does not name under OTHER; a
+ * reason's series from its first drop; the program's cost. */
+static void
+test_drops(void **state)
+{
+	static const char reasons[][BPFSET_REASON_LEN] = {"NOT_SPECIFIED", "NO_SOCKET", "",
+	                                                  "NETFILTER_DROP"};
+	static struct fake_drops d;
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs_d,
+	                               .read_irqs = fake_irqs_d,
+	                               .prog_stats = fake_progs_d,
+	                               .arg = &d,
+	                               .read_drops = fake_read_drops,
+	                               .drop_prog_stats = fake_drop_prog,
+	                               .reasons = reasons,
+	                               .nreasons = 4,
+	                               .netns = 77,
+	                               .ifname = fake_ifname};
+	struct world w;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	/* NO_SOCKET: 5 + 2 on vA (ns 77), 10 on ifindex 3 of another namespace, 1 without a
+	 * device; reason 2 (unnamed) and 900 (past the enum) on vA; NETFILTER_DROP not yet. */
+	d.keys[0] = (struct nm_drop_key){1, 3, 77};
+	d.vals[0] = 5, d.vals[1] = 2;
+	d.keys[1] = (struct nm_drop_key){1, 3, 78};
+	d.vals[2] = 10;
+	d.keys[2] = (struct nm_drop_key){1, 0, 0};
+	d.vals[5] = 1;
+	d.keys[3] = (struct nm_drop_key){2, 3, 77};
+	d.vals[6] = 4;
+	d.keys[4] = (struct nm_drop_key){900, 3, 77};
+	d.vals[9] = 6;
+	d.n = 5;
+	d.prog = (struct bpfset_prog_stats){.id = 5, .run_time_ns = 1000, .run_cnt = 28};
+
+	harness_init(&w, &source_bpf_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/softirqs", softirqs_2cpu);
+	source_bpf_use_reader(&w.src, &rd);
+	harness_start(&w);
+	harness_sample(&w);
+	harness_check(&w, "bpf.drop.NO_SOCKET", 18, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.NO_SOCKET.vA", 7, SERIES_COUNTER);
+	harness_labels(&w, "bpf.drop.NO_SOCKET.vA",
+	               "source=bpf device=vA table=drop field=NO_SOCKET unit=packets");
+	harness_labels(&w, "bpf.drop.NO_SOCKET",
+	               "source=bpf table=drop field=NO_SOCKET unit=packets");
+	harness_check(&w, "bpf.drop.OTHER", 10, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.OTHER.vA", 10, SERIES_COUNTER);
+	assert_false(harness_exists(&w, "bpf.drop.NETFILTER_DROP"));
+	assert_false(harness_exists(&w, "bpf.drop.NOT_SPECIFIED"));
+	harness_check(&w, "bpf.prog.kfree_skb.runs", 28, SERIES_COUNTER);
+	harness_check(&w, "bpf.prog.kfree_skb.run_time", 1000, SERIES_COUNTER);
+
+	/* A new reason on a device of the daemon's namespace the reader cannot name. */
+	d.keys[5] = (struct nm_drop_key){3, 9, 77};
+	d.vals[11] = 3;
+	d.n = 6;
+	harness_sample(&w);
+	harness_check(&w, "bpf.drop.NETFILTER_DROP", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.NETFILTER_DROP.if9", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.NO_SOCKET.vA", 7, SERIES_COUNTER);
 	harness_free(&w);
 }
 
@@ -299,9 +434,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_series),
-	    cmocka_unit_test(test_many_irqs),
+	    cmocka_unit_test(test_names),     cmocka_unit_test(test_series),
+	    cmocka_unit_test(test_many_irqs), cmocka_unit_test(test_drops),
 	    cmocka_unit_test(test_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
