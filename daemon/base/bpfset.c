@@ -21,6 +21,7 @@
 
 #include "drop.skel.h"
 #include "irq.skel.h"
+#include "napi.skel.h"
 #endif
 
 static const char *const irq_fd_names[] = {
@@ -35,6 +36,11 @@ _Static_assert(sizeof(drop_fd_names) / sizeof(drop_fd_names[0]) ==
                    BPFSET_DROP_MAPS + BPFSET_DROP_PROGS,
                "a name for each fd of set drop");
 
+static const char *const napi_fd_names[] = {"napi_stats", "napi_poll"};
+_Static_assert(sizeof(napi_fd_names) / sizeof(napi_fd_names[0]) ==
+                   BPFSET_NAPI_MAPS + BPFSET_NAPI_PROGS,
+               "a name for each fd of set napi");
+
 struct bpfset {
 	int set;
 	int fds[BPFSET_FDS_MAX];
@@ -42,6 +48,7 @@ struct bpfset {
 #ifdef NM_HAVE_BPF
 	struct nm_irq *irq;
 	struct nm_drop *drop;
+	struct nm_napi *napi;
 #endif
 };
 
@@ -58,7 +65,15 @@ bpfset_built(void)
 const char *
 bpfset_name(int set)
 {
-	return set == BPFSET_IRQ ? "irq" : set == BPFSET_DROP ? "drop" : NULL;
+	switch (set) {
+	case BPFSET_IRQ:
+		return "irq";
+	case BPFSET_DROP:
+		return "drop";
+	case BPFSET_NAPI:
+		return "napi";
+	}
+	return NULL;
 }
 
 const char *const *
@@ -68,6 +83,10 @@ bpfset_fd_names(int set, size_t *n)
 	if (set == BPFSET_DROP) {
 		*n = sizeof(drop_fd_names) / sizeof(drop_fd_names[0]);
 		return drop_fd_names;
+	}
+	if (set == BPFSET_NAPI) {
+		*n = sizeof(napi_fd_names) / sizeof(napi_fd_names[0]);
+		return napi_fd_names;
 	}
 	if (set != BPFSET_IRQ)
 		return NULL;
@@ -170,10 +189,30 @@ load_drop(struct bpfset *s, struct nm_error *err)
 	return 0;
 }
 
+/* Set napi: the same. */
+static int
+load_napi(struct bpfset *s, struct nm_error *err)
+{
+	int e;
+
+	if ((s->napi = nm_napi__open_and_load()) == NULL)
+		return load_error(err, "load set napi", errno);
+	if (nm_napi__attach(s->napi) < 0) {
+		e = errno;
+		nm_napi__destroy(s->napi);
+		s->napi = NULL;
+		return load_error(err, "attach set napi", e);
+	}
+	s->fds[s->nfds++] = bpf_map__fd(s->napi->maps.napi_stats);
+	s->fds[s->nfds++] = bpf_program__fd(s->napi->progs.nm_napi_poll);
+	return 0;
+}
+
 struct bpfset *
 bpfset_load(int set, struct nm_error *err)
 {
 	struct bpfset *s;
+	int r;
 	char why[256];
 
 	if (bpfset_name(set) == NULL) {
@@ -188,7 +227,10 @@ bpfset_load(int set, struct nm_error *err)
 	last_warning[0] = '\0';
 	s = xcalloc(1, sizeof(*s));
 	s->set = set;
-	if ((set == BPFSET_IRQ ? load_irq(s, err) : load_drop(s, err)) < 0) {
+	r = set == BPFSET_IRQ    ? load_irq(s, err)
+	    : set == BPFSET_DROP ? load_drop(s, err)
+	                         : load_napi(s, err);
+	if (r < 0) {
 		free(s);
 		return NULL;
 	}
@@ -204,6 +246,8 @@ bpfset_free(struct bpfset *s)
 		nm_irq__destroy(s->irq);
 	if (s->drop != NULL)
 		nm_drop__destroy(s->drop);
+	if (s->napi != NULL)
+		nm_napi__destroy(s->napi);
 	free(s);
 }
 
@@ -269,6 +313,30 @@ bpfset_read_drops(int fd, struct nm_drop_key *keys, uint64_t *vals, size_t max)
 	size_t total = 0;
 
 	/* As bpfset_read_irqs: batches of whole buckets, ENOENT after the last. */
+	while (total < max) {
+		uint32_t count = (uint32_t)(max - total);
+		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
+		                             vals + total * ncpus, &count, NULL);
+
+		if (r < 0 && errno != ENOENT)
+			return -1;
+		total += count;
+		if (r < 0)
+			break;
+		in = out;
+		first = false;
+	}
+	return (long)total;
+}
+
+long
+bpfset_read_napis(int fd, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
+{
+	unsigned ncpus = bpfset_ncpus();
+	struct nm_napi_key in, out;
+	bool first = true;
+	size_t total = 0;
+
 	while (total < max) {
 		uint32_t count = (uint32_t)(max - total);
 		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
@@ -394,6 +462,17 @@ bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
 
 long
 bpfset_read_drops(int fd, struct nm_drop_key *keys, uint64_t *vals, size_t max)
+{
+	(void)fd;
+	(void)keys;
+	(void)vals;
+	(void)max;
+	errno = ENOTSUP;
+	return -1;
+}
+
+long
+bpfset_read_napis(int fd, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
 {
 	(void)fd;
 	(void)keys;

@@ -17,6 +17,14 @@
  *   bpf.drop.<REASON>.<DEV>         packets    the same and device <DEV>: the part of them
  *                                              whose skb had device DEV of the daemon's
  *                                              network namespace
+ *   bpf.napi.<ID>.polls             polls      table "napi", field polls; device and queue
+ *   bpf.napi.<ID>.packets           packets    where known (the NAPI table, else the
+ *   bpf.napi.<ID>.exhausted         polls      ifindex in the daemon's namespace): NAPI
+ *                                              instance ID's polls (napi:napi_poll, program
+ *                                              set "napi"), their packets, and the polls
+ *                                              that used their whole budget
+ *   bpf.napi.<ID>.polls.cpu<C>      polls      the same polls on CPU C, once it polled there
+ * <ID> is "backlog" for the per-CPU backlogs (netif_rx, RPS: no device, no id).
  * Softirq series exist for every type and every possible CPU (as /proc/softirqs lists them);
  * an IRQ's series for a CPU once it ran a handler there.
  *
@@ -48,6 +56,7 @@
 #include "bpfset.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "napitable.h"
 #include "privsep.h"
 #include "procparse.h"
 #include "source-bpf.h"
@@ -56,6 +65,7 @@
 
 #define BPF_IRQS_START  64 /* IRQ slots read at first; doubled when full */
 #define BPF_DROPS_START 64 /* (reason, device) slots read at first; doubled when full */
+#define BPF_NAPIS_START 32 /* NAPI slots read at first; doubled when full */
 
 /* The types the kernel has had since 2.6.34, for a root without /proc/softirqs. */
 static const char *const default_names[] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
@@ -72,6 +82,23 @@ struct bpf_drop_dev {
 	uint32_t reason, ifindex; /* reason slot (nreasons: OTHER, the unnamed ones) */
 	series_id id;
 	uint64_t sum; /* this sample's: the unnamed reasons share one entry */
+};
+
+/* One NAPI instance's series. */
+struct bpf_napi {
+	struct nm_napi_key key;
+	series_id polls, packets, exhausted;
+	series_id *cpu_polls; /* [ncpus] */
+};
+
+/* An extra program set (drop, napi): its fds, owned as the irq set's are. */
+struct bpf_extra {
+	int set;
+	int fds[BPFSET_FDS_MAX];
+	size_t nfds;
+	struct bpfset *loaded;      /* loaded here, or NULL */
+	bool on;                    /* the fds are there (or the test reader's) */
+	char why[NM_ERROR_MSG_MAX]; /* why not, for status */
 };
 
 struct bpf_opts {
@@ -124,6 +151,17 @@ struct bpf_priv {
 	struct bpfset_prog_stats dprog;
 	bool have_dprog;
 	size_t drops_read; /* keys in the last sample */
+
+	/* Set napi. */
+	struct bpf_extra nset;
+	struct nm_napi_key *nkeys; /* [ncap] */
+	struct nm_napi_cpu *nvals; /* [ncap * ncpus] */
+	size_t ncap;
+	struct bpf_napi *napis; /* sorted by key */
+	size_t nnapis, napicap;
+	series_id nprog_time, nprog_runs;
+	struct bpfset_prog_stats nprog;
+	bool have_nprog;
 };
 
 size_t
@@ -202,6 +240,22 @@ fd_drop_prog_stats(void *arg, struct bpfset_prog_stats *st)
 	return bpfset_prog_stats(pv->dfds[BPFSET_DROP_MAPS], st);
 }
 
+static long
+fd_read_napis(void *arg, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
+{
+	struct bpf_priv *pv = arg;
+
+	return bpfset_read_napis(pv->nset.fds[0], keys, vals, max);
+}
+
+static int
+fd_napi_prog_stats(void *arg, struct bpfset_prog_stats *st)
+{
+	struct bpf_priv *pv = arg;
+
+	return bpfset_prog_stats(pv->nset.fds[BPFSET_NAPI_MAPS], st);
+}
+
 /* The softirq types: /proc/softirqs below the root, else the kernel's usual ten. */
 static void
 read_names(struct source *src, struct bpf_priv *pv)
@@ -268,6 +322,48 @@ acquire_drops(struct bpf_priv *pv)
 	pv->drops_on = true;
 }
 
+/* Get an extra set's fds, as set irq's (acquire); a failure is kept in x->why for status,
+ * not returned: the other series go on without. */
+static void
+acquire_extra(struct bpf_extra *x, size_t want)
+{
+	struct nm_error err;
+
+	if (privsep_on()) {
+		if (privsep_bpf(x->set, x->fds, BPFSET_FDS_MAX, &x->nfds, &err) < 0) {
+			snprintf(x->why, sizeof(x->why), "%s", err.message);
+			return;
+		}
+		if (x->nfds != want) {
+			for (size_t i = 0; i < x->nfds; i++)
+				close(x->fds[i]);
+			snprintf(x->why, sizeof(x->why),
+			         "%zu fds from the privileged process, not %zu", x->nfds, want);
+			x->nfds = 0;
+			return;
+		}
+	} else {
+		if ((x->loaded = bpfset_load(x->set, &err)) == NULL) {
+			snprintf(x->why, sizeof(x->why), "%s", err.message);
+			return;
+		}
+		x->nfds = bpfset_fds(x->loaded, x->fds, BPFSET_FDS_MAX);
+	}
+	x->why[0] = '\0';
+	x->on = true;
+}
+
+/* Close what was handed over, detach what was loaded here. */
+static void
+free_extra(struct bpf_extra *x)
+{
+	if (x->loaded == NULL)
+		for (size_t i = 0; i < x->nfds; i++)
+			if (x->fds[i] >= 0)
+				close(x->fds[i]);
+	bpfset_free(x->loaded);
+}
+
 /* Get the set's fds: from the privileged process when the daemon is split, loaded here when
  * it runs as root without the split (or as a user, who gets the reason). While the split is
  * coming (the first samples, taken before it) nothing: the programs are not loaded by the
@@ -299,6 +395,7 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 	pv->attached = true;
 	if (pv->nreasons > 0)
 		acquire_drops(pv);
+	acquire_extra(&pv->nset, BPFSET_NAPI_MAPS + BPFSET_NAPI_PROGS);
 	return 0;
 }
 
@@ -370,6 +467,8 @@ bpf_init(struct source *src, struct nm_error *err)
 		pv->rd.prog_stats = fd_prog_stats;
 		pv->rd.read_drops = fd_read_drops;
 		pv->rd.drop_prog_stats = fd_drop_prog_stats;
+		pv->rd.read_napis = fd_read_napis;
+		pv->rd.napi_prog_stats = fd_napi_prog_stats;
 		pv->rd.arg = pv;
 	}
 	read_names(src, pv);
@@ -387,6 +486,14 @@ bpf_init(struct source *src, struct nm_error *err)
 	init_drops(pv);
 	if (o == NULL || o->reader == NULL)
 		pv->drops_on = false; /* until acquire gets the fds */
+	pv->nset.set = BPFSET_NAPI;
+	for (size_t i = 0; i < BPFSET_FDS_MAX; i++)
+		pv->nset.fds[i] = -1;
+	pv->nset.on = o != NULL && o->reader != NULL && pv->rd.read_napis != NULL;
+	pv->ncap = BPF_NAPIS_START;
+	pv->nkeys = xreallocarray(NULL, pv->ncap, sizeof(*pv->nkeys));
+	pv->nvals = xreallocarray(NULL, pv->ncap * pv->ncpus, sizeof(*pv->nvals));
+	pv->nprog_time = pv->nprog_runs = SERIES_NONE;
 	return 0;
 }
 
@@ -665,6 +772,166 @@ put_drops(struct source *src, struct bpf_priv *pv, struct sink *sink, struct nm_
 	return 0;
 }
 
+/* The entry of NAPI key k, made when new (kept sorted by id, ifindex, netns). */
+static struct bpf_napi *
+napi_entry(struct bpf_priv *pv, const struct nm_napi_key *k)
+{
+	size_t lo = 0, hi = pv->nnapis;
+	struct bpf_napi *e;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct nm_napi_key *m = &pv->napis[mid].key;
+
+		if (m->id < k->id ||
+		    (m->id == k->id && (m->ifindex < k->ifindex ||
+		                        (m->ifindex == k->ifindex && m->netns < k->netns))))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < pv->nnapis && memcmp(&pv->napis[lo].key, k, sizeof(*k)) == 0)
+		return &pv->napis[lo];
+	if (pv->nnapis == pv->napicap) {
+		pv->napicap = pv->napicap ? pv->napicap * 2 : 16;
+		pv->napis = xreallocarray(pv->napis, pv->napicap, sizeof(*pv->napis));
+	}
+	memmove(&pv->napis[lo + 1], &pv->napis[lo], (pv->nnapis - lo) * sizeof(*pv->napis));
+	pv->nnapis++;
+	e = &pv->napis[lo];
+	e->key = *k;
+	e->polls = e->packets = e->exhausted = SERIES_NONE;
+	e->cpu_polls = xreallocarray(NULL, pv->ncpus, sizeof(series_id));
+	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
+		e->cpu_polls[cpu] = SERIES_NONE;
+	return e;
+}
+
+/* The labels of NAPI e's series: device and queue from the NAPI table (netdev netlink), else
+ * the device of its ifindex when it is in the daemon's namespace; none for another's. */
+static struct series_labels
+napi_labels(struct source *src, struct bpf_priv *pv, const struct bpf_napi *e)
+{
+	struct series_labels l = source_labels(src);
+	const struct napi_entry *n =
+	    e->key.id != 0 ? napitable_find_id(src->napitab, e->key.id) : NULL;
+	char dev[IF_NAMESIZE + 8];
+
+	l.table = source_atom(src, "napi", 4);
+	if (n != NULL && (e->key.netns == pv->netns || e->key.netns == 0)) {
+		l.device = source_atom(src, n->dev, strlen(n->dev));
+		if (n->rxq >= 0)
+			l.queue = n->rxq;
+	} else if (e->key.ifindex != 0 && e->key.netns == pv->netns) {
+		drop_ifname(pv, e->key.ifindex, dev, sizeof(dev));
+		l.device = source_atom(src, dev, strlen(dev));
+	}
+	return l;
+}
+
+/* The name of NAPI e in its series: its id; "backlog" for the per-CPU backlogs (netif_rx
+ * and RPS: process_backlog, no device, no id); "if<IFINDEX>" for another without an id. */
+static void
+napi_name(const struct bpf_napi *e, char *buf, size_t size)
+{
+	if (e->key.id != 0)
+		snprintf(buf, size, "%u", e->key.id);
+	else if (e->key.ifindex == 0)
+		snprintf(buf, size, "backlog");
+	else
+		snprintf(buf, size, "if%u", e->key.ifindex);
+}
+
+/* NAPI e's series: totals and, on CPUs that polled it, polls per CPU. */
+static void
+napi_series(struct source *src, struct bpf_priv *pv, struct bpf_napi *e)
+{
+	struct series_labels l = napi_labels(src, pv, e);
+	char id[24];
+
+	napi_name(e, id, sizeof(id));
+	l.field = source_atom(src, "polls", 5);
+	e->polls = series_internf(src->reg, SERIES_COUNTER, src->index, "polls", 1.0, &l,
+	                          "bpf.napi.%s.polls", id);
+	l.field = source_atom(src, "packets", 7);
+	e->packets = series_internf(src->reg, SERIES_COUNTER, src->index, "packets", 1.0, &l,
+	                            "bpf.napi.%s.packets", id);
+	l.field = source_atom(src, "exhausted", 9);
+	e->exhausted = series_internf(src->reg, SERIES_COUNTER, src->index, "polls", 1.0, &l,
+	                              "bpf.napi.%s.exhausted", id);
+}
+
+/* The per-CPU polls series of NAPI e on cpu. */
+static series_id
+napi_cpu_series(struct source *src, struct bpf_priv *pv, const struct bpf_napi *e, unsigned cpu)
+{
+	struct series_labels l = napi_labels(src, pv, e);
+	char id[24];
+
+	napi_name(e, id, sizeof(id));
+	l.field = source_atom(src, "polls", 5);
+	l.cpu = (int16_t)cpu;
+	return series_internf(src->reg, SERIES_COUNTER, src->index, "polls", 1.0, &l,
+	                      "bpf.napi.%s.polls.cpu%u", id, cpu);
+}
+
+/* Every NAPI instance that polled; the program's cost. 0 or -1 with err. */
+static int
+put_napis(struct source *src, struct bpf_priv *pv, struct sink *sink, struct nm_error *err)
+{
+	long n;
+
+	while ((n = pv->rd.read_napis(pv->rd.arg, pv->nkeys, pv->nvals, pv->ncap)) >= 0 &&
+	       (size_t)n == pv->ncap && pv->ncap < NM_NAPI_MAX) {
+		pv->ncap *= 2;
+		pv->nkeys = xreallocarray(pv->nkeys, pv->ncap, sizeof(*pv->nkeys));
+		pv->nvals = xreallocarray(pv->nvals, pv->ncap * pv->ncpus, sizeof(*pv->nvals));
+	}
+	if (n < 0)
+		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read napi_stats: %s",
+		                    strerror(errno));
+	for (size_t i = 0; i < (size_t)n; i++) {
+		struct bpf_napi *e = napi_entry(pv, &pv->nkeys[i]);
+		const struct nm_napi_cpu *v = &pv->nvals[i * pv->ncpus];
+		uint64_t polls = 0, packets = 0, exhausted = 0;
+
+		if (e->polls == SERIES_NONE)
+			napi_series(src, pv, e);
+		for (unsigned cpu = 0; cpu < pv->ncpus; cpu++) {
+			polls += v[cpu].polls;
+			packets += v[cpu].packets;
+			exhausted += v[cpu].exhausted;
+			if (e->cpu_polls[cpu] == SERIES_NONE) {
+				if (v[cpu].polls == 0)
+					continue;
+				e->cpu_polls[cpu] = napi_cpu_series(src, pv, e, cpu);
+			}
+			sink_put(sink, e->cpu_polls[cpu], v[cpu].polls);
+		}
+		sink_put(sink, e->polls, polls);
+		sink_put(sink, e->packets, packets);
+		sink_put(sink, e->exhausted, exhausted);
+	}
+	pv->have_nprog =
+	    pv->rd.napi_prog_stats != NULL && pv->rd.napi_prog_stats(pv->rd.arg, &pv->nprog) == 0;
+	if (pv->have_nprog) {
+		if (pv->nprog_time == SERIES_NONE) {
+			struct series_labels l = source_labels(src);
+
+			l.table = source_atom(src, "napi_poll", 9);
+			l.field = source_atom(src, "run_time", 8);
+			pv->nprog_time = series_internf(src->reg, SERIES_COUNTER, src->index, "ns",
+			                                1.0, &l, "bpf.prog.napi_poll.run_time");
+			l.field = source_atom(src, "run_cnt", 7);
+			pv->nprog_runs = series_internf(src->reg, SERIES_COUNTER, src->index,
+			                                "runs", 1.0, &l, "bpf.prog.napi_poll.runs");
+		}
+		sink_put(sink, pv->nprog_time, pv->nprog.run_time_ns);
+		sink_put(sink, pv->nprog_runs, pv->nprog.run_cnt);
+	}
+	return 0;
+}
+
 /* Read the maps once: softirqs first (the sampler puts this source right after the softirqs
  * source, so that the two read the same moment as nearly as can be), then the IRQs and the
  * programs' statistics. */
@@ -691,6 +958,8 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	put_progs(src, pv, sink);
 	if (pv->drops_on && put_drops(src, pv, sink, err) < 0)
 		return -1;
+	if (pv->nset.on && put_napis(src, pv, sink, err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -716,6 +985,10 @@ bpf_describe(struct source *src)
 		json_add_string(o, "drops_reason", pv->drops_why);
 	json_add_uint(o, "drop_reasons", pv->nreasons);
 	json_add_uint(o, "drop_keys", pv->drops_read);
+	json_add_bool(o, "napi", pv->nset.on);
+	if (!pv->nset.on && pv->nset.why[0] != '\0')
+		json_add_string(o, "napi_reason", pv->nset.why);
+	json_add_uint(o, "napis", pv->nnapis);
 	if (!pv->have_progs)
 		return o;
 	progs = json_object_new_array();
@@ -732,11 +1005,14 @@ bpf_describe(struct source *src)
 		                st->run_cnt ? (double)st->run_time_ns / (double)st->run_cnt : 0.0);
 		json_object_array_add(progs, p);
 	}
-	if (pv->have_dprog) {
-		const struct bpfset_prog_stats *st = &pv->dprog;
-		json_object *p = json_object_new_object();
+	for (int k = 0; k < 2; k++) {
+		const struct bpfset_prog_stats *st = k == 0 ? &pv->dprog : &pv->nprog;
+		json_object *p;
 
-		json_add_string(p, "name", "kfree_skb");
+		if (!(k == 0 ? pv->have_dprog : pv->have_nprog))
+			continue;
+		p = json_object_new_object();
+		json_add_string(p, "name", k == 0 ? "kfree_skb" : "napi_poll");
 		json_add_uint(p, "id", st->id);
 		json_add_uint(p, "run_cnt", st->run_cnt);
 		json_add_uint(p, "run_time_ns", st->run_time_ns);
@@ -775,6 +1051,12 @@ bpf_free(struct source *src)
 	free(pv->dkeys);
 	free(pv->dvals);
 	free(pv->ddev);
+	free_extra(&pv->nset);
+	for (size_t i = 0; i < pv->nnapis; i++)
+		free(pv->napis[i].cpu_polls);
+	free(pv->napis);
+	free(pv->nkeys);
+	free(pv->nvals);
 	if (pv->stats_fd >= 0)
 		close(pv->stats_fd);
 	for (size_t i = 0; i < pv->nirqs; i++) {
@@ -815,8 +1097,8 @@ const struct source_ops source_bpf_ops = {
     .after = "softirqs",
     /* Off, saying why, where the programs cannot run (not built, no BTF, a fixture root). */
     .optional = true,
-    .description = "softirq and hard IRQ time and counts per CPU, drops per reason (eBPF, "
-                   "program sets irq and drop)",
+    .description = "softirq and hard IRQ time and counts per CPU, drops per reason, NAPI "
+                   "polls (eBPF, program sets irq, drop and napi)",
     .configure = NULL,
     .init = bpf_init,
     .sample = bpf_sample,

@@ -1,5 +1,5 @@
 /* source-bpf.h: what the bpf source (source-bpf.c) shows to its tests: the softirq names'
- * join and a reader that stands in for the kernel's maps (those of sets irq and drop). */
+ * join and a reader that stands in for the kernel's maps (those of sets irq, drop and napi). */
 #ifndef NM_SOURCE_BPF_H
 #define NM_SOURCE_BPF_H
 
@@ -41,6 +41,11 @@ struct source_bpf_reader {
 	 * a device's name from its ifindex (NULL: if_indextoname). */
 	uint32_t netns;
 	int (*ifname)(void *arg, uint32_t ifindex, char *buf, size_t size);
+	/* The napi set (optional: NULL read_napis, no NAPI series): napi_stats, as read_drops;
+	 * program napi_poll's statistics. */
+	long (*read_napis)(void *arg, struct nm_napi_key *keys, struct nm_napi_cpu *vals,
+	                   size_t max);
+	int (*napi_prog_stats)(void *arg, struct bpfset_prog_stats *st);
 };
 
 /* Make src read through r (which must outlive it) instead of loading the programs; before

@@ -16,6 +16,7 @@
 
 #include "bpfset.h"
 #include "error.h"
+#include "napitable.h"
 #include "series.h"
 #include "source-bpf.h"
 #include "source-harness.h"
@@ -338,6 +339,125 @@ test_drops(void **state)
 	harness_free(&w);
 }
 
+/* The napi set's stand-in: 2 CPUs. */
+struct fake_napis {
+	struct fake f;
+	struct nm_napi_key keys[4];
+	struct nm_napi_cpu vals[4 * 2];
+	size_t n;
+};
+
+static long
+fake_read_napis(void *arg, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
+{
+	struct fake_napis *d = arg;
+	size_t n = d->n < max ? d->n : max;
+
+	memcpy(keys, d->keys, n * sizeof(*keys));
+	memcpy(vals, d->vals, n * 2 * sizeof(*vals));
+	return (long)n;
+}
+
+static int
+fake_napi_prog(void *arg, struct bpfset_prog_stats *st)
+{
+	(void)arg;
+	*st = (struct bpfset_prog_stats){.id = 9, .run_time_ns = 700, .run_cnt = 16};
+	return 0;
+}
+
+static int
+fake_softirqs_n(void *arg, struct nm_softirq_cpu *out)
+{
+	return fake_softirqs(&((struct fake_napis *)arg)->f, out);
+}
+
+static long
+fake_irqs_n(void *arg, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+{
+	return fake_irqs(&((struct fake_napis *)arg)->f, keys, vals, max);
+}
+
+static int
+fake_progs_n(void *arg, size_t i, struct bpfset_prog_stats *st)
+{
+	return fake_progs(&((struct fake_napis *)arg)->f, i, st);
+}
+
+/* NAPI polls: totals over the CPUs, per-CPU polls where it polled, device and queue from the
+ * NAPI table (else the ifindex's name in the daemon's namespace, else none), the backlog by
+ * name; the program's cost. */
+static void
+test_napis(void **state)
+{
+	static struct fake_napis d;
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs_n,
+	                               .read_irqs = fake_irqs_n,
+	                               .prog_stats = fake_progs_n,
+	                               .arg = &d,
+	                               .netns = 77,
+	                               .ifname = fake_ifname,
+	                               .read_napis = fake_read_napis,
+	                               .napi_prog_stats = fake_napi_prog};
+	struct napi_table tab;
+	struct napi_entry *ne;
+	struct napi_queue q = {.ifindex = 5, .dir = 0, .index = 2, .napi_id = 700};
+	struct world w;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	memset(&tab, 0, sizeof(tab));
+	napitable_begin(&tab);
+	napitable_add_queue(&tab, &q);
+	ne = napitable_add_napi(&tab);
+	memset(ne, 0, sizeof(*ne));
+	snprintf(ne->dev, sizeof(ne->dev), "eth9");
+	ne->ifindex = 5;
+	ne->id = 700;
+	ne->irq = ne->pid = ne->rxq = ne->txq = -1;
+	napitable_end(&tab);
+	/* 700: eth9's rx queue 2 (the NAPI table), on both CPUs; 701: vA by its ifindex, on
+	 * CPU 1 only; 702: another namespace's; the backlog on CPU 0. */
+	d.keys[0] = (struct nm_napi_key){700, 5, 77};
+	d.vals[0] = (struct nm_napi_cpu){10, 400, 2};
+	d.vals[1] = (struct nm_napi_cpu){5, 100, 1};
+	d.keys[1] = (struct nm_napi_key){701, 3, 77};
+	d.vals[3] = (struct nm_napi_cpu){7, 7, 0};
+	d.keys[2] = (struct nm_napi_key){702, 3, 78};
+	d.vals[4] = (struct nm_napi_cpu){1, 64, 1};
+	d.keys[3] = (struct nm_napi_key){0, 0, 0};
+	d.vals[6] = (struct nm_napi_cpu){3, 3, 0};
+	d.n = 4;
+
+	harness_init(&w, &source_bpf_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/softirqs", softirqs_2cpu);
+	w.src.napitab = &tab;
+	source_bpf_use_reader(&w.src, &rd);
+	harness_start(&w);
+	harness_sample(&w);
+	harness_check(&w, "bpf.napi.700.polls", 15, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.packets", 500, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.exhausted", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.polls.cpu0", 10, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.polls.cpu1", 5, SERIES_COUNTER);
+	harness_labels(&w, "bpf.napi.700.packets",
+	               "source=bpf device=eth9 queue=2 table=napi field=packets unit=packets");
+	harness_labels(&w, "bpf.napi.700.polls.cpu1",
+	               "source=bpf device=eth9 queue=2 table=napi field=polls cpu=1 unit=polls");
+	harness_check(&w, "bpf.napi.701.polls", 7, SERIES_COUNTER);
+	assert_false(harness_exists(&w, "bpf.napi.701.polls.cpu0"));
+	harness_labels(&w, "bpf.napi.701.exhausted",
+	               "source=bpf device=vA table=napi field=exhausted unit=polls");
+	harness_labels(&w, "bpf.napi.702.polls", "source=bpf table=napi field=polls unit=polls");
+	harness_check(&w, "bpf.napi.702.exhausted", 1, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.backlog.polls.cpu0", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.prog.napi_poll.runs", 16, SERIES_COUNTER);
+	harness_free(&w);
+	napitable_free(&tab);
+}
+
 /* The counts of /proc/softirqs, [type][cpu], for up to 16 types and 64 CPUs. */
 static void
 proc_softirqs(uint64_t out[NM_NR_SOFTIRQS][64])
@@ -436,7 +556,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_names),     cmocka_unit_test(test_series),
 	    cmocka_unit_test(test_many_irqs), cmocka_unit_test(test_drops),
-	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_napis),     cmocka_unit_test(test_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
