@@ -3,7 +3,8 @@
 
 netperf between two network namespaces joined by a veth pair (TCP_RR transactions per
 second, UDP_STREAM packets per second received), with netmetricsd running and its bpf
-source on (the programs attached: softirq_entry/exit, irq_handler_entry/exit) and off
+source on (the programs attached: softirq_entry/exit, irq_handler_entry/exit, kfree_skb and
+napi_poll) and off
 ([source.bpf] enable = no), interleaved round by round (on first in even rounds, off first
 in odd ones) so that the machine's drift falls on both. The figures are medians over the
 rounds; the loss is (off - on) / off. The daemon samples at its default 1 s in both arms, so
@@ -15,7 +16,7 @@ status, is printed beside.
 
 Prints one line per run and a summary:
     bpf: TCP_RR on X/s off Y/s loss Z.Z %; UDP_STREAM on A pkt/s off B pkt/s loss C.C %
-    bpf: ns per run softirq_entry N, softirq_exit N, irq_handler_entry N, irq_handler_exit N
+    bpf: ns per run irq_handler_entry N, ..., softirq_exit N (every program attached)
 Needs root (namespaces, the programs), netperf and netserver. Exits 77 (skipped) without
 them or without the programs (a build without -Dbpf, a kernel without BTF).
 """

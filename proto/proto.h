@@ -23,6 +23,7 @@
  *      (no bump: additions)
  *      trend added (no bump: addition)
  *      profile-set, profile-save added (no bump: additions)
+ *      napi, drops added; softirqs' time (no bump: additions)
  */
 #define PROTO_VERSION 1
 

@@ -316,6 +316,16 @@ def test_counts_match_proc():
             pd, bd, name = busiest
             assert pd - 3 - pd // 100 <= bd <= pd + 2, busiest
 
+        # softirqs --time: each type's share of each CPU's time, beside the counts.
+        v = d.json("softirqs", "--window", "w", "--time")
+        assert v["time"] == "bpf", v
+        pct = [c["time_pct"].get("NET_RX", 0) for c in v["cpus"]]
+        assert all(0 <= p <= 100 for c in v["cpus"] for p in c["time_pct"].values()), v
+        assert sum(pct) > 0 and abs(sum(pct) - v["time_total_pct"]["NET_RX"]) < 1e-6, v
+        text = d.ctl("softirqs", "--window", "w", "--time").stdout
+        assert "NET_RX%" in text and "softirq time" in text, text
+        print(text)
+
         # The programs' own cost: counted, and timed (the kernel's BPF stats are on).
         st = source_status(d, "bpf")
         progs = {p["name"]: p for p in st.get("details", {})["programs"]}
@@ -401,6 +411,16 @@ def test_drops_by_reason():
         assert noports == n1, (noports, n1)
         assert dl.get("bpf.drop.NO_SOCKET.bA") == noports, dl
         assert dl.get("bpf.drop.NO_SOCKET", 0) >= noports, dl
+        # The drops view: the reason beside the socket counter that counts the same drops.
+        v = d.json("drops", "--window", "w1")
+        groups = {g["where"]: {c["name"]: c for c in g["counters"]} for g in v["groups"]}
+        assert v["reasons"] == "bpf", v
+        assert groups["reason"]["bpf.drop.NO_SOCKET.bA"]["delta"] == n1, groups["reason"]
+        assert groups["reason"]["bpf.drop.NO_SOCKET.bA"]["labels"]["device"] == "bA"
+        assert groups["socket"]["snmp.Udp.NoPorts"]["delta"] == n1, groups["socket"]
+        text = d.ctl("drops", "--window", "w1").stdout
+        assert re.search(r"reason\s+bpf\.drop\.NO_SOCKET\.bA\s+bA\s+500\b", text), text
+        print(text)
 
         # 2. An nftables rule that drops: NETFILTER_DROP, and the rule's counter.
         n2 = 300
@@ -521,6 +541,18 @@ def test_napi_polls():
         st = source_status(d, "bpf")
         progs = {p["name"]: p for p in st["details"]["programs"]}
         assert progs["napi_poll"]["run_cnt"] >= polls, progs
+        # The napi view: the same instance, its rates and CPUs.
+        v = d.json("napi", "bA", "--window", "w")
+        assert v["napi"] == "bpf" and len(v["napis"]) == 1, v
+        row = v["napis"][0]
+        assert row["id"] == str(napi_id) and row["device"] == "bA", row
+        assert row["polls"] == polls and row["packets"] == packets, (row, polls, packets)
+        assert abs(row["packets_per_poll"] - packets / polls) < 0.01, row
+        assert abs(sum(c["share_pct"] for c in row["cpus"]) - 100) < 0.1, row
+        text = d.ctl("napi", "--window", "w").stdout
+        assert re.search(r"\b%d\s+bA\b" % napi_id, text), text
+        assert re.search(r"backlog", text), text
+        print(text)
     finally:
         assert d.stop() == 0, "daemon exit status"
 
