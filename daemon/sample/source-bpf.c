@@ -1077,11 +1077,28 @@ bpf_free(struct source *src)
  * interrupts source's). */
 static const struct source_match bpf_not_kept = {.irq = SOURCE_HAS};
 
-/* Its Prometheus family (serve/prom.c): the softirq counts; the times, the IRQ cells and the
+/* Its Prometheus families (serve/prom.c): the softirq counts and times, the drops by reason (in
+ * all, and per device of the daemon's namespace); the IRQ cells, the NAPI counts (no label
+ * holds an instance's id yet: two instances of one device would be one series) and the
  * programs' cost are not exported yet. */
 static const struct source_family bpf_families[] = {
     {"netmetrics_bpf_softirqs",
      {.kind = SOURCE_COUNTERS, .cpu = SOURCE_HAS, .irq = SOURCE_HAS_NO, .unit = "softirqs"},
+     false},
+    {"netmetrics_bpf_softirq_nanoseconds",
+     {.kind = SOURCE_COUNTERS,
+      .cpu = SOURCE_HAS,
+      .irq = SOURCE_HAS_NO,
+      .unit = "ns",
+      .name = "bpf.softirq_time.*"},
+     false},
+    /* A reason's part on a device (its name has one more dot) before the reason's total: a
+     * sum over the family's series never counts a drop twice. */
+    {"netmetrics_bpf_device_drops",
+     {.kind = SOURCE_COUNTERS, .unit = "packets", .name = "bpf.drop.*.*"},
+     false},
+    {"netmetrics_bpf_drops",
+     {.kind = SOURCE_COUNTERS, .unit = "packets", .name = "bpf.drop.*"},
      false},
     {SOURCE_NO_FAMILY, {.kind = SOURCE_ANY_KIND}, false},
     {NULL, {.kind = SOURCE_ANY_KIND}, false},
