@@ -502,6 +502,8 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		deltas_table(g, "Sysctl counters", fp);
 	if ((g = member(f, "lnstat")) != NULL)
 		deltas_table(g, "lnstat (what moved)", fp);
+	if ((g = member(f, "bpf")) != NULL)
+		ctl_report_bpf(g, fp); /* report-bpf.c */
 }
 
 /* ---- compare ---- */

@@ -422,6 +422,18 @@ def test_drops_by_reason():
         assert re.search(r"reason\s+bpf\.drop\.NO_SOCKET\.bA\s+bA\s+500\b", text), text
         print(text)
 
+        # The window's report: drops by reason, per device, and the programs' cost.
+        rep = d.json("report", "w1")["figures"]["bpf"]
+        assert rep["drops"]["devices"]["bA"]["NO_SOCKET"] == n1, rep["drops"]
+        assert rep["drops"]["reasons"]["NO_SOCKET"] >= n1, rep["drops"]
+        assert rep["programs"]["kfree_skb"]["runs"] >= n1, rep["programs"]
+        assert rep["programs"]["kfree_skb"]["ns_per_run"] > 0, rep["programs"]
+        assert rep["softirq_time"]["total_s"]["NET_RX"] > 0, rep["softirq_time"]
+        text = d.ctl("report", "w1").stdout
+        assert "Drops by reason" in text and "Softirq time per CPU" in text, text
+        assert re.search(r"NO_SOCKET\s+bA\s+500\b", text), text
+        assert re.search(r"kfree_skb\s+[\d,]+\s+\d+", text), text
+
         # 2. An nftables rule that drops: NETFILTER_DROP, and the rule's counter.
         n2 = 300
         nft = ("table inet nmt {\n chain in {\n  type filter hook input priority 0;\n"
@@ -466,6 +478,16 @@ def test_drops_by_reason():
         assert dl.get("bpf.drop.SOCKET_RCVBUFF.bA") == rcvbuf, dl
         # A few fit in the buffer (InDatagrams counts them only when read: never here).
         assert rcvbuf < n3, (rcvbuf, n3)
+
+        # compare: the drops of w1 (NO_SOCKET on bA) against those of w2 (none there).
+        cmp = d.json("compare", "w1", "w2")
+        figs = {f["figure"]: f for f in cmp["figures"]}
+        f = figs["bpf.drops.devices.bA.NO_SOCKET"]
+        assert f["a"]["mean"] == n1 and f["b"]["mean"] == 0, f
+        assert f["better"] == "lower" and f["verdict"] == "better", f
+        f = figs["bpf.drops.devices.bA.NETFILTER_DROP"]
+        assert f["a"]["mean"] == 0 and f["b"]["mean"] == n2 and f["verdict"] == "worse", f
+        assert figs["bpf.programs.kfree_skb.ns_per_run"]["unit"] == "ns", figs
 
         # Labels: the reason as field, the device, unit packets; the program's cost.
         r = d.json("rates", "bpf.drop.SOCKET_RCVBUFF.bA", "--window", "w3", "--all")
