@@ -115,6 +115,25 @@ do_bpf(struct ps_parent *pp)
 	reply_fds(pp, pp->msg.h.id, fds, n);
 }
 
+/* BPF_DETACH: one of the fixed program sets detached and unloaded (a set not loaded: done). */
+static void
+do_bpf_detach(struct ps_parent *pp)
+{
+	int set = pp->msg.h.a;
+
+	if (pp->msg.h.len != 0 || bpfset_name(set) == NULL ||
+	    set >= (int)(sizeof(pp->bpf) / sizeof(pp->bpf[0]))) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: no such BPF program set");
+		return;
+	}
+	if (pp->bpf[set] != NULL) {
+		bpfset_free(pp->bpf[set]);
+		pp->bpf[set] = NULL;
+		log_info("privsep: BPF program set %s detached", bpfset_name(set));
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
 /* The next NUL-terminated string of a payload, or NULL past its end. */
 static const char *
 next_str(const struct ps_msg *m, size_t *off)
@@ -832,6 +851,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_BPF:
 		do_bpf(pp);
+		break;
+	case PS_BPF_DETACH:
+		do_bpf_detach(pp);
 		break;
 	case PS_KILL:
 		if ((p = find_proc(pp, pp->msg.h.a)) != NULL && pp->msg.h.b > 0 &&
