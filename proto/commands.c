@@ -348,7 +348,7 @@ const struct proto_command proto_commands[] = {
         .name = "mark-start",
         .flags = PROTO_MUTATING,
         .summary = "open a measurement window: sample every source now as its start",
-        .usage = "NAME [--peer PEER ...] [--replace]",
+        .usage = "NAME [--peer PEER ...] [--replace] [--bpf]",
         .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'"),
                  {.name = "peer",
                   .type = PROTO_ARG_STRINGS,
@@ -358,7 +358,11 @@ const struct proto_command proto_commands[] = {
                  {.name = "replace",
                   .type = PROTO_ARG_BOOL,
                   .help = "a closed window or stored result of that name is deleted once "
-                          "this one has opened"}},
+                          "this one has opened"},
+                 {.name = "bpf",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "the eBPF programs on for this window (attached before its start, "
+                          "detached after its stop, with [source.bpf] attach = on-demand)"}},
     },
     {
         .name = "mark-stop",
@@ -613,7 +617,7 @@ const struct proto_command proto_commands[] = {
                  "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
                  "[--trend-threshold F] "
                  "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
-                 "[--trend-step SEC] [--cpu-util] [--replace] [--peer PEER ...] "
+                 "[--trend-step SEC] [--cpu-util] [--replace] [--bpf] [--peer PEER ...] "
                  "[--generator-on PEER] [--wait] "
                  "[-- COMMAND... | -- NETPERF_TEST_OPTIONS...]",
         .args = {{.name = "peer",
@@ -718,6 +722,11 @@ const struct proto_command proto_commands[] = {
                   .help = "a kept window or stored result of the name is deleted when the "
                           "test's window opens (after the warm-up, or when the test ends "
                           "before it); a refused start keeps them"},
+                 {.name = "bpf",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "the eBPF programs on for the test's window (attached before it "
+                          "opens, detached once its end edge is taken, with [source.bpf] "
+                          "attach = on-demand)"},
                  {.name = "trend",
                   .type = PROTO_ARG_STRING,
                   .max_len = 256,

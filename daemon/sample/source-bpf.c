@@ -56,6 +56,7 @@
 #include "bpfset.h"
 #include "error.h"
 #include "jsonutil.h"
+#include "log.h"
 #include "napitable.h"
 #include "privsep.h"
 #include "procparse.h"
@@ -103,7 +104,10 @@ struct bpf_extra {
 
 struct bpf_opts {
 	const struct source_bpf_reader *reader; /* a test's, or NULL */
+	bool on_demand;                         /* [source.bpf] attach = on-demand */
 };
+
+#define BPF_HOLDERS_MAX 64 /* windows holding the programs on at once */
 
 struct bpf_priv {
 	struct source_bpf_reader rd; /* the one in use */
@@ -115,7 +119,10 @@ struct bpf_priv {
 	struct bpfset *set; /* loaded here, or NULL */
 	int stats_fd;       /* BPF_ENABLE_STATS fd when loaded here, else -1 */
 	bool attached;      /* the fds are there (or the test reader) */
-	const char *via;    /* "privileged process", "loaded here", "test reader", "waiting" */
+	bool on_demand;     /* attached only while a holder asks (source_bpf_hold) */
+	char *holders[BPF_HOLDERS_MAX];
+	size_t nholders;
+	const char *via; /* "privileged process", "loaded here", "test reader", "waiting" */
 	unsigned ncpus;
 	char names[NM_NR_SOFTIRQS][SOURCE_BPF_NAME_MAX];
 	size_t nnames;
@@ -460,7 +467,8 @@ bpf_init(struct source *src, struct nm_error *err)
 			                    src->root);
 		if (!bpfset_usable(why, sizeof(why)))
 			return nm_error_set(err, NM_ERR_UNSUPPORTED, "source bpf: %s", why);
-		pv->via = "waiting";
+		pv->on_demand = o != NULL && o->on_demand;
+		pv->via = pv->on_demand ? "on demand (off)" : "waiting";
 		pv->rd.ncpus = bpfset_ncpus();
 		pv->rd.read_softirqs = fd_read_softirqs;
 		pv->rd.read_irqs = fd_read_irqs;
@@ -941,6 +949,8 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	struct bpf_priv *pv = src->priv;
 
 	if (!pv->attached) {
+		if (pv->on_demand)
+			return 0; /* off until a window asks (source_bpf_hold) */
 		if (acquire(pv, err) < 0)
 			return -1;
 		if (!pv->attached)
@@ -963,6 +973,122 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	return 0;
 }
 
+/* [source.bpf] attach = always | on-demand. */
+static int
+bpf_configure(struct source *src, const char *key, const char *val, struct nm_error *err)
+{
+	struct bpf_opts *o = src->opts;
+
+	if (o == NULL)
+		src->opts = o = xcalloc(1, sizeof(*o));
+	if (strcmp(key, "attach") != 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "[source.bpf]: unknown key \"%s\"", key);
+	if (strcmp(val, "always") == 0)
+		o->on_demand = false;
+	else if (strcmp(val, "on-demand") == 0)
+		o->on_demand = true;
+	else
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "[source.bpf] attach: bad value \"%s\" (always or on-demand)",
+		                    val);
+	return 0;
+}
+
+/* Close the fds of every set and have them detached (the privileged process unloads them;
+ * the ones loaded here are freed): the programs stop. The series keep their last values; the
+ * next attach starts the maps from zero, which the sampler takes as a counter reset. */
+static void
+detach_all(struct bpf_priv *pv)
+{
+	struct nm_error err;
+	static const int sets[] = {BPFSET_IRQ, BPFSET_DROP, BPFSET_NAPI};
+
+	if (pv->own_fds)
+		for (size_t i = 0; i < pv->nfds; i++)
+			if (pv->fds[i] >= 0)
+				close(pv->fds[i]);
+	bpfset_free(pv->set);
+	pv->set = NULL;
+	if (pv->dset == NULL)
+		for (size_t i = 0; i < pv->ndfds; i++)
+			if (pv->dfds[i] >= 0)
+				close(pv->dfds[i]);
+	bpfset_free(pv->dset);
+	pv->dset = NULL;
+	free_extra(&pv->nset);
+	pv->nset.loaded = NULL;
+	pv->nset.nfds = pv->ndfds = pv->nfds = 0;
+	pv->nset.on = pv->drops_on = pv->attached = false;
+	pv->have_progs = pv->have_dprog = pv->have_nprog = false;
+	if (pv->stats_fd >= 0)
+		close(pv->stats_fd);
+	pv->stats_fd = -1;
+	for (size_t i = 0; i < BPFSET_FDS_MAX; i++)
+		pv->fds[i] = pv->dfds[i] = pv->nset.fds[i] = -1;
+	if (privsep_on())
+		for (size_t i = 0; i < sizeof(sets) / sizeof(sets[0]); i++)
+			if (privsep_bpf_detach(sets[i], &err) < 0)
+				log_warnx("source bpf: %s", err.message);
+	pv->via = "on demand (off)";
+}
+
+bool
+source_bpf_on_demand(const struct source *src)
+{
+	const struct bpf_priv *pv = src->priv;
+
+	return pv != NULL && pv->on_demand;
+}
+
+int
+source_bpf_hold(struct source *src, const char *holder, struct nm_error *err)
+{
+	struct bpf_priv *pv = src->priv;
+
+	if (pv == NULL)
+		return nm_error_set(err, NM_ERR_UNSUPPORTED,
+		                    "bpf: the bpf source is off here%s%s (status says why)",
+		                    src->reason[0] ? ": " : "", src->reason);
+	for (size_t i = 0; i < pv->nholders; i++)
+		if (strcmp(pv->holders[i], holder) == 0)
+			return 0;
+	if (pv->nholders == BPF_HOLDERS_MAX)
+		return nm_error_set(err, NM_ERR_BUSY, "bpf: %d windows hold the programs already",
+		                    BPF_HOLDERS_MAX);
+	if (pv->on_demand && !pv->attached) {
+		if (acquire(pv, err) < 0)
+			return -1;
+		if (!pv->attached)
+			return nm_error_set(err, NM_ERR_BUSY,
+			                    "bpf: the privileged process is not there yet");
+		pv->via =
+		    privsep_on() ? "privileged process (on demand)" : "loaded here (on demand)";
+		log_info("source bpf: programs attached for %s", holder);
+	}
+	pv->holders[pv->nholders++] = xstrdup(holder);
+	return 1;
+}
+
+void
+source_bpf_release(struct source *src, const char *holder)
+{
+	struct bpf_priv *pv = src->priv;
+	size_t i;
+
+	if (pv == NULL)
+		return;
+	for (i = 0; i < pv->nholders && strcmp(pv->holders[i], holder) != 0; i++)
+		;
+	if (i == pv->nholders)
+		return;
+	free(pv->holders[i]);
+	pv->holders[i] = pv->holders[--pv->nholders];
+	if (pv->on_demand && pv->nholders == 0 && pv->attached) {
+		detach_all(pv);
+		log_info("source bpf: programs detached (%s was the last to hold them)", holder);
+	}
+}
+
 /* Facts for status: where the programs came from and what they cost. */
 static json_object *
 bpf_describe(struct source *src)
@@ -977,6 +1103,15 @@ bpf_describe(struct source *src)
 		return o;
 	json_add_string(o, "set", "irq");
 	json_add_string(o, "via", pv->via != NULL ? pv->via : "none");
+	json_add_string(o, "attach", pv->on_demand ? "on-demand" : "always");
+	json_add_bool(o, "attached", pv->attached);
+	if (pv->nholders > 0) {
+		json_object *h = json_object_new_array();
+
+		for (size_t i = 0; i < pv->nholders; i++)
+			json_object_array_add(h, json_object_new_string(pv->holders[i]));
+		json_object_object_add(o, "held_by", h);
+	}
 	json_add_uint(o, "cpus", pv->ncpus);
 	json_add_uint(o, "softirq_types", pv->nnames);
 	json_add_uint(o, "irqs", pv->nirqs);
@@ -1051,6 +1186,8 @@ bpf_free(struct source *src)
 	free(pv->dkeys);
 	free(pv->dvals);
 	free(pv->ddev);
+	for (size_t i = 0; i < pv->nholders; i++)
+		free(pv->holders[i]);
 	free_extra(&pv->nset);
 	for (size_t i = 0; i < pv->nnapis; i++)
 		free(pv->napis[i].cpu_polls);
@@ -1116,7 +1253,7 @@ const struct source_ops source_bpf_ops = {
     .optional = true,
     .description = "softirq and hard IRQ time and counts per CPU, drops per reason, NAPI "
                    "polls (eBPF, program sets irq, drop and napi)",
-    .configure = NULL,
+    .configure = bpf_configure,
     .init = bpf_init,
     .sample = bpf_sample,
     .describe = bpf_describe,

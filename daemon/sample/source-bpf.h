@@ -52,4 +52,15 @@ struct source_bpf_reader {
  * init. The source then works on any root. */
 void source_bpf_use_reader(struct source *src, const struct source_bpf_reader *r);
 
+/* Programs for a window only. With [source.bpf] attach = on-demand the programs are off
+ * until a holder (a window's name: mark start --bpf, test start --bpf) asks for them:
+ * source_bpf_hold loads and attaches every set (through the privileged process) when none
+ * is, and the last source_bpf_release detaches them again. With attach = always they are on
+ * anyway and the calls only count holders. Holding twice under one name is holding once;
+ * releasing a name that holds nothing does nothing. hold: 1 held now, 0 held already, or -1
+ * with err (the source is off, or the programs could not be loaded: the reason). */
+int source_bpf_hold(struct source *src, const char *holder, struct nm_error *err);
+void source_bpf_release(struct source *src, const char *holder);
+bool source_bpf_on_demand(const struct source *src);
+
 #endif

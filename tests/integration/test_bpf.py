@@ -70,13 +70,13 @@ def env():
 class Daemon:
     """netmetricsd in namespace A, 500 ms interval, started as root (privilege split)."""
 
-    def __init__(self, ns):
+    def __init__(self, ns, extra_conf=""):
         self.dir = tempfile.mkdtemp(prefix="nm-bpf-")
         os.chmod(self.dir, 0o755)  # the daemon's main process runs as netmetrics
         self.sock = os.path.join(self.dir, "s.sock")
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
-            f.write("[sampling]\ninterval = 500ms\n")
+            f.write("[sampling]\ninterval = 500ms\n" + extra_conf)
         cmd = ["ip", "netns", "exec", ns, NETMETRICSD, "--foreground", "--socket", self.sock,
                "--state-dir", os.path.join(self.dir, "state"), "--config", conf,
                "--log-level", "info"]
@@ -579,7 +579,87 @@ def test_napi_polls():
         assert d.stop() == 0, "daemon exit status"
 
 
-TESTS = [test_counts_match_proc, test_drops_by_reason, test_napi_polls]
+def main_maps(pid):
+    """How many BPF maps the process holds (its fdinfo)."""
+    n = 0
+    for fd in os.listdir("/proc/%d/fd" % pid):
+        try:
+            with open("/proc/%d/fdinfo/%s" % (pid, fd)) as f:
+                n += "map_type:" in f.read()
+        except OSError:
+            pass
+    return n
+
+
+def prog_loaded(prog_id):
+    """Whether the kernel still has BPF program prog_id."""
+    return subprocess.run(["bpftool", "prog", "show", "id", str(prog_id)],
+                          capture_output=True).returncode == 0
+
+
+def bpf_details(d):
+    return source_status(d, "bpf").get("details", {})
+
+
+def test_on_demand():
+    """[source.bpf] attach = on-demand: no program is loaded until mark start --bpf; the
+    window's report has the drops sent during it; after mark stop the programs are gone (their
+    ids no longer in the kernel, no map left in the main process), and a window without --bpf
+    counts nothing. test start --bpf does the same for a test's window."""
+    d = Daemon(NS_A, "[source.bpf]\nattach = on-demand\n")
+    try:
+        need_programs(d)
+        det = bpf_details(d)
+        assert det["attach"] == "on-demand" and det["attached"] is False, det
+        assert main_maps(d.main_pid()) == 0, "maps held before any window asked"
+        r = d.json("mark", "start", "w", "--bpf")
+        assert r.get("bpf") is True, r
+        det = bpf_details(d)
+        assert det["attached"] is True and det["held_by"] == ["w"], det
+        assert det["via"] == "privileged process (on demand)", det
+        assert main_maps(d.main_pid()) == 4
+        time.sleep(0.6)
+        send_udp(NS_B, ADDR_A, 9, 200)
+        time.sleep(0.6)
+        det = bpf_details(d)
+        ids = [p["id"] for p in det["programs"]]
+        assert len(ids) == 6 and all(prog_loaded(i) for i in ids), det
+        d.ctl("mark", "stop", "w")
+        det = bpf_details(d)
+        assert det["attached"] is False and "held_by" not in det, det
+        assert main_maps(d.main_pid()) == 0
+        # The kernel frees a program after an RCU grace period, not at the last close.
+        deadline = time.time() + 5
+        while any(prog_loaded(i) for i in ids) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not any(prog_loaded(i) for i in ids), ids
+        rep = d.json("report", "w")["figures"]["bpf"]
+        assert rep["drops"]["devices"]["bA"]["NO_SOCKET"] == 200, rep["drops"]
+        assert rep["programs"]["kfree_skb"]["runs"] >= 200, rep["programs"]
+        # Without --bpf: nothing counted, nothing attached.
+        d.ctl("mark", "start", "w2")
+        assert bpf_details(d)["attached"] is False
+        send_udp(NS_B, ADDR_A, 9, 100)
+        time.sleep(0.6)
+        d.ctl("mark", "stop", "w2")
+        dl, _ = window_deltas(d, "w2", "bpf.drop.*")
+        assert dl.get("bpf.drop.NO_SOCKET.bA", 0) == 0, dl
+        # A test's window: held from before it opens to its end edge.
+        sender = "import time; time.sleep(0.7)\n" + SENDER
+        r = d.ctl("test", "start", "--driver", "exec", "--name", "t1", "--bpf", "--warmup", "0",
+                  "--cooldown", "0", "--netns", NS_B, "--wait", "--", "/usr/bin/python3", "-c",
+                  sender, ADDR_A, "9", "300", "64", check=False)
+        assert r.returncode == 0, r.stdout + r.stderr
+        det = bpf_details(d)
+        assert det["attached"] is False and "held_by" not in det, det
+        rep = d.json("result", "show", "t1")["figures"]["bpf"]
+        assert rep["drops"]["devices"]["bA"]["NO_SOCKET"] == 300, rep["drops"]
+        print("on demand: w 200 NO_SOCKET on bA, w2 none, test t1 300; programs %s gone" % ids)
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
+TESTS = [test_counts_match_proc, test_drops_by_reason, test_napi_polls, test_on_demand]
 
 
 def main():
