@@ -158,12 +158,13 @@ report_bpf_json(const struct series_registry *reg, const struct snapshot *a,
 
 		json_object_object_foreach(napis, id9, n)
 		{
-			json_object *e = json_object_new_object();
+			json_object *e;
 			uint64_t polls = (uint64_t)json_get_int(n, "polls", 0);
 			uint64_t packets = (uint64_t)json_get_int(n, "packets", 0);
 
 			if (polls == 0)
-				continue;
+				continue; /* not one poll in the window */
+			e = json_object_new_object();
 			json_add_string(e, "id", id9);
 			if (json_object_object_get_ex(n, "device", NULL))
 				json_add_string(e, "device", json_get_string(n, "device", ""));
