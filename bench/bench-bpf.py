@@ -3,7 +3,8 @@
 
 netperf between two network namespaces joined by a veth pair (TCP_RR transactions per
 second, UDP_STREAM packets per second received), with netmetricsd running and its bpf
-source on (the programs attached: softirq_entry/exit, irq_handler_entry/exit) and off
+source on (the programs attached: softirq_entry/exit, irq_handler_entry/exit, kfree_skb and
+napi_poll) and off
 ([source.bpf] enable = no), interleaved round by round (on first in even rounds, off first
 in odd ones) so that the machine's drift falls on both. The figures are medians over the
 rounds; the loss is (off - on) / off. The daemon samples at its default 1 s in both arms, so
@@ -15,7 +16,9 @@ status, is printed beside.
 
 Prints one line per run and a summary:
     bpf: TCP_RR on X/s off Y/s loss Z.Z %; UDP_STREAM on A pkt/s off B pkt/s loss C.C %
-    bpf: ns per run softirq_entry N, softirq_exit N, irq_handler_entry N, irq_handler_exit N
+    bpf: paired loss per round: TCP_RR ...; UDP_STREAM ...
+    bpf: median paired loss TCP_RR Z.Z %, UDP_STREAM C.C %
+    bpf: ns per run irq_handler_entry N, ..., softirq_exit N (every program attached)
 Needs root (namespaces, the programs), netperf and netserver. Exits 77 (skipped) without
 them or without the programs (a build without -Dbpf, a kernel without BTF).
 """
@@ -177,6 +180,15 @@ def main():
           "pkt/s loss %.1f %% (medians of %d rounds)" % (
               on_rr, off_rr, 100 * (off_rr - on_rr) / off_rr, on_udp, off_udp,
               100 * (off_udp - on_udp) / off_udp, a.rounds))
+    # The loss of each round (its on run against its off run, back to back): on a shared
+    # machine whose load changes from one minute to the next, the medians above compare
+    # runs of different minutes; the median of the rounds' own losses does not.
+    loss = [[100 * (off - on) / off for on, off in zip(res[True][k], res[False][k])]
+            for k in (0, 1)]
+    print("bpf: paired loss per round: TCP_RR %s; UDP_STREAM %s" % (
+        " ".join("%.1f" % v for v in loss[0]), " ".join("%.1f" % v for v in loss[1])))
+    print("bpf: median paired loss TCP_RR %.1f %%, UDP_STREAM %.1f %%" % (
+        statistics.median(loss[0]), statistics.median(loss[1])))
     print("bpf: ns per run " + ", ".join("%s %.0f" % (k, statistics.median(v))
                                          for k, v in sorted(cost.items())))
     return 0

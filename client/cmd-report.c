@@ -630,6 +630,8 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		deltas_table(g, "Sysctl counters", fp);
 	if ((g = member(f, "lnstat")) != NULL)
 		deltas_table(g, "lnstat (what moved)", fp);
+	if ((g = member(f, "bpf")) != NULL)
+		ctl_report_bpf(g, fp); /* report-bpf.c */
 	if ((g = member(rep, "bursts")) != NULL && json_object_is_type(g, json_type_object))
 		bursts_table(g, fp);
 }

@@ -59,19 +59,35 @@ render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	ctl_table_out(&t, opts, fp);
 }
 
+/* One cell of a softirqs row: the rate of type name, or with pct its share of time. */
+static void
+softirq_cell(json_object *rates, json_object *pct, const char *name, bool time, char *buf,
+             size_t size)
+{
+	if (!time)
+		fmt_decimal(json_get_double(rates, name, 0), 0, buf, size);
+	else if (pct != NULL && json_object_object_get_ex(pct, name, NULL))
+		snprintf(buf, size, "%.2f", json_get_double(pct, name, 0));
+	else
+		snprintf(buf, size, "-");
+}
+
 void
 render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
 	json_object *types = ctl_array(result, "types"), *cpus = ctl_array(result, "cpus");
-	json_object *tot = NULL;
+	json_object *tot = NULL, *ttot = NULL;
 	const char *hdr[TABLE_MAX_COLS + 1] = {">CPU"};
 	static char names[TABLE_MAX_COLS][40];
 	const char *tn[TABLE_MAX_COLS];
+	bool is_time[TABLE_MAX_COLS];
 	size_t nt = 0;
 	struct table t;
 
 	json_object_object_get_ex(result, "total", &tot);
-	/* Only the types that moved, to keep the table narrow. */
+	json_object_object_get_ex(result, "time_total_pct", &ttot);
+	/* Only the types that moved, to keep the table narrow; with --time each one's share of
+	 * the CPU's time (%) after its rate. */
 	for (size_t i = 0; types && i < json_object_array_length(types) && nt + 1 < TABLE_MAX_COLS;
 	     i++) {
 		const char *name = json_object_get_string(json_object_array_get_idx(types, i));
@@ -79,28 +95,44 @@ render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp)
 			continue;
 		snprintf(names[nt], sizeof(names[nt]), ">%s/s", name);
 		tn[nt] = name;
+		is_time[nt] = false;
 		hdr[nt + 1] = names[nt];
 		nt++;
+		if (ttot != NULL && nt + 1 < TABLE_MAX_COLS) {
+			snprintf(names[nt], sizeof(names[nt]), ">%s%%", name);
+			tn[nt] = name;
+			is_time[nt] = true;
+			hdr[nt + 1] = names[nt];
+			nt++;
+		}
 	}
 	hdr[nt + 1] = NULL;
 	ctl_span_line(result, opts, fp);
+	if (!opts->csv && json_object_object_get_ex(result, "time", NULL) && ttot == NULL)
+		fprintf(fp, "softirq time: %s\n", json_get_string(result, "time", ""));
+	else if (!opts->csv && ttot != NULL)
+		fprintf(fp,
+		        "softirq time: %% of each CPU's time, from the bpf source (entry to exit, "
+		        "less the hard IRQ handler time inside)\n");
 	table_init(&t, hdr);
 	for (size_t c = 0; cpus && c <= json_object_array_length(cpus); c++) {
 		bool total = c == json_object_array_length(cpus);
 		json_object *co = total ? NULL : json_object_array_get_idx(cpus, c);
-		json_object *rates = tot;
+		json_object *rates = tot, *pct = ttot;
 		char cells[TABLE_MAX_COLS][32];
 		const char *row[TABLE_MAX_COLS];
 		if (!total) {
 			json_object_object_get_ex(co, "rates", &rates);
+			pct = NULL;
+			json_object_object_get_ex(co, "time_pct", &pct);
 			snprintf(cells[0], sizeof(cells[0]), "%lld",
 			         (long long)json_get_int(co, "cpu", -1));
 		} else
 			snprintf(cells[0], sizeof(cells[0]), "all");
 		row[0] = cells[0];
 		for (size_t i = 0; i < nt; i++) {
-			fmt_decimal(json_get_double(rates, tn[i], 0), 0, cells[i + 1],
-			            sizeof(cells[i + 1]));
+			softirq_cell(rates, pct, tn[i], is_time[i], cells[i + 1],
+			             sizeof(cells[i + 1]));
 			row[i + 1] = cells[i + 1];
 		}
 		table_row(&t, row);
@@ -243,6 +275,95 @@ render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		                     rate,
 		                     where};
 		table_row(&t, row);
+	}
+	ctl_table_out(&t, opts, fp);
+}
+
+/* The napi view: one row per NAPI instance that polled. */
+void
+render_napi(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {">NAPI",      "DEVICE",     ">QUEUE",
+	                                  ">POLLS/S",   ">PACKETS/S", ">PKTS/POLL",
+	                                  ">EXHAUSTED", ">EXH%",      "CPUS (SHARE OF POLLS)",
+	                                  NULL};
+	json_object *arr = ctl_array(result, "napis");
+	struct table t;
+
+	ctl_span_line(result, opts, fp);
+	if (!opts->csv && strcmp(json_get_string(result, "napi", "bpf"), "bpf") != 0)
+		fprintf(fp, "napi: %s\n", json_get_string(result, "napi", ""));
+	table_init(&t, hdr);
+	for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+		json_object *o = json_object_array_get_idx(arr, i), *cpus = ctl_array(o, "cpus");
+		char q[16] = "", polls[32], pkts[32], ppp[32], exh[32], exhp[32], where[256] = "";
+		size_t off = 0;
+
+		if (json_get_int(o, "queue", -1) >= 0)
+			snprintf(q, sizeof(q), "%lld", (long long)json_get_int(o, "queue", -1));
+		fmt_decimal(json_get_double(o, "polls_per_s", 0), 0, polls, sizeof(polls));
+		fmt_decimal(json_get_double(o, "packets_per_s", 0), 0, pkts, sizeof(pkts));
+		snprintf(ppp, sizeof(ppp), "%.1f", json_get_double(o, "packets_per_poll", 0));
+		fmt_decimal((double)json_get_int(o, "exhausted", 0), 0, exh, sizeof(exh));
+		snprintf(exhp, sizeof(exhp), "%.2f", json_get_double(o, "exhausted_pct", 0));
+		for (size_t c = 0; cpus && c < json_object_array_length(cpus); c++) {
+			json_object *co = json_object_array_get_idx(cpus, c);
+
+			if (off < sizeof(where) - 40)
+				off += (size_t)snprintf(where + off, sizeof(where) - off,
+				                        "%s%lld:%.0f%%", off ? " " : "",
+				                        (long long)json_get_int(co, "cpu", -1),
+				                        json_get_double(co, "share_pct", 0));
+		}
+		const char *row[] = {json_get_string(o, "id", ""),
+		                     json_get_string(o, "device", ""),
+		                     q,
+		                     polls,
+		                     pkts,
+		                     ppp,
+		                     exh,
+		                     exhp,
+		                     where};
+		table_row(&t, row);
+	}
+	ctl_table_out(&t, opts, fp);
+}
+
+/* The drops view: the counters that moved, grouped by where the packets were lost. */
+void
+render_drops(json_object *result, const struct ctl_opts *opts, FILE *fp)
+{
+	static const char *const hdr[] = {"WHERE",  "COUNTER",     "DEVICE", ">CPU",
+	                                  ">DROPS", ">PER SECOND", NULL};
+	json_object *groups = ctl_array(result, "groups");
+	struct table t;
+
+	ctl_span_line(result, opts, fp);
+	if (!opts->csv && strcmp(json_get_string(result, "reasons", "bpf"), "bpf") != 0)
+		fprintf(fp, "drop reasons: %s\n", json_get_string(result, "reasons", ""));
+	table_init(&t, hdr);
+	for (size_t g = 0; groups && g < json_object_array_length(groups); g++) {
+		json_object *go = json_object_array_get_idx(groups, g),
+		            *arr = ctl_array(go, "counters");
+
+		for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
+			json_object *o = json_object_array_get_idx(arr, i), *l = NULL;
+			char cpu[16] = "", delta[32], rate[32];
+
+			json_object_object_get_ex(o, "labels", &l);
+			if (json_get_int(l, "cpu", -1) >= 0)
+				snprintf(cpu, sizeof(cpu), "%lld",
+				         (long long)json_get_int(l, "cpu", -1));
+			fmt_decimal((double)json_get_int(o, "delta", 0), 0, delta, sizeof(delta));
+			fmt_decimal(json_get_double(o, "rate", 0), 1, rate, sizeof(rate));
+			const char *row[] = {json_get_string(go, "where", ""),
+			                     json_get_string(o, "name", ""),
+			                     json_get_string(l, "device", ""),
+			                     cpu,
+			                     delta,
+			                     rate};
+			table_row(&t, row);
+		}
 	}
 	ctl_table_out(&t, opts, fp);
 }

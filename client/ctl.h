@@ -77,6 +77,10 @@ void render_cpu(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_softirqs(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_queues(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_interrupts(json_object *result, const struct ctl_opts *opts, FILE *fp);
+void render_napi(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* report-bpf.c: a report's sections from its "bpf" figure. */
+void ctl_report_bpf(json_object *bpf, FILE *fp);
+void render_drops(json_object *result, const struct ctl_opts *opts, FILE *fp);
 void render_trend(json_object *result, const struct ctl_opts *opts, FILE *fp);
 /* cmd-windows.c */
 void render_mark_start(json_object *result, const struct ctl_opts *opts, FILE *fp);

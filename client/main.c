@@ -33,6 +33,8 @@ static const struct ctl_command commands[] = {
     {.name = "softirqs", .render = render_softirqs},
     {.name = "queues", .render = render_queues},
     {.name = "interrupts", .render = render_interrupts},
+    {.name = "napi", .render = render_napi},
+    {.name = "drops", .render = render_drops},
     {.name = "mark-start", .render = render_mark_start},
     {.name = "windows", .render = render_windows},
     {.name = "window-delete", .render = render_deleted},

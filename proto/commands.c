@@ -260,10 +260,13 @@ const struct proto_command proto_commands[] = {
         .name = "softirqs",
         .flags = PROTO_READONLY,
         .summary = "softirqs per type per CPU per second",
-        .usage = "[--last SEC | --window NAME] [--all]",
+        .usage = "[--last SEC | --window NAME] [--all] [--time]",
         .args = {ARG_LAST,
                  ARG_WINDOW,
-                 {.name = "all", .type = PROTO_ARG_BOOL, .help = "include CPUs with no softirqs"}},
+                 {.name = "all", .type = PROTO_ARG_BOOL, .help = "include CPUs with no softirqs"},
+                 {.name = "time",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "each type's share of each CPU's time, beside the counts (bpf)"}},
     },
     {
         .name = "interrupts",
@@ -278,6 +281,35 @@ const struct proto_command proto_commands[] = {
                  ARG_LAST,
                  ARG_WINDOW,
                  {.name = "all", .type = PROTO_ARG_BOOL, .help = "include IRQs that did not fire"}},
+    },
+    {
+        .name = "napi",
+        .flags = PROTO_READONLY,
+        .summary = "NAPI instances per second: polls, packets per poll, budget-exhausted polls, "
+                   "CPUs (bpf)",
+        .usage = "[DEV] [--last SEC | --window NAME] [--all]",
+        .args = {{.name = "dev",
+                  .type = PROTO_ARG_STRING,
+                  .positional = true,
+                  .max_len = 64,
+                  .help = "only the NAPI instances of this network device"},
+                 ARG_LAST,
+                 ARG_WINDOW,
+                 {.name = "all",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "include instances that did not poll"}},
+    },
+    {
+        .name = "drops",
+        .flags = PROTO_READONLY,
+        .summary = "where packets were lost: drop reasons (bpf) beside NIC, softnet, qdisc and "
+                   "socket drop counters",
+        .usage = "[--last SEC | --window NAME] [--all]",
+        .args = {ARG_LAST,
+                 ARG_WINDOW,
+                 {.name = "all",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "include counters that did not move"}},
     },
     {
         .name = "watch",
@@ -317,7 +349,7 @@ const struct proto_command proto_commands[] = {
         .name = "mark-start",
         .flags = PROTO_MUTATING,
         .summary = "open a measurement window: sample every source now as its start",
-        .usage = "NAME [--peer PEER ...] [--replace]",
+        .usage = "NAME [--peer PEER ...] [--replace] [--bpf]",
         .args = {ARG_WINDOW_NAME("the window's name: letters, digits, '.', '_', '-', '/'"),
                  {.name = "peer",
                   .type = PROTO_ARG_STRINGS,
@@ -327,7 +359,11 @@ const struct proto_command proto_commands[] = {
                  {.name = "replace",
                   .type = PROTO_ARG_BOOL,
                   .help = "a closed window or stored result of that name is deleted once "
-                          "this one has opened"}},
+                          "this one has opened"},
+                 {.name = "bpf",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "the eBPF programs on for this window (attached before its start, "
+                          "detached after its stop, with [source.bpf] attach = on-demand)"}},
     },
     {
         .name = "mark-stop",
@@ -623,7 +659,7 @@ const struct proto_command proto_commands[] = {
                  "[--delay NS | --rate PPS] [--count N] [--threads N] [--trend SERIES] "
                  "[--trend-threshold F] "
                  "[--trend-recover F] [--trend-sustain SEC] [--trend-plateau SEC] "
-                 "[--trend-step SEC] [--cpu-util] [--replace] [--peer PEER ...] "
+                 "[--trend-step SEC] [--cpu-util] [--replace] [--bpf] [--peer PEER ...] "
                  "[--generator-on PEER] [--wait] "
                  "[-- COMMAND... | -- NETPERF_TEST_OPTIONS...]",
         .args = {{.name = "peer",
@@ -728,6 +764,11 @@ const struct proto_command proto_commands[] = {
                   .help = "a kept window or stored result of the name is deleted when the "
                           "test's window opens (after the warm-up, or when the test ends "
                           "before it); a refused start keeps them"},
+                 {.name = "bpf",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "the eBPF programs on for the test's window (attached before it "
+                          "opens, detached once its end edge is taken, with [source.bpf] "
+                          "attach = on-demand)"},
                  {.name = "trend",
                   .type = PROTO_ARG_STRING,
                   .max_len = 256,

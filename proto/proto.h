@@ -24,6 +24,7 @@
  *      trend added (no bump: addition)
  *      profile-set, profile-save added (no bump: additions)
  *      results-trend added (no bump: addition)
+ *      napi, drops added; softirqs' time (no bump: additions)
  */
 #define PROTO_VERSION 1
 

@@ -17,7 +17,11 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include <bpf/btf.h>
+
+#include "drop.skel.h"
 #include "irq.skel.h"
+#include "napi.skel.h"
 #endif
 
 static const char *const irq_fd_names[] = {
@@ -27,12 +31,24 @@ static const char *const irq_fd_names[] = {
 _Static_assert(sizeof(irq_fd_names) / sizeof(irq_fd_names[0]) == BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS,
                "a name for each fd of set irq");
 
+static const char *const drop_fd_names[] = {"drop_stats", "kfree_skb"};
+_Static_assert(sizeof(drop_fd_names) / sizeof(drop_fd_names[0]) ==
+                   BPFSET_DROP_MAPS + BPFSET_DROP_PROGS,
+               "a name for each fd of set drop");
+
+static const char *const napi_fd_names[] = {"napi_stats", "napi_poll"};
+_Static_assert(sizeof(napi_fd_names) / sizeof(napi_fd_names[0]) ==
+                   BPFSET_NAPI_MAPS + BPFSET_NAPI_PROGS,
+               "a name for each fd of set napi");
+
 struct bpfset {
 	int set;
 	int fds[BPFSET_FDS_MAX];
 	size_t nfds;
 #ifdef NM_HAVE_BPF
 	struct nm_irq *irq;
+	struct nm_drop *drop;
+	struct nm_napi *napi;
 #endif
 };
 
@@ -49,13 +65,29 @@ bpfset_built(void)
 const char *
 bpfset_name(int set)
 {
-	return set == BPFSET_IRQ ? "irq" : NULL;
+	switch (set) {
+	case BPFSET_IRQ:
+		return "irq";
+	case BPFSET_DROP:
+		return "drop";
+	case BPFSET_NAPI:
+		return "napi";
+	}
+	return NULL;
 }
 
 const char *const *
 bpfset_fd_names(int set, size_t *n)
 {
 	*n = 0;
+	if (set == BPFSET_DROP) {
+		*n = sizeof(drop_fd_names) / sizeof(drop_fd_names[0]);
+		return drop_fd_names;
+	}
+	if (set == BPFSET_NAPI) {
+		*n = sizeof(napi_fd_names) / sizeof(napi_fd_names[0]);
+		return napi_fd_names;
+	}
 	if (set != BPFSET_IRQ)
 		return NULL;
 	*n = sizeof(irq_fd_names) / sizeof(irq_fd_names[0]);
@@ -115,14 +147,75 @@ load_error(struct nm_error *err, const char *step, int e)
 	                    last_warning[0] ? "; libbpf: " : "", last_warning);
 }
 
+/* Set irq: open, load, attach, and its fds in order. 0 or -1 with err. */
+static int
+load_irq(struct bpfset *s, struct nm_error *err)
+{
+	int e;
+
+	if ((s->irq = nm_irq__open_and_load()) == NULL)
+		return load_error(err, "load set irq", errno);
+	if (nm_irq__attach(s->irq) < 0) {
+		e = errno;
+		nm_irq__destroy(s->irq);
+		s->irq = NULL;
+		return load_error(err, "attach set irq", e);
+	}
+	s->fds[s->nfds++] = bpf_map__fd(s->irq->maps.softirq_stats);
+	s->fds[s->nfds++] = bpf_map__fd(s->irq->maps.irq_stats);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_softirq_entry);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_softirq_exit);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_irq_entry);
+	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_irq_exit);
+	return 0;
+}
+
+/* Set drop: the same. */
+static int
+load_drop(struct bpfset *s, struct nm_error *err)
+{
+	int e;
+
+	if ((s->drop = nm_drop__open_and_load()) == NULL)
+		return load_error(err, "load set drop", errno);
+	if (nm_drop__attach(s->drop) < 0) {
+		e = errno;
+		nm_drop__destroy(s->drop);
+		s->drop = NULL;
+		return load_error(err, "attach set drop", e);
+	}
+	s->fds[s->nfds++] = bpf_map__fd(s->drop->maps.drop_stats);
+	s->fds[s->nfds++] = bpf_program__fd(s->drop->progs.nm_kfree_skb);
+	return 0;
+}
+
+/* Set napi: the same. */
+static int
+load_napi(struct bpfset *s, struct nm_error *err)
+{
+	int e;
+
+	if ((s->napi = nm_napi__open_and_load()) == NULL)
+		return load_error(err, "load set napi", errno);
+	if (nm_napi__attach(s->napi) < 0) {
+		e = errno;
+		nm_napi__destroy(s->napi);
+		s->napi = NULL;
+		return load_error(err, "attach set napi", e);
+	}
+	s->fds[s->nfds++] = bpf_map__fd(s->napi->maps.napi_stats);
+	s->fds[s->nfds++] = bpf_program__fd(s->napi->progs.nm_napi_poll);
+	return 0;
+}
+
 struct bpfset *
 bpfset_load(int set, struct nm_error *err)
 {
 	struct bpfset *s;
+	int r;
 	char why[256];
-	int e;
 
-	if (set != BPFSET_IRQ) {
+	if (bpfset_name(set) == NULL) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "bpf: no program set %d", set);
 		return NULL;
 	}
@@ -134,25 +227,13 @@ bpfset_load(int set, struct nm_error *err)
 	last_warning[0] = '\0';
 	s = xcalloc(1, sizeof(*s));
 	s->set = set;
-	if ((s->irq = nm_irq__open_and_load()) == NULL) {
-		e = errno;
+	r = set == BPFSET_IRQ    ? load_irq(s, err)
+	    : set == BPFSET_DROP ? load_drop(s, err)
+	                         : load_napi(s, err);
+	if (r < 0) {
 		free(s);
-		load_error(err, "load set irq", e);
 		return NULL;
 	}
-	if (nm_irq__attach(s->irq) < 0) {
-		e = errno;
-		nm_irq__destroy(s->irq);
-		free(s);
-		load_error(err, "attach set irq", e);
-		return NULL;
-	}
-	s->fds[s->nfds++] = bpf_map__fd(s->irq->maps.softirq_stats);
-	s->fds[s->nfds++] = bpf_map__fd(s->irq->maps.irq_stats);
-	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_softirq_entry);
-	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_softirq_exit);
-	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_irq_entry);
-	s->fds[s->nfds++] = bpf_program__fd(s->irq->progs.nm_irq_exit);
 	return s;
 }
 
@@ -161,7 +242,12 @@ bpfset_free(struct bpfset *s)
 {
 	if (s == NULL)
 		return;
-	nm_irq__destroy(s->irq);
+	if (s->irq != NULL)
+		nm_irq__destroy(s->irq);
+	if (s->drop != NULL)
+		nm_drop__destroy(s->drop);
+	if (s->napi != NULL)
+		nm_napi__destroy(s->napi);
 	free(s);
 }
 
@@ -216,6 +302,94 @@ bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
 		first = false;
 	}
 	return (long)total;
+}
+
+long
+bpfset_read_drops(int fd, struct nm_drop_key *keys, uint64_t *vals, size_t max)
+{
+	unsigned ncpus = bpfset_ncpus();
+	struct nm_drop_key in, out;
+	bool first = true;
+	size_t total = 0;
+
+	/* As bpfset_read_irqs: batches of whole buckets, ENOENT after the last. */
+	while (total < max) {
+		uint32_t count = (uint32_t)(max - total);
+		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
+		                             vals + total * ncpus, &count, NULL);
+
+		if (r < 0 && errno != ENOENT)
+			return -1;
+		total += count;
+		if (r < 0)
+			break;
+		in = out;
+		first = false;
+	}
+	return (long)total;
+}
+
+long
+bpfset_read_napis(int fd, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
+{
+	unsigned ncpus = bpfset_ncpus();
+	struct nm_napi_key in, out;
+	bool first = true;
+	size_t total = 0;
+
+	while (total < max) {
+		uint32_t count = (uint32_t)(max - total);
+		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
+		                             vals + total * ncpus, &count, NULL);
+
+		if (r < 0 && errno != ENOENT)
+			return -1;
+		total += count;
+		if (r < 0)
+			break;
+		in = out;
+		first = false;
+	}
+	return (long)total;
+}
+
+long
+bpfset_drop_reasons(char (*names)[BPFSET_REASON_LEN], size_t max, struct nm_error *err)
+{
+	static const char prefix[] = "SKB_DROP_REASON_";
+	struct btf *btf = btf__parse(BPFSET_BTF_PATH, NULL);
+	const struct btf_type *t;
+	const struct btf_enum *e;
+	size_t n = 0;
+	int id;
+
+	if (btf == NULL)
+		return nm_error_set(err, NM_ERR_UNSUPPORTED, "bpf: read %s: %s", BPFSET_BTF_PATH,
+		                    strerror(errno));
+	if ((id = btf__find_by_name_kind(btf, "skb_drop_reason", BTF_KIND_ENUM)) < 0) {
+		btf__free(btf);
+		return nm_error_set(err, NM_ERR_UNSUPPORTED,
+		                    "bpf: the kernel's BTF has no enum skb_drop_reason (before "
+		                    "Linux 5.17: no drop reasons)");
+	}
+	for (size_t i = 0; i < max; i++)
+		names[i][0] = '\0';
+	t = btf__type_by_id(btf, id);
+	e = btf_enum(t);
+	for (int i = 0; i < btf_vlen(t); i++, e++) {
+		const char *name = btf__name_by_offset(btf, e->name_off);
+		uint32_t v = (uint32_t)e->val;
+
+		if (name == NULL || v >= max)
+			continue; /* SKB_DROP_REASON_MAX and subsystem ranges are above */
+		if (strncmp(name, prefix, sizeof(prefix) - 1) == 0)
+			name += sizeof(prefix) - 1;
+		snprintf(names[v], BPFSET_REASON_LEN, "%s", name);
+		if (v + 1 > n)
+			n = v + 1;
+	}
+	btf__free(btf);
+	return (long)n;
 }
 
 int
@@ -284,6 +458,36 @@ bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
 	(void)max;
 	errno = ENOTSUP;
 	return -1;
+}
+
+long
+bpfset_read_drops(int fd, struct nm_drop_key *keys, uint64_t *vals, size_t max)
+{
+	(void)fd;
+	(void)keys;
+	(void)vals;
+	(void)max;
+	errno = ENOTSUP;
+	return -1;
+}
+
+long
+bpfset_read_napis(int fd, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
+{
+	(void)fd;
+	(void)keys;
+	(void)vals;
+	(void)max;
+	errno = ENOTSUP;
+	return -1;
+}
+
+long
+bpfset_drop_reasons(char (*names)[BPFSET_REASON_LEN], size_t max, struct nm_error *err)
+{
+	(void)names;
+	(void)max;
+	return nm_error_set(err, NM_ERR_UNSUPPORTED, "bpf: built without the eBPF programs");
 }
 
 int

@@ -7,6 +7,10 @@
  * and hard IRQ handler runs, with their time, per CPU. Its fds, in this order: the maps
  * softirq_stats and irq_stats (read-only: BPF_F_RDONLY), then the programs softirq_entry,
  * softirq_exit, irq_handler_entry and irq_handler_exit (for their run time and count).
+ * Set "drop" (bpf/drop.bpf.c) counts the packets skb:kfree_skb frees, per drop reason and
+ * device. Its fds: the map drop_stats (read-only), then the program kfree_skb. Set "napi"
+ * (bpf/napi.bpf.c) counts NAPI polls, their packets and the polls that used their whole
+ * budget, per NAPI instance per CPU. Its fds: the map napi_stats, then the program napi_poll.
  *
  * Built without the programs (meson -Dbpf=disabled, or no libbpf, clang, bpftool or BTF on the
  * build machine), every call fails with a reason that says so. */
@@ -18,25 +22,37 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "drop.h"
 #include "irq.h"
+#include "napi.h"
 
 struct nm_error;
 
 enum bpfset_id {
-	BPFSET_IRQ = 1, /* softirq and hard IRQ time and counts */
+	BPFSET_IRQ = 1,  /* softirq and hard IRQ time and counts */
+	BPFSET_DROP = 2, /* dropped packets per reason and device */
+	BPFSET_NAPI = 3, /* NAPI polls per instance per CPU */
 };
+#define BPFSET_MAX BPFSET_NAPI /* the highest set number */
 
-#define BPFSET_FDS_MAX   8 /* fds of one set, maps then programs */
-#define BPFSET_IRQ_MAPS  2 /* softirq_stats, irq_stats */
-#define BPFSET_IRQ_PROGS 4
-#define BPFSET_BTF_PATH  "/sys/kernel/btf/vmlinux"
+#define BPFSET_FDS_MAX    8 /* fds of one set, maps then programs */
+#define BPFSET_IRQ_MAPS   2 /* softirq_stats, irq_stats */
+#define BPFSET_IRQ_PROGS  4
+#define BPFSET_DROP_MAPS  1 /* drop_stats */
+#define BPFSET_DROP_PROGS 1
+#define BPFSET_NAPI_MAPS  1 /* napi_stats */
+#define BPFSET_NAPI_PROGS 1
+/* Drop reasons' names kept (enum skb_drop_reason has 131 on 6.18), and a name's room. */
+#define BPFSET_REASONS_MAX 512
+#define BPFSET_REASON_LEN  48
+#define BPFSET_BTF_PATH    "/sys/kernel/btf/vmlinux"
 
 /* A loaded set: its programs attached for as long as it lives. */
 struct bpfset;
 
 /* Was the daemon built with the programs? */
 bool bpfset_built(void);
-/* The set's name ("irq"), or NULL for a number that is no set. */
+/* The set's name ("irq", "drop", "napi"), or NULL for a number that is no set. */
 const char *bpfset_name(int set);
 /* The names of the set's fds, in fd order (maps, then programs); count in *n. */
 const char *const *bpfset_fd_names(int set, size_t *n);
@@ -65,6 +81,19 @@ int bpfset_read_softirqs(int fd, struct nm_softirq_cpu *out);
 /* irq_stats whole: up to max IRQs, keys[i] and vals[i * ncpus + cpu]. Returns the count, or -1
  * with errno. */
 long bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max);
+
+/* drop_stats whole: up to max keys and their values (vals[i * ncpus + cpu], packets). Returns
+ * the count, or -1 with errno. */
+long bpfset_read_drops(int fd, struct nm_drop_key *keys, uint64_t *vals, size_t max);
+/* napi_stats whole: up to max keys and their values (vals[i * ncpus + cpu]). Returns the
+ * count, or -1 with errno. */
+long bpfset_read_napis(int fd, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max);
+/* The running kernel's drop reasons from its BTF (enum skb_drop_reason in BPFSET_BTF_PATH; the
+ * numbering changes between kernels): names[v] is reason v's name without the
+ * SKB_DROP_REASON_ prefix ("NO_SOCKET"), "" for a number the enum does not name; names has
+ * max entries. Returns the count filled (the highest value + 1, at most max), or -1 with err
+ * (not built, no BTF, no such enum). */
+long bpfset_drop_reasons(char (*names)[BPFSET_REASON_LEN], size_t max, struct nm_error *err);
 
 /* A program's kernel statistics (BPF_OBJ_GET_INFO_BY_FD). */
 struct bpfset_prog_stats {

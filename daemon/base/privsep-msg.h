@@ -11,26 +11,27 @@
 #include "privsep.h"
 
 enum ps_type {
-	PS_WRITE = 1, /* a = base; "dev\0rel\0val\0" */
-	PS_NTUPLE,    /* a = on; "dev\0" */
-	PS_SPAWN,     /* struct ps_spawn, groups, "netns\0", argv, "\0", env; fds out, err[, cg]
-	                 [, the client's socket] */
-	PS_KILL,      /* a = pid, b = signal */
-	PS_RELEASE,   /* a = pid */
-	PS_REPLY,     /* id of the request; a = 0 or errno, b = pid; the message */
-	PS_EXIT,      /* a = pid, b = wait status */
-	PS_BYE,       /* the main process is stopping in order (not a crash) */
-	PS_SAVE,      /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
-	PS_UNLINK,    /* remove the control socket the daemon made (the one of the setup) */
-	PS_FEATURE,   /* a = on; "dev\0feature\0": ETHTOOL_SFEATURES of one feature */
-	PS_CHANNELS,  /* a = enum ethtool_chan_which, b = count; "dev\0": ETHTOOL_SCHANNELS */
-	PS_NAPI,      /* a = rx queue, b = value; "dev\0setting\0": netlink napi-set */
-	PS_RINGS,     /* a = 0 rx, 1 tx; b = size; "dev\0": ETHTOOL_SRINGPARAM */
-	PS_COALESCE,  /* a = enum ethtool_coal_param, b = value; "dev\0": ETHTOOL_SCOALESCE */
-	PS_BPF,       /* a = program set (bpfset.h); the reply carries the set's fds */
-	PS_RSS,       /* a = enum ethtool_rss_part, b = hash function or flow type; "dev\0" then
-	                 the table (u32s), the key (bytes) or the fields (one u32): ETHTOOL_SRSSH,
-	                 ETHTOOL_SRXFH */
+	PS_WRITE = 1,  /* a = base; "dev\0rel\0val\0" */
+	PS_NTUPLE,     /* a = on; "dev\0" */
+	PS_SPAWN,      /* struct ps_spawn, groups, "netns\0", argv, "\0", env; fds out, err[, cg]
+	                  [, the client's socket] */
+	PS_KILL,       /* a = pid, b = signal */
+	PS_RELEASE,    /* a = pid */
+	PS_REPLY,      /* id of the request; a = 0 or errno, b = pid; the message */
+	PS_EXIT,       /* a = pid, b = wait status */
+	PS_BYE,        /* the main process is stopping in order (not a crash) */
+	PS_SAVE,       /* "name\0text\0": a new PROFILE_DIR/NAME.conf */
+	PS_UNLINK,     /* remove the control socket the daemon made (the one of the setup) */
+	PS_FEATURE,    /* a = on; "dev\0feature\0": ETHTOOL_SFEATURES of one feature */
+	PS_CHANNELS,   /* a = enum ethtool_chan_which, b = count; "dev\0": ETHTOOL_SCHANNELS */
+	PS_NAPI,       /* a = rx queue, b = value; "dev\0setting\0": netlink napi-set */
+	PS_RINGS,      /* a = 0 rx, 1 tx; b = size; "dev\0": ETHTOOL_SRINGPARAM */
+	PS_COALESCE,   /* a = enum ethtool_coal_param, b = value; "dev\0": ETHTOOL_SCOALESCE */
+	PS_BPF,        /* a = program set (bpfset.h); the reply carries the set's fds */
+	PS_BPF_DETACH, /* a = program set: detach and unload it (until a PS_BPF loads it again) */
+	PS_RSS,        /* a = enum ethtool_rss_part, b = hash function or flow type; "dev\0" then
+	                  the table (u32s), the key (bytes) or the fields (one u32): ETHTOOL_SRSSH,
+	                  ETHTOOL_SRXFH */
 };
 
 struct ps_hdr {

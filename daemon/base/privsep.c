@@ -368,6 +368,14 @@ privsep_bpf(int set, int *fds, size_t max, size_t *n, struct nm_error *err)
 }
 
 int
+privsep_bpf_detach(int set, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_BPF_DETACH, .a = set};
+
+	return call(&h, NULL, NULL, 0, NULL, err);
+}
+
+int
 privsep_unlink_socket(struct nm_error *err)
 {
 	struct ps_hdr h = {.type = PS_UNLINK};

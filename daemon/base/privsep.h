@@ -145,6 +145,10 @@ void privsep_release(pid_t pid);
  * (once; later calls give the same set again): up to max into fds, their count in *n. The
  * caller owns them. 0, or -1 with errno and err (the privileged process's reason). */
 int privsep_bpf(int set, int *fds, size_t max, size_t *n, struct nm_error *err);
+/* Detach and unload BPF program set `set` in the privileged process (the programs stop at
+ * once; the maps go when the last fd of them closes); a set not loaded is no error. 0, or -1
+ * with err. */
+int privsep_bpf_detach(int set, struct nm_error *err);
 /* Say that the split is coming (main.c, before the sampler starts): privsep_expected() is
  * true from then on, so that what must be done by the privileged process waits for it
  * rather than being done in place, as root, before the drop. */

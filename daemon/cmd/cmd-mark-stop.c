@@ -11,6 +11,8 @@
 #include "error.h"
 #include "jsonutil.h"
 #include "peer-window.h"
+#include "sampler.h"
+#include "source-bpf.h"
 #include "window.h"
 #include "xmalloc.h"
 
@@ -49,6 +51,7 @@ static int
 cmd_mark_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, struct nm_error *err)
 {
 	struct stop_reply *sr, now;
+	struct source *bpf;
 
 	if (peerwin_has(ctx->d->peerwins, json_get_string(args, "name", "")))
 		return mark_peers_stop(ctx->d->peerwins, ctx, json_get_string(args, "name", ""),
@@ -59,6 +62,9 @@ cmd_mark_stop(struct cmd_ctx *ctx, json_object *args, json_object **result, stru
 		free(sr);
 		return -1;
 	}
+	/* The end edge is taken: programs held for the window (mark start --bpf) can go. */
+	if ((bpf = sampler_source(ctx->d->sampler, "bpf")) != NULL)
+		source_bpf_release(bpf, json_get_string(args, "name", ""));
 	if (!sr->done) {
 		/* Answered from stored(), once the writer thread is done. */
 		if (ctx->client != NULL) {

@@ -1,5 +1,6 @@
-/* cmd-softirqs.c: softirqs per type per CPU per second over the last N seconds. Types and
- * CPUs are the labels of the softirqs source's series, never parts of their names. */
+/* cmd-softirqs.c: softirqs per type per CPU per second over the last N seconds, and with
+ * "time" the share of each CPU's time each type took (the bpf source's softirq time). Types
+ * and CPUs are the labels of the series, never parts of their names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,18 +56,21 @@ find_cpu(const int *v, size_t n, int c)
 	return p != NULL ? p - v : -1;
 }
 
-/* Fill g from the series labelled source=softirqs that have a type and a CPU. */
+/* Fill g from the series labelled source=SOURCE (and field=FIELD when not NULL) that have a
+ * type and a CPU. */
 static void
-grid_build(const struct series_registry *reg, struct sirq_grid *g)
+grid_build(const struct series_registry *reg, const char *source, const char *field,
+           struct sirq_grid *g)
 {
-	struct series_matcher m;
+	struct series_matcher m[2];
 	series_id *sel;
 	size_t n;
 
 	memset(g, 0, sizeof(*g));
-	if (series_matcher_set(reg, &m, "source", "softirqs", NULL) < 0)
+	if (series_matcher_set(reg, &m[0], "source", source, NULL) < 0 ||
+	    (field != NULL && series_matcher_set(reg, &m[1], "field", field, NULL) < 0))
 		return;
-	n = series_select(reg, &m, 1, &sel);
+	n = series_select(reg, m, field != NULL ? 2 : 1, &sel);
 	g->types = xcalloc(n ? n : 1, sizeof(*g->types));
 	g->cpus = xcalloc(n ? n : 1, sizeof(*g->cpus));
 	for (size_t i = 0; i < n; i++) {
@@ -112,6 +116,82 @@ grid_free(struct sirq_grid *g)
 	free(g->ids);
 }
 
+/* The bpf source's softirq time of type t on cpu, as a percent of that CPU's time over the
+ * span; -1 when there is no such series. */
+static double
+time_pct(struct daemon *d, const struct series_registry *reg, const struct sirq_grid *tg,
+         const char *type, int cpu)
+{
+	long c = find_cpu(tg->cpus, tg->ncpus, cpu);
+
+	if (c < 0)
+		return -1;
+	for (size_t k = 0; k < tg->ntypes; k++) {
+		series_id id;
+
+		if (strcmp(tg->types[k], type) != 0)
+			continue;
+		id = tg->ids[k * tg->ncpus + (size_t)c];
+		if (id == SERIES_NONE || !series_get(reg, id)->live)
+			return -1;
+		return query_rate(d->query, id) / 1e7; /* ns per second -> % */
+	}
+	return -1;
+}
+
+/* With "time": each CPU's "time_pct" {type: % of the CPU's time in that softirq}, and
+ * "time_total_pct" (summed over the CPUs: 100 is one CPU), from the bpf source's
+ * bpf.softirq_time.* series (entry to exit, less the hard IRQ handler time inside); "time"
+ * says where they came from, or why there are none. */
+static void
+add_times(struct daemon *d, const struct series_registry *reg, const struct sirq_grid *g,
+          json_object *carr, json_object *o)
+{
+	struct sirq_grid tg;
+	json_object *tot = json_object_new_object();
+
+	grid_build(reg, "bpf", "time", &tg);
+	if (tg.ntypes == 0) {
+		json_add_string(o, "time",
+		                "none: the bpf source has no softirq time here (see "
+		                "status: not built, no BTF, or not attached)");
+		json_object_put(tot);
+		grid_free(&tg);
+		return;
+	}
+	json_add_string(o, "time", "bpf");
+	for (size_t i = 0; i < json_object_array_length(carr); i++) {
+		json_object *co = json_object_array_get_idx(carr, i),
+		            *pct = json_object_new_object();
+		int cpu = (int)json_get_int(co, "cpu", -1);
+
+		for (size_t t = 0; t < g->ntypes; t++) {
+			double v = time_pct(d, reg, &tg, g->types[t], cpu);
+
+			if (v >= 0)
+				json_add_double(pct, g->types[t], v);
+		}
+		json_object_object_add(co, "time_pct", pct);
+	}
+	for (size_t t = 0; t < g->ntypes; t++) {
+		double sum = 0;
+		bool any = false;
+
+		for (size_t c = 0; c < tg.ncpus; c++) {
+			double v = time_pct(d, reg, &tg, g->types[t], tg.cpus[c]);
+
+			if (v >= 0) {
+				sum += v;
+				any = true;
+			}
+		}
+		if (any)
+			json_add_double(tot, g->types[t], sum);
+	}
+	json_object_object_add(o, "time_total_pct", tot);
+	grid_free(&tg);
+}
+
 int
 cmd_build_softirqs(struct daemon *d, json_object *args, json_object *o, struct nm_error *err)
 {
@@ -122,7 +202,7 @@ cmd_build_softirqs(struct daemon *d, json_object *args, json_object *o, struct n
 	json_object *tot = json_object_new_object();
 
 	(void)err;
-	grid_build(reg, &g);
+	grid_build(reg, "softirqs", NULL, &g);
 	for (size_t t = 0; t < g.ntypes; t++)
 		json_object_array_add(tarr, json_object_new_string(g.types[t]));
 	for (size_t c = 0; c < g.ncpus; c++) {
@@ -156,6 +236,8 @@ cmd_build_softirqs(struct daemon *d, json_object *args, json_object *o, struct n
 	json_object_object_add(o, "types", tarr);
 	json_object_object_add(o, "total", tot);
 	json_object_object_add(o, "cpus", carr);
+	if (json_get_bool(args, "time", false))
+		add_times(d, reg, &g, carr, o);
 	grid_free(&g);
 	return 0;
 }

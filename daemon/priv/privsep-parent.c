@@ -58,9 +58,9 @@ struct ps_parent {
 	size_t nprocs;
 	bool bye; /* the main process said it stops in order */
 	struct ps_msg msg;
-	/* The BPF program sets loaded (by set number: BPFSET_IRQ), attached until the end, and
-	 * the fd that keeps the kernel's BPF statistics on (-1: not yet, or refused). */
-	struct bpfset *bpf[BPFSET_IRQ + 1];
+	/* The BPF program sets loaded (by set number: BPFSET_IRQ, BPFSET_DROP), attached until the
+	 * end, and the fd that keeps the kernel's BPF statistics on (-1: not yet, or refused). */
+	struct bpfset *bpf[BPFSET_MAX + 1];
 	int bpf_stats_fd;
 };
 
@@ -113,6 +113,25 @@ do_bpf(struct ps_parent *pp)
 	}
 	n = bpfset_fds(pp->bpf[set], fds, BPFSET_FDS_MAX);
 	reply_fds(pp, pp->msg.h.id, fds, n);
+}
+
+/* BPF_DETACH: one of the fixed program sets detached and unloaded (a set not loaded: done). */
+static void
+do_bpf_detach(struct ps_parent *pp)
+{
+	int set = pp->msg.h.a;
+
+	if (pp->msg.h.len != 0 || bpfset_name(set) == NULL ||
+	    set >= (int)(sizeof(pp->bpf) / sizeof(pp->bpf[0]))) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: no such BPF program set");
+		return;
+	}
+	if (pp->bpf[set] != NULL) {
+		bpfset_free(pp->bpf[set]);
+		pp->bpf[set] = NULL;
+		log_info("privsep: BPF program set %s detached", bpfset_name(set));
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
 }
 
 /* The next NUL-terminated string of a payload, or NULL past its end. */
@@ -921,6 +940,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_BPF:
 		do_bpf(pp);
+		break;
+	case PS_BPF_DETACH:
+		do_bpf_detach(pp);
 		break;
 	case PS_KILL:
 		if ((p = find_proc(pp, pp->msg.h.a)) != NULL && pp->msg.h.b > 0 &&

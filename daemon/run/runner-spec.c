@@ -332,6 +332,7 @@ runner_spec_parse(struct runner *r, json_object *args, struct test_spec *spec, s
 		goto fail;
 	}
 	spec->replace = json_get_bool(args, "replace", false);
+	spec->bpf = json_get_bool(args, "bpf", false);
 	/* Checked against the configured peers by test-start (cmd-test-start.c). */
 	if (json_object_object_get_ex(args, "peer", &vars) && json_object_array_length(vars) > 0)
 		spec->peers = json_object_get(vars);

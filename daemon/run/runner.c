@@ -29,6 +29,7 @@
 #include "peer-window.h"
 #include "privsep.h"
 #include "runner.h"
+#include "source-bpf.h"
 #include "child.h"
 #include "testseries.h"
 #include "timeutil.h"
@@ -543,20 +544,48 @@ profile_take_back(struct runner *r, struct test *t)
 
 /* ---- the window ---- */
 
+/* The test's hold on the eBPF programs (test start --bpf): taken before its window opens,
+ * let go once its end edge is taken. 1 held now, 0 not asked or held already, -1 with err. */
+static int
+bpf_hold(struct runner *r, struct test *t, struct nm_error *err)
+{
+	struct source *src;
+
+	if (!t->spec.bpf)
+		return 0;
+	if ((src = sampler_source(r->d->sampler, "bpf")) == NULL)
+		return nm_error_set(err, NM_ERR_UNSUPPORTED, "bpf: this daemon has no bpf source");
+	return source_bpf_hold(src, t->spec.name, err);
+}
+
+static void
+bpf_release(struct runner *r, struct test *t)
+{
+	struct source *src;
+
+	if (t->spec.bpf && (src = sampler_source(r->d->sampler, "bpf")) != NULL)
+		source_bpf_release(src, t->spec.name);
+}
+
 /* Open the test's window now. */
 static int
 window_begin(struct runner *r, struct test *t, struct nm_error *err)
 {
 	json_object *w;
+	int held;
 
 	if (t->window_open || t->window_stored)
 		return 0;
+	if ((held = bpf_hold(r, t, err)) < 0)
+		return -1;
 	/* The peers' edges go out at the moment this host takes its own (peer-window.h). */
 	if (t->spec.peers != NULL)
 		peerwin_edge_start(r->d->peerwins, t->spec.name, t->spec.peers);
 	if ((w = window_start_replace(r->d->windows, t->spec.name, "test", t->spec.replace, err)) ==
 	    NULL) {
 		peerwin_forget(r->d->peerwins, t->spec.name);
+		if (held == 1)
+			bpf_release(r, t);
 		return -1;
 	}
 	peerwin_local_edge(r->d->peerwins, t->spec.name,
@@ -573,6 +602,7 @@ window_end(struct runner *r, struct test *t, struct nm_error *err)
 	peerwin_edge_stop(r->d->peerwins, t->spec.name);
 	if (window_freeze(r->d->windows, t->spec.name, err) < 0)
 		return -1;
+	bpf_release(r, t); /* the end edge is taken */
 	peerwin_local_edge(r->d->peerwins, t->spec.name,
 	                   window_edge_real_ns(r->d->windows, t->spec.name));
 	t->window_frozen = true;
@@ -1019,6 +1049,7 @@ store(struct test *t)
 		rc = window_stop(r->d->windows, t->spec.name, NULL, "test", extra, test_stored, t,
 		                 &err);
 		json_object_put(extra);
+		bpf_release(r, t); /* a window stopped unfrozen: its end edge is taken now */
 		if (rc == 0)
 			return; /* t may be gone already: test_stored ran inline at shutdown */
 		t->storing = false;

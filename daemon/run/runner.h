@@ -73,6 +73,7 @@ struct test_spec {
 	                * owned */
 	bool cpu_util; /* netperf: its own CPU figures (-c -C) in the figures */
 	bool replace;  /* a kept window or stored result of the name goes when its window opens */
+	bool bpf;      /* the eBPF programs held on for the window (source_bpf_hold) */
 	struct test_figure_rx *figures; /* exec: figures to lift; owned */
 	size_t nfigures;
 	char suite[201]; /* the suite the test belongs to, "" when none */

@@ -46,6 +46,9 @@ enum fam {
 	F_STAT_LEVEL,
 	F_SOFTIRQS,
 	F_BPF_SOFTIRQS,
+	F_BPF_SOFTIRQ_NS,
+	F_BPF_DROPS,
+	F_BPF_DEVICE_DROPS,
 	F_IPIS,
 	F_ARCH_IRQS,
 	F_DEVICE_IRQS, /* summed at each scrape from the IRQ table: no series of its own */
@@ -109,6 +112,18 @@ static const struct family families[NFAM] = {
     [F_BPF_SOFTIRQS] = {"netmetrics_bpf_softirqs",
                         "Softirqs run on each CPU, by type, as eBPF programs counted them.", false,
                         false, L_CPU | L_TYPE},
+    [F_BPF_SOFTIRQ_NS] = {"netmetrics_bpf_softirq_nanoseconds",
+                          "Nanoseconds each CPU spent in softirqs, by type (eBPF: entry to exit, "
+                          "less the hard IRQ handler time inside).",
+                          false, false, L_CPU | L_TYPE},
+    [F_BPF_DROPS] = {"netmetrics_bpf_drops",
+                     "Packets the kernel freed as dropped, by drop reason (field), every "
+                     "network namespace's (eBPF on skb:kfree_skb).",
+                     false, false, L_FIELD},
+    [F_BPF_DEVICE_DROPS] = {"netmetrics_bpf_device_drops",
+                            "The part of netmetrics_bpf_drops whose packet had a device of the "
+                            "daemon's network namespace, by device and drop reason (field).",
+                            false, false, L_DEV | L_FIELD},
     [F_IPIS] = {"netmetrics_ipis",
                 "Inter-processor interrupts received by each CPU, by type (/proc/interrupts).",
                 false, false, L_CPU | L_TYPE},

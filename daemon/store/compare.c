@@ -134,6 +134,18 @@ static const struct figure_kind kinds[] = {
     {"*>*_bits_per_s", "bit/s", HI, false},
     {"*>*_packets", "packets", NULL, false}, /* as every packet count: no direction */
     {"*>*_bytes", "bytes", HI, false},
+    /* the bpf figure (report-bpf.c): softirq time, drops by reason, NAPI, the programs' cost */
+    {"bpf.softirq_time.cpus.*", "%", NULL, true},
+    {"bpf.softirq_time.total_s.*", "s", NULL, false},
+    {"bpf.drops.*", "packets", LO, false},
+    {"bpf.napi.*.exhausted", "polls", LO, false},
+    {"bpf.napi.*.packets_per_poll", "packets", NULL, true},
+    {"bpf.napi.*.polls", "polls", NULL, false},
+    {"bpf.napi.*", "packets", NULL, false},
+    {"bpf.programs.*.ns_per_run", "ns", LO, true},
+    {"bpf.programs.*.cpu_pct", "%", LO, true},
+    {"bpf.programs.*.run_time_ns", "ns", LO, false},
+    {"bpf.programs.*.runs", "runs", NULL, false},
     /* sysctl, lnstat and anything newer */
     {"*", "", NULL, false},
 };

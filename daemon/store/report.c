@@ -18,6 +18,7 @@
 #include "jsonutil.h"
 #include "netdev.h"
 #include "report-napi.h"
+#include "report-bpf.h"
 #include "report.h"
 #include "sampler.h"
 #include "irqtable.h"
@@ -1070,7 +1071,7 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
              const struct report_opts *opts, struct nm_error *err)
 {
 	struct report r = {.s = s, .reg = sampler_registry(s), .a = a, .b = b, .opts = opts};
-	json_object *o, *fig, *queues, *devices, *tcp, *udp, *napi;
+	json_object *o, *fig, *queues, *devices, *tcp, *udp, *napi, *bpf;
 
 	if (b->mono_ns < a->mono_ns) {
 		nm_error_set(err, NM_ERR_BAD_ARGS, "report: the window ends before it starts");
@@ -1104,6 +1105,8 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 		json_object_object_add(fig, "udp", udp);
 	json_object_object_add(fig, "sysctl", sysctl_json(&r));
 	json_object_object_add(fig, "lnstat", lnstat_json(&r));
+	if ((bpf = report_bpf_json(r.reg, a, b)) != NULL)
+		json_object_object_add(fig, "bpf", bpf); /* report-bpf.c */
 	json_object_object_add(o, "figures", fig);
 	/* Beside the figures, not among them: ids, IRQs and settings are labels that compare
 	 * must not diff as figures. */

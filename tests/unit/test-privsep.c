@@ -25,6 +25,7 @@
 #include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -339,6 +340,39 @@ test_bpf_out_of_fds(void)
 		close(fds[i]);
 }
 
+/* BPF_DETACH: set irq (its fds in fds) runs until detached, then not at all (its programs'
+ * run count, the kernel's statistics, stands still though the fds are open); loaded again,
+ * it is new programs. A set not loaded detaches as done; no set is refused. */
+static void
+test_bpf_detach(const int *fds, size_t n)
+{
+	struct timespec ms200 = {0, 200 * 1000 * 1000};
+	struct bpfset_prog_stats a, b;
+	int again[BPFSET_FDS_MAX];
+	size_t m = 0;
+	struct nm_error err;
+
+	assert_int_equal(bpfset_prog_stats(fds[BPFSET_IRQ_MAPS], &a), 0);
+	nanosleep(&ms200, NULL);
+	assert_int_equal(bpfset_prog_stats(fds[BPFSET_IRQ_MAPS], &b), 0);
+	assert_true(b.run_cnt > a.run_cnt); /* the timer's softirqs at least */
+	assert_int_equal(privsep_bpf_detach(BPFSET_IRQ, &err), 0);
+	assert_int_equal(bpfset_prog_stats(fds[BPFSET_IRQ_MAPS], &a), 0);
+	nanosleep(&ms200, NULL);
+	assert_int_equal(bpfset_prog_stats(fds[BPFSET_IRQ_MAPS], &b), 0);
+	assert_true(b.run_cnt == a.run_cnt);
+	assert_int_equal(privsep_bpf_detach(BPFSET_NAPI, &err), 0); /* not loaded */
+	assert_int_equal(privsep_bpf_detach(0, &err), -1);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(privsep_bpf_detach(77, &err), -1);
+	assert_int_equal(privsep_bpf(BPFSET_IRQ, again, BPFSET_FDS_MAX, &m, &err), 0);
+	assert_int_equal(m, n);
+	assert_int_equal(bpfset_prog_stats(again[BPFSET_IRQ_MAPS], &b), 0);
+	assert_true(b.id != a.id);
+	for (size_t i = 0; i < m; i++)
+		close(again[i]);
+}
+
 /* BPF: only the fixed sets; set irq's fds, the same set for a second request. */
 static void
 test_bpf(void **state)
@@ -377,10 +411,11 @@ test_bpf(void **state)
 		assert_int_equal(bpfset_prog_stats(again[i], &b), 0);
 		assert_int_equal(a.id, b.id);
 	}
-	for (size_t i = 0; i < n; i++) {
-		close(fds[i]);
+	for (size_t i = 0; i < n; i++)
 		close(again[i]);
-	}
+	test_bpf_detach(fds, n);
+	for (size_t i = 0; i < n; i++)
+		close(fds[i]);
 	test_bpf_out_of_fds();
 }
 

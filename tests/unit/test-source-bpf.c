@@ -16,6 +16,7 @@
 
 #include "bpfset.h"
 #include "error.h"
+#include "napitable.h"
 #include "series.h"
 #include "source-bpf.h"
 #include "source-harness.h"
@@ -112,7 +113,11 @@ static void
 test_series(void **state)
 {
 	static struct fake f;
-	struct source_bpf_reader rd = {2, fake_softirqs, fake_irqs, fake_progs, &f};
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs,
+	                               .read_irqs = fake_irqs,
+	                               .prog_stats = fake_progs,
+	                               .arg = &f};
 	struct world w;
 
 	(void)state;
@@ -188,7 +193,11 @@ many_irqs(void *arg, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
 static void
 test_many_irqs(void **state)
 {
-	struct source_bpf_reader rd = {2, fake_softirqs, many_irqs, fake_progs, &many};
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs,
+	                               .read_irqs = many_irqs,
+	                               .prog_stats = fake_progs,
+	                               .arg = &many};
 	struct world w;
 
 	(void)state;
@@ -201,6 +210,252 @@ test_many_irqs(void **state)
 	harness_check(&w, "bpf.softirq.RCU.cpu1", 0, SERIES_COUNTER);
 	assert_true(many.irq_reads >= 2);
 	harness_free(&w);
+}
+
+/* The drop set's stand-in: keys and per-CPU values set by the test, 2 CPUs; namespace 77 is
+ * the daemon's, device 3 is "vA" there. */
+struct fake_drops {
+	struct fake f;
+	struct nm_drop_key keys[8];
+	uint64_t vals[8 * 2];
+	size_t n;
+	struct bpfset_prog_stats prog;
+};
+
+static long
+fake_read_drops(void *arg, struct nm_drop_key *keys, uint64_t *vals, size_t max)
+{
+	struct fake_drops *d = arg;
+	size_t n = d->n < max ? d->n : max;
+
+	memcpy(keys, d->keys, n * sizeof(*keys));
+	memcpy(vals, d->vals, n * 2 * sizeof(*vals));
+	return (long)n;
+}
+
+static int
+fake_drop_prog(void *arg, struct bpfset_prog_stats *st)
+{
+	struct fake_drops *d = arg;
+
+	*st = d->prog;
+	return 0;
+}
+
+static int
+fake_ifname(void *arg, uint32_t ifindex, char *buf, size_t size)
+{
+	(void)arg;
+	if (ifindex != 3)
+		return -1;
+	snprintf(buf, size, "vA");
+	return 0;
+}
+
+static int
+fake_softirqs_d(void *arg, struct nm_softirq_cpu *out)
+{
+	return fake_softirqs(&((struct fake_drops *)arg)->f, out);
+}
+
+static long
+fake_irqs_d(void *arg, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+{
+	return fake_irqs(&((struct fake_drops *)arg)->f, keys, vals, max);
+}
+
+static int
+fake_progs_d(void *arg, size_t i, struct bpfset_prog_stats *st)
+{
+	return fake_progs(&((struct fake_drops *)arg)->f, i, st);
+}
+
+/* Drops: per reason in all (every namespace, with or without a device), per device of the
+ * daemon's namespace by name; a number the kernel's enum does not name under OTHER; a
+ * reason's series from its first drop; the program's cost. */
+static void
+test_drops(void **state)
+{
+	static const char reasons[][BPFSET_REASON_LEN] = {"NOT_SPECIFIED", "NO_SOCKET", "",
+	                                                  "NETFILTER_DROP"};
+	static struct fake_drops d;
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs_d,
+	                               .read_irqs = fake_irqs_d,
+	                               .prog_stats = fake_progs_d,
+	                               .arg = &d,
+	                               .read_drops = fake_read_drops,
+	                               .drop_prog_stats = fake_drop_prog,
+	                               .reasons = reasons,
+	                               .nreasons = 4,
+	                               .netns = 77,
+	                               .ifname = fake_ifname};
+	struct world w;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	/* NO_SOCKET: 5 + 2 on vA (ns 77), 10 on ifindex 3 of another namespace, 1 without a
+	 * device; reason 2 (unnamed) and 900 (past the enum) on vA; NETFILTER_DROP not yet. */
+	d.keys[0] = (struct nm_drop_key){1, 3, 77};
+	d.vals[0] = 5, d.vals[1] = 2;
+	d.keys[1] = (struct nm_drop_key){1, 3, 78};
+	d.vals[2] = 10;
+	d.keys[2] = (struct nm_drop_key){1, 0, 0};
+	d.vals[5] = 1;
+	d.keys[3] = (struct nm_drop_key){2, 3, 77};
+	d.vals[6] = 4;
+	d.keys[4] = (struct nm_drop_key){900, 3, 77};
+	d.vals[9] = 6;
+	d.n = 5;
+	d.prog = (struct bpfset_prog_stats){.id = 5, .run_time_ns = 1000, .run_cnt = 28};
+
+	harness_init(&w, &source_bpf_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/softirqs", softirqs_2cpu);
+	source_bpf_use_reader(&w.src, &rd);
+	harness_start(&w);
+	harness_sample(&w);
+	harness_check(&w, "bpf.drop.NO_SOCKET", 18, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.NO_SOCKET.vA", 7, SERIES_COUNTER);
+	harness_labels(&w, "bpf.drop.NO_SOCKET.vA",
+	               "source=bpf device=vA table=drop field=NO_SOCKET unit=packets");
+	harness_labels(&w, "bpf.drop.NO_SOCKET",
+	               "source=bpf table=drop field=NO_SOCKET unit=packets");
+	harness_check(&w, "bpf.drop.OTHER", 10, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.OTHER.vA", 10, SERIES_COUNTER);
+	assert_false(harness_exists(&w, "bpf.drop.NETFILTER_DROP"));
+	assert_false(harness_exists(&w, "bpf.drop.NOT_SPECIFIED"));
+	harness_check(&w, "bpf.prog.kfree_skb.runs", 28, SERIES_COUNTER);
+	harness_check(&w, "bpf.prog.kfree_skb.run_time", 1000, SERIES_COUNTER);
+
+	/* A new reason on a device of the daemon's namespace the reader cannot name. */
+	d.keys[5] = (struct nm_drop_key){3, 9, 77};
+	d.vals[11] = 3;
+	d.n = 6;
+	harness_sample(&w);
+	harness_check(&w, "bpf.drop.NETFILTER_DROP", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.NETFILTER_DROP.if9", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.NO_SOCKET.vA", 7, SERIES_COUNTER);
+	harness_free(&w);
+}
+
+/* The napi set's stand-in: 2 CPUs. */
+struct fake_napis {
+	struct fake f;
+	struct nm_napi_key keys[4];
+	struct nm_napi_cpu vals[4 * 2];
+	size_t n;
+};
+
+static long
+fake_read_napis(void *arg, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
+{
+	struct fake_napis *d = arg;
+	size_t n = d->n < max ? d->n : max;
+
+	memcpy(keys, d->keys, n * sizeof(*keys));
+	memcpy(vals, d->vals, n * 2 * sizeof(*vals));
+	return (long)n;
+}
+
+static int
+fake_napi_prog(void *arg, struct bpfset_prog_stats *st)
+{
+	(void)arg;
+	*st = (struct bpfset_prog_stats){.id = 9, .run_time_ns = 700, .run_cnt = 16};
+	return 0;
+}
+
+static int
+fake_softirqs_n(void *arg, struct nm_softirq_cpu *out)
+{
+	return fake_softirqs(&((struct fake_napis *)arg)->f, out);
+}
+
+static long
+fake_irqs_n(void *arg, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+{
+	return fake_irqs(&((struct fake_napis *)arg)->f, keys, vals, max);
+}
+
+static int
+fake_progs_n(void *arg, size_t i, struct bpfset_prog_stats *st)
+{
+	return fake_progs(&((struct fake_napis *)arg)->f, i, st);
+}
+
+/* NAPI polls: totals over the CPUs, per-CPU polls where it polled, device and queue from the
+ * NAPI table (else the ifindex's name in the daemon's namespace, else none), the backlog by
+ * name; the program's cost. */
+static void
+test_napis(void **state)
+{
+	static struct fake_napis d;
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs_n,
+	                               .read_irqs = fake_irqs_n,
+	                               .prog_stats = fake_progs_n,
+	                               .arg = &d,
+	                               .netns = 77,
+	                               .ifname = fake_ifname,
+	                               .read_napis = fake_read_napis,
+	                               .napi_prog_stats = fake_napi_prog};
+	struct napi_table tab;
+	struct napi_entry *ne;
+	struct napi_queue q = {.ifindex = 5, .dir = 0, .index = 2, .napi_id = 700};
+	struct world w;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	memset(&tab, 0, sizeof(tab));
+	napitable_begin(&tab);
+	napitable_add_queue(&tab, &q);
+	ne = napitable_add_napi(&tab);
+	memset(ne, 0, sizeof(*ne));
+	snprintf(ne->dev, sizeof(ne->dev), "eth9");
+	ne->ifindex = 5;
+	ne->id = 700;
+	ne->irq = ne->pid = ne->rxq = ne->txq = -1;
+	napitable_end(&tab);
+	/* 700: eth9's rx queue 2 (the NAPI table), on both CPUs; 701: vA by its ifindex, on
+	 * CPU 1 only; 702: another namespace's; the backlog on CPU 0. */
+	d.keys[0] = (struct nm_napi_key){700, 5, 77};
+	d.vals[0] = (struct nm_napi_cpu){10, 400, 2};
+	d.vals[1] = (struct nm_napi_cpu){5, 100, 1};
+	d.keys[1] = (struct nm_napi_key){701, 3, 77};
+	d.vals[3] = (struct nm_napi_cpu){7, 7, 0};
+	d.keys[2] = (struct nm_napi_key){702, 3, 78};
+	d.vals[4] = (struct nm_napi_cpu){1, 64, 1};
+	d.keys[3] = (struct nm_napi_key){0, 0, 0};
+	d.vals[6] = (struct nm_napi_cpu){3, 3, 0};
+	d.n = 4;
+
+	harness_init(&w, &source_bpf_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/softirqs", softirqs_2cpu);
+	w.src.napitab = &tab;
+	source_bpf_use_reader(&w.src, &rd);
+	harness_start(&w);
+	harness_sample(&w);
+	harness_check(&w, "bpf.napi.700.polls", 15, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.packets", 500, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.exhausted", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.polls.cpu0", 10, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.700.polls.cpu1", 5, SERIES_COUNTER);
+	harness_labels(&w, "bpf.napi.700.packets",
+	               "source=bpf device=eth9 queue=2 table=napi field=packets unit=packets");
+	harness_labels(&w, "bpf.napi.700.polls.cpu1",
+	               "source=bpf device=eth9 queue=2 table=napi field=polls cpu=1 unit=polls");
+	harness_check(&w, "bpf.napi.701.polls", 7, SERIES_COUNTER);
+	assert_false(harness_exists(&w, "bpf.napi.701.polls.cpu0"));
+	harness_labels(&w, "bpf.napi.701.exhausted",
+	               "source=bpf device=vA table=napi field=exhausted unit=polls");
+	harness_labels(&w, "bpf.napi.702.polls", "source=bpf table=napi field=polls unit=polls");
+	harness_check(&w, "bpf.napi.702.exhausted", 1, SERIES_COUNTER);
+	harness_check(&w, "bpf.napi.backlog.polls.cpu0", 3, SERIES_COUNTER);
+	harness_check(&w, "bpf.prog.napi_poll.runs", 16, SERIES_COUNTER);
+	harness_free(&w);
+	napitable_free(&tab);
 }
 
 /* The counts of /proc/softirqs, [type][cpu], for up to 16 types and 64 CPUs. */
@@ -299,10 +554,9 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),
-	    cmocka_unit_test(test_series),
-	    cmocka_unit_test(test_many_irqs),
-	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_names),     cmocka_unit_test(test_series),
+	    cmocka_unit_test(test_many_irqs), cmocka_unit_test(test_drops),
+	    cmocka_unit_test(test_napis),     cmocka_unit_test(test_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
