@@ -535,7 +535,7 @@ parse_stringset(const struct nlattr *nest, const uint32_t ss_id[ETHSTD_NGROUPS],
                 struct ethstd_names *names)
 {
 	const struct nlattr *a, *b, *c;
-	uint64_t id = UINT64_MAX, index;
+	uint64_t id = UINT64_MAX, index = 0;
 	unsigned g = ETHSTD_NGROUPS;
 	int rem, rem2, rem3;
 
