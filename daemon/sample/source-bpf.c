@@ -1222,7 +1222,7 @@ static const struct source_family bpf_families[] = {
     {"netmetrics_bpf_softirqs",
      {.kind = SOURCE_COUNTERS, .cpu = SOURCE_HAS, .irq = SOURCE_HAS_NO, .unit = "softirqs"},
      false},
-    {"netmetrics_bpf_softirq_nanoseconds",
+    {"netmetrics_bpf_softirq_seconds",
      {.kind = SOURCE_COUNTERS,
       .cpu = SOURCE_HAS,
       .irq = SOURCE_HAS_NO,

@@ -76,7 +76,16 @@ struct family {
 	bool gauge;
 	bool optin;      /* off unless an export line turns its series on */
 	unsigned labels; /* the labels shown, of those the series has */
+	double to_base;  /* times the series' value makes the family's base unit (Prometheus:
+	                    seconds, not nanoseconds); 0: as it is */
 };
+
+/* The factor that makes a value of family fm in its base unit. */
+static double
+family_scale(const struct family *fm)
+{
+	return fm->to_base != 0 ? fm->to_base : 1.0;
+}
 
 static const struct family families[NFAM] = {
     [F_LINK_BYTES] = {"netmetrics_link_bytes", "Bytes through a network device (/proc/net/dev).",
@@ -112,10 +121,10 @@ static const struct family families[NFAM] = {
     [F_BPF_SOFTIRQS] = {"netmetrics_bpf_softirqs",
                         "Softirqs run on each CPU, by type, as eBPF programs counted them.", false,
                         false, L_CPU | L_TYPE},
-    [F_BPF_SOFTIRQ_NS] = {"netmetrics_bpf_softirq_nanoseconds",
-                          "Nanoseconds each CPU spent in softirqs, by type (eBPF: entry to exit, "
-                          "less the hard IRQ handler time inside).",
-                          false, false, L_CPU | L_TYPE},
+    [F_BPF_SOFTIRQ_NS] = {"netmetrics_bpf_softirq_seconds",
+                          "Seconds each CPU spent in softirqs, by type (eBPF: entry to exit, "
+                          "less the hard IRQ handler time inside; counted in ns).",
+                          false, false, L_CPU | L_TYPE, 1e-9},
     [F_BPF_DROPS] = {"netmetrics_bpf_drops",
                      "Packets the kernel freed as dropped, by drop reason (field), every "
                      "network namespace's (eBPF on skb:kfree_skb).",
@@ -700,7 +709,8 @@ add_rollup(struct prom *p, int f, const struct series_registry *reg, series_id i
 		}
 		p->re[p->nre] = (struct rollent){id, slot_of(p, f)};
 		p->slots[p->re[p->nre].slot].drop = drop;
-		p->slots[p->re[p->nre].slot].scale = series_get(reg, id)->scale;
+		p->slots[p->re[p->nre].slot].scale =
+		    series_get(reg, id)->scale * family_scale(&families[f]);
 		p->nre++;
 	}
 	p->out = out;
@@ -871,21 +881,22 @@ put_series_labels(struct prom *p, const struct series_registry *reg, series_id i
 /* A series' value in its unit (raw x scale: CPU ticks become seconds) into b (at least 32
  * bytes, not terminated); its length. Integers without printf: most values are. */
 static size_t
-format_value(char *b, size_t size, const struct series_info *si, uint64_t acc)
+format_value(char *b, size_t size, const struct series_info *si, double fscale, uint64_t acc)
 {
 	int64_t v = (int64_t)acc;
+	double scale = si->scale * fscale;
 
 	if (si->kind == SERIES_GAUGE) {
-		if (si->scale != 1.0)
-			return (size_t)snprintf(b, size, "%.15g", (double)v * si->scale);
+		if (scale != 1.0)
+			return (size_t)snprintf(b, size, "%.15g", (double)v * scale);
 		if (v < 0) {
 			b[0] = '-';
 			return 1 + pp_utoa((uint64_t)0 - acc, b + 1);
 		}
 		return pp_utoa(acc, b);
 	}
-	if (si->scale != 1.0)
-		return (size_t)snprintf(b, size, "%.15g", (double)acc * si->scale);
+	if (scale != 1.0)
+		return (size_t)snprintf(b, size, "%.15g", (double)acc * scale);
 	return pp_utoa(acc, b);
 }
 
@@ -1062,7 +1073,7 @@ put_family(struct prom *p, const struct prom_input *in, int f)
 		}
 		strbuf_add(p->out, p->pre.buf + l->off[i], l->len[i]);
 		line[0] = ' ';
-		n += format_value(line + n, 48, si, total);
+		n += format_value(line + n, 48, si, family_scale(fm), total);
 		memcpy(line + n, ts, tslen);
 		n += tslen;
 		line[n++] = '\n';

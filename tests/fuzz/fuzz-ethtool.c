@@ -53,10 +53,30 @@ add_patterns(struct qpattern_table *t, const uint8_t *data, size_t size)
 	}
 }
 
+/* Whether name k of ec matches an occurrence term ("NAME#%u": the same name once per queue)
+ * with queue q: the name is NAME and q names before it are NAME too. */
+static bool
+occurrence_explains(const char *term, const struct ethtool_counters *ec, uint32_t k, uint32_t q)
+{
+	size_t l = strlen(term), n;
+	uint32_t before = 0;
+
+	if (l <= 3 || strcmp(term + l - 3, "#%u") != 0)
+		return false;
+	n = l - 3;
+	if (strlen(ec->names[k]) != n || memcmp(ec->names[k], term, n) != 0)
+		return false;
+	for (uint32_t i = 0; i < k; i++)
+		before += strlen(ec->names[i]) == n && memcmp(ec->names[i], term, n) == 0;
+	return before == q;
+}
+
 /* Whether a pattern of the hit's direction and kind matches its counter with its queue. */
 static bool
-hit_explained(const struct qpattern_table *t, const struct qpattern_hit *h, const char *name)
+hit_explained(const struct qpattern_table *t, const struct qpattern_hit *h,
+              const struct ethtool_counters *ec)
 {
+	const char *name = ec->names[h->counter];
 	uint32_t queue;
 
 	for (size_t i = 0; i < t->n; i++) {
@@ -65,6 +85,8 @@ hit_explained(const struct qpattern_table *t, const struct qpattern_hit *h, cons
 		for (unsigned j = 0; j < t->v[i].nterms; j++) {
 			if (qpattern_term_match(t->v[i].terms[j], name, &queue) &&
 			    queue == h->queue)
+				return true;
+			if (occurrence_explains(t->v[i].terms[j], ec, h->counter, h->queue))
 				return true;
 		}
 	}
@@ -87,7 +109,7 @@ map_queues(const struct qpattern_table *t, const struct ethtool_counters *ec,
 
 		fuzz_check(h->counter < ec->n && h->queue <= QPATTERN_MAX_QUEUE);
 		fuzz_check(h->dir <= QPATTERN_TX && h->kind <= QPATTERN_BYTES);
-		fuzz_check(hit_explained(t, h, ec->names[h->counter]));
+		fuzz_check(hit_explained(t, h, ec));
 	}
 }
 

@@ -663,7 +663,7 @@ static const struct rule_case rule_cases[] = {
     {"bpf", "bpf.softirq.NET_RX.cpu1", SERIES_COUNTER, NULL, "NET_RX", NULL, "softirqs", 1, -1,
      "netmetrics_bpf_softirqs", false, true},
     {"bpf", "bpf.softirq_time.NET_RX.cpu1", SERIES_COUNTER, "time", "NET_RX", NULL, "ns", 1, -1,
-     "netmetrics_bpf_softirq_nanoseconds", false, true},
+     "netmetrics_bpf_softirq_seconds", false, true},
     {"bpf", "bpf.irq_time.36.cpu1", SERIES_COUNTER, "time", NULL, NULL, "ns", 1, 36, "", false,
      false},
     {"bpf", "bpf.drop.NO_SOCKET", SERIES_COUNTER, "NO_SOCKET", NULL, NULL, "packets", -1, -1,
