@@ -702,7 +702,11 @@ def test_generator_on_peer():
     x = [c for c in res["cross"] if c["sender"] == "gen" and c["receiver"] == HOST]
     assert len(x) == 1 and x[0]["sender_device"] == "vB" and x[0]["receiver_device"] == "vA", (
         res["cross"])
-    assert abs(x[0]["tx_packets"] - x[0]["rx_packets"]) <= 0.02 * x[0]["tx_packets"], x
+    # The hosts' edges are taken over the peer link some ms apart (84 ms seen at the start):
+    # what the link moved in between is the loss bound of the entry (issue 35).
+    assert abs(x[0]["tx_packets"] - x[0]["rx_packets"]) <= (
+        0.02 * x[0]["tx_packets"] + x[0]["loss_bound_packets"]), x
+    assert x[0]["lost_packets"] >= 0, x
     print("    generator on gen (%s): %d sent at %.0f pps; sink rx %d in the window, %d on vA" % (
         t["peer_generator"].get("generator"),
         sent, f["pps"], here["rx_packets"], rx1 - rx0))
