@@ -359,8 +359,8 @@ def test_until_ci_noisy():
 
 def test_until_ci_rank():
     """suite run --until-ci on a latency, a skewed figure: one TCP_RR against 32
-    (latency_us, the time of one transaction of one process, many times longer with 32
-    on this machine's two CPUs: with 8, other work on the machine once made the one
+    (latency_us, the time of one transaction of one process, longer with 32 on this
+    machine's two CPUs (3-5x when measured, 1.49x once in CI): with 8, other work on the machine once made the one
     process's runs as slow as some of the eight's, and the answer was not sure at the cap). The interval of the mean difference lies beyond 2 %
     from the second round, but for a latency "beyond" needs the Mann-Whitney test to agree
     (p < 0.05), and an exact rank test of n runs against n cannot go below 2/70 = 0.0286
@@ -381,7 +381,10 @@ def test_until_ci_rank():
         assert u["iterations"] >= 4, u
         iv = u["intervals"][0]
         assert iv["a"] == "conns_1_rfs_256" and iv["b"] == "conns_32_rfs_256", iv
-        assert iv["mean_b"] > 1.5 * iv["mean_a"], iv
+        # B slower than A, the whole interval of the difference above zero. Not a ratio: 32
+        # processes' latency was 3-5x one's alone, but 1.49x in one CI run on a loaded host.
+        assert iv["mean_b"] > iv["mean_a"] and iv["ci95_low"] > 0, iv
+        assert iv["difference_pct"] > 2, iv
         assert iv["sure_by"] == "beyond", iv
         rt = iv["rank_test"]
         assert rt["method"] == "exact" and rt["p"] < 0.05, rt
