@@ -42,7 +42,11 @@
  * the map fds over (privsep.h), or, in a daemon run as root without the split, the source
  * loads them itself; a user without the capabilities gets the reason in status. Reading a map
  * or a program's statistics by fd needs no capability (kernels since 6.5; before, with
- * kernel.unprivileged_bpf_disabled set, the reads fail with EPERM and status says so). */
+ * kernel.unprivileged_bpf_disabled set, the reads fail with EPERM and status says so).
+ *
+ * The drops are source-bpf-drops.c's, the NAPI instances source-bpf-napi.c's; their state and
+ * the helpers the three share (map reads, sorted entries, the programs' series) are in
+ * source-bpf-priv.h. */
 #include <errno.h>
 #include <net/if.h>
 #include <stdio.h>
@@ -60,115 +64,18 @@
 #include "napitable.h"
 #include "privsep.h"
 #include "procparse.h"
+#include "source-bpf-priv.h"
 #include "source-bpf.h"
 #include "source.h"
 #include "xmalloc.h"
-
-#define BPF_IRQS_START  64 /* IRQ slots read at first; doubled when full */
-#define BPF_DROPS_START 64 /* (reason, device) slots read at first; doubled when full */
-#define BPF_NAPIS_START 32 /* NAPI slots read at first; doubled when full */
 
 /* The types the kernel has had since 2.6.34, for a root without /proc/softirqs. */
 static const char *const default_names[] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
                                             "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
 
-/* One IRQ number's series. */
-struct bpf_irq {
-	uint32_t irq;
-	series_id *count, *time; /* [ncpus] */
-};
-
-/* One (reason, device) of the daemon's namespace: its series. */
-struct bpf_drop_dev {
-	uint32_t reason, ifindex; /* reason slot (nreasons: OTHER, the unnamed ones) */
-	series_id id;
-	uint64_t sum; /* this sample's: the unnamed reasons share one entry */
-};
-
-/* One NAPI instance's series. */
-struct bpf_napi {
-	struct nm_napi_key key;
-	series_id polls, packets, exhausted;
-	series_id *cpu_polls; /* [ncpus] */
-};
-
-/* An extra program set (drop, napi): its fds, owned as the irq set's are. */
-struct bpf_extra {
-	int set;
-	int fds[BPFSET_FDS_MAX];
-	size_t nfds;
-	struct bpfset *loaded;      /* loaded here, or NULL */
-	bool on;                    /* the fds are there (or the test reader's) */
-	char why[NM_ERROR_MSG_MAX]; /* why not, for status */
-};
-
 struct bpf_opts {
 	const struct source_bpf_reader *reader; /* a test's, or NULL */
 	bool on_demand;                         /* [source.bpf] attach = on-demand */
-};
-
-#define BPF_HOLDERS_MAX 64 /* windows holding the programs on at once */
-
-struct bpf_priv {
-	struct source_bpf_reader rd; /* the one in use */
-	/* The fds of the set: owned (closed at free) when handed over; the loaded set's own
-	 * when loaded here. */
-	int fds[BPFSET_FDS_MAX];
-	size_t nfds;
-	bool own_fds;
-	struct bpfset *set; /* loaded here, or NULL */
-	int stats_fd;       /* BPF_ENABLE_STATS fd when loaded here, else -1 */
-	bool attached;      /* the fds are there (or the test reader) */
-	bool on_demand;     /* attached only while a holder asks (source_bpf_hold) */
-	char *holders[BPF_HOLDERS_MAX];
-	size_t nholders;
-	const char *via; /* "privileged process", "loaded here", "test reader", "waiting" */
-	unsigned ncpus;
-	char names[NM_NR_SOFTIRQS][SOURCE_BPF_NAME_MAX];
-	size_t nnames;
-	struct nm_softirq_cpu *sbuf; /* [ncpus] */
-	series_id *s_count, *s_time; /* [nnames * ncpus] */
-	uint32_t *keys;              /* [kcap] */
-	struct nm_irq_cpu *vals;     /* [kcap * ncpus] */
-	size_t kcap;
-	struct bpf_irq *irqs; /* sorted by irq */
-	size_t nirqs, irqcap;
-	series_id prog_time[BPFSET_IRQ_PROGS], prog_runs[BPFSET_IRQ_PROGS];
-	struct bpfset_prog_stats progs[BPFSET_IRQ_PROGS];
-	bool have_progs;
-	size_t irqs_read; /* in the last sample */
-
-	/* Set drop: its fds (drop_stats, kfree_skb), owned as the irq set's are. */
-	int dfds[BPFSET_FDS_MAX];
-	size_t ndfds;
-	struct bpfset *dset;               /* loaded here, or NULL */
-	bool drops_on;                     /* the drop fds are there (or the test reader's) */
-	char drops_why[NM_ERROR_MSG_MAX];  /* why not, for status */
-	char (*rnames)[BPFSET_REASON_LEN]; /* [nreasons + 1]: the last is OTHER */
-	size_t nreasons;
-	series_id *r_id;           /* [nreasons + 1] */
-	uint64_t *r_sum;           /* [nreasons + 1], this sample's */
-	uint32_t netns;            /* the daemon's network namespace (inode) */
-	struct nm_drop_key *dkeys; /* [dcap] */
-	uint64_t *dvals;           /* [dcap * ncpus] */
-	size_t dcap;
-	struct bpf_drop_dev *ddev; /* sorted by (reason, ifindex) */
-	size_t nddev, ddevcap;
-	series_id dprog_time, dprog_runs;
-	struct bpfset_prog_stats dprog;
-	bool have_dprog;
-	size_t drops_read; /* keys in the last sample */
-
-	/* Set napi. */
-	struct bpf_extra nset;
-	struct nm_napi_key *nkeys; /* [ncap] */
-	struct nm_napi_cpu *nvals; /* [ncap * ncpus] */
-	size_t ncap;
-	struct bpf_napi *napis; /* sorted by key */
-	size_t nnapis, napicap;
-	series_id nprog_time, nprog_runs;
-	struct bpfset_prog_stats nprog;
-	bool have_nprog;
 };
 
 size_t
@@ -231,38 +138,6 @@ fd_prog_stats(void *arg, size_t i, struct bpfset_prog_stats *st)
 	return bpfset_prog_stats(pv->fds[BPFSET_IRQ_MAPS + i], st);
 }
 
-static long
-fd_read_drops(void *arg, struct nm_drop_key *keys, uint64_t *vals, size_t max)
-{
-	struct bpf_priv *pv = arg;
-
-	return bpfset_read_drops(pv->dfds[0], keys, vals, max);
-}
-
-static int
-fd_drop_prog_stats(void *arg, struct bpfset_prog_stats *st)
-{
-	struct bpf_priv *pv = arg;
-
-	return bpfset_prog_stats(pv->dfds[BPFSET_DROP_MAPS], st);
-}
-
-static long
-fd_read_napis(void *arg, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
-{
-	struct bpf_priv *pv = arg;
-
-	return bpfset_read_napis(pv->nset.fds[0], keys, vals, max);
-}
-
-static int
-fd_napi_prog_stats(void *arg, struct bpfset_prog_stats *st)
-{
-	struct bpf_priv *pv = arg;
-
-	return bpfset_prog_stats(pv->nset.fds[BPFSET_NAPI_MAPS], st);
-}
-
 /* The softirq types: /proc/softirqs below the root, else the kernel's usual ten. */
 static void
 read_names(struct source *src, struct bpf_priv *pv)
@@ -295,38 +170,6 @@ load_here(struct bpf_priv *pv, struct nm_error *err)
 		pv->stats_fd = -1; /* the counts work without; describe shows run time 0 */
 	pv->via = "loaded here";
 	return 0;
-}
-
-/* Get set drop's fds, as set irq's (acquire); a failure is kept for status, not returned:
- * the softirq and IRQ series go on without. */
-static void
-acquire_drops(struct bpf_priv *pv)
-{
-	struct nm_error err;
-
-	if (privsep_on()) {
-		if (privsep_bpf(BPFSET_DROP, pv->dfds, BPFSET_FDS_MAX, &pv->ndfds, &err) < 0) {
-			snprintf(pv->drops_why, sizeof(pv->drops_why), "%s", err.message);
-			return;
-		}
-		if (pv->ndfds != BPFSET_DROP_MAPS + BPFSET_DROP_PROGS) {
-			for (size_t i = 0; i < pv->ndfds; i++)
-				close(pv->dfds[i]);
-			snprintf(pv->drops_why, sizeof(pv->drops_why),
-			         "%zu fds from the privileged process, not %d", pv->ndfds,
-			         BPFSET_DROP_MAPS + BPFSET_DROP_PROGS);
-			pv->ndfds = 0;
-			return;
-		}
-	} else {
-		if ((pv->dset = bpfset_load(BPFSET_DROP, &err)) == NULL) {
-			snprintf(pv->drops_why, sizeof(pv->drops_why), "%s", err.message);
-			return;
-		}
-		pv->ndfds = bpfset_fds(pv->dset, pv->dfds, BPFSET_FDS_MAX);
-	}
-	pv->drops_why[0] = '\0';
-	pv->drops_on = true;
 }
 
 /* Get an extra set's fds, as set irq's (acquire); a failure is kept in x->why for status,
@@ -401,46 +244,9 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 		return -1;
 	pv->attached = true;
 	if (pv->nreasons > 0)
-		acquire_drops(pv);
+		source_bpf_drops_acquire(pv);
 	acquire_extra(&pv->nset, BPFSET_NAPI_MAPS + BPFSET_NAPI_PROGS);
 	return 0;
-}
-
-/* The drop reasons' names (the reader's, or the kernel's BTF) and the state for them; the
- * reason for none in drops_why. */
-static void
-init_drops(struct bpf_priv *pv)
-{
-	struct nm_error err;
-	struct stat st;
-	long n;
-
-	pv->rnames = xcalloc(BPFSET_REASONS_MAX + 1, sizeof(*pv->rnames));
-	if (pv->rd.reasons != NULL) {
-		n = (long)(pv->rd.nreasons < BPFSET_REASONS_MAX ? pv->rd.nreasons
-		                                                : BPFSET_REASONS_MAX);
-		memcpy(pv->rnames, pv->rd.reasons, (size_t)n * sizeof(*pv->rnames));
-	} else if ((n = bpfset_drop_reasons(pv->rnames, BPFSET_REASONS_MAX, &err)) < 0) {
-		snprintf(pv->drops_why, sizeof(pv->drops_why), "%s", err.message);
-		n = 0;
-	} else if (n == 0)
-		snprintf(pv->drops_why, sizeof(pv->drops_why),
-		         "the kernel's enum skb_drop_reason names no reason");
-	pv->nreasons = (size_t)n;
-	snprintf(pv->rnames[pv->nreasons], BPFSET_REASON_LEN, "OTHER");
-	pv->r_id = xreallocarray(NULL, pv->nreasons + 1, sizeof(*pv->r_id));
-	pv->r_sum = xcalloc(pv->nreasons + 1, sizeof(*pv->r_sum));
-	for (size_t i = 0; i <= pv->nreasons; i++)
-		pv->r_id[i] = SERIES_NONE;
-	pv->dcap = BPF_DROPS_START;
-	pv->dkeys = xreallocarray(NULL, pv->dcap, sizeof(*pv->dkeys));
-	pv->dvals = xreallocarray(NULL, pv->dcap * pv->ncpus, sizeof(*pv->dvals));
-	pv->dprog_time = pv->dprog_runs = SERIES_NONE;
-	pv->netns = pv->rd.netns;
-	if (pv->netns == 0 && stat("/proc/self/ns/net", &st) == 0)
-		pv->netns = (uint32_t)st.st_ino;
-	if (pv->rd.read_drops != NULL && pv->nreasons > 0)
-		pv->drops_on = true; /* the test reader's */
 }
 
 /* Allocate the state, learn the types, and get the maps. */
@@ -473,10 +279,8 @@ bpf_init(struct source *src, struct nm_error *err)
 		pv->rd.read_softirqs = fd_read_softirqs;
 		pv->rd.read_irqs = fd_read_irqs;
 		pv->rd.prog_stats = fd_prog_stats;
-		pv->rd.read_drops = fd_read_drops;
-		pv->rd.drop_prog_stats = fd_drop_prog_stats;
-		pv->rd.read_napis = fd_read_napis;
-		pv->rd.napi_prog_stats = fd_napi_prog_stats;
+		source_bpf_drops_use_fds(&pv->rd);
+		source_bpf_napi_use_fds(&pv->rd);
 		pv->rd.arg = pv;
 	}
 	read_names(src, pv);
@@ -488,21 +292,121 @@ bpf_init(struct source *src, struct nm_error *err)
 		pv->s_count[i] = pv->s_time[i] = SERIES_NONE;
 	for (size_t i = 0; i < BPFSET_IRQ_PROGS; i++)
 		pv->prog_time[i] = pv->prog_runs[i] = SERIES_NONE;
-	pv->kcap = BPF_IRQS_START;
-	pv->keys = xreallocarray(NULL, pv->kcap, sizeof(*pv->keys));
-	pv->vals = xreallocarray(NULL, pv->kcap * pv->ncpus, sizeof(*pv->vals));
-	init_drops(pv);
+	source_bpf_mapbuf_init(&pv->ibuf, pv, sizeof(uint32_t), sizeof(struct nm_irq_cpu),
+	                       BPF_IRQS_START, NM_IRQ_MAX);
+	source_bpf_drops_init(pv);
 	if (o == NULL || o->reader == NULL)
 		pv->drops_on = false; /* until acquire gets the fds */
-	pv->nset.set = BPFSET_NAPI;
-	for (size_t i = 0; i < BPFSET_FDS_MAX; i++)
-		pv->nset.fds[i] = -1;
-	pv->nset.on = o != NULL && o->reader != NULL && pv->rd.read_napis != NULL;
-	pv->ncap = BPF_NAPIS_START;
-	pv->nkeys = xreallocarray(NULL, pv->ncap, sizeof(*pv->nkeys));
-	pv->nvals = xreallocarray(NULL, pv->ncap * pv->ncpus, sizeof(*pv->nvals));
-	pv->nprog_time = pv->nprog_runs = SERIES_NONE;
+	source_bpf_napi_init(pv, o != NULL && o->reader != NULL);
 	return 0;
+}
+
+void
+source_bpf_mapbuf_init(struct bpf_mapbuf *b, const struct bpf_priv *pv, size_t ksize, size_t vsize,
+                       size_t cap, size_t max)
+{
+	b->ksize = ksize;
+	b->vsize = vsize * pv->ncpus;
+	b->cap = cap;
+	b->max = max;
+	b->keys = xreallocarray(NULL, cap, ksize);
+	b->vals = xreallocarray(NULL, cap, b->vsize);
+}
+
+void
+source_bpf_mapbuf_free(struct bpf_mapbuf *b)
+{
+	free(b->keys);
+	free(b->vals);
+	b->keys = b->vals = NULL;
+}
+
+long
+source_bpf_read_map(struct bpf_priv *pv, struct bpf_mapbuf *b,
+                    long (*read)(const struct bpf_priv *pv, void *keys, void *vals, size_t max),
+                    const char *map, struct nm_error *err)
+{
+	long n;
+
+	/* A full read may have left keys out: grow and read again (allocates only then). */
+	while ((n = read(pv, b->keys, b->vals, b->cap)) >= 0 && (size_t)n == b->cap &&
+	       b->cap < b->max) {
+		b->cap *= 2;
+		b->keys = xreallocarray(b->keys, b->cap, b->ksize);
+		b->vals = xreallocarray(b->vals, b->cap, b->vsize);
+	}
+	if (n < 0)
+		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read %s: %s", map,
+		                    strerror(errno));
+	return n;
+}
+
+size_t
+source_bpf_find(const void *v, size_t n, size_t size, const void *key,
+                int (*cmp)(const void *entry, const void *key), bool *found)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cmp((const char *)v + mid * size, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*found = lo < n && cmp((const char *)v + lo * size, key) == 0;
+	return lo;
+}
+
+void *
+source_bpf_insert(void *v, size_t *n, size_t *cap, size_t size, size_t at)
+{
+	char *a;
+
+	if (*n == *cap) {
+		*cap = *cap ? *cap * 2 : 16;
+		v = xreallocarray(v, *cap, size);
+	}
+	a = v;
+	memmove(a + (at + 1) * size, a + at * size, (*n - at) * size);
+	memset(a + at * size, 0, size);
+	(*n)++;
+	return v;
+}
+
+void
+source_bpf_put_prog(struct source *src, struct sink *sink, const char *prog, series_id *time,
+                    series_id *runs, const struct bpfset_prog_stats *st)
+{
+	if (*time == SERIES_NONE) {
+		struct series_labels l = source_labels(src);
+
+		l.table = source_atom(src, prog, strlen(prog));
+		l.field = source_atom(src, "run_time", 8);
+		*time = series_internf(src->reg, SERIES_COUNTER, src->index, "ns", 1.0, &l,
+		                       "bpf.prog.%s.run_time", prog);
+		l.field = source_atom(src, "run_cnt", 7);
+		*runs = series_internf(src->reg, SERIES_COUNTER, src->index, "runs", 1.0, &l,
+		                       "bpf.prog.%s.runs", prog);
+	}
+	sink_put(sink, *time, st->run_time_ns);
+	sink_put(sink, *runs, st->run_cnt);
+}
+
+void
+source_bpf_ifname(struct bpf_priv *pv, uint32_t ifindex, char *buf, size_t size)
+{
+	char name[IF_NAMESIZE];
+
+	if (pv->rd.ifname != NULL) {
+		if (pv->rd.ifname(pv->rd.arg, ifindex, buf, size) == 0)
+			return;
+	} else if (if_indextoname(ifindex, name) != NULL) {
+		snprintf(buf, size, "%s", name);
+		return;
+	}
+	snprintf(buf, size, "if%u", ifindex);
 }
 
 /* Intern PREFIX.<what>.cpu<cpu> with labels l. */
@@ -541,29 +445,27 @@ put_softirqs(struct source *src, struct bpf_priv *pv, struct sink *sink)
 	}
 }
 
+/* Order of IRQ entries. */
+static int
+irq_cmp(const void *entry, const void *key)
+{
+	uint32_t a = ((const struct bpf_irq *)entry)->irq, b = *(const uint32_t *)key;
+
+	return a < b ? -1 : a > b;
+}
+
 /* The entry of irq, made when new (kept sorted). */
 static struct bpf_irq *
 irq_entry(struct bpf_priv *pv, uint32_t irq)
 {
-	size_t lo = 0, hi = pv->nirqs;
+	bool found;
+	size_t at = source_bpf_find(pv->irqs, pv->nirqs, sizeof(*pv->irqs), &irq, irq_cmp, &found);
 	struct bpf_irq *e;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		if (pv->irqs[mid].irq < irq)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < pv->nirqs && pv->irqs[lo].irq == irq)
-		return &pv->irqs[lo];
-	if (pv->nirqs == pv->irqcap) {
-		pv->irqcap = pv->irqcap ? pv->irqcap * 2 : 32;
-		pv->irqs = xreallocarray(pv->irqs, pv->irqcap, sizeof(*pv->irqs));
-	}
-	memmove(&pv->irqs[lo + 1], &pv->irqs[lo], (pv->nirqs - lo) * sizeof(*pv->irqs));
-	pv->nirqs++;
-	e = &pv->irqs[lo];
+	if (found)
+		return &pv->irqs[at];
+	pv->irqs = source_bpf_insert(pv->irqs, &pv->nirqs, &pv->irqcap, sizeof(*pv->irqs), at);
+	e = &pv->irqs[at];
 	e->irq = irq;
 	e->count = xreallocarray(NULL, pv->ncpus, sizeof(series_id));
 	e->time = xreallocarray(NULL, pv->ncpus, sizeof(series_id));
@@ -572,26 +474,27 @@ irq_entry(struct bpf_priv *pv, uint32_t irq)
 	return e;
 }
 
+/* irq_stats through the reader. */
+static long
+read_irqs(const struct bpf_priv *pv, void *keys, void *vals, size_t max)
+{
+	return pv->rd.read_irqs(pv->rd.arg, keys, vals, max);
+}
+
 /* Every IRQ the programs saw, on the CPUs where it ran a handler. 0 or -1 with err. */
 static int
 put_irqs(struct source *src, struct bpf_priv *pv, struct sink *sink, struct nm_error *err)
 {
-	long n;
+	long n = source_bpf_read_map(pv, &pv->ibuf, read_irqs, "irq_stats", err);
+	const uint32_t *keys = pv->ibuf.keys;
+	const struct nm_irq_cpu *vals = pv->ibuf.vals;
 
-	/* A full read may have left IRQs out: grow and read again (allocates only then). */
-	while ((n = pv->rd.read_irqs(pv->rd.arg, pv->keys, pv->vals, pv->kcap)) >= 0 &&
-	       (size_t)n == pv->kcap && pv->kcap < NM_IRQ_MAX) {
-		pv->kcap *= 2;
-		pv->keys = xreallocarray(pv->keys, pv->kcap, sizeof(*pv->keys));
-		pv->vals = xreallocarray(pv->vals, pv->kcap * pv->ncpus, sizeof(*pv->vals));
-	}
 	if (n < 0)
-		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read irq_stats: %s",
-		                    strerror(errno));
+		return -1;
 	pv->irqs_read = (size_t)n;
 	for (size_t i = 0; i < (size_t)n; i++) {
-		struct bpf_irq *e = irq_entry(pv, pv->keys[i]);
-		const struct nm_irq_cpu *v = &pv->vals[i * pv->ncpus];
+		struct bpf_irq *e = irq_entry(pv, keys[i]);
+		const struct nm_irq_cpu *v = &vals[i * pv->ncpus];
 		char num[16];
 
 		snprintf(num, sizeof(num), "%u", e->irq);
@@ -628,316 +531,9 @@ put_progs(struct source *src, struct bpf_priv *pv, struct sink *sink)
 			pv->have_progs = false;
 			continue;
 		}
-		if (pv->prog_time[i] == SERIES_NONE) {
-			struct series_labels l = source_labels(src);
-
-			l.table = source_atom(src, prog, strlen(prog));
-			l.field = source_atom(src, "run_time", 8);
-			pv->prog_time[i] =
-			    series_internf(src->reg, SERIES_COUNTER, src->index, "ns", 1.0, &l,
-			                   "bpf.prog.%s.run_time", prog);
-			l.field = source_atom(src, "run_cnt", 7);
-			pv->prog_runs[i] =
-			    series_internf(src->reg, SERIES_COUNTER, src->index, "runs", 1.0, &l,
-			                   "bpf.prog.%s.runs", prog);
-		}
-		sink_put(sink, pv->prog_time[i], pv->progs[i].run_time_ns);
-		sink_put(sink, pv->prog_runs[i], pv->progs[i].run_cnt);
+		source_bpf_put_prog(src, sink, prog, &pv->prog_time[i], &pv->prog_runs[i],
+		                    &pv->progs[i]);
 	}
-}
-
-/* The entry of (reason slot r, ifindex), made when new (kept sorted). */
-static struct bpf_drop_dev *
-drop_dev(struct bpf_priv *pv, uint32_t r, uint32_t ifindex)
-{
-	size_t lo = 0, hi = pv->nddev;
-	struct bpf_drop_dev *e;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct bpf_drop_dev *m = &pv->ddev[mid];
-
-		if (m->reason < r || (m->reason == r && m->ifindex < ifindex))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < pv->nddev && pv->ddev[lo].reason == r && pv->ddev[lo].ifindex == ifindex)
-		return &pv->ddev[lo];
-	if (pv->nddev == pv->ddevcap) {
-		pv->ddevcap = pv->ddevcap ? pv->ddevcap * 2 : 16;
-		pv->ddev = xreallocarray(pv->ddev, pv->ddevcap, sizeof(*pv->ddev));
-	}
-	memmove(&pv->ddev[lo + 1], &pv->ddev[lo], (pv->nddev - lo) * sizeof(*pv->ddev));
-	pv->nddev++;
-	e = &pv->ddev[lo];
-	*e = (struct bpf_drop_dev){.reason = r, .ifindex = ifindex, .id = SERIES_NONE, .sum = 0};
-	return e;
-}
-
-/* A device's name from its ifindex in the daemon's namespace: the reader's, or the kernel's
- * (if_indextoname: an ioctl, no capability); "if<N>" for one gone meanwhile. */
-static void
-drop_ifname(struct bpf_priv *pv, uint32_t ifindex, char *buf, size_t size)
-{
-	char name[IF_NAMESIZE];
-
-	if (pv->rd.ifname != NULL) {
-		if (pv->rd.ifname(pv->rd.arg, ifindex, buf, size) == 0)
-			return;
-	} else if (if_indextoname(ifindex, name) != NULL) {
-		snprintf(buf, size, "%s", name);
-		return;
-	}
-	snprintf(buf, size, "if%u", ifindex);
-}
-
-/* The series of reason slot r, on device ifindex (0: every device and none). */
-static series_id
-drop_series(struct source *src, struct bpf_priv *pv, uint32_t r, uint32_t ifindex)
-{
-	struct series_labels l = source_labels(src);
-	const char *reason = pv->rnames[r];
-	char dev[IF_NAMESIZE + 8];
-
-	l.table = source_atom(src, "drop", 4);
-	l.field = source_atom(src, reason, strlen(reason));
-	if (ifindex == 0)
-		return series_internf(src->reg, SERIES_COUNTER, src->index, "packets", 1.0, &l,
-		                      "bpf.drop.%s", reason);
-	drop_ifname(pv, ifindex, dev, sizeof(dev));
-	l.device = source_atom(src, dev, strlen(dev));
-	return series_internf(src->reg, SERIES_COUNTER, src->index, "packets", 1.0, &l,
-	                      "bpf.drop.%s.%s", reason, dev);
-}
-
-/* Every reason that dropped, in all, and on each device of the daemon's namespace; the
- * program's own cost. 0 or -1 with err. */
-static int
-put_drops(struct source *src, struct bpf_priv *pv, struct sink *sink, struct nm_error *err)
-{
-	long n;
-
-	while ((n = pv->rd.read_drops(pv->rd.arg, pv->dkeys, pv->dvals, pv->dcap)) >= 0 &&
-	       (size_t)n == pv->dcap && pv->dcap < NM_DROP_KEYS_MAX) {
-		pv->dcap *= 2;
-		pv->dkeys = xreallocarray(pv->dkeys, pv->dcap, sizeof(*pv->dkeys));
-		pv->dvals = xreallocarray(pv->dvals, pv->dcap * pv->ncpus, sizeof(*pv->dvals));
-	}
-	if (n < 0)
-		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read drop_stats: %s",
-		                    strerror(errno));
-	pv->drops_read = (size_t)n;
-	memset(pv->r_sum, 0, (pv->nreasons + 1) * sizeof(*pv->r_sum));
-	for (size_t i = 0; i < pv->nddev; i++)
-		pv->ddev[i].sum = 0;
-	for (size_t i = 0; i < (size_t)n; i++) {
-		const struct nm_drop_key *k = &pv->dkeys[i];
-		uint32_t r = k->reason < pv->nreasons && pv->rnames[k->reason][0] != '\0'
-		                 ? k->reason
-		                 : (uint32_t)pv->nreasons;
-		uint64_t sum = 0;
-
-		for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
-			sum += pv->dvals[i * pv->ncpus + cpu];
-		pv->r_sum[r] += sum;
-		if (k->ifindex != 0 && k->netns == pv->netns) {
-			struct bpf_drop_dev *e = drop_dev(pv, r, k->ifindex);
-
-			if (e->id == SERIES_NONE)
-				e->id = drop_series(src, pv, r, k->ifindex);
-			e->sum += sum;
-		}
-	}
-	for (size_t i = 0; i < pv->nddev; i++)
-		sink_put(sink, pv->ddev[i].id, pv->ddev[i].sum);
-	/* Unnamed reasons share OTHER: sum their devices' too, put once each. */
-	for (size_t r = 0; r <= pv->nreasons; r++) {
-		if (pv->r_id[r] == SERIES_NONE) {
-			if (pv->r_sum[r] == 0)
-				continue;
-			pv->r_id[r] = drop_series(src, pv, (uint32_t)r, 0);
-		}
-		sink_put(sink, pv->r_id[r], pv->r_sum[r]);
-	}
-	pv->have_dprog =
-	    pv->rd.drop_prog_stats != NULL && pv->rd.drop_prog_stats(pv->rd.arg, &pv->dprog) == 0;
-	if (pv->have_dprog) {
-		if (pv->dprog_time == SERIES_NONE) {
-			struct series_labels l = source_labels(src);
-
-			l.table = source_atom(src, "kfree_skb", 9);
-			l.field = source_atom(src, "run_time", 8);
-			pv->dprog_time = series_internf(src->reg, SERIES_COUNTER, src->index, "ns",
-			                                1.0, &l, "bpf.prog.kfree_skb.run_time");
-			l.field = source_atom(src, "run_cnt", 7);
-			pv->dprog_runs = series_internf(src->reg, SERIES_COUNTER, src->index,
-			                                "runs", 1.0, &l, "bpf.prog.kfree_skb.runs");
-		}
-		sink_put(sink, pv->dprog_time, pv->dprog.run_time_ns);
-		sink_put(sink, pv->dprog_runs, pv->dprog.run_cnt);
-	}
-	return 0;
-}
-
-/* The entry of NAPI key k, made when new (kept sorted by id, ifindex, netns). */
-static struct bpf_napi *
-napi_entry(struct bpf_priv *pv, const struct nm_napi_key *k)
-{
-	size_t lo = 0, hi = pv->nnapis;
-	struct bpf_napi *e;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-		const struct nm_napi_key *m = &pv->napis[mid].key;
-
-		if (m->id < k->id ||
-		    (m->id == k->id && (m->ifindex < k->ifindex ||
-		                        (m->ifindex == k->ifindex && m->netns < k->netns))))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < pv->nnapis && memcmp(&pv->napis[lo].key, k, sizeof(*k)) == 0)
-		return &pv->napis[lo];
-	if (pv->nnapis == pv->napicap) {
-		pv->napicap = pv->napicap ? pv->napicap * 2 : 16;
-		pv->napis = xreallocarray(pv->napis, pv->napicap, sizeof(*pv->napis));
-	}
-	memmove(&pv->napis[lo + 1], &pv->napis[lo], (pv->nnapis - lo) * sizeof(*pv->napis));
-	pv->nnapis++;
-	e = &pv->napis[lo];
-	e->key = *k;
-	e->polls = e->packets = e->exhausted = SERIES_NONE;
-	e->cpu_polls = xreallocarray(NULL, pv->ncpus, sizeof(series_id));
-	for (unsigned cpu = 0; cpu < pv->ncpus; cpu++)
-		e->cpu_polls[cpu] = SERIES_NONE;
-	return e;
-}
-
-/* The labels of NAPI e's series: device and queue from the NAPI table (netdev netlink), else
- * the device of its ifindex when it is in the daemon's namespace; none for another's. */
-static struct series_labels
-napi_labels(struct source *src, struct bpf_priv *pv, const struct bpf_napi *e)
-{
-	struct series_labels l = source_labels(src);
-	const struct napi_entry *n =
-	    e->key.id != 0 ? napitable_find_id(src->napitab, e->key.id) : NULL;
-	char dev[IF_NAMESIZE + 8];
-
-	l.table = source_atom(src, "napi", 4);
-	if (n != NULL && (e->key.netns == pv->netns || e->key.netns == 0)) {
-		l.device = source_atom(src, n->dev, strlen(n->dev));
-		if (n->rxq >= 0)
-			l.queue = n->rxq;
-	} else if (e->key.ifindex != 0 && e->key.netns == pv->netns) {
-		drop_ifname(pv, e->key.ifindex, dev, sizeof(dev));
-		l.device = source_atom(src, dev, strlen(dev));
-	}
-	return l;
-}
-
-/* The name of NAPI e in its series: its id; "backlog" for the per-CPU backlogs (netif_rx
- * and RPS: process_backlog, no device, no id); "if<IFINDEX>" for another without an id. */
-static void
-napi_name(const struct bpf_napi *e, char *buf, size_t size)
-{
-	if (e->key.id != 0)
-		snprintf(buf, size, "%u", e->key.id);
-	else if (e->key.ifindex == 0)
-		snprintf(buf, size, "backlog");
-	else
-		snprintf(buf, size, "if%u", e->key.ifindex);
-}
-
-/* NAPI e's series: totals and, on CPUs that polled it, polls per CPU. */
-static void
-napi_series(struct source *src, struct bpf_priv *pv, struct bpf_napi *e)
-{
-	struct series_labels l = napi_labels(src, pv, e);
-	char id[24];
-
-	napi_name(e, id, sizeof(id));
-	l.field = source_atom(src, "polls", 5);
-	e->polls = series_internf(src->reg, SERIES_COUNTER, src->index, "polls", 1.0, &l,
-	                          "bpf.napi.%s.polls", id);
-	l.field = source_atom(src, "packets", 7);
-	e->packets = series_internf(src->reg, SERIES_COUNTER, src->index, "packets", 1.0, &l,
-	                            "bpf.napi.%s.packets", id);
-	l.field = source_atom(src, "exhausted", 9);
-	e->exhausted = series_internf(src->reg, SERIES_COUNTER, src->index, "polls", 1.0, &l,
-	                              "bpf.napi.%s.exhausted", id);
-}
-
-/* The per-CPU polls series of NAPI e on cpu. */
-static series_id
-napi_cpu_series(struct source *src, struct bpf_priv *pv, const struct bpf_napi *e, unsigned cpu)
-{
-	struct series_labels l = napi_labels(src, pv, e);
-	char id[24];
-
-	napi_name(e, id, sizeof(id));
-	l.field = source_atom(src, "polls", 5);
-	l.cpu = (int16_t)cpu;
-	return series_internf(src->reg, SERIES_COUNTER, src->index, "polls", 1.0, &l,
-	                      "bpf.napi.%s.polls.cpu%u", id, cpu);
-}
-
-/* Every NAPI instance that polled; the program's cost. 0 or -1 with err. */
-static int
-put_napis(struct source *src, struct bpf_priv *pv, struct sink *sink, struct nm_error *err)
-{
-	long n;
-
-	while ((n = pv->rd.read_napis(pv->rd.arg, pv->nkeys, pv->nvals, pv->ncap)) >= 0 &&
-	       (size_t)n == pv->ncap && pv->ncap < NM_NAPI_MAX) {
-		pv->ncap *= 2;
-		pv->nkeys = xreallocarray(pv->nkeys, pv->ncap, sizeof(*pv->nkeys));
-		pv->nvals = xreallocarray(pv->nvals, pv->ncap * pv->ncpus, sizeof(*pv->nvals));
-	}
-	if (n < 0)
-		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read napi_stats: %s",
-		                    strerror(errno));
-	for (size_t i = 0; i < (size_t)n; i++) {
-		struct bpf_napi *e = napi_entry(pv, &pv->nkeys[i]);
-		const struct nm_napi_cpu *v = &pv->nvals[i * pv->ncpus];
-		uint64_t polls = 0, packets = 0, exhausted = 0;
-
-		if (e->polls == SERIES_NONE)
-			napi_series(src, pv, e);
-		for (unsigned cpu = 0; cpu < pv->ncpus; cpu++) {
-			polls += v[cpu].polls;
-			packets += v[cpu].packets;
-			exhausted += v[cpu].exhausted;
-			if (e->cpu_polls[cpu] == SERIES_NONE) {
-				if (v[cpu].polls == 0)
-					continue;
-				e->cpu_polls[cpu] = napi_cpu_series(src, pv, e, cpu);
-			}
-			sink_put(sink, e->cpu_polls[cpu], v[cpu].polls);
-		}
-		sink_put(sink, e->polls, polls);
-		sink_put(sink, e->packets, packets);
-		sink_put(sink, e->exhausted, exhausted);
-	}
-	pv->have_nprog =
-	    pv->rd.napi_prog_stats != NULL && pv->rd.napi_prog_stats(pv->rd.arg, &pv->nprog) == 0;
-	if (pv->have_nprog) {
-		if (pv->nprog_time == SERIES_NONE) {
-			struct series_labels l = source_labels(src);
-
-			l.table = source_atom(src, "napi_poll", 9);
-			l.field = source_atom(src, "run_time", 8);
-			pv->nprog_time = series_internf(src->reg, SERIES_COUNTER, src->index, "ns",
-			                                1.0, &l, "bpf.prog.napi_poll.run_time");
-			l.field = source_atom(src, "run_cnt", 7);
-			pv->nprog_runs = series_internf(src->reg, SERIES_COUNTER, src->index,
-			                                "runs", 1.0, &l, "bpf.prog.napi_poll.runs");
-		}
-		sink_put(sink, pv->nprog_time, pv->nprog.run_time_ns);
-		sink_put(sink, pv->nprog_runs, pv->nprog.run_cnt);
-	}
-	return 0;
 }
 
 /* Read the maps once: softirqs first (the sampler puts this source right after the softirqs
@@ -966,9 +562,9 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	if (put_irqs(src, pv, sink, err) < 0)
 		return -1;
 	put_progs(src, pv, sink);
-	if (pv->drops_on && put_drops(src, pv, sink, err) < 0)
+	if (pv->drops_on && source_bpf_drops_put(src, pv, sink, err) < 0)
 		return -1;
-	if (pv->nset.on && put_napis(src, pv, sink, err) < 0)
+	if (pv->nset.on && source_bpf_napi_put(src, pv, sink, err) < 0)
 		return -1;
 	return 0;
 }
@@ -1180,20 +776,11 @@ bpf_free(struct source *src)
 			if (pv->dfds[i] >= 0)
 				close(pv->dfds[i]);
 	bpfset_free(pv->dset);
-	free(pv->rnames);
-	free(pv->r_id);
-	free(pv->r_sum);
-	free(pv->dkeys);
-	free(pv->dvals);
-	free(pv->ddev);
+	source_bpf_drops_free(pv);
 	for (size_t i = 0; i < pv->nholders; i++)
 		free(pv->holders[i]);
 	free_extra(&pv->nset);
-	for (size_t i = 0; i < pv->nnapis; i++)
-		free(pv->napis[i].cpu_polls);
-	free(pv->napis);
-	free(pv->nkeys);
-	free(pv->nvals);
+	source_bpf_napi_free(pv);
 	if (pv->stats_fd >= 0)
 		close(pv->stats_fd);
 	for (size_t i = 0; i < pv->nirqs; i++) {
@@ -1201,8 +788,7 @@ bpf_free(struct source *src)
 		free(pv->irqs[i].time);
 	}
 	free(pv->irqs);
-	free(pv->keys);
-	free(pv->vals);
+	source_bpf_mapbuf_free(&pv->ibuf);
 	free(pv->s_count);
 	free(pv->s_time);
 	free(pv->sbuf);
