@@ -801,9 +801,10 @@ bpf_free(struct source *src)
 static const struct source_match bpf_not_kept = {.irq = SOURCE_HAS};
 
 /* Its Prometheus families (serve/prom.c): the softirq counts and times, the drops by reason (in
- * all, and per device of the daemon's namespace); the IRQ cells, the NAPI counts (no label
- * holds an instance's id yet: two instances of one device would be one series) and the
- * programs' cost are not exported yet. */
+ * all, and per device of the daemon's namespace), each NAPI instance's polls, packets and
+ * budget-exhausted polls (labelled with device, queue and the id, napi_id, which prom.c takes
+ * from the series' name: two instances of one device differ by it); the IRQ cells, the per-CPU
+ * NAPI polls and the programs' cost are not exported. */
 static const struct source_family bpf_families[] = {
     {"netmetrics_bpf_softirqs",
      {.kind = SOURCE_COUNTERS, .cpu = SOURCE_HAS, .irq = SOURCE_HAS_NO, .unit = "softirqs"},
@@ -822,6 +823,21 @@ static const struct source_family bpf_families[] = {
      false},
     {"netmetrics_bpf_drops",
      {.kind = SOURCE_COUNTERS, .unit = "packets", .name = "bpf.drop.*"},
+     false},
+    {"netmetrics_bpf_napi_polls",
+     {.kind = SOURCE_COUNTERS, .cpu = SOURCE_HAS_NO, .unit = "polls", .name = "bpf.napi.*.polls"},
+     false},
+    {"netmetrics_bpf_napi_packets",
+     {.kind = SOURCE_COUNTERS,
+      .cpu = SOURCE_HAS_NO,
+      .unit = "packets",
+      .name = "bpf.napi.*.packets"},
+     false},
+    {"netmetrics_bpf_napi_budget_exhausted",
+     {.kind = SOURCE_COUNTERS,
+      .cpu = SOURCE_HAS_NO,
+      .unit = "polls",
+      .name = "bpf.napi.*.exhausted"},
      false},
     {SOURCE_NO_FAMILY, {.kind = SOURCE_ANY_KIND}, false},
     {NULL, {.kind = SOURCE_ANY_KIND}, false},

@@ -19,16 +19,19 @@
 #include "xmalloc.h"
 
 /* Label keys, as a bit per enum series_key. */
-#define L(k)     (1u << (k))
-#define L_DEV    L(SERIES_KEY_DEVICE)
-#define L_QUEUE  L(SERIES_KEY_QUEUE)
-#define L_DIR    L(SERIES_KEY_DIR)
-#define L_CPU    L(SERIES_KEY_CPU)
-#define L_IRQ    L(SERIES_KEY_IRQ)
-#define L_TYPE   L(SERIES_KEY_TYPE)
-#define L_MODE   L(SERIES_KEY_MODE)
-#define L_TABLE  L(SERIES_KEY_TABLE)
-#define L_FIELD  L(SERIES_KEY_FIELD)
+#define L(k)    (1u << (k))
+#define L_DEV   L(SERIES_KEY_DEVICE)
+#define L_QUEUE L(SERIES_KEY_QUEUE)
+#define L_DIR   L(SERIES_KEY_DIR)
+#define L_CPU   L(SERIES_KEY_CPU)
+#define L_IRQ   L(SERIES_KEY_IRQ)
+#define L_TYPE  L(SERIES_KEY_TYPE)
+#define L_MODE  L(SERIES_KEY_MODE)
+#define L_TABLE L(SERIES_KEY_TABLE)
+#define L_FIELD L(SERIES_KEY_FIELD)
+/* napi_id: a NAPI instance's id, from the bpf source's series name (bpf.napi.<ID>.*: no label
+ * of the registry holds it; cmd-napi.c reads it the same way). */
+#define L_NAPI   (1u << 31)
 #define NO_LABEL 0u
 
 enum fam {
@@ -49,6 +52,9 @@ enum fam {
 	F_BPF_SOFTIRQ_NS,
 	F_BPF_DROPS,
 	F_BPF_DEVICE_DROPS,
+	F_BPF_NAPI_POLLS,
+	F_BPF_NAPI_PACKETS,
+	F_BPF_NAPI_EXHAUSTED,
 	F_IPIS,
 	F_ARCH_IRQS,
 	F_DEVICE_IRQS, /* summed at each scrape from the IRQ table: no series of its own */
@@ -133,6 +139,18 @@ static const struct family families[NFAM] = {
                             "The part of netmetrics_bpf_drops whose packet had a device of the "
                             "daemon's network namespace, by device and drop reason (field).",
                             false, false, L_DEV | L_FIELD},
+    [F_BPF_NAPI_POLLS] = {"netmetrics_bpf_napi_polls",
+                          "Polls of a NAPI instance (eBPF on napi:napi_poll), by device, queue "
+                          "(where the kernel links one) and NAPI id (napi_id: backlog for the "
+                          "per-CPU backlogs).",
+                          false, false, L_DEV | L_QUEUE | L_NAPI},
+    [F_BPF_NAPI_PACKETS] = {"netmetrics_bpf_napi_packets",
+                            "Packets the polls of a NAPI instance handled (their work).", false,
+                            false, L_DEV | L_QUEUE | L_NAPI},
+    [F_BPF_NAPI_EXHAUSTED] = {"netmetrics_bpf_napi_budget_exhausted",
+                              "Polls of a NAPI instance that used their whole budget (the ring "
+                              "had more: the CPU did not keep up).",
+                              false, false, L_DEV | L_QUEUE | L_NAPI},
     [F_IPIS] = {"netmetrics_ipis",
                 "Inter-processor interrupts received by each CPU, by type (/proc/interrupts).",
                 false, false, L_CPU | L_TYPE},
@@ -540,10 +558,24 @@ static void put_label(struct prom *p, bool *first, const char *key, const char *
 /* The labels of a sampled series a selector sees: those its family shows. */
 struct series_ctx {
 	const struct series_registry *reg;
+	series_id id;
 	struct series_labels l;
 	unsigned mask;
 	char num[24];
 };
+
+/* The NAPI id of the bpf source's series id (bpf.napi.<ID>.<FIELD>) into buf, or NULL for
+ * another series. */
+static const char *
+napi_id_of(const struct series_registry *reg, series_id id, char *buf, size_t size)
+{
+	const char *name = series_get(reg, id)->name, *end;
+
+	if (strncmp(name, "bpf.napi.", 9) != 0 || (end = strchr(name + 9, '.')) == NULL)
+		return NULL;
+	snprintf(buf, size, "%.*s", (int)(end - name - 9), name + 9);
+	return buf;
+}
 
 /* A label of a sampled series by name (NULL: it has none). */
 static const char *
@@ -565,6 +597,8 @@ series_label(void *arg, const char *key)
 		return series_atom_str(c->reg, l->table);
 	if (strcmp(key, "field") == 0 && (c->mask & L_FIELD) && l->field != SERIES_ATOM_NONE)
 		return series_atom_str(c->reg, l->field);
+	if (strcmp(key, "napi_id") == 0 && (c->mask & L_NAPI))
+		return napi_id_of(c->reg, c->id, c->num, sizeof(c->num));
 	if (strcmp(key, "queue") == 0 && (c->mask & L_QUEUE))
 		v = l->queue;
 	else if (strcmp(key, "cpu") == 0 && (c->mask & L_CPU))
@@ -737,6 +771,7 @@ classify_new(struct prom *p, const struct prom_input *in)
 		if (f == F_NONE)
 			continue;
 		c.reg = reg;
+		c.id = id;
 		c.l = series_labels_of(reg, id);
 		c.mask = families[f].labels;
 		if (!selected(p, f, exported(p, f, optin, series_get(reg, id)->name), series_label,
@@ -857,11 +892,14 @@ put_series_labels(struct prom *p, const struct series_registry *reg, series_id i
                   bool *first)
 {
 	struct series_labels l = series_labels_of(reg, id);
+	char napi[24];
 
 	if ((mask & L_DEV) && l.device != SERIES_ATOM_NONE)
 		put_label(p, first, "device", series_atom_str(reg, l.device));
 	if ((mask & L_QUEUE) && l.queue >= 0)
 		put_label_num(p, first, "queue", l.queue);
+	if ((mask & L_NAPI) && napi_id_of(reg, id, napi, sizeof(napi)) != NULL)
+		put_label(p, first, "napi_id", napi);
 	if ((mask & L_DIR) && l.dir != SERIES_DIR_NONE)
 		put_label(p, first, "direction", l.dir == SERIES_DIR_RX ? "rx" : "tx");
 	if ((mask & L_CPU) && l.cpu >= 0)

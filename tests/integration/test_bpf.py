@@ -509,13 +509,39 @@ def link_rx_packets(ns, dev):
     return int(sh("cat", "/sys/class/net/%s/statistics/rx_packets" % dev, ns=ns).stdout)
 
 
+PROM_PORT = 9464  # in namespace A, the daemon's own: no other test's port
+
+
+def scrape(ns, port=PROM_PORT):
+    """The text exposition of the daemon's /metrics in namespace ns, checked by promtool."""
+    r = sh(sys.executable, "-c", "import urllib.request, sys; sys.stdout.write(urllib.request."
+           "urlopen('http://127.0.0.1:%d/metrics', timeout=20).read().decode())" % port, ns=ns)
+    c = subprocess.run(["promtool", "check", "metrics"], input=r.stdout, capture_output=True,
+                       text=True, timeout=120)
+    assert c.returncode == 0, "promtool check metrics: %s%s" % (c.stdout[-2000:],
+                                                               c.stderr[-2000:])
+    return r.stdout
+
+
+def prom_samples(text, family):
+    """{labels: value} of family's samples in a text exposition (labels a sorted tuple)."""
+    out = {}
+    for m in re.finditer(r"^%s\{([^}]*)\} (\S+)" % re.escape(family), text, re.M):
+        labels = tuple(sorted(re.findall(r'(\w+)="([^"]*)"', m.group(1))))
+        out[labels] = float(m.group(2))
+    return out
+
+
 def test_napi_polls():
     """A veth with GRO on receives through NAPI (veth_napi): under iperf3 -R (B sends to A)
     the NAPI instance of bA, in the daemon's namespace, shows its polls and packets, labelled
     with its device: its packets over the window are bA's rx_packets delta within 0.2 %
     (see below), polls are fewer than packets (batches of ~40 here), and the per-CPU polls
-    add up to the polls. The budget-exhausted polls are printed (82 of 41,042 once)."""
-    d = Daemon(NS_A)
+    add up to the polls. The budget-exhausted polls are printed (82 of 41,042 once).
+    /metrics (checked by promtool) has the instance's polls, packets and budget-exhausted polls
+    as netmetrics_bpf_napi_*_total{device="bA",napi_id=ID} (queue where the NAPI table links
+    one), each at least the window's delta and the value the metrics command shows."""
+    d = Daemon(NS_A, "[prometheus]\nlisten = 127.0.0.1:%d\n" % PROM_PORT)
     try:
         need_programs(d)
         st = wait_attached(d)
@@ -575,6 +601,26 @@ def test_napi_polls():
         assert re.search(r"\b%d\s+bA\b" % napi_id, text), text
         assert re.search(r"backlog", text), text
         print(text)
+        # /metrics: the instance's three counters, labelled with its device, id and queue.
+        expo = scrape(NS_A)
+        now = {m["name"]: m["raw"] for m in d.json("now", "bpf.napi.*")["series"]}
+        want = [("device", "bA"), ("napi_id", str(napi_id))]
+        q = labels[base + ".polls"].get("queue")
+        if q is not None:
+            want.append(("queue", str(q)))
+        for fam, field, delta in (("polls", "polls", polls), ("packets", "packets", packets),
+                                  ("budget_exhausted", "exhausted", exhausted)):
+            got = prom_samples(expo, "netmetrics_bpf_napi_%s_total" % fam)
+            v = got.get(tuple(sorted(want)))
+            assert v is not None, (fam, want, got)
+            # Since the programs attached: at least the window's; at most a sample taken after
+            # the scrape.
+            assert delta <= v <= now[base + "." + field], (fam, v, delta, now)
+        backlog = prom_samples(expo, "netmetrics_bpf_napi_polls_total")
+        assert any(dict(k).get("napi_id") == "backlog" for k in backlog), backlog
+        assert "cpu=" not in "".join(l for l in expo.splitlines() if "bpf_napi" in l)
+        print("/metrics: %s" % [l for l in expo.splitlines()
+                                if l.startswith("netmetrics_bpf_napi") and "bA" in l])
     finally:
         assert d.stop() == 0, "daemon exit status"
 

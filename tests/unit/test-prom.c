@@ -25,7 +25,7 @@
 #define T_MONO  (100 * SEC)
 #define TO_REAL ((int64_t)(1700000000 * SEC + 250000000 - T_MONO))
 
-enum { SRC_LINK, SRC_SNMP, SRC_CPU, SRC_INTERRUPTS, NSRC };
+enum { SRC_LINK, SRC_SNMP, SRC_CPU, SRC_INTERRUPTS, SRC_BPF, NSRC };
 
 /* The sources the registry's series come from, with the daemon's own ops: their families
  * (source_ops.prom) are what prom.c exports them by. Disabled: no per-source samples. */
@@ -34,6 +34,7 @@ static const struct prom_source fx_sources[NSRC] = {
     {"snmp", SRC_SNMP, &source_snmp_ops, false, true, 0, 0, 0, 0},
     {"cpu", SRC_CPU, &source_cpu_ops, false, true, 0, 0, 0, 0},
     {"interrupts", SRC_INTERRUPTS, &source_interrupts_ops, false, true, 0, 0, 0, 0},
+    {"bpf", SRC_BPF, &source_bpf_ops, false, true, 0, 0, 0, 0},
 };
 
 struct fx {
@@ -92,6 +93,7 @@ setup(void **state)
 	series_registry_name_source(&f->reg, SRC_SNMP, "snmp");
 	series_registry_name_source(&f->reg, SRC_CPU, "cpu");
 	series_registry_name_source(&f->reg, SRC_INTERRUPTS, "interrupts");
+	series_registry_name_source(&f->reg, SRC_BPF, "bpf");
 	f->ring = ring_new(1u << 20, NSRC, 600 * SEC);
 	f->prom = prom_new();
 	strbuf_init(&f->out);
@@ -670,7 +672,13 @@ static const struct rule_case rule_cases[] = {
      "netmetrics_bpf_drops", false, true},
     {"bpf", "bpf.drop.NO_SOCKET.eth0", SERIES_COUNTER, "NO_SOCKET", NULL, NULL, "packets", -1, -1,
      "netmetrics_bpf_device_drops", false, true},
-    {"bpf", "bpf.napi.713.packets", SERIES_COUNTER, "packets", NULL, NULL, "packets", -1, -1, "",
+    {"bpf", "bpf.napi.713.packets", SERIES_COUNTER, "packets", NULL, NULL, "packets", -1, -1,
+     "netmetrics_bpf_napi_packets", false, true},
+    {"bpf", "bpf.napi.713.polls", SERIES_COUNTER, "polls", NULL, NULL, "polls", -1, -1,
+     "netmetrics_bpf_napi_polls", false, true},
+    {"bpf", "bpf.napi.backlog.exhausted", SERIES_COUNTER, "exhausted", NULL, NULL, "polls", -1, -1,
+     "netmetrics_bpf_napi_budget_exhausted", false, true},
+    {"bpf", "bpf.napi.713.polls.cpu1", SERIES_COUNTER, "polls", NULL, NULL, "polls", 1, -1, "",
      false, true},
     {"bpf", "bpf.irq.36.cpu1", SERIES_COUNTER, NULL, NULL, NULL, "interrupts", 1, 36, "", false,
      false},
@@ -769,6 +777,61 @@ test_source_rules(void **state)
 	series_registry_free(&reg);
 }
 
+/* A NAPI series of the bpf source: table napi, the field, device and queue when given. */
+static series_id
+add_napi(struct fx *f, const char *name, const char *field, const char *unit, const char *dev,
+         int queue, int cpu)
+{
+	struct series_labels l = SERIES_LABELS_NONE;
+
+	l.table = series_atom_intern(&f->reg, "napi", 4);
+	l.field = series_atom_intern(&f->reg, field, strlen(field));
+	if (dev != NULL)
+		l.device = series_atom_intern(&f->reg, dev, strlen(dev));
+	l.queue = queue;
+	l.cpu = (int16_t)cpu;
+	return series_intern(&f->reg, name, strlen(name), SERIES_COUNTER, SRC_BPF, unit, 1.0, &l);
+}
+
+/* The bpf source's NAPI counts: two instances of one device (two queues) are two series,
+ * told apart by napi_id (from the series' name) and queue; the per-CPU backlogs' instance has
+ * napi_id "backlog" and no device; the per-CPU polls are not exported; a selector takes
+ * napi_id. */
+static void
+test_bpf_napi(void **state)
+{
+	struct fx *f = *state;
+	series_id p0 = add_napi(f, "bpf.napi.8193.polls", "polls", "polls", "eth0", 0, -1);
+	series_id k0 = add_napi(f, "bpf.napi.8193.packets", "packets", "packets", "eth0", 0, -1);
+	series_id x0 = add_napi(f, "bpf.napi.8193.exhausted", "exhausted", "polls", "eth0", 0, -1);
+	series_id p1 = add_napi(f, "bpf.napi.8194.polls", "polls", "polls", "eth0", 1, -1);
+	series_id c1 = add_napi(f, "bpf.napi.8194.polls.cpu1", "polls", "polls", "eth0", 1, 1);
+	series_id pb = add_napi(f, "bpf.napi.backlog.polls", "polls", "polls", NULL, -1, -1);
+	const char *sel[] = {"-bpf_napi_polls{napi_id=\"backlog\"}"};
+	const char *t;
+
+	record(f, SRC_BPF, p0, (uint64_t)1000, k0, (uint64_t)40000, x0, (uint64_t)12, p1,
+	       (uint64_t)700, c1, (uint64_t)700, pb, (uint64_t)5, SERIES_NONE);
+	t = render(f, PROM_TEXT);
+	has_line(t, "# TYPE netmetrics_bpf_napi_polls_total counter");
+	has_line(t, "# TYPE netmetrics_bpf_napi_budget_exhausted_total counter");
+	has_line(t, "netmetrics_bpf_napi_polls_total{device=\"eth0\",queue=\"0\",napi_id=\"8193\"} "
+	            "1000 1700000000250");
+	has_line(t, "netmetrics_bpf_napi_polls_total{device=\"eth0\",queue=\"1\",napi_id=\"8194\"} "
+	            "700 1700000000250");
+	has_line(t, "netmetrics_bpf_napi_packets_total{device=\"eth0\",queue=\"0\","
+	            "napi_id=\"8193\"} 40000 1700000000250");
+	has_line(t, "netmetrics_bpf_napi_budget_exhausted_total{device=\"eth0\",queue=\"0\","
+	            "napi_id=\"8193\"} 12 1700000000250");
+	has_line(t, "netmetrics_bpf_napi_polls_total{napi_id=\"backlog\"} 5 1700000000250");
+	assert_null(strstr(t, "cpu=\"1\""));
+	assert_int_equal(f->res.series, 5);
+	options(f, sel, 1, NULL, 0, NULL, 0, false, 0);
+	t = render(f, PROM_TEXT);
+	assert_null(strstr(t, "napi_id=\"backlog\""));
+	assert_int_equal(f->res.series, 4);
+}
+
 /* Every family a source of the sampler's table names is one the exposition has: a family
  * spelt wrong would leave the source's series out silently. */
 static void
@@ -804,6 +867,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_own_gauges, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_irq_origin, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_queue_napi_info, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bpf_napi, setup, teardown),
 	    cmocka_unit_test(test_source_families_known),
 	    cmocka_unit_test(test_source_rules),
 	};
