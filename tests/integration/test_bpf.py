@@ -625,6 +625,122 @@ def test_napi_polls():
         assert d.stop() == 0, "daemon exit status"
 
 
+def napi_thread(ns, dev, timeout=5):
+    """The pid of dev's threaded-NAPI kthread (comm napi/DEV-ID), once it is there."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/comm" % pid) as f:
+                    if f.read().startswith("napi/%s-" % dev):
+                        return int(pid)
+            except OSError:
+                pass
+        time.sleep(0.1)
+    raise AssertionError("no napi/%s-* thread after threaded = 1" % dev)
+
+
+def udp_flood(seconds):
+    """iperf3 UDP from B to A (-R), unlimited rate, 1,400-byte datagrams on 8 sockets, the
+    sender in B on CPU 0: its result. Eight: veth keeps the sender's socket charged for an
+    skb until bA's NAPI takes it, so one socket's send buffer (~90 skbs) stalls the sender
+    before bA's ring (256) fills; eight fill it."""
+    server = subprocess.Popen(["ip", "netns", "exec", NS_B, "taskset", "-c", "0", "iperf3", "-s",
+                               "-1", "-B", ADDR_B],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(50):
+            r = sh("taskset", "-c", "0", "iperf3", "-c", ADDR_B, "-t", str(seconds), "-J", "-R",
+                   "-u", "-b", "0", "-l", "1400", "-P", "8", ns=NS_A, check=False)
+            out = json.loads(r.stdout) if r.stdout.strip() else {}
+            if r.returncode == 0 and "error" not in out:
+                return out
+            time.sleep(0.2)
+        raise AssertionError("iperf3 client failed: " + r.stdout[-500:] + r.stderr)
+    finally:
+        server.kill()
+        server.wait()
+
+
+def napi_window(d, window, dev):
+    """dev's one NAPI instance in the napi view over window."""
+    v = d.json("napi", dev, "--window", window)
+    assert v["napi"] == "bpf" and len(v["napis"]) == 1, v
+    return v["napis"][0]
+
+
+def test_napi_budget_exhausted_slowed():
+    """A slowed receiver exhausts its NAPI budget (issue 30's done-when): bA (GRO on, so veth's
+    NAPI; TSO off on bB) with threaded NAPI (/sys/class/net/bA/threaded = 1), its kthread
+    napi/bA-ID pinned to CPU 1, under iperf3 UDP from B (sender on CPU 0), twice:
+    - free: the kthread alone on CPU 1;
+    - slowed: the kthread SCHED_IDLE and a process spinning on CPU 1 at normal priority, so
+      that the kthread gets only what the spinner leaves: bB's sends fill bA's ring (256
+      entries) between two of its runs, and each poll finds more than its budget (64) there.
+    The napi view of each window: the slowed window's exhausted polls are more than 30 % of its
+    polls, and that share is more than twice the free window's (and above it by 20 points).
+    threaded, the kthread's policy and the spinner are put back in every case."""
+    d = Daemon(NS_A)
+    spinner = None
+    tpid = None
+    threaded = "/sys/class/net/bA/threaded"
+    try:
+        need_programs(d)
+        st = wait_attached(d)
+        assert st["details"].get("napi"), st["details"]
+        if os.cpu_count() < 2:
+            raise Skip("needs 2 CPUs (the sender on one, the slowed receiver on the other)")
+        sh("ethtool", "-K", "bA", "gro", "off", ns=NS_A)
+        sh("ethtool", "-K", "bA", "gro", "on", ns=NS_A)
+        sh("ethtool", "-K", "bB", "tso", "off", ns=NS_B)
+        sh("sh", "-c", "echo 1 > %s" % threaded, ns=NS_A)
+        assert sh("cat", threaded, ns=NS_A).stdout.strip() == "1"
+        tpid = napi_thread(NS_A, "bA")
+        sh("taskset", "-p", "-c", "1", str(tpid))
+        time.sleep(0.6)
+        rows = {}
+        for window in ("free", "slowed"):
+            if window == "slowed":
+                sh("chrt", "-i", "-p", "0", str(tpid))
+                spinner = subprocess.Popen(
+                    ["taskset", "-c", "1", sys.executable, "-c",
+                     "import time\nt = time.time() + 30\nwhile time.time() < t: pass\n"])
+                time.sleep(0.3)
+            d.ctl("mark", "start", window)
+            out = udp_flood(2)
+            time.sleep(0.6)
+            d.ctl("mark", "stop", window)
+            rows[window] = napi_window(d, window, "bA")
+            r = rows[window]
+            print("%s: NAPI %s (bA, threaded): %d polls, %d packets (%.1f a poll), %d exhausted "
+                  "(%.1f %%); iperf3 UDP %.0f Mbit/s sent, %.1f %% lost" % (
+                      window, r["id"], r["polls"], r["packets"], r["packets_per_poll"],
+                      r["exhausted"], r["exhausted_pct"],
+                      out["end"]["sum"]["bits_per_second"] / 1e6,
+                      out["end"]["sum"].get("lost_percent", 0)))
+        free, slow = rows["free"], rows["slowed"]
+        assert free["id"] == slow["id"], rows  # one instance: the id stays while bA lives
+        assert free["polls"] > 100 and slow["polls"] > 100, rows
+        for r in (free, slow):
+            assert r["exhausted"] <= r["polls"], r
+            assert abs(r["exhausted_pct"] - 100.0 * r["exhausted"] / r["polls"]) < 0.01, r
+        assert slow["exhausted"] > 0.3 * slow["polls"], slow
+        assert slow["exhausted_pct"] > 2 * free["exhausted_pct"], rows
+        assert slow["exhausted_pct"] > free["exhausted_pct"] + 20, rows
+        text = d.ctl("napi", "bA", "--window", "slowed").stdout
+        print(text)
+    finally:
+        if spinner is not None:
+            spinner.kill()
+            spinner.wait()
+        if tpid is not None:
+            sh("chrt", "-o", "-p", "0", str(tpid), check=False)
+        sh("sh", "-c", "echo 0 > %s" % threaded, ns=NS_A, check=False)
+        assert d.stop() == 0, "daemon exit status"
+
+
 def main_maps(pid):
     """How many BPF maps the process holds (its fdinfo)."""
     n = 0
@@ -705,7 +821,8 @@ def test_on_demand():
         assert d.stop() == 0, "daemon exit status"
 
 
-TESTS = [test_counts_match_proc, test_drops_by_reason, test_napi_polls, test_on_demand]
+TESTS = [test_counts_match_proc, test_drops_by_reason, test_napi_polls,
+         test_napi_budget_exhausted_slowed, test_on_demand]
 
 
 def main():
