@@ -333,8 +333,8 @@ render_napi(json_object *result, const struct ctl_opts *opts, FILE *fp)
 void
 render_drops(json_object *result, const struct ctl_opts *opts, FILE *fp)
 {
-	static const char *const hdr[] = {"WHERE",  "COUNTER",     "DEVICE", ">CPU",
-	                                  ">DROPS", ">PER SECOND", NULL};
+	static const char *const hdr[] = {"WHERE",  "COUNTER",     "DEVICE",         ">CPU",
+	                                  ">DROPS", ">PER SECOND", "DEVICE REASONS", NULL};
 	json_object *groups = ctl_array(result, "groups");
 	struct table t;
 
@@ -347,10 +347,22 @@ render_drops(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		            *arr = ctl_array(go, "counters");
 
 		for (size_t i = 0; arr && i < json_object_array_length(arr); i++) {
-			json_object *o = json_object_array_get_idx(arr, i), *l = NULL;
-			char cpu[16] = "", delta[32], rate[32];
+			json_object *o = json_object_array_get_idx(arr, i), *l = NULL, *dr = NULL;
+			char cpu[16] = "", delta[32], rate[32], reasons[160] = "", n[32];
+			size_t rl = 0;
 
 			json_object_object_get_ex(o, "labels", &l);
+			/* A qdisc's row: the bpf drop reasons on its device, beside it. */
+			if (json_object_object_get_ex(o, "device_reasons", &dr) && dr != NULL) {
+				json_object_object_foreach(dr, reason, v)
+				{
+					fmt_decimal(json_object_get_double(v), 0, n, sizeof(n));
+					if (rl < sizeof(reasons))
+						rl += (size_t)snprintf(
+						    reasons + rl, sizeof(reasons) - rl, "%s%s %s",
+						    rl ? ", " : "", reason, n);
+				}
+			}
 			if (json_get_int(l, "cpu", -1) >= 0)
 				snprintf(cpu, sizeof(cpu), "%lld",
 				         (long long)json_get_int(l, "cpu", -1));
@@ -361,7 +373,8 @@ render_drops(json_object *result, const struct ctl_opts *opts, FILE *fp)
 			                     json_get_string(l, "device", ""),
 			                     cpu,
 			                     delta,
-			                     rate};
+			                     rate,
+			                     reasons};
 			table_row(&t, row);
 		}
 	}

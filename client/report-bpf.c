@@ -74,14 +74,14 @@ softirq_time_table(json_object *st, FILE *fp)
 	            &t);
 }
 
-/* The reasons in all, then their parts per device. */
+/* The reasons in all, then their parts per device, then the qdiscs' drops per device. */
 static void
 drops_table(json_object *drops, FILE *fp)
 {
 	static const char *const hdr[] = {"REASON", "DEVICE", ">PACKETS", NULL};
-	json_object *reasons = NULL, *devices = NULL;
+	json_object *reasons = NULL, *devices = NULL, *qdisc = NULL;
 	struct table t;
-	char n[32];
+	char n[32], what[80];
 
 	json_object_object_get_ex(drops, "reasons", &reasons);
 	json_object_object_get_ex(drops, "devices", &devices);
@@ -105,7 +105,20 @@ drops_table(json_object *drops, FILE *fp)
 			}
 		}
 	}
-	bpf_section(fp, "Drops by reason (eBPF, skb:kfree_skb)", &t);
+	json_object_object_get_ex(drops, "qdisc", &qdisc);
+	if (qdisc != NULL) {
+		json_object_object_foreach(qdisc, dev, qs)
+		{
+			json_object_object_foreach(qs, qid, v)
+			{
+				fmt_decimal(json_object_get_double(v), 0, n, sizeof(n));
+				snprintf(what, sizeof(what), "qdisc %s", qid);
+				const char *row[] = {what, dev, n};
+				table_row(&t, row);
+			}
+		}
+	}
+	bpf_section(fp, "Drops by reason (eBPF, skb:kfree_skb; qdisc: the qdisc's own count)", &t);
 }
 
 /* The NAPI instances that polled. */

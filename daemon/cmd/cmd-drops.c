@@ -1,8 +1,11 @@
 /* cmd-drops.c: one view of where packets were lost over a span: the drop reasons the bpf
  * source counts (skb:kfree_skb), beside the counters that count drops where they happen:
  * the NIC's (link, queues, ethtool: unit "drops"), softnet's backlog drops, and the
- * sockets' (SNMP: listen and backlog drops, UDP receive buffer and no-port drops). Each
- * counter that moved, grouped by where, largest first. */
+ * sockets' (SNMP: listen and backlog drops, UDP receive buffer and no-port drops), and the
+ * qdiscs' (the qdisc source: each qdisc's drops). Each counter that moved, grouped by where,
+ * largest first; a qdisc's row carries the drop reasons the bpf source counted on its device
+ * over the same span ("device_reasons"), where the same packets show as QDISC_DROP or the
+ * like. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +49,8 @@ where_of(const struct series_registry *reg, series_id id)
 	}
 	if (strcmp(si->unit, "drops") != 0 || si->kind == SERIES_GAUGE)
 		return -1;
+	if (strcmp(src, "qdisc") == 0)
+		return DW_QDISC;
 	if (strcmp(src, "link") == 0 || strcmp(src, "queues") == 0 || strcmp(src, "ethtool") == 0)
 		return DW_NIC;
 	if (strcmp(src, "softnet") == 0)
@@ -68,6 +73,24 @@ row_cmp(const void *a, const void *b)
 	if (x->delta != y->delta)
 		return x->delta < y->delta ? 1 : -1;
 	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The drop reasons among reasons[0..n) on the device of series id (their device label), as
+ * {reason: delta}. */
+static json_object *
+device_reasons(const struct series_registry *reg, series_id id, const struct drop_row *reasons,
+               size_t n)
+{
+	series_atom dev = series_labels_of(reg, id).device;
+	json_object *o = json_object_new_object();
+
+	for (size_t i = 0; i < n && dev != SERIES_ATOM_NONE; i++) {
+		const struct series_labels l = series_labels_of(reg, reasons[i].id);
+
+		if (l.device == dev)
+			json_add_uint(o, series_atom_str(reg, l.field), reasons[i].delta);
+	}
+	return o;
 }
 
 /* One counter as {"name", "source", "delta", "rate", "labels"}. */
@@ -115,15 +138,23 @@ cmd_build_drops(struct daemon *d, json_object *args, json_object *o, struct nm_e
 
 		qsort(rows[w], nrows[w], sizeof(*rows[w]), row_cmp);
 		for (size_t i = 0; i < nrows[w]; i++) {
-			json_object_array_add(arr, row_json(d, reg, &rows[w][i]));
+			json_object *r = row_json(d, reg, &rows[w][i]);
+
+			if (w == DW_QDISC)
+				json_object_object_add(r, "device_reasons",
+				                       device_reasons(reg, rows[w][i].id,
+				                                      rows[DW_REASON],
+				                                      nrows[DW_REASON]));
+			json_object_array_add(arr, r);
 			total += rows[w][i].delta;
 		}
 		json_add_string(g, "where", where_names[w]);
 		json_add_uint(g, "total", total);
 		json_object_object_add(g, "counters", arr);
 		json_object_array_add(groups, g);
-		free(rows[w]);
 	}
+	for (int w = 0; w < DW_N; w++)
+		free(rows[w]);
 	json_add_string(o, "reasons",
 	                any_reason ? "bpf"
 	                           : "none: the bpf source has no drop reasons here (see status: "

@@ -33,6 +33,7 @@ static const struct source_ops *const all_sources[] = {
     [SAMPLER_LNSTAT] = &source_lnstat_ops,
     [SAMPLER_SYSCTL] = &source_sysctl_ops,
     [SAMPLER_BPF] = &source_bpf_ops,
+    [SAMPLER_QDISC] = &source_qdisc_ops,
 };
 #define NSOURCES (sizeof(all_sources) / sizeof(all_sources[0]))
 _Static_assert(NSOURCES == SAMPLER_NSOURCES, "a source in all_sources without its kind");

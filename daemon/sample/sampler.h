@@ -26,6 +26,7 @@ enum sampler_kind {
 	SAMPLER_LNSTAT,
 	SAMPLER_SYSCTL,
 	SAMPLER_BPF,
+	SAMPLER_QDISC,
 	SAMPLER_NSOURCES,
 	SAMPLER_NONE = SAMPLER_NSOURCES, /* no source: a span over every source's samples */
 };

@@ -181,6 +181,7 @@ extern const struct source_ops source_softnet_ops;
 extern const struct source_ops source_lnstat_ops;
 extern const struct source_ops source_sysctl_ops;
 extern const struct source_ops source_bpf_ops;
+extern const struct source_ops source_qdisc_ops;
 
 /* Helpers every source uses (source.c). */
 

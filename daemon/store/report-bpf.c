@@ -1,7 +1,9 @@
 /* report-bpf.c: a window's "bpf" figure (report-bpf.h): softirq time per CPU, drops by
  * reason, NAPI instances and the programs' own cost, from the two edge snapshots. The series
  * are found by their labels (source bpf; table drop or napi; field time, run_time, run_cnt),
- * never by parsing more of a name than its last part. */
+ * never by parsing more of a name than its last part. The qdiscs' drops (source qdisc) go
+ * beside the drops by reason, per device and qdisc, where the same packets show as
+ * QDISC_DROP or the like. */
 #include <stdio.h>
 #include <string.h>
 
@@ -56,6 +58,23 @@ prog_entry(json_object *progs, const char *name)
 	return member(progs, name);
 }
 
+/* A qdisc's drops over the window into drops.qdisc.<DEV>.<ID> (qdisc.<DEV>.<ID>.drops). */
+static void
+qdisc_drops(const struct series_registry *reg, series_id id, uint64_t d, json_object *drops)
+{
+	const struct series_info *si = series_get(reg, id);
+	struct series_labels l = series_labels_of(reg, id);
+	const char *dev = series_atom_str(reg, l.device);
+	size_t dl = strlen(dev), nl = strlen(si->name);
+	char qid[64];
+
+	if (strcmp(series_atom_str(reg, l.field), "drops") != 0 || d == 0 || nl < 6 + dl + 8 ||
+	    strncmp(si->name + 6, dev, dl) != 0)
+		return;
+	snprintf(qid, sizeof(qid), "%.*s", (int)(nl - 6 - dl - 1 - 6), si->name + 6 + dl + 1);
+	json_add_uint(member(member(drops, "qdisc"), dev), qid, d);
+}
+
 /* Fill ns_per_run and cpu_pct of each program once runs and run_time_ns are in. */
 static void
 prog_finish(json_object *progs, double secs)
@@ -87,6 +106,11 @@ report_bpf_json(const struct series_registry *reg, const struct snapshot *a,
 		const char *src, *table, *field, *name;
 		uint64_t d;
 
+		if (si != NULL && si->name != NULL && strncmp(si->name, "qdisc.", 6) == 0 &&
+		    (src = series_source_name(reg, id)) != NULL && strcmp(src, "qdisc") == 0) {
+			qdisc_drops(reg, id, snapshot_delta(a, b, id), drops);
+			continue;
+		}
 		if (si == NULL || si->name == NULL || strncmp(si->name, "bpf.", 4) != 0)
 			continue;
 		src = series_source_name(reg, id);

@@ -505,6 +505,74 @@ def test_drops_by_reason():
         assert d.stop() == 0, "daemon exit status"
 
 
+def tc_qdisc(ns, dev):
+    """{handle: (kind, dropped)} of `tc -s qdisc show dev DEV` in namespace ns."""
+    out = sh("tc", "-s", "qdisc", "show", "dev", dev, ns=ns).stdout
+    res = {}
+    for m in re.finditer(r"^qdisc (\S+) (\S+) .*?\n Sent \d+ bytes \d+ pkt \(dropped (\d+),",
+                         out, re.M | re.S):
+        res[m.group(2)] = (m.group(1), int(m.group(3)))
+    return res
+
+
+def test_qdisc_drops():
+    """A tbf qdisc with a tiny queue on bA (rate 1 Mbit/s, limit 3,000 bytes; netem is not
+    there on a kernel without modules), 5,000 UDP datagrams sent from A through it faster
+    than that: the qdisc source's qdisc.bA.<HANDLE>.drops over the window equals the dropped
+    delta of `tc -s qdisc show dev bA` read just outside the window's edges (no traffic
+    between those reads and the edges: exact), most of what was sent; the
+    drops view shows it in its qdisc group with the bpf drop reasons on bA beside it (the same
+    packets, freed with reason QDISC_DROP: equal), and the window's report lists it under
+    drops by reason."""
+    d = Daemon(NS_A)
+    try:
+        need_programs(d)
+        drops_attached(d)
+        qs = source_status(d, "qdisc")
+        assert qs["healthy"] and qs["enabled"], qs
+        send_udp(NS_A, ADDR_B, 9, 1)  # B's neighbour entry, before the loss
+        time.sleep(0.2)
+        sh("tc", "qdisc", "add", "dev", "bA", "root", "tbf", "rate", "1mbit", "burst", "10k",
+           "limit", "3000", ns=NS_A)
+        handle = [h for h, (k, _) in tc_qdisc(NS_A, "bA").items() if k == "tbf"][0]
+        name = "qdisc.bA.%s.drops" % handle
+        time.sleep(1.2)  # a sample with the new qdisc: its series from there
+        n = 5000
+        tc0 = tc_qdisc(NS_A, "bA")[handle][1]
+        d.ctl("mark", "start", "wq")
+        send_udp(NS_A, ADDR_B, 9, n)
+        time.sleep(0.7)
+        d.ctl("mark", "stop", "wq")
+        tc1 = tc_qdisc(NS_A, "bA")[handle][1]
+        dl, _ = window_deltas(d, "wq", "qdisc.*")
+        v = d.json("drops", "--window", "wq")
+        groups = {g["where"]: g for g in v["groups"]}
+        rows = {c["name"]: c for c in groups["qdisc"]["counters"]}
+        print("tbf on bA (%s): sent %d, tc dropped %d, %s %s, drops view %s" % (
+            handle, n, tc1 - tc0, name, dl.get(name), rows.get(name)))
+        assert dl.get(name) == tc1 - tc0, (dl, tc1 - tc0)
+        assert 0.5 * n < tc1 - tc0 < n, (tc1 - tc0, n)
+        row = rows[name]
+        assert row["delta"] == tc1 - tc0 and row["labels"]["device"] == "bA", row
+        assert row["labels"]["type"] == "tbf" and row["labels"]["field"] == "drops", row
+        assert groups["qdisc"]["total"] >= tc1 - tc0, groups["qdisc"]
+        reasons = row["device_reasons"]
+        qreasons = {r: c for r, c in reasons.items() if "QDISC" in r}
+        assert sum(qreasons.values()) == tc1 - tc0, reasons
+        text = d.ctl("drops", "--window", "wq").stdout
+        assert re.search(r"qdisc\s+%s\s+bA\s+%s\s+\S+\s+.*QDISC" % (
+            re.escape(name), "{:,}".format(tc1 - tc0)), text), text
+        print(text)
+        rep = d.json("report", "wq")["figures"]["bpf"]["drops"]
+        assert rep["qdisc"]["bA"][handle] == tc1 - tc0, rep
+        text = d.ctl("report", "wq").stdout
+        assert re.search(r"qdisc %s\s+bA\s+%s\b" % (re.escape(handle),
+                                                     "{:,}".format(tc1 - tc0)), text), text
+    finally:
+        sh("tc", "qdisc", "del", "dev", "bA", "root", ns=NS_A, check=False)
+        assert d.stop() == 0, "daemon exit status"
+
+
 def link_rx_packets(ns, dev):
     return int(sh("cat", "/sys/class/net/%s/statistics/rx_packets" % dev, ns=ns).stdout)
 
@@ -821,7 +889,7 @@ def test_on_demand():
         assert d.stop() == 0, "daemon exit status"
 
 
-TESTS = [test_counts_match_proc, test_drops_by_reason, test_napi_polls,
+TESTS = [test_counts_match_proc, test_drops_by_reason, test_qdisc_drops, test_napi_polls,
          test_napi_budget_exhausted_slowed, test_on_demand]
 
 
