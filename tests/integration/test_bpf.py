@@ -321,7 +321,11 @@ def test_counts_match_proc():
         assert v["time"] == "bpf", v
         pct = [c["time_pct"].get("NET_RX", 0) for c in v["cpus"]]
         assert all(0 <= p <= 100 for c in v["cpus"] for p in c["time_pct"].values()), v
-        assert sum(pct) > 0 and abs(sum(pct) - v["time_total_pct"]["NET_RX"]) < 1e-6, v
+        # The per-CPU shares sum to the total: each is rounded to 6 decimals in the reply, so
+        # within half a millionth per CPU and half for the total (17.031485 against
+        # 8.719492 + 8.311992 once).
+        assert sum(pct) > 0 and abs(sum(pct) - v["time_total_pct"]["NET_RX"]) <= (
+            (len(pct) + 1) * 5e-7 + 1e-9), v
         text = d.ctl("softirqs", "--window", "w", "--time").stdout
         assert "NET_RX%" in text and "softirq time" in text, text
         print(text)
