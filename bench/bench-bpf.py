@@ -11,7 +11,10 @@ in each arm:
   empty  the source off, and bpf-empty (built beside this script) attaching programs that
          only return 0 on the same six tracepoints, the same way (tp_btf), with the
          kernel's BPF stats on as the daemon has them: the floor of tracepoint + BPF entry,
-         the kernel's part of the cost; what an arm costs above it is the programs' own.
+         the kernel's part of the cost; what an arm costs above it is the programs' own;
+  bare   as empty, without switching the kernel's BPF stats on (their clock reads: the
+         daemon's privileged process switches them on to show the programs' cost). Its
+         ns/run stays 0 unless another process holds the stats on meanwhile.
 The arms run round by round, interleaved (round r starts at arm r of the list, so that the
 machine's drift falls on all of them). The figures are medians over the rounds; an arm's
 loss is (none - arm) / none, of the medians, and the median of each round's own loss (the
@@ -22,7 +25,7 @@ their run time per UDP_STREAM datagram received (all programs' run time over tha
 
     bench-bpf.py --netmetricsd PATH [--sets all] [--rounds 5] [--seconds 10] [--empty PATH]
 
---sets: a comma-separated list of irq, drop, napi, all, empty (none always runs).
+--sets: a comma-separated list of irq, drop, napi, all, empty, bare (none always runs).
 Prints one line per run and a summary per arm:
     bpf ARM: UDP_STREAM A pkt/s (none B) loss C.C % (paired D.D %); TCP_RR ... loss ...
     bpf ARM: ns per run softirq_entry N, ...; program ns per datagram N
@@ -73,7 +76,7 @@ def remove_pair():
 
 def arm_conf(arm):
     """The daemon's configuration in an arm."""
-    if arm in ("none", "empty"):
+    if arm in ("none", "empty", "bare"):
         return "[source.bpf]\nenable = no\n"
     if arm == "all":
         return "[source.bpf]\nenable = yes\n"
@@ -148,8 +151,8 @@ def netperf(test, seconds):
 class Empty:
     """bpf-empty: do-nothing programs on the six tracepoints, their statistics on request."""
 
-    def __init__(self, path):
-        self.proc = subprocess.Popen([path], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    def __init__(self, path, stats=True):
+        self.proc = subprocess.Popen([path] + ([] if stats else ["--no-stats"]), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      text=True)
         if self.proc.stdout.readline().strip() != "ready":
             raise RuntimeError("bpf-empty did not attach")
@@ -178,6 +181,24 @@ def daemon_stats(d):
             for p in src.get("details", {}).get("programs", [])}
 
 
+# The tracing programs each arm attaches itself.
+ARM_PROGS = {"none": 0, "irq": 4, "drop": 1, "napi": 1, "all": 6, "empty": 6, "bare": 6}
+
+
+def foreign(arm):
+    """Programs of netmetricsd's or bpf-empty's on the tracepoints beyond the arm's own: another
+    daemon's on this machine (the programs see every namespace's traffic, so an arm with
+    foreign programs, none above all, measures more than itself). -1 without bpftool."""
+    try:
+        r = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True)
+        progs = json.loads(r.stdout)
+    except (OSError, ValueError):
+        return -1
+    n = sum(1 for p in progs if p.get("type") == "tracing" and
+            p.get("name", "").startswith(("nm_", "empty_")))
+    return n - ARM_PROGS[arm]
+
+
 def run(a, arm, cost):
     """One arm's run: (TCP_RR trans/s, UDP_STREAM pkt/s); its programs' cost into cost[arm]
     ({"ns/run PROG": [...], "ns/datagram": [...]})."""
@@ -185,8 +206,8 @@ def run(a, arm, cost):
     empty = None
     try:
         stats = None
-        if arm == "empty":
-            empty = Empty(a.empty)
+        if arm in ("empty", "bare"):
+            empty = Empty(a.empty, stats=arm == "empty")
             stats = empty.stats
         elif arm != "none":
             src = d.bpf_details()
@@ -197,6 +218,7 @@ def run(a, arm, cost):
         time.sleep(1)
         rr = netperf("TCP_RR", a.seconds)
         s0 = stats() if stats else None
+        cost.setdefault("foreign", {}).setdefault(arm, []).append(foreign(arm))
         udp = netperf("UDP_STREAM", a.seconds)
         if stats:
             s1 = stats()
@@ -213,7 +235,7 @@ def run(a, arm, cost):
         d.stop()
 
 
-ARMS = ("irq", "drop", "napi", "all", "empty")
+ARMS = ("irq", "drop", "napi", "all", "empty", "bare")
 
 
 def loss(off, on):
@@ -224,7 +246,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--netmetricsd", required=True)
     ap.add_argument("--sets", default="all",
-                    help="comma-separated arms beside none: irq, drop, napi, all, empty")
+                    help="comma-separated arms beside none: irq, drop, napi, all, empty, bare")
     ap.add_argument("--empty", default=os.path.join(os.path.dirname(
         os.path.abspath(__file__)), "bpf-empty"), help="the bpf-empty program")
     ap.add_argument("--rounds", type=int, default=5)
@@ -233,13 +255,13 @@ def main():
     arms = ["none"]
     for w in a.sets.split(","):
         if w not in ARMS + ("none",):
-            ap.error("--sets: no arm %r (irq, drop, napi, all, empty, none)" % w)
+            ap.error("--sets: no arm %r (irq, drop, napi, all, empty, bare, none)" % w)
         if w not in arms:
             arms.append(w)
     if os.geteuid() != 0 or shutil.which("netperf") is None or shutil.which("netserver") is None:
         print("bpf: needs root, netperf and netserver")
         return 77
-    if "empty" in arms and not os.access(a.empty, os.X_OK):
+    if ("empty" in arms or "bare" in arms) and not os.access(a.empty, os.X_OK):
         print("bpf: no bpf-empty at %s (a build without -Dbpf?)" % a.empty)
         return 77
     make_pair()
@@ -255,7 +277,8 @@ def main():
                 rr, udp = run(a, arm, cost)
                 res[arm][0].append(rr)
                 res[arm][1].append(udp)
-                print("round %d %-5s: TCP_RR %.0f/s, UDP_STREAM %.0f pkt/s" % (r, arm, rr, udp))
+                print("round %d %-5s: TCP_RR %.0f/s, UDP_STREAM %.0f pkt/s; foreign programs %d" % (
+                    r, arm, rr, udp, cost["foreign"][arm][-1]))
                 sys.stdout.flush()
     finally:
         server.kill()
@@ -265,6 +288,10 @@ def main():
            for arm in arms}
     print("bpf none: UDP_STREAM %.0f pkt/s; TCP_RR %.0f/s (medians of %d rounds of %d s)" % (
         med["none"][1], med["none"][0], a.rounds, a.seconds))
+    busy = {arm: sum(1 for n in cost["foreign"][arm] if n > 0) for arm in arms}
+    if any(busy.values()):
+        print("bpf: runs with another daemon's programs attached meanwhile (they count this "
+              "traffic too): %s" % ", ".join("%s %d" % kv for kv in busy.items() if kv[1]))
     for arm in arms[1:]:
         # Each round's own loss: the arm's run against the none run of the same round.
         paired = [statistics.median([loss(off, on) for on, off in
