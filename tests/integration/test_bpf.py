@@ -698,7 +698,8 @@ def test_sets():
     one program in status); the drops are counted packet for packet, and there is no
     bpf.softirq series; status says irq and napi are off by config. A reload that changes
     the list attaches and detaches accordingly: sets = irq drop brings the softirq series
-    (three maps), sets = napi detaches the other two (their programs leave the kernel)."""
+    (three maps), sets = napi detaches the other two (their programs leave the kernel). With
+    attach = on-demand and sets = drop, mark start --bpf attaches the drop set alone."""
     d = Daemon(NS_A, "[source.bpf]\nsets = drop\n")
     try:
         need_programs(d)
@@ -739,6 +740,24 @@ def test_sets():
         assert not any(prog_loaded(i) for i in drop_ids + irq_ids), drop_ids + irq_ids
         print("reload: irq drop attached (3 maps), then napi only: programs %s gone" % (
             drop_ids + irq_ids))
+        # On demand: the window attaches only the configured set.
+        write_conf(d, "[source.bpf]\nattach = on-demand\nsets = drop\n")
+        os.kill(d.main_pid(), signal.SIGHUP)
+        wait_sets(d, {"irq": "off by config", "drop": "detached", "napi": "off by config"})
+        assert main_maps(d.main_pid()) == 0, "maps: %d" % main_maps(d.main_pid())
+        d.ctl("mark", "start", "w2", "--bpf")
+        wait_sets(d, {"irq": "off by config", "drop": "attached", "napi": "off by config"})
+        assert main_maps(d.main_pid()) == 1, "maps: %d" % main_maps(d.main_pid())
+        send_udp(NS_B, ADDR_A, 9, 100)
+        time.sleep(0.7)
+        d.ctl("mark", "stop", "w2")
+        wait_sets(d, {"irq": "off by config", "drop": "detached", "napi": "off by config"})
+        dl, _ = window_deltas(d, "w2", "bpf.drop.*")
+        assert dl.get("bpf.drop.NO_SOCKET.bA") == 100, dl
+        # The softirq series exist from the reload with irq above; w2 counted nothing in them.
+        sd, _ = window_deltas(d, "w2", "bpf.softirq*")
+        assert not any(sd.values()), sd
+        print("on demand, sets = drop: w2 NO_SOCKET on bA 100, one map while held, none after")
     finally:
         assert d.stop() == 0, "daemon exit status"
 
