@@ -432,7 +432,6 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 		pv->irq_why[0] = '\0';
 	} else
 		leave_out(BPFSET_IRQ);
-	pv->via = privsep_on() ? "privileged process" : "loaded here";
 	/* The privileged process switches the kernel's BPF stats on itself. */
 	if (!privsep_on() && pv->stats_fd < 0 && (pv->stats_fd = bpfset_enable_stats(&serr)) < 0)
 		pv->stats_fd = -1; /* the counts work without; describe shows run time 0 */
@@ -451,6 +450,7 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 		return nm_error_set(err, NM_ERR_FAILED, "source bpf: no program set attached: %s",
 		                    pv->sets & SET_BIT(BPFSET_DROP) ? pv->drops_why : pv->nset.why);
 	}
+	pv->via = privsep_on() ? "privileged process" : "loaded here";
 	pv->attached = true;
 	return 0;
 }
