@@ -2,23 +2,33 @@
 """bench-bpf.py: what the bpf source's programs cost the traffic they count (issue 30).
 
 netperf between two network namespaces joined by a veth pair (TCP_RR transactions per
-second, UDP_STREAM packets per second received), with netmetricsd running and its bpf
-source on (the programs attached: softirq_entry/exit, irq_handler_entry/exit, kfree_skb and
-napi_poll) and off
-([source.bpf] enable = no), interleaved round by round (on first in even rounds, off first
-in odd ones) so that the machine's drift falls on both. The figures are medians over the
-rounds; the loss is (off - on) / off. The daemon samples at its default 1 s in both arms, so
-the difference is the programs' (and the kernel's BPF run-time statistics, which the
-privileged process switches on), not the sampler's. The programs' own ns per run, from
-status, is printed beside.
+second, UDP_STREAM packets per second received, 64-byte messages), with netmetricsd running
+in each arm:
+  none   the bpf source off ([source.bpf] enable = no): the baseline of every other arm;
+  irq, drop, napi   only that program set ([source.bpf] sets = X);
+  all    every set (the default: softirq_entry/exit, irq_handler_entry/exit, kfree_skb,
+         napi_poll);
+  empty  the source off, and bpf-empty (built beside this script) attaching programs that
+         only return 0 on the same six tracepoints, the same way (tp_btf), with the
+         kernel's BPF stats on as the daemon has them: the floor of tracepoint + BPF entry,
+         the kernel's part of the cost; what an arm costs above it is the programs' own;
+  bare   as empty, without switching the kernel's BPF stats on (their clock reads: the
+         daemon's privileged process switches them on to show the programs' cost). Its
+         ns/run stays 0 unless another process holds the stats on meanwhile.
+The arms run round by round, interleaved (round r starts at arm r of the list, so that the
+machine's drift falls on all of them). The figures are medians over the rounds; an arm's
+loss is (none - arm) / none, of the medians, and the median of each round's own loss (the
+arm's run against the none run of the same round, seconds apart). The daemon samples at its
+default 1 s in every arm, so the difference is the programs', not the sampler's. Per arm
+the programs' own cost from the kernel's BPF statistics: ns per run of each program, and
+their run time per UDP_STREAM datagram received (all programs' run time over that run).
 
-    bench-bpf.py --netmetricsd PATH [--rounds 5] [--seconds 10]
+    bench-bpf.py --netmetricsd PATH [--sets all] [--rounds 5] [--seconds 10] [--empty PATH]
 
-Prints one line per run and a summary:
-    bpf: TCP_RR on X/s off Y/s loss Z.Z %; UDP_STREAM on A pkt/s off B pkt/s loss C.C %
-    bpf: paired loss per round: TCP_RR ...; UDP_STREAM ...
-    bpf: median paired loss TCP_RR Z.Z %, UDP_STREAM C.C %
-    bpf: ns per run irq_handler_entry N, ..., softirq_exit N (every program attached)
+--sets: a comma-separated list of irq, drop, napi, all, empty, bare (none always runs).
+Prints one line per run and a summary per arm:
+    bpf ARM: UDP_STREAM A pkt/s (none B) loss C.C % (paired D.D %); TCP_RR ... loss ...
+    bpf ARM: ns per run softirq_entry N, ...; program ns per datagram N
 Needs root (namespaces, the programs), netperf and netserver. Exits 77 (skipped) without
 them or without the programs (a build without -Dbpf, a kernel without BTF).
 """
@@ -64,14 +74,23 @@ def remove_pair():
         sh("ip", "netns", "del", ns, check=False)
 
 
+def arm_conf(arm):
+    """The daemon's configuration in an arm."""
+    if arm in ("none", "empty", "bare"):
+        return "[source.bpf]\nenable = no\n"
+    if arm == "all":
+        return "[source.bpf]\nenable = yes\n"
+    return "[source.bpf]\nenable = yes\nsets = %s\n" % arm
+
+
 class Daemon:
-    def __init__(self, netmetricsd, bpf):
+    def __init__(self, netmetricsd, arm):
         self.dir = tempfile.mkdtemp(prefix="nm-bench-bpf-")
         os.chmod(self.dir, 0o755)
         self.sock = os.path.join(self.dir, "s.sock")
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
-            f.write("[source.bpf]\nenable = %s\n" % ("yes" if bpf else "no"))
+            f.write(arm_conf(arm))
         self.ctl_path = os.path.join(os.path.dirname(netmetricsd), "..", "client",
                                      "netmetricsctl")
         self.proc = subprocess.Popen(
@@ -114,7 +133,10 @@ class Daemon:
 def netperf(test, seconds):
     """One netperf run from A to B: transactions/s (TCP_RR) or received packets/s
     (UDP_STREAM, 64-byte messages)."""
-    args = ["netperf", "-H", ADDR_B, "-l", str(seconds), "-t", test, "-P", "0", "--"]
+    # Pinned (netperf on CPU 0, netserver on CPU 1): unpinned, TCP_RR swings several-fold
+    # with where the scheduler puts the two ends (same CPU or not).
+    args = ["netperf", "-H", ADDR_B, "-T", "0,1", "-l", str(seconds), "-t", test, "-P", "0",
+            "--"]
     if test == "UDP_STREAM":
         args += ["-m", "64", "-R", "1"]
     out = sh(*args, ns=NS_A).stdout.split("\n")
@@ -126,71 +148,165 @@ def netperf(test, seconds):
     return float(recv[2]) / float(recv[1])
 
 
-def run(netmetricsd, bpf, seconds, cost):
-    d = Daemon(netmetricsd, bpf)
+class Empty:
+    """bpf-empty: do-nothing programs on the six tracepoints, their statistics on request."""
+
+    def __init__(self, path, stats=True):
+        self.proc = subprocess.Popen([path] + ([] if stats else ["--no-stats"]), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     text=True)
+        if self.proc.stdout.readline().strip() != "ready":
+            raise RuntimeError("bpf-empty did not attach")
+
+    def stats(self):
+        """{program: (run_cnt, run_time_ns)}."""
+        self.proc.stdin.write("\n")
+        self.proc.stdin.flush()
+        out = {}
+        for line in iter(self.proc.stdout.readline, ""):
+            if line.strip() == "end":
+                break
+            name, cnt, ns = line.split()
+            out[name] = (int(cnt), int(ns))
+        return out
+
+    def stop(self):
+        self.proc.stdin.close()
+        self.proc.wait(10)
+
+
+def daemon_stats(d):
+    """{program: (run_cnt, run_time_ns)} from the bpf source's status."""
+    src = [s for s in d.status()["sources"] if s["name"] == "bpf"][0]
+    return {p["name"]: (p["run_cnt"], p["run_time_ns"])
+            for p in src.get("details", {}).get("programs", [])}
+
+
+# The tracing programs each arm attaches itself.
+ARM_PROGS = {"none": 0, "irq": 4, "drop": 1, "napi": 1, "all": 6, "empty": 6, "bare": 6}
+
+
+def foreign(arm):
+    """Programs of netmetricsd's or bpf-empty's on the tracepoints beyond the arm's own: another
+    daemon's on this machine (the programs see every namespace's traffic, so an arm with
+    foreign programs, none above all, measures more than itself). -1 without bpftool."""
     try:
-        if bpf:
+        r = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True)
+        progs = json.loads(r.stdout)
+    except (OSError, ValueError):
+        return -1
+    n = sum(1 for p in progs if p.get("type") == "tracing" and
+            p.get("name", "").startswith(("nm_", "empty_")))
+    return n - ARM_PROGS[arm]
+
+
+def run(a, arm, cost):
+    """One arm's run: (TCP_RR trans/s, UDP_STREAM pkt/s); its programs' cost into cost[arm]
+    ({"ns/run PROG": [...], "ns/datagram": [...]})."""
+    d = Daemon(a.netmetricsd, arm)
+    empty = None
+    try:
+        stats = None
+        if arm in ("empty", "bare"):
+            empty = Empty(a.empty, stats=arm == "empty")
+            stats = empty.stats
+        elif arm != "none":
             src = d.bpf_details()
             if not src["healthy"]:
                 print("bpf: the programs are not attached here: %s" % src.get("reason"))
                 sys.exit(77)
+            stats = lambda: daemon_stats(d)  # noqa: E731
         time.sleep(1)
-        rr = netperf("TCP_RR", seconds)
-        udp = netperf("UDP_STREAM", seconds)
-        if bpf:
-            src = [s for s in d.status()["sources"] if s["name"] == "bpf"][0]
-            for p in src["details"].get("programs", []):
-                cost.setdefault(p["name"], []).append(p["ns_per_run"])
+        rr = netperf("TCP_RR", a.seconds)
+        s0 = stats() if stats else None
+        cost.setdefault("foreign", {}).setdefault(arm, []).append(foreign(arm))
+        udp = netperf("UDP_STREAM", a.seconds)
+        if stats:
+            s1 = stats()
+            c = cost.setdefault(arm, {})
+            for name, (cnt, ns) in s1.items():
+                if cnt > 0:
+                    c.setdefault("ns/run " + name, []).append(ns / cnt)
+            run_ns = sum(s1[k][1] - s0.get(k, (0, 0))[1] for k in s1)
+            c.setdefault("ns/datagram", []).append(run_ns / (udp * a.seconds))
         return rr, udp
     finally:
+        if empty is not None:
+            empty.stop()
         d.stop()
+
+
+ARMS = ("irq", "drop", "napi", "all", "empty", "bare")
+
+
+def loss(off, on):
+    return 100 * (off - on) / off
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--netmetricsd", required=True)
+    ap.add_argument("--sets", default="all",
+                    help="comma-separated arms beside none: irq, drop, napi, all, empty, bare")
+    ap.add_argument("--empty", default=os.path.join(os.path.dirname(
+        os.path.abspath(__file__)), "bpf-empty"), help="the bpf-empty program")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=int, default=10)
     a = ap.parse_args()
+    arms = ["none"]
+    for w in a.sets.split(","):
+        if w not in ARMS + ("none",):
+            ap.error("--sets: no arm %r (irq, drop, napi, all, empty, bare, none)" % w)
+        if w not in arms:
+            arms.append(w)
     if os.geteuid() != 0 or shutil.which("netperf") is None or shutil.which("netserver") is None:
         print("bpf: needs root, netperf and netserver")
+        return 77
+    if ("empty" in arms or "bare" in arms) and not os.access(a.empty, os.X_OK):
+        print("bpf: no bpf-empty at %s (a build without -Dbpf?)" % a.empty)
         return 77
     make_pair()
     server = subprocess.Popen(["ip", "netns", "exec", NS_B, "netserver", "-D", "-L", ADDR_B],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    res = {True: ([], []), False: ([], [])}
+    res = {arm: ([], []) for arm in arms}
     cost = {}
     try:
         time.sleep(0.5)
         for r in range(a.rounds):
-            for bpf in ((True, False) if r % 2 == 0 else (False, True)):
-                rr, udp = run(a.netmetricsd, bpf, a.seconds, cost)
-                res[bpf][0].append(rr)
-                res[bpf][1].append(udp)
-                print("round %d bpf %s: TCP_RR %.0f/s, UDP_STREAM %.0f pkt/s" % (
-                    r, "on " if bpf else "off", rr, udp))
+            k = r % len(arms)
+            for arm in arms[k:] + arms[:k]:
+                rr, udp = run(a, arm, cost)
+                res[arm][0].append(rr)
+                res[arm][1].append(udp)
+                print("round %d %-5s: TCP_RR %.0f/s, UDP_STREAM %.0f pkt/s; foreign programs %d" % (
+                    r, arm, rr, udp, cost["foreign"][arm][-1]))
                 sys.stdout.flush()
     finally:
         server.kill()
         server.wait()
         remove_pair()
-    on_rr, off_rr = statistics.median(res[True][0]), statistics.median(res[False][0])
-    on_udp, off_udp = statistics.median(res[True][1]), statistics.median(res[False][1])
-    print("bpf: TCP_RR on %.0f/s off %.0f/s loss %.1f %%; UDP_STREAM on %.0f pkt/s off %.0f "
-          "pkt/s loss %.1f %% (medians of %d rounds)" % (
-              on_rr, off_rr, 100 * (off_rr - on_rr) / off_rr, on_udp, off_udp,
-              100 * (off_udp - on_udp) / off_udp, a.rounds))
-    # The loss of each round (its on run against its off run, back to back): on a shared
-    # machine whose load changes from one minute to the next, the medians above compare
-    # runs of different minutes; the median of the rounds' own losses does not.
-    loss = [[100 * (off - on) / off for on, off in zip(res[True][k], res[False][k])]
-            for k in (0, 1)]
-    print("bpf: paired loss per round: TCP_RR %s; UDP_STREAM %s" % (
-        " ".join("%.1f" % v for v in loss[0]), " ".join("%.1f" % v for v in loss[1])))
-    print("bpf: median paired loss TCP_RR %.1f %%, UDP_STREAM %.1f %%" % (
-        statistics.median(loss[0]), statistics.median(loss[1])))
-    print("bpf: ns per run " + ", ".join("%s %.0f" % (k, statistics.median(v))
-                                         for k, v in sorted(cost.items())))
+    med = {arm: (statistics.median(res[arm][0]), statistics.median(res[arm][1]))
+           for arm in arms}
+    print("bpf none: UDP_STREAM %.0f pkt/s; TCP_RR %.0f/s (medians of %d rounds of %d s)" % (
+        med["none"][1], med["none"][0], a.rounds, a.seconds))
+    busy = {arm: sum(1 for n in cost["foreign"][arm] if n > 0) for arm in arms}
+    if any(busy.values()):
+        print("bpf: runs with another daemon's programs attached meanwhile (they count this "
+              "traffic too): %s" % ", ".join("%s %d" % kv for kv in busy.items() if kv[1]))
+    for arm in arms[1:]:
+        # Each round's own loss: the arm's run against the none run of the same round.
+        paired = [statistics.median([loss(off, on) for on, off in
+                                     zip(res[arm][k], res["none"][k])]) for k in (0, 1)]
+        print("bpf %s: UDP_STREAM %.0f pkt/s loss %.1f %% (paired %.1f %%: %s); TCP_RR %.0f/s "
+              "loss %.1f %% (paired %.1f %%: %s)" % (
+                  arm, med[arm][1], loss(med["none"][1], med[arm][1]), paired[1],
+                  " ".join("%.1f" % loss(off, on) for on, off in
+                           zip(res[arm][1], res["none"][1])),
+                  med[arm][0], loss(med["none"][0], med[arm][0]), paired[0],
+                  " ".join("%.1f" % loss(off, on) for on, off in
+                           zip(res[arm][0], res["none"][0]))))
+        c = cost.get(arm, {})
+        print("bpf %s: %s" % (arm, ", ".join("%s %.0f" % (k, statistics.median(v))
+                                            for k, v in sorted(c.items()))))
     return 0
 
 

@@ -8,7 +8,6 @@
  * skb_drop_reason), whose numbering changes between kernels. */
 #include "vmlinux.h"
 
-#include <bpf/bpf_core_read.h>
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
@@ -30,12 +29,15 @@ int
 BPF_PROG(nm_kfree_skb, struct sk_buff *skb, void *location, enum skb_drop_reason reason)
 {
 	struct nm_drop_key key = {.reason = (__u32)reason};
-	struct net_device *dev = BPF_CORE_READ(skb, dev);
+	struct net_device *dev = skb->dev;
 	__u64 one = 1, *v;
 
+	/* Direct loads through the tracepoint's BTF-typed pointers (the verifier makes them
+	 * fault-safe; CO-RE still relocates the offsets): a plain load each, where BPF_CORE_READ
+	 * is a bpf_probe_read_kernel call each. */
 	if (dev != NULL) {
-		key.ifindex = (__u32)BPF_CORE_READ(dev, ifindex);
-		key.netns = BPF_CORE_READ(dev, nd_net.net, ns.inum);
+		key.ifindex = (__u32)dev->ifindex;
+		key.netns = dev->nd_net.net->ns.inum;
 	}
 	v = bpf_map_lookup_elem(&drop_stats, &key);
 	if (v != NULL) {

@@ -21,8 +21,12 @@
 
 char LICENSE[] SEC("license") = "GPL";
 
-/* What user space reads: one element, every type's count and time, per CPU. Read-only from
- * user space (BPF_F_RDONLY): the fd handed to the main process cannot change it. */
+/* What user space reads: one element, every type's count and time, per CPU, and the CPU's
+ * state: the start of the running softirq of each type, the start of the running hard IRQ
+ * handler, and the handler time so far (to take out of a softirq it interrupted). One element
+ * for both, so that each event looks up one map value (a per-CPU array's lookup, inlined by
+ * the JIT) rather than two. Read-only from user space (BPF_F_RDONLY): the fd handed to the
+ * main process cannot change it. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
@@ -39,22 +43,6 @@ struct {
 	__type(key, __u32);
 	__type(value, struct nm_irq_cpu);
 } irq_stats SEC(".maps");
-
-/* Where each CPU is: the start of the running softirq of each type, the start of the running
- * hard IRQ handler, and the handler time so far (to take out of a softirq it interrupted). */
-struct nm_cpu_state {
-	__u64 softirq_start[NM_NR_SOFTIRQS];
-	__u64 softirq_irq_ns[NM_NR_SOFTIRQS]; /* irq_ns at the softirq's entry */
-	__u64 irq_start;
-	__u64 irq_ns; /* hard IRQ handler time on this CPU since the programs were attached */
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct nm_cpu_state);
-} cpu_state SEC(".maps");
 
 /* vec as an index the verifier can bound: the range check, then a mask it sees (clang
  * otherwise widens vec after the check and the bound is lost). -1 when out of range. */
@@ -75,14 +63,13 @@ BPF_PROG(nm_softirq_entry, unsigned int vec)
 {
 	__u32 zero = 0;
 	struct nm_softirq_cpu *s = bpf_map_lookup_elem(&softirq_stats, &zero);
-	struct nm_cpu_state *c = bpf_map_lookup_elem(&cpu_state, &zero);
 	int i = vec_index(vec);
 
-	if (s == NULL || c == NULL || i < 0)
+	if (s == NULL || i < 0)
 		return 0;
 	s->count[i]++;
-	c->softirq_start[i] = bpf_ktime_get_ns();
-	c->softirq_irq_ns[i] = c->irq_ns;
+	s->softirq_start[i] = bpf_ktime_get_ns();
+	s->softirq_irq_ns[i] = s->irq_ns;
 	return 0;
 }
 
@@ -92,16 +79,15 @@ BPF_PROG(nm_softirq_exit, unsigned int vec)
 {
 	__u32 zero = 0;
 	struct nm_softirq_cpu *s = bpf_map_lookup_elem(&softirq_stats, &zero);
-	struct nm_cpu_state *c = bpf_map_lookup_elem(&cpu_state, &zero);
 	__u64 now = bpf_ktime_get_ns(), d, in_irq;
 	int i = vec_index(vec);
 
-	if (s == NULL || c == NULL || i < 0 || c->softirq_start[i] == 0)
+	if (s == NULL || i < 0 || s->softirq_start[i] == 0)
 		return 0;
-	d = now - c->softirq_start[i];
-	in_irq = c->irq_ns - c->softirq_irq_ns[i];
+	d = now - s->softirq_start[i];
+	in_irq = s->irq_ns - s->softirq_irq_ns[i];
 	s->time_ns[i] += d > in_irq ? d - in_irq : 0;
-	c->softirq_start[i] = 0;
+	s->softirq_start[i] = 0;
 	return 0;
 }
 
@@ -110,7 +96,7 @@ int
 BPF_PROG(nm_irq_entry, int irq, struct irqaction *action)
 {
 	__u32 zero = 0, key = (__u32)irq;
-	struct nm_cpu_state *c = bpf_map_lookup_elem(&cpu_state, &zero);
+	struct nm_softirq_cpu *c = bpf_map_lookup_elem(&softirq_stats, &zero);
 	struct nm_irq_cpu *v = bpf_map_lookup_elem(&irq_stats, &key);
 
 	if (c == NULL)
@@ -134,7 +120,7 @@ int
 BPF_PROG(nm_irq_exit, int irq, struct irqaction *action, int ret)
 {
 	__u32 zero = 0, key = (__u32)irq;
-	struct nm_cpu_state *c = bpf_map_lookup_elem(&cpu_state, &zero);
+	struct nm_softirq_cpu *c = bpf_map_lookup_elem(&softirq_stats, &zero);
 	struct nm_irq_cpu *v = bpf_map_lookup_elem(&irq_stats, &key);
 	__u64 d;
 

@@ -279,78 +279,56 @@ bpfset_read_softirqs(int fd, struct nm_softirq_cpu *out)
 	return bpf_map_lookup_elem(fd, &zero, out) < 0 ? -1 : 0;
 }
 
-long
-bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+/* A whole per-CPU hash in batches of whole buckets (BPF_MAP_LOOKUP_BATCH): up to max keys of
+ * ksize bytes into keys, their values (vsize bytes per CPU) into vals[i * ncpus + cpu];
+ * ENOENT says the last batch came. The count, or -1 with errno. */
+static long
+read_batch(int fd, void *keys, void *vals, size_t ksize, size_t vsize, size_t max)
 {
 	unsigned ncpus = bpfset_ncpus();
-	uint32_t in = 0, out = 0;
+	/* The batch cursor: a bucket index (u32) for a hash, a key for the generic batch code of
+	 * other maps: room for either. */
+	uint64_t in[4], out[4];
 	bool first = true;
 	size_t total = 0;
 
-	/* Batches of whole hash buckets; ENOENT says the last one came. */
+	if (ksize > sizeof(in)) {
+		errno = EINVAL;
+		return -1;
+	}
 	while (total < max) {
 		uint32_t count = (uint32_t)(max - total);
-		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
-		                             vals + total * ncpus, &count, NULL);
+		int r =
+		    bpf_map_lookup_batch(fd, first ? NULL : in, out, (char *)keys + total * ksize,
+		                         (char *)vals + total * ncpus * vsize, &count, NULL);
 
 		if (r < 0 && errno != ENOENT)
 			return -1;
 		total += count;
 		if (r < 0)
 			break;
-		in = out;
+		memcpy(in, out, sizeof(in));
 		first = false;
 	}
 	return (long)total;
+}
+
+long
+bpfset_read_irqs(int fd, uint32_t *keys, struct nm_irq_cpu *vals, size_t max)
+{
+	return read_batch(fd, keys, vals, sizeof(*keys), sizeof(*vals), max);
 }
 
 long
 bpfset_read_drops(int fd, struct nm_drop_key *keys, uint64_t *vals, size_t max)
 {
-	unsigned ncpus = bpfset_ncpus();
-	struct nm_drop_key in, out;
-	bool first = true;
-	size_t total = 0;
-
-	/* As bpfset_read_irqs: batches of whole buckets, ENOENT after the last. */
-	while (total < max) {
-		uint32_t count = (uint32_t)(max - total);
-		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
-		                             vals + total * ncpus, &count, NULL);
-
-		if (r < 0 && errno != ENOENT)
-			return -1;
-		total += count;
-		if (r < 0)
-			break;
-		in = out;
-		first = false;
-	}
-	return (long)total;
+	return read_batch(fd, keys, vals, sizeof(*keys), sizeof(*vals), max);
 }
 
 long
 bpfset_read_napis(int fd, struct nm_napi_key *keys, struct nm_napi_cpu *vals, size_t max)
 {
-	unsigned ncpus = bpfset_ncpus();
-	struct nm_napi_key in, out;
-	bool first = true;
-	size_t total = 0;
-
-	while (total < max) {
-		uint32_t count = (uint32_t)(max - total);
-		int r = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys + total,
-		                             vals + total * ncpus, &count, NULL);
-
-		if (r < 0 && errno != ENOENT)
-			return -1;
-		total += count;
-		if (r < 0)
-			break;
-		in = out;
-		first = false;
-	}
-	return (long)total;
+	return read_batch(fd, keys, vals, sizeof(*keys), sizeof(*vals), max);
 }
 
 long

@@ -60,6 +60,11 @@ struct bpf_mapbuf {
 
 #define BPF_HOLDERS_MAX 64 /* windows holding the programs on at once */
 
+/* A set's bit in a mask of sets ([source.bpf] sets). */
+#define SET_BIT(set)  (1u << (set))
+#define BPF_SETS_ALL  (SET_BIT(BPFSET_IRQ) | SET_BIT(BPFSET_DROP) | SET_BIT(BPFSET_NAPI))
+#define OFF_BY_CONFIG "off by config ([source.bpf] sets)"
+
 struct bpf_priv {
 	struct source_bpf_reader rd; /* the one in use */
 	/* The fds of the set: owned (closed at free) when handed over; the loaded set's own
@@ -74,6 +79,9 @@ struct bpf_priv {
 	char *holders[BPF_HOLDERS_MAX];
 	size_t nholders;
 	const char *via; /* "privileged process", "loaded here", "test reader", "waiting" */
+	unsigned sets;   /* the sets to run ([source.bpf] sets, SET_BIT): the others stay out */
+	bool irq_on;     /* set irq's fds are there (or the test reader's) */
+	char irq_why[NM_ERROR_MSG_MAX]; /* why not, for status */
 	unsigned ncpus;
 	char names[NM_NR_SOFTIRQS][SOURCE_BPF_NAME_MAX];
 	size_t nnames;

@@ -76,6 +76,7 @@ static const char *const default_names[] = {"HI",       "TIMER",   "NET_TX", "NE
 struct bpf_opts {
 	const struct source_bpf_reader *reader; /* a test's, or NULL */
 	bool on_demand;                         /* [source.bpf] attach = on-demand */
+	unsigned sets;                          /* [source.bpf] sets (SET_BIT), 0: not given */
 };
 
 size_t
@@ -160,15 +161,10 @@ read_names(struct source *src, struct bpf_priv *pv)
 static int
 load_here(struct bpf_priv *pv, struct nm_error *err)
 {
-	struct nm_error serr;
-
 	if ((pv->set = bpfset_load(BPFSET_IRQ, err)) == NULL)
 		return -1;
 	pv->nfds = bpfset_fds(pv->set, pv->fds, BPFSET_FDS_MAX);
 	pv->own_fds = false;
-	if ((pv->stats_fd = bpfset_enable_stats(&serr)) < 0)
-		pv->stats_fd = -1; /* the counts work without; describe shows run time 0 */
-	pv->via = "loaded here";
 	return 0;
 }
 
@@ -214,38 +210,83 @@ free_extra(struct bpf_extra *x)
 	bpfset_free(x->loaded);
 }
 
-/* Get the set's fds: from the privileged process when the daemon is split, loaded here when
- * it runs as root without the split (or as a user, who gets the reason). While the split is
- * coming (the first samples, taken before it) nothing: the programs are not loaded by the
- * main process as root. 0 (pv->attached says whether they came), or -1 with err. */
+/* Set irq's fds from the privileged process. 0 or -1 with err. */
+static int
+acquire_irq_split(struct bpf_priv *pv, struct nm_error *err)
+{
+	size_t n;
+
+	if (privsep_bpf(BPFSET_IRQ, pv->fds, BPFSET_FDS_MAX, &pv->nfds, err) < 0)
+		return -1;
+	if (pv->nfds != BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS) {
+		n = pv->nfds;
+		for (size_t i = 0; i < pv->nfds; i++)
+			close(pv->fds[i]);
+		pv->nfds = 0;
+		return nm_error_set(err, NM_ERR_INTERNAL,
+		                    "source bpf: %zu fds from the privileged process, not %d", n,
+		                    BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
+	}
+	pv->own_fds = true;
+	return 0;
+}
+
+/* A set left out by [source.bpf] sets: have the privileged process detach it, should it hold
+ * it from before a reload that took it out. */
+static void
+leave_out(int set)
+{
+	struct nm_error err;
+
+	if (privsep_on() && privsep_bpf_detach(set, &err) < 0)
+		log_warnx("source bpf: %s", err.message);
+}
+
+/* Get the fds of the configured sets ([source.bpf] sets): from the privileged process when
+ * the daemon is split, loaded here when it runs as root without the split (or as a user, who
+ * gets the reason); the sets left out are detached. While the split is coming (the first
+ * samples, taken before it) nothing: the programs are not loaded by the main process as root.
+ * Set irq's failure is the source's (its series are the source's first); drop's and napi's
+ * are kept for status, unless no set came at all. 0 (pv->attached says whether they came),
+ * or -1 with err. */
 static int
 acquire(struct bpf_priv *pv, struct nm_error *err)
 {
-	if (privsep_on()) {
-		if (privsep_bpf(BPFSET_IRQ, pv->fds, BPFSET_FDS_MAX, &pv->nfds, err) < 0)
-			return -1;
-		if (pv->nfds != BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS) {
-			size_t n = pv->nfds;
+	struct nm_error serr;
 
-			for (size_t i = 0; i < pv->nfds; i++)
-				close(pv->fds[i]);
-			pv->nfds = 0;
-			return nm_error_set(
-			    err, NM_ERR_INTERNAL,
-			    "source bpf: %zu fds from the privileged process, not %d", n,
-			    BPFSET_IRQ_MAPS + BPFSET_IRQ_PROGS);
-		}
-		pv->own_fds = true;
-		pv->via = "privileged process";
-	} else if (privsep_expected()) {
+	if (!privsep_on() && privsep_expected()) {
 		pv->via = "waiting";
 		return 0;
-	} else if (load_here(pv, err) < 0)
-		return -1;
-	pv->attached = true;
-	if (pv->nreasons > 0)
+	}
+	if (pv->sets & SET_BIT(BPFSET_IRQ)) {
+		if ((privsep_on() ? acquire_irq_split(pv, err) : load_here(pv, err)) < 0) {
+			snprintf(pv->irq_why, sizeof(pv->irq_why), "%s", err->message);
+			return -1;
+		}
+		pv->irq_on = true;
+		pv->irq_why[0] = '\0';
+	} else
+		leave_out(BPFSET_IRQ);
+	/* The privileged process switches the kernel's BPF stats on itself. */
+	if (!privsep_on() && pv->stats_fd < 0 && (pv->stats_fd = bpfset_enable_stats(&serr)) < 0)
+		pv->stats_fd = -1; /* the counts work without; describe shows run time 0 */
+	if (!(pv->sets & SET_BIT(BPFSET_DROP)))
+		leave_out(BPFSET_DROP);
+	else if (pv->nreasons > 0)
 		source_bpf_drops_acquire(pv);
-	acquire_extra(&pv->nset, BPFSET_NAPI_MAPS + BPFSET_NAPI_PROGS);
+	if (pv->sets & SET_BIT(BPFSET_NAPI))
+		acquire_extra(&pv->nset, BPFSET_NAPI_MAPS + BPFSET_NAPI_PROGS);
+	else
+		leave_out(BPFSET_NAPI);
+	if (!pv->irq_on && !pv->drops_on && !pv->nset.on) {
+		if (pv->stats_fd >= 0)
+			close(pv->stats_fd);
+		pv->stats_fd = -1;
+		return nm_error_set(err, NM_ERR_FAILED, "source bpf: no program set attached: %s",
+		                    pv->sets & SET_BIT(BPFSET_DROP) ? pv->drops_why : pv->nset.why);
+	}
+	pv->via = privsep_on() ? "privileged process" : "loaded here";
+	pv->attached = true;
 	return 0;
 }
 
@@ -259,12 +300,14 @@ bpf_init(struct source *src, struct nm_error *err)
 
 	src->priv = pv;
 	pv->stats_fd = -1;
+	pv->sets = o != NULL && o->sets != 0 ? o->sets : BPF_SETS_ALL;
 	for (size_t i = 0; i < BPFSET_FDS_MAX; i++)
 		pv->fds[i] = pv->dfds[i] = -1;
 	if (o != NULL && o->reader != NULL) {
 		pv->rd = *o->reader;
 		pv->via = "test reader";
 		pv->attached = true;
+		pv->irq_on = (pv->sets & SET_BIT(BPFSET_IRQ)) != 0;
 	} else {
 		if (!src->host)
 			return nm_error_set(err, NM_ERR_UNSUPPORTED,
@@ -295,9 +338,10 @@ bpf_init(struct source *src, struct nm_error *err)
 	source_bpf_mapbuf_init(&pv->ibuf, pv, sizeof(uint32_t), sizeof(struct nm_irq_cpu),
 	                       BPF_IRQS_START, NM_IRQ_MAX);
 	source_bpf_drops_init(pv);
-	if (o == NULL || o->reader == NULL)
+	if (o == NULL || o->reader == NULL || !(pv->sets & SET_BIT(BPFSET_DROP)))
 		pv->drops_on = false; /* until acquire gets the fds */
-	source_bpf_napi_init(pv, o != NULL && o->reader != NULL);
+	source_bpf_napi_init(pv, o != NULL && o->reader != NULL &&
+	                             (pv->sets & SET_BIT(BPFSET_NAPI)) != 0);
 	return 0;
 }
 
@@ -552,16 +596,19 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		if (!pv->attached)
 			return 0; /* the split is coming: nothing yet */
 	}
-	if (pv->rd.read_softirqs(pv->rd.arg, pv->sbuf) < 0)
-		return nm_error_set(err, NM_ERR_FAILED, "source bpf: read softirq_stats: %s%s",
-		                    strerror(errno),
-		                    errno == EPERM ? " (kernel.unprivileged_bpf_disabled: reading "
-		                                     "BPF maps needs CAP_BPF before Linux 6.5)"
-		                                   : "");
-	put_softirqs(src, pv, sink);
-	if (put_irqs(src, pv, sink, err) < 0)
-		return -1;
-	put_progs(src, pv, sink);
+	if (pv->irq_on) {
+		if (pv->rd.read_softirqs(pv->rd.arg, pv->sbuf) < 0)
+			return nm_error_set(err, NM_ERR_FAILED,
+			                    "source bpf: read softirq_stats: %s%s", strerror(errno),
+			                    errno == EPERM
+			                        ? " (kernel.unprivileged_bpf_disabled: reading "
+			                          "BPF maps needs CAP_BPF before Linux 6.5)"
+			                        : "");
+		put_softirqs(src, pv, sink);
+		if (put_irqs(src, pv, sink, err) < 0)
+			return -1;
+		put_progs(src, pv, sink);
+	}
 	if (pv->drops_on && source_bpf_drops_put(src, pv, sink, err) < 0)
 		return -1;
 	if (pv->nset.on && source_bpf_napi_put(src, pv, sink, err) < 0)
@@ -569,7 +616,41 @@ bpf_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	return 0;
 }
 
-/* [source.bpf] attach = always | on-demand. */
+/* [source.bpf] sets: blank- or comma-separated set names, at least one, into a mask. */
+static int
+parse_sets(const char *val, unsigned *mask, struct nm_error *err)
+{
+	const char *p = val;
+
+	*mask = 0;
+	for (;;) {
+		size_t n;
+		int set;
+
+		p += strspn(p, " \t,");
+		if (*p == '\0')
+			break;
+		n = strcspn(p, " \t,");
+		for (set = 1; set <= BPFSET_MAX; set++)
+			if (strlen(bpfset_name(set)) == n && strncmp(p, bpfset_name(set), n) == 0)
+				break;
+		if (set > BPFSET_MAX)
+			return nm_error_set(
+			    err, NM_ERR_BAD_ARGS,
+			    "[source.bpf] sets: no program set \"%.*s\" (irq, drop, "
+			    "napi)",
+			    (int)(n < 64 ? n : 64), p);
+		*mask |= SET_BIT(set);
+		p += n;
+	}
+	if (*mask == 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "[source.bpf] sets: name at least one program set (irq, drop, "
+		                    "napi), or enable = no");
+	return 0;
+}
+
+/* [source.bpf] attach = always | on-demand; sets = irq drop napi (any non-empty subset). */
 static int
 bpf_configure(struct source *src, const char *key, const char *val, struct nm_error *err)
 {
@@ -577,6 +658,8 @@ bpf_configure(struct source *src, const char *key, const char *val, struct nm_er
 
 	if (o == NULL)
 		src->opts = o = xcalloc(1, sizeof(*o));
+	if (strcmp(key, "sets") == 0)
+		return parse_sets(val, &o->sets, err);
 	if (strcmp(key, "attach") != 0)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "[source.bpf]: unknown key \"%s\"", key);
 	if (strcmp(val, "always") == 0)
@@ -614,7 +697,7 @@ detach_all(struct bpf_priv *pv)
 	free_extra(&pv->nset);
 	pv->nset.loaded = NULL;
 	pv->nset.nfds = pv->ndfds = pv->nfds = 0;
-	pv->nset.on = pv->drops_on = pv->attached = false;
+	pv->nset.on = pv->drops_on = pv->irq_on = pv->attached = false;
 	pv->have_progs = pv->have_dprog = pv->have_nprog = false;
 	if (pv->stats_fd >= 0)
 		close(pv->stats_fd);
@@ -685,6 +768,46 @@ source_bpf_release(struct source *src, const char *holder)
 	}
 }
 
+/* One set's state for status: attached, off by config, unavailable (why), or, before the
+ * programs came, detached (on demand, no window holds them) or waiting (for the privileged
+ * process). */
+static json_object *
+describe_set(const struct bpf_priv *pv, int set, bool on, const char *why)
+{
+	json_object *o = json_object_new_object();
+	const char *state = "attached";
+
+	json_add_string(o, "name", bpfset_name(set));
+	if (!(pv->sets & SET_BIT(set))) {
+		state = "off by config";
+		why = OFF_BY_CONFIG;
+	} else if (on)
+		why = NULL;
+	else if (why != NULL && why[0] != '\0')
+		state = "unavailable";
+	else {
+		state = pv->on_demand ? "detached" : "waiting";
+		why = pv->on_demand ? "on demand: no window holds the programs"
+		                    : "for the privileged process";
+	}
+	json_add_string(o, "state", state);
+	if (why != NULL)
+		json_add_string(o, "reason", why);
+	return o;
+}
+
+/* Every set's state, in set order. */
+static json_object *
+describe_sets(const struct bpf_priv *pv)
+{
+	json_object *a = json_object_new_array();
+
+	json_object_array_add(a, describe_set(pv, BPFSET_IRQ, pv->irq_on, pv->irq_why));
+	json_object_array_add(a, describe_set(pv, BPFSET_DROP, pv->drops_on, pv->drops_why));
+	json_object_array_add(a, describe_set(pv, BPFSET_NAPI, pv->nset.on, pv->nset.why));
+	return a;
+}
+
 /* Facts for status: where the programs came from and what they cost. */
 static json_object *
 bpf_describe(struct source *src)
@@ -708,6 +831,7 @@ bpf_describe(struct source *src)
 			json_object_array_add(h, json_object_new_string(pv->holders[i]));
 		json_object_object_add(o, "held_by", h);
 	}
+	json_object_object_add(o, "sets", describe_sets(pv));
 	json_add_uint(o, "cpus", pv->ncpus);
 	json_add_uint(o, "softirq_types", pv->nnames);
 	json_add_uint(o, "irqs", pv->nirqs);
@@ -720,10 +844,10 @@ bpf_describe(struct source *src)
 	if (!pv->nset.on && pv->nset.why[0] != '\0')
 		json_add_string(o, "napi_reason", pv->nset.why);
 	json_add_uint(o, "napis", pv->nnapis);
-	if (!pv->have_progs)
+	if (!pv->have_progs && !pv->have_dprog && !pv->have_nprog)
 		return o;
 	progs = json_object_new_array();
-	for (size_t i = 0; i < BPFSET_IRQ_PROGS; i++) {
+	for (size_t i = 0; pv->have_progs && i < BPFSET_IRQ_PROGS; i++) {
 		const struct bpfset_prog_stats *st = &pv->progs[i];
 		json_object *p = json_object_new_object();
 

@@ -321,7 +321,11 @@ def test_counts_match_proc():
         assert v["time"] == "bpf", v
         pct = [c["time_pct"].get("NET_RX", 0) for c in v["cpus"]]
         assert all(0 <= p <= 100 for c in v["cpus"] for p in c["time_pct"].values()), v
-        assert sum(pct) > 0 and abs(sum(pct) - v["time_total_pct"]["NET_RX"]) < 1e-6, v
+        # The per-CPU shares sum to the total: each is rounded to 6 decimals in the reply, so
+        # within half a millionth per CPU and half for the total (17.031485 against
+        # 8.719492 + 8.311992 once).
+        assert sum(pct) > 0 and abs(sum(pct) - v["time_total_pct"]["NET_RX"]) <= (
+            (len(pct) + 1) * 5e-7 + 1e-9), v
         text = d.ctl("softirqs", "--window", "w", "--time").stdout
         assert "NET_RX%" in text and "softirq time" in text, text
         print(text)
@@ -336,6 +340,15 @@ def test_counts_match_proc():
         cost, _ = window_deltas(d, "w", "bpf.prog.*")
         runs = cost["bpf.prog.softirq_entry.runs"]
         assert runs >= sum(bpf.values()) - 5, (runs, sum(bpf.values()))
+        # Where the runs that /proc/softirqs counts and the maps do not went (the docstring):
+        # the kernel's own count of the program's runs (run_cnt, read in the same sample as
+        # the maps) against the maps' sum and /proc's, and the runs the kernel refused the
+        # program for recursion (recursion_misses, since the programs were attached).
+        print("softirq_entry over the window: /proc/softirqs %d, program runs (kernel) %d, "
+              "map counts %d; recursion_misses since attach: %s" % (
+                  sum(proc.values()), runs, sum(bpf.values()),
+                  ", ".join("%s %d" % (k, p["recursion_misses"])
+                            for k, p in sorted(progs.items()))))
         print("program cost in the window: %s" % ", ".join(
             "%s %d" % (k, v) for k, v in sorted(cost.items())))
         print("ns per run: %s" % ", ".join("%s %.0f" % (k, p["ns_per_run"])
@@ -889,8 +902,98 @@ def test_on_demand():
         assert d.stop() == 0, "daemon exit status"
 
 
+def set_states(d):
+    """{set: (state, reason)} from the bpf source's status."""
+    return {e["name"]: (e["state"], e.get("reason")) for e in bpf_details(d).get("sets", [])}
+
+
+def wait_sets(d, want, timeout=10):
+    """Wait until the sets' states are want ({set: state}); the states."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        st = set_states(d)
+        if {k: v[0] for k, v in st.items()} == want:
+            return st
+        time.sleep(0.25)
+    raise AssertionError("sets %s, not %s" % (st, want))
+
+
+def write_conf(d, text):
+    with open(os.path.join(d.dir, "netmetricsd.conf"), "w") as f:
+        f.write("[sampling]\ninterval = 500ms\n" + text)
+
+
+def test_sets():
+    """[source.bpf] sets = drop: only the drop set is loaded (one map in the main process,
+    one program in status); the drops are counted packet for packet, and there is no
+    bpf.softirq series; status says irq and napi are off by config. A reload that changes
+    the list attaches and detaches accordingly: sets = irq drop brings the softirq series
+    (three maps), sets = napi detaches the other two (their programs leave the kernel). With
+    attach = on-demand and sets = drop, mark start --bpf attaches the drop set alone."""
+    d = Daemon(NS_A, "[source.bpf]\nsets = drop\n")
+    try:
+        need_programs(d)
+        wait_attached(d)
+        st = wait_sets(d, {"irq": "off by config", "drop": "attached", "napi": "off by config"})
+        assert st["irq"][1] == "off by config ([source.bpf] sets)", st
+        assert main_maps(d.main_pid()) == 1, "maps: %d" % main_maps(d.main_pid())
+        d.ctl("mark", "start", "w")
+        send_udp(NS_B, ADDR_A, 9, 300)
+        time.sleep(0.7)
+        d.ctl("mark", "stop", "w")
+        dl, _ = window_deltas(d, "w", "bpf.drop.*")
+        assert dl.get("bpf.drop.NO_SOCKET.bA") == 300, dl
+        sd, _ = window_deltas(d, "w", "bpf.softirq*")
+        assert sd == {}, sd
+        progs = [p["name"] for p in bpf_details(d).get("programs", [])]
+        assert progs == ["kfree_skb"], progs
+        drop_ids = [p["id"] for p in bpf_details(d)["programs"]]
+        print("sets = drop: NO_SOCKET on bA %d, no softirq series, programs %s" % (
+            dl["bpf.drop.NO_SOCKET.bA"], progs))
+        # Reload with irq added: the softirq series come.
+        write_conf(d, "[source.bpf]\nsets = irq drop\n")
+        os.kill(d.main_pid(), signal.SIGHUP)
+        wait_sets(d, {"irq": "attached", "drop": "attached", "napi": "off by config"})
+        assert main_maps(d.main_pid()) == 3, "maps: %d" % main_maps(d.main_pid())
+        time.sleep(1.1)
+        names = [s["name"] for s in d.json("metrics", "bpf.softirq.NET_RX.*")["series"]]
+        assert "bpf.softirq.NET_RX.cpu0" in names, names
+        # Reload with napi only: irq and drop leave the kernel.
+        irq_ids = [p["id"] for p in bpf_details(d)["programs"] if p["name"] != "kfree_skb"]
+        write_conf(d, "[source.bpf]\nsets = napi\n")
+        os.kill(d.main_pid(), signal.SIGHUP)
+        wait_sets(d, {"irq": "off by config", "drop": "off by config", "napi": "attached"})
+        assert main_maps(d.main_pid()) == 1, "maps: %d" % main_maps(d.main_pid())
+        deadline = time.time() + 5
+        while any(prog_loaded(i) for i in drop_ids + irq_ids) and time.time() < deadline:
+            time.sleep(0.1)
+        assert not any(prog_loaded(i) for i in drop_ids + irq_ids), drop_ids + irq_ids
+        print("reload: irq drop attached (3 maps), then napi only: programs %s gone" % (
+            drop_ids + irq_ids))
+        # On demand: the window attaches only the configured set.
+        write_conf(d, "[source.bpf]\nattach = on-demand\nsets = drop\n")
+        os.kill(d.main_pid(), signal.SIGHUP)
+        wait_sets(d, {"irq": "off by config", "drop": "detached", "napi": "off by config"})
+        assert main_maps(d.main_pid()) == 0, "maps: %d" % main_maps(d.main_pid())
+        d.ctl("mark", "start", "w2", "--bpf")
+        wait_sets(d, {"irq": "off by config", "drop": "attached", "napi": "off by config"})
+        assert main_maps(d.main_pid()) == 1, "maps: %d" % main_maps(d.main_pid())
+        send_udp(NS_B, ADDR_A, 9, 100)
+        time.sleep(0.7)
+        d.ctl("mark", "stop", "w2")
+        wait_sets(d, {"irq": "off by config", "drop": "detached", "napi": "off by config"})
+        dl, _ = window_deltas(d, "w2", "bpf.drop.*")
+        assert dl.get("bpf.drop.NO_SOCKET.bA") == 100, dl
+        # The softirq series exist from the reload with irq above; w2 counted nothing in them.
+        sd, _ = window_deltas(d, "w2", "bpf.softirq*")
+        assert not any(sd.values()), sd
+        print("on demand, sets = drop: w2 NO_SOCKET on bA 100, one map while held, none after")
+    finally:
+        assert d.stop() == 0, "daemon exit status"
+
+
 TESTS = [test_counts_match_proc, test_drops_by_reason, test_qdisc_drops, test_napi_polls,
-         test_napi_budget_exhausted_slowed, test_on_demand]
+         test_napi_budget_exhausted_slowed, test_on_demand, test_sets]
 
 
 def main():

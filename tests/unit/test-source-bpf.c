@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <json-c/json.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -339,6 +340,114 @@ test_drops(void **state)
 	harness_free(&w);
 }
 
+/* [source.bpf] sets: any non-empty list of irq, drop and napi, blank- or comma-separated; an
+ * unknown word is refused by name, an empty list too. */
+static void
+test_sets_config(void **state)
+{
+	static const char *const good[] = {"irq drop napi", "drop", "napi,irq", " irq , drop "};
+	static const char *const bad[] = {"", " , ", "irq softirq", "drops"};
+	struct nm_error err;
+	struct world w;
+
+	(void)state;
+	harness_init(&w, &source_bpf_ops, NULL);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		harness_configure(&w, "sets", good[i]);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		nm_error_clear(&err);
+		assert_int_equal(source_bpf_ops.configure(&w.src, "sets", bad[i], &err), -1);
+		printf("sets = \"%s\": %s\n", bad[i], err.message);
+	}
+	nm_error_clear(&err);
+	source_bpf_ops.configure(&w.src, "sets", "irq softirq", &err);
+	assert_non_null(strstr(err.message, "no program set \"softirq\""));
+	nm_error_clear(&err);
+	source_bpf_ops.configure(&w.src, "sets", "", &err);
+	assert_non_null(strstr(err.message, "at least one"));
+	harness_free(&w);
+}
+
+/* The state of set name in status' details.sets. */
+static const char *
+set_state(json_object *det, const char *name, const char **reason)
+{
+	json_object *sets, *e, *v;
+
+	assert_true(json_object_object_get_ex(det, "sets", &sets));
+	assert_int_equal(json_object_array_length(sets), 3);
+	for (size_t i = 0; i < 3; i++) {
+		e = json_object_array_get_idx(sets, i);
+		json_object_object_get_ex(e, "name", &v);
+		if (strcmp(json_object_get_string(v), name) != 0)
+			continue;
+		*reason =
+		    json_object_object_get_ex(e, "reason", &v) ? json_object_get_string(v) : NULL;
+		json_object_object_get_ex(e, "state", &v);
+		return json_object_get_string(v);
+	}
+	fail_msg("no set %s in status", name);
+	return NULL;
+}
+
+/* sets = drop: the drop series come, no softirq, IRQ or irq-program series, and status says
+ * irq and napi are off by config, drop attached. */
+static void
+test_sets_drop_only(void **state)
+{
+	static const char reasons[][BPFSET_REASON_LEN] = {"NOT_SPECIFIED", "NO_SOCKET"};
+	static struct fake_drops d;
+	struct source_bpf_reader rd = {.ncpus = 2,
+	                               .read_softirqs = fake_softirqs_d,
+	                               .read_irqs = fake_irqs_d,
+	                               .prog_stats = fake_progs_d,
+	                               .arg = &d,
+	                               .read_drops = fake_read_drops,
+	                               .drop_prog_stats = fake_drop_prog,
+	                               .reasons = reasons,
+	                               .nreasons = 2,
+	                               .netns = 77,
+	                               .ifname = fake_ifname};
+	struct world w;
+	json_object *det;
+	const char *reason;
+
+	(void)state;
+	memset(&d, 0, sizeof(d));
+	d.keys[0] = (struct nm_drop_key){1, 3, 77};
+	d.vals[0] = 5, d.vals[1] = 2;
+	d.n = 1;
+	d.prog = (struct bpfset_prog_stats){.id = 5, .run_time_ns = 1000, .run_cnt = 7};
+	harness_init(&w, &source_bpf_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_write(&w, "proc/softirqs", softirqs_2cpu);
+	harness_configure(&w, "sets", "drop");
+	source_bpf_use_reader(&w.src, &rd);
+	harness_start(&w);
+	harness_sample(&w);
+	harness_check(&w, "bpf.drop.NO_SOCKET", 7, SERIES_COUNTER);
+	harness_check(&w, "bpf.drop.NO_SOCKET.vA", 7, SERIES_COUNTER);
+	harness_check(&w, "bpf.prog.kfree_skb.runs", 7, SERIES_COUNTER);
+	for (unsigned cpu = 0; cpu < 2; cpu++) {
+		char name[64];
+
+		snprintf(name, sizeof(name), "bpf.softirq.NET_RX.cpu%u", cpu);
+		assert_false(harness_exists(&w, name));
+		snprintf(name, sizeof(name), "bpf.softirq_time.TIMER.cpu%u", cpu);
+		assert_false(harness_exists(&w, name));
+	}
+	assert_false(harness_exists(&w, "bpf.prog.softirq_entry.runs"));
+	assert_false(harness_exists(&w, "bpf.prog.irq_handler_entry.runs"));
+	det = source_bpf_ops.describe(&w.src);
+	assert_string_equal(set_state(det, "irq", &reason), "off by config");
+	assert_string_equal(reason, "off by config ([source.bpf] sets)");
+	assert_string_equal(set_state(det, "drop", &reason), "attached");
+	assert_null(reason);
+	assert_string_equal(set_state(det, "napi", &reason), "off by config");
+	json_object_put(det);
+	harness_free(&w);
+}
+
 /* The napi set's stand-in: 2 CPUs. */
 struct fake_napis {
 	struct fake f;
@@ -554,9 +663,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_names),     cmocka_unit_test(test_series),
-	    cmocka_unit_test(test_many_irqs), cmocka_unit_test(test_drops),
-	    cmocka_unit_test(test_napis),     cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_names),          cmocka_unit_test(test_series),
+	    cmocka_unit_test(test_many_irqs),      cmocka_unit_test(test_drops),
+	    cmocka_unit_test(test_napis),          cmocka_unit_test(test_sets_config),
+	    cmocka_unit_test(test_sets_drop_only), cmocka_unit_test(test_host),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
