@@ -8,6 +8,9 @@ in each arm:
   irq, drop, napi   only that program set ([source.bpf] sets = X);
   all    every set (the default: softirq_entry/exit, irq_handler_entry/exit, kfree_skb,
          napi_poll);
+  nostats  every set with [source.bpf] stats = off: the kernel's BPF statistics (two clock
+         reads a program run) not switched on; its ns/run stays 0 unless another process
+         holds them on meanwhile;
   empty  the source off, and bpf-empty (built beside this script) attaching programs that
          only return 0 on the same six tracepoints, the same way (tp_btf), with the
          kernel's BPF stats on as the daemon has them: the floor of tracepoint + BPF entry,
@@ -25,7 +28,7 @@ their run time per UDP_STREAM datagram received (all programs' run time over tha
 
     bench-bpf.py --netmetricsd PATH [--sets all] [--rounds 5] [--seconds 10] [--empty PATH]
 
---sets: a comma-separated list of irq, drop, napi, all, empty, bare (none always runs).
+--sets: a comma-separated list of irq, drop, napi, all, nostats, empty, bare (none always runs).
 Prints one line per run and a summary per arm:
     bpf ARM: UDP_STREAM A pkt/s (none B) loss C.C % (paired D.D %); TCP_RR ... loss ...
     bpf ARM: ns per run softirq_entry N, ...; program ns per datagram N
@@ -80,6 +83,8 @@ def arm_conf(arm):
         return "[source.bpf]\nenable = no\n"
     if arm == "all":
         return "[source.bpf]\nenable = yes\n"
+    if arm == "nostats":
+        return "[source.bpf]\nenable = yes\nstats = off\n"
     return "[source.bpf]\nenable = yes\nsets = %s\n" % arm
 
 
@@ -182,7 +187,8 @@ def daemon_stats(d):
 
 
 # The tracing programs each arm attaches itself.
-ARM_PROGS = {"none": 0, "irq": 4, "drop": 1, "napi": 1, "all": 6, "empty": 6, "bare": 6}
+ARM_PROGS = {"none": 0, "irq": 4, "drop": 1, "napi": 1, "all": 6, "nostats": 6, "empty": 6,
+             "bare": 6}
 
 
 def foreign(arm):
@@ -235,7 +241,7 @@ def run(a, arm, cost):
         d.stop()
 
 
-ARMS = ("irq", "drop", "napi", "all", "empty", "bare")
+ARMS = ("irq", "drop", "napi", "all", "nostats", "empty", "bare")
 
 
 def loss(off, on):
@@ -246,7 +252,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--netmetricsd", required=True)
     ap.add_argument("--sets", default="all",
-                    help="comma-separated arms beside none: irq, drop, napi, all, empty, bare")
+                    help="comma-separated arms beside none: irq, drop, napi, all, nostats, "
+                    "empty, bare")
     ap.add_argument("--empty", default=os.path.join(os.path.dirname(
         os.path.abspath(__file__)), "bpf-empty"), help="the bpf-empty program")
     ap.add_argument("--rounds", type=int, default=5)

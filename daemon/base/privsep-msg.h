@@ -32,6 +32,8 @@ enum ps_type {
 	PS_RSS,        /* a = enum ethtool_rss_part, b = hash function or flow type; "dev\0" then
 	                  the table (u32s), the key (bytes) or the fields (one u32): ETHTOOL_SRSSH,
 	                  ETHTOOL_SRXFH */
+	PS_BPF_STATS,  /* a = 1 on, 0 off: the kernel's BPF statistics (run time and count of
+	                  every BPF program), held on by an fd of this process or let go */
 };
 
 struct ps_hdr {

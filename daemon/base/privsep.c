@@ -376,6 +376,14 @@ privsep_bpf_detach(int set, struct nm_error *err)
 }
 
 int
+privsep_bpf_stats(bool on, struct nm_error *err)
+{
+	struct ps_hdr h = {.type = PS_BPF_STATS, .a = on ? 1 : 0};
+
+	return call(&h, NULL, NULL, 0, NULL, err);
+}
+
+int
 privsep_unlink_socket(struct nm_error *err)
 {
 	struct ps_hdr h = {.type = PS_UNLINK};

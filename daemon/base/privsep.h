@@ -149,6 +149,11 @@ int privsep_bpf(int set, int *fds, size_t max, size_t *n, struct nm_error *err);
  * once; the maps go when the last fd of them closes); a set not loaded is no error. 0, or -1
  * with err. */
 int privsep_bpf_detach(int set, struct nm_error *err);
+/* The kernel's BPF statistics on (the privileged process holds BPF_ENABLE_STATS' fd: every
+ * program's run time and count, at two clock reads a run) or off (it lets the fd go; they
+ * stay on while another process holds one). On by default: the sets loaded switch them on
+ * unless this said off. 0, or -1 with err. */
+int privsep_bpf_stats(bool on, struct nm_error *err);
 /* Say that the split is coming (main.c, before the sampler starts): privsep_expected() is
  * true from then on, so that what must be done by the privileged process waits for it
  * rather than being done in place, as root, before the drop. */

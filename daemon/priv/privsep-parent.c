@@ -62,6 +62,7 @@ struct ps_parent {
 	 * end, and the fd that keeps the kernel's BPF statistics on (-1: not yet, or refused). */
 	struct bpfset *bpf[BPFSET_MAX + 1];
 	int bpf_stats_fd;
+	bool bpf_stats_off; /* PS_BPF_STATS said off: a set loaded does not switch them on */
 };
 
 #define PS_PROCS_MAX 4096
@@ -107,8 +108,10 @@ do_bpf(struct ps_parent *pp)
 			return;
 		}
 		log_info("privsep: BPF program set %s loaded and attached", bpfset_name(set));
-		/* The programs' run time: on while this process lives (no sysctl to restore). */
-		if (pp->bpf_stats_fd < 0 && (pp->bpf_stats_fd = bpfset_enable_stats(&err)) < 0)
+		/* The programs' run time: on while this process lives (no sysctl to restore),
+		 * unless the main process said off. */
+		if (!pp->bpf_stats_off && pp->bpf_stats_fd < 0 &&
+		    (pp->bpf_stats_fd = bpfset_enable_stats(&err)) < 0)
 			log_warnx("privsep: %s: the programs' run time stays 0", err.message);
 	}
 	n = bpfset_fds(pp->bpf[set], fds, BPFSET_FDS_MAX);
@@ -130,6 +133,42 @@ do_bpf_detach(struct ps_parent *pp)
 		bpfset_free(pp->bpf[set]);
 		pp->bpf[set] = NULL;
 		log_info("privsep: BPF program set %s detached", bpfset_name(set));
+	}
+	reply(pp, pp->msg.h.id, 0, 0, "");
+}
+
+/* Is any BPF program set loaded? */
+static bool
+bpf_loaded(const struct ps_parent *pp)
+{
+	for (size_t i = 0; i < sizeof(pp->bpf) / sizeof(pp->bpf[0]); i++)
+		if (pp->bpf[i] != NULL)
+			return true;
+	return false;
+}
+
+/* BPF_STATS: the kernel's BPF statistics held on (a = 1) or let go (a = 0). */
+static void
+do_bpf_stats(struct ps_parent *pp)
+{
+	struct nm_error err;
+	bool on = pp->msg.h.a == 1;
+
+	if (pp->msg.h.len != 0 || (pp->msg.h.a != 0 && pp->msg.h.a != 1)) {
+		reply(pp, pp->msg.h.id, EINVAL, 0, "privsep: malformed bpf stats request");
+		return;
+	}
+	pp->bpf_stats_off = !on;
+	if (!on && pp->bpf_stats_fd >= 0) {
+		close(pp->bpf_stats_fd);
+		pp->bpf_stats_fd = -1;
+		log_info("privsep: the kernel's BPF statistics let go");
+	} else if (on && pp->bpf_stats_fd < 0 && bpf_loaded(pp)) {
+		/* (With no set loaded yet, the first one loaded switches them on.) */
+		if ((pp->bpf_stats_fd = bpfset_enable_stats(&err)) < 0) {
+			reply(pp, pp->msg.h.id, errno ? errno : EPERM, 0, err.message);
+			return;
+		}
 	}
 	reply(pp, pp->msg.h.id, 0, 0, "");
 }
@@ -943,6 +982,9 @@ handle(struct ps_parent *pp, int *fds)
 		break;
 	case PS_BPF_DETACH:
 		do_bpf_detach(pp);
+		break;
+	case PS_BPF_STATS:
+		do_bpf_stats(pp);
 		break;
 	case PS_KILL:
 		if ((p = find_proc(pp, pp->msg.h.a)) != NULL && pp->msg.h.b > 0 &&

@@ -81,6 +81,7 @@ struct bpf_priv {
 	const char *via; /* "privileged process", "loaded here", "test reader", "waiting" */
 	unsigned sets;   /* the sets to run ([source.bpf] sets, SET_BIT): the others stay out */
 	bool irq_on;     /* set irq's fds are there (or the test reader's) */
+	bool stats_off;  /* [source.bpf] stats = off: the kernel's BPF stats not switched on */
 	char irq_why[NM_ERROR_MSG_MAX]; /* why not, for status */
 	unsigned ncpus;
 	char names[NM_NR_SOFTIRQS][SOURCE_BPF_NAME_MAX];

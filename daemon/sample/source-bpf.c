@@ -77,6 +77,7 @@ struct bpf_opts {
 	const struct source_bpf_reader *reader; /* a test's, or NULL */
 	bool on_demand;                         /* [source.bpf] attach = on-demand */
 	unsigned sets;                          /* [source.bpf] sets (SET_BIT), 0: not given */
+	bool stats_off;                         /* [source.bpf] stats = off */
 };
 
 size_t
@@ -258,6 +259,15 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 		pv->via = "waiting";
 		return 0;
 	}
+	/* The kernel's BPF stats ([source.bpf] stats): the privileged process holds them on
+	 * (said before a set is asked for: it switches them on with a set unless told off), or this
+	 * process when it loaded the sets itself. */
+	if (privsep_on()) {
+		if (privsep_bpf_stats(!pv->stats_off, &serr) < 0)
+			log_warnx("source bpf: %s", serr.message);
+	} else if (!pv->stats_off && pv->stats_fd < 0 &&
+	           (pv->stats_fd = bpfset_enable_stats(&serr)) < 0)
+		pv->stats_fd = -1; /* the counts work without; describe shows run time 0 */
 	if (pv->sets & SET_BIT(BPFSET_IRQ)) {
 		if ((privsep_on() ? acquire_irq_split(pv, err) : load_here(pv, err)) < 0) {
 			snprintf(pv->irq_why, sizeof(pv->irq_why), "%s", err->message);
@@ -267,9 +277,6 @@ acquire(struct bpf_priv *pv, struct nm_error *err)
 		pv->irq_why[0] = '\0';
 	} else
 		leave_out(BPFSET_IRQ);
-	/* The privileged process switches the kernel's BPF stats on itself. */
-	if (!privsep_on() && pv->stats_fd < 0 && (pv->stats_fd = bpfset_enable_stats(&serr)) < 0)
-		pv->stats_fd = -1; /* the counts work without; describe shows run time 0 */
 	if (!(pv->sets & SET_BIT(BPFSET_DROP)))
 		leave_out(BPFSET_DROP);
 	else if (pv->nreasons > 0)
@@ -301,6 +308,7 @@ bpf_init(struct source *src, struct nm_error *err)
 	src->priv = pv;
 	pv->stats_fd = -1;
 	pv->sets = o != NULL && o->sets != 0 ? o->sets : BPF_SETS_ALL;
+	pv->stats_off = o != NULL && o->stats_off;
 	for (size_t i = 0; i < BPFSET_FDS_MAX; i++)
 		pv->fds[i] = pv->dfds[i] = -1;
 	if (o != NULL && o->reader != NULL) {
@@ -660,6 +668,14 @@ bpf_configure(struct source *src, const char *key, const char *val, struct nm_er
 		src->opts = o = xcalloc(1, sizeof(*o));
 	if (strcmp(key, "sets") == 0)
 		return parse_sets(val, &o->sets, err);
+	if (strcmp(key, "stats") == 0) {
+		if (strcmp(val, "on") == 0 || strcmp(val, "off") == 0) {
+			o->stats_off = strcmp(val, "off") == 0;
+			return 0;
+		}
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "[source.bpf] stats: bad value \"%s\" (on or off)", val);
+	}
 	if (strcmp(key, "attach") != 0)
 		return nm_error_set(err, NM_ERR_BAD_ARGS, "[source.bpf]: unknown key \"%s\"", key);
 	if (strcmp(val, "always") == 0)
@@ -823,6 +839,7 @@ bpf_describe(struct source *src)
 	json_add_string(o, "set", "irq");
 	json_add_string(o, "via", pv->via != NULL ? pv->via : "none");
 	json_add_string(o, "attach", pv->on_demand ? "on-demand" : "always");
+	json_add_string(o, "stats", pv->stats_off ? "off" : "on");
 	json_add_bool(o, "attached", pv->attached);
 	if (pv->nholders > 0) {
 		json_object *h = json_object_new_array();

@@ -923,12 +923,32 @@ def write_conf(d, text):
         f.write("[sampling]\ninterval = 500ms\n" + text)
 
 
+def priv_stats_fds(d):
+    """The fds of the kernel's BPF statistics (anon_inode:bpf-stats) the daemon's privileged
+    process (the main process's child, netmetricsd-pri) holds."""
+    pid = d.main_pid()
+    with open("/proc/%d/task/%d/children" % (pid, pid)) as f:
+        kids = [int(k) for k in f.read().split()]
+    n = 0
+    for k in kids:
+        with open("/proc/%d/comm" % k) as f:
+            if not f.read().startswith("netmetricsd-pri"):
+                continue
+        for fd in os.listdir("/proc/%d/fd" % k):
+            try:
+                n += os.readlink("/proc/%d/fd/%s" % (k, fd)) == "anon_inode:bpf-stats"
+            except OSError:
+                pass
+    return n
+
+
 def test_sets():
     """[source.bpf] sets = drop: only the drop set is loaded (one map in the main process,
     one program in status); the drops are counted packet for packet, and there is no
     bpf.softirq series; status says irq and napi are off by config. A reload that changes
     the list attaches and detaches accordingly: sets = irq drop brings the softirq series
-    (three maps), sets = napi detaches the other two (their programs leave the kernel). With
+    (three maps), sets = napi detaches the other two (their programs leave the kernel);
+    stats = off with it has the privileged process let the kernel's BPF statistics go. With
     attach = on-demand and sets = drop, mark start --bpf attaches the drop set alone."""
     d = Daemon(NS_A, "[source.bpf]\nsets = drop\n")
     try:
@@ -958,18 +978,24 @@ def test_sets():
         time.sleep(1.1)
         names = [s["name"] for s in d.json("metrics", "bpf.softirq.NET_RX.*")["series"]]
         assert "bpf.softirq.NET_RX.cpu0" in names, names
-        # Reload with napi only: irq and drop leave the kernel.
+        # The kernel's BPF statistics held on by the privileged process (stats = on).
+        assert bpf_details(d)["stats"] == "on", bpf_details(d)
+        assert priv_stats_fds(d) == 1, priv_stats_fds(d)
+        # Reload with napi only and stats = off: irq and drop leave the kernel, and the
+        # privileged process lets the statistics go.
         irq_ids = [p["id"] for p in bpf_details(d)["programs"] if p["name"] != "kfree_skb"]
-        write_conf(d, "[source.bpf]\nsets = napi\n")
+        write_conf(d, "[source.bpf]\nsets = napi\nstats = off\n")
         os.kill(d.main_pid(), signal.SIGHUP)
         wait_sets(d, {"irq": "off by config", "drop": "off by config", "napi": "attached"})
+        assert bpf_details(d)["stats"] == "off", bpf_details(d)
+        assert priv_stats_fds(d) == 0, priv_stats_fds(d)
         assert main_maps(d.main_pid()) == 1, "maps: %d" % main_maps(d.main_pid())
         deadline = time.time() + 5
         while any(prog_loaded(i) for i in drop_ids + irq_ids) and time.time() < deadline:
             time.sleep(0.1)
         assert not any(prog_loaded(i) for i in drop_ids + irq_ids), drop_ids + irq_ids
-        print("reload: irq drop attached (3 maps), then napi only: programs %s gone" % (
-            drop_ids + irq_ids))
+        print("reload: irq drop attached (3 maps), then napi only, stats off (no stats fd "
+              "in the privileged process): programs %s gone" % (drop_ids + irq_ids))
         # On demand: the window attaches only the configured set.
         write_conf(d, "[source.bpf]\nattach = on-demand\nsets = drop\n")
         os.kill(d.main_pid(), signal.SIGHUP)

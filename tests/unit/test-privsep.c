@@ -9,6 +9,7 @@
  * A BPF program set: a number that is no set refused; set irq (as root, with the programs
  * built and BTF) loaded once, its six fds handed over twice, the maps read-only; and when
  * the main process is out of descriptors for them, the request fails, the channel lives. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/ethtool.h>
@@ -373,6 +374,50 @@ test_bpf_detach(const int *fds, size_t n)
 		close(again[i]);
 }
 
+/* How many fds of the kernel's BPF statistics (BPF_ENABLE_STATS: "anon_inode:bpf-stats")
+ * process pid holds. */
+static int
+stats_fds(pid_t pid)
+{
+	char dir[64], path[384], link[128];
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fd", (int)pid);
+	assert_non_null(d = opendir(dir));
+	while ((e = readdir(d)) != NULL) {
+		ssize_t l;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if ((l = readlink(path, link, sizeof(link) - 1)) < 0)
+			continue;
+		link[l] = '\0';
+		n += strcmp(link, "anon_inode:bpf-stats") == 0;
+	}
+	closedir(d);
+	return n;
+}
+
+/* BPF_STATS ([source.bpf] stats): the privileged process holds the kernel's BPF statistics
+ * on from the first set loaded; off lets them go (its fd closed); on again takes them while a
+ * set is loaded. */
+static void
+test_bpf_stats(void)
+{
+	struct nm_error err;
+
+	assert_int_equal(stats_fds(parent_pid), 1); /* set irq is loaded */
+	assert_int_equal(privsep_bpf_stats(false, &err), 0);
+	assert_int_equal(stats_fds(parent_pid), 0);
+	assert_int_equal(privsep_bpf_stats(false, &err), 0); /* off twice: done */
+	assert_int_equal(stats_fds(parent_pid), 0);
+	assert_int_equal(privsep_bpf_stats(true, &err), 0);
+	assert_int_equal(stats_fds(parent_pid), 1);
+	assert_int_equal(privsep_bpf_stats(true, &err), 0); /* on twice: still one */
+	assert_int_equal(stats_fds(parent_pid), 1);
+}
+
 /* BPF: only the fixed sets; set irq's fds, the same set for a second request. */
 static void
 test_bpf(void **state)
@@ -413,6 +458,7 @@ test_bpf(void **state)
 	}
 	for (size_t i = 0; i < n; i++)
 		close(again[i]);
+	test_bpf_stats();
 	test_bpf_detach(fds, n);
 	for (size_t i = 0; i < n; i++)
 		close(fds[i]);

@@ -365,6 +365,12 @@ test_sets_config(void **state)
 	nm_error_clear(&err);
 	source_bpf_ops.configure(&w.src, "sets", "", &err);
 	assert_non_null(strstr(err.message, "at least one"));
+	/* stats: on or off, nothing else. */
+	harness_configure(&w, "stats", "off");
+	harness_configure(&w, "stats", "on");
+	nm_error_clear(&err);
+	assert_int_equal(source_bpf_ops.configure(&w.src, "stats", "no", &err), -1);
+	assert_non_null(strstr(err.message, "[source.bpf] stats: bad value \"no\" (on or off)"));
 	harness_free(&w);
 }
 
