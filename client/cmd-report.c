@@ -456,6 +456,12 @@ bursts_table(json_object *b, FILE *fp)
 	         json_get_double(b, "threshold", 0.8) * 100,
 	         (int)json_get_int(b, "late_factor", 2));
 	section(fp, title, &t);
+	if (json_get_int(b, "bursts_omitted", 0) > 0)
+		fprintf(fp,
+		        "(%lld queue and CPU series of lower peaks left out: [bursts] max_series = "
+		        "%lld)\n",
+		        (long long)json_get_int(b, "bursts_omitted", 0),
+		        (long long)json_get_int(b, "max_series", 0));
 	table_init(&t, thdr);
 	for (size_t i = 0; top && i < json_object_array_length(top); i++) {
 		json_object *e = json_object_array_get_idx(top, i);
