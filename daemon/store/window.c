@@ -534,6 +534,24 @@ closing_bursts(struct closing *c)
 	return j;
 }
 
+/* Put the burst figures (NULL: none) in the report, and in its copy of this host's report
+ * under hosts.<local_host> when it is a multi-host window's (merge_extra copied it before the
+ * figures were made): each host's part has its bursts, the peers' from their own windows. */
+static void
+report_add_bursts(json_object *report, json_object *bursts)
+{
+	json_object *hosts, *local;
+
+	if (bursts == NULL)
+		return;
+	if (json_object_object_get_ex(report, "hosts", &hosts) &&
+	    json_object_is_type(hosts, json_type_object) &&
+	    json_object_object_get_ex(hosts, json_get_string(report, "local_host", ""), &local) &&
+	    json_object_is_type(local, json_type_object))
+		json_object_object_add(local, "bursts", json_object_get(bursts));
+	json_object_object_add(report, "bursts", bursts);
+}
+
 /* On the writer thread: the host's tuning for the report (tens of sysfs files per queue of a
  * device: up to ~13 ms on 144-queue devices, too long for the loop). Touches c->report only
  * to read it: until tuning_done the loop only reads it too (results_get's copy of the
@@ -569,8 +587,7 @@ tuning_done(void *arg)
 
 	json_object_object_add(c->report, "tuning", c->tuning);
 	json_object_object_add(c->report, "manifest", c->manifest);
-	if (c->bursts != NULL)
-		json_object_object_add(c->report, "bursts", c->bursts);
+	report_add_bursts(c->report, c->bursts);
 	c->bursts = NULL;
 	c->tuning = NULL;
 	c->manifest = NULL;
@@ -617,8 +634,7 @@ collected(struct closing *c, struct nm_error *err)
 	}
 	/* Without a tuning job (no root: tests), the burst figures are made here. */
 	c->bursts = closing_bursts(c);
-	if (c->bursts != NULL)
-		json_object_object_add(c->report, "bursts", c->bursts);
+	report_add_bursts(c->report, c->bursts);
 	c->bursts = NULL;
 	blk = c->blk;
 	c->blk = NULL;
