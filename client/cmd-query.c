@@ -152,7 +152,14 @@ render_series(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		json_object *pts = ctl_array(m, "points");
 		/* Right-aligned: the '>' prefix lives in a static buffer per column. */
 		static char names[TABLE_MAX_COLS][160];
-		snprintf(names[i], sizeof(names[i]), ">%s/s", json_get_string(m, "name", "?"));
+		const char *unit = json_get_string(m, "unit", "");
+		size_t ul = strlen(unit);
+		/* A rate per second; a peak (unit packets/s) or a ratio (series --bursts) is
+		 * already what it is. */
+		bool per_s =
+		    strcmp(unit, "ratio") != 0 && (ul < 2 || strcmp(unit + ul - 2, "/s") != 0);
+		snprintf(names[i], sizeof(names[i]), ">%s%s", json_get_string(m, "name", "?"),
+		         per_s ? "/s" : "");
 		hdr[i + 1] = names[i];
 		if (pts && json_object_array_length(pts) > np)
 			np = json_object_array_length(pts);

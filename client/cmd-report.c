@@ -418,9 +418,9 @@ time_of_day(const char *rfc3339)
 
 /* The burst figures: per series its mean and peak rate (one sampled interval), the peak's
  * time, the ratio, the longest run above the threshold and how many; then the window's top
- * bursts. */
+ * bursts. host: the host of a multi-host window they are of (NULL: this report's own). */
 static void
-bursts_table(json_object *b, FILE *fp)
+bursts_table(json_object *b, const char *host, FILE *fp)
 {
 	static const char *const hdr[] = {"SERIES",    ">MEAN/S",    ">PEAK/S",      "PEAK AT",
 	                                  ">INTERVAL", ">PEAK/MEAN", ">LONGEST RUN", ">BURSTS",
@@ -428,7 +428,7 @@ bursts_table(json_object *b, FILE *fp)
 	static const char *const thdr[] = {"SERIES",  "START",      ">DURATION",
 	                                   ">PEAK/S", ">PEAK/MEAN", NULL};
 	json_object *series = member(b, "series"), *top = member(b, "top");
-	char label[128], c[8][40], title[256];
+	char label[128], c[8][40], title[384], on[160] = "";
 	struct table t;
 
 	table_init(&t, hdr);
@@ -449,13 +449,21 @@ bursts_table(json_object *b, FILE *fp)
 		                     num(e, "late", c[7], sizeof(c[7]))};
 		table_row(&t, row);
 	}
+	if (host != NULL)
+		snprintf(on, sizeof(on), " of host %s", host);
 	snprintf(title, sizeof(title),
-	         "Bursts (peak: the highest rate over one sampled interval; a run: intervals at "
+	         "Bursts%s (peak: the highest rate over one sampled interval; a run: intervals at "
 	         "or above %.0f %% of the peak; a late interval, over %dx the source's, is no "
 	         "burst)",
-	         json_get_double(b, "threshold", 0.8) * 100,
+	         on, json_get_double(b, "threshold", 0.8) * 100,
 	         (int)json_get_int(b, "late_factor", 2));
 	section(fp, title, &t);
+	if (json_get_int(b, "bursts_omitted", 0) > 0)
+		fprintf(fp,
+		        "(%lld queue and CPU series of lower peaks left out: [bursts] max_series = "
+		        "%lld)\n",
+		        (long long)json_get_int(b, "bursts_omitted", 0),
+		        (long long)json_get_int(b, "max_series", 0));
 	table_init(&t, thdr);
 	for (size_t i = 0; top && i < json_object_array_length(top); i++) {
 		json_object *e = json_object_array_get_idx(top, i);
@@ -466,7 +474,26 @@ bursts_table(json_object *b, FILE *fp)
 		                     num(e, "peak_to_mean", c[3], sizeof(c[3]))};
 		table_row(&t, row);
 	}
-	section(fp, "Top bursts of the window (the highest packet rates)", &t);
+	snprintf(title, sizeof(title), "Top bursts of the window%s (the highest packet rates)", on);
+	section(fp, title, &t);
+}
+
+/* The burst figures of each other host of a multi-host window (this host's are the
+ * report's own), in the order of hosts. */
+static void
+hosts_bursts(json_object *rep, FILE *fp)
+{
+	json_object *hosts = member(rep, "hosts"), *b;
+	const char *local = json_get_string(rep, "local_host", "");
+
+	if (hosts == NULL || !json_object_is_type(hosts, json_type_object))
+		return;
+	json_object_object_foreach(hosts, name, h)
+	{
+		if (strcmp(name, local) != 0 && h != NULL && (b = member(h, "bursts")) != NULL &&
+		    json_object_is_type(b, json_type_object))
+			bursts_table(b, name, fp);
+	}
 }
 
 /* See ctl.h. */
@@ -633,7 +660,8 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	if ((g = member(f, "bpf")) != NULL)
 		ctl_report_bpf(g, fp); /* report-bpf.c */
 	if ((g = member(rep, "bursts")) != NULL && json_object_is_type(g, json_type_object))
-		bursts_table(g, fp);
+		bursts_table(g, NULL, fp);
+	hosts_bursts(rep, fp);
 }
 
 /* ---- compare ---- */

@@ -623,6 +623,7 @@ main(int argc, char **argv)
 	if ((d.windows = window_init(d.sampler, d.results, d.config.state_dir, &err)) == NULL)
 		fatalx("windows: %s", err.message);
 	window_record_tuning(d.windows, d.config.root, d.config.state_dir);
+	window_bursts_max(d.windows, (size_t)d.config.bursts_max_series);
 	/* The net sysctls as they are at the first start after a boot: a manifest lists those
 	 * that differ from them. */
 	(void)manifest_snapshot(d.config.root, d.config.state_dir);

@@ -115,8 +115,12 @@ const struct proto_command proto_commands[] = {
         .name = "series",
         .flags = PROTO_READONLY,
         .summary = "rates of matched series step by step over a time range",
-        .usage = "GLOB [--window NAME | --from T --to T] [--step SEC] [--host PEER]",
+        .usage = "GLOB [--window NAME | --from T --to T] [--step SEC] [--bursts] [--host PEER]",
         .args = {ARG_GLOB(true),
+                 {.name = "bursts",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "per step, each matched device, queue or CPU counter that has a peak "
+                          "series: its mean rate, its peak (peak.NAME) and peak_to_mean.NAME"},
                  {.name = "window",
                   .type = PROTO_ARG_STRING,
                   .max_len = 200,

@@ -285,6 +285,7 @@ config_defaults(struct config *cfg)
 	cfg->fine_when = CONFIG_FINE_WINDOW;
 	cfg->fine_keep_ms = 300000;
 	cfg->fine_memory = 0;
+	cfg->bursts_max_series = CONFIG_BURSTS_MAX_SERIES;
 	cfg->prom_max_series = 20000;
 	cfg->prom_max_family_series = 5000;
 	cfg->prom_max_connections = 8;
@@ -888,6 +889,20 @@ set_prometheus_key(struct config *cfg, const char *key, const char *val)
 	return 1;
 }
 
+/* Set one [bursts] key. 1 handled, 0 unknown key, -1 bad value. */
+static int
+set_bursts_key(struct config *cfg, const char *key, const char *val)
+{
+	unsigned long long u;
+
+	if (strcmp(key, "max_series") != 0)
+		return 0;
+	if (parse_uint(val, 0, 100000, 10, &u) < 0)
+		return -1;
+	cfg->bursts_max_series = u;
+	return 1;
+}
+
 /* Is name a peer's name: letters, digits, '.', '_', '-', 1 to 32 of them? */
 static bool
 peer_name_ok(const char *name)
@@ -979,6 +994,8 @@ ini_line_cb(void *user, const char *section, const char *key, const char *val)
 		}
 	} else if (strcmp(section, "sampling") == 0)
 		r = set_sampling_key(lc->cfg, key, val);
+	else if (strcmp(section, "bursts") == 0)
+		r = set_bursts_key(lc->cfg, key, val);
 	else if (strcmp(section, "prometheus") == 0)
 		r = set_prometheus_key(lc->cfg, key, val);
 	else if (strncmp(section, "peer ", 5) == 0)
@@ -1106,6 +1123,11 @@ config_to_json(const struct config *cfg)
 	                                                      : "window");
 	json_add_uint(o, "fine_keep_ms", cfg->fine_keep_ms);
 	json_add_uint(o, "fine_memory", config_fine_memory(cfg));
+	{
+		json_object *bu = json_object_new_object();
+		json_add_uint(bu, "max_series", cfg->bursts_max_series);
+		json_object_object_add(o, "bursts", bu);
+	}
 	{
 		json_object *pr = json_object_new_object(), *l = json_object_new_array(),
 		            *e = json_object_new_array();

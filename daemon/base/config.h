@@ -18,6 +18,9 @@ struct nm_error;
 #define CONFIG_DEFAULT_USER       "netmetrics"
 #define CONFIG_DEFAULT_CHILD_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 #define CONFIG_DEFAULT_PIDS_MAX   4096
+/* [bursts] max_series: each kept series is 1.1-1.7 KB of a result (its figures and 5 bursts),
+ * so a 144-queue, 144-CPU host's ~580 (0.65-1 MB) become 60-90 KB with its devices'. */
+#define CONFIG_BURSTS_MAX_SERIES 48
 
 struct config {
 	/* [daemon] */
@@ -65,6 +68,9 @@ struct config {
 	int fine_when;
 	uint64_t fine_keep_ms;
 	uint64_t fine_memory;
+	/* [bursts]: a result's burst figures (daemon/store/bursts.h) keep every device's series
+	 * and at most max_series of the queues' and CPUs' (those of the highest peak; 0: all). */
+	uint64_t bursts_max_series;
 
 	/* [prometheus]: the HTTP endpoint (daemon/http.c, daemon/prom.c) */
 	char **prom_listen;       /* HOST:PORT lines, NULL-terminated; NULL: no endpoint */

@@ -5,10 +5,12 @@
  * text is never held whole. */
 #include <event2/buffer.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "blockload.h"
+#include "bursts.h"
 #include "cmd-rows.h"
 #include "cmd-util.h"
 #include "cmd.h"
@@ -48,10 +50,13 @@ struct series_job {
 	uint64_t w0, w1;         /* of a window: its span */
 	int64_t id;
 	bool has_id;
-	bool window;  /* of a window: its span as asked (t0, t1 before job_match aligns them) */
-	bool edges;   /* a window too short for two steps: its two edges (job_compute) */
-	bool pending; /* computing: steps wait for a later one's rate (take_rates) */
-	bool tailed;  /* computing: the span past the last step was read for them */
+	bool window;   /* of a window: its span as asked (t0, t1 before job_match aligns them) */
+	bool edges;    /* a window too short for two steps: its two edges (job_compute) */
+	bool pending;  /* computing: steps wait for a later one's rate (take_rates) */
+	bool tailed;   /* computing: the span past the last step was read for them */
+	bool bursts;   /* per step each burst series' mean, peak and peak-to-mean (job_bursts) */
+	bool step_set; /* the request gave the step (with bursts, else the sampling interval) */
+	bool *ratio;   /* [n] with bursts: entry i is the ratio of entries i-1 / i-2 */
 	double step;
 	uint64_t t0, t1, stepns;
 	size_t n, npoints;
@@ -106,6 +111,7 @@ job_free(void *arg)
 	free(j->glob);
 	query_matching_free(&j->m);
 	free(j->ids);
+	free(j->ratio);
 	free(j->ts);
 	free(j->rates);
 	strbuf_free(&j->sb);
@@ -134,6 +140,30 @@ add_labels(struct strbuf *sb, const struct series_registry *reg, series_id id)
 	text = json_to_line(o, &len);
 	strbuf_addch(sb, ',');
 	strbuf_add(sb, text + 1, len - 2); /* "labels":{...} without the outer braces */
+	json_object_put(o);
+}
+
+/* Append the labels of a ratio entry (job_bursts) of counter id: the counter's, unit
+ * "ratio", field FIELD.peak_to_mean (as a peak series' is FIELD.peak_rate). */
+static void
+add_ratio_labels(struct strbuf *sb, const struct series_registry *reg, series_id id)
+{
+	json_object *o = json_object_new_object(), *l;
+	const char *text, *field;
+	size_t len;
+
+	cmd_labels_json(reg, id, o);
+	l = json_object_object_get(o, "labels");
+	json_add_string(l, "unit", "ratio");
+	field = json_get_string(l, "field", NULL);
+	if (field != NULL) {
+		char *f = xasprintf("%s.peak_to_mean", field);
+		json_add_string(l, "field", f);
+		free(f);
+	}
+	text = json_to_line(o, &len);
+	strbuf_addch(sb, ',');
+	strbuf_add(sb, text + 1, len - 2);
 	json_object_put(o);
 }
 
@@ -264,6 +294,56 @@ job_load(struct series_job *j, struct nm_error *err)
 	return job_use_block(j, blk, err);
 }
 
+/* With bursts: of the matched series, each counter the burst figures cover (bursts_kind:
+ * devices' packets and bytes, queues' packets, CPUs' softnet processed) that has a peak series
+ * (it moved while sampled fine), as three entries: the counter (its mean rate at each step),
+ * peak.NAME (the highest rate over a fine interval in the sample the step took) and their
+ * ratio (job_ratios). The others go. */
+static void
+job_bursts(struct series_job *j)
+{
+	const struct series_registry *reg = query_registry(j->q);
+	series_id *ids = xreallocarray(NULL, 3 * j->n + 1, sizeof(*ids));
+	size_t n = 0;
+
+	j->ratio = xcalloc(3 * j->n + 1, sizeof(*j->ratio));
+	for (size_t i = 0; i < j->n; i++) {
+		const struct series_info *si = series_get(reg, j->ids[i]);
+		const char *what;
+		char name[512];
+		series_id pk;
+
+		if (si->peak || bursts_kind(reg, j->ids[i], &what) == NULL)
+			continue;
+		if ((size_t)snprintf(name, sizeof(name), "peak.%s", si->name) >= sizeof(name) ||
+		    (pk = series_find(reg, name)) == SERIES_NONE || !series_get(reg, pk)->peak)
+			continue;
+		ids[n++] = j->ids[i];
+		ids[n++] = pk;
+		j->ratio[n] = true;
+		ids[n++] = j->ids[i];
+	}
+	free(j->ids);
+	j->ids = ids;
+	j->n = n;
+}
+
+/* With bursts: each ratio entry's points, its peak's over its mean's at the same step (0 where
+ * the mean is 0: no traffic, no peak). */
+static void
+job_ratios(struct series_job *j)
+{
+	for (size_t i = 2; j->bursts && i < j->n; i++) {
+		const double *mean = j->rates + (i - 2) * j->npoints,
+		             *peak = j->rates + (i - 1) * j->npoints;
+		double *r = j->rates + i * j->npoints;
+		if (!j->ratio[i])
+			continue;
+		for (size_t k = 0; k < j->npoints; k++)
+			r[k] = mean[k] > 0 ? peak[k] / mean[k] : 0;
+	}
+}
+
 /* Match the glob for a slice; once every series is tried, lay the steps on the first one's
  * beat and check the points against the budget (the bytes are known after estimating).
  * -1 with err when over budget. */
@@ -291,6 +371,18 @@ job_match(struct series_job *j, struct nm_error *err)
 	j->n = j->m.n;
 	j->ids = j->m.ids;
 	j->m.ids = NULL;
+	if (j->bursts)
+		job_bursts(j);
+	if (j->bursts && !j->step_set && j->n > 0) {
+		/* One step per sample: each its interval's mean, peak and ratio (at a coarser
+		 * step the peak would be the last sample's, not the step's highest). */
+		uint64_t iv =
+		    query_interval_ms(j->q, series_get(query_registry(j->q), j->ids[0])->source);
+		if (iv > 0) {
+			j->stepns = iv * 1000000ull;
+			j->step = (double)iv / 1e3;
+		}
+	}
 	if (j->n > 0)
 		query_align(j->q, j->ids[0], &j->t0, &j->t1);
 	j->npoints = j->t1 > j->t0 ? (size_t)((j->t1 - j->t0 + j->stepns - 1) / j->stepns) : 0;
@@ -322,8 +414,9 @@ job_estimate(struct series_job *j, struct nm_error *err)
 
 	while (j->next < j->n) {
 		const struct series_info *si = series_get(reg, j->ids[j->next++]);
-		j->names +=
-		    ENTRY_BYTES + cmd_json_text_bound(si->name) + cmd_json_text_bound(si->unit);
+		/* A ratio's name is its counter's with a prefix; its labels one more. */
+		j->names += ENTRY_BYTES + cmd_json_text_bound(si->name) +
+		            cmd_json_text_bound(si->unit) + (j->ratio != NULL ? 64 : 0);
 		if ((j->next & 255) == 0 && time_mono_ns() - start >= DAEMON_SLICE_NS)
 			return 0;
 	}
@@ -351,6 +444,11 @@ take_rates(struct series_job *j, size_t k)
 	for (size_t i = 0; i < j->n; i++) {
 		double *r = j->rates + i * j->npoints, v;
 		double secs = query_seconds(j->q, series_get(reg, j->ids[i])->source);
+		if (j->ratio != NULL && j->ratio[i]) {
+			if (k < j->npoints)
+				r[k] = 0; /* job_ratios, once every step has its rates */
+			continue;
+		}
 		if (secs <= 0) {
 			if (k < j->npoints) {
 				r[k] = NAN;
@@ -463,11 +561,20 @@ job_write(struct series_job *j)
 		const double *r = j->rates + j->cur * j->npoints;
 		if (!j->opened) {
 			const struct series_info *si = series_get(reg, j->ids[j->cur]);
+			bool ratio = j->ratio != NULL && j->ratio[j->cur];
 			strbuf_addstr(sb, j->cur > 0 ? ",{\"name\":" : "{\"name\":");
-			add_json_string(sb, si->name);
-			strbuf_addstr(sb, ",\"unit\":");
-			add_json_string(sb, si->unit);
-			add_labels(sb, reg, j->ids[j->cur]);
+			if (ratio) {
+				char *name = xasprintf("peak_to_mean.%s", si->name);
+				add_json_string(sb, name);
+				free(name);
+				strbuf_addstr(sb, ",\"unit\":\"ratio\"");
+				add_ratio_labels(sb, reg, j->ids[j->cur]);
+			} else {
+				add_json_string(sb, si->name);
+				strbuf_addstr(sb, ",\"unit\":");
+				add_json_string(sb, si->unit);
+				add_labels(sb, reg, j->ids[j->cur]);
+			}
 			strbuf_addstr(sb, ",\"points\":[");
 			j->opened = true;
 		}
@@ -515,6 +622,7 @@ job_produce(struct evbuffer *out, void *arg)
 		if ((rc = job_compute(j, &err)) < 0)
 			goto fail;
 		if (rc > 0) {
+			job_ratios(j);
 			j->phase = JOB_HEAD;
 			j->next = 0;
 		}
@@ -581,6 +689,8 @@ cmd_series(struct cmd_ctx *ctx, json_object *args, json_object **result, struct 
 	if (j->stepns == 0)
 		j->stepns = 1;
 	j->window = win != NULL;
+	j->bursts = json_get_bool(args, "bursts", false);
+	j->step_set = json_object_object_get_ex(args, "step", NULL);
 	strbuf_init(&j->sb);
 	if (win != NULL) {
 		/* The span of a test or hand-made window, as far as the ring still holds it; once

@@ -2,6 +2,7 @@
 #include "bursts.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <sys/types.h>
 #include <stdbool.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "series.h"
 #include "seriesblock.h"
 #include "timeutil.h"
+#include "xmalloc.h"
 
 /* Keep run r among f's top bursts (the highest peaks; an earlier one wins a tie). */
 static void
@@ -248,19 +250,63 @@ source_before(const struct seriesblock *const *bv, size_t k, const char *name)
 json_object *
 bursts_json(const struct seriesblock *b, uint64_t t0, uint64_t t1, double threshold)
 {
-	return bursts_json_blocks(&b, 1, t0, t1, threshold);
+	return bursts_json_blocks(&b, 1, t0, t1, threshold, 0);
+}
+
+/* A series' entry on its way into the object: kept always (a device's), or ranked by its
+ * peak among the others for the cap. */
+struct entry {
+	json_object *e;
+	double peak;
+	bool always;
+	bool keep;
+};
+
+/* Order of entries for the cap: the highest peak first, an earlier one first on a tie. */
+static int
+entry_rank_cmp(const void *a, const void *b)
+{
+	const struct entry *x = *(const struct entry *const *)a,
+	                   *y = *(const struct entry *const *)b;
+
+	if (x->peak != y->peak)
+		return x->peak < y->peak ? 1 : -1;
+	return x < y ? -1 : x > y;
+}
+
+/* Mark the entries kept under the cap: every device's, and of the others (queues, CPUs) the
+ * max_series of the highest peak (0: all). Returns how many are left out. */
+static size_t
+entries_cap(struct entry *ev, size_t n, size_t max_series)
+{
+	struct entry **rank = xreallocarray(NULL, n ? n : 1, sizeof(*rank));
+	size_t nr = 0, omitted = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		ev[i].keep = true;
+		if (!ev[i].always)
+			rank[nr++] = &ev[i];
+	}
+	if (max_series > 0 && nr > max_series) {
+		qsort(rank, nr, sizeof(*rank), entry_rank_cmp);
+		for (size_t i = max_series; i < nr; i++)
+			rank[i]->keep = false;
+		omitted = nr - max_series;
+	}
+	free(rank);
+	return omitted;
 }
 
 json_object *
 bursts_json_blocks(const struct seriesblock *const *bv, size_t nb, uint64_t t0, uint64_t t1,
-                   double threshold)
+                   double threshold, size_t max_series)
 {
 	json_object *out, *arr;
 	json_object *tarr;
 	struct top_entry top[BURSTS_TOP];
-	size_t ntop = 0, nseries = 0;
+	struct entry *ev = NULL;
+	size_t ntop = 0, nseries = 0, omitted;
 
-	arr = json_object_new_array();
 	for (size_t k = 0; k < nb; k++) {
 		const struct seriesblock *b = bv[k];
 
@@ -294,8 +340,9 @@ bursts_json_blocks(const struct seriesblock *const *bv, size_t nb, uint64_t t0, 
 			if (f.peak <= 0)
 				continue;
 			e = series_json(b, id, kind, what, &f, iv, t0);
-			json_object_array_add(arr, e);
-			nseries++;
+			ev = xreallocarray(ev, nseries + 1, sizeof(*ev));
+			ev[nseries++] = (struct entry){
+			    .e = e, .peak = f.peak, .always = strcmp(kind, "device") == 0};
 			for (size_t m = 0; m < f.ntop && strcmp(si->unit, "packets") == 0; m++) {
 				struct top_entry te = {.peak = f.top[m].peak,
 				                       .ratio =
@@ -307,14 +354,13 @@ bursts_json_blocks(const struct seriesblock *const *bv, size_t nb, uint64_t t0, 
 			}
 		}
 	}
-	if (nseries == 0) {
-		json_object_put(arr);
+	if (nseries == 0)
 		return NULL;
-	}
 	out = json_object_new_object();
 	json_add_double(out, "threshold", threshold);
 	json_add_int(out, "late_factor", BURSTS_LATE_FACTOR);
-	json_object_object_add(out, "series", arr);
+	/* The top is made of every series' bursts, kept or not: the members are copied below
+	 * before a left-out entry goes. */
 	tarr = json_object_new_array();
 	for (size_t i = 0; i < ntop; i++) {
 		json_object *o = json_object_new_object();
@@ -324,6 +370,18 @@ bursts_json_blocks(const struct seriesblock *const *bv, size_t nb, uint64_t t0, 
 		json_add_double(o, "peak_to_mean", top[i].ratio);
 		json_object_array_add(tarr, o);
 	}
+	omitted = entries_cap(ev, nseries, max_series);
+	arr = json_object_new_array();
+	for (size_t i = 0; i < nseries; i++) {
+		if (ev[i].keep)
+			json_object_array_add(arr, ev[i].e);
+		else
+			json_object_put(ev[i].e);
+	}
+	free(ev);
+	json_object_object_add(out, "series", arr);
 	json_object_object_add(out, "top", tarr);
+	json_add_uint(out, "max_series", max_series);
+	json_add_uint(out, "bursts_omitted", omitted);
 	return out;
 }

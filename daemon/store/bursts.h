@@ -63,8 +63,12 @@ const char *bursts_kind(const struct series_registry *reg, series_id id, const c
 json_object *bursts_json(const struct seriesblock *b, uint64_t t0, uint64_t t1, double threshold);
 /* The same over several blocks of the span, finest first: a source a block before has
  * records of is not taken from a later one (the fine history's link, queues and softnet, then
- * the main ring's copy for the others). NULL entries are skipped. */
+ * the main ring's copy for the others). NULL entries are skipped. A cap on its size:
+ * "series" keeps every device's entry and, of the queues' and CPUs', the max_series of the
+ * highest peak (0: every one), in their order; "bursts_omitted" says how many were left out
+ * ("top" is made of every series, kept or not); "max_series" is the cap. bursts_json has no
+ * cap. */
 json_object *bursts_json_blocks(const struct seriesblock *const *bv, size_t nb, uint64_t t0,
-                                uint64_t t1, double threshold);
+                                uint64_t t1, double threshold, size_t max_series);
 
 #endif

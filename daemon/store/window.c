@@ -76,6 +76,7 @@ struct windows {
 	uint64_t slice_ns;       /* of a copy's slice (DAEMON_SLICE_NS; tests: smaller) */
 	size_t slice_records;
 	unsigned slice_pause_ms; /* between slices (0; tests: more, to let the ring move) */
+	size_t bursts_max;       /* [bursts] max_series (bursts.h) */
 };
 
 /* Let go of e (loop thread). */
@@ -366,6 +367,7 @@ window_init(struct sampler *s, struct results *rs, const char *state_dir, struct
 	ws->results = rs;
 	ws->slice_ns = DAEMON_SLICE_NS;
 	ws->slice_records = WINDOW_SLICE_RECORDS;
+	ws->bursts_max = CONFIG_BURSTS_MAX_SERIES;
 	ws->dir = xasprintf("%s/windows", state_dir);
 	if (statefile_mkdir(ws->dir, err) < 0) {
 		free(ws->dir);
@@ -435,6 +437,13 @@ window_record_tuning(struct windows *ws, const char *root, const char *state_dir
 	free(ws->state_dir);
 	ws->root = xstrdup(root);
 	ws->state_dir = xstrdup(state_dir);
+}
+
+/* Cap the burst figures of each result from now on at max_series (bursts.h; 0: no cap). */
+void
+window_bursts_max(struct windows *ws, size_t max_series)
+{
+	ws->bursts_max = max_series;
 }
 
 /* A window being closed: its report on its way to disk. */
@@ -514,7 +523,7 @@ closing_bursts(struct closing *c)
 		return NULL;
 	/* The main block's span is the window's (or ends where eviction cut the copy). */
 	b = c->blk != NULL ? c->blk : c->fblk;
-	j = bursts_json_blocks(bv, nb, b->t0, b->t1, BURSTS_THRESHOLD);
+	j = bursts_json_blocks(bv, nb, b->t0, b->t1, BURSTS_THRESHOLD, c->ws->bursts_max);
 	seriesblock_free(c->fblk); /* only the bursts read it */
 	c->fblk = NULL;
 	log_info("window %s: bursts of %zu series in %.1f ms", c->w->name,
@@ -523,6 +532,24 @@ closing_bursts(struct closing *c)
 	             : (size_t)0,
 	         (double)(time_mono_ns() - t) / 1e6);
 	return j;
+}
+
+/* Put the burst figures (NULL: none) in the report, and in its copy of this host's report
+ * under hosts.<local_host> when it is a multi-host window's (merge_extra copied it before the
+ * figures were made): each host's part has its bursts, the peers' from their own windows. */
+static void
+report_add_bursts(json_object *report, json_object *bursts)
+{
+	json_object *hosts, *local;
+
+	if (bursts == NULL)
+		return;
+	if (json_object_object_get_ex(report, "hosts", &hosts) &&
+	    json_object_is_type(hosts, json_type_object) &&
+	    json_object_object_get_ex(hosts, json_get_string(report, "local_host", ""), &local) &&
+	    json_object_is_type(local, json_type_object))
+		json_object_object_add(local, "bursts", json_object_get(bursts));
+	json_object_object_add(report, "bursts", bursts);
 }
 
 /* On the writer thread: the host's tuning for the report (tens of sysfs files per queue of a
@@ -560,8 +587,7 @@ tuning_done(void *arg)
 
 	json_object_object_add(c->report, "tuning", c->tuning);
 	json_object_object_add(c->report, "manifest", c->manifest);
-	if (c->bursts != NULL)
-		json_object_object_add(c->report, "bursts", c->bursts);
+	report_add_bursts(c->report, c->bursts);
 	c->bursts = NULL;
 	c->tuning = NULL;
 	c->manifest = NULL;
@@ -608,8 +634,7 @@ collected(struct closing *c, struct nm_error *err)
 	}
 	/* Without a tuning job (no root: tests), the burst figures are made here. */
 	c->bursts = closing_bursts(c);
-	if (c->bursts != NULL)
-		json_object_object_add(c->report, "bursts", c->bursts);
+	report_add_bursts(c->report, c->bursts);
 	c->bursts = NULL;
 	blk = c->blk;
 	c->blk = NULL;

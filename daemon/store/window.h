@@ -35,6 +35,10 @@ struct windows *window_init(struct sampler *s, struct results *rs, const char *s
 /* From now on, a closing window's result records the host's tuning below root and the
  * profile applied in state_dir (tuning.h), as "tuning". */
 void window_record_tuning(struct windows *ws, const char *root, const char *state_dir);
+/* From now on, a result's burst figures keep at most max_series of the queues' and CPUs'
+ * series ([bursts] max_series; bursts_json_blocks; 0: no cap). BURSTS_MAX_SERIES_DEFAULT
+ * until called. */
+void window_bursts_max(struct windows *ws, size_t max_series);
 /* With base set, a close copies its series out of the ring (seriesblock.h) a slice per turn
  * of the loop on base (at most DAEMON_SLICE_NS each), the store going on once the copy is over; the
  * window is "storing" meanwhile. With NULL (the default, and at shutdown once the loop has

@@ -61,14 +61,14 @@ def rfc3339_ns(s):
     return (calendar.timegm(t) * 1000 + int(frac)) * MS
 
 
-def send_bursts(first_ns):
-    """Run the sender in A on CPU 0, its first burst at first_ns (CLOCK_REALTIME), with
+def send_bursts(first_ns, n=NBURSTS):
+    """Run the sender in A on CPU 0, its first of n bursts at first_ns (CLOCK_REALTIME), with
     SCHED_FIFO when allowed (the machine is shared: a preemption inside a burst would make
     its rate uneven); its bursts."""
     cmd = ["ip", "netns", "exec", ts.NS_A, "taskset", "-c", "0"]
     if subprocess.run(["chrt", "-f", "10", "true"], capture_output=True).returncode == 0:
         cmd += ["chrt", "-f", "10"]
-    cmd += [sys.executable, SENDER, ts.ADDR_B, str(PORT), str(NBURSTS), str(PERIOD),
+    cmd += [sys.executable, SENDER, ts.ADDR_B, str(PORT), str(n), str(PERIOD),
             str(BURST), str(first_ns)]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=60, check=True)
     return [Burst(b) for b in json.loads(r.stdout)["bursts"]]
@@ -232,6 +232,40 @@ def check_html(d, top, rep):
         shutil.rmtree(out, ignore_errors=True)
 
 
+def series_bursts(d, window):
+    """series link.vB.rx_packets --window WINDOW --bursts: its three entries' points as
+    (time, mean, peak, ratio)."""
+    r = d.json("series", "link.vB.rx_packets", "--window", window, "--bursts")
+    assert r["step"] == 0.5, r["step"]  # the sampling interval (test_sampling's daemon)
+    names = [e["name"] for e in r["series"]]
+    assert names == ["link.vB.rx_packets", "peak.link.vB.rx_packets",
+                     "peak_to_mean.link.vB.rx_packets"], names
+    assert r["series"][2]["unit"] == "ratio", r["series"][2]
+    pts = [e["points"] for e in r["series"]]
+    assert len(pts[0]) == len(pts[1]) == len(pts[2]), pts
+    return [(m[0], m[1], p[1], q[1]) for m, p, q in zip(*pts)]
+
+
+def check_second_bursts(rows, b):
+    """Per record (series --bursts: one step per sampling interval, 500 ms here) of a window
+    holding one burst b: the records holding it (one, or two when a sample fell inside it)
+    show a peak-to-mean far above 1 (over 10: about 25 for a whole 20 ms burst in 500 ms)
+    and the highest of their peaks within 20 % of the sender's rate; the quiet ones (at
+    least 2) no peak: at most 1 % of the burst's rate (0, with peak-to-mean 0, when nothing
+    arrived; an ARP packet at most)."""
+    burst = [r for r in rows if r[2] >= 0.3 * b["rate"]]
+    quiet = [r for r in rows if r[2] < 0.3 * b["rate"]]
+    assert 1 <= len(burst) <= 2, (rows, b)
+    assert all(r[3] > 10 for r in burst), (burst, b)
+    top = max(r[2] for r in burst)
+    assert 0.8 * b["rate"] <= top <= 1.2 * fastest(b, 10 * MS), (top, b)
+    assert len(quiet) >= 2, (rows, b)
+    for t, mean, peak, ratio in quiet:
+        assert peak <= 0.01 * b["rate"], (t, mean, peak, ratio, b)
+        if mean == 0:
+            assert peak == 0 and ratio == 0, (t, mean, peak, ratio)
+
+
 def test_bursts():
     """5 bursts of 20 ms once a second: peaks, times and ratios of vB and CPU 0."""
     state = tempfile.mkdtemp(prefix="nm-bursts-state-")
@@ -298,11 +332,29 @@ def test_bursts():
         assert "vB rx_packets" in text and "cpu0 processed" in text, text
         assert "Top bursts of the window" in text, text
         check_html(d, top, rep)
-        # Stored with the result: the same after a restart.
+        # Each record's figures (series --bursts): a window of 4.5 s holding one burst at
+        # 2 s, the records around it quiet.
+        start = rfc3339_ns(d.json("mark", "start", "quiet")["start"])
+        one = send_bursts(start + 2 * 10**9, n=1)[0]
+        time.sleep(max(0, (start + int(4.5e9) - time.time_ns()) / 1e9))
+        d.ctl("mark", "stop", "quiet")
+        rows = series_bursts(d, "quiet")
+        sys.stderr.write("series --bursts of one burst at %.0f pkt/s: %s\n" %
+                         (one["rate"], [(round(m), round(p), round(q, 1))
+                                        for _, m, p, q in rows]))
+        check_second_bursts(rows, one)
+        text = d.ctl("series", "link.vB.rx_packets", "--window", "quiet", "--bursts").stdout
+        assert "peak_to_mean.link.vB.rx_packets" in text and "/s/s" not in text, text
+        # Stored with the result: the same after a restart (each second's from the stored
+        # series: the ring has none of the window, nor the fine history).
         assert d.stop() == 0
         d = ts.Daemon(ns=ts.NS_B, extra=FINE, state=state, prefix=RT)
         again = d.json("report", "bursts")
         assert again["bursts"] == bursts
+        stored = series_bursts(d, "quiet")
+        assert len(stored) == len(rows), (stored, rows)
+        for a, b in zip(stored, rows):
+            assert all(abs(x - y) <= 1e-6 * max(1, abs(y)) for x, y in zip(a, b)), (a, b)
     finally:
         d.stop()
         sink.kill()

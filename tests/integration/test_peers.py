@@ -806,6 +806,54 @@ def test_generator_peer_refuses():
     assert_no_transport(a, "generator refused")
 
 
+def test_peer_bursts():
+    """Bursts on each host of a multi-host window (issue 33): 20 ms UDP bursts from A to B
+    once a second inside it (test_bursts' sender), each daemon's fine sampling on while its
+    window is open. The result's copy of the peer's report has the peer's burst figures, the
+    same as the peer's own stored result's (its window made them); this host's copy has this
+    host's (the result's own); B's vB rx shows the bursts (a peak far above its mean), A's vA
+    tx too; report prints the peer's under its name."""
+    import test_bursts as tb
+    b = daemon(NS_B)
+    a = daemon(NS_A, proxy_peer("rcv", b))
+    sink = subprocess.Popen(["ip", "netns", "exec", NS_B, sys.executable, "-c",
+                             "import socket,time; s=socket.socket(2,2); "
+                             "s.bind(('%s',%d)); time.sleep(60)" % (ADDR_B, tb.PORT)])
+    _live.append(sink)
+    time.sleep(0.3)
+    st = a.json("mark", "start", "pb", "--peer", "rcv")
+    assert st["peers"]["rcv"]["state"] == "open", st
+    start = st["edge"]["local_real_ns"]
+    sent = tb.send_bursts(start + 500 * 1000000, n=3)
+    time.sleep(max(0, (start + int(3.2e9) - time.time_ns()) / 1e9))
+    a.json("mark", "stop", "pb")
+    sink.kill()
+    sink.wait()
+    _live.remove(sink)
+    res = a.json("result", "show", "pb")
+    own = b.json("result", "show", "pb")
+    assert res["peers_incomplete"] == {}, res["peers_incomplete"]
+    assert "bursts" in own, own.keys()
+    assert res["hosts"]["rcv"]["bursts"] == own["bursts"], (res["hosts"]["rcv"].get("bursts"),
+                                                            own["bursts"])
+    assert res["hosts"][HOST]["bursts"] == res["bursts"], res["hosts"][HOST].keys()
+    rate = max(x["rate"] for x in sent)
+    for bursts, name in ((own["bursts"], "link.vB.rx_packets"),
+                         (res["bursts"], "link.vA.tx_packets")):
+        e = tb.entry(bursts, name)
+        print("    %s: peak %.0f/s (sender %.0f/s), peak/mean %.1f" % (
+            name, e["peak"], rate, e["peak_to_mean"]))
+        # The sender's fastest burst within 15 % (a loaded host may make one tick late).
+        assert 0.5 * rate <= e["peak"] <= 1.15 * tb.fastest(
+            max(sent, key=lambda x: x["rate"]), int(e["peak_interval_ms"] * 1000000)), (e, sent)
+        assert e["peak_to_mean"] > 10, e
+    out = a.ctl("report", "pb").stdout
+    assert "\nBursts of host rcv (peak:" in out and "vB rx_packets" in out, out
+    assert "\nBursts (peak:" in out and "vA tx_packets" in out, out
+    stop(a)
+    stop(b)
+
+
 def setup():
     make_pair()
 
@@ -828,7 +876,7 @@ TESTS = [test_command_peer_netperf, test_suite_peer, test_test_start_peer, test_
          test_fault_peer_killed_mid_run, test_fault_transport_missing,
          test_fault_peer_never_answers, test_delayed_peer_loss_within_skew,
          test_generator_on_peer, test_generator_peer_killed,
-         test_generator_peer_refuses]
+         test_generator_peer_refuses, test_peer_bursts]
 
 if __name__ == "__main__":
     sys.exit(nsrun.run(TESTS, "peer", setup, teardown))

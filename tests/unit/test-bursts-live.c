@@ -4,7 +4,10 @@
  * start included) and the burst's peak and mean; the next view, walked on from the last,
  * only the new records; a device learnt between two views (the walk starts over) changes
  * nothing for eth0; with no device, every device's series; a walk over an empty ring gives
- * nothing. */
+ * nothing. And `series --bursts` over fine sampling on the same clock: each second's mean,
+ * peak and peak-to-mean of eth0's rx packets, 1,000/s steady, one second holding a 20 ms
+ * burst. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,11 +25,15 @@
 
 #include "bursts-src.h"
 #include "bursts.h"
+#include "cmd-util.h"
+#include "cmd.h"
+#include "dispatch.h"
 #include "jsonutil.h"
 #include "sampler.h"
 #include "seriesblock.h"
 
 #define SEC 1000000000ull
+#define MS  1000000ull
 #define T0  (1000 * SEC)
 
 static const char *const off[] = {"interrupts", "softirqs", "cpu",    "snmp",    "queues",
@@ -180,11 +187,119 @@ test_views(void **state)
 	bursts_src_live_free(lv);
 }
 
+/* Fine sampling always on: the same host with one device. */
+static int
+setup_fine(void **state)
+{
+	struct world *w = calloc(1, sizeof(*w));
+
+	daemon_world_init(&w->b, "bursts-series", "proc/net", off);
+	w->b.cfg.fine_when = CONFIG_FINE_ALWAYS;
+	w->ndev = 1;
+	w->rx = 1000;
+	w->b.now = T0;
+	write_dev(w);
+	daemon_world_start(&w->b);
+	*state = w;
+	return 0;
+}
+
+/* The points of entry i of a series reply as values (the rates), n of them. */
+static double
+point(json_object *r, size_t i, size_t k)
+{
+	json_object *e = json_object_array_get_idx(json_object_object_get(r, "series"), i);
+	json_object *pts = json_object_object_get(e, "points");
+
+	return json_object_get_double(
+	    json_object_array_get_idx(json_object_array_get_idx(pts, k), 1));
+}
+
+/* series --bursts: eth0 receives 10 packets every 10 ms (1,000/s), but 1,000 in each of the
+ * two fine intervals from 3.50 s (a 20 ms burst at 100,000/s): per second, the mean is 1,000
+ * and the peak 1,000 (ratio 1), and in the second from 3 s the mean (98 x 10 + 2,000) / 1 s
+ * = 2,980, the peak 100,000 and the ratio 100,000 / 2,980. Three entries per counter, in
+ * order: the counter, peak.NAME, peak_to_mean.NAME (unit ratio). tx did not move: no peak
+ * series, no entries. */
+static void
+test_series_bursts(void **state)
+{
+	struct world *w = *state;
+	struct cmd_ctx ctx = {.d = &w->b.d};
+	struct nm_error err;
+	json_object *args = json_object_new_object(), *r = NULL, *ser, *e;
+	size_t np, burst = 0, nburst = 0;
+
+	sampler_fine_update(w->b.d.sampler);
+	assert_true(sampler_fine_on(w->b.d.sampler));
+	sampler_sample_all(w->b.d.sampler);
+	for (unsigned k = 1; k <= 800; k++) {
+		w->rx += k == 351 || k == 352 ? 1000 : 10;
+		w->b.now = T0 + k * 10 * MS;
+		write_dev(w);
+		sampler_fine_tick(w->b.d.sampler);
+		if (k % 100 == 0)
+			sampler_beat(w->b.d.sampler, SAMPLER_LINK);
+	}
+	json_add_string(args, "glob", "link.eth0.*x_packets");
+	json_add_double(args, "from", cmd_epoch_s(&w->b.d, T0 + 1 * SEC));
+	json_add_double(args, "to", cmd_epoch_s(&w->b.d, T0 + 8 * SEC));
+	json_object_object_add(args, "bursts", json_object_new_boolean(1));
+	if (dispatch_handler_find("series")(&ctx, args, &r, &err) < 0)
+		fail_msg("series: %s", err.message);
+	ser = json_object_object_get(r, "series");
+	assert_int_equal(json_object_array_length(ser), 3);
+	e = json_object_array_get_idx(ser, 0);
+	assert_string_equal(json_get_string(e, "name", ""), "link.eth0.rx_packets");
+	e = json_object_array_get_idx(ser, 1);
+	assert_string_equal(json_get_string(e, "name", ""), "peak.link.eth0.rx_packets");
+	assert_string_equal(json_get_string(e, "unit", ""), "packets/s");
+	e = json_object_array_get_idx(ser, 2);
+	assert_string_equal(json_get_string(e, "name", ""), "peak_to_mean.link.eth0.rx_packets");
+	assert_string_equal(json_get_string(e, "unit", ""), "ratio");
+	assert_string_equal(json_get_string(json_object_object_get(e, "labels"), "field", ""),
+	                    "rx_packets.peak_to_mean");
+	assert_string_equal(json_get_string(json_object_object_get(e, "labels"), "unit", ""),
+	                    "ratio");
+	assert_string_equal(json_get_string(json_object_object_get(e, "labels"), "device", ""),
+	                    "eth0");
+	np = json_object_array_length(json_object_object_get(e, "points"));
+	assert_true(np >= 5);
+	for (size_t k = 0; k < np; k++) {
+		double mean = point(r, 0, k), peak = point(r, 1, k), ratio = point(r, 2, k);
+		if (fabs(mean - 2980) < 1e-6) {
+			burst = k;
+			nburst++;
+			assert_float_equal(peak, 100000, 1e-6);
+			assert_float_equal(ratio, 100000.0 / 2980, 1e-9);
+			continue;
+		}
+		if (fabs(mean - 1000) > 1e-6 || fabs(peak - 1000) > 1e-6 || fabs(ratio - 1) > 1e-9)
+			fail_msg("point %zu: mean %.3f peak %.3f ratio %.6f", k, mean, peak, ratio);
+	}
+	assert_int_equal(nburst, 1);
+	/* The burst's second ends at 4 s: its point is there. */
+	assert_float_equal(
+	    json_object_get_double(json_object_array_get_idx(
+	        json_object_array_get_idx(json_object_object_get(e, "points"), burst), 0)),
+	    cmd_epoch_s(&w->b.d, T0 + 4 * SEC), 0.6);
+	json_object_put(r);
+	/* Without bursts: the glob's series as they are (rx, tx and rx's peak). */
+	json_object_object_del(args, "bursts");
+	if (dispatch_handler_find("series")(&ctx, args, &r, &err) < 0)
+		fail_msg("series: %s", err.message);
+	assert_int_equal(json_object_array_length(json_object_object_get(r, "series")), 2);
+	json_object_put(r);
+	json_object_put(args);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_views, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_series_bursts, setup_fine, teardown),
 	};
+	dispatch_init(cmd_table);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

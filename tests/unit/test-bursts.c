@@ -18,6 +18,7 @@
 
 #include "bursts-src.h"
 #include "bursts.h"
+#include "config.h"
 #include "jsonutil.h"
 #include "series.h"
 #include "seriesblock.h"
@@ -266,7 +267,7 @@ test_json(void **state)
 
 	assert_int_equal(bursts_src_blocks(b, NULL, bv), 1);
 	assert_ptr_equal(bv[0], b);
-	j = bursts_json_blocks(bv, 1, b->t0, b->t1, BURSTS_THRESHOLD);
+	j = bursts_json_blocks(bv, 1, b->t0, b->t1, BURSTS_THRESHOLD, 0);
 	assert_non_null(j);
 	assert_float_equal(json_get_double(j, "threshold", 0), 0.8, 1e-12);
 	assert_int_equal(json_get_int(j, "late_factor", 0), 2);
@@ -344,7 +345,7 @@ test_blocks_finest_first(void **state)
 	assert_int_equal(bursts_src_blocks(main, fine, bv), 2);
 	assert_ptr_equal(bv[0], fine);
 	assert_ptr_equal(bv[1], main);
-	j = bursts_json_blocks(bv, 2, main->t0, main->t1, BURSTS_THRESHOLD);
+	j = bursts_json_blocks(bv, 2, main->t0, main->t1, BURSTS_THRESHOLD, 0);
 	assert_non_null(j);
 	series = json_object_object_get(j, "series");
 	n = json_object_array_length(series);
@@ -363,6 +364,128 @@ test_blocks_finest_first(void **state)
 	seriesblock_free(fine);
 }
 
+/* The 144-queue, 144-CPU host's size: device eth0 (4 series), 144 rx and 144 tx queues,
+ * 144 CPUs' softnet processed and NET_RX, 10 s at 10 ms, each series with 5 bursts (peaks
+ * of its own, a permutation: series k of the 576 non-device ones peaks at 1000 + (37 k mod
+ * 576) per 10 ms, 100x that per second). Uncapped: 580 series, over 600 KB. At [bursts]
+ * max_series' default (48): the 4 device series and the 48 of the highest peaks, in their
+ * order, ~100 KB at most; bursts_omitted 528; the window's top the same as uncapped. */
+#define HOST_N   1001 /* records: 10 s at 10 ms */
+#define HOST_Q   144
+#define HOST_ALL (4 + 4 * HOST_Q)
+static void
+test_cap_host_size(void **state)
+{
+	static const char *const names[] = {"link", "queues", "softnet", "softirqs"};
+	struct seriesblock *b = xcalloc(1, sizeof(*b));
+	const struct seriesblock *bv[1] = {b};
+	uint64_t *v = xmalloc(HOST_N * sizeof(uint64_t)), *d = xmalloc(HOST_N * sizeof(uint64_t));
+	json_object *j, *series, *top_all, *top;
+	size_t k = 0, len_all, len;
+	char name[64];
+
+	(void)state;
+	series_registry_init(&b->reg);
+	b->t0 = BASE;
+	b->t1 = BASE + 10 * SEC;
+	b->mono_to_real = M2R;
+	b->nsrc = 4;
+	b->src = xcalloc(4, sizeof(*b->src));
+	for (size_t s = 0; s < 4; s++) {
+		b->src[s].name = xstrdup(names[s]);
+		b->src[s].interval_ms = 10;
+		b->src[s].step_k = 1;
+		b->src[s].n = HOST_N;
+		b->src[s].t = xmalloc(HOST_N * sizeof(uint64_t));
+		for (size_t i = 0; i < HOST_N; i++)
+			b->src[s].t[i] = BASE + i * 10 * MS;
+		series_registry_name_source(&b->reg, (uint8_t)s, names[s]);
+	}
+	/* The device: 5 bursts of 100,000 per 10 ms. */
+	for (size_t i = 0; i < HOST_N; i++)
+		d[i] = i % 200 == 100 ? 100000 + i : 50;
+	make(b->src[0].t, v, d, HOST_N, 10 * MS);
+	add_series(b, "link.eth0.rx_packets", 0, "packets", "eth0", "rx_packets", NULL, -1, -1,
+	           SERIES_DIR_RX, v);
+	add_series(b, "link.eth0.tx_packets", 0, "packets", "eth0", "tx_packets", NULL, -1, -1,
+	           SERIES_DIR_TX, v);
+	add_series(b, "link.eth0.rx_bytes", 0, "bytes", "eth0", "rx_bytes", NULL, -1, -1,
+	           SERIES_DIR_RX, v);
+	add_series(b, "link.eth0.tx_bytes", 0, "bytes", "eth0", "tx_bytes", NULL, -1, -1,
+	           SERIES_DIR_TX, v);
+	for (int kind = 0; kind < 4; kind++)
+		for (int q = 0; q < HOST_Q; q++, k++) {
+			/* Five bursts, each a little higher, of this series' own height. */
+			for (size_t i = 0; i < HOST_N; i++)
+				d[i] = i % 200 == 100 ? 1000 + (37 * k) % 576 + i / 200 : 1;
+			make(b->src[0].t, v, d, HOST_N, 10 * MS);
+			if (kind < 2) {
+				snprintf(name, sizeof(name), "queue.eth0.%s%d.packets",
+				         kind == 0 ? "rx" : "tx", q);
+				add_series(b, name, 1, "packets", "eth0", "packets", NULL, q, -1,
+				           kind == 0 ? SERIES_DIR_RX : SERIES_DIR_TX, v);
+			} else if (kind == 2) {
+				snprintf(name, sizeof(name), "softnet.cpu%d.processed", q);
+				add_series(b, name, 2, "packets", NULL, "processed", NULL, -1, q, 0,
+				           v);
+			} else {
+				snprintf(name, sizeof(name), "softirq.NET_RX.cpu%d", q);
+				add_series(b, name, 3, "softirqs", NULL, NULL, "NET_RX", -1, q, 0,
+				           v);
+			}
+		}
+
+	j = bursts_json_blocks(bv, 1, b->t0, b->t1, BURSTS_THRESHOLD, 0);
+	assert_non_null(j);
+	len_all = strlen(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	assert_int_equal(json_object_array_length(json_object_object_get(j, "series")), HOST_ALL);
+	assert_int_equal(json_get_int(j, "bursts_omitted", -1), 0);
+	assert_true(len_all > 600000);
+	top_all = json_object_get(json_object_object_get(j, "top"));
+	json_object_put(j);
+
+	j = bursts_json_blocks(bv, 1, b->t0, b->t1, BURSTS_THRESHOLD, CONFIG_BURSTS_MAX_SERIES);
+	len = strlen(json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN));
+	printf("bursts of the 144-queue host: %zu series %zu bytes; capped at %d: %zu bytes\n",
+	       (size_t)HOST_ALL, len_all, CONFIG_BURSTS_MAX_SERIES, len);
+	assert_true(len <= 100000);
+	assert_int_equal(json_get_int(j, "max_series", -1), CONFIG_BURSTS_MAX_SERIES);
+	assert_int_equal(json_get_int(j, "bursts_omitted", -1),
+	                 4 * HOST_Q - CONFIG_BURSTS_MAX_SERIES);
+	series = json_object_object_get(j, "series");
+	assert_int_equal(json_object_array_length(series), 4 + CONFIG_BURSTS_MAX_SERIES);
+	for (size_t i = 0; i < 4; i++)
+		assert_string_equal(str(json_object_array_get_idx(series, i), "kind"), "device");
+	/* The others: those of the 48 highest peaks (37 k mod 576 >= 528), in their order. */
+	k = 0;
+	for (size_t i = 4; i < 4 + CONFIG_BURSTS_MAX_SERIES; i++) {
+		json_object *e = json_object_array_get_idx(series, i);
+		size_t at;
+		while ((37 * k) % 576 < 576 - CONFIG_BURSTS_MAX_SERIES)
+			k++;
+		at = k++;
+		if (at < 2 * HOST_Q)
+			snprintf(name, sizeof(name), "queue.eth0.%s%zu.packets",
+			         at < HOST_Q ? "rx" : "tx", at % HOST_Q);
+		else if (at < 3 * HOST_Q)
+			snprintf(name, sizeof(name), "softnet.cpu%zu.processed", at % HOST_Q);
+		else
+			snprintf(name, sizeof(name), "softirq.NET_RX.cpu%zu", at % HOST_Q);
+		assert_string_equal(str(e, "series"), name);
+		assert_float_equal(json_get_double(e, "peak", 0),
+		                   (1000.0 + (37 * at) % 576 + 4) * 100, 1e-6);
+	}
+	/* The window's top is made before the cap: the same. */
+	top = json_object_object_get(j, "top");
+	assert_int_equal(json_object_array_length(top), BURSTS_TOP);
+	assert_true(json_object_equal(top, top_all));
+	json_object_put(top_all);
+	json_object_put(j);
+	free(v);
+	free(d);
+	seriesblock_free(b);
+}
+
 int
 main(void)
 {
@@ -374,6 +497,7 @@ main(void)
 	    cmocka_unit_test(test_top),
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_blocks_finest_first),
+	    cmocka_unit_test(test_cap_host_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -368,6 +368,23 @@ test_fine_keys(void **state)
 	config_free(&cfg);
 	unlink(p);
 
+	/* [bursts] max_series: 48 by default, 0 (no cap) to 100000. */
+	config_defaults(&cfg);
+	assert_int_equal(cfg.bursts_max_series, 48);
+	config_free(&cfg);
+	p = write_conf("[bursts]\nmax_series = 0\n");
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), 0);
+	assert_int_equal(cfg.bursts_max_series, 0);
+	config_free(&cfg);
+	unlink(p);
+	p = write_conf("[bursts]\nmax_series = 100001\n");
+	config_defaults(&cfg);
+	assert_int_equal(config_load(&cfg, p, true, &err), -1);
+	assert_non_null(strstr(err.message, "[bursts] max_series: bad value \"100001\""));
+	config_free(&cfg);
+	unlink(p);
+
 	p = write_conf("[sampling]\nfine = none\nfine_when = never\nfine_memory = 0\n");
 	config_defaults(&cfg);
 	assert_int_equal(config_load(&cfg, p, true, &err), 0);
