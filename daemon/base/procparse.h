@@ -80,6 +80,16 @@ pp_u64(const char **pp, const char *end, uint64_t *out)
 	return 0;
 }
 
+/* pp_u64 for a cursor with at least 16 bytes readable before end: a run of 1 to 15 digits
+ * is classified and summed a word at a time instead of a digit at a time; anything else
+ * (fewer bytes left, no digit, 16 digits or more) is left to pp_u64. Same results. */
+int pp_u64_wide(const char **pp, const char *end, uint64_t *out);
+
+/* Whether the n bytes at a equal those at b (n <= 32), with 32 bytes readable at each: two
+ * vector compares where a call of memcmp would cost more than the compare (the names of
+ * `ethtool -S`, a line each). */
+bool pp_eq32(const char *a, const char *b, size_t n);
+
 /* The value of a hex digit, or 16 when c is not one. */
 static inline unsigned
 pp_hexval(char c)
