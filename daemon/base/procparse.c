@@ -362,15 +362,6 @@ hex8(const char *p, uint64_t *val)
 
 #ifdef __SSE2__
 #define DEC16_FAST 1
-/* The value of 8 bytes of digit values 0-9 (a leading byte of 0 is a leading zero), the
- * first the most significant: pairs, then fours, then all eight, one multiply each. */
-static inline uint64_t
-dec8_value(uint64_t x)
-{
-	x = x * 10 + (x >> 8);
-	x = (x & 0x00ff00ff00ff00ffull) * 6553601 >> 16;
-	return (x & 0x0000ffff0000ffffull) * 42949672960001ull >> 32;
-}
 
 /* A right-aligned decimal cell ("%10u " of /proc/interrupts and /proc/softirqs): the n bytes
  * ending at end (2 <= n <= 16, and the 16 bytes before end readable) must be blanks then 1
@@ -399,64 +390,16 @@ dec16(const char *end, size_t n, uint64_t *val)
 	memcpy(&lo, end - 8, sizeof(lo));
 	lo &= ONES * 0x0f & (k >= 8 ? ~0ull : ~0ull << 8 * (8 - k));
 	if (k <= 8) {
-		*val = dec8_value(lo);
+		*val = pp_dec8(lo);
 		return 0;
 	}
 	memcpy(&hi, end - 16, sizeof(hi));
 	hi &= ONES * 0x0f & ~0ull << 8 * (16 - k);
-	*val = dec8_value(hi) * 100000000 + dec8_value(lo);
+	*val = pp_dec8(hi) * 100000000 + pp_dec8(lo);
 	return 0;
 }
 #endif
 #endif
-
-/* pp_u64 with a run of up to 15 digits read a word at a time (see procparse.h). */
-int
-pp_u64_wide(const char **pp, const char *end, uint64_t *out)
-{
-#ifdef DEC16_FAST
-	const char *p = *pp;
-	__m128i t;
-	unsigned dig, k;
-	uint64_t hi, lo;
-
-	if (end - p < 16)
-		return pp_u64(pp, end, out);
-	t = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), _mm_set1_epi8('0'));
-	dig = (unsigned)_mm_movemask_epi8(
-	    _mm_cmpeq_epi8(_mm_max_epu8(t, _mm_set1_epi8(9)), _mm_set1_epi8(9)));
-	k = (unsigned)__builtin_ctz(~dig); /* the digits that start the window */
-	if (k == 0 || k >= 16)
-		return pp_u64(pp, end, out);
-	/* The digits' values right-aligned in a word (the first digit in the lowest byte is
-	 * the most significant for dec8_value), leading zeros shifted in. */
-	if (k <= 8) {
-		lo = load8(p) & ONES * 0x0f;
-		*out = dec8_value(k == 8 ? lo : lo << 8 * (8 - k));
-	} else {
-		hi = (load8(p) & ONES * 0x0f) << 8 * (16 - k);
-		lo = load8(p + k - 8) & ONES * 0x0f;
-		*out = dec8_value(hi) * 100000000 + dec8_value(lo);
-	}
-	*pp = p + k;
-	return 0;
-#else
-	return pp_u64(pp, end, out);
-#endif
-}
-
-/* Whether n <= 32 bytes at a and b are equal, 32 readable at each (see procparse.h). */
-bool
-pp_eq32(const char *a, const char *b, size_t n)
-{
-#ifdef __SSE2__
-	uint64_t m = eq16_bits(a, b, 0) | eq16_bits(a, b, 16) << 16;
-
-	return (m | ~0ull << n) == ~0ull;
-#else
-	return memcmp(a, b, n) == 0;
-#endif
-}
 
 /* Parse again cell c of a line whose bytes in that cell changed: the span from the end of
  * the cell before it must still be blanks then digits ending exactly where they ended. */
