@@ -13,7 +13,7 @@ that the machine's drift falls on both; the figures are medians over the rounds.
 
     bench-service.py --netmetricsd PATH --bare-read PATH [--rounds 5] [--seconds 20]
                      [--interval-ms 1000] [--steps 8] [--cache DIR] [--gen GEN_HOST]
-                     [--config-extra TEXT] [--only FILES] [--fine]
+                     [--config-extra TEXT] [--only FILES] [--fine] [--against PATH]
 
 Prints one line per phase and a summary:
     service: daemon X.XX ms/s, bare read Y.YY ms/s, ratio Z.ZZx (medians of N rounds)
@@ -22,6 +22,11 @@ only those files, for a daemon whose other sources are off (--config-extra). --f
 issue 33's fine set: link, queues and softnet sampled fine ([sampling] fine_when = always,
 fine_interval = 10ms: one timer for the three), the other sources off, against the bare read
 of their files (proc/net/dev, proc/net/softnet_stat, the ethtool text) at 10 ms.
+--against PATH measures a second netmetricsd (another build) in the same rounds, the three
+runs of a round in turn (daemon, other, bare, rotated each round), and prints its median
+and the per-round ratios of the two builds: on a shared machine the bare read's figure
+moves by 2x between runs, a build's by less, so two builds compare best against each
+other in the same rounds.
 Needs root only to let the daemon drop to its user (as in service); as another user the
 daemon runs as that user.
 """
@@ -160,14 +165,14 @@ def measure(pids, seconds):
     return (c1 - c0) / 1e6 / (t1 - t0)
 
 
-def run_daemon(args, root, work, warmup):
+def run_daemon(args, root, work, warmup, binary=None):
     sock = os.path.join(work, "s.sock")
     conf = os.path.join(work, "netmetricsd.conf")
     with open(conf, "w") as f:
         f.write("[sampling]\ninterval = %dms\n%s" % (args.daemon_interval_ms, args.config_extra))
     state = os.path.join(work, "state")
     shutil.rmtree(state, ignore_errors=True)
-    proc = subprocess.Popen([args.netmetricsd, "--foreground", "--root", root, "--socket",
+    proc = subprocess.Popen([binary or args.netmetricsd, "--foreground", "--root", root, "--socket",
                              sock, "--state-dir", state, "--config", conf, "--log-level",
                              "warn"], stdout=subprocess.DEVNULL,
                             stderr=open(os.path.join(work, "daemon.log"), "a"))
@@ -220,6 +225,7 @@ def main():
     ap.add_argument("--config-extra", default="")
     ap.add_argument("--only", default=None)
     ap.add_argument("--fine", action="store_true")
+    ap.add_argument("--against", default=None, help="a second netmetricsd to compare")
     args = ap.parse_args()
     args.daemon_interval_ms = args.interval_ms
     if args.fine:
@@ -243,14 +249,21 @@ def main():
     shutil.copytree(os.path.join(args.cache, "step-0"), root, symlinks=True)
     writer = Writer(root, contents, args.steps, args.interval_ms / 1000.0)
     writer.start()
-    daemon_ms, bare_ms = [], []
+    daemon_ms, bare_ms, other_ms = [], [], []
     try:
         for r in range(args.rounds):
-            order = ("daemon", "bare") if r % 2 == 0 else ("bare", "daemon")
+            if args.against:
+                order = ("daemon", "other", "bare")
+                order = order[r % 3:] + order[:r % 3]
+            else:
+                order = ("daemon", "bare") if r % 2 == 0 else ("bare", "daemon")
             for what in order:
                 if what == "daemon":
                     v = run_daemon(args, root, work, args.warmup)
                     daemon_ms.append(v)
+                elif what == "other":
+                    v = run_daemon(args, root, work, args.warmup, args.against)
+                    other_ms.append(v)
                 else:
                     v = run_bare(args, root, args.warmup)
                     bare_ms.append(v)
@@ -265,6 +278,12 @@ def main():
           "(medians of %d rounds; per-round ratios %s; interval %d ms, %d files)" % (
               d, d / 10.0, b, d / b, args.rounds, " ".join("%.2f" % x for x in ratios),
               args.interval_ms, len(contents)))
+    if args.against:
+        o = statistics.median(other_ms)
+        print("against %s: %.2f ms/s, ratio %.2fx the bare read; daemon/against %.3f "
+              "(medians; per round %s)" % (
+                  args.against, o, o / b, d / o,
+                  " ".join("%.3f" % (x / y) for x, y in zip(daemon_ms, other_ms))))
 
 
 if __name__ == "__main__":

@@ -629,13 +629,17 @@ same_name_line(const struct ethtool_counters *ec, uint32_t i, const char *p, con
 	size_t nlen = ec->nlen[i];
 
 	p = pp_skip_blanks(p, end);
-	if (nlen == 0 || (size_t)(end - p) < nlen + 2 || memcmp(p, ec->names[i], nlen) != 0 ||
+	/* A name fills at most 32 of its 33 bytes: with 32 bytes of text left, both sides
+	 * can be read whole (pp_eq32), a call of memcmp per line saved. */
+	if (nlen == 0 || (size_t)(end - p) < nlen + 2 ||
+	    !((size_t)(end - p) >= 32 ? pp_eq32(p, ec->names[i], nlen)
+	                              : memcmp(p, ec->names[i], nlen) == 0) ||
 	    p[nlen] != ':' || p[nlen + 1] != ' ')
 		return false;
 	p += nlen + 2;
 	while (p < end && is_value_blank(*p))
 		p++;
-	if (pp_u64(&p, end, v) < 0)
+	if (pp_u64_wide(&p, end, v) < 0)
 		return false;
 	while (p < end && is_value_blank(*p))
 		p++;

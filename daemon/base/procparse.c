@@ -362,15 +362,6 @@ hex8(const char *p, uint64_t *val)
 
 #ifdef __SSE2__
 #define DEC16_FAST 1
-/* The value of 8 bytes of digit values 0-9 (a leading byte of 0 is a leading zero), the
- * first the most significant: pairs, then fours, then all eight, one multiply each. */
-static inline uint64_t
-dec8_value(uint64_t x)
-{
-	x = x * 10 + (x >> 8);
-	x = (x & 0x00ff00ff00ff00ffull) * 6553601 >> 16;
-	return (x & 0x0000ffff0000ffffull) * 42949672960001ull >> 32;
-}
 
 /* A right-aligned decimal cell ("%10u " of /proc/interrupts and /proc/softirqs): the n bytes
  * ending at end (2 <= n <= 16, and the 16 bytes before end readable) must be blanks then 1
@@ -399,12 +390,12 @@ dec16(const char *end, size_t n, uint64_t *val)
 	memcpy(&lo, end - 8, sizeof(lo));
 	lo &= ONES * 0x0f & (k >= 8 ? ~0ull : ~0ull << 8 * (8 - k));
 	if (k <= 8) {
-		*val = dec8_value(lo);
+		*val = pp_dec8(lo);
 		return 0;
 	}
 	memcpy(&hi, end - 16, sizeof(hi));
 	hi &= ONES * 0x0f & ~0ull << 8 * (16 - k);
-	*val = dec8_value(hi) * 100000000 + dec8_value(lo);
+	*val = pp_dec8(hi) * 100000000 + pp_dec8(lo);
 	return 0;
 }
 #endif

@@ -3,6 +3,7 @@
 #ifndef NM_SOURCE_QUEUES_H
 #define NM_SOURCE_QUEUES_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -41,5 +42,9 @@ const struct queue_info *source_queues_list(struct source *src, size_t *n);
 /* Every device src reads, in listing order. Belongs to the source; valid until its next
  * sample, call or free. */
 const struct queue_dev *source_queues_devices(struct source *src, size_t *n);
+
+/* Tests only: fold each ethtool device's counters the plain way every sample, not by the
+ * plan made from the first such fold (source-queues.c), to compare the two. */
+extern bool source_queues_no_plan;
 
 #endif

@@ -425,13 +425,75 @@ test_label(void **state)
 	assert_int_equal(pp_label(&p, blank + sizeof(blank) - 1, &label, &len), -1);
 }
 
+/* pp_u64_wide against pp_u64 (the plain loop): runs of 0 to 20 digits with every byte
+ * that may follow, at every offset of a buffer, and fewer than 16 bytes before the end; and
+ * pp_eq32 against memcmp for every length, with one byte changed inside and outside it. */
+static void
+test_wide(void **state)
+{
+	char buf[64];
+	const char *p, *q;
+	uint64_t a, b;
+	int ra, rb;
+	const char follow[] = {'\n', ' ', ':', 'a', '\0', '/', (char)0xff};
+
+	(void)state;
+	srand(7);
+	for (int iter = 0; iter < 200000; iter++) {
+		size_t off = (size_t)rand() % 8, nd = (size_t)rand() % 21, avail, i;
+
+		for (i = 0; i < sizeof(buf); i++)
+			buf[i] = (char)('0' + rand() % 10);
+		for (i = 0; i < nd && off + i < sizeof(buf); i++)
+			buf[off + i] = (char)('0' + (rand() % 4 == 0 ? 0 : rand() % 10));
+		if (off + nd < sizeof(buf))
+			buf[off + nd] = follow[(size_t)rand() % sizeof(follow)];
+		avail = off + nd + 1 + (size_t)rand() % 24;
+		if (avail > sizeof(buf))
+			avail = sizeof(buf);
+		p = q = buf + off;
+		ra = pp_u64(&p, buf + avail, &a);
+		rb = pp_u64_wide(&q, buf + avail, &b);
+		assert_int_equal(ra, rb);
+		assert_ptr_equal(p, q);
+		if (ra == 0)
+			assert_true(a == b);
+	}
+	p = "123456789012345\n                ";
+	assert_int_equal(pp_u64_wide(&p, p + 32, &a), 0);
+	assert_true(a == 123456789012345ull);
+	p = "12345678\n                      ";
+	assert_int_equal(pp_u64_wide(&p, p + 32, &a), 0);
+	assert_true(a == 12345678ull);
+	p = "18446744073709551616            "; /* 2^64: pp_u64 refuses it */
+	assert_int_equal(pp_u64_wide(&p, p + 32, &a), -1);
+
+	{
+		char x[32], y[32];
+
+		for (size_t n = 0; n <= 32; n++) {
+			for (size_t k = 0; k < 32; k++) {
+				for (size_t i = 0; i < 32; i++)
+					x[i] = y[i] = (char)('a' + i);
+				y[k] = 'Z';
+				assert_int_equal(pp_eq32(x, y, n), memcmp(x, y, n) == 0);
+				assert_int_equal(pp_eq32(x, y, n), k >= n);
+			}
+		}
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_procparse),       cmocka_unit_test(test_label),
-	    cmocka_unit_test(test_cpu_cols),        cmocka_unit_test(test_row_diff_fixed),
-	    cmocka_unit_test(test_row_diff_random), cmocka_unit_test(test_first_diff),
+	    cmocka_unit_test(test_procparse),
+	    cmocka_unit_test(test_label),
+	    cmocka_unit_test(test_cpu_cols),
+	    cmocka_unit_test(test_row_diff_fixed),
+	    cmocka_unit_test(test_row_diff_random),
+	    cmocka_unit_test(test_first_diff),
+	    cmocka_unit_test(test_wide),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -214,6 +214,101 @@ test_churn(void **state)
 	harness_free(&w);
 }
 
+/* The sums of the fold plan against those of the plain fold (source_queues_no_plan), sample
+ * by sample: two worlds read the same text, values moving or not, a queue dropped, queues
+ * added past the end of the array, names moving, counters of a queue summed (mlx5's
+ * rx and rx_xdp packets), a counter that is no queue's; the same series, values, puts and
+ * gones each time. */
+static void
+test_plan(void **state)
+{
+	static const char *const steps[] = {
+	    "NIC statistics:\n     rx_queue_0_packets: 5\n     rx_queue_0_bytes: 500\n"
+	    "     rx_queue_1_packets: 6\n     rx_queue_1_bytes: 600\n     tx_queue_0_packets: 8\n"
+	    "     tx_queue_0_bytes: 800\n     rx_dropped: 3\n",
+	    /* values move, some not */
+	    "NIC statistics:\n     rx_queue_0_packets: 7\n     rx_queue_0_bytes: 500\n"
+	    "     rx_queue_1_packets: 6\n     rx_queue_1_bytes: 900\n     tx_queue_0_packets: 9\n"
+	    "     tx_queue_0_bytes: 800\n     rx_dropped: 4\n",
+	    /* nothing moves */
+	    "NIC statistics:\n     rx_queue_0_packets: 7\n     rx_queue_0_bytes: 500\n"
+	    "     rx_queue_1_packets: 6\n     rx_queue_1_bytes: 900\n     tx_queue_0_packets: 9\n"
+	    "     tx_queue_0_bytes: 800\n     rx_dropped: 4\n",
+	    /* a value goes down (a reset: put as it is) */
+	    "NIC statistics:\n     rx_queue_0_packets: 1\n     rx_queue_0_bytes: 500\n"
+	    "     rx_queue_1_packets: 6\n     rx_queue_1_bytes: 900\n     tx_queue_0_packets: 9\n"
+	    "     tx_queue_0_bytes: 800\n     rx_dropped: 4\n",
+	    /* rx queue 1 goes */
+	    "NIC statistics:\n     rx_queue_0_packets: 2\n     rx_queue_0_bytes: 510\n"
+	    "     tx_queue_0_packets: 9\n     tx_queue_0_bytes: 810\n     rx_dropped: 4\n",
+	    "NIC statistics:\n     rx_queue_0_packets: 3\n     rx_queue_0_bytes: 510\n"
+	    "     tx_queue_0_packets: 10\n     tx_queue_0_bytes: 810\n     rx_dropped: 4\n",
+	    /* it comes back with queue 9 (the queue array grows), in another order */
+	    "NIC statistics:\n     rx_queue_9_packets: 90\n     rx_queue_0_packets: 3\n"
+	    "     rx_queue_1_packets: 60\n     rx_queue_0_bytes: 520\n     tx_queue_0_packets: 10\n"
+	    "     tx_queue_0_bytes: 810\n",
+	    "NIC statistics:\n     rx_queue_9_packets: 91\n     rx_queue_0_packets: 4\n"
+	    "     rx_queue_1_packets: 60\n     rx_queue_0_bytes: 530\n     tx_queue_0_packets: 11\n"
+	    "     tx_queue_0_bytes: 810\n",
+	    "NIC statistics:\n     rx_queue_9_packets: 91\n     rx_queue_0_packets: 4\n"
+	    "     rx_queue_1_packets: 61\n     rx_queue_0_bytes: 530\n     tx_queue_0_packets: 11\n"
+	    "     tx_queue_0_bytes: 811\n",
+	};
+	static const char *const mlx[] = {
+	    "NIC statistics:\n     rx0_packets: 10\n     rx0_xdp_tx_xmit: 0\n     rx0_bytes: 100\n"
+	    "     tx0_packets: 20\n     tx0_bytes: 200\n",
+	    "NIC statistics:\n     rx0_packets: 11\n     rx0_xdp_tx_xmit: 0\n     rx0_bytes: 110\n"
+	    "     tx0_packets: 20\n     tx0_bytes: 200\n",
+	    "NIC statistics:\n     rx0_packets: 11\n     rx0_xdp_tx_xmit: 0\n     rx0_bytes: 110\n"
+	    "     tx0_packets: 25\n     tx0_bytes: 260\n",
+	};
+	struct world w[2];
+	size_t nsteps = sizeof(steps) / sizeof(steps[0]), rounds = 2 * nsteps + 6;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		harness_init(&w[k], &source_queues_ops, NULL);
+		harness_mkdir(&w[k], "ethtool");
+		harness_write(&w[k], "ethtool/nic0.txt", steps[0]);
+		harness_write(&w[k], "ethtool/mlx5.txt", mlx[0]);
+		start(&w[k], NULL);
+	}
+	for (size_t r = 0; r < rounds; r++) {
+		/* Each step twice in a row (the plan is made on the first, used on the second),
+		 * then a few as they come. */
+		const char *text = r < 2 * nsteps ? steps[r / 2] : steps[(r * 5) % nsteps];
+		for (int k = 0; k < 2; k++) {
+			harness_write(&w[k], "ethtool/nic0.txt", text);
+			harness_write(&w[k], "ethtool/mlx5.txt", mlx[(r / 3) % 3]);
+			source_queues_no_plan = k == 1;
+			harness_sample(&w[k]);
+		}
+		source_queues_no_plan = false;
+		assert_int_equal(w[0].reg.n, w[1].reg.n);
+		assert_int_equal(w[0].sink.nput, w[1].sink.nput);
+		assert_int_equal(w[0].sink.ngone, w[1].sink.ngone);
+		for (series_id id = 0; id < w[0].reg.n; id++) {
+			assert_string_equal(series_get(&w[0].reg, id)->name,
+			                    series_get(&w[1].reg, id)->name);
+			assert_int_equal(w[0].sink.val[id], w[1].sink.val[id]);
+			assert_int_equal(w[0].sink.put[id], w[1].sink.put[id]);
+			assert_int_equal(w[0].sink.gone[id], w[1].sink.gone[id]);
+			assert_int_equal(w[0].sink.count[id], w[1].sink.count[id]);
+		}
+	}
+	/* The values are the text's, by the plan (two samples of one text: the second is
+	 * folded by the plan the first made). */
+	for (int i = 0; i < 2; i++) {
+		harness_write(&w[0], "ethtool/nic0.txt", steps[7]);
+		harness_sample(&w[0]);
+	}
+	assert_int_equal(harness_value(&w[0], "queue.nic0.rx9.packets"), 91);
+	assert_int_equal(harness_value(&w[0], "queue.nic0.rx0.bytes"), 530);
+	assert_int_equal(harness_value(&w[0], "queue.nic0.tx0.packets"), 11);
+	harness_free(&w[0]);
+	harness_free(&w[1]);
+}
+
 /* A counter of /sys/class/net/DEV/statistics. */
 static uint64_t
 sysfs_stat(const char *dev, const char *stat)
@@ -277,9 +372,8 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixture_drivers),
-	    cmocka_unit_test(test_options),
-	    cmocka_unit_test(test_churn),
+	    cmocka_unit_test(test_fixture_drivers), cmocka_unit_test(test_options),
+	    cmocka_unit_test(test_churn),           cmocka_unit_test(test_plan),
 	    cmocka_unit_test(test_host_qstats),
 	};
 
