@@ -6,6 +6,11 @@
  * the file), a 32-bit counter. The field "entries" is a table-wide level repeated on every
  * row: it becomes the gauge lnstat.<table>.entries, from the first row only.
  *
+ * The per-CPU cells are series only with [source.lnstat] per-cpu = yes: lnstat(8) itself
+ * shows the sums, results do not keep the cells, and on a 144-CPU host they are ~10,000
+ * series that cost more than the rest of the sampling's parse and store together (bench/
+ * bench-service.py). The cells are parsed either way: the sums are made of them.
+ *
  * The sums lnstat.<table>.<field> are 64-bit counters that accumulate each CPU's 32-bit
  * increment (wrap-corrected), not the sum of the raw cells, which would fall by 2^32 when
  * one cell wraps and look like a reset. They start at the sum of the raw cells, so until a
@@ -33,6 +38,7 @@
 
 #include <json-c/json.h>
 
+#include "config.h"
 #include "cpulist.h"
 #include "error.h"
 #include "log.h"
@@ -70,6 +76,11 @@ struct lnstat_table {
 	uint32_t *prev;          /* [row * ncols + col]: the cell's last value */
 	struct lnstat_row *rows; /* [row] */
 	size_t nrows, rowscap;   /* rows interned; rows allocated */
+};
+
+/* [source.lnstat] options. */
+struct lnstat_opts {
+	bool per_cpu; /* per-cpu = yes: the per-CPU cells as series too */
 };
 
 struct lnstat_priv {
@@ -240,6 +251,8 @@ table_intern_header(struct source *src, struct lnstat_table *t, const char *h, c
 static void
 table_add_row(struct source *src, struct lnstat_table *t, size_t r)
 {
+	const struct lnstat_opts *o = src->opts;
+	bool per_cpu = o != NULL && o->per_cpu;
 	const char *tok[LNSTAT_MAX_COLUMNS];
 	size_t len[LNSTAT_MAX_COLUMNS];
 	struct series_labels l = source_labels(src);
@@ -265,7 +278,7 @@ table_add_row(struct source *src, struct lnstat_table *t, size_t r)
 
 		*id = SERIES_NONE;
 		t->prev[r * t->ncols + c] = 0;
-		if (c >= n || (long)c == t->entries_col || len[c] > LNSTAT_MAX_FIELD)
+		if (!per_cpu || c >= n || (long)c == t->entries_col || len[c] > LNSTAT_MAX_FIELD)
 			continue;
 		l.field = source_atom(src, tok[c], len[c]);
 		*id = series_internf(src->reg, SERIES_COUNTER32, src->index,
@@ -638,7 +651,30 @@ lnstat_describe(struct source *src)
 	for (size_t i = 0; p != NULL && i < p->ntables; i++)
 		json_object_array_add(tables, json_object_new_string(p->tables[i]->name));
 	json_object_object_add(o, "tables", tables);
+	json_object_object_add(
+	    o, "per_cpu",
+	    json_object_new_boolean(src->opts != NULL &&
+	                            ((const struct lnstat_opts *)src->opts)->per_cpu));
 	return o;
+}
+
+/* [source.lnstat] per-cpu = yes | no. */
+static int
+lnstat_configure(struct source *src, const char *key, const char *val, struct nm_error *err)
+{
+	struct lnstat_opts *o = src->opts;
+	bool b;
+
+	if (strcmp(key, "per-cpu") != 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS, "[source.lnstat]: unknown key \"%s\"",
+		                    key);
+	if (config_parse_bool(val, &b) < 0)
+		return nm_error_set(err, NM_ERR_BAD_ARGS,
+		                    "source lnstat: per-cpu = %s: not a boolean", val);
+	if (o == NULL)
+		o = src->opts = xcalloc(1, sizeof(*o));
+	o->per_cpu = b;
+	return 0;
 }
 
 /* Close the directory and the tables and free the state. */
@@ -647,6 +683,8 @@ lnstat_free(struct source *src)
 {
 	struct lnstat_priv *p = src->priv;
 
+	free(src->opts);
+	src->opts = NULL;
 	if (p == NULL)
 		return;
 	for (size_t i = 0; i < p->ntables; i++)
@@ -681,7 +719,7 @@ const struct source_ops source_lnstat_ops = {
     .keep = SOURCE_KEPT,
     .keep_except = &lnstat_not_kept,
     .description = "per-CPU tables of /proc/net/stat (rt_cache, arp_cache, nf_conntrack...)",
-    .configure = NULL,
+    .configure = lnstat_configure,
     .init = lnstat_init,
     .sample = lnstat_sample,
     .describe = lnstat_describe,

@@ -126,7 +126,8 @@ class Daemon:
         self.sock = os.path.join(self.dir, "s.sock")
         conf = os.path.join(self.dir, "netmetricsd.conf")
         with open(conf, "w") as f:
-            f.write("[sampling]\ninterval = 200ms\n")
+            # lnstat's per-CPU cells too (test_trend_from_to_decay's movers glob takes them).
+            f.write("[sampling]\ninterval = 200ms\n[source.lnstat]\nper-cpu = yes\n")
             if os.geteuid() != 0:
                 f.write("[daemon]\nadmin_group = %s\n" % grp.getgrgid(os.getegid()).gr_name)
             for s in OFF:

@@ -117,6 +117,9 @@ new_root(struct world *w)
 }
 
 /* A sampler on w->root with the sources off[] disabled, sampled once at 10 s. */
+/* [source.lnstat] per-cpu = yes for the next start_sampler (its cells as series). */
+static bool lnstat_per_cpu;
+
 static void
 start_sampler(struct world *w, const char *const *off, size_t noff)
 {
@@ -128,6 +131,8 @@ start_sampler(struct world *w, const char *const *off, size_t noff)
 	w->cfg.ring_memory = 1u << 20;
 	for (size_t i = 0; i < noff; i++)
 		config_add_source_opt(&w->cfg, off[i], "enable", "no");
+	if (lnstat_per_cpu)
+		config_add_source_opt(&w->cfg, "lnstat", "per-cpu", "yes");
 	w->s = sampler_new(&w->cfg, &err);
 	assert_non_null(w->s);
 	sampler_set_clock(w->s, fake_clock, w);
@@ -469,7 +474,9 @@ test_gauge_fall_and_wrap(void **state)
 	snprintf(text, sizeof(text), "%s00000003 00000001 fffffff0\n00000003 00000001 80000010\n",
 	         hdr);
 	write_file(w->root, "proc/net/stat/arp_cache", text);
+	lnstat_per_cpu = true;
 	start_sampler(w, others, sizeof(others) / sizeof(others[0]));
+	lnstat_per_cpu = false;
 	reg = sampler_registry(w->s);
 	e = series_find(reg, "lnstat.arp_cache.entries");
 	l0 = series_find(reg, "lnstat.arp_cache.cpu0.lookups");

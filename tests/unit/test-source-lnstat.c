@@ -27,7 +27,7 @@ test_fixture_values(void **state)
 
 	(void)state;
 	harness_init(&w, &source_lnstat_ops, FIXTURE_DIR "/lnstat");
-	assert_null(w.src.ops->configure);
+	harness_configure(&w, "per-cpu", "yes");
 	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
 	harness_sample(&w);
 
@@ -87,6 +87,7 @@ test_two_samples(void **state)
 
 	(void)state;
 	harness_init(&w, &source_lnstat_ops, NULL);
+	harness_configure(&w, "per-cpu", "yes");
 	harness_copy_fixture("lnstat", w.dir);
 	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
 	harness_sample(&w);
@@ -120,6 +121,49 @@ test_two_samples(void **state)
 	harness_free(&w);
 }
 
+/* By default (per-cpu = no) no per-CPU cell is a series, and the sums are the same as with
+ * them: a cell that wraps adds its 32-bit increment. status says per_cpu false; per-cpu takes
+ * a boolean only. */
+static void
+test_sums_only_by_default(void **state)
+{
+	struct world w;
+	struct nm_error err = {0};
+	json_object *d, *v;
+
+	(void)state;
+	harness_init(&w, &source_lnstat_ops, NULL);
+	assert_int_equal(w.src.ops->configure(&w.src, "per-cpu", "maybe", &err), -1);
+	assert_non_null(strstr(err.message, "per-cpu = maybe: not a boolean"));
+	assert_int_equal(w.src.ops->configure(&w.src, "per_cpu", "yes", &err), -1);
+	harness_copy_fixture("lnstat", w.dir);
+	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
+	harness_sample(&w);
+	harness_write(
+	    &w, "proc/net/stat/arp_cache",
+	    "entries  allocs   destroys hash_grows lookups  hits     res_failed "
+	    "rcv_probes_mcast rcv_probes_ucast periodic_gc_runs forced_gc_runs "
+	    "unresolved_discards table_fulls\n"
+	    "00000004 00000010 00000001 00000000   00000010 00000007 00000000   00000000 "
+	    "        00000000         0000002f         00000000       00000000            "
+	    "00000000\n"
+	    "00000009 00000020 00000002 00000000   00000006 000000a0 00000000   00000000 "
+	    "        00000000         00000000         00000000       00000000            "
+	    "00000000\n");
+	harness_sample(&w);
+	for (size_t i = 0; i < w.reg.n; i++)
+		assert_null(strstr(w.reg.v[i].name, ".cpu"));
+	/* As test_two_samples, which has the cells: 0xfffffff5 + 0x20 + 1. */
+	harness_check(&w, "lnstat.arp_cache.lookups", 0x100000016ull, SERIES_COUNTER);
+	harness_check(&w, "lnstat.arp_cache.entries", 4, SERIES_GAUGE);
+	harness_check(&w, "lnstat.arp_cache.allocs", 0x30, SERIES_COUNTER);
+	d = w.src.ops->describe(&w.src);
+	assert_true(json_object_object_get_ex(d, "per_cpu", &v));
+	assert_false(json_object_get_boolean(v));
+	json_object_put(d);
+	harness_free(&w);
+}
+
 /* Rows are compared with the previous read: only cells whose bytes changed are parsed; a token
  * that is not a hex count is skipped and its row parsed in full until it is one again; a row
  * that changes length is parsed in full. The values are those a full parse gives. */
@@ -131,6 +175,7 @@ test_changed_cells(void **state)
 
 	(void)state;
 	harness_init(&w, &source_lnstat_ops, NULL);
+	harness_configure(&w, "per-cpu", "yes");
 	harness_copy_fixture("lnstat", w.dir);
 	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
 	harness_sample(&w);
@@ -217,6 +262,7 @@ test_header_and_rows_change(void **state)
 
 	(void)state;
 	harness_init(&w, &source_lnstat_ops, NULL);
+	harness_configure(&w, "per-cpu", "yes");
 	harness_copy_fixture("lnstat", w.dir);
 	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
 	harness_sample(&w);
@@ -284,6 +330,7 @@ test_rescan(void **state)
 
 	(void)state;
 	harness_init(&w, &source_lnstat_ops, NULL);
+	harness_configure(&w, "per-cpu", "yes");
 	harness_copy_fixture("lnstat", w.dir);
 	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
 	harness_sample(&w);
@@ -330,6 +377,7 @@ test_real_proc(void **state)
 
 	(void)state;
 	harness_init(&w, &source_lnstat_ops, "/");
+	harness_configure(&w, "per-cpu", "yes");
 	assert_int_equal(w.src.ops->init(&w.src, &err), 0);
 	harness_sample(&w);
 	d = opendir("/proc/net/stat");
@@ -362,9 +410,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_fixture_values), cmocka_unit_test(test_two_samples),
-	    cmocka_unit_test(test_changed_cells),  cmocka_unit_test(test_header_and_rows_change),
-	    cmocka_unit_test(test_rescan),         cmocka_unit_test(test_missing_dir),
+	    cmocka_unit_test(test_fixture_values),
+	    cmocka_unit_test(test_two_samples),
+	    cmocka_unit_test(test_sums_only_by_default),
+	    cmocka_unit_test(test_changed_cells),
+	    cmocka_unit_test(test_header_and_rows_change),
+	    cmocka_unit_test(test_rescan),
+	    cmocka_unit_test(test_missing_dir),
 	    cmocka_unit_test(test_real_proc),
 	};
 
