@@ -185,10 +185,16 @@ def check_peaks(result, bursts, what):
               "(%.2f of the sender's mean), per-second mean %.0f/s (peak/mean %.1f)"
               % (what, w0, rate, max10, p, p / rate, m, p / max(m, 1)))
     # The daemon's 10 ms intervals are not the sender's: a peak lies between the burst's mean
-    # and its highest 10 ms (15 % either way for the clocks). A loaded host may make a tick
-    # late, spreading one burst over a longer gap: one burst may fall short.
+    # and its highest 10 ms (15 % either way for the clocks). The fine timer's ticks come 8
+    # and 12 ms apart (libevent's coarse clock sees a 10 ms timer early), and a loaded host
+    # makes one late: a 20 ms burst whose best interval straddles its edge shows short (two
+    # of six at 0.83 of the sender's mean in one CI run). Never above the sender's highest;
+    # at most two short, none below half.
     close = [g for g in got if 0.85 * g[0] <= g[2] <= 1.15 * g[1]]
-    assert len(close) >= len(got) - 1, "%s: peaks vs sender rates: %s" % (what, got)
+    assert len(close) >= len(got) - 2, "%s: peaks vs sender rates: %s" % (what, got)
+    for rate, max10, p, m in got:
+        assert 0.5 * rate <= p <= 1.15 * max(max10, rate), \
+            "%s: peak %.0f against the sender's %.0f (%.0f over 10 ms)" % (what, p, rate, max10)
     for rate, max10, p, m in got:
         assert p > 10 * m, "%s: peak %.0f is not far above the mean %.0f" % (what, p, m)
     return [g[2] for g in got]
