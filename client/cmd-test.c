@@ -283,9 +283,13 @@ suite_until(json_object *result, FILE *fp)
 
 	if (!json_object_object_get_ex(result, "until_ci", &u) || u == NULL)
 		return;
-	fprintf(fp, "until the 95%% CI of %s is within %g%% (at most %lld iterations): ",
+	fprintf(fp, "until the 95%% CI of %s is within %g%% (at most %lld iterations",
 	        json_get_string(u, "figure_judged", json_get_string(u, "figure", "the figure")),
 	        json_get_double(u, "pct", 0), (long long)json_get_int(u, "max_iterations", 0));
+	if (json_get_int(u, "looks", 0) > 1) /* a record from before the looks has none */
+		fprintf(fp, "; %lld looks, each at %.4g%%", (long long)json_get_int(u, "looks", 0),
+		        100 * (1 - json_get_double(u, "alpha_per_look", 0.05)));
+	fprintf(fp, "): ");
 	fprintf(
 	    fp, "%s\n",
 	    json_get_string(u, "message", json_get_bool(u, "sure", false) ? "sure" : "not yet"));

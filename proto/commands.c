@@ -931,8 +931,9 @@ const struct proto_command proto_commands[] = {
                   .type = PROTO_ARG_NUMBER,
                   .min = 0.001,
                   .max = 100,
-                  .help = "repeat the points (A B A B ...) until the 95 % CI of the figure's "
-                          "difference from the first point is within PCT % of its mean"},
+                  .help = "repeat the points (A B, B A ...) until the CI of the figure's "
+                          "difference from the first point is within PCT % of its mean "
+                          "(95 % over all the looks)"},
                  {.name = "max_iterations",
                   .type = PROTO_ARG_INT,
                   .min = 2,

@@ -188,16 +188,24 @@ stats_welch(const struct stats_desc *a, const struct stats_desc *b, struct stats
 int
 stats_diff_ci95(const struct stats_desc *a, const struct stats_desc *b, double *diff, double *half)
 {
+	return stats_diff_ci(a, b, 0.95, diff, half);
+}
+
+/* Welch's interval at a confidence level. */
+int
+stats_diff_ci(const struct stats_desc *a, const struct stats_desc *b, double level, double *diff,
+              double *half)
+{
 	struct stats_welch w;
 
-	if (stats_welch(a, b, &w) < 0)
+	if (!(level > 0 && level < 1) || stats_welch(a, b, &w) < 0)
 		return -1;
 	*diff = b->mean - a->mean;
 	if (isnan(w.df)) {
 		*half = 0; /* neither varies */
 		return 0;
 	}
-	*half = stats_t_quantile(0.975, w.df) *
+	*half = stats_t_quantile((1 + level) / 2, w.df) *
 	        sqrt(a->sd * a->sd / (double)a->n + b->sd * b->sd / (double)b->n);
 	return 0;
 }

@@ -49,6 +49,9 @@ int stats_welch(const struct stats_desc *a, const struct stats_desc *b, struct s
  * has fewer than 2 values, else 0. */
 int stats_diff_ci95(const struct stats_desc *a, const struct stats_desc *b, double *diff,
                     double *half);
+/* The same at confidence level (0 < level < 1): the quantile t((1 + level) / 2, df). */
+int stats_diff_ci(const struct stats_desc *a, const struct stats_desc *b, double level,
+                  double *diff, double *half);
 
 /* The Mann-Whitney U test (the Wilcoxon rank-sum test) of a against b, for figures whose
  * distribution is skewed (latency percentiles), where a mean and its t interval mislead.

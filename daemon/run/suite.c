@@ -1,5 +1,6 @@
 /* suite.c: a suite file becomes a list of runs (the matrix, iterations outermost so that
- * the runs of one point are interleaved with the others, as noisy hosts need); the runs go
+ * the runs of one point are interleaved with the others, as noisy hosts need, and each
+ * round's order rotated by one so that no point always runs first); the runs go
  * one after another through the runner, with a pause between them; the record on disk
  * follows every step. */
 #include <ctype.h>
@@ -45,6 +46,7 @@ struct suite {
 	struct test_cred cred;    /* who started it: its runs run as them */
 	struct suite_until until; /* pct 0: the file's iterations */
 	size_t npoints;           /* of the matrix: a round is this many runs */
+	size_t rounds_max;        /* the iterations (with --until-ci, the cap) */
 };
 
 struct suites {
@@ -349,6 +351,17 @@ npoints(json_object *matrix)
 	return total;
 }
 
+/* The run of point p (in matrix order) in round k (from 0): round k runs the points rotated
+ * by k, place j holding point (j + k) % np, so that over np rounds every point runs once in
+ * every place. A point that always ran first (right after the pause, or after the same
+ * other point) would carry that place's effect as a difference: two identical points ran
+ * in a fixed order differed by 3.7 %, "sure", on a CI host. */
+static size_t
+run_index(size_t np, size_t k, size_t p)
+{
+	return k * np + (p + np - k % np) % np;
+}
+
 /* Build the runs of the suite and check each (as test start would). */
 static json_object *
 build_runs(struct suites *ss, const char *sname, struct parse *p, unsigned iters,
@@ -364,12 +377,12 @@ build_runs(struct suites *ss, const char *sname, struct parse *p, unsigned iters
 		return NULL;
 	}
 	for (unsigned it = 1; it <= iters; it++)
-		for (size_t i = 0; i < np; i++) {
+		for (size_t j = 0; j < np; j++) {
 			json_object *vars = json_object_new_object(), *args, *run, *conns;
 			struct test_spec spec;
 			char point[400], name[201];
 
-			point_of(p->matrix, i, point, sizeof(point), vars);
+			point_of(p->matrix, (j + it - 1) % np, point, sizeof(point), vars);
 			snprintf(name, sizeof(name), "%s/%s_iter_%u", sname, point, it);
 			args = json_object_new_object();
 			json_object_object_foreach(p->test, k, v)
@@ -517,8 +530,8 @@ point_values(const struct suite *s, size_t p, size_t rounds, const char *figure,
 	size_t n = 0;
 
 	for (size_t k = 0; k < rounds; k++) {
-		json_object *run = json_object_array_get_idx(s->runs, k * s->npoints + p), *figs,
-		            *x;
+		json_object *run = json_object_array_get_idx(s->runs, run_index(s->npoints, k, p)),
+		            *figs, *x;
 		if (strcmp(json_get_string(run, "status", ""), "passed") != 0 ||
 		    !json_object_object_get_ex(run, "figures", &figs) ||
 		    !json_object_object_get_ex(figs, figure, &x) ||
@@ -561,10 +574,44 @@ interval_json(const char *a, const char *b, const struct stats_desc *da,
 	return o;
 }
 
-/* The rank test of a skewed figure's two points into the interval ("rank_test": {"w", "p",
- * "method"}); true when it finds a difference (p < COMPARE_ALPHA). */
+/* The rounds after which --until-ci looks: whole rotations (every np rounds, when every
+ * point has run as often in each place) for up to SUITE_UNTIL_ROTATION_MAX points, after
+ * every round for more; never before SUITE_UNTIL_MIN_ROUNDS; always at the cap. */
 static bool
-until_rank(json_object *iv, const double *va, size_t na, const double *vb, size_t nb)
+until_looks_at(size_t np, size_t rounds, size_t cap)
+{
+	size_t step = np <= SUITE_UNTIL_ROTATION_MAX ? np : 1;
+
+	return rounds >= SUITE_UNTIL_MIN_ROUNDS && (rounds % step == 0 || rounds == cap);
+}
+
+/* How many looks a suite of np points capped at cap rounds can take. */
+static size_t
+until_looks(size_t np, size_t cap)
+{
+	size_t n = 0;
+
+	for (size_t r = 1; r <= cap; r++)
+		n += until_looks_at(np, r, cap);
+	return n;
+}
+
+/* The error rate of each look: COMPARE_ALPHA shared out over the looks (Bonferroni), so
+ * that the chance of a suite calling a difference between points that do not differ, at
+ * any look, stays within COMPARE_ALPHA. Looking after every round at 5 % each would call
+ * it about three times as often over 10 looks (optional stopping). */
+static double
+until_alpha(size_t np, size_t cap)
+{
+	size_t looks = until_looks(np, cap);
+
+	return COMPARE_ALPHA / (double)(looks ? looks : 1);
+}
+
+/* The rank test of a skewed figure's two points into the interval ("rank_test": {"w", "p",
+ * "method"}); true when it finds a difference (p < alpha). */
+static bool
+until_rank(json_object *iv, const double *va, size_t na, const double *vb, size_t nb, double alpha)
 {
 	struct stats_rank r;
 	json_object *o;
@@ -576,7 +623,7 @@ until_rank(json_object *iv, const double *va, size_t na, const double *vb, size_
 	json_object_object_add(o, "p", json_double(r.p));
 	json_add_string(o, "method", r.exact ? "exact" : "normal");
 	json_object_object_add(iv, "rank_test", o);
-	return r.p < COMPARE_ALPHA;
+	return r.p < alpha;
 }
 
 /* After a round: each point's interval against the first (one point: its mean's) into the
@@ -590,6 +637,7 @@ until_check(struct suite *s, size_t rounds)
 	struct stats_desc d0, dp;
 	double *v0 = xcalloc(rounds + 1, sizeof(double)), *vp = xcalloc(rounds + 1, sizeof(double));
 	bool sure = true;
+	double alpha = until_alpha(s->npoints, s->rounds_max);
 
 	for (size_t i = 0; figure == NULL && i < rounds * s->npoints; i++) {
 		json_object *figs = NULL;
@@ -611,13 +659,16 @@ until_check(struct suite *s, size_t rounds)
 			bool have;
 			json_object *iv;
 			if (s->npoints == 1) {
-				have = stats_ci95(&d0, &lo, &hi) == 0;
+				have = d0.n >= 2 &&
+				       stats_ci(&d0,
+				                stats_t_quantile(1 - alpha / 2, (double)(d0.n - 1)),
+				                &lo, &hi) == 0;
 				diff = d0.mean;
 				half = have ? (hi - lo) / 2 : 0;
 				iv = interval_json(NULL, pn, &d0, &d0, diff, half, have, d0.mean);
 			} else {
 				point_values(s, p, rounds, figure, vp, &dp);
-				have = stats_diff_ci95(&d0, &dp, &diff, &half) == 0;
+				have = stats_diff_ci(&d0, &dp, 1 - alpha, &diff, &half) == 0;
 				iv = interval_json(p0, pn, &d0, &dp, diff, half, have, d0.mean);
 			}
 			/* Sure: the interval is within pct % (the difference is known that
@@ -628,7 +679,7 @@ until_check(struct suite *s, size_t rounds)
 			const char *by = NULL;
 			bool ranks_agree = true;
 			if (s->npoints > 1 && compare_skewed_figure(figure))
-				ranks_agree = until_rank(iv, v0, d0.n, vp, dp.n);
+				ranks_agree = until_rank(iv, v0, d0.n, vp, dp.n, alpha);
 			if (have && d0.mean != 0) {
 				double lo_pct = 100.0 * (diff - half) / fabs(d0.mean);
 				double hi_pct = 100.0 * (diff + half) / fabs(d0.mean);
@@ -671,7 +722,8 @@ until_round(struct suites *ss, struct suite *s)
 	size_t rounds = s->next / s->npoints;
 	char why[200];
 
-	if (s->until.pct <= 0 || s->next % s->npoints != 0 || rounds < SUITE_UNTIL_MIN_ROUNDS)
+	if (s->until.pct <= 0 || s->next % s->npoints != 0 ||
+	    !until_looks_at(s->npoints, rounds, s->rounds_max))
 		return false;
 	if (until_check(s, rounds)) {
 		json_add_string(u, "stopped_by", "ci");
@@ -967,6 +1019,7 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 	s->cred.peer = clientfd_ref(cred->peer);
 	s->ev_pause = evtimer_new(ss->d->base, pause_cb, ss);
 	s->npoints = npoints(p.matrix);
+	s->rounds_max = iters;
 	if (until != NULL)
 		s->until = *until;
 	rec = json_object_new_object();
@@ -983,6 +1036,9 @@ suite_run(struct suites *ss, const char *text, const char *file, const char *nam
 		json_object_object_add(u, "pct", json_double(until->pct));
 		json_add_uint(u, "max_iterations", iters);
 		json_add_string(u, "figure", until->figure[0] ? until->figure : NULL);
+		json_add_uint(u, "looks", until_looks(s->npoints, iters));
+		json_object_object_add(u, "alpha_per_look",
+		                       json_double(until_alpha(s->npoints, iters)));
 		json_add_string(u, "stopped_by", NULL);
 		json_object_object_add(rec, "until_ci", u);
 	}

@@ -27,19 +27,22 @@ struct suites *suite_init(struct daemon *d, struct nm_error *err);
  * runner_free, which then ends the suite's test. */
 void suite_free(struct suites *ss);
 
-/* Run until the answer is sure (suite run --until-ci): each round of the points (every
- * point once, interleaved) ends with the 95 % confidence interval of the difference of the
- * means of figure between each point and the first (a single point: of its mean), and the
- * suite stops once every interval is sure (its half-width within pct % of the first point's
- * mean, or all of it more than pct % away from no difference), or after max_iterations
- * rounds (then the answer is not sure). */
+/* Run until the answer is sure (suite run --until-ci): the points run in rounds (every
+ * point once, each round's order rotated by one); after each whole rotation (every round
+ * past SUITE_UNTIL_ROTATION_MAX points) and at the cap, a look: the confidence interval of
+ * the difference of the means of figure between each point and the first (a single point:
+ * of its mean), at 1 - 0.05 / looks each so that over all the looks the suite's chance of
+ * an error stays within 5 %, and the suite stops once every interval is sure (its half-width
+ * within pct % of the first point's mean, or all of it more than pct % away from no
+ * difference), or after max_iterations rounds (then the answer is not sure). */
 struct suite_until {
 	double pct;              /* 0: run the file's iterations */
 	unsigned max_iterations; /* the cap (SUITE_UNTIL_MAX_DEFAULT when 0) */
 	char figure[128];        /* fnmatch(3) glob over the test's figures ("" : the default) */
 };
-#define SUITE_UNTIL_MAX_DEFAULT 20
-#define SUITE_UNTIL_MIN_ROUNDS  2 /* rounds before the first check */
+#define SUITE_UNTIL_MAX_DEFAULT  20
+#define SUITE_UNTIL_MIN_ROUNDS   2 /* rounds before the first check */
+#define SUITE_UNTIL_ROTATION_MAX 4 /* up to this many points, checks at whole rotations */
 
 /* Parse suite text (file names the source in messages), check every run's arguments, and
  * start the first run (with dry, only list the runs). name (may be NULL) overrides [suite]

@@ -279,7 +279,9 @@ def until_suite(d, name, conns, rfs, *args, kind="TCP_STREAM", extra=""):
 
 
 def test_until_ci():
-    """suite run --until-ci: points interleaved A B A B; a large difference (one stream
+    """suite run --until-ci: points interleaved, each round's order rotated (A B, B A); a
+    suite of two points looks at every second round (2 and 4) and at the cap (5), three
+    looks at 5 / 3 % each; a large difference (one stream
     against two, whose figure procs_reporting is 1 against 2, no noise) is sure after the
     first check; no difference (a flow count that changes nothing) with a cap too small for
     0.1 % stops at the cap and says the answer is not sure; the intervals are reported."""
@@ -294,7 +296,8 @@ def test_until_ci():
         assert u["iterations"] == 2 and st["runs_total"] == 4 and st["runs_done"] == 4, st
         names = [x["name"] for x in st["runs"]]
         assert names == ["big/conns_1_rfs_256_iter_1", "big/conns_2_rfs_256_iter_1",
-                         "big/conns_1_rfs_256_iter_2", "big/conns_2_rfs_256_iter_2"], names
+                         "big/conns_2_rfs_256_iter_2", "big/conns_1_rfs_256_iter_2"], names
+        assert u["looks"] == 3 and abs(u["alpha_per_look"] - 0.05 / 3) < 1e-6, u
         iv = u["intervals"][0]
         assert iv["a"] == "conns_1_rfs_256" and iv["b"] == "conns_2_rfs_256", iv
         assert iv["difference"] == 1 and iv["ci95_low"] == 1 and iv["ci95_high"] == 1, iv
@@ -329,7 +332,9 @@ def test_until_ci_noisy():
     noise-free procs_reporting of test_until_ci): one stream against two (on this machine's
     two CPUs two to five times the throughput when measured) is sure sooner than two points
     that do not differ at all (a matrix dimension "same" that nothing uses: the same run
-    twice), both with --until-ci 0.5 and a cap of 6. The large difference is sure because
+    twice), both with --until-ci 0.5 and a cap of 6 (looks after rounds 2, 4 and 6, each
+    round's order rotated so that neither point always runs first: in a fixed order the
+    identical pair once differed by 3.7 % in CI, "sure"). The large difference is sure because
     its whole interval lies beyond 0.5 %; the identical pair could only be sure with its
     interval within 0.5 %, which run-to-run noise of a few % on veth does not give in 6
     rounds. (An RFS flow count of 256 against 512 is no such pair: it moved a single
@@ -352,6 +357,7 @@ def test_until_ci_noisy():
         assert big["intervals"][0]["ci95_low"] > 0, big
         assert big["iterations"] < small["iterations"], (big, small)
         assert small["intervals"][0]["sure_by"] != "beyond", small
+        assert small["looks"] == 3 and small["iterations"] in (2, 4, 6), small
     finally:
         assert d.stop() == 0
         srv.stop()
@@ -363,8 +369,9 @@ def test_until_ci_rank():
     machine's two CPUs (3-5x when measured, 1.49x once in CI): with 8, other work on the machine once made the one
     process's runs as slow as some of the eight's, and the answer was not sure at the cap). The interval of the mean difference lies beyond 2 %
     from the second round, but for a latency "beyond" needs the Mann-Whitney test to agree
-    (p < 0.05), and an exact rank test of n runs against n cannot go below 2/70 = 0.0286
-    before 4 against 4 (3 against 3: 0.1): the suite is sure after 4 iterations at the
+    at each look's level: a cap of 10 gives five looks (rounds 2, 4, 6, 8, 10), p < 0.01
+    each, and an exact rank test of n runs against n cannot go below 2/70 = 0.0286 at 4
+    against 4, 2/924 = 0.0022 at 6 against 6: the suite is sure after 6 iterations at the
     soonest (2 without the rank test), and each interval carries the test."""
     need_tools()
     srv = Servers()
@@ -378,8 +385,10 @@ def test_until_ci_rank():
         u = st["until_ci"]
         assert u["figure_judged"] == "latency_us", u
         assert u["stopped_by"] == "ci" and u["sure"] is True, u
-        assert u["iterations"] >= 4, u
+        assert u["looks"] == 5 and abs(u["alpha_per_look"] - 0.01) < 1e-6, u
+        assert u["iterations"] >= 6 and u["iterations"] % 2 == 0, u
         iv = u["intervals"][0]
+        assert iv["rank_test"]["method"] == "exact" and iv["rank_test"]["p"] < 0.01, iv
         assert iv["a"] == "conns_1_rfs_256" and iv["b"] == "conns_32_rfs_256", iv
         # B slower than A, the whole interval of the difference above zero. Not a ratio: 32
         # processes' latency was 3-5x one's alone, but 1.49x in one CI run on a loaded host.

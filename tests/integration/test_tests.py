@@ -662,7 +662,11 @@ def test_shipped_suites():
                      "--dry-run")
         assert rec["runs_total"] == 18, rec["runs_total"]
         assert rec["runs"][0]["name"] == "rfs-sweep/conns_64_rfs_512_iter_1", rec["runs"][0]
-        assert rec["runs"][6]["name"] == "rfs-sweep/conns_64_rfs_512_iter_2", rec["runs"][6]
+        # Each round's order rotated by one: the second round starts at the second point and
+        # ends with the first, every point in every place over six rounds.
+        pts = [r["point"] for r in rec["runs"]]
+        assert rec["runs"][6]["name"] == "rfs-sweep/%s_iter_2" % pts[1], rec["runs"][6]
+        assert pts[6:12] == pts[1:6] + pts[:1] and pts[12:18] == pts[2:6] + pts[:2], pts
         profiles = {p["name"]: p for p in d.json("profiles")["profiles"]}
         assert profiles["rfs-template"].get("template") and \
             profiles["rfs-template"]["vars"] == ["rfs"], profiles["rfs-template"]

@@ -200,6 +200,18 @@ test_diff_ci(void **state)
 	near("high", diff + half, 3.984096267140898, 1e-8);
 	near("R low", diff - half, 0.3492, 1e-4);
 	near("R high", diff + half, 3.9841, 1e-4);
+	/* Other levels, as suite run --until-ci takes them (1 - 0.05 / looks): R 4.2.2's
+	 * t.test(a2, a1, conf.level = L)$conf.int, 15 digits. */
+	assert_int_equal(stats_diff_ci(&da, &db, 0.99, &diff, &half), 0);
+	near("R 0.99 low", diff - half, -0.293127127881097, 1e-8);
+	near("R 0.99 high", diff + half, 4.626460461214433, 1e-8);
+	assert_int_equal(stats_diff_ci(&da, &db, 1 - 0.05 / 3, &diff, &half), 0);
+	near("R 1-0.05/3 low", diff - half, -0.0976899912697674, 1e-8);
+	near("R 1-0.05/3 high", diff + half, 4.4310233246031023, 1e-8);
+	assert_int_equal(stats_diff_ci(&da, &db, 0.95, &diff, &half), 0);
+	near("0.95 is ci95", diff - half, 0.34923706619244466, 1e-12);
+	assert_int_equal(stats_diff_ci(&da, &db, 1, &diff, &half), -1);
+	assert_int_equal(stats_diff_ci(&da, &db, 0, &diff, &half), -1);
 	/* Neither varies: no width. */
 	stats_describe(same, 3, &da);
 	stats_describe(more, 3, &db);
