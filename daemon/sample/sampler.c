@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -160,6 +161,8 @@ struct sampler {
 	bool fine_ticked[NSOURCES]; /* a fine tick sampled it since its last record */
 	char fine_why[96];          /* why on or off, for status */
 	struct event *fine_timer;
+	int fine_tfd;                   /* its timerfd (-1: none, libevent's timer instead) */
+	uint64_t fine_ticks_missed;     /* expirations the loop came too late to take */
 	bool (*fine_wanted)(void *arg); /* is a window or a test open? */
 	void *fine_wanted_arg;
 	struct fine_late fine_late[NSOURCES];
@@ -673,31 +676,65 @@ sampler_fine_tick(struct sampler *s)
 	}
 }
 
-/* The fine timer fired. */
+/* The fine timer fired: its timerfd's expirations read (more than one: the loop came late,
+ * and the ticks between are not made up), or libevent's timer. */
 static void
 fine_timer_cb(evutil_socket_t fd, short what, void *arg)
 {
-	(void)fd;
+	struct sampler *s = arg;
+	uint64_t n = 0;
+
 	(void)what;
-	sampler_fine_tick(arg);
+	if (fd >= 0 && (read(fd, &n, sizeof(n)) != (ssize_t)sizeof(n) || n == 0))
+		return; /* EAGAIN: nothing expired (a re-arm between) */
+	if (n > 1)
+		s->fine_ticks_missed += n - 1;
+	sampler_fine_tick(s);
 }
 
-/* (Re)arm the fine timer while fine sampling is on; stop it when off. */
+/* (Re)arm the fine timer while fine sampling is on; stop it when off. A timerfd of
+ * CLOCK_MONOTONIC with the interval as its period: the kernel's hrtimer wakes the loop once
+ * a tick, every fine_interval from the arming, where libevent's own timer (the fallback)
+ * sleeps in epoll_wait's milliseconds against a coarse clock and woke the loop about 130
+ * times a second for 100 ticks, the ticks 8 and 12 ms apart. */
 static void
 arm_fine_timer(struct sampler *s)
 {
 	struct timeval tv = {0, (suseconds_t)s->cfg->fine_interval_ms * 1000};
 	const struct timeval *common;
+	struct itimerspec its = {{0, 0}, {0, 0}};
 
 	if (s->base == NULL)
 		return;
-	if (s->fine_timer == NULL)
-		s->fine_timer = event_new(s->base, -1, EV_PERSIST, fine_timer_cb, s);
+	if (s->fine_timer == NULL) {
+		s->fine_tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+		if (s->fine_tfd < 0)
+			log_warn("fine timer: timerfd_create: %s; libevent's timer instead",
+			         strerror(errno));
+		s->fine_timer = event_new(s->base, s->fine_tfd,
+		                          s->fine_tfd >= 0 ? EV_READ | EV_PERSIST : EV_PERSIST,
+		                          fine_timer_cb, s);
+	}
+	if (s->cfg->fine_interval_ms >= 1000)
+		tv = (struct timeval){1, 0};
+	if (s->fine_tfd >= 0) {
+		if (s->fine_on) {
+			its.it_interval.tv_sec = tv.tv_sec;
+			its.it_interval.tv_nsec = (long)tv.tv_usec * 1000;
+			its.it_value = its.it_interval;
+		}
+		/* Disarmed (zero) when off; re-armed from now at the interval in force. */
+		if (timerfd_settime(s->fine_tfd, 0, &its, NULL) < 0)
+			log_warn("fine timer: timerfd_settime: %s", strerror(errno));
+		if (s->fine_on)
+			event_add(s->fine_timer, NULL);
+		else
+			event_del(s->fine_timer);
+		return;
+	}
 	event_del(s->fine_timer);
 	if (!s->fine_on)
 		return;
-	if (s->cfg->fine_interval_ms >= 1000)
-		tv = (struct timeval){1, 0};
 	common = event_base_init_common_timeout(s->base, &tv);
 	event_add(s->fine_timer, common != NULL ? common : &tv);
 }
@@ -920,6 +957,7 @@ sampler_new(const struct config *cfg, struct nm_error *err)
 {
 	struct sampler *s = xcalloc(1, sizeof(*s));
 
+	s->fine_tfd = -1;
 	s->root = xstrdup(cfg->root);
 	if ((s->rootfd = open(cfg->root, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		nm_error_set(err, NM_ERR_FAILED, "root %s: %s", cfg->root, strerror(errno));
@@ -1045,6 +1083,8 @@ sampler_free(struct sampler *s)
 	}
 	if (s->fine_timer)
 		event_free(s->fine_timer);
+	if (s->fine_tfd >= 0)
+		close(s->fine_tfd);
 	if (s->ring)
 		ring_free(s->ring);
 	if (s->fring)
@@ -1226,6 +1266,8 @@ fine_status_json(struct sampler *s, uint64_t now)
 	json_add_bool(o, "on", s->fine_on);
 	json_add_string(o, "why", s->fine_why);
 	json_add_uint(o, "interval_ms", s->cfg->fine_interval_ms);
+	json_add_string(o, "timer", s->fine_tfd >= 0 ? "timerfd" : "libevent");
+	json_add_uint(o, "ticks_missed", s->fine_ticks_missed);
 	json_add_string(o, "when",
 	                s->cfg->fine_when == CONFIG_FINE_ALWAYS  ? "always"
 	                : s->cfg->fine_when == CONFIG_FINE_NEVER ? "never"
