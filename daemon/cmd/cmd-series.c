@@ -5,6 +5,7 @@
  * text is never held whole. */
 #include <event2/buffer.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +58,11 @@ struct series_job {
 	bool bursts;   /* per step each burst series' mean, peak and peak-to-mean (job_bursts) */
 	bool step_set; /* the request gave the step (with bursts, else the sampling interval) */
 	bool *ratio;   /* [n] with bursts: entry i is the ratio of entries i-1 / i-2 */
+	/* The peak series among ids (their entries, ids and each step's highest level). */
+	size_t npeak, *peak_slot; /* [n]: entry i's place in peak_ids, SIZE_MAX: none */
+	series_id *peak_ids;
+	double *peak_max;
+	bool peaks_known;
 	double step;
 	uint64_t t0, t1, stepns;
 	size_t n, npoints;
@@ -112,6 +118,9 @@ job_free(void *arg)
 	query_matching_free(&j->m);
 	free(j->ids);
 	free(j->ratio);
+	free(j->peak_slot);
+	free(j->peak_ids);
+	free(j->peak_max);
 	free(j->ts);
 	free(j->rates);
 	strbuf_free(&j->sb);
@@ -374,8 +383,8 @@ job_match(struct series_job *j, struct nm_error *err)
 	if (j->bursts)
 		job_bursts(j);
 	if (j->bursts && !j->step_set && j->n > 0) {
-		/* One step per sample: each its interval's mean, peak and ratio (at a coarser
-		 * step the peak would be the last sample's, not the step's highest). */
+		/* One step per sample: each its interval's mean, peak and ratio (a coarser step
+		 * asked for gives the highest of its samples' peaks: take_peaks). */
 		uint64_t iv =
 		    query_interval_ms(j->q, series_get(query_registry(j->q), j->ids[0])->source);
 		if (iv > 0) {
@@ -430,6 +439,39 @@ job_estimate(struct series_job *j, struct nm_error *err)
 	return 0;
 }
 
+/* The highest level of each peak series (sampler.h: a level, the peak of the sample it ends
+ * at) over the span the query holds, into j->peak_max: a step of several samples gives
+ * the highest of their peaks, not the last one's. */
+static void
+take_peaks(struct series_job *j)
+{
+	const struct series_registry *reg = query_registry(j->q);
+
+	if (!j->peaks_known) {
+		j->peaks_known = true;
+		j->peak_slot = xreallocarray(NULL, j->n ? j->n : 1, sizeof(*j->peak_slot));
+		j->peak_ids = xreallocarray(NULL, j->n ? j->n : 1, sizeof(*j->peak_ids));
+		for (size_t i = 0; i < j->n; i++) {
+			j->peak_slot[i] = SIZE_MAX;
+			if (series_get(reg, j->ids[i])->peak &&
+			    (j->ratio == NULL || !j->ratio[i])) {
+				j->peak_slot[i] = j->npeak;
+				j->peak_ids[j->npeak++] = j->ids[i];
+			}
+		}
+		j->peak_max = xreallocarray(NULL, j->npeak ? j->npeak : 1, sizeof(*j->peak_max));
+	}
+	query_gauge_max(j->q, j->peak_ids, j->npeak, j->peak_max);
+}
+
+/* Entry i's peak from take_peaks. */
+static double
+peak_of(const struct series_job *j, size_t i)
+{
+	return j->peak_slot[i] != SIZE_MAX ? j->peak_max[j->peak_slot[i]]
+	                                   : query_value_end(j->q, j->ids[i]);
+}
+
 /* The rates of step k of every series from the span the query holds. A step with no sample
  * of its series' source between its edges (a step finer than the sampling, or a gap in it)
  * has no rate of its own; it takes the rate between the samples around it, which is the rate
@@ -441,6 +483,7 @@ take_rates(struct series_job *j, size_t k)
 	const struct series_registry *reg = query_registry(j->q);
 
 	j->pending = false;
+	take_peaks(j);
 	for (size_t i = 0; i < j->n; i++) {
 		double *r = j->rates + i * j->npoints, v;
 		double secs = query_seconds(j->q, series_get(reg, j->ids[i])->source);
@@ -456,10 +499,10 @@ take_rates(struct series_job *j, size_t k)
 			}
 			continue;
 		}
-		/* A peak series (sampler.h) is a level, the peak of the sample it ends at: its
-		 * value, not its change. */
+		/* A peak series (sampler.h) is a level, the peak of the sample it ends at: the
+		 * highest over the step's samples, not its change. */
 		if (series_get(reg, j->ids[i])->peak)
-			v = query_value_end(j->q, j->ids[i]);
+			v = peak_of(j, i);
 		else
 			v = query_delta_scaled(j->q, j->ids[i]) / secs;
 		if (k < j->npoints)
@@ -508,10 +551,11 @@ job_compute(struct series_job *j, struct nm_error *err)
 			return -1;
 		j->ts[0] = round(cmd_epoch_s(d, j->t0) * 1000) / 1000;
 		j->ts[1] = round(cmd_epoch_s(d, j->t1) * 1000) / 1000;
+		take_peaks(j);
 		for (size_t i = 0; i < j->n; i++)
 			j->rates[i * 2] = j->rates[i * 2 + 1] =
 			    series_get(query_registry(j->q), j->ids[i])->peak
-			        ? query_value_end(j->q, j->ids[i])
+			        ? peak_of(j, i)
 			        : query_rate(j->q, j->ids[i]);
 		j->next = 2;
 		return 1;

@@ -18,6 +18,8 @@
 struct query {
 	struct sampler *s;
 	struct ring_cursor *c0, *c1;
+	struct ring_cursor *cm; /* query_gauge_max's walk, standing at cm_t (0: nowhere) */
+	uint64_t cm_t;
 	uint64_t t0, t1;
 	bool live_end;    /* c1 is the live state */
 	uint64_t records; /* the ring's records written when the cursors were placed */
@@ -142,6 +144,8 @@ query_free(struct query *q)
 		ring_cursor_free(q->c0);
 	if (q->c1)
 		ring_cursor_free(q->c1);
+	if (q->cm)
+		ring_cursor_free(q->cm);
 	free(q);
 }
 
@@ -391,6 +395,97 @@ query_value_end(const struct query *q, series_id id)
 	if (si->kind == SERIES_GAUGE)
 		return (double)(int64_t)ring_cursor_value(q->c1, id) * si->scale;
 	return (double)sampler_raw(q->s, id) * si->scale;
+}
+
+/* The level of gauge id in a record of the block, as query_value_end gives it. */
+static double
+block_gauge(const struct seriesblock *b, series_id id, ssize_t i)
+{
+	return (double)(int64_t)b->v[id][i] * b->reg.v[id].scale;
+}
+
+/* query_gauge_max over a stored block: its records after the span's start, to its end. */
+static void
+gauge_max_block(const struct query *q, const series_id *ids, size_t n, double *out)
+{
+	const struct seriesblock *b = q->blk;
+
+	for (size_t k = 0; k < n; k++) {
+		series_id id = ids[k];
+		unsigned src;
+		ssize_t i0, i1;
+
+		out[k] = query_value_end(q, id);
+		if (id >= b->reg.n || (src = b->reg.v[id].source) >= RING_MAX_SOURCES)
+			continue;
+		i0 = q->i0[src] < 0 ? 0 : q->i0[src] + 1;
+		i1 = q->i1[src];
+		for (ssize_t i = i0; i <= i1; i++) {
+			double v = block_gauge(b, id, i);
+			if (i == i0 || v > out[k])
+				out[k] = v;
+		}
+	}
+}
+
+/* The walk of query_gauge_max over the ring from where it stands (or from the span's start)
+ * to the span's end; false when the ring changed under it (seek again). */
+static bool
+gauge_max_walk(struct query *q, const series_id *ids, size_t n, double *out, bool *seen)
+{
+	const struct series_registry *reg = sampler_registry(q->s);
+	struct ring *r = sampler_ring(q->s);
+	int src;
+
+	if (q->cm == NULL)
+		q->cm = ring_cursor_new(r);
+	/* Records written since do not move a forward cursor (ring.h); evictions and series
+	 * learnt do (stale). */
+	if (q->cm_t == 0 || q->cm_t != q->t0 || ring_cursor_stale(q->cm)) {
+		q->cm_t = 0;
+		if (ring_cursor_seek_dir(q->cm, q->t0, RING_SEEK_FORWARD) < 0)
+			return false;
+	}
+	while ((src = ring_cursor_step(q->cm, q->t1)) >= 0)
+		for (size_t k = 0; k < n; k++) {
+			const struct series_info *si = series_get(reg, ids[k]);
+			double v;
+			if (si->source != (unsigned)src)
+				continue;
+			v = (double)(int64_t)ring_cursor_value(q->cm, ids[k]) * si->scale;
+			if (!seen[k] || v > out[k])
+				out[k] = v;
+			seen[k] = true;
+		}
+	if (ring_cursor_stale(q->cm))
+		return false;
+	q->cm_t = q->t1;
+	return true;
+}
+
+void
+query_gauge_max(struct query *q, const series_id *ids, size_t n, double *out)
+{
+	bool *seen;
+
+	if (n == 0)
+		return;
+	if (q->blk != NULL) {
+		gauge_max_block(q, ids, n, out);
+		return;
+	}
+	seen = xcalloc(n, sizeof(*seen));
+	if (!gauge_max_walk(q, ids, n, out, seen)) {
+		/* Changed under the walk: once more from the span's start, else the ends. */
+		memset(seen, 0, n * sizeof(*seen));
+		q->cm_t = 0;
+		if (!gauge_max_walk(q, ids, n, out, seen))
+			memset(seen, 0, n * sizeof(*seen));
+	}
+	for (size_t k = 0; k < n; k++)
+		if (!seen[k])
+			out[k] = query_value_end(q, ids[k]);
+	free(seen);
 }
 
 /* The literal prefix of a glob (up to the first wildcard or escape). */

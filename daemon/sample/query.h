@@ -76,6 +76,12 @@ double query_rate(const struct query *q, series_id id);
 double query_delta_scaled(const struct query *q, series_id id);
 /* The value of a series at the span's end: a gauge's level, a counter's raw reading. */
 double query_value_end(const struct query *q, series_id id);
+/* For each gauge ids[k], the highest level any record of its source in the span (after its
+ * start, up to its end) left it at, into out[k]: a peak series' (sampler.h) peak over a
+ * span of several records, where query_value_end gives the last one's. A series with no
+ * record in the span: its value at the end. Over the ring a walk of the span's records (one
+ * for all the ids), going on from the last call's end when the next span starts there. */
+void query_gauge_max(struct query *q, const series_id *ids, size_t n, double *out);
 
 /* Ids of the series whose name matches glob (fnmatch), live or not, in id order. *ids is
  * grown as needed (caller frees). NULL or "" matches all. */

@@ -200,6 +200,31 @@ def check_peaks(result, bursts, what):
     return [g[2] for g in got]
 
 
+def check_coarse(d, fine, what):
+    """series at a 3 s step: each point of the peak series is the highest of the 1 s peaks
+    inside its step (not the last one's), the mean series the mean of the 1 s means."""
+    coarse = d.json("series", "*link.vB.rx_packets", "--window", "fineburst", "--step", "3")
+    p1, p3 = points(fine, "peak.link.vB.rx_packets"), points(coarse, "peak.link.vB.rx_packets")
+    m1, m3 = dict(points(fine, "link.vB.rx_packets")), dict(points(coarse, "link.vB.rx_packets"))
+    assert len(p3) >= 3, (what, p3)
+    bursts = 0
+    for n, (t, v) in enumerate(p3):
+        # A step ends at its point and starts at the one before (the window's last step is
+        # cut short by its end).
+        lo = p3[n - 1][0] if n > 0 else t - 3
+        inside = [(t1, v1) for t1, v1 in p1 if lo + 0.01 < t1 <= t + 0.01]
+        top = max(v1 for _, v1 in inside)
+        assert abs(v - top) <= 1e-6 * max(top, 1), (what, t, v, inside, p1, p3)
+        if n == 0 or n == len(p3) - 1 or len(inside) != 3:
+            continue  # the window's first or last step: shorter, its mean over less
+        mean = sum(m1[t1] for t1, _ in inside) / 3
+        assert abs(m3[t] - mean) <= 0.05 * max(mean, 1), (what, t, m3[t], mean)
+        bursts += top > 10 * mean
+    assert bursts >= 1, (what, p3, p1)
+    print("  %s: at a 3 s step, %d points, each the highest of the 1 s peaks inside it "
+          "(%d with a burst)" % (what, len(p3), bursts))
+
+
 def test_burst_peaks():
     state = tempfile.mkdtemp(prefix="nm-fine-state-")
     d = Daemon(state)
@@ -230,6 +255,7 @@ def test_burst_peaks():
         assert st["fine"]["on"] is False, st["fine"]
         live = d.json("series", "*link.vB.rx_packets", "--window", "fineburst")
         peaks = check_peaks(live, bursts, "from the ring")
+        check_coarse(d, live, "from the ring")
     finally:
         assert d.stop() == 0
     # A restart: the ring and the fine history are gone; the stored series answer.
@@ -238,6 +264,7 @@ def test_burst_peaks():
         stored = d.json("series", "*link.vB.rx_packets", "--window", "fineburst")
         again = check_peaks(stored, bursts, "stored")
         assert again == peaks, (again, peaks)
+        check_coarse(d, stored, "stored")
     finally:
         assert d.stop() == 0
         shutil.rmtree(state, ignore_errors=True)

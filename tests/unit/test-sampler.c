@@ -854,6 +854,33 @@ test_fine_hour(void **state)
 	assert_int_equal(ring_value_at(w, "peak.link.eth0.rx_bytes", t0 + 1801 * SEC), 505000000);
 	assert_int_equal(ring_value_at(w, "peak.softnet.cpu1.processed", t0 + 1801 * SEC),
 	                 10100000);
+	/* Over a span of several records, the highest peak, not the last record's: three
+	 * consecutive spans of 10 s (the walk going on from one to the next), then one again
+	 * (sought afresh); the ends alone would say 50,000 for each. */
+	{
+		series_id pk = series_find(sampler_registry(w->s), "peak.link.eth0.rx_packets"),
+		          two[2] = {pk,
+		                    series_find(sampler_registry(w->s), "peak.link.eth0.rx_bytes")};
+		const uint64_t half = SEC / 2;
+		double mx[2];
+
+		assert_int_equal(
+		    query_span(w->q, t0 + 1790 * SEC + half, t0 + 1800 * SEC + half, &err), 0);
+		query_gauge_max(w->q, &pk, 1, mx);
+		assert_true(mx[0] == 50000);
+		assert_int_equal(
+		    query_span(w->q, t0 + 1800 * SEC + half, t0 + 1810 * SEC + half, &err), 0);
+		assert_true(query_value_end(w->q, pk) == 50000);
+		query_gauge_max(w->q, two, 2, mx);
+		assert_true(mx[0] == 5050000 && mx[1] == 505000000);
+		assert_int_equal(
+		    query_span(w->q, t0 + 1810 * SEC + half, t0 + 1820 * SEC + half, &err), 0);
+		query_gauge_max(w->q, &pk, 1, mx);
+		assert_true(mx[0] == 50000);
+		assert_int_equal(query_span(w->q, t0 + 1700 * SEC, t0 + 1900 * SEC, &err), 0);
+		query_gauge_max(w->q, &pk, 1, mx);
+		assert_true(mx[0] == 5050000);
+	}
 	assert_int_equal(
 	    sampler_peak_of(w->s, series_find(sampler_registry(w->s), "link.eth0.rx_packets")),
 	    series_find(sampler_registry(w->s), "peak.link.eth0.rx_packets"));
