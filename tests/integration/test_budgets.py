@@ -381,7 +381,13 @@ def test_compare_many_stored_off_the_loop():
               "worst %.1f ms; RSS at most %.1f MiB"
               % (elapsed, len(lat), lat[len(lat) // 2] * 1000, lat[-1] * 1000,
                  max(rss) / MiB))
-        assert lat[-1] < 0.1, "a status answer took %.0f ms" % (lat[-1] * 1000)
+        # The loaded results never hold the loop: a status answers in 100 ms, all but one
+        # (a CI run on two busy cores had one at 107 ms among 139, its neighbours at 2 ms:
+        # the loop thread waiting for a CPU, not for the compare), and that one in 250 ms.
+        # A load on the loop would hold it for seconds.
+        slow = [x for x in lat if x >= 0.1]
+        assert len(slow) <= 1 and lat[-1] < 0.25, \
+            "status answers over 100 ms: %s" % ["%.0f ms" % (x * 1000) for x in slow]
         assert d.alive(), "the daemon died:\n" + d.logtext()[-3000:]
         assert_ok(c.call("status", 40), 40)
         c.close()

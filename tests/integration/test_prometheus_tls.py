@@ -234,7 +234,12 @@ def test_tls_basic_auth_and_client_certs():
               "first %.1f ms (handshake; bcrypt on the worker), a new connection with a kept "
               "check %.2f ms, on a kept connection %.2f ms"
               % (r["netmetrics_export_series"], first * 1e3, fresh * 1e3, each * 1e3))
-        assert fresh < 0.010 and each < 0.010, (fresh, each)
+        # A new connection whose credentials were checked before pays the handshake and
+        # the scrape, not bcrypt again (the first paid it, on the worker thread: in the
+        # process's CPU); a kept connection no handshake. Relative, not a number of ms: on
+        # a machine twice as slow a scrape of 4,213 series took 7.8 ms and a fresh one 13.5.
+        assert fresh < 0.6 * first and each <= 1.1 * fresh, (first, fresh, each)
+        assert fresh < 0.05 and each < 0.05, (fresh, each)
         assert r["netmetrics_http_auth_cache_hits_total"] >= 69, r
         prom = Prometheus(NS, job("good", port, ca,
                                   "    basic_auth:\n      username: alice\n      password: %s\n"
