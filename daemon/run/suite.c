@@ -351,11 +351,18 @@ npoints(json_object *matrix)
 	return total;
 }
 
-/* The run of point p (in matrix order) in round k (from 0): round k runs the points rotated
- * by k, place j holding point (j + k) % np, so that over np rounds every point runs once in
- * every place. A point that always ran first (right after the pause, or after the same
- * other point) would carry that place's effect as a difference: two identical points ran
- * in a fixed order differed by 3.7 %, "sure", on a CI host. */
+/* Round k (from 0) runs the points rotated by k: place j holds point (j + k) % np, so that
+ * over np rounds every point runs once in every place. A point that always ran first (right
+ * after the pause, or after the same other point) would carry that place's effect as a
+ * difference: two identical points ran in a fixed order differed by 3.7 %, "sure", on a CI
+ * host. The point (in matrix order) at place j of round k: */
+static size_t
+point_at(size_t np, size_t k, size_t j)
+{
+	return (j + k) % np;
+}
+
+/* ...and the run of point p in round k, its inverse (build_runs lays the runs out so). */
 static size_t
 run_index(size_t np, size_t k, size_t p)
 {
@@ -382,7 +389,7 @@ build_runs(struct suites *ss, const char *sname, struct parse *p, unsigned iters
 			struct test_spec spec;
 			char point[400], name[201];
 
-			point_of(p->matrix, (j + it - 1) % np, point, sizeof(point), vars);
+			point_of(p->matrix, point_at(np, it - 1, j), point, sizeof(point), vars);
 			snprintf(name, sizeof(name), "%s/%s_iter_%u", sname, point, it);
 			args = json_object_new_object();
 			json_object_object_foreach(p->test, k, v)
@@ -659,10 +666,9 @@ until_check(struct suite *s, size_t rounds)
 			bool have;
 			json_object *iv;
 			if (s->npoints == 1) {
-				have = d0.n >= 2 &&
-				       stats_ci(&d0,
-				                stats_t_quantile(1 - alpha / 2, (double)(d0.n - 1)),
-				                &lo, &hi) == 0;
+				have =
+				    stats_ci(&d0, stats_t_quantile(1 - alpha / 2, (double)d0.n - 1),
+				             &lo, &hi) == 0;
 				diff = d0.mean;
 				half = have ? (hi - lo) / 2 : 0;
 				iv = interval_json(NULL, pn, &d0, &d0, diff, half, have, d0.mean);

@@ -441,7 +441,7 @@ gauge_max_walk(struct query *q, const series_id *ids, size_t n, double *out, boo
 		q->cm = ring_cursor_new(r);
 	/* Records written since do not move a forward cursor (ring.h); evictions and series
 	 * learnt do (stale). */
-	if (q->cm_t == 0 || q->cm_t != q->t0 || ring_cursor_stale(q->cm)) {
+	if (q->cm_t != q->t0 || ring_cursor_stale(q->cm)) {
 		q->cm_t = 0;
 		if (ring_cursor_seek_dir(q->cm, q->t0, RING_SEEK_FORWARD) < 0)
 			return false;
