@@ -264,7 +264,10 @@ xor32(const char *a, const char *b, size_t off)
 
 /* first_diff with 32-byte AVX2 loads, 128 bytes a step while equal: on the 2 MB of a 144-CPU
  * /proc/interrupts it takes about 15% less than the 16-byte loop (bench/bench-daemon). Built
- * for AVX2 whatever the target of the rest, and called only on a CPU that has it. */
+ * for AVX2 whatever the target of the rest, and called only on a CPU that has it. It clears
+ * the upper halves of the vector registers before it returns: GCC 12 leaves them dirty on
+ * a tail call, and the SSE code after it (the rest of the daemon's parsers) then ran 5 to 7
+ * times slower on this machine's EPYC (a 20-byte compare took 142 ns instead of 8). */
 __attribute__((target("avx2"))) static size_t
 first_diff_avx2(const char *a, const char *b, size_t pos, size_t len)
 {
@@ -277,6 +280,7 @@ first_diff_avx2(const char *a, const char *b, size_t pos, size_t len)
 			break;
 		pos += 128;
 	}
+	_mm256_zeroupper();
 	return first_diff(a, b, pos, len);
 }
 #endif
