@@ -75,6 +75,9 @@ ethtool_counters_free(struct ethtool_counters *ec)
 	free(ec->nlen);
 	free(ec->values);
 	free(ec->changed);
+	free(ec->text_val);
+	free(ec->text_end);
+	free(ec->text_new);
 	gbuf_free(&ec->strings);
 	gbuf_free(&ec->stats);
 	memset(ec, 0, sizeof(*ec));
@@ -94,6 +97,9 @@ reserve_counters(struct ethtool_counters *ec, uint32_t n)
 	ec->nlen = xreallocarray(ec->nlen, cap, sizeof(*ec->nlen));
 	ec->values = xreallocarray(ec->values, cap, sizeof(*ec->values));
 	ec->changed = xreallocarray(ec->changed, cap, sizeof(*ec->changed));
+	ec->text_val = xreallocarray(ec->text_val, cap, sizeof(*ec->text_val));
+	ec->text_end = xreallocarray(ec->text_end, cap, sizeof(*ec->text_end));
+	ec->text_new = xreallocarray(ec->text_new, cap, sizeof(*ec->text_new));
 	ec->cap = cap;
 }
 
@@ -551,6 +557,7 @@ ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct nm_
 	struct ethtool_stats *st;
 	int rc;
 
+	ec->text_ok = false; /* the values are no text's */
 	if (!ec->loaded && load_names(fd, ifname, ec) < 0)
 		goto fail;
 	for (int attempt = 0; attempt < 3; attempt++) {
@@ -620,11 +627,12 @@ last_colon_space(const char *s, size_t len)
 
 /* Whether the line at p is blanks, the name of counter i, ": " and a value as parse_u64 takes
  * it: the common case of a line that names the counter it named last time. Then *v is the
- * value and *nl the line's end ('\n' or end). The value holds no ':', so that ": " is the
- * line's last, where the full parse splits it too. */
+ * value, *val where the value's blanks start (after ": ") and *nl the line's end ('\n' or
+ * end). The value holds no ':', so that ": " is the line's last, where the full parse splits
+ * it too. */
 static bool
 same_name_line(const struct ethtool_counters *ec, uint32_t i, const char *p, const char *end,
-               uint64_t *v, const char **nl)
+               uint64_t *v, const char **val, const char **nl)
 {
 	size_t nlen = ec->nlen[i];
 
@@ -637,6 +645,7 @@ same_name_line(const struct ethtool_counters *ec, uint32_t i, const char *p, con
 	    p[nlen] != ':' || p[nlen + 1] != ' ')
 		return false;
 	p += nlen + 2;
+	*val = p;
 	while (p < end && is_value_blank(*p))
 		p++;
 	if (pp_u64_wide(&p, end, v) < 0)
@@ -670,11 +679,20 @@ store_counter(struct ethtool_counters *ec, uint32_t i, uint32_t n, const char *n
 	return changed;
 }
 
+/* Note where counter i's value (from val, after its ": ") and line (at nl) are in buf. */
+static void
+note_place(struct ethtool_counters *ec, uint32_t i, const char *buf, const char *val,
+           const char *nl)
+{
+	ec->text_val[i] = (uint32_t)(val - buf);
+	ec->text_end[i] = (uint32_t)(nl - buf);
+}
+
 /* Parse `ethtool -S` text, splitting each line at its last ": ". */
 size_t
 ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 {
-	const char *p = buf, *end = buf + len, *nl, *sep, *name;
+	const char *p = buf, *end = buf + len, *nl, *sep, *name, *val;
 	size_t skipped = 0, nlen;
 	uint32_t n = 0, oldn = ec->n;
 	bool changed = false;
@@ -682,11 +700,12 @@ ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 
 	ec->nchanged = 0;
 	for (; p < end; p = nl + 1) {
-		if (n < oldn && same_name_line(ec, n, p, end, &v, &nl)) {
+		if (n < oldn && same_name_line(ec, n, p, end, &v, &val, &nl)) {
 			if (v != ec->values[n]) {
 				ec->values[n] = v;
 				ec->changed[ec->nchanged++] = n;
 			}
+			note_place(ec, n, buf, val, nl);
 			n++;
 			continue;
 		}
@@ -711,13 +730,86 @@ ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 			continue;
 		}
 		changed |= store_counter(ec, n, oldn, name, nlen, v);
+		note_place(ec, n, buf, sep + 2, nl);
 		n++;
 	}
 	if (n != ec->n || changed || !ec->loaded)
 		ec->generation++;
 	ec->n = n;
 	ec->loaded = true;
+	/* The places fit in 32 bits, which a text of 4 GiB would not. */
+	ec->text_ok = len < UINT32_MAX;
+	ec->text_len = len;
+	ec->text_skipped = skipped;
+	ec->text_compared = false;
 	return skipped;
+}
+
+/* The compare of ethtool_parse_text_since: true when buf differs from prev, the text whose
+ * places ec holds, only in values; then ec->changed and ec->text_new hold the values that
+ * changed and the places are buf's. False (the places of no use, nothing else touched) on
+ * any other difference. shift is what a place in prev adds to be buf's. */
+static bool
+changed_values(const char *buf, size_t len, const char *prev, struct ethtool_counters *ec)
+{
+	const char *end = buf + len, *p;
+	size_t pos = 0, oldlen = ec->text_len, m, d;
+	int64_t shift = 0;
+	uint32_t i = 0;
+	uint64_t v;
+
+	ec->nchanged = 0;
+	for (;;) {
+		/* Equal from pos (prev's pos - shift) to d. */
+		m = len - pos < oldlen - (size_t)((int64_t)pos - shift)
+		        ? len - pos
+		        : oldlen - (size_t)((int64_t)pos - shift);
+		d = pos + pp_first_diff_near(buf + pos, prev + ((int64_t)pos - shift), 0, m);
+		if (d == pos + m && len - pos == oldlen - (size_t)((int64_t)pos - shift))
+			d = len + 1; /* equal to the end */
+		/* The lines that end before d are the same lines. */
+		for (; i < ec->n && (int64_t)ec->text_end[i] + shift < (int64_t)d; i++) {
+			ec->text_val[i] = (uint32_t)((int64_t)ec->text_val[i] + shift);
+			ec->text_end[i] = (uint32_t)((int64_t)ec->text_end[i] + shift);
+		}
+		if (d == len + 1)
+			return true;
+		/* The difference is in counter i's value, or not one this takes. */
+		if (i == ec->n || (int64_t)d < (int64_t)ec->text_val[i] + shift)
+			return false;
+		p = buf + ((int64_t)ec->text_val[i] + shift);
+		while (p < end && is_value_blank(*p))
+			p++;
+		if (pp_u64_wide(&p, end, &v) < 0)
+			return false;
+		while (p < end && is_value_blank(*p))
+			p++;
+		if (p < end && *p != '\n')
+			return false;
+		if (v != ec->values[i]) {
+			ec->text_new[ec->nchanged] = v;
+			ec->changed[ec->nchanged++] = i;
+		}
+		ec->text_val[i] = (uint32_t)((int64_t)ec->text_val[i] + shift);
+		shift = (int64_t)(p - buf) - (int64_t)ec->text_end[i];
+		ec->text_end[i] = (uint32_t)(p - buf);
+		pos = (size_t)(p - buf);
+		i++;
+	}
+}
+
+size_t
+ethtool_parse_text_since(const char *buf, size_t len, const char *prev, size_t prevlen,
+                         struct ethtool_counters *ec)
+{
+	if (prev == NULL || !ec->text_ok || !ec->loaded || prevlen != ec->text_len ||
+	    len >= UINT32_MAX || !changed_values(buf, len, prev, ec))
+		return ethtool_parse_text(buf, len, ec);
+	for (uint32_t k = 0; k < ec->nchanged; k++)
+		ec->values[ec->changed[k]] = ec->text_new[k];
+	ec->text_len = len;
+	ec->text_compared = true;
+	return ec->text_skipped;
 }
 
 /* The driver, its version, the firmware and the bus (ETHTOOL_GDRVINFO). */

@@ -34,6 +34,14 @@ struct ethtool_counters {
 	unsigned generation; /* bumped whenever the names change: callers rebuild what they
 	                        derive from names (series ids, queue maps) */
 	bool loaded;         /* names read at least once */
+	/* Text only: where counter i's value starts (just after its ": ") and where its line
+	 * ends ('\n' or the text's end) in the text parsed last, text_len bytes; text_ok when
+	 * they describe that text (ethtool_parse_text_since). */
+	uint32_t *text_val, *text_end;
+	uint64_t *text_new; /* the changed values of a compare under way, by ec->changed */
+	size_t text_len, text_skipped;
+	bool text_ok;
+	bool text_compared; /* the last parse took the compare alone (tests, status) */
 	struct ethtool_gbuf strings, stats; /* ioctl buffers, kept */
 };
 
@@ -121,6 +129,13 @@ int ethtool_read(int fd, const char *ifname, struct ethtool_counters *ec, struct
  * clean input). A line that still names the counter it named last time costs a compare of
  * the name and the parse of its value. */
 size_t ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec);
+/* ethtool_parse_text given prev, the text of the parse before into ec (NULL: none), with the
+ * same result. The two texts are compared (32 bytes a step where equal): a line that did not
+ * change is not looked at, one whose value changed has that value parsed; a difference
+ * anywhere else (a name, a header, a line added or gone) is parsed in full from that line
+ * on. A fixture's 1,300-line device whose lines mostly stay the same costs the compare. */
+size_t ethtool_parse_text_since(const char *buf, size_t len, const char *prev, size_t prevlen,
+                                struct ethtool_counters *ec);
 
 /* ETHTOOL_GDRVINFO: the driver, its version, the firmware and the bus address, each
  * NUL-terminated. */

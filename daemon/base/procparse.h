@@ -261,6 +261,24 @@ pp_same_line(const char *p, const char *end, const char *old, size_t len)
  * the few changed bytes of two large reads of a file. */
 size_t pp_first_diff(const char *a, const char *b, size_t pos, size_t len);
 
+/* pp_first_diff for texts that most often differ within 32 bytes of pos (the next line of
+ * an `ethtool -S` text whose values mostly move): those 32 bytes are compared inline, two
+ * vector compares, and only a longer equal run pays the call. */
+static inline size_t
+pp_first_diff_near(const char *a, const char *b, size_t pos, size_t len)
+{
+#if defined(__SSE2__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	for (int k = 0; k < 2 && pos + 16 <= len; k++, pos += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(
+		    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(a + pos)),
+		                   _mm_loadu_si128((const __m128i *)(const void *)(b + pos))));
+		if (m != 0xffff)
+			return pos + (size_t)__builtin_ctz(~m);
+	}
+#endif
+	return pp_first_diff(a, b, pos, len);
+}
+
 /* Where the counts of one line ended the last time it was parsed in full. */
 struct pp_row {
 	uint32_t *end;   /* end[c]: offset in the line just past cell c's last digit */

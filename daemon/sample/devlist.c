@@ -420,7 +420,8 @@ read_text(struct devlist *dl, struct source *src, struct devlist_entry *e, size_
           struct devlist_status *ds)
 {
 	struct nm_error err;
-	const char *buf;
+	const char *buf, *prev;
+	size_t prevlen;
 	ssize_t len;
 
 	len = source_file_read(src, &e->file, &buf, &err);
@@ -431,7 +432,9 @@ read_text(struct devlist *dl, struct source *src, struct devlist_entry *e, size_
 		}
 		return -1;
 	}
-	ethtool_parse_text(buf, (size_t)len, &e->ec);
+	prev = source_file_prev(&e->file, &prevlen);
+	ethtool_parse_text_since(buf, (size_t)len, prev, prevlen, &e->ec);
+	source_file_keep(&e->file); /* the text the next parse compares with */
 	return 0;
 }
 

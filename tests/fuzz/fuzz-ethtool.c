@@ -8,7 +8,9 @@
  * into the same struct ethtool_counters and, when its generation moved, mapped to queues
  * with qpattern_map. Every hit must name a counter that a pattern of its direction and kind
  * matches with its queue, and a read of the same text again must not move the
- * generation. */
+ * generation. The two reads also go through ethtool_parse_text_since (the second given the
+ * first), which must give what ethtool_parse_text gives: counters, names, values, skipped
+ * lines, the generation's move and the changed list. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,6 +130,47 @@ read_text(const struct qpattern_table *t, const uint8_t *data, size_t size,
 		map_queues(t, ec, hits, cap);
 }
 
+/* since, parsed from a text given the text before, holds what ec does, ec's parse of the same
+ * text having returned sk and moved the generation when moved. */
+static void
+check_since(const struct ethtool_counters *since, const struct ethtool_counters *ec, size_t sk,
+            size_t since_sk, bool moved, bool since_moved)
+{
+	fuzz_check(since_sk == sk && since->n == ec->n && since_moved == moved);
+	for (uint32_t i = 0; i < ec->n; i++)
+		fuzz_check(strcmp(since->names[i], ec->names[i]) == 0 &&
+		           since->values[i] == ec->values[i]);
+	if (moved)
+		return;
+	fuzz_check(since->nchanged == ec->nchanged);
+	for (uint32_t i = 0; i < ec->nchanged; i++)
+		fuzz_check(since->changed[i] == ec->changed[i]);
+}
+
+/* The reads of a and then b through ethtool_parse_text_since against ethtool_parse_text. */
+static void
+compare_since(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	struct ethtool_counters ec, since;
+	unsigned g, sg;
+	size_t sk, ssk;
+
+	ethtool_counters_init(&ec);
+	ethtool_counters_init(&since);
+	g = ec.generation;
+	sg = since.generation;
+	sk = ethtool_parse_text((const char *)a, alen, &ec);
+	ssk = ethtool_parse_text_since((const char *)a, alen, NULL, 0, &since);
+	check_since(&since, &ec, sk, ssk, ec.generation != g, since.generation != sg);
+	g = ec.generation;
+	sg = since.generation;
+	sk = ethtool_parse_text((const char *)b, blen, &ec);
+	ssk = ethtool_parse_text_since((const char *)b, blen, (const char *)a, alen, &since);
+	check_since(&since, &ec, sk, ssk, ec.generation != g, since.generation != sg);
+	ethtool_counters_free(&ec);
+	ethtool_counters_free(&since);
+}
+
 /* libFuzzer's entry point: two reads of one device, parsed and mapped. */
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -156,6 +199,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	gen = ec.generation;
 	read_text(&t, b, blen, &ec, &hits, &cap);
 	fuzz_check(ec.generation == gen);
+	compare_since(data, alen, b, blen);
 
 	free(hits);
 	ethtool_counters_free(&ec);

@@ -324,17 +324,21 @@ gen_render(const struct gen_line *lines, size_t n, bool final_newline, char *buf
  * CRLF, a value past 2^64, a text cut mid-line), each parsed into the same counters, as a
  * source does: the result is what a first parse of the text gives (counters, names, values,
  * skipped lines), it is the generator's (every counter line, in order, with its value), and
- * while the names hold, the changed list is the counters whose value moved, in order. */
+ * while the names hold, the changed list is the counters whose value moved, in order. The
+ * same texts go through ethtool_parse_text_since into counters of their own, given the text
+ * before, as the devlist does: the same counters, values, changed list, skipped lines and
+ * generation moves, whichever way each text differs from the one before. */
 static void
 test_parse_generated(void **state)
 {
 	struct gen_line lines[GEN_MAX_LINES];
-	struct ethtool_counters ec, fresh;
+	struct ethtool_counters ec, fresh, since;
 	uint64_t *before = calloc(GEN_MAX_LINES, sizeof(*before));
-	char *buf = malloc(GEN_MAX_LINES * 80);
-	size_t n = 0, len, sk, nbefore = 0;
-	bool final_newline = true;
-	unsigned gen;
+	char *buf = malloc(GEN_MAX_LINES * 80), *prev = malloc(GEN_MAX_LINES * 80);
+	size_t n = 0, len, sk, nbefore = 0, prevlen = 0;
+	bool final_newline = true, have_prev = false;
+	unsigned gen, since_gen;
+	unsigned compared = 0, values_only = 0, by_compare = 0;
 
 	(void)state;
 	srand(20261130);
@@ -342,6 +346,7 @@ test_parse_generated(void **state)
 	while (n < 100)
 		gen_line(&lines[n++], GEN_COUNTER);
 	ethtool_counters_init(&ec);
+	ethtool_counters_init(&since);
 	for (int round = 0; round < 4000; round++) {
 		int r = rand() % 100;
 		size_t i;
@@ -376,6 +381,7 @@ test_parse_generated(void **state)
 		if (r >= 97) /* cut mid-line, this read only */
 			len = (size_t)rand() % (len + 1);
 		gen = ec.generation;
+		since_gen = since.generation;
 		sk = ethtool_parse_text(buf, len, &ec);
 		ethtool_counters_init(&fresh);
 		assert_int_equal(ethtool_parse_text(buf, len, &fresh), sk);
@@ -385,6 +391,27 @@ test_parse_generated(void **state)
 			assert_int_equal(ec.values[i], fresh.values[i]);
 		}
 		ethtool_counters_free(&fresh);
+		compared += have_prev && since.text_ok && prevlen == since.text_len;
+		assert_int_equal(
+		    ethtool_parse_text_since(buf, len, have_prev ? prev : NULL, prevlen, &since),
+		    sk);
+		assert_int_equal(since.n, ec.n);
+		assert_int_equal(since.generation != since_gen, ec.generation != gen);
+		for (i = 0; i < ec.n; i++) {
+			assert_string_equal(since.names[i], ec.names[i]);
+			assert_int_equal(since.values[i], ec.values[i]);
+		}
+		if (ec.generation == gen) {
+			assert_int_equal(since.nchanged, ec.nchanged);
+			for (i = 0; i < ec.nchanged; i++)
+				assert_int_equal(since.changed[i], ec.changed[i]);
+		}
+		if (r < 70 && have_prev)
+			values_only++;
+		by_compare += since.text_compared;
+		memcpy(prev, buf, len);
+		prevlen = len;
+		have_prev = true;
 		if (ec.generation == gen && round > 0) {
 			size_t k = 0;
 			assert_int_equal(ec.n, nbefore);
@@ -418,9 +445,17 @@ test_parse_generated(void **state)
 			assert_int_equal(k, ec.n);
 		}
 	}
+	/* Nearly every text was compared with the one before (not: the first, and a text after
+	 * one past 4 GiB, which there is none of here), and most of those whose values alone
+	 * moved took the compare alone (the others: a value past 2^64, a text after a cut one;
+	 * 2,437 of 2,775 with this seed). */
+	assert_true(compared > 3900);
+	assert_true(by_compare * 10 >= values_only * 8);
 	ethtool_counters_free(&ec);
+	ethtool_counters_free(&since);
 	free(before);
 	free(buf);
+	free(prev);
 }
 
 /* A device of this host with statistics, or NULL. */
