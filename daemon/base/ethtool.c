@@ -75,8 +75,7 @@ ethtool_counters_free(struct ethtool_counters *ec)
 	free(ec->nlen);
 	free(ec->values);
 	free(ec->changed);
-	free(ec->text_val);
-	free(ec->text_end);
+	free(ec->text_at);
 	free(ec->text_new);
 	gbuf_free(&ec->strings);
 	gbuf_free(&ec->stats);
@@ -97,8 +96,7 @@ reserve_counters(struct ethtool_counters *ec, uint32_t n)
 	ec->nlen = xreallocarray(ec->nlen, cap, sizeof(*ec->nlen));
 	ec->values = xreallocarray(ec->values, cap, sizeof(*ec->values));
 	ec->changed = xreallocarray(ec->changed, cap, sizeof(*ec->changed));
-	ec->text_val = xreallocarray(ec->text_val, cap, sizeof(*ec->text_val));
-	ec->text_end = xreallocarray(ec->text_end, cap, sizeof(*ec->text_end));
+	ec->text_at = xreallocarray(ec->text_at, cap, sizeof(*ec->text_at));
 	ec->text_new = xreallocarray(ec->text_new, cap, sizeof(*ec->text_new));
 	ec->cap = cap;
 }
@@ -684,8 +682,8 @@ static void
 note_place(struct ethtool_counters *ec, uint32_t i, const char *buf, const char *val,
            const char *nl)
 {
-	ec->text_val[i] = (uint32_t)(val - buf);
-	ec->text_end[i] = (uint32_t)(nl - buf);
+	ec->text_at[i].val = (uint32_t)(val - buf);
+	ec->text_at[i].end = (uint32_t)(nl - buf);
 }
 
 /* Parse `ethtool -S` text, splitting each line at its last ": ". */
@@ -752,6 +750,7 @@ ethtool_parse_text(const char *buf, size_t len, struct ethtool_counters *ec)
 static bool
 changed_values(const char *buf, size_t len, const char *prev, struct ethtool_counters *ec)
 {
+	struct ethtool_text_at *at = ec->text_at;
 	const char *end = buf + len, *p;
 	size_t pos = 0, oldlen = ec->text_len, m, d;
 	int64_t shift = 0;
@@ -768,16 +767,21 @@ changed_values(const char *buf, size_t len, const char *prev, struct ethtool_cou
 		if (d == pos + m && len - pos == oldlen - (size_t)((int64_t)pos - shift))
 			d = len + 1; /* equal to the end */
 		/* The lines that end before d are the same lines. */
-		for (; i < ec->n && (int64_t)ec->text_end[i] + shift < (int64_t)d; i++) {
-			ec->text_val[i] = (uint32_t)((int64_t)ec->text_val[i] + shift);
-			ec->text_end[i] = (uint32_t)((int64_t)ec->text_end[i] + shift);
+		if (shift == 0) { /* the places hold: only read */
+			while (i < ec->n && at[i].end < d)
+				i++;
+		} else {
+			for (; i < ec->n && (int64_t)at[i].end + shift < (int64_t)d; i++) {
+				at[i].val = (uint32_t)((int64_t)at[i].val + shift);
+				at[i].end = (uint32_t)((int64_t)at[i].end + shift);
+			}
 		}
 		if (d == len + 1)
 			return true;
 		/* The difference is in counter i's value, or not one this takes. */
-		if (i == ec->n || (int64_t)d < (int64_t)ec->text_val[i] + shift)
+		if (i == ec->n || (int64_t)d < (int64_t)at[i].val + shift)
 			return false;
-		p = buf + ((int64_t)ec->text_val[i] + shift);
+		p = buf + ((int64_t)at[i].val + shift);
 		while (p < end && is_value_blank(*p))
 			p++;
 		if (pp_u64_wide(&p, end, &v) < 0)
@@ -790,9 +794,9 @@ changed_values(const char *buf, size_t len, const char *prev, struct ethtool_cou
 			ec->text_new[ec->nchanged] = v;
 			ec->changed[ec->nchanged++] = i;
 		}
-		ec->text_val[i] = (uint32_t)((int64_t)ec->text_val[i] + shift);
-		shift = (int64_t)(p - buf) - (int64_t)ec->text_end[i];
-		ec->text_end[i] = (uint32_t)(p - buf);
+		at[i].val = (uint32_t)((int64_t)at[i].val + shift);
+		shift = (int64_t)(p - buf) - (int64_t)at[i].end;
+		at[i].end = (uint32_t)(p - buf);
 		pos = (size_t)(p - buf);
 		i++;
 	}

@@ -37,7 +37,9 @@ struct ethtool_counters {
 	/* Text only: where counter i's value starts (just after its ": ") and where its line
 	 * ends ('\n' or the text's end) in the text parsed last, text_len bytes; text_ok when
 	 * they describe that text (ethtool_parse_text_since). */
-	uint32_t *text_val, *text_end;
+	struct ethtool_text_at {
+		uint32_t val, end;
+	} * text_at;
 	uint64_t *text_new; /* the changed values of a compare under way, by ec->changed */
 	size_t text_len, text_skipped;
 	bool text_ok;
