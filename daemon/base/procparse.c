@@ -497,6 +497,70 @@ pp_row_diff_from(const struct pp_row *row, const char *line, const char *old, si
 	}
 }
 
+/* The 8 hex digits at p as a value; 0, or -1 when one is not a lower-case hex digit. */
+static int
+grid_cell(const char *p, uint64_t *val)
+{
+#ifdef HEX8_FAST
+	return hex8(p, val);
+#else
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++) {
+		unsigned c = (unsigned char)p[i];
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (c - 'a' + 10);
+		else
+			return -1;
+	}
+	*val = v;
+	return 0;
+#endif
+}
+
+bool
+pp_hex_grid(const char *buf, size_t start, size_t len, uint32_t ncols)
+{
+	size_t line = (size_t)ncols * 9;
+	uint64_t v;
+
+	if (ncols == 0 || len <= start || (len - start) % line != 0)
+		return false;
+	for (size_t p = start; p < len; p += 9) {
+		size_t col = (p - start) % line / 9;
+		if (buf[p + 8] != (col + 1 == ncols ? '\n' : ' ') || grid_cell(buf + p, &v) < 0)
+			return false;
+	}
+	return true;
+}
+
+int
+pp_hex_grid_diff(const char *buf, const char *old, size_t start, size_t len, uint32_t ncols,
+                 pp_grid_fn fn, void *ctx)
+{
+	size_t line = (size_t)ncols * 9, pos = 0, d, off, at;
+	uint64_t v;
+
+	if (ncols == 0)
+		return -1;
+	for (;;) {
+		d = pp_first_diff_near(buf, old, pos, len);
+		if (d == len)
+			return 0;
+		if (d < start)
+			return -1;
+		off = (d - start) % line;
+		if (off % 9 == 8)
+			return -1; /* a blank or a '\n' */
+		at = d - off % 9;
+		if (grid_cell(buf + at, &v) < 0 || fn(ctx, (d - start) / line, off / 9, v) < 0)
+			return -1;
+		pos = at + 8; /* the blank or '\n' after it is compared too */
+	}
+}
+
 /* Free a row's cell ends. */
 void
 pp_row_free(struct pp_row *row)

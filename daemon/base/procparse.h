@@ -323,4 +323,25 @@ pp_row_diff(const struct pp_row *row, const char *line, const char *old, size_t 
 /* Free what a row holds and forget its layout. */
 void pp_row_free(struct pp_row *row);
 
+/* A table of "%08x" cells (/proc/net/softnet_stat, the rows of /proc/net/stat/ files): from
+ * offset start on, lines of ncols cells, each cell 8 lower-case hex digits followed by one
+ * blank, the line's last by '\n'. Every line is then 9 * ncols bytes long, and the place of
+ * a byte says its line and cell. */
+
+/* Whether buf[start, len) is such a table of ncols cells to a line (at least one line). */
+bool pp_hex_grid(const char *buf, size_t start, size_t len, uint32_t ncols);
+
+/* Called for each changed cell of a grid: its line (0 = the first from start), column and
+ * value. 0 to go on, -1 to stop (pp_hex_grid_diff then returns -1). */
+typedef int (*pp_grid_fn)(void *ctx, size_t line, size_t col, uint64_t val);
+
+/* buf and old, both len bytes, where old was a grid of ncols cells from start (pp_hex_grid):
+ * call fn for each cell whose bytes differ, in order, with its new value; nothing for the rest,
+ * which costs a vector compare of the two. 0 when done; -1 when a difference is not inside a
+ * cell's digits (a blank, a '\n', a byte before start) or a changed cell is not 8 hex digits,
+ * or fn said stop: the caller reads the text its usual way (fn may have been called for cells
+ * before the one that stopped it). */
+int pp_hex_grid_diff(const char *buf, const char *old, size_t start, size_t len, uint32_t ncols,
+                     pp_grid_fn fn, void *ctx);
+
 #endif

@@ -16,7 +16,15 @@
  * (pp_row_diff; nothing when it is byte-identical), any other is parsed in full. A CPU no
  * longer listed has its series declared gone; when it comes back they are interned again
  * (same ids) and put. A read always runs to the end of the file (source_file_read), so a
- * last line without a final newline is a whole line and is parsed like the others. */
+ * last line without a final newline is a whole line and is parsed like the others.
+ *
+ * The kernel prints every cell "%08x", so the file is a grid (pp_hex_grid): when the read
+ * before was one, every line parsed, and this read has its length, the two are compared
+ * whole and a changed byte's place says its line and column (pp_hex_grid_diff); the lines
+ * are not walked, and the CPUs listed are those listed before. Anything else in the
+ * difference (a '\n' moved, a CPU number changed) sends the read the per-line way. At 10 ms
+ * on 144 CPUs the per-line way cost about 35 us a sample, most of it waiting on each line's
+ * kept state. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,6 +81,9 @@ struct softnet_priv {
 	size_t nlines;
 	uint64_t scratch[SOFTNET_MAX_COLS];
 	unsigned listed, puts; /* CPUs listed and values put in the last sample */
+	uint32_t grid_cols;    /* the kept read is a grid of this many columns; 0: not one */
+	size_t grid_lines;     /* its lines */
+	uint64_t by_grid;      /* samples read by the grid compare */
 };
 
 /* What the cell callback needs: the changes of one line are held until the whole line is
@@ -193,6 +204,71 @@ parse_full(struct source *src, struct softnet_priv *pv, struct sink *sink, struc
 	c->seen = true;
 }
 
+/* A line's changes held until the line is known to keep its CPU (grid_cell). */
+struct softnet_grid_ctx {
+	struct softnet_priv *pv;
+	struct sink *sink;
+	size_t line; /* of the changes held; SIZE_MAX: none */
+	struct softnet_ctx cx;
+};
+
+/* Put the held changes of a line. */
+static void
+grid_flush(struct softnet_grid_ctx *g)
+{
+	for (size_t i = 0; i < g->cx.n; i++)
+		put_field(g->pv, g->sink, g->cx.c, g->cx.field[i], true, g->cx.val[i]);
+	g->cx.n = 0;
+}
+
+/* A changed cell of the grid: held with its line's other changes. */
+static int
+grid_cell_changed(void *arg, size_t line, size_t col, uint64_t val)
+{
+	struct softnet_grid_ctx *g = arg;
+
+	if (line != g->line) {
+		grid_flush(g);
+		g->line = line;
+		g->cx.c = &g->pv->cpus[g->pv->lines[line].cpu];
+	}
+	return cell_changed(&g->cx, col, val);
+}
+
+/* The read buf[0..n) by the grid compare with the kept one; -1: read it the per-line way
+ * (a line's changes before the one that stopped it may have been put; put_field does not
+ * put them again). */
+static int
+sample_grid(struct softnet_priv *pv, struct sink *sink, const char *buf, size_t n, const char *old,
+            size_t oldlen)
+{
+	struct softnet_grid_ctx g = {pv, sink, SIZE_MAX, {NULL, 0, {0}, {0}}};
+
+	if (pv->grid_cols == 0 || old == NULL || n != oldlen)
+		return -1;
+	if (pp_hex_grid_diff(buf, old, 0, n, pv->grid_cols, grid_cell_changed, &g) < 0)
+		return -1;
+	grid_flush(&g);
+	pv->by_grid++;
+	return 0;
+}
+
+/* After a per-line read: whether buf[0..n), every line of it parsed as a CPU's, is a grid
+ * the next read can be compared with. */
+static void
+note_grid(struct softnet_priv *pv, const char *buf, size_t n, size_t nlines, bool all_parsed)
+{
+	const char *nl = memchr(buf, '\n', n);
+	size_t first = nl != NULL ? (size_t)(nl - buf) + 1 : 0;
+
+	pv->grid_cols = 0;
+	if (!all_parsed || first == 0 || first % 9 != 0 || n / first != nlines ||
+	    !pp_hex_grid(buf, 0, n, (uint32_t)(first / 9)))
+		return;
+	pv->grid_cols = (uint32_t)(first / 9);
+	pv->grid_lines = nlines;
+}
+
 /* Allocate the state and open /proc/net/softnet_stat. */
 static int
 softnet_init(struct source *src, struct nm_error *err)
@@ -212,15 +288,20 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 	struct softnet_ctx cx;
 	const char *buf, *end, *old, *p, *eol;
 	struct softnet_line *ln;
-	size_t nth = 0, i, len;
+	size_t nth = 0, i, len, oldlen;
+	bool all_parsed = true;
 	ssize_t n;
 
 	n = source_file_read(src, &pv->file, &buf, err);
 	if (n < 0)
 		return -1;
 	end = buf + n;
-	old = source_file_prev(&pv->file, NULL);
+	old = source_file_prev(&pv->file, &oldlen);
 	pv->puts = 0;
+	if (sample_grid(pv, sink, buf, (size_t)n, old, oldlen) == 0) {
+		source_file_keep(&pv->file);
+		return 0;
+	}
 
 	for (p = buf; p < end; p = eol + 1, nth++) {
 		if (nth == pv->nlines) {
@@ -253,7 +334,9 @@ softnet_sample(struct source *src, struct sink *sink, struct nm_error *err)
 		parse_full(src, pv, sink, ln, p, eol, nth);
 		ln->prev_off = (size_t)(p - buf);
 		ln->prev_len = ln->row.valid ? len : 0;
+		all_parsed &= ln->row.valid;
 	}
+	note_grid(pv, buf, (size_t)n, nth, all_parsed);
 	for (i = nth; i < pv->nlines; i++)
 		pv->lines[i].prev_len = 0;
 	pv->listed = 0;
@@ -287,6 +370,7 @@ softnet_describe(struct source *src)
 		return o;
 	json_add_uint(o, "cpus", pv->listed);
 	json_add_uint(o, "puts", pv->puts);
+	json_add_uint(o, "grid_samples", pv->by_grid);
 	return o;
 }
 

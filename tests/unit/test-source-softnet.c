@@ -175,6 +175,140 @@ test_layouts(void **state)
 	harness_free(&w);
 }
 
+/* Samples the grid compare took, from status. */
+static uint64_t
+grid_samples(struct world *w)
+{
+	json_object *d = w->src.ops->describe(&w->src), *v;
+	uint64_t n;
+
+	assert_true(json_object_object_get_ex(d, "grid_samples", &v));
+	n = (uint64_t)json_object_get_int64(v);
+	json_object_put(d);
+	return n;
+}
+
+/* The line of CPU cpu (a 5.10 line, 13 columns) with processed p and dropped d. */
+static void
+grid_line(char *out, unsigned cpu, unsigned p, unsigned d)
+{
+	sprintf(out, "%08x %08x 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	             "00000000 00000000 00000000 %08x\n",
+	        p, d, cpu);
+}
+
+/* The grid compare: the fixture's steps after the first read go by it with the values of a
+ * full parse; a CPU number that changes in place (CPU 1 offline, CPU 2 online, same length)
+ * stops it before the line's other change reaches CPU 1's series; a changed blank, an
+ * upper-case digit and a longer file go the per-line way with right values, and the compare
+ * takes the read after each again. */
+static void
+test_grid(void **state)
+{
+	char a[160], b[160], text[400];
+	struct world w;
+	uint64_t g;
+
+	(void)state;
+	harness_init(&w, &source_softnet_ops, NULL);
+	for (int step = 0; step < 8; step++) {
+		char args[64];
+		snprintf(args, sizeof(args), "--only softnet --step %d", step);
+		harness_gen(&w, args);
+		if (step == 0)
+			harness_start(&w);
+		harness_sample(&w);
+		harness_check_values(&w, "softnet.");
+		assert_int_equal(grid_samples(&w), (uint64_t)step);
+	}
+	harness_free(&w);
+
+	harness_init(&w, &source_softnet_ops, NULL);
+	harness_mkdir(&w, "proc");
+	harness_mkdir(&w, "proc/net");
+	grid_line(a, 0, 10, 1);
+	grid_line(b, 1, 20, 2);
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	harness_start(&w);
+	harness_sample(&w);
+	assert_int_equal(harness_value(&w, "softnet.cpu1.processed"), 20);
+	grid_line(b, 1, 21, 2);
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	harness_sample(&w);
+	assert_int_equal(grid_samples(&w), 1);
+	assert_int_equal(w.sink.nput, 1);
+	assert_int_equal(harness_value(&w, "softnet.cpu1.processed"), 21);
+
+	/* CPU 2 in CPU 1's place, its processed 30: CPU 1's series gone, untouched. */
+	grid_line(b, 2, 30, 2);
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	harness_sample(&w);
+	assert_int_equal(grid_samples(&w), 1);
+	assert_true(w.sink.gone[harness_find(&w, "softnet.cpu1.processed")]);
+	assert_int_equal(w.sink.val[harness_find(&w, "softnet.cpu1.processed")], 21);
+	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), 30);
+	assert_int_equal(harness_value(&w, "softnet.cpu2.dropped"), 2);
+
+	/* Back to the compare. */
+	grid_line(a, 0, 11, 1);
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	harness_sample(&w);
+	assert_int_equal(grid_samples(&w), 2);
+	assert_int_equal(w.sink.nput, 1);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 11);
+
+	/* A tab for the blank after CPU 0's processed, which moves too: per line. */
+	grid_line(a, 0, 12, 1);
+	a[8] = '\t';
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	g = grid_samples(&w);
+	harness_sample(&w);
+	assert_int_equal(grid_samples(&w), g);
+	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 12);
+
+	/* An upper-case digit in CPU 2's processed (0x3A): per line, the same value read. */
+	grid_line(a, 0, 12, 1);
+	grid_line(b, 2, 0x3a, 2);
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	harness_sample(&w); /* the tab gone: a grid again, per line */
+	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), 0x3a);
+	b[7] = 'B';
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	g = grid_samples(&w);
+	harness_sample(&w);
+	assert_int_equal(grid_samples(&w), g);
+	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), 0x3b);
+
+	/* CPU 3 comes (the file longer): per line; then the compare again. */
+	grid_line(b, 2, 0x3c, 2);
+	snprintf(text, sizeof(text), "%s%s", a, b);
+	grid_line(b, 3, 40, 0);
+	strcat(text, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	harness_sample(&w);
+	assert_int_equal(grid_samples(&w), g);
+	assert_int_equal(harness_value(&w, "softnet.cpu3.processed"), 40);
+	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), 0x3c);
+	grid_line(b, 3, 41, 0);
+	snprintf(text, sizeof(text), "%s", a);
+	grid_line(a, 2, 0x3c, 2);
+	strcat(text, a);
+	strcat(text, b);
+	harness_write(&w, "proc/net/softnet_stat", text);
+	harness_sample(&w);
+	assert_int_equal(grid_samples(&w), g + 1);
+	assert_int_equal(w.sink.nput, 1);
+	assert_int_equal(harness_value(&w, "softnet.cpu3.processed"), 41);
+	harness_free(&w);
+}
+
 /* A root without /proc/net/softnet_stat. */
 static void
 test_missing(void **state)
@@ -212,7 +346,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_steps),   cmocka_unit_test(test_offline),
 	    cmocka_unit_test(test_layouts), cmocka_unit_test(test_missing),
-	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_host),    cmocka_unit_test(test_grid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
