@@ -16,10 +16,7 @@ fine_init(struct fine *f)
 void
 fine_free(struct fine *f)
 {
-	free(f->pending);
-	free(f->rd);
-	free(f->peak);
-	free(f->flags);
+	free(f->cell);
 	for (unsigned i = 0; i < FINE_MAX_SOURCES; i++) {
 		free(f->src[i].touched.v);
 		free(f->src[i].moved.v);
@@ -35,11 +32,8 @@ fine_reserve(struct fine *f, series_id id)
 
 	while (cap <= id)
 		cap *= 2;
-	f->pending = xreallocarray(f->pending, cap, sizeof(*f->pending));
-	f->rd = xreallocarray(f->rd, cap, sizeof(*f->rd));
-	f->peak = xreallocarray(f->peak, cap, sizeof(*f->peak));
-	f->flags = xreallocarray(f->flags, cap, sizeof(*f->flags));
-	memset(f->flags + f->cap, 0, cap - f->cap);
+	f->cell = xreallocarray(f->cell, cap, sizeof(*f->cell));
+	memset(f->cell + f->cap, 0, (cap - f->cap) * sizeof(*f->cell));
 	f->cap = cap;
 }
 
@@ -57,21 +51,28 @@ ids_push(struct fine_ids *l, series_id id)
 uint64_t
 fine_rate(uint64_t d, uint64_t gap_ns)
 {
+	unsigned __int128 r;
+
 	if (gap_ns == 0)
 		return 0;
-	/* In long double: d * 1e9 overflows 64 bits past 18 G. */
-	return (uint64_t)((long double)d * 1e9L / (long double)gap_ns + 0.5L);
+	/* In 64 bits while d * 1e9 and half the gap fit (d up to 18 G: any rate under 1.8 T/s
+	 * at 10 ms), one division; past that in 128, which a long double's 64-bit mantissa
+	 * would round. */
+	if (d <= (UINT64_MAX - gap_ns / 2) / 1000000000u)
+		return (d * 1000000000u + gap_ns / 2) / gap_ns;
+	r = ((unsigned __int128)d * 1000000000u + gap_ns / 2) / gap_ns;
+	return r > UINT64_MAX ? UINT64_MAX : (uint64_t)r;
 }
 
 /* Mark id as put since the last take of src. */
 static void
-touch(struct fine *f, struct fine_src *s, series_id id)
+touch(struct fine_cell *c, struct fine_src *s, series_id id)
 {
-	if (f->flags[id] & FINE_TOUCHED)
+	if (c->flags & FINE_TOUCHED)
 		return;
-	f->flags[id] |= FINE_TOUCHED;
-	f->pending[id] = 0;
-	f->peak[id] = 0;
+	c->flags |= FINE_TOUCHED;
+	c->pending = 0;
+	c->peak = 0;
 	ids_push(&s->touched, id);
 }
 
@@ -79,19 +80,21 @@ void
 fine_add(struct fine *f, unsigned src, series_id id, uint64_t d, bool rate)
 {
 	struct fine_src *s = &f->src[src];
+	struct fine_cell *c;
 
 	if (id >= f->cap)
 		fine_reserve(f, id);
-	touch(f, s, id);
-	f->pending[id] += d;
+	c = &f->cell[id];
+	touch(c, s, id);
+	c->pending += d;
 	if (!rate || d == 0)
 		return;
-	if (!(f->flags[id] & FINE_MOVED)) {
-		f->flags[id] |= FINE_MOVED;
-		f->rd[id] = 0;
+	if (!(c->flags & FINE_MOVED)) {
+		c->flags |= FINE_MOVED;
+		c->rd = 0;
 		ids_push(&s->moved, id);
 	}
-	f->rd[id] += d;
+	c->rd += d;
 }
 
 void
@@ -106,12 +109,13 @@ fine_end(struct fine *f, unsigned src, uint64_t t, uint64_t min_gap_ns)
 	gap = s->rate_t0 != 0 ? t - s->rate_t0 : 0;
 	for (size_t i = 0; i < s->moved.n; i++) {
 		series_id id = s->moved.v[i];
-		uint64_t r = fine_rate(f->rd[id], gap);
+		struct fine_cell *c = &f->cell[id];
+		uint64_t r = fine_rate(c->rd, gap);
 
-		f->flags[id] &= (uint8_t)~FINE_MOVED;
-		touch(f, s, id); /* moved before the last take, rated now */
-		if (r > f->peak[id])
-			f->peak[id] = r;
+		c->flags &= (uint8_t)~FINE_MOVED;
+		touch(c, s, id); /* moved before the last take, rated now */
+		if (r > c->peak)
+			c->peak = r;
 	}
 	s->moved.n = 0;
 	s->rate_t0 = t;
@@ -130,7 +134,7 @@ fine_take_done(struct fine *f, unsigned src)
 	struct fine_src *s = &f->src[src];
 
 	for (size_t i = 0; i < s->touched.n; i++)
-		f->flags[s->touched.v[i]] &= (uint8_t)~FINE_TOUCHED;
+		f->cell[s->touched.v[i]].flags &= (uint8_t)~FINE_TOUCHED;
 	s->touched.n = 0;
 }
 

@@ -33,6 +33,16 @@ test_rate(void **state)
 	assert_int_equal(fine_rate(5, 0), 0);
 	/* 40 G bytes over 1 s: d * 1e9 would overflow 64 bits */
 	assert_int_equal(fine_rate(40000000000ull, 1000000000ull), 40000000000ull);
+	/* A half rounds up, in 64 bits and in 128. */
+	assert_int_equal(fine_rate(1, 2000000000ull), 1);
+	assert_int_equal(fine_rate(3, 2), 1500000000ull);
+	/* Past 64 bits in the 128-bit way: 2e19 / 3, and the largest that fits */
+	assert_int_equal(fine_rate(20000000000ull, 3), 6666666666666666667ull);
+	assert_int_equal(fine_rate(18446744073ull, 1000000000ull), 18446744073ull);
+	assert_int_equal(fine_rate(18446744074ull, 1000000000ull), 18446744074ull);
+	/* A rate past 2^64 a second is UINT64_MAX, not wrapped */
+	assert_int_equal(fine_rate(UINT64_MAX, 1), UINT64_MAX);
+	assert_int_equal(fine_rate(UINT64_MAX, 1000000000ull), UINT64_MAX);
 }
 
 /* A 10 ms burst inside a second of steady traffic: the peak is the burst's rate. */
