@@ -528,6 +528,11 @@ render_watch_bursts(json_object *view, const struct ctl_opts *opts, FILE *fp)
 	if (t.nrows == 0)
 		fprintf(fp, "\n%s\n(nothing moved)\n", title);
 	section(fp, title, &t);
+	if (json_get_int(view, "bursts_omitted", 0) > 0)
+		fprintf(fp,
+		        "(%lld queues and CPUs of lower peak not shown: [bursts] max_series, or "
+		        "--all)\n",
+		        (long long)json_get_int(view, "bursts_omitted", 0));
 }
 
 static json_object *

@@ -347,7 +347,9 @@ const struct proto_command proto_commands[] = {
                   .type = PROTO_ARG_CPULIST,
                   .max_len = 4096,
                   .help = "cpu: only these CPUs, and their sum"},
-                 {.name = "all", .type = PROTO_ARG_BOOL, .help = "include idle rows"}},
+                 {.name = "all",
+                  .type = PROTO_ARG_BOOL,
+                  .help = "include idle rows; bursts: every queue and CPU, not max_series"}},
     },
     {
         .name = "mark-start",

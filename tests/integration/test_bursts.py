@@ -32,6 +32,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -362,7 +363,61 @@ def test_bursts():
         shutil.rmtree(state, ignore_errors=True)
 
 
-TESTS = [test_bursts]
+def watch_views(d, *args, seconds=2.6):
+    """The views `watch bursts ARGS` sends in seconds, as JSON."""
+    w = subprocess.Popen([ts.NETMETRICSCTL, "--socket", d.sock, "--json", "watch", "bursts"] +
+                         list(args), stdout=subprocess.PIPE, text=True, env=ts.env())
+    time.sleep(seconds)
+    w.terminate()
+    return [json.loads(x)["view"] for x in w.communicate(timeout=10)[0].splitlines() if x]
+
+
+def test_watch_cap():
+    """watch bursts keeps every device's entry and, of the queues' and CPUs', the [bursts]
+    max_series of the highest peak (here 1), saying how many it left out; --all keeps every
+    one. Bursts from A to B the while, so that a CPU's softnet and NET_RX and B's queues
+    move."""
+    state = tempfile.mkdtemp(prefix="nm-bursts-cap-")
+    os.chmod(state, 0o777)
+    sink = subprocess.Popen(["ip", "netns", "exec", ts.NS_B, sys.executable, "-c",
+                             "import socket,time; s=socket.socket(2,2); "
+                             "s.bind(('%s',%d)); time.sleep(60)" % (ts.ADDR_B, PORT)])
+    extra = ("[sampling]\nfine_when = always\nfine_interval = 10ms\n"
+             "[bursts]\nmax_series = 1\n")
+    d = ts.Daemon(ns=ts.NS_B, extra=extra, state=state, prefix=RT)
+    try:
+        sender = threading.Thread(
+            target=send_bursts, args=(time.time_ns() + int(0.3e9),), kwargs={"n": 6})
+        sender.start()
+        capped = watch_views(d)
+        every = watch_views(d, "--all")
+        sender.join()
+        omitted = 0
+        for v in capped:
+            others = [e for e in v["series"] if e["kind"] != "device"]
+            assert len(others) <= 1, v
+            assert v["bursts_omitted"] == 0 or len(others) == 1, v
+            omitted = max(omitted, v["bursts_omitted"])
+        most = max(len([e for e in v["series"] if e["kind"] != "device"]) for v in every)
+        assert all(v["bursts_omitted"] == 0 for v in every), every
+        sys.stderr.write("watch bursts: up to %d queue and CPU entries with --all, %d left "
+                         "out at max_series = 1\n" % (most, omitted))
+        # A second with bursts moves a CPU's softnet and its NET_RX at least.
+        assert most >= 2 and omitted >= 1, (capped, every)
+        text = subprocess.run([ts.NETMETRICSCTL, "--socket", d.sock, "watch", "bursts"],
+                              capture_output=True, text=True, env=ts.env(), timeout=3)
+    except subprocess.TimeoutExpired as e:
+        text = e
+    finally:
+        d.stop()
+        sink.kill()
+        sink.wait()
+        shutil.rmtree(state, ignore_errors=True)
+    out = text.stdout if isinstance(text.stdout, str) else (text.stdout or b"").decode()
+    assert "mean and peak over one sampled interval" in out, out
+
+
+TESTS = [test_bursts, test_watch_cap]
 
 
 def main():
