@@ -82,7 +82,6 @@ struct softnet_priv {
 	uint64_t scratch[SOFTNET_MAX_COLS];
 	unsigned listed, puts; /* CPUs listed and values put in the last sample */
 	uint32_t grid_cols;    /* the kept read is a grid of this many columns; 0: not one */
-	size_t grid_lines;     /* its lines */
 	uint64_t by_grid;      /* samples read by the grid compare */
 };
 
@@ -266,7 +265,6 @@ note_grid(struct softnet_priv *pv, const char *buf, size_t n, size_t nlines, boo
 	    !pp_hex_grid(buf, 0, n, (uint32_t)(first / 9)))
 		return;
 	pv->grid_cols = (uint32_t)(first / 9);
-	pv->grid_lines = nlines;
 }
 
 /* Allocate the state and open /proc/net/softnet_stat. */

@@ -192,8 +192,9 @@ grid_samples(struct world *w)
 static void
 grid_line(char *out, unsigned cpu, unsigned p, unsigned d)
 {
-	sprintf(out, "%08x %08x 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
-	             "00000000 00000000 00000000 %08x\n",
+	sprintf(out,
+	        "%08x %08x 00000000 00000000 00000000 00000000 00000000 00000000 00000000 "
+	        "00000000 00000000 00000000 %08x\n",
 	        p, d, cpu);
 }
 
