@@ -62,11 +62,11 @@ def rfc3339_ns(s):
     return (calendar.timegm(t) * 1000 + int(frac)) * MS
 
 
-def send_bursts(first_ns, n=NBURSTS):
-    """Run the sender in A on CPU 0, its first of n bursts at first_ns (CLOCK_REALTIME), with
-    SCHED_FIFO when allowed (the machine is shared: a preemption inside a burst would make
-    its rate uneven); its bursts."""
-    cmd = ["ip", "netns", "exec", ts.NS_A, "taskset", "-c", "0"]
+def send_bursts(first_ns, n=NBURSTS, cpu=0):
+    """Run the sender in A on CPU cpu, its first of n bursts at first_ns (CLOCK_REALTIME),
+    with SCHED_FIFO when allowed (the machine is shared: a preemption inside a burst would
+    make its rate uneven); its bursts."""
+    cmd = ["ip", "netns", "exec", ts.NS_A, "taskset", "-c", str(cpu)]
     if subprocess.run(["chrt", "-f", "10", "true"], capture_output=True).returncode == 0:
         cmd += ["chrt", "-f", "10"]
     cmd += [sys.executable, SENDER, ts.ADDR_B, str(PORT), str(n), str(PERIOD),
@@ -375,8 +375,12 @@ def watch_views(d, *args, seconds=2.6):
 def test_watch_cap():
     """watch bursts keeps every device's entry and, of the queues' and CPUs', the [bursts]
     max_series of the highest peak (here 1), saying how many it left out; --all keeps every
-    one. Bursts from A to B the while, so that a CPU's softnet and NET_RX and B's queues
-    move."""
+    one. Bursts from A to B the while, from a sender on CPU 0 and one on CPU 1, so that two
+    CPUs' softnet moves (a veth's receive runs on the sending CPU) every second."""
+    if os.cpu_count() < 2:
+        sys.stderr.write("test_watch_cap: skipped, one CPU (it needs two CPUs' softnet to "
+                         "move)\n")
+        return
     state = tempfile.mkdtemp(prefix="nm-bursts-cap-")
     os.chmod(state, 0o777)
     sink = subprocess.Popen(["ip", "netns", "exec", ts.NS_B, sys.executable, "-c",
@@ -386,12 +390,17 @@ def test_watch_cap():
              "[bursts]\nmax_series = 1\n")
     d = ts.Daemon(ns=ts.NS_B, extra=extra, state=state, prefix=RT)
     try:
-        sender = threading.Thread(
-            target=send_bursts, args=(time.time_ns() + int(0.3e9),), kwargs={"n": 6})
-        sender.start()
+        # Half a second apart: one CPU busy at a time (two senders at SCHED_FIFO at once
+        # would hold both CPUs of a 2-CPU machine, the daemon's sampling with them).
+        first = time.time_ns() + int(0.3e9)
+        senders = [threading.Thread(target=send_bursts, args=(first + cpu * int(0.5e9),),
+                                    kwargs={"n": 6, "cpu": cpu}) for cpu in (0, 1)]
+        for t in senders:
+            t.start()
         capped = watch_views(d)
         every = watch_views(d, "--all")
-        sender.join()
+        for t in senders:
+            t.join()
         omitted = 0
         for v in capped:
             others = [e for e in v["series"] if e["kind"] != "device"]
@@ -402,7 +411,7 @@ def test_watch_cap():
         assert all(v["bursts_omitted"] == 0 for v in every), every
         sys.stderr.write("watch bursts: up to %d queue and CPU entries with --all, %d left "
                          "out at max_series = 1\n" % (most, omitted))
-        # A second with bursts moves a CPU's softnet and its NET_RX at least.
+        # A second with bursts moves CPU 0's softnet and CPU 1's.
         assert most >= 2 and omitted >= 1, (capped, every)
         text = subprocess.run([ts.NETMETRICSCTL, "--socket", d.sock, "watch", "bursts"],
                               capture_output=True, text=True, env=ts.env(), timeout=3)

@@ -100,6 +100,7 @@ def build():
     """Build nmsample twice: with the sanitizers, and counting allocations (no ASan)."""
     srcs = [os.path.join(TOP, p) for p in (
         "daemon/sample/source.c", "daemon/sample/series.c", "daemon/base/config.c", "daemon/base/ethtool.c",
+        "daemon/base/procparse.c",
         "daemon/sample/qpattern.c", "daemon/sample/devlist.c", "daemon/base/nldump.c",
         "daemon/sample/source-link.c", "daemon/sample/source-queues.c", "daemon/sample/napitable.c", "daemon/sample/source-ethtool.c",
         "daemon/sample/ethstd.c",
