@@ -459,6 +459,15 @@ def by_irq(rep):
             for s in rep["figures"]["queues"]["cpusets"]}
 
 
+def queue_of(rep, dev, queue):
+    """Queue QUEUE of device DEV in a report's queue figures; the figures when absent."""
+    devs = [x for x in rep["figures"]["queues"]["devices"] if x["name"] == dev]
+    assert len(devs) == 1, json.dumps(rep["figures"]["queues"])[:4000]
+    qs = [q for q in devs[0]["queues"] if q["queue"] == queue]
+    assert len(qs) == 1, json.dumps(devs[0])[:4000]
+    return qs[0]
+
+
 def test_recomputed_report_keeps_irq_table():
     """A kept window recomputed with other CPU sets joins with the IRQ table of its edges:
     with the interrupts source disabled (the table is read from the files, and traffic is
@@ -483,8 +492,7 @@ def test_recomputed_report_keeps_irq_table():
         assert kept[0]["effective"] == eff, (kept, eff)
         assert 0 <= int(eff) <= 7, eff
         old = by_irq(rep)
-        q5 = [q for q in [x for x in rep["figures"]["queues"]["devices"]
-                          if x["name"] == "eth0"][0]["queues"] if q["queue"] == 5][0]
+        q5 = queue_of(rep, "eth0", 5)
         assert q5["rx_packets"] > 0 and old["a"] >= q5["rx_packets"], (q5, old)
         for f in ("effective_affinity_list", "smp_affinity_list"):
             with open(os.path.join(root, "proc", "irq", str(irq), f), "w") as fp:
@@ -502,8 +510,7 @@ def test_recomputed_report_keeps_irq_table():
             with open(os.path.join(root, "proc", "irq", str(irq), f), "w") as fp:
                 fp.write("12\n")
         now = by_irq(d.json("mark", "stop", "moved", "--cpus", "a=0-7", "--cpus", "b=8-15"))
-        q5n = [q for q in [x for x in d.json("report", "moved")["figures"]["queues"]["devices"]
-                           if x["name"] == "eth0"][0]["queues"] if q["queue"] == 5][0]
+        q5n = queue_of(d.json("report", "moved"), "eth0", 5)
         assert now["b"] >= q5n["rx_packets"] > 0, (now, q5n)
         d.cleanup()
     finally:
