@@ -351,7 +351,8 @@ def test_until_ci_noisy():
     identical pair once differed by 3.7 % in CI, "sure"). The large difference is sure because
     its whole interval lies beyond 0.5 %; the identical pair could only be sure with its
     interval within 0.5 %, which run-to-run noise of a few % on veth does not give in 6
-    rounds. (An RFS flow count of 256 against 512 is no such pair: it moved a single
+    rounds, or as a false positive (beyond), which the looks' levels allow 5 % of the
+    time: then a second identical pair is judged. (An RFS flow count of 256 against 512 is no such pair: it moved a single
     stream's throughput by 5 % here.)"""
     need_tools()
     srv = Servers()
@@ -360,9 +361,19 @@ def test_until_ci_noisy():
         st, out = until_suite(d, "nbig", "1 2", "256", "--until-ci", "0.5",
                               "--max-iterations", "6")
         big = st["until_ci"]
-        st, out2 = until_suite(d, "nsmall", "1", "256", "--until-ci", "0.5",
-                               "--max-iterations", "6", extra="same = 1 2\n")
-        small = st["until_ci"]
+        # The identical pair is called different (beyond) at most 5 % of the time by the
+        # suite's design: on such a false positive, say so and judge a second pair (both
+        # false positives: 1 in 400).
+        for attempt in ("nsmall", "nsmall2"):
+            st, out2 = until_suite(d, attempt, "1", "256", "--until-ci", "0.5",
+                                   "--max-iterations", "6", extra="same = 1 2\n")
+            small = st["until_ci"]
+            if small["intervals"][0]["sure_by"] != "beyond":
+                break
+            sys.stderr.write("the identical pair judged beyond 0.5 %% (a false positive, "
+                             "at most 5 %% of the time): %s\n" % small)
+            assert small["intervals"][0]["ci95_low"] > 0 or \
+                small["intervals"][0]["ci95_high"] < 0, small
         if os.environ.get("NM_SHOW"):
             print(out, out2, file=sys.stderr)
         assert big["figure_judged"] == "throughput_mbps", big
