@@ -677,7 +677,9 @@ sampler_fine_tick(struct sampler *s)
 }
 
 /* The fine timer fired: its timerfd's expirations read (more than one: the loop came late,
- * and the ticks between are not made up), or libevent's timer. */
+ * and the ticks between are not made up), or libevent's timer. The read is needed at each
+ * tick: a periodic timerfd's hrtimer is started again by the read (timerfd_read), not when
+ * it fires, so an edge-triggered timerfd left unread fires once. */
 static void
 fine_timer_cb(evutil_socket_t fd, short what, void *arg)
 {

@@ -7,7 +7,7 @@
  * '-' made '_' (queue.eth0.rx0.rx_alloc_fail). A device that has answered qstats once stays
  * on it. The others fall back to their `ethtool -S` counters read through the driver name
  * patterns of qpattern.c; a device none of whose counters fits a pattern is read again only
- * every QUEUES_RECHECK samples, in case its driver changes its names.
+ * a minute later (QUEUES_RECHECK_NS), in case its driver changes its names.
  *
  * A device with neither (veth: no qstats, and its ethtool queue counters count XDP only)
  * may still have per-tx-queue counts: those of an mq root qdisc's classes. mq's class :N
@@ -16,9 +16,11 @@
  * dev DEV` prints), bytes and packets from TCA_STATS2 (TCA_STATS_BASIC, TCA_STATS_PKT64
  * past 2^32 packets) or the old TCA_STATS, read in place like the qstats replies: libnl's
  * class cache would allocate per class and sample. `queue.<ifname>.tx<N>.packets|bytes`
- * again; no rx queues. A device without mq classes is asked again every QUEUES_RECHECK
- * samples. source_queues_devices says, per device, where its figures come from, or why
- * there are none.
+ * again; no rx queues. A device without mq classes is asked again a minute later.
+ * These rechecks, and the count of a device's queues, go by the sample's time, not by
+ * samples: a fine cadence (sampler.h) would do them 100 times as often.
+ * source_queues_devices says, per device, where its figures come from, or why there are
+ * none.
  *
  * [source.queues] options:
  *	devices = GLOB ...		the devices to read (default: all but lo)
@@ -123,7 +125,7 @@ static const char *const qstats_names[QSTATS_N] = {
 #define NETDEV_A_NAPI_IRQ_SUSPEND_TIMEOUT 7
 #define NETDEV_A_NAPI_THREADED            8
 
-#define QUEUES_RECHECK 60
+#define QUEUES_RECHECK_NS (60ull * 1000000000ull)
 
 /* The slot of a queue's hardware drops (qstats rx-hw-drops, tx-hw-drops). */
 #define DROP_SLOT(dir) ((dir) == QUEUE_RX ? 13 - QSTATS_FIRST : 24 - QSTATS_FIRST)
@@ -190,7 +192,7 @@ struct qdev {
 	int ifindex;         /* 0 when unknown (fixture root) */
 	unsigned answered;   /* sample generation that last read its queues */
 	enum qdev_via via;   /* VIA_QSTATS is for good */
-	unsigned next_read;  /* ethtool without queue counters: sample generation to retry */
+	uint64_t next_read;  /* ethtool without queue counters: sample time to retry */
 	unsigned hits_names; /* the devlist entry's names stamp the hits were mapped for */
 	struct qpattern_hit *hits;
 	size_t nhits, caphits;
@@ -199,8 +201,8 @@ struct qdev {
 	char driver[32];  /* the ethtool driver name, "" when unknown */
 	const char *note; /* what its ethtool queue figures lack (qpattern_driver.note), or NULL */
 	int nreal[2];     /* rx, tx queues the device has now (its queues/ directory); -1 unknown */
-	unsigned next_count; /* sample generation to count them again */
-	unsigned next_tc;    /* no mq classes: sample generation to ask again */
+	uint64_t next_count; /* sample time to count them again */
+	uint64_t next_tc;    /* no mq classes: sample time to ask again */
 	struct qplan plan;   /* ethtool: the fold, while the layout holds */
 	char why[320];       /* source_queues_devices: where the figures come from, or why none */
 };
@@ -857,7 +859,7 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 
 	if (d->ds.nostats)
 		return;
-	if (st->gen < d->next_read) {
+	if (st->src->sample_ns < d->next_read) {
 		devlist_touch(st->dl, st->src, d->name); /* read again at next_read */
 		return;
 	}
@@ -877,18 +879,18 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 		else if (d->via != VIA_TCCLASS)
 			d->via = VIA_NONE;
 		d->note = ethtool_note(st, d);
-		d->next_count = st->gen; /* count its queues now */
+		d->next_count = st->src->sample_ns; /* count its queues now */
 	}
 	d->answered = st->gen;
 	if (d->nhits == 0) {
-		d->next_read = st->gen + QUEUES_RECHECK;
+		d->next_read = st->src->sample_ns + QUEUES_RECHECK_NS;
 		return;
 	}
 	/* Channels change without the names changing: count again now and then. */
-	if (st->gen >= d->next_count) {
+	if (st->src->sample_ns >= d->next_count) {
 		int old[2] = {d->nreal[0], d->nreal[1]};
 		count_queues(st, d);
-		d->next_count = st->gen + QUEUES_RECHECK;
+		d->next_count = st->src->sample_ns + QUEUES_RECHECK_NS;
 		if (d->nreal[0] != old[0] || d->nreal[1] != old[1])
 			plan_drop(d);
 	}
@@ -991,7 +993,7 @@ sample_tclass(struct queues_state *st, struct qdev *d)
 	} req;
 	struct nm_error e;
 
-	if (d->ifindex <= 0 || d->ds.nostats || st->gen < d->next_tc || !rt_ready(st))
+	if (d->ifindex <= 0 || d->ds.nostats || st->src->sample_ns < d->next_tc || !rt_ready(st))
 		return;
 	memset(&req, 0, sizeof(req));
 	req.h.nlmsg_len = sizeof(req);
@@ -1010,7 +1012,7 @@ sample_tclass(struct queues_state *st, struct qdev *d)
 		drop_queues(st, d);
 		d->via = VIA_NONE;
 	}
-	d->next_tc = st->gen + QUEUES_RECHECK;
+	d->next_tc = st->src->sample_ns + QUEUES_RECHECK_NS;
 }
 
 /* Drop unlisted devices, and the queues of read devices that this sample did not report. */
