@@ -11,7 +11,10 @@
  * <ID> is the qdisc's handle as tc prints it ("8001:", "1:2"); a qdisc without one (handle
  * 0:, the per-queue children of mq) is "0@" and its parent (tc's ":1", "root", "ingress").
  * The kernel's counters are 32-bit (struct gnet_stats_queue): they wrap, as the sampler knows.
- * A qdisc replaced or deleted goes away with its series; a new one counts from zero.
+ * A qdisc deleted goes away with its series; a new one counts from zero, and one added in
+ * a deleted one's place (same device, handle and parent, another kind) takes over its series
+ * (the same names), a fall of its counters a reset. Tested against `tc -s qdisc` on veth in
+ * tests/netns/test_queues.py.
  *
  * Read like the link source's dump (nldump.c: a kept buffer, replies parsed in place with
  * libnl's attribute helpers) rather than through libnl-route's rtnl_qdisc cache: a cache
@@ -207,7 +210,19 @@ on_qdisc(const struct nlmsghdr *h, void *arg)
 		sink_put(qs->sink, q->id[i], v[i]);
 }
 
-/* Drop the qdiscs this sample did not report, with their series. */
+/* Is id a series of a qdisc this sample reported? */
+static bool
+id_in_use(const struct qdisc_state *qs, series_id id)
+{
+	for (size_t i = 0; i < qs->n; i++)
+		if (qs->v[i].seen == qs->gen && qs->v[i].id[0] == id)
+			return true;
+	return false;
+}
+
+/* Drop the qdiscs this sample did not report, with their series; not the series of one
+ * replaced under the same handle by another kind, which the new one has (the same names:
+ * it counts from zero, a reset). */
 static void
 sweep(struct qdisc_state *qs)
 {
@@ -215,8 +230,9 @@ sweep(struct qdisc_state *qs)
 
 	for (size_t i = 0; i < qs->n; i++) {
 		if (qs->v[i].seen != qs->gen) {
-			for (int k = 0; k < Q_NSTATS; k++)
-				sink_gone(qs->sink, qs->v[i].id[k]);
+			if (!id_in_use(qs, qs->v[i].id[0]))
+				for (int k = 0; k < Q_NSTATS; k++)
+					sink_gone(qs->sink, qs->v[i].id[k]);
 			continue;
 		}
 		qs->v[kept++] = qs->v[i];

@@ -108,7 +108,7 @@ static const struct source_ops *
 ops_by_name(const char *name)
 {
 	static const struct source_ops *const all[] = {&source_link_ops, &source_queues_ops,
-	                                               &source_ethtool_ops};
+	                                               &source_ethtool_ops, &source_qdisc_ops};
 
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (strcmp(all[i]->name, name) == 0)

@@ -6,7 +6,8 @@ run inside a namespace through tests/netns/nmsample.c, must agree with `ip -s li
 /sys/class/net/DEV/statistics and `ethtool -S`. Devices removed between samples must
 vanish. With an mq root qdisc on the veth, its tx queues come from mq's classes and equal
 `tc -s class`. On the host, devices whose queues come from qstats (virtio_net here) must add up
-to their link counters. With 200 extra veth pairs, sampling must allocate nothing once
+to their link counters. The qdisc source's fields equal `tc -s qdisc`, through a replace and
+a delete between samples. With 200 extra veth pairs, sampling must allocate nothing once
 warm.
 
     sudo tests/netns/test_queues.py [-v]
@@ -102,7 +103,7 @@ def build():
         "daemon/sample/source.c", "daemon/sample/series.c", "daemon/base/config.c", "daemon/base/ethtool.c",
         "daemon/base/procparse.c",
         "daemon/sample/qpattern.c", "daemon/sample/devlist.c", "daemon/base/nldump.c",
-        "daemon/sample/source-link.c", "daemon/sample/source-queues.c", "daemon/sample/napitable.c", "daemon/sample/source-ethtool.c",
+        "daemon/sample/source-link.c", "daemon/sample/source-queues.c", "daemon/sample/source-qdisc.c", "daemon/sample/napitable.c", "daemon/sample/source-ethtool.c",
         "daemon/sample/ethstd.c",
         "tests/netns/nmsample.c")]
     srcs += [os.path.join(TOP, "common", f) for f in sorted(os.listdir(os.path.join(TOP, "common")))
@@ -286,6 +287,105 @@ def test_vanish():
           "vanish: vre0/vre1 deleted and created again between samples: reported, never gone")
 
 
+QDISC_FIELDS = ("drops", "overlimits", "requeues", "backlog", "qlen")
+
+
+def tc_qdiscs(ns, dev):
+    """{id as the qdisc source names it: (kind, {field: value})} from tc -s -j qdisc show: the
+    handle ("1:", "ffff:"), or for handle 0: "0@" and the parent ("0@7:1", "0@root")."""
+    out = {}
+    for q in json.loads(run(["tc", "-s", "-j", "qdisc", "show", "dev", dev], ns=ns)):
+        qid = q["handle"] if q["handle"] != "0:" else \
+            "0@" + ("root" if q.get("root") else q["parent"])
+        out[qid] = (q["kind"], {f: q[f] for f in QDISC_FIELDS})
+    return out
+
+
+def udp_burst(n):
+    """n UDP datagrams from NS_A to vb's address (no listener: vb answers with ICMP, which
+    comes back in through va and passes no egress qdisc of va)."""
+    run([sys.executable, "-c",
+         "import socket\ns = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+         "for i in range(%d):\n    s.sendto(b'x' * 200, ('10.231.0.2', 9))\n" % n], ns=NS_A)
+
+
+def test_qdisc():
+    """The qdisc source against tc -s qdisc: a tbf root of 1 Mbit/s with a 3,000-byte queue
+    (this kernel has no netem), an ingress qdisc and lo's noqueue, each field equal to tc's
+    read just before or just after the sample (between the two); mq's handle-0 children
+    named by their parents; a root deleted and added again under the same handle as another
+    kind between two samples keeps its series (the new qdisc's values, no gone: before,
+    the old one's sweep marked the shared series gone in the sample the new one put them),
+    and one deleted is gone."""
+    run(["tc", "qdisc", "replace", "dev", "va", "root", "handle", "1:", "tbf", "rate", "1mbit",
+         "burst", "1600", "limit", "3000"], ns=NS_A)
+    run(["tc", "qdisc", "add", "dev", "va", "ingress"], ns=NS_A)
+    try:
+        udp_burst(3000)
+        time.sleep(0.3)  # the queue drains: 3,000 bytes at 1 Mbit/s
+        before = tc_qdiscs(NS_A, "va")
+        series, _, _ = nmsample(NS_A, "qdisc")
+        after = tc_qdiscs(NS_A, "va")
+        check(sorted(before) == ["1:", "ffff:"] and before["1:"][0] == "tbf",
+              "qdisc: tc shows va's tbf 1: and ingress ffff: (%s)" % sorted(before))
+        bad = ["%s.%s" % (qid, f) for qid in before for f in QDISC_FIELDS
+               if not (min(before[qid][1][f], after[qid][1][f])
+                       <= series.get("qdisc.va.%s.%s" % (qid, f), -1)
+                       <= max(before[qid][1][f], after[qid][1][f]))]
+        drops = series.get("qdisc.va.1:.drops", 0)
+        over = series.get("qdisc.va.1:.overlimits", 0)
+        check(not bad and 1000 <= drops <= 3000 and over > 0,
+              "qdisc: va's tbf and ingress equal tc -s qdisc in all %d fields; tbf dropped %d "
+              "of 3000, %d overlimits%s" % (len(QDISC_FIELDS), drops, over,
+                                            "" if not bad else " (differ: %s)" % bad))
+        check("qdisc.lo.0@root.drops" in series, "qdisc: lo's noqueue root named 0@root")
+        # Deleted and added again under the same handle as pfifo between the two samples (2.5
+        # s apart; tc's replace refuses another kind under a handle).
+        cmd = ["ip", "netns", "exec", NS_A, os.path.join(BUILD, "nmsample"), "-g", "-n", "2",
+               "-i", "2500", "qdisc"]
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        CHILDREN.append(p)
+        time.sleep(1.0)
+        run(["tc", "qdisc", "del", "dev", "va", "root"], ns=NS_A)
+        run(["tc", "qdisc", "add", "dev", "va", "root", "handle", "1:", "pfifo", "limit", "10"],
+            ns=NS_A)
+        udp_burst(100)
+        out, err = p.communicate(timeout=20)
+        CHILDREN.remove(p)
+        now = tc_qdiscs(NS_A, "va")
+        got = {l.rsplit(" ", 1)[0]: int(l.rsplit(" ", 1)[1]) for l in out.splitlines()
+               if l.startswith("qdisc.va.1:.")}
+        gone = [l.split()[-1] for l in out.splitlines() if l.startswith("# gone")]
+        check(p.returncode == 0 and now["1:"][0] == "pfifo" and
+              got.get("qdisc.va.1:.drops") == now["1:"][1]["drops"] and
+              got.get("qdisc.va.1:.drops") < drops and
+              not any(g.startswith("qdisc.va.1:.") for g in gone),
+              "qdisc: tbf 1: deleted and pfifo 1: added between samples: its series stay, with "
+              "pfifo's values (%s; gone %s)" % (got, gone))
+        # Deleted between samples: gone.
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        CHILDREN.append(p)
+        time.sleep(1.0)
+        run(["tc", "qdisc", "del", "dev", "va", "root"], ns=NS_A)
+        out, err = p.communicate(timeout=20)
+        CHILDREN.remove(p)
+        gone = [l.split()[-1] for l in out.splitlines() if l.startswith("# gone")]
+        check(p.returncode == 0 and "qdisc.va.1:.drops" in gone and
+              not any(l.startswith("qdisc.va.1:.") for l in out.splitlines()),
+              "qdisc: root 1: deleted between samples: its series gone (%s)" % gone)
+        # mq's children have handle 0: named by their parents 7:1 .. 7:4.
+        run(["tc", "qdisc", "replace", "dev", "va", "root", "handle", "7:", "mq"], ns=NS_A)
+        series, _, _ = nmsample(NS_A, "qdisc")
+        kids = sorted(k[len("qdisc.va."):-len(".drops")] for k in series
+                      if k.startswith("qdisc.va.0@") and k.endswith(".drops"))
+        want = sorted(q for q in tc_qdiscs(NS_A, "va") if q.startswith("0@"))
+        check(kids == want == ["0@7:%d" % i for i in range(1, 5)] and "qdisc.va.7:.qlen" in series,
+              "qdisc: mq 7: and its children %s as tc lists them (%s)" % (kids, want))
+    finally:
+        run(["tc", "qdisc", "del", "dev", "va", "root"], ns=NS_A, check=False)
+        run(["tc", "qdisc", "del", "dev", "va", "ingress"], ns=NS_A, check=False)
+
+
 def test_host_qstats():
     series, queues, _ = nmsample(None, "-q", "link", "queues")
     devs = sorted({q[1] for q in queues})
@@ -338,6 +438,7 @@ def main():
     test_queues()
     test_queues_mq()
     test_vanish()
+    test_qdisc()
     test_host_qstats()
     test_allocations()
     if FAILURES:
