@@ -198,6 +198,25 @@ grid_line(char *out, unsigned cpu, unsigned p, unsigned d)
 	        p, d, cpu);
 }
 
+/* softnet_stat made of the lines given (up to three; NULL ends them). */
+static void
+write_lines(struct world *w, const char *l0, const char *l1, const char *l2)
+{
+	char text[480];
+
+	snprintf(text, sizeof(text), "%s%s%s", l0, l1 != NULL ? l1 : "",
+	         l1 != NULL && l2 != NULL ? l2 : "");
+	harness_write(w, "proc/net/softnet_stat", text);
+}
+
+/* The same, then a sample. */
+static void
+write_and_sample(struct world *w, const char *l0, const char *l1, const char *l2)
+{
+	write_lines(w, l0, l1, l2);
+	harness_sample(w);
+}
+
 /* The grid compare: the fixture's steps after the first read go by it with the values of a
  * full parse; a CPU number that changes in place (CPU 1 offline, CPU 2 online, same length)
  * stops it before the line's other change reaches CPU 1's series; a changed blank, an
@@ -206,7 +225,7 @@ grid_line(char *out, unsigned cpu, unsigned p, unsigned d)
 static void
 test_grid(void **state)
 {
-	char a[160], b[160], text[400];
+	char a[160], b[160], c[160];
 	struct world w;
 	uint64_t g;
 
@@ -229,24 +248,19 @@ test_grid(void **state)
 	harness_mkdir(&w, "proc/net");
 	grid_line(a, 0, 10, 1);
 	grid_line(b, 1, 20, 2);
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
+	write_lines(&w, a, b, NULL);
 	harness_start(&w);
 	harness_sample(&w);
 	assert_int_equal(harness_value(&w, "softnet.cpu1.processed"), 20);
 	grid_line(b, 1, 21, 2);
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
-	harness_sample(&w);
+	write_and_sample(&w, a, b, NULL);
 	assert_int_equal(grid_samples(&w), 1);
 	assert_int_equal(w.sink.nput, 1);
 	assert_int_equal(harness_value(&w, "softnet.cpu1.processed"), 21);
 
 	/* CPU 2 in CPU 1's place, its processed 30: CPU 1's series gone, untouched. */
 	grid_line(b, 2, 30, 2);
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
-	harness_sample(&w);
+	write_and_sample(&w, a, b, NULL);
 	assert_int_equal(grid_samples(&w), 1);
 	assert_true(w.sink.gone[harness_find(&w, "softnet.cpu1.processed")]);
 	assert_int_equal(w.sink.val[harness_find(&w, "softnet.cpu1.processed")], 21);
@@ -255,9 +269,7 @@ test_grid(void **state)
 
 	/* Back to the compare. */
 	grid_line(a, 0, 11, 1);
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
-	harness_sample(&w);
+	write_and_sample(&w, a, b, NULL);
 	assert_int_equal(grid_samples(&w), 2);
 	assert_int_equal(w.sink.nput, 1);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 11);
@@ -265,45 +277,31 @@ test_grid(void **state)
 	/* A tab for the blank after CPU 0's processed, which moves too: per line. */
 	grid_line(a, 0, 12, 1);
 	a[8] = '\t';
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
 	g = grid_samples(&w);
-	harness_sample(&w);
+	write_and_sample(&w, a, b, NULL);
 	assert_int_equal(grid_samples(&w), g);
 	assert_int_equal(harness_value(&w, "softnet.cpu0.processed"), 12);
 
 	/* An upper-case digit in CPU 2's processed (0x3A): per line, the same value read. */
 	grid_line(a, 0, 12, 1);
 	grid_line(b, 2, 0x3a, 2);
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
-	harness_sample(&w); /* the tab gone: a grid again, per line */
+	write_and_sample(&w, a, b, NULL); /* the tab gone: a grid again, per line */
 	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), 0x3a);
 	b[7] = 'B';
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
 	g = grid_samples(&w);
-	harness_sample(&w);
+	write_and_sample(&w, a, b, NULL);
 	assert_int_equal(grid_samples(&w), g);
 	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), 0x3b);
 
 	/* CPU 3 comes (the file longer): per line; then the compare again. */
 	grid_line(b, 2, 0x3c, 2);
-	snprintf(text, sizeof(text), "%s%s", a, b);
-	grid_line(b, 3, 40, 0);
-	strcat(text, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
-	harness_sample(&w);
+	grid_line(c, 3, 40, 0);
+	write_and_sample(&w, a, b, c);
 	assert_int_equal(grid_samples(&w), g);
 	assert_int_equal(harness_value(&w, "softnet.cpu3.processed"), 40);
 	assert_int_equal(harness_value(&w, "softnet.cpu2.processed"), 0x3c);
-	grid_line(b, 3, 41, 0);
-	snprintf(text, sizeof(text), "%s", a);
-	grid_line(a, 2, 0x3c, 2);
-	strcat(text, a);
-	strcat(text, b);
-	harness_write(&w, "proc/net/softnet_stat", text);
-	harness_sample(&w);
+	grid_line(c, 3, 41, 0);
+	write_and_sample(&w, a, b, c);
 	assert_int_equal(grid_samples(&w), g + 1);
 	assert_int_equal(w.sink.nput, 1);
 	assert_int_equal(harness_value(&w, "softnet.cpu3.processed"), 41);
