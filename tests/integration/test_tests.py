@@ -357,7 +357,9 @@ def test_netperf_udp_loss():
         sent, recvd, lost = f["sent_datagrams"], f["received_datagrams"], f["lost_datagrams"]
         assert sent > recvd > 0 and lost == sent - recvd, f
         assert abs(f["loss_pct"] - 100.0 * lost / sent) < 1e-5, f  # six decimals
-        assert f["loss_pct"] > 5, "no loss into a 8 KiB buffer: %s" % f
+        # Loss well above the comparison's tolerance below: how much depends on how fast B
+        # drains its buffer on this machine's two CPUs (4.7 % in one CI run, more usually).
+        assert lost >= 1000, "no loss into a 8 KiB buffer: %s" % f
         assert f["received_mbps"] == f["throughput_mbps"] < f["sent_mbps"], f
         rcvbuf = after["RcvbufErrors"] - before["RcvbufErrors"]
         # Those a busy machine's backlog dropped are lost and not B's socket's (seldom).
