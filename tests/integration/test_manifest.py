@@ -352,8 +352,8 @@ def test_until_ci_noisy():
     its whole interval lies beyond 0.5 %; the identical pair could only be sure with its
     interval within 0.5 %, which run-to-run noise of a few % on veth does not give in 6
     rounds, or as a false positive (beyond), which the looks' levels allow 5 % of the
-    time: then a second identical pair is judged. (An RFS flow count of 256 against 512 is no such pair: it moved a single
-    stream's throughput by 5 % here.)"""
+    time: then a second identical pair is judged. (An RFS flow count of 256 against 512 is
+    no such pair: it moved a single stream's throughput by 5 % here.)"""
     need_tools()
     srv = Servers()
     d = Daemon()
