@@ -492,14 +492,22 @@ def test_drops_by_reason():
         # A few fit in the buffer (InDatagrams counts them only when read: never here).
         assert rcvbuf < n3, (rcvbuf, n3)
 
-        # compare: the drops of w1 (NO_SOCKET on bA) against those of w2 (none there).
+        # compare: the drops of w1 (NO_SOCKET on bA) against those of w2 (none there). The
+        # totals are judged when the windows' lengths are within 5 %, else (a loaded
+        # machine's marks come late: once in CI) their per-second figures are.
         cmp = d.json("compare", "w1", "w2")
         figs = {f["figure"]: f for f in cmp["figures"]}
+
+        def verdict(f):
+            if f["verdict"] is None:
+                assert f["unjudged"] == "total over windows of unequal length", f
+                return f["per_s"]["verdict"]
+            return f["verdict"]
         f = figs["bpf.drops.devices.bA.NO_SOCKET"]
         assert f["a"]["mean"] == n1 and f["b"]["mean"] == 0, f
-        assert f["better"] == "lower" and f["verdict"] == "better", f
+        assert f["better"] == "lower" and verdict(f) == "better", f
         f = figs["bpf.drops.devices.bA.NETFILTER_DROP"]
-        assert f["a"]["mean"] == 0 and f["b"]["mean"] == n2 and f["verdict"] == "worse", f
+        assert f["a"]["mean"] == 0 and f["b"]["mean"] == n2 and verdict(f) == "worse", f
         assert figs["bpf.programs.kfree_skb.ns_per_run"]["unit"] == "ns", figs
 
         # Labels: the reason as field, the device, unit packets; the program's cost.
