@@ -14,6 +14,7 @@ that the machine's drift falls on both; the figures are medians over the rounds.
     bench-service.py --netmetricsd PATH --bare-read PATH [--rounds 5] [--seconds 20]
                      [--interval-ms 1000] [--steps 8] [--cache DIR] [--gen GEN_HOST]
                      [--config-extra TEXT] [--only FILES] [--fine] [--against PATH]
+                     [--floor-compare]
 
 Prints one line per phase and a summary:
     service: daemon X.XX ms/s, bare read Y.YY ms/s, ratio Z.ZZx (medians of N rounds)
@@ -31,6 +32,10 @@ runs of a round in turn (daemon, other, bare, rotated each round), and prints it
 and the per-round ratios of the two builds: on a shared machine the bare read's figure
 moves by 2x between runs, a build's by less, so two builds compare best against each
 other in the same rounds.
+--floor-compare also runs `bare-read --compare` in each round: the same reads, each compared
+byte by byte with the read before, nothing parsed. That is the least any reader pays that
+must know what changed (the daemon compares each read with the last to parse only what
+moved), and the summary gives the daemon's ratio to it beside the ratio to the bare read.
 Needs root only to let the daemon drop to its user (as in service); as another user the
 daemon runs as that user.
 """
@@ -198,8 +203,9 @@ def run_daemon(args, root, work, warmup, binary=None):
             proc.wait()
 
 
-def run_bare(args, root, warmup):
-    argv = [args.bare_read, root, str(args.interval_ms), str(int(warmup + args.seconds + 2))]
+def run_bare(args, root, warmup, compare=False):
+    argv = [args.bare_read] + (["--compare"] if compare else []) + [
+        root, str(args.interval_ms), str(int(warmup + args.seconds + 2))]
     if args.only:
         argv.append(args.only)
     proc = subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
@@ -230,6 +236,8 @@ def main():
     ap.add_argument("--only", default=None)
     ap.add_argument("--fine", action="store_true")
     ap.add_argument("--against", default=None, help="a second netmetricsd to compare")
+    ap.add_argument("--floor-compare", action="store_true",
+                    help="also the bare read with each read compared with the one before")
     args = ap.parse_args()
     args.daemon_interval_ms = args.interval_ms
     args.daemon_warmup = args.warmup
@@ -255,14 +263,15 @@ def main():
     shutil.copytree(os.path.join(args.cache, "step-0"), root, symlinks=True)
     writer = Writer(root, contents, args.steps, args.interval_ms / 1000.0)
     writer.start()
-    daemon_ms, bare_ms, other_ms = [], [], []
+    daemon_ms, bare_ms, other_ms, compare_ms = [], [], [], []
     try:
         for r in range(args.rounds):
-            if args.against:
-                order = ("daemon", "other", "bare")
-                order = order[r % 3:] + order[:r % 3]
+            order = ("daemon",) + (("other",) if args.against else ()) + (
+                ("compare",) if args.floor_compare else ()) + ("bare",)
+            if len(order) == 2:
+                order = order if r % 2 == 0 else order[::-1]
             else:
-                order = ("daemon", "bare") if r % 2 == 0 else ("bare", "daemon")
+                order = order[r % len(order):] + order[:r % len(order)]
             for what in order:
                 if what == "daemon":
                     v = run_daemon(args, root, work, args.daemon_warmup)
@@ -270,6 +279,9 @@ def main():
                 elif what == "other":
                     v = run_daemon(args, root, work, args.daemon_warmup, args.against)
                     other_ms.append(v)
+                elif what == "compare":
+                    v = run_bare(args, root, args.warmup, compare=True)
+                    compare_ms.append(v)
                 else:
                     v = run_bare(args, root, args.warmup)
                     bare_ms.append(v)
@@ -284,6 +296,12 @@ def main():
           "(medians of %d rounds; per-round ratios %s; interval %d ms, %d files)" % (
               d, d / 10.0, b, d / b, args.rounds, " ".join("%.2f" % x for x in ratios),
               args.interval_ms, len(contents)))
+    if args.floor_compare:
+        c = statistics.median(compare_ms)
+        print("floor-compare: bare read and compare %.2f ms/s, %.2fx the bare read; the daemon "
+              "%.2fx it (medians; per round %s)" % (
+                  c, c / b, d / c, " ".join("%.2f" % (x / y) for x, y in zip(daemon_ms,
+                                                                           compare_ms))))
     if args.against:
         o = statistics.median(other_ms)
         print("against %s: %.2f ms/s, ratio %.2fx the bare read; daemon/against %.3f "
