@@ -106,9 +106,25 @@ cpuutil_busy(const double secs[CPUUTIL_NMODES])
 	return busy > 0 ? busy : 0;
 }
 
+/* Busy CPUs over span: busy seconds per second, but never more than the busy share of the
+ * time counted on ncpus CPUs (when ncpus is known). The two agree where the span is long
+ * against the counters' 1/USER_HZ step; over a shorter one (a window that closed a
+ * millisecond after it opened) a single step of one CPU divided by the span would give more
+ * CPUs busy than there are. */
+static double
+busy_cpus(double busy, double total, double span, unsigned ncpus)
+{
+	double per_s = span > 0 ? busy / span : 0, share;
+
+	if (ncpus == 0 || total <= 0)
+		return per_s;
+	share = busy / total * ncpus;
+	return per_s < share ? per_s : share;
+}
+
 /* Percentages of the covered time, and busy CPUs over the span. */
 json_object *
-cpuutil_json(const double secs[CPUUTIL_NMODES], double span)
+cpuutil_json(const double secs[CPUUTIL_NMODES], double span, unsigned ncpus)
 {
 	json_object *o = json_object_new_object();
 	double total = cpuutil_total(secs), busy = cpuutil_busy(secs), pc;
@@ -121,6 +137,6 @@ cpuutil_json(const double secs[CPUUTIL_NMODES], double span)
 		json_add_double(o, cpuutil_modes[m], pc > 100 ? 100 : pc);
 	}
 	json_add_double(o, "busy", total > 0 ? 100.0 * busy / total : 0);
-	json_add_double(o, "busy_cpus", span > 0 ? busy / span : 0);
+	json_add_double(o, "busy_cpus", busy_cpus(busy, total, span, ncpus));
 	return o;
 }

@@ -35,6 +35,7 @@
 #define CPUUTIL_NMODES     10
 #define CPUUTIL_USER       0 /* indexes in cpuutil_modes */
 #define CPUUTIL_NICE       1
+#define CPUUTIL_SYSTEM     2
 #define CPUUTIL_IDLE       3
 #define CPUUTIL_IOWAIT     4
 #define CPUUTIL_GUEST      8
@@ -67,7 +68,8 @@ double cpuutil_total(const double secs[CPUUTIL_NMODES]);
 double cpuutil_busy(const double secs[CPUUTIL_NMODES]);
 
 /* The share of each mode in %, "busy" in % and "busy_cpus" (busy seconds per second of
- * span) as a new object. No time at all is 100 % idle. */
-json_object *cpuutil_json(const double secs[CPUUTIL_NMODES], double span);
+ * span, at most the busy share of the ncpus CPUs whose seconds secs sums; 0: not known) as
+ * a new object. No time at all is 100 % idle. */
+json_object *cpuutil_json(const double secs[CPUUTIL_NMODES], double span, unsigned ncpus);
 
 #endif

@@ -92,7 +92,7 @@ cmd_build_cpu(struct daemon *d, json_object *args, json_object *o, struct nm_err
 	double span = query_seconds(d->query, sampler_source_of(d->sampler, SAMPLER_CPU)->index);
 	double secs[CPUUTIL_NMODES], sum[CPUUTIL_NMODES] = {0};
 	json_object *arr;
-	unsigned nset = 0;
+	unsigned nset = 0, nall = 0; /* CPUs in the set, CPUs in all */
 
 	if (list != NULL && cpuset_parse_any(&set, list, err) < 0)
 		return -1;
@@ -101,11 +101,12 @@ cmd_build_cpu(struct daemon *d, json_object *args, json_object *o, struct nm_err
 	for (size_t r = 1; r < g.nrows; r++) {
 		unsigned c = (unsigned)(r - 1);
 		json_object *co;
-		if (list != NULL && !cpuset_has(&set, c))
-			continue;
 		if (!cpu_seconds(d, &g, r, secs))
 			continue;
-		co = cpuutil_json(secs, span);
+		nall++;
+		if (list != NULL && !cpuset_has(&set, c))
+			continue;
+		co = cpuutil_json(secs, span, 1);
 		json_object_object_add(co, "cpu", json_object_new_int((int)c));
 		json_object_array_add(arr, co);
 		for (size_t m = 0; m < CPUUTIL_NMODES; m++)
@@ -113,9 +114,9 @@ cmd_build_cpu(struct daemon *d, json_object *args, json_object *o, struct nm_err
 		nset++;
 	}
 	if (cpu_seconds(d, &g, 0, secs))
-		json_object_object_add(o, "all", cpuutil_json(secs, span));
+		json_object_object_add(o, "all", cpuutil_json(secs, span, nall));
 	if (list != NULL) {
-		json_object *so = cpuutil_json(sum, span);
+		json_object *so = cpuutil_json(sum, span, nset);
 		json_add_string(so, "cpus", list);
 		json_add_uint(so, "count", nset);
 		json_object_object_add(o, "set", so);

@@ -693,9 +693,10 @@ cpu_json(struct report *r)
 	double span = r->cpu_src >= 0 ? r->secs[r->cpu_src] : 0, secs[CPUUTIL_NMODES];
 	unsigned count;
 
+	cpu_seconds(r, NULL, secs, &count); /* only the count: the CPUs the sums cover */
 	for (int m = 0; m < CPUUTIL_NMODES; m++)
 		secs[m] = (double)r->cpu_all[m] * r->cpu_scale;
-	json_object_object_add(fig, "all", cpuutil_json(secs, span));
+	json_object_object_add(fig, "all", cpuutil_json(secs, span, count));
 	json_add_double(fig, "busy_us_per_packet",
 	                ratio(cpuutil_busy(secs) * 1e6, (double)(r->dev_rx + r->dev_tx)));
 	for (size_t s = 0; s < r->opts->ncpusets; s++) {
@@ -704,7 +705,7 @@ cpu_json(struct report *r)
 		json_add_string(so, "name", r->opts->cpusets[s].name);
 		json_add_string(so, "cpus", r->opts->cpusets[s].list);
 		json_add_uint(so, "count", count);
-		util = cpuutil_json(secs, span);
+		util = cpuutil_json(secs, span, count);
 		json_object_object_foreach(util, k, v)
 		    json_object_object_add(so, k, json_object_get(v));
 		json_object_put(util);

@@ -446,8 +446,15 @@ def test_failures():
         r = d.ctl("test", "start", "--name", "nonet", "--host", "127.0.0.1", "--port",
                   "9", "--duration", "5", "--wait", check=False)
         assert r.returncode == 1, r.stdout + r.stderr
-        t = d.json("result", "show", "nonet")["test"]
+        rep = d.json("result", "show", "nonet")
+        t = rep["test"]
         assert t["status"] == "failed" and "status 255" in t["reason"], t
+        # Its window lasted well under a millisecond: one 10 ms step of a CPU's time in
+        # /proc/stat over it was 13.67 CPUs busy on a 2-CPU machine. Never more than there are
+        # (test-source-cpu's test_busy_cpus_bounded makes the step happen; here it may not).
+        cpu = rep["figures"]["cpu"]["all"]
+        assert 0 <= cpu["busy_cpus"] <= os.cpu_count() and cpu["busy"] <= 100, (
+            rep["window"], cpu)
 
         # Stopped by hand: the processes go, the partial window stays.
         d.ctl("test", "start", "--driver", "exec", "--name", "long", "--duration", "60",

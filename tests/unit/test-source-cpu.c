@@ -288,7 +288,7 @@ check_pc(const struct reading *a, const struct reading *b, int c, const double w
 
 	for (int m = 0; m < CPUUTIL_NMODES; m++)
 		secs[m] = (double)(b->v[c][m] - a->v[c][m]);
-	o = cpuutil_json(secs, 1);
+	o = cpuutil_json(secs, 1, 0);
 	for (int m = 0; m < CPUUTIL_NMODES; m++) {
 		double got;
 		assert_true(json_object_object_get_ex(o, cpuutil_modes[m], &v));
@@ -500,6 +500,52 @@ mp_row(const char *line, char *cpu, size_t cpusz, double pc[10])
 	return true;
 }
 
+/* busy_cpus of secs over span on ncpus CPUs. */
+static double
+busy_cpus_of(const double secs[CPUUTIL_NMODES], double span, unsigned ncpus)
+{
+	json_object *o = cpuutil_json(secs, span, ncpus), *v;
+	double got;
+
+	assert_true(json_object_object_get_ex(o, "busy_cpus", &v));
+	got = json_object_get_double(v);
+	json_object_put(o);
+	return got;
+}
+
+/* Busy CPUs are busy seconds per second of the span, but never more CPUs than were counted:
+ * a window that closed 0.42 ms after it opened (a test whose benchmark failed at once) saw
+ * one CPU's system time step by 1/USER_HZ, which over the span alone is 24 CPUs busy on a
+ * 2-CPU machine (a report said 13.67 before). */
+static void
+test_busy_cpus_bounded(void **state)
+{
+	double secs[CPUUTIL_NMODES] = {0};
+
+	(void)state;
+	/* 2 CPUs over 1 s, 0.5 s busy in all: 0.5 CPUs, the bound (0.5 / 2 * 2) equal. */
+	secs[CPUUTIL_USER] = 0.2;
+	secs[CPUUTIL_SYSTEM] = 0.3;
+	secs[CPUUTIL_IDLE] = 1.5;
+	assert_float_equal(busy_cpus_of(secs, 1.0, 2), 0.5, 1e-12);
+	/* A CPU offline for half the span: 1.5 s counted, 0.5 s busy over 1 s is 0.5 CPUs
+	 * (the share's 0.67 is no bound then). */
+	secs[CPUUTIL_IDLE] = 1.0;
+	assert_float_equal(busy_cpus_of(secs, 1.0, 2), 0.5, 1e-12);
+	/* One step of 10 ms of system time and none idle within 0.42 ms: 23.8 CPUs by the
+	 * span, bounded to the 2 there are, all busy. */
+	memset(secs, 0, sizeof(secs));
+	secs[CPUUTIL_SYSTEM] = 0.01;
+	assert_float_equal(busy_cpus_of(secs, 0.00042, 2), 2.0, 1e-12);
+	assert_float_equal(busy_cpus_of(secs, 0.00042, 0), 0.01 / 0.00042, 1e-9); /* unknown */
+	/* Half of what was counted busy: 1 of 2. */
+	secs[CPUUTIL_IDLE] = 0.01;
+	assert_float_equal(busy_cpus_of(secs, 0.00042, 2), 1.0, 1e-12);
+	/* Nothing counted: 0. */
+	memset(secs, 0, sizeof(secs));
+	assert_float_equal(busy_cpus_of(secs, 0.00042, 2), 0.0, 1e-12);
+}
+
 /* The real mpstat (Debian sysstat) on the same two readings as test_mpstat_rules: every row
  * agrees with ours to the hundredth of a percent (mpstat prints two decimals). */
 static void
@@ -543,7 +589,7 @@ test_mpstat_binary(void **state)
 		c = strcmp(cpu, "all") == 0 ? NCASE_CPUS : atoi(cpu);
 		for (int m = 0; m < CPUUTIL_NMODES; m++)
 			secs[m] = (double)(b.v[c][m] - a.v[c][m]);
-		o = cpuutil_json(secs, 1);
+		o = cpuutil_json(secs, 1, 0);
 		for (int m = 0; m < CPUUTIL_NMODES; m++) {
 			assert_true(json_object_object_get_ex(o, cpuutil_modes[m], &v));
 			if (fabs(round(json_object_get_double(v) * 100) / 100 - pc[m]) > 0.0051)
@@ -568,11 +614,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_steps),         cmocka_unit_test(test_offline),
-	    cmocka_unit_test(test_odd),           cmocka_unit_test(test_handmade),
-	    cmocka_unit_test(test_missing),       cmocka_unit_test(test_host),
-	    cmocka_unit_test(test_mpstat_rules),  cmocka_unit_test(test_guest_shortfall),
-	    cmocka_unit_test(test_offline_edges), cmocka_unit_test(test_mpstat_binary),
+	    cmocka_unit_test(test_steps),
+	    cmocka_unit_test(test_offline),
+	    cmocka_unit_test(test_odd),
+	    cmocka_unit_test(test_handmade),
+	    cmocka_unit_test(test_missing),
+	    cmocka_unit_test(test_host),
+	    cmocka_unit_test(test_mpstat_rules),
+	    cmocka_unit_test(test_guest_shortfall),
+	    cmocka_unit_test(test_offline_edges),
+	    cmocka_unit_test(test_mpstat_binary),
+	    cmocka_unit_test(test_busy_cpus_bounded),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
