@@ -716,6 +716,22 @@ side_label(json_object *cmp, const char *key, char *buf, size_t size)
 	         n == 1 ? "" : "s");
 }
 
+/* The results of either side whose window did not complete, with why: their figures are
+ * in the comparison all the same (a test that failed at once has a window of a millisecond,
+ * and its rates say little). */
+static void
+compare_incomplete(json_object *cmp, FILE *fp)
+{
+	for (int s = 0; s < 2; s++) {
+		json_object *inc = ctl_array(member(cmp, s ? "b" : "a"), "incomplete");
+		for (size_t i = 0; inc && i < json_object_array_length(inc); i++) {
+			json_object *o = json_object_array_get_idx(inc, i);
+			fprintf(fp, "%c: %s did not complete: %s\n", s ? 'B' : 'A',
+			        json_get_string(o, "name", "?"), json_get_string(o, "reason", "?"));
+		}
+	}
+}
+
 /* A number of a figure's JSON as CSV text ("" for null or absent). */
 static void
 csv_cell(json_object *v, char *buf, size_t size)
@@ -1080,7 +1096,9 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	}
 	side_label(result, "a", la, sizeof(la));
 	side_label(result, "b", lb, sizeof(lb));
-	fprintf(fp, "A: %s\nB: %s\n\n", la, lb);
+	fprintf(fp, "A: %s\nB: %s\n", la, lb);
+	compare_incomplete(result, fp);
+	fputc('\n', fp);
 	compare_settings(result, fp);
 	compare_table(figs, many, colour, json_get_bool(result, "summary", false), fp);
 	compare_windows_note(result, fp);

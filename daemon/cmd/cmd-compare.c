@@ -126,9 +126,33 @@ side_results(struct results_load *ld, const struct cmp_side *cs, json_object **n
 	return res;
 }
 
-/* Add what a side was asked as and what it matched to the comparison's "a" or "b". */
+/* The n results of a side (named by names) whose window did not complete (a test that
+ * failed or was stopped, a window cut short): [{"name", "reason"}]. Their figures are
+ * compared all the same; the reader is told. */
+static json_object *
+incomplete_of(json_object *const *res, size_t n, json_object *names)
+{
+	json_object *arr = json_object_new_array(), *w, *c, *o;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!json_object_object_get_ex(res[i], "window", &w) ||
+		    !json_object_object_get_ex(w, "complete", &c) || json_object_get_boolean(c))
+			continue;
+		o = json_object_new_object();
+		json_object_object_add(o, "name",
+		                       json_object_get(json_object_array_get_idx(names, i)));
+		json_add_string(o, "reason",
+		                json_get_string(w, "reason", "the window did not complete"));
+		json_object_array_add(arr, o);
+	}
+	return arr;
+}
+
+/* Add what a side was asked as, what it matched and which of it did not complete to the
+ * comparison's "a" or "b". */
 static void
-describe_side(json_object *out, const char *key, const char *glob, json_object *names)
+describe_side(json_object *out, const char *key, const char *glob, json_object *names,
+              json_object *incomplete)
 {
 	json_object *side;
 
@@ -138,6 +162,7 @@ describe_side(json_object *out, const char *key, const char *glob, json_object *
 	}
 	json_add_string(side, "glob", glob);
 	json_object_object_add(side, "names", names);
+	json_object_object_add(side, "incomplete", incomplete);
 }
 
 /* compare_results or compare_summary. */
@@ -247,8 +272,8 @@ compare_point(struct results_load *ld, const struct cmp_point *cp, compare_fn cm
 	/* Multi-host results: host by host too, and the cross-host figures. */
 	if (cp->point == NULL)
 		compare_hosts_add(cmp, ra, cp->a.n, rb, cp->b.n, cmpf);
-	describe_side(cmp, "a", cp->a.glob, na);
-	describe_side(cmp, "b", cp->b.glob, nb);
+	describe_side(cmp, "a", cp->a.glob, na, incomplete_of(ra, cp->a.n, na));
+	describe_side(cmp, "b", cp->b.glob, nb, incomplete_of(rb, cp->b.n, nb));
 	put_all(ra, cp->a.n);
 	put_all(rb, cp->b.n);
 	return cmp;

@@ -442,6 +442,16 @@ def test_failures():
         t = d.json("result", "show", "crash")["test"]
         assert t["status"] == "failed" and "killed by SIGSEGV" in t["reason"], t
 
+        # Two failed tests compared: each side names its result that did not complete, and
+        # why; a finished window on the other side is not listed.
+        cmp = d.json("compare", "exit1", "crash")
+        assert [(x["name"], "exited with status 1" in x["reason"])
+                for x in cmp["a"]["incomplete"]] == [("exit1", True)], cmp["a"]
+        assert [(x["name"], "killed by SIGSEGV" in x["reason"])
+                for x in cmp["b"]["incomplete"]] == [("crash", True)], cmp["b"]
+        out = d.ctl("compare", "exit1", "crash").stdout
+        assert "A: exit1 did not complete: " in out and "B: crash did not complete: " in out, out
+
         # A netperf that finds no netserver (nothing listens in A): failed, reason given.
         r = d.ctl("test", "start", "--name", "nonet", "--host", "127.0.0.1", "--port",
                   "9", "--duration", "5", "--wait", check=False)
