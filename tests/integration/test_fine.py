@@ -241,7 +241,10 @@ def test_burst_peaks():
         assert st["fine"]["on"] is True and "window" in st["fine"]["why"], st["fine"]
         r = sh(sys.executable, "-c", SENDER, ADDR_B, str(BURSTS), ns=NS_A)
         bursts = json.loads(r.stdout)
-        time.sleep(1.5)
+        # Long enough past the last burst that the window holds at least 7 of the 1 s
+        # records whatever the phase of its edges against theirs: check_coarse needs a 3 s
+        # step with a whole step on either side (with 1.5 s, a CI run's window held 6).
+        time.sleep(2.5)
         st = d.json("status")
         f = fine_of(st)["link"]
         print("  link fine: %d samples, late median %.3f ms, max %.1f ms, %.1f us each; "
