@@ -974,6 +974,26 @@ put_windows_note(FILE *fp, json_object *cmp)
 	        json_get_double(w, "difference_pct", 0), json_get_double(w, "tolerance_pct", 0));
 }
 
+/* The results of either side whose window did not complete, with why (their figures are
+ * in the table all the same), as the text's "A: NAME did not complete: REASON". */
+static void
+put_incomplete(FILE *fp, json_object *cmp)
+{
+	for (int s = 0; s < 2; s++) {
+		json_object *side = NULL, *inc;
+		json_object_object_get_ex(cmp, s ? "b" : "a", &side);
+		inc = ctl_array(side, "incomplete");
+		for (size_t i = 0; inc != NULL && i < json_object_array_length(inc); i++) {
+			json_object *o = json_object_array_get_idx(inc, i);
+			fprintf(fp, "<p class=\"note incomplete\">(!) %c: ", s ? 'B' : 'A');
+			html_escape(fp, json_get_string(o, "name", "?"));
+			fputs(" did not complete: ", fp);
+			html_escape(fp, json_get_string(o, "reason", "?"));
+			fputs("</p>\n", fp);
+		}
+	}
+}
+
 /* The settings that differ between A and B (the results' manifests), by group, and the
  * cause; settings that differ within a side. */
 static void
@@ -1048,6 +1068,7 @@ html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 	fputs(" &mdash; B: ", fp);
 	html_escape(fp, b);
 	fputs("</p>\n", fp);
+	put_incomplete(fp, cmp);
 	put_settings(fp, cmp);
 	fputs("<table class=\"compare\"><tr><th>figure</th><th>A</th><th>B</th>"
 	      "<th>change</th><th>verdict</th></tr>\n",

@@ -21,6 +21,7 @@ NETMETRICSCTL. Ends with "N passed, M failed".
 import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -451,6 +452,12 @@ def test_failures():
                 for x in cmp["b"]["incomplete"]] == [("crash", True)], cmp["b"]
         out = d.ctl("compare", "exit1", "crash").stdout
         assert "A: exit1 did not complete: " in out and "B: crash did not complete: " in out, out
+        page = os.path.join(d.dir, "failed.html")
+        d.ctl("compare", "exit1", "crash", "--html", page)
+        with open(page) as f:
+            html = f.read()
+        assert re.search(r"\(!\) A: exit1 did not complete: [^<]*exited with status 1", html) and \
+            re.search(r"\(!\) B: crash did not complete: [^<]*killed by SIGSEGV", html), html[:2000]
 
         # A netperf that finds no netserver (nothing listens in A): failed, reason given.
         r = d.ctl("test", "start", "--name", "nonet", "--host", "127.0.0.1", "--port",
