@@ -1,4 +1,5 @@
 /* cmd-query.c: renderers for the series commands: metrics, now, rates, series, trend. */
+#include <math.h>
 #include <string.h>
 #include <time.h>
 
@@ -135,6 +136,7 @@ render_series(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	json_object *arr = ctl_array(result, "series");
 	const char *hdr[TABLE_MAX_COLS + 1] = {"TIME"};
 	size_t ns = arr ? json_object_array_length(arr) : 0, np = 0;
+	double from, to, step;
 	struct table t;
 
 	if (opts->plot != PLOT_NONE) {
@@ -190,6 +192,16 @@ render_series(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		table_row(&t, row);
 	}
 	ctl_table_out(&t, opts, fp);
+	/* A window shorter than two steps comes as its two edges, each the rate over all of
+	 * it (PROTOCOL.md): two rows that would read like two seconds. */
+	from = json_get_double(result, "from", NAN);
+	to = json_get_double(result, "to", NAN);
+	step = json_get_double(result, "step", NAN);
+	if (np == 2 && to > from && fabs(step - (to - from)) < 1e-3)
+		fprintf(fp,
+		        "(both rows are the rate over the whole window, %.3f s: it is shorter than "
+		        "two steps)\n",
+		        step);
 }
 
 /* The clock time of an RFC 3339 time: "2026-11-30T12:00:31.123Z" -> "12:00:31". */

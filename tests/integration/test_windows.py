@@ -257,6 +257,35 @@ def test_mark_around_traffic():
         d.cleanup()
 
 
+def test_short_window_series():
+    """A window shorter than two steps: `series --window` gives its two edges, each the
+    rate over the whole window (the result's count over its duration), and the text says
+    so instead of showing two rows that read like two seconds."""
+    d = Daemon()
+    try:
+        d.ctl("mark", "start", "brief")
+        sent = udp_traffic(300)
+        assert sent > 100, sent
+        d.ctl("mark", "stop", "brief")
+        res = d.json("result", "show", "brief")
+        dur = res["window"]["duration_s"]
+        assert 0 < dur < 1.0, res["window"]  # under two steps of 500 ms
+        rx = {x["name"]: x for x in res["figures"]["devices"]}["lo"]["rx_packets"]
+        j = d.json("series", "link.lo.rx_packets", "--window", "brief")
+        assert abs(j["step"] - (j["to"] - j["from"])) < 1e-3, j
+        assert abs(j["step"] - dur) < 0.002, (j["step"], dur)
+        pts = j["series"][0]["points"]
+        assert len(pts) == 2 and pts[0][1] == pts[1][1], pts
+        assert abs(pts[0][1] * j["step"] - rx) <= 0.01 * rx, (pts, j["step"], rx)
+        out = d.ctl("series", "link.lo.rx_packets", "--window", "brief").stdout
+        assert "(both rows are the rate over the whole window, %.3f s" % j["step"] in out, out
+        # A window of many steps has no such line.
+        out = d.ctl("series", "link.lo.rx_packets", "--from", "-3").stdout
+        assert "whole window" not in out, out
+    finally:
+        d.cleanup()
+
+
 def test_overlapping_and_nested():
     """Windows that overlap and nest each keep their own exact edges."""
     d = Daemon()
