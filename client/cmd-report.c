@@ -496,6 +496,25 @@ hosts_bursts(json_object *rep, FILE *fp)
 	}
 }
 
+/* The devices that went away inside the window: when (the sample that found them gone),
+ * and when they came back if they did. */
+static void
+devices_gone(json_object *gone, FILE *fp)
+{
+	for (size_t i = 0; gone != NULL && i < json_object_array_length(gone); i++) {
+		json_object *g = json_object_array_get_idx(gone, i);
+		fprintf(fp,
+		        "%s went away %.3f s into the window (found gone at %s): its figures stop "
+		        "there",
+		        json_get_string(g, "device", "?"), json_get_double(g, "after_s", NAN),
+		        time_of_day(json_get_string(g, "at", "?")));
+		if (json_object_object_get_ex(g, "back_after_s", NULL))
+			fprintf(fp, "; back %.3f s into it, counted from 0 again",
+			        json_get_double(g, "back_after_s", NAN));
+		fputs("\n", fp);
+	}
+}
+
 /* See ctl.h. */
 void
 render_watch_bursts(json_object *view, const struct ctl_opts *opts, FILE *fp)
@@ -645,6 +664,7 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		softirqs_table(g, fp);
 	if ((g = member(f, "devices")) != NULL)
 		devices_table(g, fp);
+	devices_gone(ctl_array(rep, "devices_gone"), fp);
 	if ((g = member(f, "softnet")) != NULL)
 		twins_table(g, "Softnet (all CPUs)", fp);
 	if ((g = member(f, "tcp")) != NULL) {

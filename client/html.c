@@ -901,6 +901,31 @@ close_out(FILE *fp, const char *path)
 	return CTL_EXIT_OK;
 }
 
+/* The devices that went away inside the window, as the text report says it. */
+static void
+put_gone(FILE *fp, json_object *rep)
+{
+	json_object *gone = ctl_array(rep, "devices_gone");
+
+	for (size_t i = 0; gone != NULL && i < json_object_array_length(gone); i++) {
+		json_object *g = json_object_array_get_idx(gone, i);
+		char buf[96];
+		fputs("<p class=\"note gone\">(!) ", fp);
+		html_escape(fp, json_get_string(g, "device", "?"));
+		snprintf(buf, sizeof(buf), " went away %.3f s into the window (found gone at ",
+		         json_get_double(g, "after_s", NAN));
+		fputs(buf, fp);
+		html_escape(fp, json_get_string(g, "at", "?"));
+		fputs("): its figures stop there", fp);
+		if (json_object_object_get_ex(g, "back_after_s", NULL)) {
+			snprintf(buf, sizeof(buf), "; back %.3f s into it, counted from 0 again",
+			         json_get_double(g, "back_after_s", NAN));
+			fputs(buf, fp);
+		}
+		fputs("</p>\n", fp);
+	}
+}
+
 int
 html_report(const struct ctl_opts *opts, json_object *args, const char *path)
 {
@@ -924,6 +949,7 @@ html_report(const struct ctl_opts *opts, json_object *args, const char *path)
 	fputs(" to ", fp);
 	html_escape(fp, json_get_string(win, "end", ""));
 	fputs("</p>\n", fp);
+	put_gone(fp, rep);
 	headline(fp, rep);
 	queue_bars(fp, rep);
 	sr = quiet_call(opts, "softirqs", win_args(name, NULL, NULL), note, sizeof(note));

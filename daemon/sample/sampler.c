@@ -140,6 +140,7 @@ struct sampler {
 	 * the kernel's reset of it); see sampler_totals */
 	uint64_t *total_base;
 	uint64_t *epoch_ns;
+	uint64_t *gone_ns; /* per series: the sample that last found it gone (sink_gone); 0 */
 	size_t cap;
 	/* 32-bit totals a stop of the daemon kept (sampler_wraps_restore): {name: [total, raw]},
 	 * each taken at its series' first reading; NULL: none. */
@@ -248,6 +249,8 @@ sampler_reserve(struct sampler *s, size_t n)
 	s->epoch_ns = xreallocarray(s->epoch_ns, cap, sizeof(*s->epoch_ns));
 	memset(s->total_base + s->cap, 0, (cap - s->cap) * sizeof(*s->total_base));
 	memset(s->epoch_ns + s->cap, 0, (cap - s->cap) * sizeof(*s->epoch_ns));
+	s->gone_ns = xreallocarray(s->gone_ns, cap, sizeof(*s->gone_ns));
+	memset(s->gone_ns + s->cap, 0, (cap - s->cap) * sizeof(*s->gone_ns));
 	s->cap = cap;
 }
 
@@ -381,8 +384,11 @@ sink_gone(struct sink *sink, series_id id)
 {
 	struct sampler *s = sink->s;
 
-	if (id < s->cap)
+	if (id < s->cap) {
+		if ((s->seen[id] & SEEN_STATE) == SEEN_LIVE)
+			s->gone_ns[id] = sink->t_ns; /* when it went, not when it was said again */
 		s->seen[id] = SEEN_GONE;
+	}
 	s->reg.v[id].live = false;
 	/* A gauge that disappears drops to zero; a counter simply stops moving. */
 	if (id < s->cap && series_get(&s->reg, id)->kind == SERIES_GAUGE) {
@@ -1110,6 +1116,7 @@ sampler_free(struct sampler *s)
 	free(s->raw);
 	free(s->total_base);
 	free(s->epoch_ns);
+	free(s->gone_ns);
 	free(s->seen);
 	free(s->root);
 	free(s);
@@ -1223,6 +1230,18 @@ sampler_totals(const struct sampler *s, const uint64_t **base, const uint64_t **
 	*base = s->total_base;
 	*epoch_ns = s->epoch_ns;
 	*n = s->cap;
+}
+
+uint64_t
+sampler_gone_ns(const struct sampler *s, series_id id)
+{
+	return id < s->cap ? s->gone_ns[id] : 0;
+}
+
+uint64_t
+sampler_epoch_ns(const struct sampler *s, series_id id)
+{
+	return id < s->cap ? s->epoch_ns[id] : 0;
 }
 
 int64_t

@@ -21,6 +21,7 @@
 #include "report-bpf.h"
 #include "report.h"
 #include "sampler.h"
+#include "timeutil.h"
 #include "irqtable.h"
 #include "source-queues.h"
 #include "xmalloc.h"
@@ -90,6 +91,7 @@ struct report {
 	struct idlist ethtool, lnstat, sysctl;
 	struct setsum by_irq[REPORT_MAX_CPUSETS], by_index[REPORT_MAX_CPUSETS];
 	uint64_t dev_rx, dev_tx;      /* link packets over the devices shown */
+	json_object *gone;            /* the devices that went inside the window (device_json) */
 	const struct irq_table *irqs; /* the table in force during the window (report_irqs) */
 	int rootfd;                   /* the sampler's root */
 };
@@ -617,15 +619,24 @@ device_json(struct report *r, struct rdev *d)
 	json_object *o, *drops, *drops_s;
 	bool moved = d->drops.n > 0;
 	double secs = 0;
+	uint64_t gone = 0, back = 0;
 	char key[128];
 
 	for (size_t i = 0; i < NLINK; i++) {
 		d->d[i] = delta(r, d->link[i]);
 		moved |= d->d[i] != 0;
-		if (d->link[i] != SERIES_NONE)
+		if (d->link[i] != SERIES_NONE) {
 			secs = secs_of(r, d->link[i]);
+			gone = sampler_gone_ns(r->s, d->link[i]);
+			back = sampler_epoch_ns(r->s, d->link[i]);
+		}
 	}
-	if (r->opts->device != NULL ? strcmp(r->opts->device, d->name) != 0 : !moved)
+	/* Went away inside the window (its figures stop there), and came back if it did. */
+	if (gone <= r->a->mono_ns || gone > r->b->mono_ns)
+		gone = 0;
+	if (gone == 0 || back <= gone || back > r->b->mono_ns)
+		back = 0;
+	if (r->opts->device != NULL ? strcmp(r->opts->device, d->name) != 0 : !moved && !gone)
 		return NULL;
 	d->shown = true;
 	r->dev_rx += d->d[LINK_RXP];
@@ -648,6 +659,18 @@ device_json(struct report *r, struct rdev *d)
 	}
 	json_object_object_add(o, "driver_drops", drops);
 	json_object_object_add(o, "driver_drops_per_s", drops_s);
+	if (gone) {
+		json_object *g = json_object_new_object();
+		char at[40];
+		json_add_string(g, "device", d->name);
+		json_add_double(g, "after_s", round((double)(gone - r->a->mono_ns) / 1e6) / 1e3);
+		time_format_rfc3339(r->a->real_ns + (gone - r->a->mono_ns), at, sizeof(at));
+		json_add_string(g, "at", at);
+		if (back)
+			json_add_double(g, "back_after_s",
+			                round((double)(back - r->a->mono_ns) / 1e6) / 1e3);
+		json_object_array_add(r->gone, g);
+	}
 	return o;
 }
 
@@ -1086,6 +1109,7 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 	scan(&r);
 	/* Queues first (they fill the sets' sums), devices next (the packet totals). */
 	queues = queues_json(&r);
+	r.gone = json_object_new_array();
 	devices = devices_json(&r);
 	o = json_object_new_object();
 	json_object_object_add(o, "window", json_object_new_object());
@@ -1113,6 +1137,9 @@ report_build(struct sampler *s, const struct snapshot *a, const struct snapshot 
 	 * must not diff as figures. */
 	if ((napi = report_napi_json(a, b, opts->device)) != NULL)
 		json_object_object_add(o, "napi", napi);
+	if (json_object_array_length(r.gone) > 0)
+		json_object_object_add(o, "devices_gone", json_object_get(r.gone));
+	json_object_put(r.gone);
 	report_free(&r);
 	return o;
 }

@@ -9,6 +9,7 @@ Needs root (namespaces) and iperf3. Traffic stays between the namespaces this te
 creates; they and every process started are removed even when a check fails.
 Environment: NETMETRICSD, NETMETRICSCTL. Ends with "N passed, M failed".
 """
+import calendar
 import json
 import os
 import re
@@ -101,6 +102,12 @@ class Daemon:
             sys.stderr.write("netmetricsd exited with %s; the end of its log:\n%s\n" % (rc, tail))
         shutil.rmtree(self.dir, ignore_errors=True)
         return rc
+
+
+def epoch(rfc3339):
+    """Seconds since the epoch of the daemon's "2026-12-03T07:05:39.123Z"."""
+    return calendar.timegm(time.strptime(rfc3339[:19], "%Y-%m-%dT%H:%M:%S")) + float(
+        "0" + rfc3339[19:].rstrip("Z"))
 
 
 def make_pair():
@@ -211,6 +218,9 @@ def test_device_removed_mid_run():
         why = {x["name"]: x for x in d.json("queues")["queue_counters"]}
         assert why["vA"]["counters"] == "none" and "root mq" in why["vA"]["why"], why
         samples0 = {s["name"]: s["samples"] for s in d.json("status")["sources"]}
+        d.ctl("mark", "start", "del")
+        time.sleep(0.7)
+        t_del = time.time()
         sh("ip", "link", "del", "vA", ns=NS_A)
         time.sleep(1.5)
         st = d.json("status")
@@ -227,6 +237,31 @@ def test_device_removed_mid_run():
         sh("ip", "link", "set", "vC", "up", ns=NS_A)
         time.sleep(1.2)
         assert d.json("metrics", "link.vC.rx_packets", "--live")["count"] == 1
+        # A device of the same name again: the window's report says when vA went (the
+        # sample that found it gone: within one 500 ms interval of the deletion) and when
+        # it came back; vC, new, did not go.
+        t_back = time.time()
+        sh("ip", "link", "add", "vA", "type", "veth", "peer", "name", "vE", ns=NS_A)
+        sh("ip", "link", "set", "vA", "up", ns=NS_A)
+        time.sleep(1.2)
+        d.ctl("mark", "stop", "del")
+        rep = d.json("report", "del")
+        start = epoch(rep["window"]["start"])
+        gone = {g["device"]: g for g in rep["devices_gone"]}
+        assert list(gone) == ["vA"], rep["devices_gone"]
+        g = gone["vA"]
+        assert t_del - 0.05 <= epoch(g["at"]) <= t_del + 0.5 + 0.3, (g, t_del)
+        assert abs(g["after_s"] - (epoch(g["at"]) - start)) <= 0.002, (g, start)
+        assert t_back - 0.05 <= start + g["back_after_s"] <= t_back + 0.5 + 0.3, (g, t_back)
+        assert "vA" in [x["name"] for x in rep["figures"]["devices"]], rep["figures"]
+        out = d.ctl("report", "del").stdout
+        assert "vA went away %.3f s into the window" % g["after_s"] in out, out
+        assert "back %.3f s into it" % g["back_after_s"] in out, out
+        page = os.path.join(d.dir, "del.html")
+        d.ctl("report", "del", "--html", page)
+        with open(page) as f:
+            html = f.read()
+        assert "(!) vA went away %.3f s into the window" % g["after_s"] in html, html[:3000]
     finally:
         assert d.stop() == 0, "daemon exit status"
 

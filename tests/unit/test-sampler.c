@@ -240,6 +240,11 @@ test_vanish_and_return(void **state)
 	assert_false(series_get(reg, id)->live);
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu0", 10, 11), 50);
 	assert_int_equal(delta(w, "softirq.NET_RX.cpu1", 10, 11), 0);
+	assert_int_equal(sampler_gone_ns(w->s, id), 11 * SEC);
+	/* Still gone at the next sample: it went at 11 s, not then. */
+	w->now = 11 * SEC + SEC / 2;
+	sampler_sample_all(w->s);
+	assert_int_equal(sampler_gone_ns(w->s, id), 11 * SEC);
 
 	w->now = 12 * SEC;
 	write_softirqs(w, "                    CPU0       CPU1\n"
@@ -315,6 +320,17 @@ test_totals(void **state)
 	assert_int_equal(t, 13 * SEC);
 	assert_int_equal(total(w, "softirq.NET_RX.cpu0", &t), 400);
 	assert_int_equal(t, 0);
+	/* cpu1's cells went at 12 s (the sample that found them gone) and came back at 13 s;
+	 * cpu0's never went. */
+	assert_int_equal(
+	    sampler_gone_ns(w->s, series_find(sampler_registry(w->s), "softirq.NET_RX.cpu1")),
+	    12 * SEC);
+	assert_int_equal(
+	    sampler_epoch_ns(w->s, series_find(sampler_registry(w->s), "softirq.NET_RX.cpu1")),
+	    13 * SEC);
+	assert_int_equal(
+	    sampler_gone_ns(w->s, series_find(sampler_registry(w->s), "softirq.NET_RX.cpu0")), 0);
+	assert_int_equal(sampler_gone_ns(w->s, SERIES_NONE), 0);
 
 	w->now = 14 * SEC;
 	write_softirqs(w, "                    CPU0       CPU1\n"
