@@ -43,16 +43,33 @@ run_end(struct bursts_figures *f, const struct bursts_run *r)
 	top_add(f, r);
 }
 
-/* The rate of interval i (records i-1 to i) in the unit per second; -1 when it is late or
- * has no length. */
-static double
-rate_at(const uint64_t *t, const uint64_t *v, size_t i, uint64_t interval_ns, double scale)
+/* The record that ends the interval starting at record i: the next one at least min_gap_ns
+ * after it (a record closer than that, a window's edge sample just after a fine one, is
+ * taken with the next, as the sampler's peaks take it: fine_end), else the last record; a
+ * last record closer than min_gap_ns to that one is taken with it. */
+static size_t
+interval_end(const uint64_t *t, size_t n, size_t i, uint64_t min_gap_ns)
 {
-	uint64_t dt = t[i] - t[i - 1];
+	size_t j = i + 1;
+
+	while (j < n - 1 && t[j] - t[i] < min_gap_ns)
+		j++;
+	if (j < n - 1 && t[n - 1] - t[j] < min_gap_ns)
+		j = n - 1;
+	return j;
+}
+
+/* The rate from record i to record j in the unit per second; -1 when the interval is late
+ * or has no length. */
+static double
+rate_at(const uint64_t *t, const uint64_t *v, size_t i, size_t j, uint64_t interval_ns,
+        double scale)
+{
+	uint64_t dt = t[j] - t[i];
 
 	if (dt == 0 || (interval_ns > 0 && dt > BURSTS_LATE_FACTOR * interval_ns))
 		return -1;
-	return (double)(v[i] - v[i - 1]) * scale * 1e9 / (double)dt;
+	return (double)(v[j] - v[i]) * scale * 1e9 / (double)dt;
 }
 
 /* See bursts.h. Two passes: the peak, then the runs above threshold x peak. */
@@ -60,40 +77,44 @@ void
 bursts_series(const uint64_t *t, const uint64_t *v, size_t n, uint64_t interval_ns, double scale,
               double threshold, struct bursts_figures *f)
 {
+	uint64_t min_gap = interval_ns / 2;
 	struct bursts_run run;
 	bool in_run = false;
 
 	memset(f, 0, sizeof(*f));
 	if (n < 2)
 		return;
-	f->intervals = n - 1;
 	if (t[n - 1] > t[0])
 		f->mean = (double)(v[n - 1] - v[0]) * scale * 1e9 / (double)(t[n - 1] - t[0]);
-	for (size_t i = 1; i < n; i++) {
-		double r = rate_at(t, v, i, interval_ns, scale);
-		if (r < 0) {
-			f->late += t[i] > t[i - 1];
+	for (size_t i = 0, j; i < n - 1; i = j) {
+		double r;
+		j = interval_end(t, n, i, min_gap);
+		f->intervals++;
+		if ((r = rate_at(t, v, i, j, interval_ns, scale)) < 0) {
+			f->late += t[j] > t[i];
 			continue;
 		}
 		if (r > f->peak) {
 			f->peak = r;
-			f->peak_t0 = t[i - 1];
-			f->peak_t1 = t[i];
+			f->peak_t0 = t[i];
+			f->peak_t1 = t[j];
 		}
 	}
 	if (f->peak <= 0)
 		return;
 	f->threshold = threshold * f->peak;
-	for (size_t i = 1; i < n; i++) {
-		double r = rate_at(t, v, i, interval_ns, scale);
+	for (size_t i = 0, j; i < n - 1; i = j) {
+		double r;
+		j = interval_end(t, n, i, min_gap);
+		r = rate_at(t, v, i, j, interval_ns, scale);
 		if (r >= f->threshold && r > 0) {
 			if (!in_run)
-				run = (struct bursts_run){.t0 = t[i - 1], .peak = -1};
+				run = (struct bursts_run){.t0 = t[i], .peak = -1};
 			in_run = true;
-			run.t1 = t[i];
+			run.t1 = t[j];
 			if (r > run.peak) {
 				run.peak = r;
-				run.peak_t = t[i - 1];
+				run.peak_t = t[i];
 			}
 			continue;
 		}

@@ -112,6 +112,35 @@ test_real_times(void **state)
 	assert_int_equal(f.longest.t1 - f.longest.t0, 8 * MS);
 }
 
+/* A window's edge samples 1 ms after a fine one, each carrying the only packet: an interval
+ * under half the fine one is taken with the next (as the sampler's peaks take it), the last
+ * one with the one before, so one packet is 100/s over 10 and 11 ms, not 1,000/s over 1 ms
+ * (a peak-to-mean of 160 from 9 packets, seen in a report before). */
+static void
+test_edge_samples(void **state)
+{
+	uint64_t t[7] = {BASE,           BASE + 10 * MS, BASE + 20 * MS, BASE + 21 * MS,
+	                 BASE + 30 * MS, BASE + 40 * MS, BASE + 41 * MS};
+	uint64_t v[7] = {0, 0, 0, 1, 1, 1, 2};
+	struct bursts_figures f;
+
+	(void)state;
+	bursts_series(t, v, 7, 10 * MS, 1.0, BURSTS_THRESHOLD, &f);
+	assert_int_equal(f.intervals, 4); /* 0-10, 10-20, 20-30, 30-41 */
+	assert_float_equal(f.peak, 100, 1e-9);
+	assert_int_equal(f.peak_t0, BASE + 20 * MS);
+	assert_int_equal(f.peak_t1, BASE + 30 * MS);
+	assert_float_equal(f.mean, 2 * 1e9 / (41 * MS), 1e-9);
+	/* 1 in 11 ms (90.9/s) is above 80 % of 100/s: one run from 20 ms to the end. */
+	assert_int_equal(f.nruns, 1);
+	assert_int_equal(f.longest.t0, BASE + 20 * MS);
+	assert_int_equal(f.longest.t1, BASE + 41 * MS);
+	/* Without an interval nothing is merged: the 1 ms intervals are the peaks. */
+	bursts_series(t, v, 7, 0, 1.0, BURSTS_THRESHOLD, &f);
+	assert_int_equal(f.intervals, 6);
+	assert_float_equal(f.peak, 1000, 1e-9);
+}
+
 /* A sample 50 ms late (over 2x the 10 ms interval) carrying 5,000 pkts (100,000/s over
  * it): not a peak, not a run; it counts in the mean and ends the run it falls in. */
 static void
@@ -490,13 +519,10 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_steady),
-	    cmocka_unit_test(test_one_burst),
-	    cmocka_unit_test(test_real_times),
-	    cmocka_unit_test(test_late),
-	    cmocka_unit_test(test_top),
-	    cmocka_unit_test(test_json),
-	    cmocka_unit_test(test_blocks_finest_first),
+	    cmocka_unit_test(test_steady),        cmocka_unit_test(test_one_burst),
+	    cmocka_unit_test(test_real_times),    cmocka_unit_test(test_late),
+	    cmocka_unit_test(test_edge_samples),  cmocka_unit_test(test_top),
+	    cmocka_unit_test(test_json),          cmocka_unit_test(test_blocks_finest_first),
 	    cmocka_unit_test(test_cap_host_size),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
