@@ -204,6 +204,7 @@ struct qdev {
 	uint64_t next_count; /* sample time to count them again */
 	uint64_t next_tc;    /* no mq classes: sample time to ask again */
 	struct qplan plan;   /* ethtool: the fold, while the layout holds */
+	uint64_t seq;        /* ethtool: the devlist entry's read the last fold took (its seq) */
 	char why[320];       /* source_queues_devices: where the figures come from, or why none */
 };
 
@@ -895,10 +896,15 @@ sample_ethtool(struct queues_state *st, struct qdev *d)
 			plan_drop(d);
 	}
 	if (d->plan.ok && !source_queues_no_plan) {
-		fold_planned(st, d, ec);
+		/* No counter moved since the read the last fold took (the same read, or the next
+		 * with nothing changed: an idle device): every sum is the one put. */
+		if (e->seq != d->seq && (e->seq != d->seq + 1 || ec->nchanged != 0))
+			fold_planned(st, d, ec);
+		d->seq = e->seq;
 		return;
 	}
 	fold_plain(st, d, ec);
+	d->seq = e->seq;
 	if (!source_queues_no_plan)
 		plan_build(st, d);
 }
