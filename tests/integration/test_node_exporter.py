@@ -438,19 +438,38 @@ def start_daemon(root, state=None):
     return d
 
 
-def scrape_ours(d, want_ctxt):
-    """Our exposition once the daemon has sampled the step whose ctxt is want_ctxt."""
+def source_samples(s):
+    """{source: samples taken} of a parsed exposition."""
+    return {dict(k[1])["source"]: v for k, v in s.items()
+            if k[0] == "netmetrics_source_samples_total"}
+
+
+def scrape_ours(d, want_ctxt, written=False):
+    """Our exposition once the daemon has sampled the step whose ctxt is want_ctxt. written:
+    the step was just written, so every source must have sampled since: the ctxt is the
+    stat source's alone, and each source has its own timer (a CI run compared softnet's
+    step 0 with node_exporter's step 1). Two samples after a scrape that follows the write,
+    the second of them began after it (sources that never sampled, off here, aside)."""
     deadline = time.time() + 20
+    since = None
+    if written:
+        code, _, body = http("http://127.0.0.1:%d/metrics" % d.port, NS)
+        assert code == 200
+        since = source_samples(parse(body.decode()))
+        assert since, "no netmetrics_source_samples_total"
     while True:
         code, _, body = http("http://127.0.0.1:%d/metrics" % d.port, NS)
         assert code == 200
         text = body.decode()
         s = parse(text)
+        now = source_samples(s)
         if s.get(("netmetrics_stat_total", frozenset({("field", "ctxt")}))) == want_ctxt and \
                 s.get(("netmetrics_lnstat_entries",
-                       frozenset({("table", "nf_conntrack")}))) is not None:
+                       frozenset({("table", "nf_conntrack")}))) is not None and \
+                (since is None or all(now.get(k, 0) >= v + 2 for k, v in since.items() if v > 0)):
             return text, s
-        assert time.time() < deadline, "the daemon did not sample ctxt %d" % want_ctxt
+        assert time.time() < deadline, "the daemon did not sample ctxt %d (samples %s, then %s)" % (
+            want_ctxt, since, now)
         time.sleep(0.3)
 
 
@@ -525,7 +544,7 @@ def test_against_node_exporter():
         n = compare(node.scrape(), ours)
         print("step 0: %d figures agree" % n)
         write_tree(root, 1, net)
-        text, ours = scrape_ours(d, 38015093)
+        text, ours = scrape_ours(d, 38015093, written=True)
         nodes = node.scrape()
         n = compare(nodes, ours, wrapped=True)
         print("step 1: %d figures agree" % n)
