@@ -496,23 +496,53 @@ hosts_bursts(json_object *rep, FILE *fp)
 	}
 }
 
-/* The devices that went away inside the window: when (the sample that found them gone),
- * and when they came back if they did. */
-static void
-devices_gone(json_object *gone, FILE *fp)
+/* See ctl.h. */
+void
+ctl_gone_notes(json_object *rep, void (*emit)(const char *line, void *arg), void *arg)
 {
+	json_object *gone = ctl_array(rep, "devices_gone");
+	char line[512];
+
 	for (size_t i = 0; gone != NULL && i < json_object_array_length(gone); i++) {
 		json_object *g = json_object_array_get_idx(gone, i);
-		fprintf(fp,
-		        "%s went away %.3f s into the window (found gone at %s): its figures stop "
-		        "there",
-		        json_get_string(g, "device", "?"), json_get_double(g, "after_s", NAN),
-		        time_of_day(json_get_string(g, "at", "?")));
-		if (json_object_object_get_ex(g, "back_after_s", NULL))
-			fprintf(fp, "; back %.3f s into it, counted from 0 again",
-			        json_get_double(g, "back_after_s", NAN));
-		fputs("\n", fp);
+		int n =
+		    snprintf(line, sizeof(line),
+		             "%s went away %.3f s into the window (found gone at %s): its figures "
+		             "stop there",
+		             json_get_string(g, "device", "?"), json_get_double(g, "after_s", NAN),
+		             time_of_day(json_get_string(g, "at", "?")));
+		if (n > 0 && (size_t)n < sizeof(line) &&
+		    json_object_object_get_ex(g, "back_after_s", NULL))
+			snprintf(line + n, sizeof(line) - (size_t)n,
+			         "; back %.3f s into it, counted from 0 again",
+			         json_get_double(g, "back_after_s", NAN));
+		emit(line, arg);
 	}
+}
+
+/* See ctl.h. */
+void
+ctl_incomplete_notes(json_object *cmp, void (*emit)(const char *line, void *arg), void *arg)
+{
+	char line[1024];
+
+	for (int s = 0; s < 2; s++) {
+		json_object *inc = ctl_array(member(cmp, s ? "b" : "a"), "incomplete");
+		for (size_t i = 0; inc && i < json_object_array_length(inc); i++) {
+			json_object *o = json_object_array_get_idx(inc, i);
+			snprintf(line, sizeof(line), "%c: %s did not complete: %s", s ? 'B' : 'A',
+			         json_get_string(o, "name", "?"),
+			         json_get_string(o, "reason", "?"));
+			emit(line, arg);
+		}
+	}
+}
+
+/* A note as a line of the text. */
+static void
+emit_line(const char *line, void *arg)
+{
+	fprintf(arg, "%s\n", line);
 }
 
 /* See ctl.h. */
@@ -664,7 +694,7 @@ render_report(json_object *result, const struct ctl_opts *opts, FILE *fp)
 		softirqs_table(g, fp);
 	if ((g = member(f, "devices")) != NULL)
 		devices_table(g, fp);
-	devices_gone(ctl_array(rep, "devices_gone"), fp);
+	ctl_gone_notes(rep, emit_line, fp);
 	if ((g = member(f, "softnet")) != NULL)
 		twins_table(g, "Softnet (all CPUs)", fp);
 	if ((g = member(f, "tcp")) != NULL) {
@@ -734,22 +764,6 @@ side_label(json_object *cmp, const char *key, char *buf, size_t size)
 
 	snprintf(buf, size, "%s (%lld result%s)", json_get_string(s, "glob", "?"), n,
 	         n == 1 ? "" : "s");
-}
-
-/* The results of either side whose window did not complete, with why: their figures are
- * in the comparison all the same (a test that failed at once has a window of a millisecond,
- * and its rates say little). */
-static void
-compare_incomplete(json_object *cmp, FILE *fp)
-{
-	for (int s = 0; s < 2; s++) {
-		json_object *inc = ctl_array(member(cmp, s ? "b" : "a"), "incomplete");
-		for (size_t i = 0; inc && i < json_object_array_length(inc); i++) {
-			json_object *o = json_object_array_get_idx(inc, i);
-			fprintf(fp, "%c: %s did not complete: %s\n", s ? 'B' : 'A',
-			        json_get_string(o, "name", "?"), json_get_string(o, "reason", "?"));
-		}
-	}
 }
 
 /* A number of a figure's JSON as CSV text ("" for null or absent). */
@@ -1117,7 +1131,7 @@ render_compare(json_object *result, const struct ctl_opts *opts, FILE *fp)
 	side_label(result, "a", la, sizeof(la));
 	side_label(result, "b", lb, sizeof(lb));
 	fprintf(fp, "A: %s\nB: %s\n", la, lb);
-	compare_incomplete(result, fp);
+	ctl_incomplete_notes(result, emit_line, fp);
 	fputc('\n', fp);
 	compare_settings(result, fp);
 	compare_table(figs, many, colour, json_get_bool(result, "summary", false), fp);

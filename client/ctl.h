@@ -102,6 +102,12 @@ int ctl_profile_args(json_object *args);
 
 /* cmd-report.c: report, result-show and mark-stop replies; compare. */
 void render_report(json_object *result, const struct ctl_opts *opts, FILE *fp);
+/* The report's devices that went away inside the window ("vA went away 0.531 s into the
+ * window (found gone at 07:40:45.800): its figures stop there; back ..."), and a
+ * comparison's results that did not complete ("A: r1 did not complete: REASON"), each line
+ * handed to emit (the text prints it, --html escapes it into a paragraph). */
+void ctl_gone_notes(json_object *rep, void (*emit)(const char *line, void *arg), void *arg);
+void ctl_incomplete_notes(json_object *cmp, void (*emit)(const char *line, void *arg), void *arg);
 /* A `watch bursts` view: per queue, device and CPU that moved, the last interval's mean
  * and peak rate (cmd-report.c, beside the report's bursts table). */
 void render_watch_bursts(json_object *view, const struct ctl_opts *opts, FILE *fp);

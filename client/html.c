@@ -901,29 +901,13 @@ close_out(FILE *fp, const char *path)
 	return CTL_EXIT_OK;
 }
 
-/* The devices that went away inside the window, as the text report says it. */
+/* A note of the text (ctl_gone_notes, ctl_incomplete_notes) as a paragraph. */
 static void
-put_gone(FILE *fp, json_object *rep)
+put_note(const char *line, void *arg)
 {
-	json_object *gone = ctl_array(rep, "devices_gone");
-
-	for (size_t i = 0; gone != NULL && i < json_object_array_length(gone); i++) {
-		json_object *g = json_object_array_get_idx(gone, i);
-		char buf[96];
-		fputs("<p class=\"note gone\">(!) ", fp);
-		html_escape(fp, json_get_string(g, "device", "?"));
-		snprintf(buf, sizeof(buf), " went away %.3f s into the window (found gone at ",
-		         json_get_double(g, "after_s", NAN));
-		fputs(buf, fp);
-		html_escape(fp, json_get_string(g, "at", "?"));
-		fputs("): its figures stop there", fp);
-		if (json_object_object_get_ex(g, "back_after_s", NULL)) {
-			snprintf(buf, sizeof(buf), "; back %.3f s into it, counted from 0 again",
-			         json_get_double(g, "back_after_s", NAN));
-			fputs(buf, fp);
-		}
-		fputs("</p>\n", fp);
-	}
+	fputs("<p class=\"note\">(!) ", arg);
+	html_escape(arg, line);
+	fputs("</p>\n", arg);
 }
 
 int
@@ -949,7 +933,7 @@ html_report(const struct ctl_opts *opts, json_object *args, const char *path)
 	fputs(" to ", fp);
 	html_escape(fp, json_get_string(win, "end", ""));
 	fputs("</p>\n", fp);
-	put_gone(fp, rep);
+	ctl_gone_notes(rep, put_note, fp);
 	headline(fp, rep);
 	queue_bars(fp, rep);
 	sr = quiet_call(opts, "softirqs", win_args(name, NULL, NULL), note, sizeof(note));
@@ -998,26 +982,6 @@ put_windows_note(FILE *fp, json_object *cmp)
 	        "per-second figures are.</p>\n",
 	        json_get_double(w, "a_span_s", 0), json_get_double(w, "b_span_s", 0),
 	        json_get_double(w, "difference_pct", 0), json_get_double(w, "tolerance_pct", 0));
-}
-
-/* The results of either side whose window did not complete, with why (their figures are
- * in the table all the same), as the text's "A: NAME did not complete: REASON". */
-static void
-put_incomplete(FILE *fp, json_object *cmp)
-{
-	for (int s = 0; s < 2; s++) {
-		json_object *side = NULL, *inc;
-		json_object_object_get_ex(cmp, s ? "b" : "a", &side);
-		inc = ctl_array(side, "incomplete");
-		for (size_t i = 0; inc != NULL && i < json_object_array_length(inc); i++) {
-			json_object *o = json_object_array_get_idx(inc, i);
-			fprintf(fp, "<p class=\"note incomplete\">(!) %c: ", s ? 'B' : 'A');
-			html_escape(fp, json_get_string(o, "name", "?"));
-			fputs(" did not complete: ", fp);
-			html_escape(fp, json_get_string(o, "reason", "?"));
-			fputs("</p>\n", fp);
-		}
-	}
 }
 
 /* The settings that differ between A and B (the results' manifests), by group, and the
@@ -1094,7 +1058,7 @@ html_compare(const struct ctl_opts *opts, json_object *cargs, const char *path)
 	fputs(" &mdash; B: ", fp);
 	html_escape(fp, b);
 	fputs("</p>\n", fp);
-	put_incomplete(fp, cmp);
+	ctl_incomplete_notes(cmp, put_note, fp);
 	put_settings(fp, cmp);
 	fputs("<table class=\"compare\"><tr><th>figure</th><th>A</th><th>B</th>"
 	      "<th>change</th><th>verdict</th></tr>\n",

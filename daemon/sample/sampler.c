@@ -1238,12 +1238,6 @@ sampler_gone_ns(const struct sampler *s, series_id id)
 	return id < s->cap ? s->gone_ns[id] : 0;
 }
 
-uint64_t
-sampler_epoch_ns(const struct sampler *s, series_id id)
-{
-	return id < s->cap ? s->epoch_ns[id] : 0;
-}
-
 int64_t
 sampler_mono_to_real(const struct sampler *s)
 {

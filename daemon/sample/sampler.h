@@ -100,10 +100,9 @@ void sampler_raws(const struct sampler *s, uint64_t *out, size_t n);
 void sampler_totals(const struct sampler *s, const uint64_t **base, const uint64_t **epoch_ns,
                     size_t *n);
 /* When series id was last found gone (the sample that found it missing after it was
- * reported: a device deleted, an IRQ freed; CLOCK_MONOTONIC ns), 0 if never; and when its
- * count last started (sampler_totals' epoch_ns: a return after that is later). */
+ * reported: a device deleted, an IRQ freed; CLOCK_MONOTONIC ns), 0 if never. A return after
+ * it is sampler_totals' epoch_ns, later than this. */
 uint64_t sampler_gone_ns(const struct sampler *s, series_id id);
-uint64_t sampler_epoch_ns(const struct sampler *s, series_id id);
 /* The totals of the 32-bit counters that went past 2^32 (every kernel cell is 32 bits:
  * /proc/interrupts, softirqs, softnet), with the boot they belong to: what a stop keeps in
  * the state directory so that a restart does not take them back to the cell's value (a

@@ -620,15 +620,18 @@ device_json(struct report *r, struct rdev *d)
 	bool moved = d->drops.n > 0;
 	double secs = 0;
 	uint64_t gone = 0, back = 0;
+	const uint64_t *base, *epoch_ns;
+	size_t nepoch;
 	char key[128];
 
+	sampler_totals(r->s, &base, &epoch_ns, &nepoch);
 	for (size_t i = 0; i < NLINK; i++) {
 		d->d[i] = delta(r, d->link[i]);
 		moved |= d->d[i] != 0;
 		if (d->link[i] != SERIES_NONE) {
 			secs = secs_of(r, d->link[i]);
 			gone = sampler_gone_ns(r->s, d->link[i]);
-			back = sampler_epoch_ns(r->s, d->link[i]);
+			back = d->link[i] < nepoch ? epoch_ns[d->link[i]] : 0;
 		}
 	}
 	/* Went away inside the window (its figures stop there), and came back if it did. */
